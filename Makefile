@@ -1,0 +1,33 @@
+# Two commands on a fresh machine: `make demo` and `make test`.
+# Both create .venv when it is missing, install the project, then run.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.pddlkit-installed
+
+.PHONY: demo test install install-critic bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip setuptools wheel
+	$(PY) -m pip install -q -e '.[test]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+# torch first, pinned, so pip takes the local CPU build instead of CUDA wheels.
+install-critic: $(STAMP)
+	$(PY) -m pip install -q torch==2.13.0
+	$(PY) -m pip install -q -e '.[critic,test]'
+
+demo: $(STAMP)
+	$(VENV)/bin/pddlkit demo
+
+test: $(STAMP)
+	$(PY) -m pytest -q $(PYTEST_ARGS)
+
+bench: $(STAMP)
+	$(PY) benchmarks/parse.py
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info

@@ -1,0 +1,2 @@
+"""pddlkit: plan through a symbolic world model."""
+__version__ = "0.1.0"

@@ -1,0 +1,170 @@
+"""Errors as data.
+
+Every problem pddlkit finds in PDDL (or in a plan) is a :class:`Diagnostic`: a code, a
+severity, a message, where it is (file, line, column, the offending line with a caret) and a
+hint that says how to fix it. The hint is written for whoever repairs the file next, which in
+pddlkit is often an LLM: it names the construct and the concrete edit.
+
+Functions that cannot return a result raise one :class:`PDDLError` carrying *all* the
+diagnostics found, never a lark or Python traceback. The hierarchy follows tarski's
+(one base class, one subclass per stage) so callers can catch as narrowly as they like.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from enum import Enum
+from typing import Iterable, Sequence
+
+
+class Severity(str, Enum):
+    """How bad a diagnostic is. Only ERROR makes a file unusable."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One problem found in a PDDL file or plan, with enough context to fix it.
+
+    ``line`` and ``column`` are 1-based; 0 means "no position" (for example a problem that
+    concerns a whole file). ``source_line`` is the text of that line, so the diagnostic can be
+    shown with a caret without the file at hand.
+    """
+
+    code: str
+    severity: Severity
+    message: str
+    file: str | None = None
+    line: int = 0
+    column: int = 0
+    source_line: str | None = None
+    hint: str | None = None
+    expected: tuple[str, ...] = ()
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity is Severity.ERROR
+
+    def location(self) -> str:
+        where = self.file or "<string>"
+        if self.line:
+            where += f":{self.line}"
+            if self.column:
+                where += f":{self.column}"
+        return where
+
+    def caret(self) -> str:
+        """The offending line with a caret under the column, or '' when unknown."""
+        if not self.source_line or not self.line:
+            return ""
+        text = self.source_line.rstrip("\n").expandtabs(1)
+        pad = " " * max(self.column - 1, 0)
+        return f"    {text}\n    {pad}^"
+
+    def format(self) -> str:
+        out = f"{self.location()}: {self.severity.value}[{self.code}]: {self.message}"
+        caret = self.caret()
+        if caret:
+            out += "\n" + caret
+        if self.hint:
+            out += f"\n    hint: {self.hint}"
+        return out
+
+    def __str__(self) -> str:  # pragma: no cover - convenience
+        return self.format()
+
+    def to_dict(self) -> dict:
+        data = asdict(self)
+        data["severity"] = self.severity.value
+        data["expected"] = list(self.expected)
+        return data
+
+
+def errors(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
+    return [d for d in diagnostics if d.severity is Severity.ERROR]
+
+
+def format_diagnostics(diagnostics: Sequence[Diagnostic]) -> str:
+    return "\n".join(d.format() for d in diagnostics)
+
+
+def diagnostics_to_json(diagnostics: Sequence[Diagnostic]) -> str:
+    return json.dumps([d.to_dict() for d in diagnostics], indent=2)
+
+
+@dataclass
+class DiagnosticSink:
+    """Collects diagnostics for one source text and fills in file, line text and column."""
+
+    text: str
+    file: str | None = None
+    items: list[Diagnostic] = field(default_factory=list)
+    _lines: list[str] | None = None
+
+    def line_text(self, line: int) -> str | None:
+        if self._lines is None:
+            self._lines = self.text.split("\n")
+        if 1 <= line <= len(self._lines):
+            return self._lines[line - 1]
+        return None
+
+    def add(
+        self,
+        code: str,
+        message: str,
+        *,
+        line: int = 0,
+        column: int = 0,
+        hint: str | None = None,
+        severity: Severity = Severity.ERROR,
+        expected: Sequence[str] = (),
+    ) -> Diagnostic:
+        diag = Diagnostic(
+            code=code,
+            severity=severity,
+            message=message,
+            file=self.file,
+            line=line,
+            column=column,
+            source_line=self.line_text(line) if line else None,
+            hint=hint,
+            expected=tuple(expected),
+        )
+        self.items.append(diag)
+        return diag
+
+    @property
+    def has_errors(self) -> bool:
+        return any(d.severity is Severity.ERROR for d in self.items)
+
+
+class PDDLError(Exception):
+    """Raised when PDDL cannot be used; carries every diagnostic found, errors first."""
+
+    def __init__(self, diagnostics: Sequence[Diagnostic], summary: str | None = None):
+        ordered = sorted(diagnostics, key=lambda d: (d.severity is not Severity.ERROR,))
+        self.diagnostics: list[Diagnostic] = list(ordered)
+        n_err = len(errors(self.diagnostics))
+        head = summary or f"{n_err} error(s) in PDDL"
+        super().__init__(head + "\n" + format_diagnostics(self.diagnostics))
+        self.summary = head
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return errors(self.diagnostics)
+
+
+class PDDLSyntaxError(PDDLError):
+    """The text is not well-formed PDDL (parentheses, sections, formula shapes)."""
+
+
+class PDDLSemanticError(PDDLError):
+    """Well-formed PDDL that is inconsistent: undeclared names, arity or type mismatches."""
+
+
+class PlanFormatError(PDDLError):
+    """A plan file that cannot be read, or names actions or objects that do not exist."""
