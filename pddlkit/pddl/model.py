@@ -263,10 +263,14 @@ class Domain:
         for t in self.types:
             if t.name == "object":
                 continue
-            parents[t.name] = tuple(dict.fromkeys(parents.get(t.name, ()) + t.parents))
+            own = tuple(x for x in t.parents if x != t.name) or ("object",)
+            parents[t.name] = tuple(dict.fromkeys(parents.get(t.name, ()) + own))
         for t in self.types:
             for p in t.parents:
                 parents.setdefault(p, ("object",) if p != "object" else ())
+        for name, ps in parents.items():
+            if len(ps) > 1 and "object" in ps:
+                parents[name] = tuple(x for x in ps if x != "object")
         return parents
 
     def action(self, name: str) -> Action:

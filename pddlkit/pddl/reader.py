@@ -58,7 +58,7 @@ KNOWN_REQUIREMENTS = (
     ":numeric-fluents", ":fluents", ":object-fluents", ":durative-actions",
     ":duration-inequalities", ":continuous-effects", ":timed-initial-literals", ":preferences",
     ":constraints", ":domain-axioms", ":expression-evaluation", ":open-world", ":true-negation",
-    ":ucpop", ":non-deterministic",
+    ":ucpop", ":non-deterministic", ":negation",
 )
 
 DOMAIN_SECTIONS = (
@@ -95,9 +95,21 @@ def load_source(source: Source, file: Optional[str] = None) -> tuple[str, Option
     return source, file
 
 
+class _PosAtom:
+    """An atom with the position of its source list (for diagnostics on :init)."""
+
+    def __init__(self, atom: Atom, at):
+        self.atom = atom
+        self.line, self.column = _pos_of(at)
+
+    def ground(self, binding):
+        return self.atom.ground(binding)
+
+
 class _Reader:
     def __init__(self, sink: DiagnosticSink):
         self.sink = sink
+        self._negated_init: list = []
 
     # ------------------------------------------------------------------ helpers
 
@@ -242,6 +254,10 @@ class _Reader:
                 self.error("duplicate-field", f"{item} appears twice in {owner}", item,
                            hint=f"merge the two {item} parts into one")
             else:
+                later = [k for k in found if allowed.index(k) > allowed.index(key)]
+                if later:
+                    self.error("field-order", f"{item} comes after {later[0]} in {owner}", item,
+                               hint=f"write the parts in the order {' '.join(allowed)}")
                 found[key] = (items[i + 1], item)
             i += 2
         return found
@@ -456,7 +472,18 @@ class _Reader:
         return "unnamed"
 
     def sections(self, define: SList, allowed, kind: str):
+        """Yield (keyword, section) in file order, reporting unknown, repeated and misplaced ones.
+
+        PDDL's grammar fixes the order of sections (Fast Downward rejects, e.g., :predicates
+        after an :action, because the actions cannot be read without the predicates).
+        """
         seen: dict[str, SList] = {}
+        order = {k: i for i, k in enumerate(allowed)}
+        if kind == "domain":
+            # declarations in any order (as Fast Downward allows), but all before the actions
+            order = {":requirements": 0, ":types": 1, ":constants": 1, ":predicates": 1,
+                     ":functions": 1, ":action": 2, ":derived": 2}
+        last_key, last_rank = None, -1
         hdr = define[1] if len(define) > 1 else None
         start = 2 if isinstance(hdr, SList) and hdr.head() in ("domain", "problem") else 1
         for item in define[start:]:
@@ -493,6 +520,15 @@ class _Reader:
                                hint=f"merge them into one ({key} ...) section")
                     continue
                 seen[key] = item
+            rank = order.get(key, 0)
+            if rank < last_rank:
+                self.error("section-order", f"({key} ...) comes after ({last_key} ...) in the "
+                           f"{kind}", item,
+                           hint=f"move ({key} ...) before ({last_key} ...): the order is "
+                                f"{', '.join(allowed)}"
+                                + (" (declarations before actions)" if kind == "domain" else ""))
+            else:
+                last_key, last_rank = key, rank
             yield key, item
 
     def requirements(self, sec: SList) -> tuple[str, ...]:
@@ -663,6 +699,11 @@ class _Reader:
                                hint="wrap several goal atoms in (and ...)")
                     parts = [self.formula(x, "the goal") for x in sec[1:]]
                     goal = And(tuple(p for p in parts if p is not None))
+                elif isinstance(sec[1], SList) and len(sec[1]) == 0:
+                    self.error("empty-goal", "the goal is empty: (:goal ())", sec[1],
+                               hint="state what must hold at the end, e.g. (:goal (at coin "
+                                    "kitchen)); an empty goal gives nothing to plan for")
+                    goal = TRUE
                 else:
                     goal = self.formula(sec[1], "the goal")
             elif key == ":metric":
@@ -673,6 +714,18 @@ class _Reader:
                     expr = self.numeric(sec[2], "the metric")
                     if expr is not None:
                         metric = Metric(sec[1].lower(), expr)
+        if not domain_name:
+            self.error("missing-domain-ref", "the problem does not say its domain: (:domain "
+                       "NAME) is missing", define,
+                       hint="add (:domain NAME) right after (problem ...), with the name from "
+                            "the domain's (define (domain NAME) ...)", expected=(":domain",))
+        if self._negated_init:
+            positive = {a.ground({}) for a in init}
+            for atom in self._negated_init:
+                if atom.ground({}) in positive:
+                    self.error("contradictory-init", f"({' '.join(atom.ground({}))}) is listed in "
+                               ":init both as true and as (not ...)", atom,
+                               hint="remove the (not ...) entry, or the positive one")
         if goal is None:
             self.error("missing-goal", "the problem has no (:goal ...)", define,
                        hint="add (:goal (and ...)) with what must hold at the end")
@@ -689,9 +742,13 @@ class _Reader:
                 continue
             head = x.head()
             if head == "not":
+                if len(x) == 2 and isinstance(x[1], SList) and x[1].head():
+                    neg = self.atom(x[1], "(:init ...)")
+                    if neg is not None:
+                        self._negated_init.append(_PosAtom(neg, x))
                 self.error("negated-init-atom", "(not ...) in :init", x,
                            hint="remove it: every atom not listed in :init is false "
-                                "(closed-world assumption)")
+                                "(closed-world assumption)", severity=Severity.WARNING)
                 continue
             if head == "and":
                 self.error("and-in-init", "(and ...) in :init", x,

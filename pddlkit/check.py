@@ -1,0 +1,533 @@
+"""Static checks of a domain and problem: everything that can be wrong before planning.
+
+Errors are what makes a planner reject the files or makes the model meaningless (an
+undeclared predicate, a variable not in scope, a wrong number of arguments, a type that no
+object can have). Warnings are legal but suspicious PDDL (an undeclared requirement that
+planners tolerate, an empty effect, a goal atom nothing can make true). Each diagnostic's hint
+names the concrete edit, because the usual reader of these messages is the LLM that wrote the
+file.
+
+Severity choices where PDDL practice and the letter of the standard differ:
+- requirement used but not declared: warning (Fast Downward and most planners accept it);
+- a problem whose :domain differs from the domain's name: warning (planners ignore it);
+- an argument whose type does not fit the predicate's parameter: warning (planners do not
+  type-check atoms; the message says whether some objects may fit or none ever can);
+- ``(not ...)`` in :init and a predicate declared twice with the same arity: warning.
+Errors follow what makes Fast Downward's translator reject a file (section order, field order,
+objects of undeclared types, duplicate objects, ``either`` as an object's type), so that a file
+pddlkit accepts is a file the planner accepts.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from typing import Iterable, Optional, Union
+
+from .diagnostics import Diagnostic, DiagnosticSink, PDDLSemanticError, Severity
+from .pddl.model import (
+    And, Atom, Comparison, Domain, Exists, Forall, ForallEffect, Formula, FunctionTerm, Imply,
+    Literal, Not, NumericEffect, Or, Problem, TypedName, When, iter_atoms, iter_effect_literals,
+    iter_numeric_terms,
+)
+from .pddl.reader import Source, read_domain, read_problem
+
+SUPPORTED_REQUIREMENTS = frozenset({
+    ":strips", ":typing", ":negative-preconditions", ":disjunctive-preconditions", ":equality",
+    ":existential-preconditions", ":universal-preconditions", ":quantified-preconditions",
+    ":conditional-effects", ":adl", ":action-costs", ":derived-predicates", ":negation",
+})
+NUMERIC_REQUIREMENTS = frozenset({":numeric-fluents", ":fluents"})
+
+# what each feature needs: any one of these declared requirements covers it
+COVERS = {
+    "typing": {":typing", ":adl"},
+    "negative": {":negative-preconditions", ":disjunctive-preconditions", ":adl", ":negation"},
+    "disjunctive": {":disjunctive-preconditions", ":adl"},
+    "equality": {":equality", ":adl"},
+    "existential": {":existential-preconditions", ":quantified-preconditions", ":adl"},
+    "universal": {":universal-preconditions", ":quantified-preconditions", ":adl"},
+    "conditional": {":conditional-effects", ":adl"},
+    "costs": {":action-costs", ":numeric-fluents", ":fluents"},
+    "derived": {":derived-predicates"},
+}
+FEATURE_REQUIREMENT = {
+    "typing": ":typing", "negative": ":negative-preconditions", "disjunctive":
+    ":disjunctive-preconditions", "equality": ":equality", "existential":
+    ":existential-preconditions", "universal": ":universal-preconditions", "conditional":
+    ":conditional-effects", "costs": ":action-costs", "derived": ":derived-predicates",
+}
+
+
+@dataclass
+class CheckReport:
+    """All diagnostics for a domain (and problem), and the models that could be read."""
+
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    domain: Optional[Domain] = None
+    problem: Optional[Problem] = None
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity is Severity.ERROR]
+
+    @property
+    def warnings(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity is Severity.WARNING]
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def raise_for_errors(self) -> None:
+        if self.errors:
+            raise PDDLSemanticError(self.diagnostics, f"{len(self.errors)} error(s) found")
+
+    def format(self) -> str:
+        if not self.diagnostics:
+            return "no problems found"
+        return "\n".join(d.format() for d in self.diagnostics)
+
+
+def _dym(word: str, options: Iterable[str]) -> str:
+    close = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
+    return f"did you mean '{close[0]}'? " if close else ""
+
+
+class _Checker:
+    def __init__(self, domain: Domain, dsink: DiagnosticSink):
+        self.domain = domain
+        self.dsink = dsink
+        self.sink = dsink
+        self.types = set(domain.type_parents)
+        self.predicates = domain.predicate_map
+        self.functions = domain.function_map
+        self.constants = {c.name: c.types for c in domain.constants}
+        self.declared_types = {t.name for t in domain.types} | {"object"}
+        self.features: dict[str, tuple] = {}
+        self._ancestors: dict[str, frozenset] = {}
+
+    # ------------------------------------------------------------------ helpers
+
+    def add(self, code: str, message: str, pos, hint: Optional[str] = None,
+            severity: Severity = Severity.ERROR) -> None:
+        line, col = pos if pos else (0, 0)
+        self.sink.add(code, message, line=line, column=col, hint=hint, severity=severity)
+
+    def warn(self, code: str, message: str, pos, hint: Optional[str] = None) -> None:
+        self.add(code, message, pos, hint, Severity.WARNING)
+
+    def uses(self, feature: str, pos) -> None:
+        self.features.setdefault(feature, pos)
+
+    def ancestors(self, t: str) -> frozenset:
+        if t not in self._ancestors:
+            seen = {t}
+            stack = [t]
+            while stack:
+                for p in self.domain.type_parents.get(stack.pop(), ()):
+                    if p not in seen:
+                        seen.add(p)
+                        stack.append(p)
+            seen.add("object")
+            self._ancestors[t] = frozenset(seen)
+        return self._ancestors[t]
+
+    def subtype(self, sub: tuple, sup: tuple) -> bool:
+        return all(any(s in self.ancestors(t) for s in sup) for t in sub)
+
+    def overlaps(self, a: tuple, b: tuple) -> bool:
+        """Could one object have both types? (one is an ancestor of the other)"""
+        return any(x in self.ancestors(y) or y in self.ancestors(x) for x in a for y in b)
+
+    def check_type_refs(self, names: Iterable[TypedName], where: str, objects=False) -> None:
+        """Types must be declared; objects' types explicitly (a parent-only type is not enough)."""
+        known = self.declared_types if objects else self.types
+        for tn in names:
+            if tn.types != ("object",):
+                self.uses("typing", tn.pos)
+            if len(tn.types) > 1 and not objects:
+                self.warn("either-type", f"{tn.name} in {where} has the type (either "
+                          f"{' '.join(tn.types)}), which Fast Downward does not accept", tn.pos,
+                          hint="declare a common supertype and use it instead of (either ...)")
+            for t in tn.types:
+                if t not in known:
+                    self.add("undeclared-type", f"type '{t}' of {tn.name} in {where} is not "
+                             "declared", tn.pos,
+                             hint=f"{_dym(t, self.types)}declare it in (:types ... {t}) or use "
+                                  "a declared type")
+
+    def check_single_types(self, names: Iterable[TypedName], where: str) -> None:
+        for tn in names:
+            if len(tn.types) > 1:
+                self.add("either-object", f"{tn.name} in {where} has the type (either "
+                         f"{' '.join(tn.types)}); an object has exactly one type", tn.pos,
+                         hint=f"pick one type for {tn.name}, or declare a common supertype")
+
+    def check_duplicates(self, names: Iterable, what: str, severity=Severity.ERROR) -> None:
+        seen: dict[str, object] = {}
+        for item in names:
+            if item.name in seen:
+                self.add(f"duplicate-{what.replace(' ', '-')}", f"{what} '{item.name}' is "
+                         "declared twice", item.pos, hint=f"remove one of the two declarations "
+                         f"of {item.name}", severity=severity)
+            else:
+                seen[item.name] = item
+
+    # ------------------------------------------------------------------ domain
+
+    def check_domain(self) -> None:
+        d = self.domain
+        for r in d.requirements:
+            if r in NUMERIC_REQUIREMENTS:
+                self.add("unsupported-requirement", f"requirement {r} is not supported: "
+                         "pddlkit and Fast Downward handle numbers only as action costs", None,
+                         hint=f"replace {r} by :action-costs if the numbers are costs "
+                              "(increase (total-cost) ...); otherwise model them with objects")
+            elif r not in SUPPORTED_REQUIREMENTS:
+                self.add("unsupported-requirement", f"requirement {r} is declared but not "
+                         "supported by pddlkit (classical planning only)", None,
+                         hint=f"remove {r} and the features that need it")
+        self.check_duplicates(d.types, "type", Severity.WARNING)
+        declared_types = {x.name for x in d.types} | {"object"}
+        reported: set = set()
+        for t in d.types:
+            if t.name in t.parents:
+                self.warn("self-parent-type", f"type '{t.name}' is declared as a subtype of "
+                          "itself", t.pos, hint=f"remove '{t.name}' from the names before "
+                          f"'- {t.name}' in (:types ...)")
+            for p in t.parents:
+                if p not in declared_types and p not in reported:
+                    reported.add(p)
+                    self.warn("implicit-type", f"type '{p}' is used as the parent of {t.name} "
+                              "but never declared itself", t.pos,
+                              hint=f"add '{p}' to (:types ...), e.g. '{p} - object'; objects "
+                                   "of an undeclared type are an error")
+        self.check_type_cycles()
+        self.check_type_refs(d.constants, "(:constants ...)", objects=True)
+        self.check_single_types(d.constants, "(:constants ...)")
+        self.check_duplicates(d.constants, "constant")
+        seen_preds: dict = {}
+        for p in d.predicates:
+            if p.name in seen_preds:
+                same = seen_preds[p.name].arity == p.arity
+                self.add("duplicate-predicate", f"predicate '{p.name}' is declared twice"
+                         + ("" if same else " with different numbers of arguments"), p.pos,
+                         hint=f"remove one of the two declarations of {p.name}",
+                         severity=Severity.WARNING if same else Severity.ERROR)
+            else:
+                seen_preds[p.name] = p
+        self.check_duplicates(d.functions, "function")
+        self.check_duplicates(d.actions, "action")
+        for p in d.predicates:
+            self.check_type_refs(p.parameters, f"predicate ({p.name} ...)")
+        for f in d.functions:
+            self.uses("costs", f.pos)
+            self.check_type_refs(f.parameters, f"function ({f.name} ...)")
+        for rule in d.derived:
+            self.uses("derived", rule.pos)
+            name = rule.predicate.name
+            if name not in self.predicates:
+                self.add("undeclared-predicate", f"derived predicate '{name}' is not declared in "
+                         "(:predicates ...)", rule.pos,
+                         hint=f"add ({name} ...) to (:predicates ...)")
+            scope = {p.name: p.types for p in rule.predicate.parameters}
+            self.formula(rule.condition, scope, f"derived predicate {name}", "condition")
+        for a in d.actions:
+            self.check_action(a)
+        self.check_requirements_declared(d.requirements, "domain")
+
+    def check_type_cycles(self) -> None:
+        parents = self.domain.type_parents
+        for t in parents:
+            seen, stack = set(), list(parents.get(t, ()))
+            while stack:
+                p = stack.pop()
+                if p == t:
+                    pos = next((x.pos for x in self.domain.types if x.name == t), None)
+                    self.add("type-cycle", f"type '{t}' is its own ancestor", pos,
+                             hint="remove one link of the cycle in (:types ...)")
+                    return
+                if p not in seen:
+                    seen.add(p)
+                    stack.extend(parents.get(p, ()))
+
+    def check_action(self, a) -> None:
+        where = f"action {a.name}"
+        self.check_type_refs(a.parameters, f":parameters of {a.name}")
+        seen: set = set()
+        for p in a.parameters:
+            if p.name in seen:
+                self.add("duplicate-parameter", f"{p.name} appears twice in :parameters of "
+                         f"{a.name}", p.pos, hint=f"rename one of them (e.g. {p.name}2)")
+            seen.add(p.name)
+        scope = {p.name: p.types for p in a.parameters}
+        if a.precondition == And(()):
+            self.warn("empty-precondition", f"{where} has an empty :precondition", a.pos,
+                      hint="add the conditions under which the action can run, or remove the "
+                           ":precondition part if it can always run")
+        self.formula(a.precondition, scope, where, "precondition")
+        if not a.effects:
+            self.warn("empty-effect", f"{where} has an empty :effect: it changes nothing",
+                      a.pos, hint="add what becomes true and (not ...) what becomes false")
+        self.effects(a.effects, scope, where)
+
+    def check_requirements_declared(self, declared: tuple, kind: str) -> None:
+        have = set(declared)
+        for feature, pos in self.features.items():
+            if not have & COVERS[feature]:
+                req = FEATURE_REQUIREMENT[feature]
+                self.warn("undeclared-requirement", f"the {kind} uses {feature} features but "
+                          f"does not declare {req}", pos,
+                          hint=f"add {req} to (:requirements ...)")
+
+    # ------------------------------------------------------------------ formulas
+
+    def formula(self, f: Formula, scope: dict, where: str, part: str, negated=False) -> None:
+        if isinstance(f, Atom):
+            if f.predicate == "=":
+                self.uses("equality", f.pos)
+                if len(f.args) != 2:
+                    self.add("arity", f"(= ...) takes 2 arguments, got {len(f.args)} in {where}",
+                             f.pos)
+                for arg in f.args:
+                    self.term(arg, scope, where, part, f.pos)
+                return
+            self.atom(f, scope, where, part)
+        elif isinstance(f, Not):
+            self.uses("negative", f.pos)
+            self.formula(f.formula, scope, where, part, not negated)
+        elif isinstance(f, And):
+            for p in f.parts:
+                self.formula(p, scope, where, part, negated)
+        elif isinstance(f, Or):
+            self.uses("disjunctive", f.pos)
+            for p in f.parts:
+                self.formula(p, scope, where, part, negated)
+        elif isinstance(f, Imply):
+            self.uses("disjunctive", f.pos)
+            self.formula(f.condition, scope, where, part, negated)
+            self.formula(f.consequence, scope, where, part, negated)
+        elif isinstance(f, (Exists, Forall)):
+            self.uses("existential" if isinstance(f, Exists) else "universal", f.pos)
+            self.check_type_refs(f.variables, where)
+            inner = dict(scope)
+            inner.update({v.name: v.types for v in f.variables})
+            self.formula(f.body, inner, where, part, negated)
+        elif isinstance(f, Comparison):
+            self.uses("costs", f.pos)
+            for e in (f.left, f.right):
+                for t in iter_numeric_terms(e):
+                    self.function_term(t, scope, where, part)
+
+    def term(self, arg: str, scope: dict, where: str, part: str, pos) -> Optional[tuple]:
+        """The type(s) of an argument, or None (with a diagnostic) if it is not declared."""
+        if arg.startswith("?"):
+            if arg not in scope:
+                self.add("undeclared-variable", f"variable {arg} in the {part} of {where} is not "
+                         "declared", pos,
+                         hint=f"declare {arg} in :parameters of {where.split()[-1]}, or remove "
+                              f"it from the {part}")
+                return None
+            return scope[arg]
+        if arg in self.constants:
+            return self.constants[arg]
+        extra = getattr(self, "objects", {})
+        if arg in extra:
+            return extra[arg]
+        self.add("undeclared-constant", f"'{arg}' in the {part} of {where} is not a declared "
+                 "constant" + (" or object" if extra else ""), pos,
+                 hint=f"{_dym(arg, list(self.constants) + list(extra))}declare {arg} in "
+                      f"(:constants ...) of the domain, or make it a parameter ?{arg}")
+        return None
+
+    def atom(self, f: Atom, scope: dict, where: str, part: str) -> None:
+        pred = self.predicates.get(f.predicate)
+        if pred is None:
+            self.add("undeclared-predicate", f"predicate '{f.predicate}' in the {part} of "
+                     f"{where} is not declared", f.pos,
+                     hint=f"{_dym(f.predicate, self.predicates)}declare ({f.predicate} ...) in "
+                          "(:predicates ...) of the domain")
+            for arg in f.args:
+                self.term(arg, scope, where, part, f.pos)
+            return
+        if len(f.args) != pred.arity:
+            sig = " ".join(f"{p.name} - {'/'.join(p.types)}" for p in pred.parameters)
+            self.add("arity", f"({f.predicate} ...) takes {pred.arity} argument(s) but gets "
+                     f"{len(f.args)} in the {part} of {where}", f.pos,
+                     hint=f"the declaration is ({f.predicate} {sig}); pass exactly "
+                          f"{pred.arity} argument(s)")
+            for arg in f.args:
+                self.term(arg, scope, where, part, f.pos)
+            return
+        for arg, param in zip(f.args, pred.parameters):
+            types = self.term(arg, scope, where, part, f.pos)
+            if types is None or param.types == ("object",):
+                continue
+            if self.subtype(types, param.types):
+                continue
+            shown = "/".join(types)
+            need = "/".join(param.types)
+            if not all(t in self.types for t in types + param.types):
+                continue  # the undeclared type is reported already
+            if self.overlaps(types, param.types):
+                self.warn("type-mismatch", f"{arg} (type {shown}) is passed as {param.name} "
+                          f"(type {need}) of {f.predicate} in the {part} of {where}", f.pos,
+                          hint=f"declare {arg} with type {need}, or it only matches objects "
+                               f"that are also {need}")
+            else:
+                self.warn("type-mismatch", f"{arg} has type {shown} but {f.predicate} expects "
+                          f"{need} for {param.name}, in the {part} of {where}: this atom can "
+                          "never hold", f.pos,
+                          hint=f"use an argument of type {need}, or change the type of "
+                               f"{param.name} in ({f.predicate} ...)")
+
+    def function_term(self, t: FunctionTerm, scope: dict, where: str, part: str) -> None:
+        fn = self.functions.get(t.name)
+        if fn is None:
+            self.add("undeclared-function", f"function '{t.name}' in the {part} of {where} is "
+                     "not declared", t.pos,
+                     hint=f"declare it in (:functions ({t.name}) - number)")
+            return
+        if len(t.args) != len(fn.parameters):
+            self.add("arity", f"function ({t.name} ...) takes {len(fn.parameters)} "
+                     f"argument(s), gets {len(t.args)} in {where}", t.pos)
+        for arg in t.args:
+            self.term(arg, scope, where, part, t.pos)
+
+    def effects(self, effects, scope: dict, where: str) -> None:
+        for e in effects:
+            if isinstance(e, Literal):
+                self.atom(e.atom, scope, where, "effect")
+                if e.atom.predicate in self.derived_names():
+                    self.add("derived-in-effect", f"derived predicate {e.atom.predicate} is "
+                             f"changed by the effect of {where}", e.atom.pos,
+                             hint="derived predicates are computed from their rule; remove "
+                                  "this effect")
+            elif isinstance(e, When):
+                self.uses("conditional", e.pos)
+                self.formula(e.condition, scope, where, "effect condition")
+                self.effects(e.effects, scope, where)
+            elif isinstance(e, ForallEffect):
+                self.uses("conditional", e.pos)
+                self.check_type_refs(e.variables, where)
+                inner = dict(scope)
+                inner.update({v.name: v.types for v in e.variables})
+                self.effects(e.effects, inner, where)
+            elif isinstance(e, NumericEffect):
+                self.uses("costs", e.pos)
+                self.function_term(e.target, scope, where, "effect")
+                for t in iter_numeric_terms(e.value):
+                    self.function_term(t, scope, where, "effect")
+
+    def derived_names(self) -> set:
+        return {r.predicate.name for r in self.domain.derived}
+
+    # ------------------------------------------------------------------ problem
+
+    def check_problem(self, problem: Problem, psink: DiagnosticSink) -> None:
+        self.sink = psink
+        self.features = {}
+        d = self.domain
+        if problem.domain_name and problem.domain_name != d.name:
+            self.warn("domain-name-mismatch", f"the problem is for domain '{problem.domain_name}'"
+                      f" but the domain is named '{d.name}'", None,
+                      hint=f"write (:domain {d.name}) in the problem")
+        self.check_type_refs(problem.objects, "(:objects ...)", objects=True)
+        self.check_single_types(problem.objects, "(:objects ...)")
+        if problem.goal == And(()):
+            self.warn("empty-goal", "the goal (and) is empty: it holds already", None,
+                      hint="state what must hold at the end in (:goal (and ...))")
+        self.check_duplicates(problem.objects, "object")
+        for o in problem.objects:
+            if o.name in self.constants:
+                self.add("object-shadows-constant", f"object '{o.name}' is already a constant "
+                          "of the domain", o.pos, hint=f"remove {o.name} from (:objects ...)")
+        self.objects = {o.name: o.types for o in problem.objects}
+        for a in problem.init:
+            self.atom(a, {}, "the problem", ":init")
+            if a.predicate in self.derived_names():
+                self.warn("derived-in-init", f"derived predicate {a.predicate} is listed in :init",
+                          a.pos, hint="remove it: derived predicates are computed from their rule")
+        for t, _ in problem.numeric_init:
+            self.function_term(t, {}, "the problem", ":init")
+        self.formula(problem.goal, {}, "the problem", "goal")
+        if problem.metric is not None:
+            for t in iter_numeric_terms(problem.metric.expression):
+                self.function_term(t, {}, "the problem", "metric")
+        self.check_requirements_declared(d.requirements + problem.requirements, "problem")
+        self.check_reachability(problem)
+
+    def check_reachability(self, problem: Problem) -> None:
+        """Goal literals that no action can make true and that are false initially."""
+        added, deleted = set(), set()
+        for a in self.domain.actions:
+            for lit in iter_effect_literals(a.effects):
+                (added if lit.positive else deleted).add(lit.atom.predicate)
+        derived = self.derived_names()
+        init = {a.ground({}) for a in problem.init}
+        goal = problem.goal
+        literals = []
+        parts = goal.parts if isinstance(goal, And) else (goal,)
+        for p in parts:
+            if isinstance(p, Atom):
+                literals.append((p, True))
+            elif isinstance(p, Not) and isinstance(p.formula, Atom):
+                literals.append((p.formula, False))
+        for atom, positive in literals:
+            if atom.predicate == "=" or atom.predicate in derived or atom.predicate not in self.predicates:
+                continue
+            if any(x.startswith("?") for x in atom.args):
+                continue
+            ground = atom.ground({})
+            text = "(" + " ".join(ground) + ")"
+            if positive and ground not in init and atom.predicate not in added:
+                self.warn("unreachable-goal", f"goal {text} is false initially and no action "
+                          f"adds {atom.predicate}", atom.pos,
+                          hint=f"add ({atom.predicate} ...) to the effect of the action that "
+                               "should achieve it, or fix the goal")
+            elif not positive and ground in init and atom.predicate not in deleted:
+                self.warn("unreachable-goal", f"goal (not {text}) is false initially and no "
+                          f"action deletes {atom.predicate}", atom.pos,
+                          hint=f"add (not ({atom.predicate} ...)) to an action's effect, or fix "
+                               "the goal")
+
+
+def _as_domain(source) -> tuple[Optional[Domain], list[Diagnostic]]:
+    if isinstance(source, Domain):
+        return source, []
+    return read_domain(source)
+
+
+def _as_problem(source) -> tuple[Optional[Problem], list[Diagnostic]]:
+    if isinstance(source, Problem):
+        return source, []
+    return read_problem(source)
+
+
+def check(domain: Union[Domain, Source], problem: Union[Problem, Source, None] = None) -> CheckReport:
+    """Read (if needed) and statically check a domain and optionally a problem.
+
+    Never raises for bad PDDL: syntax and semantic problems are all in the report. Static
+    checks run on whatever could be read, so one broken section does not hide the rest.
+    """
+    report = CheckReport()
+    dom, diags = _as_domain(domain)
+    report.diagnostics.extend(diags)
+    report.domain = dom
+    prob = None
+    if problem is not None:
+        prob, pdiags = _as_problem(problem)
+        report.diagnostics.extend(pdiags)
+        report.problem = prob
+    if dom is None:
+        return report
+    dsink = DiagnosticSink(dom.source or "", dom.file)
+    checker = _Checker(dom, dsink)
+    checker.check_domain()
+    report.diagnostics.extend(dsink.items)
+    if prob is not None:
+        psink = DiagnosticSink(prob.source or "", prob.file)
+        checker.check_problem(prob, psink)
+        report.diagnostics.extend(psink.items)
+    return report

@@ -1,0 +1,205 @@
+"""Evaluating formulas and effects in a state, and explaining why a formula is false.
+
+The explanation is what makes a failed step actionable: for ``(and (at ?t ?from) (not
+(locked ?d)))`` it lists the ground literals that are false (``(at truck1 depot)``), not just
+"precondition not satisfied".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Optional
+
+from ..pddl.model import (
+    And, Atom, BinaryOp, Comparison, Exists, Forall, ForallEffect, Formula, FunctionTerm, Imply,
+    Literal, Not, Number, NumericEffect, NumericExpr, Or, When,
+)
+from ..pddl.writer import write_formula
+from .state import State, format_atom
+
+if TYPE_CHECKING:
+    from .world import World
+
+
+def _bind(args: tuple, binding: dict) -> tuple:
+    return tuple(binding.get(a, a) for a in args)
+
+
+def holds(f: Formula, state: State, binding: dict, world: "World") -> bool:
+    if isinstance(f, Atom):
+        args = _bind(f.args, binding) if binding else f.args
+        if f.predicate == "=":
+            return len(args) == 2 and args[0] == args[1]
+        return (f.predicate, *args) in state.atoms
+    if isinstance(f, And):
+        return all(holds(p, state, binding, world) for p in f.parts)
+    if isinstance(f, Not):
+        return not holds(f.formula, state, binding, world)
+    if isinstance(f, Or):
+        return any(holds(p, state, binding, world) for p in f.parts)
+    if isinstance(f, Imply):
+        return (not holds(f.condition, state, binding, world)) or holds(f.consequence, state, binding, world)
+    if isinstance(f, Exists):
+        return any(holds(f.body, state, {**binding, **b}, world)
+                   for b in candidate_bindings(f.variables, f.body, state, binding, world))
+    if isinstance(f, Forall):
+        return all(holds(f.body, state, {**binding, **b}, world) for b in world.bindings(f.variables))
+    if isinstance(f, Comparison):
+        left, right = evaluate(f.left, state, binding), evaluate(f.right, state, binding)
+        if left is None or right is None:
+            return False
+        return {"<": left < right, "<=": left <= right, ">": left > right, ">=": left >= right,
+                "=": left == right}[f.op]
+    raise TypeError(f"not a formula: {f!r}")
+
+
+def evaluate(e: NumericExpr, state: State, binding: dict) -> Optional[float]:
+    if isinstance(e, Number):
+        return e.value
+    if isinstance(e, FunctionTerm):
+        return state.value((e.name, *_bind(e.args, binding)))
+    if isinstance(e, BinaryOp):
+        a, b = evaluate(e.left, state, binding), evaluate(e.right, state, binding)
+        if a is None or b is None:
+            return None
+        if e.op == "+":
+            return a + b
+        if e.op == "-":
+            return a - b
+        if e.op == "*":
+            return a * b
+        return a / b if b else None
+    raise TypeError(f"not a numeric expression: {e!r}")
+
+
+def candidate_bindings(variables, body: Formula, state, binding: dict, world: "World"):
+    """Bindings of ``variables`` that may satisfy ``body``: a superset of the true ones.
+
+    When ``body`` is a conjunction with a positive atom over some of the variables (and
+    otherwise bound arguments), only the state's atoms of that predicate can satisfy it, so the
+    variables are read off those atoms instead of enumerating every object of their types.
+    """
+    names = {v.name: v for v in variables}
+    parts = body.parts if isinstance(body, And) else (body,)
+    chosen = None
+    best = -1
+    for p in parts:
+        if isinstance(p, Atom) and p.predicate == "=" and len(p.args) == 2:
+            a, b = p.args
+            if a in names and b not in names and (b in binding or not b.startswith("?")):
+                value = binding.get(b, b)
+                rest_vars = [v for n, v in names.items() if n != a]
+                if not world.is_of_type(value, names[a].types):
+                    return []
+                return [{a: value, **extra} for extra in world.bindings(rest_vars)]
+        elif isinstance(p, Atom) and any(a in names for a in p.args):
+            if all(a in names or a in binding or not a.startswith("?") for a in p.args):
+                score = sum(1 for a in p.args if a not in names) * 4 + \
+                    len({a for a in p.args if a in names})
+                if score > best:
+                    chosen, best = p, score
+    if chosen is None:
+        return world.bindings(variables)
+    out = []
+    rest = [names[n] for n in names if n not in chosen.args]
+    fixed = [(i, binding.get(a, a)) for i, a in enumerate(chosen.args, start=1) if a not in names]
+    slots = [(i, a) for i, a in enumerate(chosen.args, start=1) if a in names]
+    for atom in list(state.by_predicate.get(chosen.predicate, ())):
+        if len(atom) != len(chosen.args) + 1:
+            continue
+        if any(atom[i] != v for i, v in fixed):
+            continue
+        b: dict = {}
+        ok = True
+        for i, var in slots:
+            val = atom[i]
+            if b.get(var, val) != val or not world.is_of_type(val, names[var].types):
+                ok = False
+                break
+            b[var] = val
+        if not ok:
+            continue
+        if rest:
+            for extra in world.bindings(rest):
+                out.append({**b, **extra})
+        else:
+            out.append(b)
+    return out
+
+
+@dataclass(frozen=True)
+class Unsatisfied:
+    """One reason a condition is false: a ground literal, or a compound condition as text."""
+
+    text: str
+    atom: Optional[tuple] = None
+    negated: bool = False
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def unsatisfied(f: Formula, state: State, binding: dict, world: "World") -> list[Unsatisfied]:
+    """The parts of ``f`` that are false in ``state`` (empty when ``f`` holds)."""
+    if holds(f, state, binding, world):
+        return []
+    if isinstance(f, Atom):
+        atom = (f.predicate, *_bind(f.args, binding))
+        return [Unsatisfied(format_atom(atom), atom, False)]
+    if isinstance(f, Not) and isinstance(f.formula, Atom):
+        atom = (f.formula.predicate, *_bind(f.formula.args, binding))
+        return [Unsatisfied(f"(not {format_atom(atom)})", atom, True)]
+    if isinstance(f, And):
+        out: list[Unsatisfied] = []
+        for p in f.parts:
+            out.extend(unsatisfied(p, state, binding, world))
+        return out
+    if isinstance(f, Forall):
+        for b in world.bindings(f.variables):
+            inner = {**binding, **b}
+            if not holds(f.body, state, inner, world):
+                return unsatisfied(f.body, state, inner, world)
+    return [Unsatisfied(ground_text(f, binding))]
+
+
+def ground_text(f: Formula, binding: dict) -> str:
+    text = write_formula(f)
+    for var, value in sorted(binding.items(), key=lambda kv: -len(kv[0])):
+        text = text.replace(var + ")", value + ")").replace(var + " ", value + " ")
+    return " ".join(text.split())
+
+
+def effect_changes(effects, state: State, binding: dict, world: "World"):
+    """(adds, deletes, fluent updates) of ``effects`` evaluated in ``state``."""
+    adds: list = []
+    dels: list = []
+    fluents: dict = {}
+    _collect(effects, state, binding, world, adds, dels, fluents)
+    return adds, dels, fluents
+
+
+def _collect(effects, state, binding, world, adds, dels, fluents) -> None:
+    for e in effects:
+        if isinstance(e, Literal):
+            atom = (e.atom.predicate, *_bind(e.atom.args, binding))
+            (adds if e.positive else dels).append(atom)
+        elif isinstance(e, When):
+            if holds(e.condition, state, binding, world):
+                _collect(e.effects, state, binding, world, adds, dels, fluents)
+        elif isinstance(e, ForallEffect):
+            for b in world.bindings(e.variables):
+                _collect(e.effects, state, {**binding, **b}, world, adds, dels, fluents)
+        elif isinstance(e, NumericEffect):
+            key = (e.target.name, *_bind(e.target.args, binding))
+            current = fluents.get(key, state.value(key))
+            value = evaluate(e.value, state, binding)
+            if value is None:
+                continue
+            if e.op == "assign":
+                fluents[key] = value
+            else:
+                base = current if current is not None else 0.0
+                fluents[key] = {
+                    "increase": base + value, "decrease": base - value,
+                    "scale-up": base * value, "scale-down": base / value if value else base,
+                }[e.op]

@@ -1,0 +1,73 @@
+"""States: immutable sets of ground atoms, plus numeric fluent values.
+
+A ground atom is a tuple ``("at", "truck1", "depot")``: cheap to hash and compare, which
+matters because planners' checks and environment simulators create many states.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Mapping
+
+GroundAtom = tuple
+
+
+class State:
+    """An immutable world state. Equal states hash equal; fluents default to absent."""
+
+    __slots__ = ("atoms", "_fluents", "_hash", "_index")
+
+    def __init__(self, atoms: Iterable[GroundAtom], fluents: Mapping[tuple, float] | None = None):
+        self.atoms: frozenset = atoms if isinstance(atoms, frozenset) else frozenset(atoms)
+        self._fluents: dict = dict(fluents or {})
+        self._hash = None
+        self._index = None
+
+    @property
+    def by_predicate(self) -> dict:
+        """Atoms grouped by predicate name (built on first use)."""
+        if self._index is None:
+            index: dict = {}
+            for a in self.atoms:
+                index.setdefault(a[0], []).append(a)
+            self._index = index
+        return self._index
+
+    @property
+    def fluents(self) -> Mapping[tuple, float]:
+        return dict(self._fluents)
+
+    def value(self, key: tuple) -> float | None:
+        return self._fluents.get(key)
+
+    def __contains__(self, atom: GroundAtom) -> bool:
+        return atom in self.atoms
+
+    def __iter__(self):
+        return iter(self.atoms)
+
+    def __len__(self) -> int:
+        return len(self.atoms)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, State) and self.atoms == other.atoms and self._fluents == other._fluents
+
+    def __hash__(self) -> int:
+        if self._hash is None:
+            self._hash = hash((self.atoms, frozenset(self._fluents.items())))
+        return self._hash
+
+    def __repr__(self) -> str:
+        shown = sorted(self.atoms)[:6]
+        more = f", ... {len(self.atoms) - 6} more" if len(self.atoms) > 6 else ""
+        return f"State({', '.join(format_atom(a) for a in shown)}{more})"
+
+    def with_changes(self, adds: Iterable[GroundAtom], deletes: Iterable[GroundAtom],
+                     fluents: Mapping[tuple, float] | None = None) -> "State":
+        """PDDL semantics: deletes first, then adds (an atom both added and deleted stays)."""
+        atoms = (self.atoms - frozenset(deletes)) | frozenset(adds)
+        merged = self._fluents if not fluents else {**self._fluents, **fluents}
+        return State(atoms, merged)
+
+
+def format_atom(atom: GroundAtom) -> str:
+    return "(" + " ".join(atom) + ")"

@@ -1,0 +1,184 @@
+"""A domain and a problem together: typed objects, the initial state, derived predicates.
+
+``World`` answers the questions every semantic operation asks: which objects have a type
+(through the type hierarchy and ``either``), what holds initially, and what derived predicates
+hold in a state (stratified fixpoint, so negated derived predicates are evaluated after the
+predicates they depend on are complete).
+"""
+
+from __future__ import annotations
+
+import itertools
+from functools import cached_property
+
+from ..pddl.model import (
+    And, Atom, Comparison, DerivedPredicate, Domain, Exists, Forall, Imply, Not, Or, Problem,
+    iter_effect_literals,
+)
+from .state import State
+
+
+class World:
+    def __init__(self, domain: Domain, problem: Problem):
+        self.domain = domain
+        self.problem = problem
+        self.object_types: dict[str, tuple[str, ...]] = {}
+        for tn in domain.constants + problem.objects:
+            self.object_types.setdefault(tn.name, tn.types)
+
+    # ------------------------------------------------------------------ types
+
+    @cached_property
+    def ancestors(self) -> dict[str, frozenset]:
+        """Each type to itself plus all its supertypes (always including 'object')."""
+        parents = self.domain.type_parents
+        out: dict[str, frozenset] = {}
+
+        def up(t: str, seen: frozenset) -> frozenset:
+            if t in out:
+                return out[t]
+            acc = {t, "object"}
+            for p in parents.get(t, ("object",) if t != "object" else ()):
+                if p not in seen:
+                    acc |= up(p, seen | {t})
+            return frozenset(acc)
+
+        for t in list(parents) + [t for ts in self.object_types.values() for t in ts]:
+            out[t] = up(t, frozenset())
+        return out
+
+    def is_of_type(self, obj: str, types: tuple[str, ...]) -> bool:
+        mine = self.object_types.get(obj)
+        if mine is None:
+            return False
+        for t in mine:
+            anc = self.ancestors.get(t) or frozenset({t, "object"})
+            if any(x in anc for x in types):
+                return True
+        return False
+
+    @cached_property
+    def _by_type(self) -> dict[str, tuple[str, ...]]:
+        table: dict[str, list[str]] = {}
+        for obj, types in self.object_types.items():
+            seen: set = set()
+            for t in types:
+                seen |= self.ancestors.get(t) or {t, "object"}
+            for t in seen:
+                table.setdefault(t, []).append(obj)
+        return {t: tuple(v) for t, v in table.items()}
+
+    def objects_of(self, types: tuple[str, ...]) -> tuple[str, ...]:
+        if len(types) == 1:
+            return self._by_type.get(types[0], ())
+        return tuple(dict.fromkeys(o for t in types for o in self._by_type.get(t, ())))
+
+    def bindings(self, variables) -> "itertools.product":
+        names = [v.name for v in variables]
+        for values in itertools.product(*(self.objects_of(v.types) for v in variables)):
+            yield dict(zip(names, values))
+
+    # ------------------------------------------------------------------ states
+
+    @cached_property
+    def initial_state(self) -> State:
+        atoms = frozenset(a.ground({}) for a in self.problem.init)
+        fluents = {(t.name, *t.args): v for t, v in self.problem.numeric_init}
+        return self.with_derived(State(atoms, fluents))
+
+    @cached_property
+    def fluent_predicates(self) -> frozenset:
+        """Predicates some action changes (the others are static)."""
+        names = set()
+        for a in self.domain.actions:
+            for lit in iter_effect_literals(a.effects):
+                names.add(lit.atom.predicate)
+        return frozenset(names)
+
+    @cached_property
+    def derived_strata(self) -> list[list[DerivedPredicate]]:
+        rules = self.domain.derived
+        if not rules:
+            return []
+        derived_names = {r.predicate.name for r in rules}
+        deps: dict[str, set[tuple[str, bool]]] = {n: set() for n in derived_names}
+        for r in rules:
+            _collect_deps(r.condition, True, deps[r.predicate.name], derived_names)
+        level = {n: 0 for n in derived_names}
+        for _ in range(len(derived_names) + 1):
+            changed = False
+            for n, ds in deps.items():
+                for d, positive in ds:
+                    need = level[d] + (0 if positive else 1)
+                    if need > level[n]:
+                        level[n] = need
+                        changed = True
+            if not changed:
+                break
+        strata: dict[int, list] = {}
+        for r in rules:
+            strata.setdefault(level[r.predicate.name], []).append(r)
+        return [strata[k] for k in sorted(strata)]
+
+    def with_derived(self, state: State) -> State:
+        """``state`` plus the derived atoms that hold in it (any old derived atoms dropped)."""
+        if not self.domain.derived:
+            return state
+        from .formulas import candidate_bindings, holds
+
+        derived_names = {r.predicate.name for r in self.domain.derived}
+        atoms = {a for a in state.atoms if a[0] not in derived_names}
+        # Evaluate against the growing set itself: within a stratum derived predicates occur
+        # only positively, so seeing new atoms early is sound and needs far fewer passes.
+        view = _LiveView(atoms, state)
+        for stratum in self.derived_strata:
+            changed = True
+            while changed:
+                changed = False
+                for rule in stratum:
+                    params = rule.predicate.parameters
+                    name = rule.predicate.name
+                    for b in candidate_bindings(params, rule.condition, view, {}, self):
+                        head = (name, *[b[p.name] for p in params])
+                        if head not in atoms and holds(rule.condition, view, b, self):
+                            view.add(head)
+                            changed = True
+        return State(frozenset(atoms), state.fluents)
+
+
+class _LiveView:
+    """Quacks like a State over a set that grows during the derived-predicate fixpoint."""
+
+    __slots__ = ("atoms", "_state", "by_predicate")
+
+    def __init__(self, atoms: set, state: State):
+        self.atoms = atoms
+        self._state = state
+        self.by_predicate: dict = {}
+        for a in atoms:
+            self.by_predicate.setdefault(a[0], []).append(a)
+
+    def add(self, atom: tuple) -> None:
+        self.atoms.add(atom)
+        self.by_predicate.setdefault(atom[0], []).append(atom)
+
+    def value(self, key: tuple):
+        return self._state.value(key)
+
+
+def _collect_deps(f, positive: bool, out: set, derived: set) -> None:
+    if isinstance(f, Atom):
+        if f.predicate in derived:
+            out.add((f.predicate, positive))
+    elif isinstance(f, Not):
+        _collect_deps(f.formula, not positive, out, derived)
+    elif isinstance(f, (And, Or)):
+        for p in f.parts:
+            _collect_deps(p, positive, out, derived)
+    elif isinstance(f, Imply):
+        _collect_deps(f.condition, not positive, out, derived)
+        _collect_deps(f.consequence, positive, out, derived)
+    elif isinstance(f, (Exists, Forall)):
+        _collect_deps(f.body, positive, out, derived)
+    elif isinstance(f, Comparison):
+        pass
