@@ -1,2 +1,65 @@
-"""pddlkit: plan through a symbolic world model."""
+"""pddlkit: plan through a symbolic world model.
+
+The top-level names are loaded lazily so that ``import pddlkit`` stays cheap (the CLI and
+every worker process pay it); heavy dependencies (lark, unified-planning, openai) are imported
+only when a feature needs them.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
 __version__ = "0.1.0"
+
+_LAZY = {
+    "parse_domain": "pddlkit.pddl.reader",
+    "parse_problem": "pddlkit.pddl.reader",
+    "read_domain": "pddlkit.pddl.reader",
+    "read_problem": "pddlkit.pddl.reader",
+    "write_domain": "pddlkit.pddl.writer",
+    "write_problem": "pddlkit.pddl.writer",
+    "parse_plan": "pddlkit.pddl.plan",
+    "Plan": "pddlkit.pddl.plan",
+    "check": "pddlkit.check",
+    "CheckReport": "pddlkit.check",
+    "validate_plan": "pddlkit.semantics.validate",
+    "PlanValidation": "pddlkit.semantics.validate",
+    "World": "pddlkit.semantics.world",
+    "State": "pddlkit.semantics.state",
+    "ground_actions": "pddlkit.semantics.grounding",
+    "Diagnostic": "pddlkit.diagnostics",
+    "Severity": "pddlkit.diagnostics",
+    "PDDLError": "pddlkit.diagnostics",
+    "PDDLSyntaxError": "pddlkit.diagnostics",
+    "PDDLSemanticError": "pddlkit.diagnostics",
+    "PlanFormatError": "pddlkit.diagnostics",
+}
+
+__all__ = sorted(_LAZY) + ["__version__"]
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'pddlkit' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return __all__
+
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .check import CheckReport, check
+    from .diagnostics import (Diagnostic, PDDLError, PDDLSemanticError, PDDLSyntaxError,
+                              PlanFormatError, Severity)
+    from .pddl.plan import Plan, parse_plan
+    from .pddl.reader import parse_domain, parse_problem, read_domain, read_problem
+    from .pddl.writer import write_domain, write_problem
+    from .semantics.grounding import ground_actions
+    from .semantics.state import State
+    from .semantics.validate import PlanValidation, validate_plan
+    from .semantics.world import World

@@ -262,7 +262,7 @@ class _Checker:
                          f"{a.name}", p.pos, hint=f"rename one of them (e.g. {p.name}2)")
             seen.add(p.name)
         scope = {p.name: p.types for p in a.parameters}
-        if a.precondition == And(()):
+        if a.precondition == And(()) and a.precondition.pos is not None:  # written, not absent
             self.warn("empty-precondition", f"{where} has an empty :precondition", a.pos,
                       hint="add the conditions under which the action can run, or remove the "
                            ":precondition part if it can always run")

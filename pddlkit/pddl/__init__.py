@@ -1,4 +1,4 @@
-"""The PDDL language core: object model, reader, writer, plans."""
+"""The PDDL language core: object model (model), reader, writer, plan files.
 
-from .model import *  # noqa: F401,F403
-from .reader import parse_domain, parse_problem, read_domain, read_problem  # noqa: F401
+Import from the submodules (``pddlkit.pddl.reader`` ...) or from ``pddlkit`` itself.
+"""

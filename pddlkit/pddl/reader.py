@@ -270,7 +270,7 @@ class _Reader:
                        f"found '{x}'", x, hint=f"write '({x} ...)' with its arguments, or (and ...)")
             return None
         if len(x) == 0:
-            return TRUE
+            return And((), (x.line, x.column))
         head = x.head()
         if head is None:
             self.error("expected-formula", f"a formula in {context} starts with a list, not a "

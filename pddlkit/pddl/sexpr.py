@@ -130,8 +130,8 @@ def read_sexpr(text: str, sink: DiagnosticSink) -> list:
             f"but the file ends{more}",
             line=line,
             column=col,
-            hint=f"add {len(stack)} ')' at the end of {innermost.describe()} "
-            f"(line {innermost.line}) or at the end of the file",
+            hint=f"add {len(stack)} ')': one to close '{innermost.describe()}' from line "
+            f"{innermost.line}, the others where their constructs end",
             expected=(")",),
         )
         for lst in stack:
@@ -158,8 +158,8 @@ def _close_until(stack: list[SList], depth: int, sink: DiagnosticSink, what: str
         f"before {what} at line {tok.line}",
         line=tok.line,
         column=tok.column,
-        hint=f"add {count} ')' before line {tok.line} to finish {innermost.describe()} "
-        f"(opened at line {innermost.line})",
+        hint=f"add {count} ')' before line {tok.line} to close '{innermost.describe()}' "
+        f"from line {innermost.line}",
         expected=(")",),
     )
     while len(stack) > depth:

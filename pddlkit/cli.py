@@ -1,0 +1,117 @@
+"""The ``pddlkit`` command line.
+
+Subcommands: ``check`` (static checks, human or --json output), ``validate`` (simulate a plan),
+``demo`` (the offline demonstration run by ``make demo``). Exit status: 0 when there is no
+error, 1 when the input has errors, 2 for usage errors. Bad PDDL never produces a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Optional, Sequence
+
+
+def _cmd_check(args) -> int:
+    from .check import check
+    from .diagnostics import diagnostics_to_json
+
+    report = check(Path(args.domain), Path(args.problem) if args.problem else None)
+    if args.json:
+        print(json.dumps({"ok": report.ok, "errors": len(report.errors),
+                          "warnings": len(report.warnings),
+                          "diagnostics": json.loads(diagnostics_to_json(report.diagnostics))},
+                         indent=2))
+    else:
+        if report.diagnostics:
+            print(report.format())
+        files = args.domain + (f" + {args.problem}" if args.problem else "")
+        verdict = "OK" if report.ok else "FAILED"
+        print(f"{verdict}: {files}: {len(report.errors)} error(s), "
+              f"{len(report.warnings)} warning(s)")
+    return 0 if report.ok else 1
+
+
+def _cmd_validate(args) -> int:
+    from .check import check
+    from .diagnostics import PDDLError
+    from .pddl.plan import parse_plan
+    from .semantics.validate import validate_plan
+
+    report = check(Path(args.domain), Path(args.problem))
+    if not report.ok:
+        print(report.format())
+        print("FAILED: the domain/problem have errors; fix them before validating a plan")
+        return 1
+    try:
+        plan = parse_plan(Path(args.plan))
+    except PDDLError as exc:
+        print("\n".join(d.format() for d in exc.diagnostics))
+        return 1
+    result = validate_plan(report.domain, report.problem, plan)
+    if args.json:
+        out = {"valid": result.valid, "steps_executed": result.steps_executed,
+               "goal_satisfied": result.goal_satisfied, "cost": result.cost,
+               "explanation": result.explain()}
+        if result.failure is not None:
+            f = result.failure
+            out["failure"] = {"step": f.index + 1, "action": str(f.step), "line": f.step.line,
+                              "reason": f.reason, "message": f.message,
+                              "unsatisfied": [u.text for u in f.unsatisfied]}
+        out["unsatisfied_goal"] = [u.text for u in result.unsatisfied_goal]
+        print(json.dumps(out, indent=2))
+    else:
+        print(("VALID: " if result.valid else "INVALID: ") + result.explain())
+    return 0 if result.valid else 1
+
+
+def _cmd_demo(args) -> int:
+    from .demo import run_demo
+
+    return run_demo()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="pddlkit", description=__doc__.split("\n")[0])
+    parser.add_argument("--version", action="version", version=_version())
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("check", help="read and statically check a domain (and problem)")
+    p.add_argument("domain")
+    p.add_argument("problem", nargs="?")
+    p.add_argument("--json", action="store_true", help="machine-readable diagnostics")
+    p.set_defaults(func=_cmd_check)
+
+    p = sub.add_parser("validate", help="simulate a plan and say whether it reaches the goal")
+    p.add_argument("domain")
+    p.add_argument("problem")
+    p.add_argument("plan")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=_cmd_validate)
+
+    p = sub.add_parser("demo", help="offline demonstration on a bundled domain")
+    p.set_defaults(func=_cmd_demo)
+    return parser
+
+
+def _version() -> str:
+    from . import __version__
+
+    return f"pddlkit {__version__}"
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    for attr in ("domain", "problem", "plan"):
+        value = getattr(args, attr, None)
+        if value and not Path(value).is_file():
+            print(f"pddlkit {args.command}: no such file: {value}", file=sys.stderr)
+            return 2
+    return args.func(args)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
