@@ -1,0 +1,49 @@
+"""Shared fixtures: the corpus in ../shared, and the rule for when it is missing.
+
+A user's clone has no ../shared: those tests skip with a clear reason. CI sets
+PDDLKIT_REQUIRE_CORPUS=1 (in .ci/run), which turns that skip into a failure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = REPO.parent / "shared"
+IPC = SHARED / "corpus" / "ipc"
+LLM_PAIRS = SHARED / "corpus" / "llm-pddl" / "pairs.jsonl"
+
+
+def _need(path: Path) -> Path:
+    if path.exists():
+        return path
+    reason = (f"corpus not found at {path} (it lives in ../shared beside a developer's "
+              "checkout; a user's clone does not have it)")
+    if os.environ.get("PDDLKIT_REQUIRE_CORPUS") == "1":
+        pytest.fail(reason + "; PDDLKIT_REQUIRE_CORPUS=1 requires it")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def ipc_dir() -> Path:
+    return _need(IPC)
+
+
+@pytest.fixture(scope="session")
+def ipc_manifest(ipc_dir) -> dict:
+    return json.loads((ipc_dir / "manifest.json").read_text())
+
+
+@pytest.fixture(scope="session")
+def ipc_instances(ipc_manifest) -> list[dict]:
+    return ipc_manifest["instances"]
+
+
+@pytest.fixture(scope="session")
+def llm_pairs() -> list[dict]:
+    path = _need(LLM_PAIRS)
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]

@@ -1,0 +1,66 @@
+"""The distribution imports its mapped packages both editable and from a built wheel."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+MAPPED = ["pddlkit.formalizers", "pddlkit.envs", "pddlkit.critic", "pddlkit.domains"]
+
+
+def test_editable_install_imports_mapped_packages():
+    code = ("import importlib, pddlkit;"
+            f"mods=[importlib.import_module(m) for m in {MAPPED!r}];"
+            "print('\\n'.join(m.__file__ for m in mods))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd="/", check=True).stdout.split()
+    assert [Path(p).parent.name for p in out] == ["formalizers", "envs", "critic", "domains"]
+    assert all(Path(p).is_relative_to(REPO) for p in out)
+
+
+def test_built_wheel_contains_and_imports_mapped_packages(tmp_path):
+    result = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+         "-w", str(tmp_path / "dist"), str(REPO)],
+        capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr[-2000:]
+    wheel = next((tmp_path / "dist").glob("pddlkit-*.whl"))
+    names = zipfile.ZipFile(wheel).namelist()
+    for expected in ["pddlkit/formalizers/__init__.py", "pddlkit/envs/__init__.py",
+                     "pddlkit/critic/__init__.py", "pddlkit/pddl/pddl.lark",
+                     "pddlkit/domains/coin-collector/domain.pddl"]:
+        assert expected in names
+    site = tmp_path / "site"
+    zipfile.ZipFile(wheel).extractall(site)
+    code = ("import sys, importlib;"
+            f"sys.path.insert(0, {str(site)!r});"
+            "import pddlkit;"
+            f"mods=[importlib.import_module(m) for m in {MAPPED!r}];"
+            "from pddlkit.domains import path;"
+            "from pddlkit import check;"
+            "r = check(path('coin-collector/domain.pddl'), path('coin-collector/p3.pddl'));"
+            "assert r.ok, r.format();"
+            "print(pddlkit.__file__); print('\\n'.join(m.__file__ for m in mods))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd="/")
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert all(line.startswith(str(site)) for line in out.stdout.split())
+
+
+def test_import_is_light():
+    """``import pddlkit`` must not pull lark, unified-planning or openai."""
+    code = ("import sys, pddlkit; heavy=[m for m in ('lark','unified_planning','openai') "
+            "if m in sys.modules]; print(heavy)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("name", ["parse_domain", "check", "validate_plan", "PDDLError"])
+def test_lazy_exports_resolve(name):
+    import pddlkit
+
+    assert getattr(pddlkit, name) is not None
