@@ -24,7 +24,7 @@ import difflib
 from dataclasses import dataclass, field
 from typing import Iterable, Optional, Union
 
-from .diagnostics import Diagnostic, DiagnosticSink, PDDLSemanticError, Severity
+from .diagnostics import Diagnostic, DiagnosticSink, PDDLError, PDDLSemanticError, Severity
 from .pddl.model import (
     And, Atom, Comparison, Domain, Exists, Forall, ForallEffect, Formula, FunctionTerm, Imply,
     Literal, Not, NumericEffect, Or, Problem, TypedName, When, iter_atoms, iter_effect_literals,
@@ -496,13 +496,19 @@ class _Checker:
 def _as_domain(source) -> tuple[Optional[Domain], list[Diagnostic]]:
     if isinstance(source, Domain):
         return source, []
-    return read_domain(source)
+    try:
+        return read_domain(source)
+    except PDDLError as exc:  # unreadable file
+        return None, list(exc.diagnostics)
 
 
 def _as_problem(source) -> tuple[Optional[Problem], list[Diagnostic]]:
     if isinstance(source, Problem):
         return source, []
-    return read_problem(source)
+    try:
+        return read_problem(source)
+    except PDDLError as exc:
+        return None, list(exc.diagnostics)
 
 
 def check(domain: Union[Domain, Source], problem: Union[Problem, Source, None] = None) -> CheckReport:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Optional, Union
 
 from ..diagnostics import DiagnosticSink, PlanFormatError
+from .reader import looks_like_path
 
 _STEP = re.compile(r"^\s*(?:\d+(?:\.\d+)?\s*:\s*)?\(\s*([^()]*?)\s*\)\s*(?:\[[^\]]*\])?\s*$")
 _COST = re.compile(r";\s*cost\s*=\s*([-\d.]+)")
@@ -51,10 +52,15 @@ def parse_plan(source: Union[str, Path, list], file: Optional[str] = None) -> Pl
     """A plan from plan-file text, a path, or a list of '(action args)' strings."""
     if isinstance(source, (list, tuple)):
         text = "\n".join(str(s) for s in source)
-    elif isinstance(source, Path) or (isinstance(source, str) and "(" not in source
-                                       and "\n" not in source and source.strip()):
+    elif isinstance(source, Path) or (isinstance(source, str) and looks_like_path(source)):
         file = file or str(source)
-        text = Path(source).read_text(errors="replace")
+        try:
+            text = Path(source).read_text(errors="replace")
+        except OSError as exc:
+            sink = DiagnosticSink("", file)
+            sink.add("file-not-found", f"cannot read {file}: {exc.strerror or exc}",
+                     hint="check the path of the plan file")
+            raise PlanFormatError(sink.items, f"cannot read plan {file}") from None
     else:
         text = source
     sink = DiagnosticSink(text, file)

@@ -83,15 +83,27 @@ def _pos_of(item) -> tuple:
     return (getattr(item, "line", 0), getattr(item, "column", 0))
 
 
+def looks_like_path(source: str) -> bool:
+    """A ``str`` is a path only if it is one short line with no PDDL punctuation."""
+    return bool(source.strip()) and len(source) < 4096 and not any(c in source for c in "()\n;")
+
+
 def load_source(source: Source, file: Optional[str] = None) -> tuple[str, Optional[str]]:
     """PDDL text and a file name from a path or from PDDL text.
 
-    A :class:`~pathlib.Path` is always a file; a ``str`` is PDDL text when it contains '('
-    and a file path otherwise.
+    A :class:`~pathlib.Path` is always a file; a ``str`` is a file path when
+    :func:`looks_like_path` says so, PDDL text otherwise. A missing or unreadable file raises
+    PDDLError (code ``file-not-found``), like any other input problem.
     """
-    if isinstance(source, Path) or (isinstance(source, str) and "(" not in source):
+    if isinstance(source, Path) or (isinstance(source, str) and looks_like_path(source)):
         path = Path(source)
-        return read_file_text(path), file or str(path)
+        try:
+            return read_file_text(path), file or str(path)
+        except OSError as exc:
+            sink = DiagnosticSink("", str(path))
+            sink.add("file-not-found", f"cannot read {path}: {exc.strerror or exc}",
+                     hint="check the path; to pass PDDL text instead, pass the text itself")
+            raise PDDLSyntaxError(sink.items, f"cannot read {path}") from None
     return source, file
 
 

@@ -145,7 +145,7 @@ def unsatisfied(f: Formula, state: State, binding: dict, world: "World") -> list
         return []
     if isinstance(f, Atom):
         atom = (f.predicate, *_bind(f.args, binding))
-        return [Unsatisfied(format_atom(atom), atom, False)]
+        return [Unsatisfied(format_atom(atom) + _derived_reason(atom, state, world), atom, False)]
     if isinstance(f, Not) and isinstance(f.formula, Atom):
         atom = (f.formula.predicate, *_bind(f.formula.args, binding))
         return [Unsatisfied(f"(not {format_atom(atom)})", atom, True)]
@@ -160,6 +160,18 @@ def unsatisfied(f: Formula, state: State, binding: dict, world: "World") -> list
             if not holds(f.body, state, inner, world):
                 return unsatisfied(f.body, state, inner, world)
     return [Unsatisfied(ground_text(f, binding))]
+
+
+def _derived_reason(atom: tuple, state: State, world: "World") -> str:
+    """For a false derived atom: ' (derived; false because ...)' naming its rule's false parts."""
+    for rule in world.domain.derived:
+        if rule.predicate.name == atom[0] and rule.predicate.arity == len(atom) - 1:
+            inner = {p.name: v for p, v in zip(rule.predicate.parameters, atom[1:])}
+            parts = unsatisfied(rule.condition, state, inner, world)
+            if parts:
+                shown = ", ".join(u.text for u in parts[:5])
+                return f" (derived; false because {shown})"
+    return ""
 
 
 def ground_text(f: Formula, binding: dict) -> str:

@@ -1,0 +1,150 @@
+"""The reader: what it accepts, and the errors it reports for what it does not."""
+
+from __future__ import annotations
+
+import pytest
+
+from pddlkit import PDDLError, parse_domain, parse_problem, read_domain, read_problem
+from pddlkit.pddl.model import And, Atom, Exists, ForallEffect, Literal, Not, NumericEffect, When
+
+DOMAIN = """; a comment
+(define (domain Rooms)
+  (:requirements :strips :typing :adl :action-costs)
+  (:types room door - object  heavy-door - door)
+  (:constants hall - room)
+  (:predicates (At ?r - room) (door-between ?d - door ?a ?b - room) (open ?d - door)
+               (lit ?r - (either room door)))
+  (:functions (total-cost) - number)
+  (:action MOVE
+    :parameters (?from ?to - room ?d - door)
+    :precondition (and (at ?from) (door-between ?d ?from ?to)
+                       (or (open ?d) (= ?to hall))
+                       (exists (?x - room) (lit ?x)))
+    :effect (and (not (at ?from)) (at ?to)
+                 (forall (?r - room) (when (= ?r ?to) (lit ?r)))
+                 (increase (total-cost) 1))))
+"""
+
+
+def test_reads_typing_either_constants_quantifiers_and_costs():
+    d = parse_domain(DOMAIN)
+    assert d.name == "rooms" and d.action("move").name == "move"
+    assert [t.name for t in d.types] == ["room", "door", "heavy-door"]
+    assert d.type_parents["heavy-door"] == ("door",)
+    assert d.predicate("lit").parameters[0].types == ("room", "door")
+    a = d.action("MOVE")
+    assert [p.name for p in a.parameters] == ["?from", "?to", "?d"]
+    assert isinstance(a.precondition, And)
+    assert isinstance(a.precondition.parts[3], Exists)
+    assert isinstance(a.effects[0], Literal) and not a.effects[0].positive
+    assert isinstance(a.effects[2], ForallEffect) and isinstance(a.effects[2].effects[0], When)
+    assert isinstance(a.effects[3], NumericEffect)
+
+
+def test_atoms_glued_to_variables_are_split_like_fast_downward():
+    d = parse_domain("(define (domain z) (:predicates (aircraft?a)) "
+                     "(:action a :parameters (?a) :precondition (aircraft?a) :effect (not (aircraft?a))))")
+    assert d.actions[0].precondition == Atom("aircraft", ("?a",))
+
+
+def _codes(diags):
+    return [d.code for d in diags if d.is_error]
+
+
+def test_missing_paren_names_the_open_construct_and_where_it_began():
+    text = """(define (domain d)
+  (:predicates (p) (q))
+  (:action a
+    :parameters ()
+    :precondition (and (p)
+    :effect (q))
+  (:action b :parameters () :effect (p))
+"""
+    d, diags = read_domain(text)
+    msgs = [x.message for x in diags if x.code == "unclosed-paren"]
+    assert "expected ')' to close (and opened at line 5 before :effect at line 6" in msgs[0]
+    assert any("(define (domain d)" in m and "file ends" in m for m in msgs)
+    assert d is not None and [a.name for a in d.actions] == ["a", "b"]  # recovered
+
+
+def test_missing_paren_before_next_action_is_reported_there():
+    text = """(define (domain d) (:predicates (p))
+  (:action a :parameters () :effect (p)
+  (:action b :parameters () :effect (p)))
+"""
+    _, diags = read_domain(text)
+    err = next(x for x in diags if x.code == "unclosed-paren")
+    assert err.line == 3 and "(:action a opened at line 2 before (:action at line 3" in err.message
+    assert err.source_line.strip().startswith("(:action b") and err.column == 3
+
+
+def test_collects_all_errors_not_only_the_first():
+    text = """(define (domain d)
+  (:predicates (p ?x))
+  (:action a :parameters (?x) :preconditions (p ?x) :effect (p ?x))
+  (:action b :parameters (x) :precondition (p ?x) :effect (p ?x))
+  (:actions (c))
+)"""
+    _, diags = read_domain(text)
+    codes = _codes(diags)
+    assert {"unknown-field", "expected-variable", "unknown-section"} <= set(codes)
+    unknown = next(x for x in diags if x.code == "unknown-field")
+    assert "did you mean ':precondition'" in unknown.hint
+    assert ":actions" in next(x for x in diags if x.code == "unknown-section").message
+
+
+def test_parse_raises_one_pddl_error_with_every_diagnostic_and_a_caret():
+    text = "(define (domain d) (:predicates (p)) (:action a :effect (p))) )"
+    with pytest.raises(PDDLError) as info:
+        parse_domain(text)
+    err = info.value
+    assert [d.code for d in err.diagnostics] == ["unexpected-close-paren"]
+    d = err.diagnostics[0]
+    assert (d.line, d.column) == (1, text.rindex(")") + 1)
+    assert d.caret().splitlines()[1].index("^") == 4 + text.rindex(")")
+    assert "hint:" in str(err)
+
+
+@pytest.mark.parametrize("text,code", [
+    ("(define (domain d) (:predicates (p)) (:action a :effect (p)) (:types t))", "section-order"),
+    ("(define (domain d) (:predicates (p)) (:action a :effect (p) :precondition (p)))", "field-order"),
+    ("(define (domain d) (:requirements :strips :fancy) (:predicates (p)))", "unknown-requirement"),
+    ("(define (domain d) (:predicates (p)) (:action a :parameters () :precondition (p)))", "missing-effect"),
+    ("(define (domain d) (:predicates (p ?x)) (:action a :parameters (?x) :effect (p (f ?x))))", "nested-term"),
+    ("(define (domain d) (:types t) (:types u) (:predicates (p)))", "duplicate-section"),
+    ("(define (problem p) (:domain d) (:goal (p)))", "wrong-file-kind"),
+    ("```json\n(define (domain d) (:predicates (p)))\n}", "outside-define"),
+    ("(define (domain d) (:predicates (p)) (:action a :effect (and (p) (or (p) (p)))))", "condition-in-effect"),
+])
+def test_specific_domain_errors(text, code):
+    _, diags = read_domain(text)
+    assert code in _codes(diags)
+    assert all(d.hint for d in diags if d.code == code)
+
+
+@pytest.mark.parametrize("text,code,severity", [
+    ("(define (problem p) (:domain d) (:objects a) (:init (p a)) (:goal ()))", "empty-goal", "error"),
+    ("(define (problem p) (:objects a) (:init (p a)) (:goal (p a)))", "missing-domain-ref", "error"),
+    ("(define (problem p) (:domain d) (:objects a) (:init (p a) (not (p a))) (:goal (p a)))", "contradictory-init", "error"),
+    ("(define (problem p) (:domain d) (:objects a) (:init (not (q a))) (:goal (p a)))", "negated-init-atom", "warning"),
+    ("(define (problem p) (:domain d) (:objects a) (:init (p ?x)) (:goal (p a)))", "variable-in-init", "error"),
+    ("(define (problem p) (:domain d) (:objects a) (:init) (:goal (p a) (p a)))", "bad-goal", "error"),
+])
+def test_specific_problem_diagnostics(text, code, severity):
+    _, diags = read_problem(text)
+    found = [d for d in diags if d.code == code]
+    assert found and found[0].severity.value == severity
+
+
+def test_missing_file_is_a_pddl_error():
+    with pytest.raises(PDDLError) as info:
+        parse_domain("no/such/domain.pddl")
+    assert info.value.diagnostics[0].code == "file-not-found"
+
+
+def test_problem_with_numeric_init_and_metric():
+    p = parse_problem("(define (problem p) (:domain d) (:objects a b) "
+                      "(:init (road a b) (= (dist a b) 5) (= (total-cost) 0)) "
+                      "(:goal (and (at b) (not (at a)))) (:metric minimize (total-cost)))")
+    assert p.numeric_init[0][1] == 5.0 and p.metric.direction == "minimize"
+    assert isinstance(p.goal.parts[1], Not)
