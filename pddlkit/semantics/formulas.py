@@ -139,26 +139,32 @@ class Unsatisfied:
         return self.text
 
 
-def unsatisfied(f: Formula, state: State, binding: dict, world: "World") -> list[Unsatisfied]:
-    """The parts of ``f`` that are false in ``state`` (empty when ``f`` holds)."""
+def unsatisfied(f: Formula, state: State, binding: dict, world: "World",
+                _explain_derived: bool = True) -> list[Unsatisfied]:
+    """The parts of ``f`` that are false in ``state`` (empty when ``f`` holds).
+
+    A false derived atom is explained one level deep by its rule's false parts (deeper would
+    loop on recursive rules and drown the message).
+    """
     if holds(f, state, binding, world):
         return []
     if isinstance(f, Atom):
         atom = (f.predicate, *_bind(f.args, binding))
-        return [Unsatisfied(format_atom(atom) + _derived_reason(atom, state, world), atom, False)]
+        reason = _derived_reason(atom, state, world) if _explain_derived else ""
+        return [Unsatisfied(format_atom(atom) + reason, atom, False)]
     if isinstance(f, Not) and isinstance(f.formula, Atom):
         atom = (f.formula.predicate, *_bind(f.formula.args, binding))
         return [Unsatisfied(f"(not {format_atom(atom)})", atom, True)]
     if isinstance(f, And):
         out: list[Unsatisfied] = []
         for p in f.parts:
-            out.extend(unsatisfied(p, state, binding, world))
+            out.extend(unsatisfied(p, state, binding, world, _explain_derived))
         return out
     if isinstance(f, Forall):
         for b in world.bindings(f.variables):
             inner = {**binding, **b}
             if not holds(f.body, state, inner, world):
-                return unsatisfied(f.body, state, inner, world)
+                return unsatisfied(f.body, state, inner, world, _explain_derived)
     return [Unsatisfied(ground_text(f, binding))]
 
 
@@ -167,7 +173,7 @@ def _derived_reason(atom: tuple, state: State, world: "World") -> str:
     for rule in world.domain.derived:
         if rule.predicate.name == atom[0] and rule.predicate.arity == len(atom) - 1:
             inner = {p.name: v for p, v in zip(rule.predicate.parameters, atom[1:])}
-            parts = unsatisfied(rule.condition, state, inner, world)
+            parts = unsatisfied(rule.condition, state, inner, world, False)
             if parts:
                 shown = ", ".join(u.text for u in parts[:5])
                 return f" (derived; false because {shown})"
