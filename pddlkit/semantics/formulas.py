@@ -77,29 +77,61 @@ def candidate_bindings(variables, body: Formula, state, binding: dict, world: "W
 
     When ``body`` is a conjunction with a positive atom over some of the variables (and
     otherwise bound arguments), only the state's atoms of that predicate can satisfy it, so the
-    variables are read off those atoms instead of enumerating every object of their types.
+    variables are read off those atoms instead of enumerating every object of their types. An
+    ``(or ...)`` conjunct whose every disjunct has such an atom gives the union of theirs, which
+    is used when it binds more arguments than the best plain atom (recursive derived rules such
+    as PSR's ``upstream`` hide their selective atoms in disjunctions).
     """
     names = {v.name: v for v in variables}
+    result = _candidates(names, body, state, binding, world)
+    return world.bindings(variables) if result is None else result
+
+
+def _atom_score(p: Atom, names: dict, binding: dict) -> int:
+    if not any(a in names for a in p.args):
+        return -1
+    if not all(a in names or a in binding or not a.startswith("?") for a in p.args):
+        return -1
+    return sum(1 for a in p.args if a not in names) * 4 + len({a for a in p.args if a in names})
+
+
+def _candidates(names: dict, body: Formula, state, binding: dict, world: "World"):
+    """Candidate bindings (list of dicts over ``names``), or None when nothing narrows them."""
     parts = body.parts if isinstance(body, And) else (body,)
-    chosen = None
-    best = -1
+    chosen, best = None, -1
+    equality = None
+    ors = []
     for p in parts:
         if isinstance(p, Atom) and p.predicate == "=" and len(p.args) == 2:
             a, b = p.args
             if a in names and b not in names and (b in binding or not b.startswith("?")):
-                value = binding.get(b, b)
-                rest_vars = [v for n, v in names.items() if n != a]
-                if not world.is_of_type(value, names[a].types):
-                    return []
-                return [{a: value, **extra} for extra in world.bindings(rest_vars)]
-        elif isinstance(p, Atom) and any(a in names for a in p.args):
-            if all(a in names or a in binding or not a.startswith("?") for a in p.args):
-                score = sum(1 for a in p.args if a not in names) * 4 + \
-                    len({a for a in p.args if a in names})
-                if score > best:
-                    chosen, best = p, score
+                equality = (a, binding.get(b, b))
+        elif isinstance(p, Atom):
+            score = _atom_score(p, names, binding)
+            if score > best:
+                chosen, best = p, score
+        elif isinstance(p, Or) and p.parts:
+            ors.append(p)
+    if best < 4 and ors:  # no atom with a bound argument: try the disjunctions
+        for disj in ors:
+            union: dict = {}
+            for d in disj.parts:
+                cands = _candidates(names, d, state, binding, world)
+                if cands is None:
+                    union = None
+                    break
+                for c in cands:
+                    union.setdefault(tuple(sorted(c.items())), c)
+            if union is not None:
+                return list(union.values())
     if chosen is None:
-        return world.bindings(variables)
+        if equality is None:
+            return None
+        var, value = equality
+        if not world.is_of_type(value, names[var].types):
+            return []
+        rest_vars = [v for n, v in names.items() if n != var]
+        return [{var: value, **extra} for extra in world.bindings(rest_vars)]
     out = []
     rest = [names[n] for n in names if n not in chosen.args]
     fixed = [(i, binding.get(a, a)) for i, a in enumerate(chosen.args, start=1) if a not in names]
