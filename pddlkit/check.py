@@ -27,7 +27,7 @@ from typing import Iterable, Optional, Union
 from .diagnostics import Diagnostic, DiagnosticSink, PDDLError, PDDLSemanticError, Severity
 from .pddl.model import (
     And, Atom, Comparison, Domain, Exists, Forall, ForallEffect, Formula, FunctionTerm, Imply,
-    Literal, Not, NumericEffect, Or, Problem, TypedName, When, iter_atoms, iter_effect_literals,
+    Literal, Not, NumericEffect, Or, Problem, TypedName, When, iter_effect_literals,
     iter_numeric_terms,
 )
 from .pddl.reader import Source, read_domain, read_problem
@@ -104,6 +104,7 @@ class _Checker:
         self.functions = domain.function_map
         self.constants = {c.name: c.types for c in domain.constants}
         self.declared_types = {t.name for t in domain.types} | {"object"}
+        self.objects: dict[str, tuple] = {}  # the problem's objects, once it is checked
         self.features: dict[str, tuple] = {}
         self._ancestors: dict[str, frozenset] = {}
 
@@ -332,7 +333,7 @@ class _Checker:
             return scope[arg]
         if arg in self.constants:
             return self.constants[arg]
-        extra = getattr(self, "objects", {})
+        extra = self.objects
         if arg in extra:
             return extra[arg]
         self.add("undeclared-constant", f"'{arg}' in the {part} of {where} is not a declared "

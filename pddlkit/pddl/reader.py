@@ -107,17 +107,6 @@ def load_source(source: Source, file: Optional[str] = None) -> tuple[str, Option
     return source, file
 
 
-class _PosAtom:
-    """An atom with the position of its source list (for diagnostics on :init)."""
-
-    def __init__(self, atom: Atom, at):
-        self.atom = atom
-        self.line, self.column = _pos_of(at)
-
-    def ground(self, binding):
-        return self.atom.ground(binding)
-
-
 class _Reader:
     def __init__(self, sink: DiagnosticSink):
         self.sink = sink
@@ -225,7 +214,7 @@ class _Reader:
         name = self.name(item, f"a type in {what}")
         return (name,) if name else ()
 
-    def keyword_pairs(self, items, allowed, owner: str, at) -> dict:
+    def keyword_pairs(self, items, allowed, owner: str) -> dict:
         """Read ``:key value`` pairs; accept the LLM habit ``(:key value)`` with an error."""
         found: dict = {}
         i = 0
@@ -645,7 +634,7 @@ class _Reader:
         if aname is None:
             return None
         owner = f"(:action {aname}"
-        fields = self.keyword_pairs(sec[2:], ACTION_FIELDS, owner + " ...)", sec)
+        fields = self.keyword_pairs(sec[2:], ACTION_FIELDS, owner + " ...)")
         params: tuple[TypedName, ...] = ()
         if ":parameters" in fields:
             value, key_tok = fields[":parameters"]
@@ -733,10 +722,10 @@ class _Reader:
                             "the domain's (define (domain NAME) ...)", expected=(":domain",))
         if self._negated_init:
             positive = {a.ground({}) for a in init}
-            for atom in self._negated_init:
+            for atom, node in self._negated_init:
                 if atom.ground({}) in positive:
                     self.error("contradictory-init", f"({' '.join(atom.ground({}))}) is listed in "
-                               ":init both as true and as (not ...)", atom,
+                               ":init both as true and as (not ...)", node,
                                hint="remove the (not ...) entry, or the positive one")
         if goal is None:
             self.error("missing-goal", "the problem has no (:goal ...)", define,
@@ -757,7 +746,7 @@ class _Reader:
                 if len(x) == 2 and isinstance(x[1], SList) and x[1].head():
                     neg = self.atom(x[1], "(:init ...)")
                     if neg is not None:
-                        self._negated_init.append(_PosAtom(neg, x))
+                        self._negated_init.append((neg, x))
                 self.error("negated-init-atom", "(not ...) in :init", x,
                            hint="remove it: every atom not listed in :init is false "
                                 "(closed-world assumption)", severity=Severity.WARNING)

@@ -8,7 +8,7 @@ output gives back an equal model: ``parse(write(x)) == x``.
 from __future__ import annotations
 
 from .model import (
-    Action, And, Atom, BinaryOp, Comparison, DerivedPredicate, Domain, Effect, Exists, Forall,
+    Action, And, Atom, Comparison, DerivedPredicate, Domain, Effect, Exists, Forall,
     ForallEffect, Formula, FunctionTerm, Imply, Literal, Not, Number, NumericEffect, NumericExpr,
     Or, Problem, TypedName, When,
 )
@@ -121,8 +121,13 @@ def write_action(a: Action) -> str:
     return "\n".join(lines)
 
 
+def _signature(name: str, parameters) -> str:
+    """``(name ?a - t ?b)``: the head of a predicate, function or derived-predicate declaration."""
+    return "(" + " ".join([name] + ([write_typed(parameters)] if parameters else [])) + ")"
+
+
 def write_derived(d: DerivedPredicate) -> str:
-    head = "(" + " ".join([d.predicate.name] + ([write_typed(d.predicate.parameters)] if d.predicate.parameters else [])) + ")"
+    head = _signature(d.predicate.name, d.predicate.parameters)
     return f"  (:derived {head}\n    {write_formula(d.condition, 4)})"
 
 
@@ -135,14 +140,14 @@ def write_domain(domain: Domain) -> str:
         out.append(f"  (:types {write_typed(decls)})")
     if domain.constants:
         out.append(f"  (:constants {write_typed(domain.constants)})")
-    if True:  # (:predicates) is written even when empty: FD expects it
-        preds = ["    (" + " ".join([p.name] + ([write_typed(p.parameters)] if p.parameters else [])) + ")"
-                 for p in domain.predicates]
-        out.append("  (:predicates" + ("\n" + "\n".join(preds) if preds else "") + ")")
+    # (:predicates) is written even when empty: Fast Downward expects it
+    preds = ["    " + _signature(p.name, p.parameters)
+             for p in domain.predicates]
+    out.append("  (:predicates" + ("\n" + "\n".join(preds) if preds else "") + ")")
     if domain.functions:
         funcs = []
         for f in domain.functions:
-            sig = "(" + " ".join([f.name] + ([write_typed(f.parameters)] if f.parameters else [])) + ")"
+            sig = _signature(f.name, f.parameters)
             funcs.append(f"    {sig} - {f.type}")
         out.append("  (:functions\n" + "\n".join(funcs) + ")")
     for d in domain.derived:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional, Union
 
-from ..pddl.model import Domain, Problem
+from ..pddl.model import Domain, FunctionTerm, Problem
 from ..pddl.plan import Plan, PlanStep, parse_plan
 from .formulas import Unsatisfied, evaluate, unsatisfied
 from .grounding import ground
@@ -93,8 +93,6 @@ def _check_step(i: int, step: PlanStep, domain: Domain, world: World) -> Optiona
 
 
 def _cost_key(problem: Problem):
-    from ..pddl.model import FunctionTerm
-
     if problem.metric is not None and isinstance(problem.metric.expression, FunctionTerm):
         t = problem.metric.expression
         return (t.name, *t.args)

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import itertools
 from functools import cached_property
+from typing import Iterator
 
 from ..pddl.model import (
-    And, Atom, Comparison, DerivedPredicate, Domain, Exists, Forall, Imply, Not, Or, Problem,
+    And, Atom, DerivedPredicate, Domain, Exists, Forall, Imply, Not, Or, Problem,
     iter_effect_literals,
 )
 from .state import State
@@ -73,7 +74,7 @@ class World:
             return self._by_type.get(types[0], ())
         return tuple(dict.fromkeys(o for t in types for o in self._by_type.get(t, ())))
 
-    def bindings(self, variables) -> "itertools.product":
+    def bindings(self, variables) -> Iterator[dict]:
         names = [v.name for v in variables]
         for values in itertools.product(*(self.objects_of(v.types) for v in variables)):
             yield dict(zip(names, values))
@@ -180,5 +181,3 @@ def _collect_deps(f, positive: bool, out: set, derived: set) -> None:
         _collect_deps(f.consequence, positive, out, derived)
     elif isinstance(f, (Exists, Forall)):
         _collect_deps(f.body, positive, out, derived)
-    elif isinstance(f, Comparison):
-        pass
