@@ -34,6 +34,22 @@ _LAZY = {
     "PDDLSyntaxError": "pddlkit.diagnostics",
     "PDDLSemanticError": "pddlkit.diagnostics",
     "PlanFormatError": "pddlkit.diagnostics",
+    "plan": "pddlkit.planners.api",
+    "PlanResult": "pddlkit.planners.result",
+    "PlanStatus": "pddlkit.planners.result",
+    "Planner": "pddlkit.planners.protocol",
+    "PlanningTask": "pddlkit.planners.task",
+    "FastDownward": "pddlkit.planners.fast_downward",
+    "CommandPlanner": "pddlkit.planners.command",
+    "UPPlanner": "pddlkit.planners.up_engine",
+    "SQLitePlanCache": "pddlkit.planners.cache",
+    "MemoryPlanCache": "pddlkit.planners.cache",
+    "why_no_plan": "pddlkit.planners.explain",
+    "NoPlanExplanation": "pddlkit.planners.explain",
+    "register_planner": "pddlkit.planners.registry",
+    "get_planner": "pddlkit.planners.registry",
+    "available_planners": "pddlkit.planners.registry",
+    "UnknownPlannerError": "pddlkit.planners.registry",
 }
 
 __all__ = sorted(_LAZY) + ["__version__"]
@@ -59,6 +75,17 @@ if TYPE_CHECKING:  # pragma: no cover
     from .pddl.plan import Plan, parse_plan
     from .pddl.reader import parse_domain, parse_problem, read_domain, read_problem
     from .pddl.writer import write_domain, write_problem
+    from .planners.api import plan
+    from .planners.cache import MemoryPlanCache, SQLitePlanCache
+    from .planners.command import CommandPlanner
+    from .planners.explain import NoPlanExplanation, why_no_plan
+    from .planners.fast_downward import FastDownward
+    from .planners.protocol import Planner
+    from .planners.registry import (UnknownPlannerError, available_planners, get_planner,
+                                    register_planner)
+    from .planners.result import PlanResult, PlanStatus
+    from .planners.task import PlanningTask
+    from .planners.up_engine import UPPlanner
     from .semantics.grounding import ground_actions
     from .semantics.state import State
     from .semantics.validate import PlanValidation, validate_plan

@@ -1,8 +1,10 @@
 """The ``pddlkit`` command line.
 
 Subcommands: ``check`` (static checks, human or --json output), ``validate`` (simulate a plan),
+``plan`` (plan with Fast Downward or any registered planner), ``planners`` (what is installed),
 ``demo`` (the offline demonstration run by ``make demo``). Exit status: 0 when there is no
-error, 1 when the input has errors, 2 for usage errors. Bad PDDL never produces a traceback.
+error (``plan``: a plan was found), 1 when the input has errors or there is no plan, 2 for
+usage errors. Bad PDDL never produces a traceback.
 """
 
 from __future__ import annotations
@@ -67,6 +69,43 @@ def _cmd_validate(args) -> int:
     return 0 if result.valid else 1
 
 
+def _cmd_plan(args) -> int:
+    from .planners import UnknownPlannerError, plan
+
+    options = {}
+    if args.alias:
+        options["alias"] = args.alias
+    try:
+        result = plan(Path(args.domain), Path(args.problem), planner=args.planner,
+                      timeout=args.timeout, memory_limit=args.memory_limit,
+                      cache=args.cache or False, **options)
+    except (UnknownPlannerError, ValueError, TypeError) as exc:
+        print(f"pddlkit plan: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(result.to_json(include_log=args.log))
+    else:
+        print(result.format())
+        if args.log and result.log:
+            print("--- planner log ---\n" + result.log)
+    return 0 if result.solved else 1
+
+
+def _cmd_planners(args) -> int:
+    from .planners import available_planners
+
+    infos = available_planners(include_up=not args.no_up)
+    if args.json:
+        print(json.dumps([{"name": i.name, "source": i.source, "available": i.available,
+                           "reason": i.reason} for i in infos], indent=2))
+        return 0
+    width = max(len(i.name) for i in infos)
+    for i in infos:
+        state = "ok" if i.available else "unavailable: " + i.reason
+        print(f"{i.name:<{width}}  {i.source:<20}  {state}")
+    return 0
+
+
 def _cmd_demo(args) -> int:
     from .demo import run_demo
 
@@ -90,6 +129,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("plan")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_cmd_validate)
+
+    p = sub.add_parser("plan", help="find a plan (validated), or explain why there is none")
+    p.add_argument("domain")
+    p.add_argument("problem")
+    p.add_argument("--planner", default="fast-downward",
+                   help="a name from `pddlkit planners`, up:<engine> or 'cmd:<command>'")
+    p.add_argument("--alias", help="Fast Downward alias: lama-first (default), lama, optimal")
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds, wall clock")
+    p.add_argument("--memory-limit", help="e.g. 4G")
+    p.add_argument("--cache", metavar="SQLITE_FILE", help="reuse answers stored in this file")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--log", action="store_true", help="include the planner's raw log")
+    p.set_defaults(func=_cmd_plan)
+
+    p = sub.add_parser("planners", help="list the planners installed and usable here")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--no-up", action="store_true", help="skip unified-planning's engines")
+    p.set_defaults(func=_cmd_planners)
 
     p = sub.add_parser("demo", help="offline demonstration on a bundled domain")
     p.set_defaults(func=_cmd_demo)

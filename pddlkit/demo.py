@@ -1,14 +1,16 @@
 """``pddlkit demo``: what the toolkit does, offline, on the bundled CoinCollector domain.
 
-Until the planner and formalizer land, the demo shows the language core: a checked domain,
-an LLM-style broken domain with the diagnostics an LLM would get back, and plan validation
-that names the failing step and the precondition atoms that are false.
+It shows the language core and the planner: a checked domain, an LLM-style broken domain with
+the diagnostics an LLM would get back, plan validation that names the failing step and the
+false precondition atoms, a plan found by Fast Downward, and the explanation pddlkit gives when
+a model (here: one missing connection) leaves no plan.
 """
 
 from __future__ import annotations
 
 from .check import check
 from .pddl.plan import parse_plan
+from .planners import plan as find_plan
 from .semantics.validate import validate_plan
 
 # What LLMs typically get wrong (from the PDDLego+ logs): a ':preconditions' typo, an
@@ -65,6 +67,18 @@ def run_demo() -> int:
     broken = validate_plan(report.domain, report.problem, plan.without(0))
     print(("VALID: " if broken.valid else "INVALID: ") + broken.explain())
 
-    ok = report.ok and not bad.ok and result.valid and not broken.valid
+    _rule("5. plan with Fast Downward (validated before it is returned)")
+    found = find_plan(domain, problem)
+    print(found.format())
+
+    _rule("6. the LLM forgot a connection: why is there no plan?")
+    text = problem.read_text()
+    missing = text.replace("(connected patio backyard west)", "")
+    nothing = find_plan(domain, missing)
+    print(nothing.format())
+
+    ok = (report.ok and not bad.ok and result.valid and not broken.valid and found.solved
+          and nothing.status == "unsolvable" and nothing.explanation is not None
+          and bool(nothing.explanation.unreachable_goals))
     print("\ndemo finished" + ("" if ok else " with unexpected results"))
     return 0 if ok else 1

@@ -409,13 +409,13 @@ class _AtomExplainer:
         reasons = []
         for action in self.adders[pred]:
             for b in self._unify(action, atom):
-                blocker, ground = self._blocker(action, b)
-                instance = "(" + " ".join([action.name] + [b.get(p.name, p.name)
-                                                           for p in action.parameters]) + ")"
+                blocker, ground, b = self._blocker(action, b)
                 if blocker is None:
                     continue
-                text = f"{instance} needs {blocker}"
-                if (ground is not None and ground not in seen and depth + 1 < self.max_depth):
+                instance = "(" + " ".join([action.name] + [b.get(p.name, p.name)
+                                                           for p in action.parameters]) + ")"
+                text = f"{instance}, which needs {blocker}"
+                if ground is not None and ground not in seen and depth + 1 < self.max_depth:
                     text += ", which can never be reached: " + self.why(ground, depth + 1, seen)
                 reasons.append(text)
                 break
@@ -446,7 +446,8 @@ class _AtomExplainer:
                 yield b
 
     def _blocker(self, action, b: dict):
-        """(text of the first precondition part that cannot hold under ``b``, ground atom)."""
+        """(text of a precondition part that cannot hold under ``b``, that part as a ground
+        atom when it is one, the binding used)."""
         reached = self.reach.reached
         params = {p.name: p.types for p in action.parameters}
         for part in _conjuncts(action.precondition):
@@ -455,19 +456,29 @@ class _AtomExplainer:
                 if not relaxed_holds(part, reached, b, self.world):
                     if isinstance(part, Atom):
                         ground = (part.predicate, *_bind(part.args, b))
-                        return _literal_text(part, b), ground
+                        return _literal_text(part, b), ground, b
                     if isinstance(part, Not) and isinstance(part.formula, Atom):
                         g = (part.formula.predicate, *_bind(part.formula.args, b))
                         return (f"{_literal_text(part, b)}, but {format_atom(g)} holds initially "
-                                f"and no action deletes {g[0]}"), None
-                    return _literal_text(part, b), None
+                                f"and no action deletes {g[0]}"), None, b
+                    return _literal_text(part, b), None, b
             elif isinstance(part, Atom):
                 pattern = Atom(part.predicate, _bind(part.args, b))
                 if not _matches(pattern, params, self.by_pred, self.world):
-                    return _literal_text(part, b) + " (for any " + ", ".join(free) + ")", None
-        if next(action_bindings(action, reached, self.by_pred, self.world, start=b), None) is None:
-            return "preconditions that never hold together", None
-        return None, None
+                    return _literal_text(part, b) + " (for any " + ", ".join(free) + ")", None, b
+        if next(action_bindings(action, reached, self.by_pred, self.world, start=b), None) is not None:
+            return None, None, b
+        # each part can hold on its own: complete the binding from all parts but one, and
+        # name the one left out
+        atoms = _precondition_atoms(action.precondition)
+        for i, atom in enumerate(atoms):
+            full = next(action_bindings(action, reached, self.by_pred, self.world, skip=i,
+                                        start=b), None)
+            if full is not None:
+                ground = (atom.predicate, *_bind(atom.args, full))
+                if ground not in reached:
+                    return format_atom(ground), ground, full
+        return "preconditions that never hold together", None, b
 
 
 def _free_vars(f: Formula) -> list[str]:

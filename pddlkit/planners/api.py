@@ -1,0 +1,143 @@
+"""``pddlkit.plan``: one call from PDDL (models, text or paths) to a checked, validated answer.
+
+The order of work is chosen so that the common cases are cheap and every failure is data:
+a cache hit on the raw text returns before any parsing; unreadable or statically wrong PDDL
+returns its diagnostics without starting a planner; a planner's plan is validated with
+pddlkit's own semantics before it is returned (an invalid plan becomes an error result); and
+an unsolvable task comes back with :func:`~pddlkit.planners.explain.why_no_plan`'s reasons.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from pathlib import Path
+from typing import Any, Optional, Union
+
+from ..diagnostics import Diagnostic, PDDLError, Severity
+from .cache import CACHEABLE, DEFAULT_CACHE, MemoryPlanCache, PlanCache, SQLitePlanCache, \
+    config_key, entry_key
+from .protocol import Planner, parse_memory
+from .registry import get_planner
+from .result import PlanResult, PlanStatus, Timings
+from .task import DomainInput, ProblemInput, load_task, raw_key, source_text
+
+DEFAULT_TIMEOUT = 60.0
+_SQLITE: dict[str, SQLitePlanCache] = {}
+
+CacheSpec = Union[bool, None, str, Path, PlanCache]
+
+
+def _resolve_cache(cache: CacheSpec) -> Optional[PlanCache]:
+    if cache is True:
+        return DEFAULT_CACHE
+    if cache is False or cache is None:
+        return None
+    if isinstance(cache, (str, Path)):
+        key = str(Path(cache).resolve())
+        if key not in _SQLITE:
+            _SQLITE[key] = SQLitePlanCache(key)
+        return _SQLITE[key]
+    return cache
+
+
+def plan(domain: DomainInput, problem: ProblemInput, planner: Union[str, Planner] = "fast-downward",
+         timeout: Optional[float] = DEFAULT_TIMEOUT, memory_limit: Union[int, str, None] = None,
+         cache: CacheSpec = True, check: bool = True, explain: bool = True,
+         **options: Any) -> PlanResult:
+    """Plan for ``problem`` in ``domain`` and return a :class:`PlanResult` (never raises for bad
+    PDDL or planner failures; an unknown planner name raises UnknownPlannerError).
+
+    ``timeout`` is wall-clock seconds for the whole call; ``memory_limit`` bytes or '4G';
+    ``cache`` is True (this process's memory), a path (an SQLite file shared by processes), a
+    cache object, or False; ``options`` go to the planner (``alias="lama"`` for Fast Downward).
+    """
+    start = time.monotonic()
+    chosen = get_planner(planner, **options)
+    pkey = config_key(chosen.name, chosen.config())
+    store = _resolve_cache(cache)
+    try:
+        dtext, _ = source_text(domain)
+        ptext, _ = source_text(problem)
+    except PDDLError as exc:
+        return _input_error(chosen, exc, start)
+    rkey = entry_key(raw_key(dtext, ptext), pkey)
+    if store is not None:
+        hit = store.get(rkey)
+        if hit is not None:
+            return dataclasses.replace(hit, cached=True,
+                                       timings=Timings(total=time.monotonic() - start))
+    try:
+        task = load_task(domain, problem)
+    except PDDLError as exc:
+        return _input_error(chosen, exc, start)
+    warnings: tuple[Diagnostic, ...] = task.warnings
+    if check:
+        from ..check import check as static_check
+
+        report = static_check(task.domain, task.problem)
+        if not report.ok:
+            return PlanResult(PlanStatus.ERROR, chosen.name, config=chosen.config(),
+                              diagnostics=tuple(report.diagnostics),
+                              note="the PDDL has errors; the planner was not run",
+                              timings=Timings(total=time.monotonic() - start))
+        warnings += tuple(report.warnings)
+    ckey = entry_key(task.canonical_key(), pkey)
+    if store is not None:
+        hit = store.get(ckey)
+        if hit is not None:
+            store.put([rkey], hit)
+            return dataclasses.replace(hit, cached=True,
+                                       timings=Timings(total=time.monotonic() - start))
+    remaining = None if timeout is None else max(0.001, timeout - (time.monotonic() - start))
+    try:
+        result = chosen.solve(task, remaining, parse_memory(memory_limit))
+    except Exception as exc:  # a plugin's bug must come back as data, like any failure
+        result = PlanResult(PlanStatus.ERROR, chosen.name, config=chosen.config(), diagnostics=(
+            Diagnostic("planner-crashed", Severity.ERROR,
+                       f"planner {chosen.name} raised {type(exc).__name__}: {exc}",
+                       hint="a bug in the planner plugin; report it to its authors"),))
+    result = _validated(result, task)
+    if result.status is PlanStatus.UNSOLVABLE and explain:
+        from .explain import why_no_plan
+
+        result = dataclasses.replace(result, explanation=why_no_plan(task.domain, task.problem))
+    result = dataclasses.replace(
+        result, diagnostics=result.diagnostics + warnings,
+        timings=dataclasses.replace(result.timings, total=time.monotonic() - start))
+    if store is not None and result.status in CACHEABLE:
+        store.put([rkey, ckey], result)
+    return result
+
+
+def _validated(result: PlanResult, task) -> PlanResult:
+    if result.status is not PlanStatus.SOLVED:
+        return result
+    from ..semantics.validate import validate_plan
+
+    if result.plan is None:
+        return dataclasses.replace(result, status=PlanStatus.ERROR, diagnostics=result.diagnostics + (
+            Diagnostic("missing-plan", Severity.ERROR,
+                       f"{result.planner} reported success but returned no plan"),))
+    check = validate_plan(task.domain, task.problem, result.plan)
+    if check.valid:
+        cost = result.cost if result.cost is not None else check.cost
+        return dataclasses.replace(result, cost=cost)
+    return dataclasses.replace(
+        result, status=PlanStatus.ERROR, plan=None, cost=None,
+        log=result.log + "\n; rejected plan:\n" + result.plan.to_text(),
+        diagnostics=result.diagnostics + (Diagnostic(
+            "invalid-plan", Severity.ERROR,
+            f"{result.planner} returned a plan that pddlkit's semantics rejects: {check.explain()}",
+            hint="the planner and pddlkit disagree on this model; the rejected plan is in "
+                 "PlanResult.log"),))
+
+
+def _input_error(chosen: Planner, exc: PDDLError, start: float) -> PlanResult:
+    return PlanResult(PlanStatus.ERROR, chosen.name, config=chosen.config(),
+                      diagnostics=tuple(exc.diagnostics),
+                      note="the PDDL could not be read; the planner was not run",
+                      timings=Timings(total=time.monotonic() - start))
+
+
+__all__ = ["plan", "MemoryPlanCache", "SQLitePlanCache", "DEFAULT_TIMEOUT"]
