@@ -136,7 +136,11 @@ def _candidates(names: dict, body: Formula, state, binding: dict, world: "World"
     rest = [names[n] for n in names if n not in chosen.args]
     fixed = [(i, binding.get(a, a)) for i, a in enumerate(chosen.args, start=1) if a not in names]
     slots = [(i, a) for i, a in enumerate(chosen.args, start=1) if a in names]
-    for atom in list(state.by_predicate.get(chosen.predicate, ())):
+    if fixed and hasattr(state, "atoms_with"):
+        pool = min((state.atoms_with(chosen.predicate, i, v) for i, v in fixed), key=len)
+    else:
+        pool = state.by_predicate.get(chosen.predicate, ())
+    for atom in list(pool):
         if len(atom) != len(chosen.args) + 1:
             continue
         if any(atom[i] != v for i, v in fixed):

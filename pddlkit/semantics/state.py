@@ -14,13 +14,14 @@ GroundAtom = tuple
 class State:
     """An immutable world state. Equal states hash equal; fluents default to absent."""
 
-    __slots__ = ("atoms", "_fluents", "_hash", "_index")
+    __slots__ = ("atoms", "_fluents", "_hash", "_index", "_arg_index")
 
     def __init__(self, atoms: Iterable[GroundAtom], fluents: Mapping[tuple, float] | None = None):
         self.atoms: frozenset = atoms if isinstance(atoms, frozenset) else frozenset(atoms)
         self._fluents: dict = dict(fluents or {})
         self._hash = None
         self._index = None
+        self._arg_index = None
 
     @property
     def by_predicate(self) -> dict:
@@ -31,6 +32,23 @@ class State:
                 index.setdefault(a[0], []).append(a)
             self._index = index
         return self._index
+
+    def atoms_with(self, predicate: str, position: int, value: str) -> list:
+        """Atoms of ``predicate`` whose argument ``position`` (1-based) is ``value``.
+
+        Indexed on first use per (predicate, position): joins in quantifiers and derived
+        rules look atoms up by a bound argument instead of scanning the predicate.
+        """
+        if self._arg_index is None:
+            self._arg_index = {}
+        table = self._arg_index.get((predicate, position))
+        if table is None:
+            table = {}
+            for a in self.by_predicate.get(predicate, ()):
+                if len(a) > position:
+                    table.setdefault(a[position], []).append(a)
+            self._arg_index[(predicate, position)] = table
+        return table.get(value, ())
 
     @property
     def fluents(self) -> Mapping[tuple, float]:

@@ -150,18 +150,33 @@ class World:
 class _LiveView:
     """Quacks like a State over a set that grows during the derived-predicate fixpoint."""
 
-    __slots__ = ("atoms", "_state", "by_predicate")
+    __slots__ = ("atoms", "_state", "by_predicate", "_arg_index")
 
     def __init__(self, atoms: set, state: State):
         self.atoms = atoms
         self._state = state
         self.by_predicate: dict = {}
+        self._arg_index: dict = {}
         for a in atoms:
             self.by_predicate.setdefault(a[0], []).append(a)
 
     def add(self, atom: tuple) -> None:
         self.atoms.add(atom)
         self.by_predicate.setdefault(atom[0], []).append(atom)
+        for position in range(1, len(atom)):
+            table = self._arg_index.get((atom[0], position))
+            if table is not None:
+                table.setdefault(atom[position], []).append(atom)
+
+    def atoms_with(self, predicate: str, position: int, value: str) -> list:
+        table = self._arg_index.get((predicate, position))
+        if table is None:
+            table = {}
+            for a in self.by_predicate.get(predicate, ()):
+                if len(a) > position:
+                    table.setdefault(a[position], []).append(a)
+            self._arg_index[(predicate, position)] = table
+        return table.get(value, ())
 
     def value(self, key: tuple):
         return self._state.value(key)
