@@ -97,6 +97,8 @@ def plan(domain: DomainInput, problem: ProblemInput, planner: Union[str, Planner
             Diagnostic("planner-crashed", Severity.ERROR,
                        f"planner {chosen.name} raised {type(exc).__name__}: {exc}",
                        hint="a bug in the planner plugin; report it to its authors"),))
+    if not result.config:  # third-party planners need not repeat their configuration
+        result = dataclasses.replace(result, config=chosen.config())
     result = _validated(result, task)
     if result.status is PlanStatus.UNSOLVABLE and explain:
         from .explain import why_no_plan

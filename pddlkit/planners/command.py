@@ -92,9 +92,11 @@ class CommandPlanner:
                                 f"{self.name} found no plan within {timeout:g}s and was killed",
                                 hint="raise timeout=", config=self.config(), log=log, total=total,
                                 status=PlanStatus.TIMEOUT)
-        if code < 0:
+        signum = -code if code < 0 else (code - 128 if 128 < code < 128 + 65 else 0)
+        if signum in (signal.SIGKILL, signal.SIGSEGV, signal.SIGABRT, signal.SIGTERM,
+                      signal.SIGBUS):  # the shell reports a killed child as 128 + signal
             return error_result(self.name, "planner-killed",
-                                f"{self.name} was killed by signal {signal.Signals(-code).name}",
+                                f"{self.name} was killed by signal {signal.Signals(signum).name}",
                                 hint="the planner crashed or was killed (out of memory?); see "
                                      "PlanResult.log", config=self.config(), log=log, total=total)
         if code in self.unsolvable_exit_codes or _UNSOLVABLE_TEXT.search(log):

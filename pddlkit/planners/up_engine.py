@@ -143,7 +143,12 @@ def _serve() -> None:
                     for ai in result.plan.actions]
         reply = {"status": result.status.name, "plan": plan}
     except Exception as exc:
-        reply = {"error": f"{type(exc).__name__}: {exc}"}
+        if type(exc).__name__ == "UPNoRequestedEngineAvailableException":
+            reply = {"error": f"unified-planning has no engine {req['engine']!r} that can solve "
+                              f"this problem: it is not installed, or it does not support the "
+                              f"problem's features (`pddlkit planners` lists the installed ones)"}
+        else:
+            reply = {"error": f"{type(exc).__name__}: {exc}"}
     real_stdout.write(json.dumps(reply) + "\n")
     real_stdout.flush()
 
