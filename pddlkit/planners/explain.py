@@ -482,11 +482,7 @@ class _AtomExplainer:
 
 
 def _free_vars(f: Formula) -> list[str]:
-    return [a for atom in iter_atoms_of(f) for a in atom.args if a.startswith("?")]
-
-
-def iter_atoms_of(f: Formula):
-    return iter_atoms(f)
+    return [a for atom in iter_atoms(f) for a in atom.args if a.startswith("?")]
 
 
 def why_no_plan(domain: Domain, problem: Problem, world: Optional[World] = None,
