@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import itertools
 from collections import deque
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Optional
 
 from ..pddl.model import (
@@ -146,6 +146,28 @@ class Reachability:
     reached: set
     fired: set  # names of the action schemas that can fire
     rounds: int = 0
+    by_pred: dict = field(default_factory=dict)  # reached atoms grouped by predicate
+
+
+def _unify_args(pattern: tuple, values: tuple, params: dict, world: World,
+                binding: dict) -> Optional[dict]:
+    """``binding`` extended so that ``pattern`` (names and ?variables) equals ``values``,
+    respecting the types in ``params``; None when they cannot match."""
+    if len(pattern) != len(values):
+        return None
+    b = binding
+    for arg, val in zip(pattern, values):
+        if arg.startswith("?"):
+            bound = b.get(arg)
+            if bound is None:
+                if arg in params and not world.is_of_type(val, params[arg]):
+                    return None
+                b = {**b, arg: val}
+            elif bound != val:
+                return None
+        elif arg != val:
+            return None
+    return b
 
 
 def _join(atoms: list[Atom], params: dict, by_pred: dict, world: World, binding: dict):
@@ -157,25 +179,8 @@ def _join(atoms: list[Atom], params: dict, by_pred: dict, world: World, binding:
     atom = max(atoms, key=lambda a: sum(1 for x in a.args if x in binding or not x.startswith("?")))
     rest = [a for a in atoms if a is not atom]
     for fact in by_pred.get(atom.predicate, ()):
-        if len(fact) != len(atom.args) + 1:
-            continue
-        b = binding
-        ok = True
-        for arg, val in zip(atom.args, fact[1:]):
-            if arg.startswith("?"):
-                bound = b.get(arg)
-                if bound is None:
-                    if arg in params and not world.is_of_type(val, params[arg]):
-                        ok = False
-                        break
-                    b = {**b, arg: val}
-                elif bound != val:
-                    ok = False
-                    break
-            elif arg != val:
-                ok = False
-                break
-        if ok:
+        b = _unify_args(atom.args, fact[1:], params, world, binding)
+        if b is not None:
             yield from _join(rest, params, by_pred, world, b)
 
 
@@ -229,7 +234,7 @@ def relaxed_reachability(world: World, max_rounds: int = 10_000) -> Reachability
         reached |= new
         for a in new:
             by_pred.setdefault(a[0], []).append(a)
-    return Reachability(reached, fired, rounds)
+    return Reachability(reached, fired, rounds, by_pred)
 
 
 def _relaxed_derived(world: World, reached: set) -> set:
@@ -290,23 +295,8 @@ def _deleters(domain: Domain) -> set:
 
 
 def _matches(pattern: Atom, params: dict, atoms_by_pred: dict, world: World) -> bool:
-    for atom in atoms_by_pred.get(pattern.predicate, ()):
-        if len(atom) != len(pattern.args) + 1:
-            continue
-        seen: dict = {}
-        ok = True
-        for arg, val in zip(pattern.args, atom[1:]):
-            if arg.startswith("?"):
-                if seen.setdefault(arg, val) != val or (
-                        arg in params and not world.is_of_type(val, params[arg])):
-                    ok = False
-                    break
-            elif arg != val:
-                ok = False
-                break
-        if ok:
-            return True
-    return False
+    return any(_unify_args(pattern.args, fact[1:], params, world, {}) is not None
+               for fact in atoms_by_pred.get(pattern.predicate, ()))
 
 
 def _precondition_atoms(f: Formula) -> list[Atom]:
@@ -315,9 +305,7 @@ def _precondition_atoms(f: Formula) -> list[Atom]:
 
 
 def _blocked(world: World, reach: Reachability, adders: dict) -> list[BlockedAction]:
-    by_pred: dict = {}
-    for a in reach.reached:
-        by_pred.setdefault(a[0], []).append(a)
+    by_pred = reach.by_pred
     derived = {r.predicate.name for r in world.domain.derived}
     out = []
     for action in world.domain.actions:
@@ -392,9 +380,7 @@ class _AtomExplainer:
     def __init__(self, world: World, reach: Reachability, adders: dict, max_depth: int = 3):
         self.world, self.reach, self.adders = world, reach, adders
         self.max_depth = max_depth
-        self.by_pred: dict = {}
-        for a in reach.reached:
-            self.by_pred.setdefault(a[0], []).append(a)
+        self.by_pred = reach.by_pred
         self.derived = {r.predicate.name for r in world.domain.derived}
 
     def why(self, atom: tuple, depth: int = 0, seen: Optional[set] = None) -> str:
@@ -429,21 +415,10 @@ class _AtomExplainer:
     def _unify(self, action, atom: tuple):
         params = {p.name: p.types for p in action.parameters}
         for lit in iter_effect_literals(action.effects):
-            if not lit.positive or lit.atom.predicate != atom[0] or len(lit.atom.args) != len(atom) - 1:
-                continue
-            b: dict = {}
-            ok = True
-            for arg, val in zip(lit.atom.args, atom[1:]):
-                if arg.startswith("?"):
-                    if b.setdefault(arg, val) != val or (
-                            arg in params and not self.world.is_of_type(val, params[arg])):
-                        ok = False
-                        break
-                elif arg != val:
-                    ok = False
-                    break
-            if ok:
-                yield b
+            if lit.positive and lit.atom.predicate == atom[0]:
+                b = _unify_args(lit.atom.args, atom[1:], params, self.world, {})
+                if b is not None:
+                    yield b
 
     def _blocker(self, action, b: dict):
         """(text of a precondition part that cannot hold under ``b``, that part as a ground

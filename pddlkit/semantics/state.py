@@ -43,11 +43,8 @@ class State:
             self._arg_index = {}
         table = self._arg_index.get((predicate, position))
         if table is None:
-            table = {}
-            for a in self.by_predicate.get(predicate, ()):
-                if len(a) > position:
-                    table.setdefault(a[position], []).append(a)
-            self._arg_index[(predicate, position)] = table
+            table = self._arg_index[(predicate, position)] = argument_table(
+                self.by_predicate.get(predicate, ()), position)
         return table.get(value, ())
 
     @property
@@ -85,6 +82,15 @@ class State:
         atoms = (self.atoms - frozenset(deletes)) | frozenset(adds)
         merged = self._fluents if not fluents else {**self._fluents, **fluents}
         return State(atoms, merged)
+
+
+def argument_table(atoms: Iterable[GroundAtom], position: int) -> dict:
+    """``atoms`` grouped by their argument at ``position`` (1-based)."""
+    table: dict = {}
+    for a in atoms:
+        if len(a) > position:
+            table.setdefault(a[position], []).append(a)
+    return table
 
 
 def format_atom(atom: GroundAtom) -> str:

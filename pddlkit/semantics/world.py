@@ -16,7 +16,7 @@ from ..pddl.model import (
     And, Atom, DerivedPredicate, Domain, Exists, Forall, Imply, Not, Or, Problem,
     iter_effect_literals,
 )
-from .state import State
+from .state import State, argument_table
 
 
 class World:
@@ -171,11 +171,8 @@ class _LiveView:
     def atoms_with(self, predicate: str, position: int, value: str) -> list:
         table = self._arg_index.get((predicate, position))
         if table is None:
-            table = {}
-            for a in self.by_predicate.get(predicate, ()):
-                if len(a) > position:
-                    table.setdefault(a[position], []).append(a)
-            self._arg_index[(predicate, position)] = table
+            table = self._arg_index[(predicate, position)] = argument_table(
+                self.by_predicate.get(predicate, ()), position)
         return table.get(value, ())
 
     def value(self, key: tuple):
