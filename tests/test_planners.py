@@ -236,6 +236,47 @@ def test_killed_search_is_structured_and_leaves_no_files(private_tmp, ipc_dir):
     assert pddlkit.plan(DOMAIN, PROBLEM, cache=False).solved  # the pool recovers
 
 
+def test_started_search_is_cancelled_quickly_and_the_worker_is_kept(private_tmp, ipc_dir):
+    from pddlkit.planners.task import TaskSource
+    from pddlkit.planners.workers import POOL
+
+    hard = ipc_dir / "floortile-sat11-strips"
+    source = TaskSource((hard / "domain.pddl").read_text(), (hard / "p20.pddl").read_text())
+    running = FastDownward().start(source, timeout=60)
+    worker = running.worker
+    deadline = time.time() + 30
+    while time.time() < deadline and not any(
+            p in _search_processes() for p in _children(worker.proc.pid)):
+        time.sleep(0.05)
+    t0 = time.monotonic()
+    running.cancel()
+    assert time.monotonic() - t0 < 2
+    assert worker.alive and worker in POOL._idle  # warm worker kept, not killed
+    assert not any(p in _search_processes() for p in _children(worker.proc.pid))
+    assert _leftovers(private_tmp) == []
+    assert pddlkit.plan(DOMAIN, PROBLEM, cache=False).solved
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+def test_static_errors_cancel_the_early_start(private_tmp):
+    from pddlkit.planners.workers import POOL
+
+    pddlkit.plan(DOMAIN, PROBLEM, cache=False)  # a warm worker in the pool
+    pids = {w.proc.pid for w in POOL._idle}
+    broken = PROBLEM.read_text().replace("(:goal (holding coin))", "(:goal (at nowhere))")
+    result = pddlkit.plan(DOMAIN, broken, cache=False)
+    assert result.status is PlanStatus.ERROR and "errors; the planner was not run" in result.note
+    assert "nowhere" in result.diagnostics[0].message
+    assert {w.proc.pid for w in POOL._idle} & pids  # the same warm worker, free again
+    assert _leftovers(private_tmp) == []
+
+
 def test_threads_and_processes_can_plan_at_once():
     results = []
 

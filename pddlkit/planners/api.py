@@ -17,10 +17,10 @@ from typing import Any, Optional, Union
 from ..diagnostics import Diagnostic, PDDLError, Severity
 from .cache import CACHEABLE, DEFAULT_CACHE, MemoryPlanCache, PlanCache, SQLitePlanCache, \
     config_key, entry_key
-from .protocol import Planner, parse_memory
+from .protocol import Planner, StartedSolve, parse_memory
 from .registry import get_planner
 from .result import PlanResult, PlanStatus, Timings
-from .task import DomainInput, ProblemInput, load_task, raw_key, source_text
+from .task import DomainInput, ProblemInput, TaskSource, load_task, raw_key, source_text
 
 DEFAULT_TIMEOUT = 60.0
 _SQLITE: dict[str, SQLitePlanCache] = {}
@@ -57,8 +57,8 @@ def plan(domain: DomainInput, problem: ProblemInput, planner: Union[str, Planner
     pkey = config_key(chosen.name, chosen.config())
     store = _resolve_cache(cache)
     try:
-        dtext, _ = source_text(domain)
-        ptext, _ = source_text(problem)
+        dtext, dpath = source_text(domain)
+        ptext, ppath = source_text(problem)
     except PDDLError as exc:
         return _input_error(chosen, exc, start)
     rkey = entry_key(raw_key(dtext, ptext), pkey)
@@ -67,36 +67,48 @@ def plan(domain: DomainInput, problem: ProblemInput, planner: Union[str, Planner
         if hit is not None:
             return dataclasses.replace(hit, cached=True,
                                        timings=Timings(total=time.monotonic() - start))
+    memory = parse_memory(memory_limit)
+    # A planner that can start from the raw text (Fast Downward: the translation) runs while
+    # pddlkit reads and checks the task; it is cancelled if the checks or the cache decide.
+    running = _start_early(chosen, TaskSource(dtext, ptext, dpath, ppath), timeout, memory)
     try:
-        task = load_task(domain, problem)
-    except PDDLError as exc:
-        return _input_error(chosen, exc, start)
-    warnings: tuple[Diagnostic, ...] = task.warnings
-    if check:
-        from ..check import check as static_check
+        try:
+            task = load_task(domain, problem)
+        except PDDLError as exc:
+            return _input_error(chosen, exc, start)
+        warnings: tuple[Diagnostic, ...] = task.warnings
+        if check:
+            from ..check import check as static_check
 
-        report = static_check(task.domain, task.problem)
-        if not report.ok:
-            return PlanResult(PlanStatus.ERROR, chosen.name, config=chosen.config(),
-                              diagnostics=tuple(report.diagnostics),
-                              note="the PDDL has errors; the planner was not run",
-                              timings=Timings(total=time.monotonic() - start))
-        warnings += tuple(report.warnings)
-    ckey = entry_key(task.canonical_key(), pkey)
-    if store is not None:
-        hit = store.get(ckey)
-        if hit is not None:
-            store.put([rkey], hit)
-            return dataclasses.replace(hit, cached=True,
-                                       timings=Timings(total=time.monotonic() - start))
-    remaining = None if timeout is None else max(0.001, timeout - (time.monotonic() - start))
-    try:
-        result = chosen.solve(task, remaining, parse_memory(memory_limit))
-    except Exception as exc:  # a plugin's bug must come back as data, like any failure
-        result = PlanResult(PlanStatus.ERROR, chosen.name, config=chosen.config(), diagnostics=(
-            Diagnostic("planner-crashed", Severity.ERROR,
-                       f"planner {chosen.name} raised {type(exc).__name__}: {exc}",
-                       hint="a bug in the planner plugin; report it to its authors"),))
+            report = static_check(task.domain, task.problem)
+            if not report.ok:
+                return PlanResult(PlanStatus.ERROR, chosen.name, config=chosen.config(),
+                                  diagnostics=tuple(report.diagnostics),
+                                  note="the PDDL has errors; the planner was not run",
+                                  timings=Timings(total=time.monotonic() - start))
+            warnings += tuple(report.warnings)
+        ckey = entry_key(task.canonical_key(), pkey)
+        if store is not None:
+            hit = store.get(ckey)
+            if hit is not None:
+                store.put([rkey], hit)
+                return dataclasses.replace(hit, cached=True,
+                                           timings=Timings(total=time.monotonic() - start))
+        remaining = None if timeout is None else max(0.001, timeout - (time.monotonic() - start))
+        try:
+            if running is not None:
+                started, running = running, None
+                result = started.finish(task)
+            else:
+                result = chosen.solve(task, remaining, memory)
+        except Exception as exc:  # a plugin's bug must come back as data, like any failure
+            result = PlanResult(PlanStatus.ERROR, chosen.name, config=chosen.config(), diagnostics=(
+                Diagnostic("planner-crashed", Severity.ERROR,
+                           f"planner {chosen.name} raised {type(exc).__name__}: {exc}",
+                           hint="a bug in the planner plugin; report it to its authors"),))
+    finally:
+        if running is not None:
+            running.cancel()
     if not result.config:  # third-party planners need not repeat their configuration
         result = dataclasses.replace(result, config=chosen.config())
     result = _validated(result, task)
@@ -110,6 +122,17 @@ def plan(domain: DomainInput, problem: ProblemInput, planner: Union[str, Planner
     if store is not None and result.status in CACHEABLE:
         store.put([rkey, ckey], result)
     return result
+
+
+def _start_early(chosen: Planner, source: TaskSource, timeout: Optional[float],
+                 memory: Optional[int]) -> Optional[StartedSolve]:
+    starter = getattr(chosen, "start", None)
+    if not callable(starter):
+        return None
+    try:
+        return starter(source, timeout, memory)
+    except Exception:  # the plain solve path reports the same failure as data
+        return None
 
 
 def _validated(result: PlanResult, task) -> PlanResult:

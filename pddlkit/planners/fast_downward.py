@@ -19,8 +19,9 @@ from typing import Optional, Sequence
 from ..diagnostics import Diagnostic, Severity
 from ..pddl.plan import parse_plan
 from .result import PlanResult, PlanStatus, Timings, error_result
-from .task import PlanningTask
-from .tempdirs import workdir
+from .protocol import StartedSolve
+from .task import PlanningTask, TaskSource
+from .tempdirs import make_workdir, remove_workdir
 from .workers import POOL, WorkerDied, WorkerTimeout
 
 #: short names for the configurations most people want
@@ -126,38 +127,16 @@ class FastDownward:
 
     def solve(self, task: PlanningTask, timeout: Optional[float] = None,
               memory_limit: Optional[int] = None) -> PlanResult:
+        return self.start(task.source, timeout, memory_limit).finish(task)
+
+    def start(self, source: TaskSource, timeout: Optional[float] = None,
+              memory_limit: Optional[int] = None) -> "StartedSolve":
+        """Send the task to a warm worker now; :meth:`_Running.finish` collects the answer."""
         ok, why = self.available()
         if not ok:
-            return error_result(self.name, "planner-unavailable", why, config=self.config(),
-                                hint="install pddlkit's dependencies (make install)")
-        start = time.monotonic()
-        with workdir() as wd:
-            domain_file, problem_file = task.files(wd)
-            request = {
-                "workdir": wd, "domain": domain_file, "problem": problem_file,
-                "translate_options": self.translate_options,
-                "search_binary": str(search_binary()),
-                "search_options": self._search_options(),
-                "timeout": timeout, "memory_limit": memory_limit,
-            }
-            deadline = start + timeout + 10 if timeout else None
-            worker = POOL.acquire()
-            try:
-                reply = worker.request(request, deadline)
-            except WorkerTimeout:
-                return error_result(self.name, "planner-timeout",
-                                    f"Fast Downward did not stop within {timeout:g}s; it was killed",
-                                    config=self.config(), status=PlanStatus.TIMEOUT,
-                                    total=time.monotonic() - start)
-            except WorkerDied as exc:
-                return error_result(self.name, "planner-killed", str(exc), config=self.config(),
-                                    hint="the planner process was killed from outside "
-                                         "(out of memory killer, or a signal); retry",
-                                    total=time.monotonic() - start)
-            finally:
-                POOL.release(worker)
-            plan_texts = [Path(p).read_text(errors="replace") for p in reply.get("plans", [])]
-        return self._result(task, reply, plan_texts, time.monotonic() - start, timeout)
+            return _Failed(error_result(self.name, "planner-unavailable", why, config=self.config(),
+                                        hint="install pddlkit's dependencies (make install)"))
+        return _Running(self, source, timeout, memory_limit)
 
     def _result(self, task: PlanningTask, reply: dict, plan_texts: list[str], total: float,
                 timeout: Optional[float]) -> PlanResult:
@@ -193,6 +172,87 @@ class FastDownward:
                            hint="raise memory_limit=, or ground fewer objects"),), **base)
         return PlanResult(PlanStatus.ERROR, note=EXIT_NAMES.get(code, f"exit {code}"),
                           diagnostics=tuple(log_diagnostics(code, reply, task)), **base)
+
+
+class _Failed:
+    """A solve that could not start; finishing it returns the reason."""
+
+    def __init__(self, result: PlanResult) -> None:
+        self.result = result
+
+    def finish(self, task: PlanningTask) -> PlanResult:
+        return self.result
+
+    def cancel(self) -> None:
+        pass
+
+
+class _Running:
+    """A request in flight on a checked-out worker, with its working directory."""
+
+    def __init__(self, planner: FastDownward, source: TaskSource, timeout: Optional[float],
+                 memory_limit: Optional[int]) -> None:
+        self.planner = planner
+        self.timeout = timeout
+        self.start = time.monotonic()
+        self.workdir = make_workdir()
+        self.worker = None
+        self.failure: Optional[PlanResult] = None
+        try:
+            domain_file, problem_file = source.files(self.workdir)
+            self.worker = POOL.acquire()
+            self.worker.send({
+                "workdir": self.workdir, "domain": domain_file, "problem": problem_file,
+                "translate_options": planner.translate_options,
+                "search_binary": str(search_binary()),
+                "search_options": planner._search_options(),
+                "timeout": timeout, "memory_limit": memory_limit,
+            })
+        except WorkerDied as exc:
+            self.failure = self._killed(exc)
+            self._close()
+        except BaseException:
+            self._close()
+            raise
+
+    def _killed(self, exc: Exception) -> PlanResult:
+        return error_result(self.planner.name, "planner-killed", str(exc),
+                            config=self.planner.config(),
+                            hint="the planner process was killed from outside "
+                                 "(out of memory killer, or a signal); retry",
+                            total=time.monotonic() - self.start)
+
+    def finish(self, task: PlanningTask) -> PlanResult:
+        if self.failure is not None:
+            return self.failure
+        planner, timeout = self.planner, self.timeout
+        deadline = self.start + timeout + 10 if timeout else None
+        try:
+            reply = self.worker.receive(deadline)
+            plan_texts = [Path(p).read_text(errors="replace") for p in reply.get("plans", [])]
+        except WorkerTimeout:
+            return error_result(planner.name, "planner-timeout",
+                                f"Fast Downward did not stop within {timeout:g}s; it was killed",
+                                config=planner.config(), status=PlanStatus.TIMEOUT,
+                                total=time.monotonic() - self.start)
+        except WorkerDied as exc:
+            return self._killed(exc)
+        finally:
+            self._close()
+        return planner._result(task, reply, plan_texts, time.monotonic() - self.start, timeout)
+
+    def cancel(self) -> None:
+        if self.worker is not None:
+            self.worker.cancel()
+        self._close()
+
+    def _close(self) -> None:
+        if self.worker is not None:
+            POOL.release(self.worker)
+            self.worker = None
+        if self.workdir is not None:
+            remove_workdir(self.workdir)
+            self.workdir = None
 
 
 _NOISE = re.compile(r"^(\s*$|Parsing|Normalizing|Instantiating|Computing|Generating|Building|"

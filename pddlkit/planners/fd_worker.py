@@ -8,6 +8,11 @@ state leaks between tasks and a memory limit or a crash only hits the child), th
 search binary on the result. It is single-threaded, so forking and ``preexec_fn`` are safe
 here; the host process may have any number of threads.
 
+While a request runs, the worker also watches its stdin: a ``cancel`` line from the host
+(sent when pddlkit's own checks reject the task it started early) kills the translator or
+search at once and answers ``{"cancelled": true}``, so the worker is free again in a millisecond
+instead of finishing a translation nobody wants.
+
 Exit codes in the reply follow Fast Downward's (driver/returncodes.py), so a plan produced
 here and one produced by the driver are classified the same way.
 """
@@ -43,8 +48,52 @@ def _limit_memory(limit: int | None) -> None:
         resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
 
 
-def _wait(pid: int, deadline: float | None) -> tuple[int | None, bool]:
-    """Wait for child ``pid`` until ``deadline``; (exit code or -signal, timed out)."""
+class _Input:
+    """Line reader over fd 0 that can also be polled while a child runs (no stdio buffering,
+    so select() on the descriptor never misses a line already read into a buffer)."""
+
+    def __init__(self) -> None:
+        self.buffer = b""
+        self.eof = False
+
+    def fill(self) -> None:
+        chunk = os.read(0, 1 << 16)
+        if not chunk:
+            self.eof = True
+        self.buffer += chunk
+
+    def pop_line(self) -> str | None:
+        if b"\n" not in self.buffer:
+            return None
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        return line.decode(errors="replace")
+
+    def cancelled(self) -> bool:
+        """Consume cancel lines; True if the host asked to cancel or went away."""
+        found = self.eof
+        while b"cancel\n" in self.buffer:
+            self.buffer = self.buffer.replace(b"cancel\n", b"", 1)
+            found = True
+        return found
+
+    def readline(self) -> str | None:
+        while True:
+            line = self.pop_line()
+            if line is not None:
+                return line
+            if self.eof:
+                return None
+            self.fill()
+
+
+INPUT = _Input()
+CANCELLED = "cancelled"
+TIMED_OUT = "timed-out"
+
+
+def _wait(pid: int, deadline: float | None) -> tuple[int | None, str | None]:
+    """Wait for child ``pid`` until ``deadline`` or a cancel from the host:
+    (exit code or -signal, None) when it ended, (None, TIMED_OUT or CANCELLED) otherwise."""
     fd = None
     try:
         fd = os.pidfd_open(pid)
@@ -54,14 +103,18 @@ def _wait(pid: int, deadline: float | None) -> tuple[int | None, bool]:
         while True:
             done, status = os.waitpid(pid, os.WNOHANG)
             if done:
-                return os.waitstatus_to_exitcode(status), False
+                return os.waitstatus_to_exitcode(status), None
+            if INPUT.cancelled():
+                return None, CANCELLED
             remaining = None if deadline is None else deadline - time.monotonic()
             if remaining is not None and remaining <= 0:
-                return None, True
-            if fd is not None:
-                select.select([fd], [], [], remaining)
-            else:
-                time.sleep(0.002 if remaining is None else min(0.002, remaining))
+                return None, TIMED_OUT
+            watch = [0] if fd is None else [0, fd]
+            wait = remaining if fd is not None else (
+                0.002 if remaining is None else min(0.002, remaining))
+            ready, _, _ = select.select(watch, [], [], wait)
+            if 0 in ready:
+                INPUT.fill()
     finally:
         if fd is not None:
             os.close(fd)
@@ -129,10 +182,12 @@ def handle(req: dict) -> dict:
     pid = os.fork()
     if pid == 0:  # child
         _translate_child(args, tlog, memory)
-    code, timed_out = _wait(pid, deadline)
-    if timed_out:
+    code, stopped = _wait(pid, deadline)
+    if stopped:
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
+        if stopped == CANCELLED:
+            return {"cancelled": True}
         code = TRANSLATE_OUT_OF_TIME
     reply["translate_seconds"] = time.monotonic() - t0
     reply["translate_log"] = _read(tlog)
@@ -154,10 +209,12 @@ def handle(req: dict) -> dict:
             [req["search_binary"], *req["search_options"], "--internal-plan-file", plan_file],
             stdin=stdin, stdout=out, stderr=subprocess.STDOUT, cwd=workdir,
             preexec_fn=(lambda: _limit_memory(memory)) if memory else None)
-        code, timed_out = _wait(proc.pid, deadline)
-        if timed_out:
+        code, stopped = _wait(proc.pid, deadline)
+        if stopped:
             proc.kill()
             proc.wait()
+            if stopped == CANCELLED:
+                return {"cancelled": True}
             code = SEARCH_OUT_OF_TIME
         else:
             proc.returncode = code  # reaped by _wait; tell Popen so it does not wait again
@@ -186,8 +243,11 @@ def main() -> None:
     sys.stdout = sys.stderr  # nothing but replies goes to the host's pipe
     out.write(json.dumps({"ready": os.getpid()}) + "\n")
     out.flush()
-    for line in sys.stdin:
-        if not line.strip():
+    while True:
+        line = INPUT.readline()
+        if line is None:  # the host closed our stdin: it is gone or done with us
+            return
+        if not line.strip() or line.strip() == "cancel":  # a cancel that came too late
             continue
         try:
             reply = handle(json.loads(line))

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Optional, Protocol, runtime_checkable
 
 from .result import PlanResult
-from .task import PlanningTask
+from .task import PlanningTask, TaskSource
 
 
 @runtime_checkable
@@ -26,6 +26,33 @@ class Planner(Protocol):
     def solve(self, task: PlanningTask, timeout: Optional[float] = None,
               memory_limit: Optional[int] = None) -> PlanResult:
         """Plan for ``task`` within ``timeout`` seconds (wall) and ``memory_limit`` bytes."""
+        ...
+
+
+@runtime_checkable
+class StartedSolve(Protocol):
+    """A solve that is already running; exactly one of ``finish`` or ``cancel`` is called."""
+
+    def finish(self, task: PlanningTask) -> PlanResult:
+        """Wait for the planner and return its result for ``task`` (the parsed source)."""
+        ...
+
+    def cancel(self) -> None:
+        """Stop the planner and free what it holds; its answer is not wanted."""
+        ...
+
+
+@runtime_checkable
+class EarlyStart(Protocol):
+    """Optional for planners: start from the raw text, before pddlkit has read and checked it.
+
+    :func:`pddlkit.plan` then overlaps its own parsing and static checks with the planner's
+    start-up (for Fast Downward, the translation), and cancels the planner when the checks
+    reject the task or the cache already has the answer.
+    """
+
+    def start(self, source: TaskSource, timeout: Optional[float] = None,
+              memory_limit: Optional[int] = None) -> StartedSolve:
         ...
 
 

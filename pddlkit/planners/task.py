@@ -22,6 +22,29 @@ DomainInput = Union[Domain, Source]
 ProblemInput = Union[Problem, Source]
 
 
+@dataclass(frozen=True)
+class TaskSource:
+    """The task as text (and files, when it came from files), before pddlkit has read it: what
+    a planner that starts early (see :class:`~pddlkit.planners.protocol.EarlyStart`) gets."""
+
+    domain_text: str
+    problem_text: str
+    domain_path: Optional[str] = None
+    problem_path: Optional[str] = None
+
+    def files(self, workdir: str) -> tuple[str, str]:
+        """Paths of a domain and a problem file, written into ``workdir`` when needed."""
+        d = self.domain_path
+        if d is None:
+            d = os.path.join(workdir, "domain.pddl")
+            Path(d).write_text(self.domain_text)
+        p = self.problem_path
+        if p is None:
+            p = os.path.join(workdir, "problem.pddl")
+            Path(p).write_text(self.problem_text)
+        return d, p
+
+
 @dataclass
 class PlanningTask:
     domain: Domain
@@ -45,17 +68,13 @@ class PlanningTask:
         h.update(write_problem(self.problem).encode())
         return h.hexdigest()
 
+    @property
+    def source(self) -> TaskSource:
+        return TaskSource(self.domain_text, self.problem_text, self.domain_path, self.problem_path)
+
     def files(self, workdir: str) -> tuple[str, str]:
         """Paths of a domain and a problem file, written into ``workdir`` when needed."""
-        d = self.domain_path
-        if d is None:
-            d = os.path.join(workdir, "domain.pddl")
-            Path(d).write_text(self.domain_text)
-        p = self.problem_path
-        if p is None:
-            p = os.path.join(workdir, "problem.pddl")
-            Path(p).write_text(self.problem_text)
-        return d, p
+        return self.source.files(workdir)
 
 
 def raw_key(domain_text: str, problem_text: str) -> str:

@@ -47,16 +47,25 @@ def sweep_stale(base: str | None = None) -> int:
     return removed
 
 
-@contextlib.contextmanager
-def workdir() -> Iterator[str]:
+def make_workdir() -> str:
+    """A fresh per-call directory; the caller removes it with :func:`remove_workdir`."""
     global _swept
     if not _swept:
         with _lock:
             if not _swept:
                 _swept = True
                 sweep_stale()
-    path = tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-")
+    return tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-")
+
+
+def remove_workdir(path: str) -> None:
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def workdir() -> Iterator[str]:
+    path = make_workdir()
     try:
         yield path
     finally:
-        shutil.rmtree(path, ignore_errors=True)
+        remove_workdir(path)

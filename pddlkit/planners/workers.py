@@ -63,13 +63,31 @@ class Worker:
         line, self._buffer = self._buffer.split("\n", 1)
         return line
 
-    def request(self, payload: dict, deadline: Optional[float]) -> dict:
-        try:
-            self.proc.stdin.write(json.dumps(payload) + "\n")
-            self.proc.stdin.flush()
-        except (BrokenPipeError, OSError):
-            raise WorkerDied(_describe_exit(self.proc.wait())) from None
+    def send(self, payload: dict) -> None:
+        """Start a request; its reply is read by :meth:`receive` (or dropped by :meth:`cancel`)."""
+        self._write(json.dumps(payload) + "\n")
+
+    def receive(self, deadline: Optional[float]) -> dict:
         return json.loads(self._readline(deadline))
+
+    def request(self, payload: dict, deadline: Optional[float]) -> dict:
+        self.send(payload)
+        return self.receive(deadline)
+
+    def cancel(self) -> None:
+        """Stop the running request and drop its reply; a worker that does not obey is killed."""
+        try:
+            self._write("cancel\n")
+            self.receive(time.monotonic() + 10)
+        except (WorkerDied, WorkerTimeout, ValueError):
+            self.kill()
+
+    def _write(self, line: str) -> None:
+        try:
+            self.proc.stdin.write(line)
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError, ValueError):
+            raise WorkerDied(_describe_exit(self.proc.wait())) from None
 
     def kill(self) -> None:
         try:
