@@ -4,6 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.pddlkit-installed
+TEST_STAMP := $(VENV)/.pddlkit-test-installed
 
 .PHONY: demo test install install-critic bench clean
 
@@ -15,6 +16,13 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
+# The suite also covers HFLocal, so it needs torch (CPU build, pinned first: see below),
+# transformers and peft.
+$(TEST_STAMP): $(STAMP)
+	$(PY) -m pip install -q torch==2.13.0
+	$(PY) -m pip install -q -e '.[test,hf]'
+	touch $(TEST_STAMP)
+
 # torch first, pinned, so pip takes the local CPU build instead of CUDA wheels.
 install-critic: $(STAMP)
 	$(PY) -m pip install -q torch==2.13.0
@@ -23,7 +31,7 @@ install-critic: $(STAMP)
 demo: $(STAMP)
 	$(VENV)/bin/pddlkit demo
 
-test: $(STAMP)
+test: $(TEST_STAMP)
 	$(PY) -m pytest -q $(PYTEST_ARGS)
 
 bench: $(STAMP)

@@ -1,7 +1,9 @@
 """Shared fixtures: the corpus in ../shared, and the rule for when it is missing.
 
 A user's clone has no ../shared: those tests skip with a clear reason. CI sets
-PDDLKIT_REQUIRE_CORPUS=1 (in .ci/run), which turns that skip into a failure.
+PDDLKIT_REQUIRE_CORPUS=1 (in .ci/run), which turns that skip into a failure. The same rule
+holds for optional packages (torch, transformers, peft) that `make test` installs: a user who
+installed pddlkit without them sees a skip that says so; CI fails instead.
 """
 
 from __future__ import annotations
@@ -26,6 +28,17 @@ def _need(path: Path) -> Path:
     if os.environ.get("PDDLKIT_REQUIRE_CORPUS") == "1":
         pytest.fail(reason + "; PDDLKIT_REQUIRE_CORPUS=1 requires it")
     pytest.skip(reason)
+
+
+def need_module(name: str, install: str):
+    """Import an optional package, or skip (fail under PDDLKIT_REQUIRE_CORPUS=1)."""
+    try:
+        return __import__(name)
+    except ImportError:
+        reason = f"{name} is not installed ({install}; `make test` installs it)"
+        if os.environ.get("PDDLKIT_REQUIRE_CORPUS") == "1":
+            pytest.fail(reason + "; PDDLKIT_REQUIRE_CORPUS=1 requires it")
+        pytest.skip(reason)
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,237 @@
+"""OpenAIChat: OpenAI, or any server that speaks its chat API (vLLM, Ollama, llama.cpp server).
+
+pddlkit does its own retrying (the ``openai`` client's is turned off) so that the policy is
+visible and bounded: 429, 5xx, timeouts and connection errors are retried with exponential
+backoff and full jitter, a server's ``Retry-After`` is honoured (capped), and after
+``max_retries`` the error says what kept failing and what to do. Requests the server rejects as
+such (bad key, unknown model) are not retried.
+
+Two server differences are handled on the fly, once per client: reasoning models (o1, o3, o4,
+gpt-5) take ``max_completion_tokens`` and no ``temperature``; a server that rejects
+``response_format`` (JSON mode) is asked again without it, and the JSON is extracted from the
+text instead.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import os
+import random
+import re
+import time
+from typing import Any, Optional
+
+from .base import BaseLLM, CacheSpec, Completion, Request
+from .errors import (LLMConnectionError, LLMRateLimited, LLMRequestError, LLMServerError,
+                     LLMTimeout, LLMUnavailable)
+
+OPENAI_URL = "https://api.openai.com/v1"
+_REASONING = re.compile(r"^(o\d|gpt-5)([-.].*)?$")
+
+
+def is_reasoning_model(model: str) -> bool:
+    """OpenAI's reasoning models take no temperature and use max_completion_tokens."""
+    return bool(_REASONING.match(model.split("/")[-1]))
+
+
+class OpenAIChat(BaseLLM):
+    """Chat completions over HTTP with the ``openai`` package.
+
+    ``model``, ``base_url`` and ``api_key`` default to ``PDDLKIT_MODEL``, ``OPENAI_BASE_URL``
+    and ``OPENAI_API_KEY``. A local server needs no key (a placeholder is sent). ``timeout`` is
+    per attempt; ``max_retries`` bounds the retries; ``max_backoff`` caps one wait, including
+    a server's Retry-After.
+    """
+
+    def __init__(self, model: Optional[str] = None, *, base_url: Optional[str] = None,
+                 api_key: Optional[str] = None, timeout: float = 120.0, max_retries: int = 5,
+                 backoff: float = 1.0, max_backoff: float = 60.0,
+                 reasoning: Optional[bool] = None, cache: CacheSpec = None, ledger=None,
+                 transcript=None, client: Any = None) -> None:
+        super().__init__(cache=cache, ledger=ledger, transcript=transcript)
+        model = model or os.environ.get("PDDLKIT_MODEL")
+        if not model:
+            raise LLMRequestError(
+                "no model given to OpenAIChat",
+                hint="pass model='gpt-4o-mini' (or a spec 'openai:gpt-4o-mini'), or set "
+                     "PDDLKIT_MODEL")
+        self.model = model
+        self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_URL).rstrip("/")
+        key = api_key or os.environ.get("OPENAI_API_KEY")
+        if not key:
+            if self.base_url == OPENAI_URL:
+                raise LLMRequestError(
+                    "no OpenAI API key", hint="set OPENAI_API_KEY, or point OPENAI_BASE_URL "
+                    "(or base_url=) at a local OpenAI-compatible server")
+            key = "not-needed"  # local servers ignore it, the client insists on one
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self.backoff = backoff
+        self.max_backoff = max_backoff
+        self.reasoning = is_reasoning_model(model) if reasoning is None else reasoning
+        self.json_mode = True  # cleared when the server rejects response_format
+        if client is None:
+            import openai
+
+            client = openai.OpenAI(api_key=key, base_url=self.base_url, timeout=timeout,
+                                   max_retries=0)
+        self.client = client
+
+    @property
+    def cache_model(self) -> str:
+        return self.model if self.base_url == OPENAI_URL else f"{self.model}@{self.base_url}"
+
+    def _arguments(self, request: Request) -> dict:
+        args: dict = {"model": self.model, "messages": request.message_dicts}
+        if self.reasoning:
+            if request.max_tokens is not None:
+                args["max_completion_tokens"] = request.max_tokens
+        else:
+            args["temperature"] = request.temperature
+            if request.max_tokens is not None:
+                args["max_tokens"] = request.max_tokens
+        if request.stop:
+            args["stop"] = list(request.stop)
+        if request.seed is not None:
+            args["seed"] = request.seed
+        if request.response_format == "json" and self.json_mode:
+            args["response_format"] = {"type": "json_object"}
+        return args
+
+    def _generate(self, request: Request) -> Completion:
+        import openai
+
+        attempt = 0
+        adapted = False
+        while True:
+            args = self._arguments(request)
+            start = time.monotonic()
+            try:
+                response = self.client.chat.completions.create(**args)
+            except openai.BadRequestError as exc:
+                # adapt once to what this server does not take, then ask again at once
+                if not adapted and self._adapt(exc, args):
+                    adapted = True
+                    continue
+                raise self._request_error(exc) from None
+            except (openai.RateLimitError, openai.InternalServerError, openai.APITimeoutError,
+                    openai.APIConnectionError) as exc:
+                attempt += 1
+                if attempt > self.max_retries:
+                    raise self._unavailable(exc, attempt) from None
+                time.sleep(self._delay(exc, attempt))
+                continue
+            except openai.APIStatusError as exc:
+                if exc.status_code >= 500:  # statuses the client has no class for
+                    attempt += 1
+                    if attempt > self.max_retries:
+                        raise self._unavailable(exc, attempt) from None
+                    time.sleep(self._delay(exc, attempt))
+                    continue
+                raise self._request_error(exc) from None
+            return self._completion(response, time.monotonic() - start)
+
+    def _completion(self, response: Any, latency: float) -> Completion:
+        raw = response.model_dump() if hasattr(response, "model_dump") else dict(response)
+        choices = raw.get("choices") or []
+        if not choices:
+            raise LLMServerError(f"{self.base_url} answered with no choices",
+                                 hint="the server's answer is malformed; check the server's logs")
+        message = choices[0].get("message") or {}
+        text = message.get("content") or ""
+        usage = raw.get("usage") or {}
+        prompt_tokens = usage.get("prompt_tokens") or 0
+        completion_tokens = usage.get("completion_tokens") or 0
+        return Completion(text, prompt_tokens, completion_tokens, self.model, latency,
+                          raw=raw)
+
+    def _adapt(self, exc: Exception, args: dict) -> bool:
+        text = str(exc).lower()
+        if "response_format" in args and ("response_format" in text or "json" in text):
+            self.json_mode = False
+            return True
+        if "temperature" in args and "temperature" in text:
+            self.reasoning = True
+            return True
+        if "max_tokens" in args and "max_completion_tokens" in text:
+            self.reasoning = True
+            return True
+        return False
+
+    def _delay(self, exc: Exception, attempt: int) -> float:
+        """Retry-After when the server gives one, else exponential backoff with full jitter."""
+        after = _retry_after(getattr(exc, "response", None))
+        if after is not None:
+            return min(after, self.max_backoff)
+        return random.uniform(0, min(self.max_backoff, self.backoff * 2 ** (attempt - 1)))
+
+    def _unavailable(self, exc: Exception, attempts: int) -> LLMUnavailable:
+        import openai
+
+        where = f"{self.model} at {self.base_url}"
+        tries = f"{attempts} attempt{'s' if attempts > 1 else ''}"
+        if isinstance(exc, openai.RateLimitError):
+            return LLMRateLimited(
+                f"{where} kept answering 429 (rate limited) after {tries}",
+                hint="lower the request rate (fewer parallel workers), raise max_retries, or "
+                     "check the account's quota", attempts=attempts, status=429)
+        if isinstance(exc, openai.APITimeoutError):
+            return LLMTimeout(
+                f"{where} did not answer within {self.timeout:g}s, {tries}",
+                hint="raise timeout=, lower max_tokens, or check that the server is not "
+                     "overloaded", attempts=attempts)
+        if isinstance(exc, openai.APIConnectionError):
+            return LLMConnectionError(
+                f"cannot connect to {self.base_url} ({tries}): {exc}",
+                hint="is the server running? check OPENAI_BASE_URL (a vLLM or Ollama server "
+                     "usually ends in /v1)", attempts=attempts)
+        status = getattr(exc, "status_code", None)
+        return LLMServerError(
+            f"{where} failed with HTTP {status} after {tries}: {_message(exc)}",
+            hint="the server is failing; retry later or check the server's logs",
+            attempts=attempts, status=status)
+
+    def _request_error(self, exc: Exception) -> LLMRequestError:
+        status = getattr(exc, "status_code", None)
+        hints = {401: "check OPENAI_API_KEY (or api_key=)",
+                 403: "this key may not use this model",
+                 404: f"is {self.model!r} served at {self.base_url}? (GET {self.base_url}/models "
+                      "lists the models)"}
+        return LLMRequestError(
+            f"{self.base_url} rejected the request (HTTP {status}): {_message(exc)}",
+            hint=hints.get(status, "the request is malformed for this server; see the message"),
+            status=status)
+
+
+def _message(exc: Exception) -> str:
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and inner.get("message"):
+            return str(inner["message"])
+    return str(getattr(exc, "message", None) or exc)
+
+
+def _retry_after(response: Any) -> Optional[float]:
+    """Seconds from ``retry-after-ms``, ``Retry-After`` (seconds or an HTTP date), or None."""
+    headers = getattr(response, "headers", None)
+    if not headers:
+        return None
+    ms = headers.get("retry-after-ms")
+    if ms:
+        try:
+            return max(0.0, float(ms) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())

@@ -1,0 +1,180 @@
+"""The usage ledger: calls, tokens and dollars, per episode, per model and for the whole run.
+
+Token cost is what the papers compare (CoPiC's 79% cut, IPP's amortized 400x), so every call is
+counted here, including those the cache served (counted apart: they cost nothing now, and the
+ledger shows what they would have cost). Prices come from a table that users can replace
+(``PriceTable.from_file`` or ``PDDLKIT_PRICES=prices.json``), since list prices change.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import json
+import os
+import threading
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Iterator, Optional, Union
+
+#: USD per million tokens (input, output): OpenAI list prices, standard tier, as of 2025.
+#: Local models (HFLocal, a vLLM or Ollama server) are not in the table and cost 0.
+DEFAULT_PRICES: dict[str, tuple[float, float]] = {
+    "gpt-4o": (2.50, 10.00),
+    "gpt-4o-mini": (0.15, 0.60),
+    "gpt-4.1": (2.00, 8.00),
+    "gpt-4.1-mini": (0.40, 1.60),
+    "gpt-4.1-nano": (0.10, 0.40),
+    "gpt-4-turbo": (10.00, 30.00),
+    "gpt-4": (30.00, 60.00),
+    "gpt-3.5-turbo": (0.50, 1.50),
+    "o1": (15.00, 60.00),
+    "o1-mini": (1.10, 4.40),
+    "o3": (2.00, 8.00),
+    "o3-mini": (1.10, 4.40),
+    "o4-mini": (1.10, 4.40),
+}
+
+
+@dataclass
+class PriceTable:
+    """Model name -> (USD per 1M input tokens, USD per 1M output tokens).
+
+    A dated model name ('gpt-4o-mini-2024-07-18') takes the price of its longest listed prefix.
+    """
+
+    prices: dict[str, tuple[float, float]] = field(default_factory=lambda: dict(DEFAULT_PRICES))
+
+    @classmethod
+    def from_file(cls, path: Union[str, os.PathLike]) -> "PriceTable":
+        """JSON: {"model": [input_usd_per_1M, output_usd_per_1M], ...}, merged over defaults."""
+        data = json.loads(Path(path).read_text())
+        table = cls()
+        for model, pair in data.items():
+            if not (isinstance(pair, (list, tuple)) and len(pair) == 2):
+                raise ValueError(f"{path}: price of {model!r} must be [input, output] USD per "
+                                 f"1M tokens, got {pair!r}")
+            table.prices[model] = (float(pair[0]), float(pair[1]))
+        return table
+
+    @classmethod
+    def default(cls) -> "PriceTable":
+        path = os.environ.get("PDDLKIT_PRICES")
+        return cls.from_file(path) if path else cls()
+
+    def lookup(self, model: str) -> Optional[tuple[float, float]]:
+        name = model.split("@", 1)[0]
+        name = name.split("/")[-1] if name not in self.prices else name
+        best = None
+        for known in self.prices:
+            if (name == known or name.startswith(known + "-")) and (
+                    best is None or len(known) > len(best)):
+                best = known
+        return self.prices[best] if best else None
+
+    def cost(self, model: str, prompt_tokens: int, completion_tokens: int) -> float:
+        price = self.lookup(model)
+        if price is None:
+            return 0.0
+        return (prompt_tokens * price[0] + completion_tokens * price[1]) / 1_000_000
+
+
+@dataclass
+class Usage:
+    """Totals for one slice of the run (an episode, a model, or everything)."""
+
+    calls: int = 0
+    cached_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    #: what the cached calls would have cost had they gone to the model
+    saved_usd: float = 0.0
+    latency_s: float = 0.0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def add(self, other: "Usage") -> None:
+        for name in ("calls", "cached_calls", "prompt_tokens", "completion_tokens", "cost_usd",
+                     "saved_usd", "latency_s"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+    def to_dict(self) -> dict:
+        return {**asdict(self), "total_tokens": self.total_tokens}
+
+
+_EPISODE: contextvars.ContextVar[Optional[str]] = contextvars.ContextVar(
+    "pddlkit_llm_episode", default=None)
+
+
+class UsageLedger:
+    """Counts every call; ``with ledger.episode("ep-3"):`` files calls under that episode.
+
+    Tokens of cached calls are counted as tokens (they are part of the episode's context), but
+    their cost goes to ``saved_usd``, not ``cost_usd``.
+    """
+
+    def __init__(self, prices: Optional[PriceTable] = None) -> None:
+        self.prices = prices or PriceTable.default()
+        self._lock = threading.Lock()
+        self.run = Usage()
+        self.episodes: dict[str, Usage] = {}
+        self.models: dict[str, Usage] = {}
+
+    @contextlib.contextmanager
+    def episode(self, name: str) -> Iterator[Usage]:
+        token = _EPISODE.set(name)
+        with self._lock:
+            usage = self.episodes.setdefault(name, Usage())
+        try:
+            yield usage
+        finally:
+            _EPISODE.reset(token)
+
+    @staticmethod
+    def current_episode() -> Optional[str]:
+        return _EPISODE.get()
+
+    def record(self, completion) -> Usage:
+        cost = self.prices.cost(completion.model, completion.prompt_tokens,
+                                completion.completion_tokens)
+        entry = Usage(calls=1, cached_calls=int(completion.cached),
+                      prompt_tokens=completion.prompt_tokens,
+                      completion_tokens=completion.completion_tokens,
+                      cost_usd=0.0 if completion.cached else cost,
+                      saved_usd=cost if completion.cached else 0.0,
+                      latency_s=0.0 if completion.cached else completion.latency_s)
+        episode = _EPISODE.get()
+        with self._lock:
+            self.run.add(entry)
+            self.models.setdefault(completion.model, Usage()).add(entry)
+            if episode is not None:
+                self.episodes.setdefault(episode, Usage()).add(entry)
+        return entry
+
+    def reset(self) -> None:
+        with self._lock:
+            self.run = Usage()
+            self.episodes.clear()
+            self.models.clear()
+
+    def to_dict(self) -> dict:
+        with self._lock:
+            return {"run": self.run.to_dict(),
+                    "episodes": {k: v.to_dict() for k, v in self.episodes.items()},
+                    "models": {k: v.to_dict() for k, v in self.models.items()}}
+
+    def save(self, path: Union[str, os.PathLike]) -> None:
+        Path(path).write_text(json.dumps(self.to_dict(), indent=2) + "\n")
+
+    def summary(self) -> str:
+        u = self.run
+        return (f"{u.calls} LLM calls ({u.cached_calls} from cache), {u.prompt_tokens} prompt + "
+                f"{u.completion_tokens} completion tokens, ${u.cost_usd:.4f}"
+                + (f" (cache saved ${u.saved_usd:.4f})" if u.saved_usd else ""))
+
+
+#: the process-wide ledger every LLM records into unless given its own
+DEFAULT_LEDGER = UsageLedger()

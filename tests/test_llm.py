@@ -1,0 +1,417 @@
+"""The LLM layer: the real openai client against a local HTTP server, the SQLite cache across
+processes, the ledger, transcripts and replay, scripted answers, spec strings."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from llm_server import ChatServer, answer, hang, status
+from pddlkit.llm import (BadAnswerError, Completion, LLMConnectionError, LLMError,
+                         LLMRateLimited, LLMRequestError, LLMServerError, LLMSpecError, LLMTimeout,
+                         ReplayMissError, extract_json)
+from pddlkit.llm.cache import ResponseCache
+from pddlkit.llm.openai_chat import OpenAIChat
+from pddlkit.llm.scripted import ReplayLLM, ScriptedLLM
+from pddlkit.llm.spec import load_llm
+from pddlkit.llm.usage import PriceTable, UsageLedger
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def server():
+    srv = ChatServer()
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture(autouse=True)
+def isolated(tmp_path, monkeypatch):
+    """No test touches the user's cache; no key or model leaks in from the environment."""
+    monkeypatch.setenv("PDDLKIT_CACHE_DIR", str(tmp_path / "cache"))
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "PDDLKIT_MODEL", "PDDLKIT_NO_CACHE",
+                 "PDDLKIT_TRANSCRIPT", "PDDLKIT_PRICES"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def chat(server, tmp_path, **kw) -> OpenAIChat:
+    kw.setdefault("cache", tmp_path / "llm.sqlite")
+    kw.setdefault("ledger", UsageLedger())
+    kw.setdefault("backoff", 0.01)
+    return OpenAIChat(kw.pop("model", "gpt-4o-mini"), base_url=server.url, **kw)
+
+
+# --------------------------------------------------------------------------- OpenAIChat over HTTP
+
+
+def test_answer_with_usage_and_cost(server, tmp_path):
+    server.script.append(answer("(define (domain d))", prompt_tokens=1000, completion_tokens=500))
+    llm = chat(server, tmp_path)
+    c = llm.complete([{"role": "system", "content": "You write PDDL."},
+                      {"role": "user", "content": "A domain, please."}], max_tokens=64)
+    assert c.text == "(define (domain d))"
+    assert (c.prompt_tokens, c.completion_tokens, c.model, c.cached) == (1000, 500, "gpt-4o-mini",
+                                                                         False)
+    assert c.latency_s > 0
+    sent = server.requests[0]
+    assert sent["messages"][0] == {"role": "system", "content": "You write PDDL."}
+    assert sent["max_tokens"] == 64 and sent["temperature"] == 0.0
+    usage = llm.ledger.run
+    assert usage.calls == 1 and usage.total_tokens == 1500
+    assert usage.cost_usd == pytest.approx((1000 * 0.15 + 500 * 0.60) / 1e6)
+
+
+def test_429_then_success_honours_retry_after(server, tmp_path):
+    server.script.extend([status(429, "slow down", {"Retry-After": "1"}), answer("done")])
+    llm = chat(server, tmp_path)
+    t0 = time.monotonic()
+    assert llm.complete("hi").text == "done"
+    assert time.monotonic() - t0 >= 0.95  # backoff alone would wait about 0.01 s
+    assert len(server.requests) == 2
+
+
+def test_retry_after_is_capped_by_max_backoff(server, tmp_path):
+    server.script.extend([status(429, "slow down", {"Retry-After": "3600"}), answer("done")])
+    llm = chat(server, tmp_path, max_backoff=0.2)
+    t0 = time.monotonic()
+    assert llm.complete("hi").text == "done"
+    assert time.monotonic() - t0 < 5
+
+
+def test_500_past_the_bound_is_a_clear_error(server, tmp_path):
+    server.script.extend([status(500, "boom")] * 10)
+    llm = chat(server, tmp_path, max_retries=2)
+    with pytest.raises(LLMServerError) as err:
+        llm.complete("hi")
+    assert len(server.requests) == 3
+    assert err.value.attempts == 3 and err.value.status == 500
+    assert "HTTP 500 after 3 attempts" in str(err.value) and "boom" in str(err.value)
+    assert err.value.hint
+    assert llm.ledger.run.calls == 0  # nothing was answered, nothing counted
+
+
+def test_persistent_429_is_rate_limited_error(server, tmp_path):
+    server.script.extend([status(429, "quota")] * 5)
+    with pytest.raises(LLMRateLimited) as err:
+        chat(server, tmp_path, max_retries=1).complete("hi")
+    assert err.value.attempts == 2 and "429" in str(err.value)
+
+
+def test_a_hanging_server_times_out(server, tmp_path):
+    server.script.extend([hang(5), hang(5)])
+    llm = chat(server, tmp_path, timeout=0.5, max_retries=1)
+    t0 = time.monotonic()
+    with pytest.raises(LLMTimeout) as err:
+        llm.complete("hi")
+    assert time.monotonic() - t0 < 4
+    assert "did not answer within 0.5s, 2 attempts" in str(err.value)
+
+
+def test_connection_refused_names_the_url(tmp_path):
+    llm = OpenAIChat("m", base_url="http://127.0.0.1:9/v1", cache=False, max_retries=1,
+                     backoff=0.01, ledger=UsageLedger())
+    with pytest.raises(LLMConnectionError) as err:
+        llm.complete("hi")
+    assert "127.0.0.1:9" in str(err.value) and "server running" in err.value.hint
+
+
+def test_401_is_not_retried(server, tmp_path):
+    server.script.append(status(401, "invalid api key"))
+    with pytest.raises(LLMRequestError) as err:
+        chat(server, tmp_path).complete("hi")
+    assert len(server.requests) == 1
+    assert err.value.status == 401 and "OPENAI_API_KEY" in err.value.hint
+
+
+def test_json_mode_extracts_from_a_chatty_answer(server, tmp_path):
+    server.script.append(answer('Sure! Here it is:\n```json\n{"objects": ["a", "b"],}\n```\n'))
+    c = chat(server, tmp_path).complete("objects?", response_format="json")
+    assert c.data == {"objects": ["a", "b"]} and c.json() == c.data
+    assert server.requests[0]["response_format"] == {"type": "json_object"}
+
+
+def test_malformed_json_is_a_clear_error_and_not_cached(server, tmp_path):
+    server.script.extend([answer('{"objects": ["a", "b"'), answer('{"objects": []}')])
+    llm = chat(server, tmp_path)
+    with pytest.raises(BadAnswerError) as err:
+        llm.complete("objects?", response_format="json")
+    assert "never closed" in err.value.problem and "max_tokens" in err.value.problem
+    assert err.value.answer == '{"objects": ["a", "b"'
+    assert llm.ledger.run.calls == 1  # the tokens were spent and are counted
+    # not cached: asking again reaches the model, which now answers well
+    assert llm.complete("objects?", response_format="json").data == {"objects": []}
+    assert len(server.requests) == 2
+
+
+def test_server_without_json_mode_is_asked_again_without_it(server, tmp_path):
+    server.script.extend([status(400, "response_format is not supported"),
+                          answer('<json>{"x": 1}</json>'), answer('{"y": 2}')])
+    llm = chat(server, tmp_path)
+    assert llm.complete("x?", response_format="json").data == {"x": 1}
+    assert "response_format" in server.requests[0] and "response_format" not in server.requests[1]
+    llm.complete("y?", response_format="json")
+    assert "response_format" not in server.requests[2]  # remembered for this client
+
+
+def test_reasoning_models_get_no_temperature(server, tmp_path):
+    chat(server, tmp_path, model="o3-mini").complete("hi", max_tokens=100)
+    sent = server.requests[0]
+    assert "temperature" not in sent and "max_tokens" not in sent
+    assert sent["max_completion_tokens"] == 100
+
+
+def test_second_identical_call_is_served_from_the_cache(server, tmp_path):
+    server.script.append(answer("first", 100, 10))
+    llm = chat(server, tmp_path)
+    a = llm.complete("same", temperature=0)
+    b = llm.complete("same", temperature=0)
+    assert len(server.requests) == 1
+    assert (b.text, b.cached, b.prompt_tokens) == ("first", True, 100) and not a.cached
+    assert llm.ledger.run.calls == 2 and llm.ledger.run.cached_calls == 1
+    assert llm.ledger.run.saved_usd > 0 and llm.ledger.run.cost_usd == pytest.approx(
+        (100 * 0.15 + 10 * 0.6) / 1e6)
+    # a different sampling parameter or seed is a different request
+    llm.complete("same", temperature=0.7, seed=1)
+    assert len(server.requests) == 2
+    # a fresh client on the same file (another process, later) hits too
+    assert chat(server, tmp_path).complete("same").cached
+
+
+def test_cache_off_by_argument_and_by_environment(server, tmp_path, monkeypatch):
+    chat(server, tmp_path, cache=False).complete("x")
+    chat(server, tmp_path, cache=False).complete("x")
+    assert len(server.requests) == 2
+    monkeypatch.setenv("PDDLKIT_NO_CACHE", "1")
+    llm = chat(server, tmp_path)
+    assert llm.cache is None
+    llm.complete("x")
+    llm.complete("x")
+    assert len(server.requests) == 4
+
+
+def test_missing_model_and_key_say_what_to_set(monkeypatch):
+    with pytest.raises(LLMRequestError, match="no model") as err:
+        OpenAIChat(cache=False)
+    assert "PDDLKIT_MODEL" in err.value.hint
+    with pytest.raises(LLMRequestError, match="no OpenAI API key"):
+        OpenAIChat("gpt-4o", cache=False)
+
+
+def test_environment_configures_the_client(server, monkeypatch, tmp_path):
+    monkeypatch.setenv("OPENAI_BASE_URL", server.url)
+    monkeypatch.setenv("PDDLKIT_MODEL", "qwen2.5-7b")
+    llm = load_llm("openai", cache=False, ledger=UsageLedger())
+    assert llm.complete("hi").text == "ok"
+    assert server.requests[0]["model"] == "qwen2.5-7b"
+
+
+# --------------------------------------------------------------------------- cache across processes
+
+WRITER = """
+import sys
+from pddlkit.llm.base import Completion, Request
+from pddlkit.llm.cache import ResponseCache
+cache = ResponseCache(sys.argv[1])
+worker = int(sys.argv[2])
+for i in range(int(sys.argv[3])):
+    request = Request.build(f"worker {worker} prompt {i}")
+    cache.put(request.key("m"), "m", request, Completion(f"answer {worker}/{i}", 3, 2, "m"))
+"""
+
+
+def test_eight_processes_writing_one_cache_lose_nothing(tmp_path):
+    path = tmp_path / "shared.sqlite"
+    ResponseCache(path)
+    n = 150
+    procs = [subprocess.Popen([sys.executable, "-c", WRITER, str(path), str(w), str(n)],
+                              cwd=REPO) for w in range(8)]
+    assert [p.wait(timeout=300) for p in procs] == [0] * 8
+    cache = ResponseCache(path)
+    assert len(cache) == 8 * n
+    from pddlkit.llm.base import Request
+
+    hit = cache.get(Request.build("worker 5 prompt 77").key("m"))
+    assert hit.text == "answer 5/77" and hit.cached
+
+
+# --------------------------------------------------------------------------- ledger
+
+
+def test_ledger_by_episode_and_model_with_a_price_file(tmp_path):
+    prices = tmp_path / "prices.json"
+    prices.write_text(json.dumps({"my-local": [1.0, 2.0]}))
+    ledger = UsageLedger(PriceTable.from_file(prices))
+    llm = ScriptedLLM(lambda m: "x" * 40, model="my-local", ledger=ledger)
+    with ledger.episode("ep-1"):
+        llm.complete("a" * 400)
+        llm.complete("b" * 400)
+    with ledger.episode("ep-2"):
+        llm.complete("c" * 400)
+    assert ledger.episodes["ep-1"].calls == 2 and ledger.episodes["ep-2"].calls == 1
+    assert ledger.episodes["ep-1"].prompt_tokens == 200
+    assert ledger.run.cost_usd == pytest.approx((300 * 1.0 + 30 * 2.0) / 1e6)
+    assert ledger.models["my-local"].calls == 3
+    ledger.save(tmp_path / "usage.json")
+    saved = json.loads((tmp_path / "usage.json").read_text())
+    assert saved["episodes"]["ep-2"]["total_tokens"] == 110
+    assert "3 LLM calls" in ledger.summary()
+
+
+def test_prices_match_dated_model_names_and_local_models_are_free():
+    table = PriceTable()
+    assert table.lookup("gpt-4o-mini-2024-07-18") == (0.15, 0.60)
+    assert table.lookup("gpt-4o-2024-08-06") == (2.50, 10.00)
+    assert table.cost("qwen2.5-7b@http://localhost:8000/v1", 10**6, 10**6) == 0.0
+
+
+def test_bad_price_file_names_the_model(tmp_path):
+    bad = tmp_path / "prices.json"
+    bad.write_text(json.dumps({"m": 3}))
+    with pytest.raises(ValueError, match="price of 'm'"):
+        PriceTable.from_file(bad)
+
+
+# --------------------------------------------------------------------------- transcripts, replay
+
+
+def test_transcript_replays_call_for_call_without_the_server(server, tmp_path):
+    server.script.extend([answer("one"), answer("two"), answer("one again")])
+    record = tmp_path / "run.jsonl"
+    llm = chat(server, tmp_path, cache=False, transcript=record)
+    ledger = llm.ledger
+    with ledger.episode("ep-7"):
+        texts = [llm.complete("first question").text, llm.complete("second question").text,
+                 llm.complete("first question").text]
+    server.stop()
+    lines = [json.loads(x) for x in record.read_text().splitlines()]
+    assert [x["text"] for x in lines] == texts == ["one", "two", "one again"]
+    assert lines[0]["episode"] == "ep-7" and lines[0]["usage"]["prompt_tokens"] == 11
+    replay = load_llm(f"replay:{record}", ledger=UsageLedger())
+    assert replay.model == "gpt-4o-mini"
+    assert [replay.complete(q).text for q in ("first question", "second question",
+                                              "first question")] == texts
+    assert replay.ledger.run.prompt_tokens == 33
+    with pytest.raises(ReplayMissError, match="already been replayed"):
+        replay.complete("first question")
+
+
+def test_replay_miss_shows_the_closest_recorded_request(tmp_path):
+    record = tmp_path / "run.jsonl"
+    llm = ScriptedLLM(["a", "b"], transcript=record, ledger=UsageLedger())
+    llm.complete([{"role": "system", "content": "You write PDDL."},
+                  {"role": "user", "content": "Room: kitchen.\nExits: north, south."}])
+    llm.complete("something else entirely")
+    replay = ReplayLLM(record, ledger=UsageLedger())
+    with pytest.raises(ReplayMissError) as err:
+        replay.complete([{"role": "system", "content": "You write PDDL."},
+                         {"role": "user", "content": "Room: kitchen.\nExits: north, east."}])
+    text = str(err.value)
+    assert "line 1" in text and "message 1 (user)" in text
+    assert "-Exits: north, south." in text and "+Exits: north, east." in text
+    with pytest.raises(ReplayMissError, match="temperature"):
+        replay.complete("something else entirely", temperature=0.5)
+
+
+def test_broken_transcript_line_is_named(tmp_path):
+    record = tmp_path / "run.jsonl"
+    record.write_text('{"request": {"messages": [{"role": "user", "content": "x"}]}, "text": "y"}\n'
+                      "not json\n")
+    with pytest.raises(ValueError, match=r"run.jsonl:2: not a JSON line"):
+        ReplayLLM(record)
+
+
+# --------------------------------------------------------------------------- scripted
+
+
+def test_scripted_answers_in_order_then_a_clear_error():
+    llm = ScriptedLLM(["first", Completion("second", 5, 1, "scripted")], ledger=UsageLedger())
+    assert llm.complete("q1").text == "first"
+    assert llm.complete("q2").prompt_tokens == 5
+    with pytest.raises(LLMError, match="ran out of answers: call 3, but only 2") as err:
+        llm.complete("the third question")
+    assert "the third question" in str(err.value)
+    assert [r.messages[-1][1] for r in llm.requests] == ["q1", "q2", "the third question"]
+
+
+def test_scripted_function_sees_the_messages():
+    llm = ScriptedLLM(lambda msgs: msgs[-1]["content"].upper(), ledger=UsageLedger())
+    assert llm.complete("shout").text == "SHOUT"
+    assert llm.requests[0].message_dicts == [{"role": "user", "content": "shout"}]
+
+
+def test_scripted_json_answer_that_is_not_json_raises():
+    llm = ScriptedLLM(["no json here"], ledger=UsageLedger())
+    with pytest.raises(BadAnswerError, match="no JSON object"):
+        llm.complete("q", response_format="json")
+
+
+def test_bad_messages_are_rejected_before_any_call():
+    llm = ScriptedLLM(["x"], ledger=UsageLedger())
+    with pytest.raises(ValueError, match="message 0 must be a dict"):
+        llm.complete(["just a string in a list"])
+    with pytest.raises(ValueError, match="response_format"):
+        llm.complete("q", response_format="xml")
+    assert llm.calls == 0
+
+
+# --------------------------------------------------------------------------- specs
+
+
+def test_spec_with_a_server_url(server):
+    llm = load_llm(f"openai:qwen2.5-7b@{server.url}", cache=False, ledger=UsageLedger())
+    assert (llm.model, llm.base_url) == ("qwen2.5-7b", server.url)
+    assert llm.cache_model == f"qwen2.5-7b@{server.url}"
+    assert llm.complete("hi").text == "ok"
+
+
+def test_spec_errors_say_what_is_known(tmp_path):
+    with pytest.raises(LLMSpecError, match="unknown LLM kind 'opnai'") as err:
+        load_llm("opnai:gpt-4o")
+    assert err.value.hint == "did you mean 'openai:gpt-4o'?"
+    with pytest.raises(LLMSpecError, match="must be a URL"):
+        load_llm("openai:m@localhost:8000")
+    with pytest.raises(LLMError, match="no transcript"):
+        load_llm(f"replay:{tmp_path / 'missing.jsonl'}")
+    with pytest.raises(LLMError, match="not a Hugging Face model folder"):
+        load_llm(f"hf:{tmp_path}")
+
+
+def test_scripted_spec_reads_a_json_list(tmp_path):
+    f = tmp_path / "answers.json"
+    f.write_text(json.dumps(["a", "b"]))
+    llm = load_llm(f"scripted:{f}", ledger=UsageLedger())
+    assert [llm.complete("x").text, llm.complete("x").text] == ["a", "b"]
+
+
+# --------------------------------------------------------------------------- JSON extraction
+
+
+@pytest.mark.parametrize("text, value", [
+    ('{"a": 1}', {"a": 1}),
+    ('  [1, 2]  ', [1, 2]),
+    ('Here you go:\n```\n{"a": "}"}\n```', {"a": "}"}),
+    ('```python\nx = 1\n```\n```json\n{"b": 2}\n```', {"b": 2}),
+    ("<answer>{'a': True, 'b': None}</answer>", {"a": True, "b": None}),
+    ('I think {"plan": ["(move a b)"]} is right, not {"other": 1}', {"plan": ["(move a b)"]}),
+    ('text {not json} then {"ok": [1,]}', {"ok": [1]}),
+])
+def test_extract_json_finds_it(text, value):
+    assert extract_json(text) == value
+
+
+@pytest.mark.parametrize("text, problem", [
+    ("", "empty"),
+    ("no braces at all", "no JSON object"),
+    ('{"a": [1, 2', "line 1, column 1 is never closed"),
+    ('ok:\n{"a" 1}', "at line 2, column 6"),
+])
+def test_extract_json_says_what_is_wrong(text, problem):
+    with pytest.raises(BadAnswerError) as err:
+        extract_json(text)
+    assert problem in err.value.problem
