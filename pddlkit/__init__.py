@@ -50,6 +50,9 @@ _LAZY = {
     "get_planner": "pddlkit.planners.registry",
     "available_planners": "pddlkit.planners.registry",
     "UnknownPlannerError": "pddlkit.planners.registry",
+    "load_llm": "pddlkit.llm.spec",
+    "Completion": "pddlkit.llm.base",
+    "ScriptedLLM": "pddlkit.llm.scripted",
 }
 
 __all__ = sorted(_LAZY) + ["__version__"]
@@ -72,6 +75,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from .check import CheckReport, check
     from .diagnostics import (Diagnostic, PDDLError, PDDLSemanticError, PDDLSyntaxError,
                               PlanFormatError, Severity)
+    from .llm.base import Completion
+    from .llm.scripted import ScriptedLLM
+    from .llm.spec import load_llm
     from .pddl.plan import Plan, parse_plan
     from .pddl.reader import parse_domain, parse_problem, read_domain, read_problem
     from .pddl.writer import write_domain, write_problem

@@ -1,0 +1,365 @@
+"""Any PDDL model as a text environment: simulate with pddlkit's semantics, render what the
+agent perceives, and explain failed commands from the precondition that failed.
+
+Why: the original simulators answer most mistakes with "Nothing happens.", and PDDLego+'s
+authors had to hand-write better messages. Here a failed command is mapped to its ground
+action, the first false precondition literal is found, and a per-predicate template turns it
+into a sentence ("The door to the west is closed."). ``terse=True`` brings back the original
+behaviour, for comparing agents under both kinds of feedback.
+
+Commands map to ground actions through each action's command template. Parameters the
+template does not show (``?from`` in ``move {dir}``) are found by joining the precondition's
+positive atoms against the current state, so ``move west`` means "the move west from here".
+Subclasses supply the model (``generate``), the renderer (``describe``, ``feedback``) and the
+failure templates (``MESSAGES``).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Optional, Sequence, Union
+
+from pddlkit.pddl.model import And, Atom, Domain, Exists, Not, Or, Problem
+from pddlkit.semantics.formulas import holds
+from pddlkit.semantics.grounding import GroundAction, ground
+from pddlkit.semantics.state import State
+from pddlkit.semantics.world import World
+
+from .api import ActionTemplate, Step, info_dict
+
+NOTHING_HAPPENS = "Nothing happens."
+#: (predicate, True) is the message when a needed atom is false; (predicate, False) when an
+#: atom that must be false is true. A template's {0}, {1}, ... are the atom's arguments as
+#: shown to the player; a callable gets (args, env) and returns the sentence.
+MessageBook = Mapping[tuple[str, bool], Union[str, Callable[[tuple, Any], str]]]
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """Everything that changes during an episode (the model itself is fixed per seed)."""
+
+    state: State
+    steps: int
+    won: bool
+    seed: Optional[int]
+
+
+@dataclass
+class _Failure:
+    code: str
+    message: str
+
+
+class PDDLWorldEnv:
+    """A text environment over a PDDL domain and problem (see the module docstring).
+
+    Used directly, it turns any model into an environment: ``PDDLWorldEnv(domain, problem,
+    templates)`` with ``describe``/``feedback`` falling back to listing atoms and action names.
+    """
+
+    id = "pddl-world"
+    MESSAGES: MessageBook = {}
+    META_COMMANDS: tuple[str, ...] = ("look", "inventory")
+
+    def __init__(self, domain: Domain, problem: Optional[Problem] = None,
+                 templates: Sequence[ActionTemplate] = (), *, terse: bool = False,
+                 max_steps: int = 100, seed: Optional[int] = None,
+                 messages: Optional[MessageBook] = None) -> None:
+        self.domain = domain
+        self._fixed_problem = problem
+        self.action_schema: tuple[ActionTemplate, ...] = tuple(templates)
+        self.terse = terse
+        self.max_steps = max_steps
+        self.seed = seed
+        self.messages: MessageBook = {**self.MESSAGES, **(messages or {})}
+        self._actions = {a.name: a for a in domain.actions}
+        for t in self.action_schema:
+            if t.action not in self._actions:
+                raise ValueError(f"template {t} names no action of domain {domain.name}")
+        self._patterns = [(t, t.pattern()) for t in self.action_schema]
+        self.problem: Optional[Problem] = None
+        self.world: Optional[World] = None
+        self.state: Optional[State] = None
+        self.steps = 0
+        self.won = False
+
+    # ------------------------------------------------------------------ hooks for subclasses
+
+    def generate(self, rng: random.Random) -> Problem:
+        """The problem for this episode; the default is the fixed problem given."""
+        if self._fixed_problem is None:
+            raise ValueError(f"{type(self).__name__} needs a problem, or must override generate()")
+        return self._fixed_problem
+
+    @property
+    def task(self) -> str:
+        """The goal as a sentence (subclasses say it in words)."""
+        from pddlkit.pddl.writer import write_formula
+
+        return "Make this true: " + write_formula(self.problem.goal) if self.problem else ""
+
+    def describe(self) -> str:
+        """What the agent perceives now (the answer to 'look')."""
+        return "You see: " + ", ".join(sorted("(" + " ".join(a) + ")" for a in self.state.atoms))
+
+    def intro(self) -> str:
+        return self.describe() + "\n\nYour task is to: " + self.task
+
+    def feedback(self, action: GroundAction, before: State) -> str:
+        """The answer to a command that worked."""
+        return f"You {action.name} {' '.join(self.display(a) for a in action.args)}."
+
+    def meta(self, command: str) -> Optional[str]:
+        """Answers to commands that change nothing (look, inventory, ...); None if not one."""
+        if command == "look":
+            return self.describe()
+        if command == "inventory":
+            return "You are carrying nothing."
+        return None
+
+    def display(self, name: Optional[str]) -> str:
+        """How an object's PDDL name is shown and typed ('apple_1' -> 'apple 1')."""
+        return "something" if name is None else name.replace("_", " ")
+
+    def object_name(self, shown: str) -> str:
+        return "_".join(shown.strip().lower().split())
+
+    def unknown_object(self, shown: str, parameter: str) -> str:
+        return f"There is no {shown.strip()} here."
+
+    # ------------------------------------------------------------------ the API
+
+    def reset(self, seed: Optional[int] = None) -> tuple[str, dict]:
+        if seed is not None:
+            self.seed = seed
+        self.problem = self.generate(random.Random(self.seed))
+        self.world = World(self.domain, self.problem)
+        self.state = self.world.initial_state
+        self.steps = 0
+        self.won = self._goal_holds()
+        return self.intro(), info_dict(self.won, 0, None, self.admissible_commands)
+
+    def step(self, command: str) -> Step:
+        if self.state is None:
+            raise RuntimeError("call reset() before step()")
+        if self.won or self.steps >= self.max_steps:
+            return self._step("The episode is over; call reset().", "episode-over")
+        self.steps += 1
+        text = " ".join(command.strip().lower().split())
+        answer = self.meta(text)
+        if answer is not None:
+            return self._step(answer, None)
+        resolved = self.resolve(text)
+        if isinstance(resolved, _Failure):
+            return self._step(resolved.message, resolved.code)
+        before = self.state
+        self.state = resolved.apply(before, self.world)
+        self.won = self._goal_holds()
+        return self._step(self.feedback(resolved, before), None)
+
+    def _step(self, observation: str, error: Optional[str]) -> Step:
+        if error is not None and self.terse and error not in ("episode-over",):
+            observation = NOTHING_HAPPENS
+        truncated = not self.won and self.steps >= self.max_steps
+        return Step(observation, 1.0 if self.won and error is None else 0.0, self.won, truncated,
+                    info_dict(self.won, self.steps, error, self.admissible_commands))
+
+    def snapshot(self) -> Snapshot:
+        return Snapshot(self.state, self.steps, self.won, self.seed)
+
+    def restore(self, snapshot: Snapshot) -> None:
+        if snapshot.seed != self.seed:
+            raise ValueError(f"snapshot of seed {snapshot.seed}, but this episode is seed "
+                             f"{self.seed}; reset(seed={snapshot.seed}) first")
+        self.state, self.steps, self.won = snapshot.state, snapshot.steps, snapshot.won
+
+    def _goal_holds(self) -> bool:
+        return holds(self.problem.goal, self.state, {}, self.world)
+
+    # ------------------------------------------------------------------ plans <-> commands
+
+    def command_for(self, action: Union[GroundAction, Sequence[str], str]) -> str:
+        """The command performing a ground action: '(move kitchen patio south)' -> 'move south'."""
+        if isinstance(action, GroundAction):
+            name, args = action.name, action.args
+        elif isinstance(action, str):
+            name, *args = action.strip("() \n").split()
+        else:
+            name, *args = action
+        for t in self.action_schema:
+            if t.action == name:
+                return t.command(args, self.display)
+        raise KeyError(f"no command template for action {name!r}")
+
+    def commands_for_plan(self, plan) -> list[str]:
+        steps = getattr(plan, "steps", plan)
+        return [self.command_for((s.name, *s.args) if hasattr(s, "args") else s) for s in steps]
+
+    def admissible_commands(self) -> list[str]:
+        """Every command that would succeed now (plus the meta commands)."""
+        out = []
+        for t in self.action_schema:
+            action = self._actions[t.action]
+            for binding in self._bindings(action, {}):
+                g = ground(action, tuple(binding[p.name] for p in action.parameters))
+                if g.applicable(self.state, self.world):
+                    out.append(t.command(g.args, self.display))
+        return sorted(set(out)) + list(self.META_COMMANDS)
+
+    # ------------------------------------------------------------------ command -> ground action
+
+    def resolve(self, command: str) -> Union[GroundAction, _Failure]:
+        """The ground action a command means, or why it cannot be done (message and code)."""
+        matched = False
+        unknown: Optional[_Failure] = None
+        for template, pattern in self._patterns:
+            m = pattern.match(command)
+            if not m:
+                continue
+            matched = True
+            action = self._actions[template.action]
+            given: dict[str, str] = {}
+            bad = None
+            for p in action.parameters:
+                key = p.name.lstrip("?").replace("-", "_")
+                if key in m.groupdict():
+                    shown = m.group(key)
+                    name = self.object_name(shown)
+                    if not self._is_a(name, p.types):
+                        bad = _Failure("unknown-object", self.unknown_object(shown, p.name))
+                        break
+                    given[p.name] = name
+            if bad is not None:
+                unknown = unknown or bad
+                continue
+            return self._ground(action, given)
+        if unknown is not None:
+            return unknown
+        if not matched:
+            return _Failure("unknown-command", self.unknown_command(command))
+        return _Failure("unknown-command", self.unknown_command(command))  # pragma: no cover
+
+    def unknown_command(self, command: str) -> str:
+        shapes = sorted({t.template for t in self.action_schema} | set(self.META_COMMANDS))
+        return (f"I don't understand \"{command}\". Commands look like: "
+                + ", ".join(s.replace("{", "<").replace("}", ">") for s in shapes) + ".")
+
+    def _is_a(self, name: str, types: tuple[str, ...]) -> bool:
+        if name not in self.world.object_types:
+            return False
+        return self.world.is_of_type(name, types)
+
+    def _ground(self, action, given: dict) -> Union[GroundAction, _Failure]:
+        bindings, stuck = self._join(action, given)
+        if not bindings:
+            atom, binding = stuck
+            return self._failure_for(atom, binding, positive=True)
+        first_failure = None
+        for binding in bindings:
+            g = ground(action, tuple(binding[p.name] for p in action.parameters))
+            if g.applicable(self.state, self.world):
+                return g
+            if first_failure is None:
+                first_failure = self._explain(action.precondition, binding)
+        return first_failure
+
+    def _positive_atoms(self, action) -> list[Atom]:
+        pre = action.precondition
+        parts = pre.parts if isinstance(pre, And) else (pre,)
+        return [p for p in parts if isinstance(p, Atom) and p.predicate != "="]
+
+    def _join(self, action, given: dict) -> tuple[list[dict], Optional[tuple]]:
+        """Bindings of all parameters that make the positive precondition atoms true; when
+        there are none, the first atom that no extension of the binding satisfies."""
+        partial = [dict(given)]
+        for atom in self._positive_atoms(action):
+            extended = []
+            for b in partial:
+                extended.extend(self._extend(atom, b))
+            if not extended:
+                return [], (atom, partial[0])
+            partial = extended
+        full = []
+        types = {p.name: p.types for p in action.parameters}
+        for b in partial:
+            missing = [v for v in types if v not in b]
+            if not missing:
+                full.append(b)
+                continue
+            for extra in self.world.bindings([p for p in action.parameters if p.name in missing]):
+                full.append({**b, **extra})
+        return full, None
+
+    def _extend(self, atom: Atom, binding: dict) -> list[dict]:
+        args = atom.args
+        bound = [(i, binding.get(a, a) if a.startswith("?") else a) for i, a in enumerate(args)
+                 if not a.startswith("?") or a in binding]
+        if len(bound) == len(args):
+            return [binding] if (atom.predicate, *[v for _, v in bound]) in self.state.atoms else []
+        if bound:
+            i, v = bound[0]
+            candidates = self.state.atoms_with(atom.predicate, i + 1, v)
+        else:
+            candidates = self.state.by_predicate.get(atom.predicate, ())
+        out = []
+        for fact in candidates:
+            values = fact[1:]
+            new = dict(binding)
+            ok = True
+            for a, val in zip(args, values):
+                if a.startswith("?"):
+                    if new.setdefault(a, val) != val:
+                        ok = False
+                        break
+                elif a != val:
+                    ok = False
+                    break
+            if ok:
+                out.append(new)
+        return out
+
+    def _explain(self, formula, binding: dict) -> _Failure:
+        literal = _first_false_literal(formula, self.state, binding, self.world, self.messages)
+        if literal is None:
+            return _Failure("precondition", "You can't do that now.")
+        atom, positive = literal
+        return self._failure_for(atom, binding, positive)
+
+    def _failure_for(self, atom: Atom, binding: dict, positive: bool) -> _Failure:
+        args = tuple(binding.get(a) if a.startswith("?") else a for a in atom.args)
+        template = self.messages.get((atom.predicate, positive))
+        if template is None:
+            shown = "(" + " ".join([atom.predicate, *(self.display(a) for a in args)]) + ")"
+            return _Failure("precondition", f"You can't do that: {shown} is "
+                                            f"{'not true' if positive else 'true'}.")
+        if callable(template):
+            return _Failure("precondition", template(args, self))
+        return _Failure("precondition", template.format(*(self.display(a) for a in args)))
+
+
+def _first_false_literal(f, state: State, binding: dict, world: World,
+                         messages: MessageBook) -> Optional[tuple[Atom, bool]]:
+    """The first literal that makes ``f`` false, as (atom, needed-true?). Inside a
+    disjunction, the first alternative with a message template is preferred, positive
+    requirements first (a closed door, rather than 'there is a door')."""
+    if holds(f, state, binding, world):
+        return None
+    if isinstance(f, Atom):
+        return f, True
+    if isinstance(f, Not) and isinstance(f.formula, Atom):
+        return f.formula, False
+    if isinstance(f, And):
+        for p in f.parts:
+            found = _first_false_literal(p, state, binding, world, messages)
+            if found is not None:
+                return found
+        return None
+    if isinstance(f, Or):
+        options = [x for x in (_first_false_literal(p, state, binding, world, messages)
+                               for p in f.parts) if x is not None]
+        options.sort(key=lambda x: (not x[1], (x[0].predicate, x[1]) not in messages))
+        return options[0] if options else None
+    if isinstance(f, Exists):
+        return None
+    return None
