@@ -1,5 +1,14 @@
 """Text environments as PDDL worlds (``pddlkit.envs``).
 
-Home of CoinCollector, the ALFWorld-style household and the adapters to real TextWorld and
-ALFWorld games, added by the text-environments issue. The core never imports this package.
+``make("coin-collector", rooms=7, seed=0)``, ``make("household", receptacles=20,
+difficulty="heat")``, ``make("textworld", game="coin", level=5)``; ``PDDLWorldEnv`` turns any
+PDDL model into a text environment. The core never imports this package.
 """
+
+from .api import ActionTemplate, LazyCommands, Step, TextEnv, jsonable
+from .pddl_world import NOTHING_HAPPENS, PDDLWorldEnv, Snapshot
+from .registry import EnvSpec, UnknownEnvError, list_envs, make, register
+
+__all__ = ["ActionTemplate", "LazyCommands", "Step", "TextEnv", "jsonable", "NOTHING_HAPPENS",
+           "PDDLWorldEnv", "Snapshot", "EnvSpec", "UnknownEnvError", "list_envs", "make",
+           "register"]

@@ -201,11 +201,11 @@ class PDDLWorldEnv:
         out = []
         for t in self.action_schema:
             action = self._actions[t.action]
-            for binding in self._bindings(action, {}):
+            for binding in self._join(action, {})[0]:
                 g = ground(action, tuple(binding[p.name] for p in action.parameters))
                 if g.applicable(self.state, self.world):
                     out.append(t.command(g.args, self.display))
-        return sorted(set(out)) + list(self.META_COMMANDS)
+        return sorted(set(out)) + [m for m in self.META_COMMANDS if "{" not in m]
 
     # ------------------------------------------------------------------ command -> ground action
 

@@ -1,0 +1,224 @@
+"""Text environments as PDDL worlds: ground-truth plans win, failures get specific messages,
+snapshots restore, episodes are deterministic by seed, the registry and the CLI list them."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+import pddlkit
+from pddlkit.envs import NOTHING_HAPPENS, ActionTemplate, PDDLWorldEnv, make
+from pddlkit.envs.coin_collector import PAPER_SIZES, CoinCollector
+from pddlkit.envs.household import DIFFICULTIES, Household
+
+SEEDS = range(50)
+
+
+def _win_with_fast_downward(env, seed) -> None:
+    obs, info = env.reset(seed=seed)
+    assert not info["won"] and obs
+    result = pddlkit.plan(env.domain, env.problem, cache=False, explain=False)
+    assert result.solved, (seed, result.format())
+    for command in env.commands_for_plan(result.plan):
+        step = env.step(command)
+        assert step.error is None, (seed, command, step.observation)
+    assert step.won and step.terminated and step.reward == 1.0, (seed, env.task)
+
+
+@pytest.mark.parametrize("rooms", PAPER_SIZES)
+def test_coin_collector_fast_downward_plans_win(rooms):
+    env = CoinCollector(rooms=rooms)
+    for seed in SEEDS:
+        _win_with_fast_downward(env, seed)
+
+
+@pytest.mark.parametrize("difficulty", list(DIFFICULTIES))
+def test_household_fast_downward_plans_win(difficulty):
+    env = Household(receptacles=16, difficulty=difficulty)
+    for seed in SEEDS:
+        _win_with_fast_downward(env, seed)
+
+
+def test_large_layouts_are_winnable():
+    _win_with_fast_downward(CoinCollector(rooms=100), 0)
+    _win_with_fast_downward(Household(receptacles=60, difficulty="heat"), 0)
+
+
+# --------------------------------------------------------------------------- failure messages
+
+COIN_FAILURES = [
+    ("move up", "unknown-object", '"up" is not a direction'),
+    ("dance", "unknown-command", 'I don\'t understand "dance"'),
+    ("take coin", "precondition", "There is no coin here."),
+]
+
+
+def test_coin_collector_failures_are_specific():
+    env = CoinCollector(rooms=5, seed=2)
+    env.reset()
+    for command, code, text in COIN_FAILURES:
+        step = env.step(command)
+        assert (step.error, text in step.observation) == (code, True), (command, step.observation)
+    room = env.here()
+    exits = {f[3]: f[2] for f in env.state.atoms_with("connected", 1, room)}
+    missing = next(d for d in ("north", "south", "east", "west") if d not in exits)
+    step = env.step(f"move {missing}")
+    assert step.observation == f"You can't move {missing}: there is no exit in that direction."
+    step = env.step(f"open door to {missing}")
+    assert step.observation == f"There is no door to the {missing}."
+    doors = {d for d in exits if ("has-door", room, exits[d], d) in env.state.atoms}
+    doorways = set(exits) - doors
+    for d in doors:
+        assert env.step(f"move {d}").observation == f"The door to the {d} is closed."
+        assert env.step(f"close door to {d}").observation == f"The door to the {d} is closed."
+        assert env.step(f"open door to {d}").error is None
+        assert env.step(f"open door to {d}").observation == f"The door to the {d} is already open."
+    for d in doorways:
+        assert env.step(f"open door to {d}").observation == (
+            f"There is no door to the {d}: it is an open doorway.")
+
+
+def test_household_failures_are_specific():
+    env = Household(receptacles=12, difficulty="heat", seed=4)
+    env.reset()
+    d = env.display
+    obj, where = sorted((f[1], f[2]) for f in env.state.by_predicate["inreceptacle"]
+                        if f[2] == "countertop_1")[0]
+    cabinet, countertop = "cabinet 1", "countertop 1"
+    cases = [
+        (f"take {d(obj)} from {countertop}", f"You are not at the {countertop}; go to it first."),
+        ("go to cabinet 99", "You don't see any cabinet 99 in this house."),
+        (f"go to {cabinet}", None),
+        (f"go to {cabinet}", f"You are already at the {cabinet}."),
+        (f"close {cabinet}", f"The {cabinet} is closed."),
+        (f"open {cabinet}", None),
+        (f"open {cabinet}", f"The {cabinet} is already open."),
+        (f"heat {d(obj)} with {cabinet}", f"The {cabinet} cannot heat things."),
+        (f"heat {d(obj)} with microwave 1", "You are not at the microwave 1; go to it first."),
+        ("use desklamp 1", f"The desklamp 1 is not in the {cabinet}."),
+        (f"go to {countertop}", None),
+        (f"open {countertop}", f"The {countertop} cannot be opened or closed."),
+        ("microwave the soup", 'I don\'t understand "microwave the soup"'),
+        (f"take {d(obj)} from {countertop}", None),
+        (f"heat {d(obj)} with {countertop}", f"The {countertop} cannot heat things."),
+        (f"slice {d(obj)} with {d(obj)}", f"The {d(obj)} is not on the {countertop}."),
+    ]
+    for command, expected in cases:
+        step = env.step(command)
+        if expected is None:
+            assert step.error is None, (command, step.observation)
+        else:
+            assert expected in step.observation and step.error, (command, step.observation)
+            assert step.observation != NOTHING_HAPPENS
+    others = [o for o in env.contents("countertop_1")]
+    if others:
+        step = env.step(f"take {d(others[0])} from {countertop}")
+        assert step.observation == (f"You are already holding the {d(obj)}; put it somewhere "
+                                    "first.")
+
+
+def test_closed_receptacles_hide_their_contents():
+    env = Household(receptacles=20, seed=3)
+    env.reset()
+    closed = next(r for r in sorted(env.openable) if env.contents(r))
+    inside = env.display(env.contents(closed)[0])
+    arrive = env.step(f"go to {env.display(closed)}").observation
+    assert "is closed" in arrive and inside not in arrive
+    assert env.step(f"take {inside} from {env.display(closed)}").observation == (
+        f"The {env.display(closed)} is closed.")
+    assert inside in env.step(f"open {env.display(closed)}").observation
+
+
+def test_terse_mode_says_nothing_happens_but_keeps_the_code():
+    env = CoinCollector(rooms=3, seed=0, terse=True)
+    env.reset()
+    step = env.step("take coin")
+    assert step.observation == NOTHING_HAPPENS and step.error == "precondition"
+
+
+# --------------------------------------------------------------------------- snapshots, seeds
+
+
+@pytest.mark.parametrize("make_env", [lambda: CoinCollector(rooms=9),
+                                      lambda: Household(receptacles=30)])
+def test_snapshot_restore_and_determinism(make_env):
+    a, b = make_env(), make_env()
+    obs_a, _ = a.reset(seed=11)
+    obs_b, _ = b.reset(seed=11)
+    assert obs_a == obs_b and a.problem == b.problem and a.task == b.task
+    assert make_env().reset(seed=12)[0] != obs_a or make_env().task != a.task
+    commands = list(a.admissible_commands())[:3]
+    snap = a.snapshot()
+    first = [a.step(c).observation for c in commands]
+    after = a.snapshot()
+    a.restore(snap)
+    assert a.snapshot() == snap and a.state == snap.state
+    assert [a.step(c).observation for c in commands] == first
+    assert a.snapshot() == after
+    assert [b.step(c).observation for c in commands] == first
+    other = make_env()
+    other.reset(seed=3)
+    with pytest.raises(ValueError, match="seed"):
+        other.restore(snap)
+
+
+def test_admissible_commands_all_succeed_and_are_lazy():
+    env = Household(receptacles=10, seed=5)
+    _, info = env.reset()
+    assert "not computed" in repr(info["admissible_commands"])
+    for command in list(info["admissible_commands"]):
+        snap = env.snapshot()
+        assert env.step(command).error is None, command
+        env.restore(snap)
+
+
+def test_truncation_at_max_steps():
+    env = CoinCollector(rooms=5, seed=0, max_steps=3)
+    env.reset()
+    steps = [env.step("look around") for _ in range(3)]
+    assert [s.truncated for s in steps] == [False, False, True]
+    assert env.step("look around").error == "episode-over"
+
+
+def test_any_pddl_model_becomes_an_environment():
+    from pddlkit.domains import path
+
+    domain = pddlkit.parse_domain(path("coin-collector/domain.pddl").read_text())
+    problem = pddlkit.parse_problem(path("coin-collector/p3.pddl").read_text())
+    env = PDDLWorldEnv(domain, problem, [ActionTemplate("move", ("?from", "?to", "?dir"),
+                                                        "walk {dir}"),
+                                         ActionTemplate("open-door", ("?loc1", "?loc2", "?dir"),
+                                                        "unlatch {dir}"),
+                                         ActionTemplate("take", ("?i", "?r"), "grab {i}")])
+    env.reset()
+    plan = [line for line in path("coin-collector/p3.plan").read_text().splitlines()
+            if line.startswith("(")]
+    commands = env.commands_for_plan(plan)
+    assert commands[0].startswith(("walk", "unlatch"))
+    for c in commands:
+        step = env.step(c)
+    assert step.won
+    failed = PDDLWorldEnv(domain, problem, [ActionTemplate("take", ("?i", "?r"), "grab {i}")])
+    failed.reset()
+    assert "(in coin kitchen) is not true" in failed.step("grab coin").observation
+
+
+# --------------------------------------------------------------------------- registry and CLI
+
+
+def test_registry_makes_envs_and_suggests_names():
+    env = make("coin-collector", rooms=3, seed=1)
+    assert isinstance(env, CoinCollector) and env.rooms == 3
+    with pytest.raises(LookupError, match="did you mean 'household'"):
+        make("housework")
+
+
+def test_cli_lists_the_environments():
+    out = subprocess.run([sys.executable, "-m", "pddlkit.cli", "envs", "--json"],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    ids = {row["id"] for row in json.loads(out.stdout)}
+    assert {"coin-collector", "household", "textworld"} <= ids
