@@ -20,7 +20,7 @@ install: $(STAMP)
 # transformers and peft.
 $(TEST_STAMP): $(STAMP)
 	$(PY) -m pip install -q torch==2.13.0
-	$(PY) -m pip install -q -e '.[test,hf]'
+	$(PY) -m pip install -q -e '.[test,hf,textworld]'
 	touch $(TEST_STAMP)
 
 # torch first, pinned, so pip takes the local CPU build instead of CUDA wheels.

@@ -135,6 +135,7 @@ class PDDLWorldEnv:
             self.seed = seed
         self.problem = self.generate(random.Random(self.seed))
         self.world = World(self.domain, self.problem)
+        self._goal_predicates = None if self.domain.derived else _predicates(self.problem.goal)
         self.state = self.world.initial_state
         self.steps = 0
         self.won = self._goal_holds()
@@ -155,7 +156,8 @@ class PDDLWorldEnv:
             return self._step(resolved.message, resolved.code)
         before = self.state
         self.state = resolved.apply(before, self.world)
-        self.won = self._goal_holds()
+        if self._goal_may_change(before, self.state):
+            self.won = self._goal_holds()
         return self._step(self.feedback(resolved, before), None)
 
     def _step(self, observation: str, error: Optional[str]) -> Step:
@@ -173,6 +175,15 @@ class PDDLWorldEnv:
             raise ValueError(f"snapshot of seed {snapshot.seed}, but this episode is seed "
                              f"{self.seed}; reset(seed={snapshot.seed}) first")
         self.state, self.steps, self.won = snapshot.state, snapshot.steps, snapshot.won
+
+    def _goal_may_change(self, before: State, after: State) -> bool:
+        """Whether the goal's truth can differ: only if an atom of a predicate the goal
+        mentions changed (always, when the domain has derived predicates). Checking the goal
+        is the costliest part of a step in a large household; most steps do not touch it."""
+        if self._goal_predicates is None:
+            return True
+        return any(a[0] in self._goal_predicates
+                   for a in before.atoms.symmetric_difference(after.atoms))
 
     def _goal_holds(self) -> bool:
         return holds(self.problem.goal, self.state, {}, self.world)
@@ -336,6 +347,22 @@ class PDDLWorldEnv:
         if callable(template):
             return _Failure("precondition", template(args, self))
         return _Failure("precondition", template.format(*(self.display(a) for a in args)))
+
+
+def _predicates(formula) -> set:
+    """Every predicate name a formula mentions (through any nesting)."""
+    found: set = set()
+    stack = [formula]
+    while stack:
+        f = stack.pop()
+        if isinstance(f, Atom):
+            found.add(f.predicate)
+        for name in ("formula", "body", "condition", "consequence"):
+            part = getattr(f, name, None)
+            if part is not None:
+                stack.append(part)
+        stack.extend(getattr(f, "parts", ()))
+    return found
 
 
 def _first_false_literal(f, state: State, binding: dict, world: World,

@@ -30,10 +30,10 @@ def _need(path: Path) -> Path:
     pytest.skip(reason)
 
 
-def need_module(name: str, install: str):
+def need_module(name: str, install: str, importer=None):
     """Import an optional package, or skip (fail under PDDLKIT_REQUIRE_CORPUS=1)."""
     try:
-        return __import__(name)
+        return importer() if importer else __import__(name)
     except ImportError:
         reason = f"{name} is not installed ({install}; `make test` installs it)"
         if os.environ.get("PDDLKIT_REQUIRE_CORPUS") == "1":

@@ -1,0 +1,86 @@
+"""Steps per second and reset time of each native environment, at its smallest and largest size.
+
+A step is one command through the full path: parse the command, map it to a ground action
+(hidden parameters joined against the state), check the precondition, apply the effects,
+check the goal, render the observation. Commands are drawn (seeded) from the admissible
+commands of the current state plus one failing command in ten, so failure messages are timed
+too; the admissible list is computed outside the timed region (as an agent would read it).
+Target: >= 5,000 steps/s for a 60-receptacle household on one core.
+
+    python benchmarks/envs.py [--steps 5000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from pddlkit.envs.coin_collector import CoinCollector  # noqa: E402
+from pddlkit.envs.household import Household  # noqa: E402
+
+TARGET = 5000.0
+
+
+def measure(make, steps: int, seed: int = 0) -> tuple[float, float]:
+    env = make()
+    rng = random.Random(seed)
+    t0 = time.perf_counter()
+    resets = 5
+    for s in range(resets):
+        env.reset(seed=s)
+    reset_s = (time.perf_counter() - t0) / resets
+    env.reset(seed=seed)
+    plan: list[str] = []
+    while len(plan) < steps:  # commands chosen from real states, replayed for timing
+        snap = env.snapshot()
+        commands = [c for c in env.admissible_commands() if c not in ("look", "inventory")]
+        command = rng.choice(commands) if commands and rng.random() > 0.1 else "take unicorn 1"
+        env.step(command)
+        if env.won or env.steps >= env.max_steps - 1:
+            env.restore(snap)
+            env.reset(seed=seed)
+            plan.append("RESET")
+        plan.append(command)
+    env.reset(seed=seed)
+    timed = 0
+    start = time.perf_counter()
+    for command in plan:
+        if command == "RESET":
+            env.reset(seed=seed)
+            continue
+        env.step(command)
+        timed += 1
+    elapsed = time.perf_counter() - start
+    return timed / elapsed, reset_s
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--steps", type=int, default=5000)
+    args = parser.parse_args()
+    cases = [
+        ("coin-collector, 3 rooms", lambda: CoinCollector(rooms=3, max_steps=10**6)),
+        ("coin-collector, 100 rooms", lambda: CoinCollector(rooms=100, max_steps=10**6)),
+        ("household, 8 receptacles", lambda: Household(receptacles=8, max_steps=10**6)),
+        ("household, 60 receptacles", lambda: Household(receptacles=60, max_steps=10**6)),
+    ]
+    print(f"{'environment':<28} {'steps/s':>10} {'reset':>10}   target")
+    result = {}
+    for name, make in cases:
+        rate, reset_s = measure(make, args.steps)
+        result[name] = rate
+        target = f">= {TARGET:,.0f} steps/s" if name.endswith("60 receptacles") else ""
+        print(f"{name:<28} {rate:>10,.0f} {reset_s * 1000:>8.1f}ms   {target}")
+    rate = result["household, 60 receptacles"]
+    print(f"\ntarget: household with 60 receptacles >= {TARGET:,.0f} steps/s on one core: "
+          f"{'MET' if rate >= TARGET else 'MISSED'} ({rate:,.0f} steps/s)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,60 @@
+"""The TextWorld adapter on real generated games (tw-coin_collector and tw-simple), won by the
+breadth-first explorer, which sees only observations and admissible commands."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import need_module
+
+
+@pytest.fixture(autouse=True)
+def textworld_installed(tmp_path_factory, monkeypatch):
+    from pddlkit.envs.textworld_adapter import _import_textworld
+
+    need_module("textworld", "pip install 'pddlkit[textworld]'", _import_textworld)
+    monkeypatch.setenv("PDDLKIT_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "cache"))
+
+
+@pytest.mark.parametrize("level", [5, 15])
+def test_coin_collector_games_are_won_by_exploration(level):
+    from pddlkit.envs import make
+    from pddlkit.envs.explore import breadth_first
+
+    env = make("textworld", game="coin", level=level, seed=3)
+    obs, info = env.reset()
+    assert obs.startswith("-= ") and "venture" not in obs and "First off" not in obs
+    assert env.task == "find the coin and take it."
+    result = breadth_first(env, seed=3)
+    assert result.won, result
+    env.reset()
+    for command in result.commands:
+        step = env.step(command)
+    assert step.won and step.terminated and step.reward == 1.0
+
+
+def test_tw_simple_game_is_won_by_exploration():
+    from pddlkit.envs import make
+    from pddlkit.envs.explore import breadth_first
+
+    env = make("textworld", game="simple", seed=1)
+    obs, _ = env.reset()
+    assert "Bedroom" in obs and "unlock" not in obs.lower()  # no walkthrough in sight
+    result = breadth_first(env, seed=1, max_states=2000)
+    assert result.won and "unlock wooden door with old key" in result.commands
+
+
+def test_failures_snapshots_and_determinism():
+    from pddlkit.envs import make
+
+    env = make("textworld", game="coin", level=5, seed=4)
+    obs, _ = env.reset()
+    bad = env.step("go up")
+    assert bad.error == "failed" and "can't" in bad.observation
+    snap = env.snapshot()
+    good = env.admissible_commands()[0]
+    first = env.step(good).observation
+    env.restore(snap)
+    assert env.step(good).observation == first
+    again = make("textworld", game="coin", level=5, seed=4)
+    assert again.reset()[0] == obs
