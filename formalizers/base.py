@@ -1,0 +1,56 @@
+"""What a formalizer sees and returns, and the episode memory it keeps.
+
+A formalizer turns a :class:`Context` (the task, the observations so far, the previous files,
+and the error to fix, if any) into PDDL :class:`~.answer.Files`. The LLM-backed one renders
+the paper's prompts from the context; the offline ones read the same observation text. The
+loop (:mod:`.loop`) never cares which one it drives.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional, Protocol, runtime_checkable
+
+from .answer import Files
+
+INITIAL, UPDATE, SOLVER_ERROR, SIMULATION_ERROR = ("initial", "update", "solver_error",
+                                                   "simulation_error")
+
+
+@dataclass
+class Memory:
+    """The episode so far: every command with its observation (the paper's 'memory')."""
+
+    task: str
+    history: list[tuple[str, str]] = field(default_factory=list)
+    files: list[Files] = field(default_factory=list)
+
+    @property
+    def observation(self) -> str:
+        return self.history[-1][1] if self.history else ""
+
+    def history_text(self) -> str:
+        return "\n".join(f"Action: {a}\n{o}" for a, o in self.history)
+
+
+@dataclass
+class Context:
+    kind: str
+    env_id: str
+    memory: Memory
+    valid_actions: list[str]
+    signatures: str
+    n_actions: int
+    previous: Optional[Files] = None
+    error: Optional[str] = None
+    failed_action: Optional[str] = None
+    executed: list[str] = field(default_factory=list)
+
+
+@runtime_checkable
+class Formalizer(Protocol):
+    name: str
+
+    def propose(self, context: Context) -> Files:
+        """The domain and problem files for this context; AnswerError if it cannot."""
+        ...

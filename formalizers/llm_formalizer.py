@@ -1,0 +1,57 @@
+"""The LLM formalizer: the paper's prompts in, ``{"df": ..., "pf": ...}`` out."""
+
+from __future__ import annotations
+
+from typing import Optional, Union
+
+from pddlkit.llm.base import LLM
+
+from .answer import Files, parse_answer
+from .base import Context
+from .prompts import Prompts, optional
+
+
+class LLMFormalizer:
+    """``LLMFormalizer(llm, env_id, goal_style="detailed", prompts=None)``.
+
+    ``prompts`` is a folder of template files overriding the bundled ones. ``temperature``
+    and ``max_tokens`` go to every call.
+    """
+
+    name = "pddlego"
+
+    def __init__(self, llm: Union[LLM, str], env_id: str, *, goal_style: str = "detailed",
+                 prompts: Optional[str] = None, temperature: float = 0.0,
+                 max_tokens: Optional[int] = None) -> None:
+        if isinstance(llm, str):
+            from pddlkit.llm.spec import load_llm
+
+            llm = load_llm(llm)
+        self.llm = llm
+        self.prompts = Prompts.for_env(env_id, prompts)
+        self.goal_style = goal_style
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self.last_prompt = ""
+
+    def render(self, context: Context) -> str:
+        prev = context.previous
+        last_action, last_obs = (context.memory.history[-1] if context.memory.history
+                                 else ("look around", ""))
+        return self.prompts.render(
+            context.kind if context.previous is not None or context.kind != "update" else "initial",
+            self.goal_style, task=context.memory.task,
+            observation=f"Action: {last_action}\n{last_obs}",
+            valid_actions=str(context.valid_actions), action_signatures=context.signatures,
+            n_actions=str(context.n_actions),
+            previous_df=optional(prev.domain if prev else None),
+            previous_pf=optional(prev.problem if prev else None),
+            history=context.memory.history_text(), error=optional(context.error),
+            failed_action=optional(context.failed_action),
+            executed=", ".join(context.executed) or "(none)")
+
+    def propose(self, context: Context) -> Files:
+        self.last_prompt = self.render(context)
+        answer = self.llm.complete([{"role": "user", "content": self.last_prompt}],
+                                   temperature=self.temperature, max_tokens=self.max_tokens)
+        return parse_answer(answer.text)

@@ -1,0 +1,249 @@
+"""The PDDLego+ loop: formalize, plan, execute the whole plan, grow; refine on errors.
+
+* Inner loop (solver errors): an unreadable answer, PDDL that does not parse or check, no plan,
+  or a plan whose actions the environment does not have. pddlkit's diagnostics and why-no-plan
+  explanation go back to the formalizer, up to ``max_solver_retries`` times per step (the
+  counter resets every step, as in the paper's released code).
+* Outer loop (simulation errors): a command fails. The environment is restored to the
+  snapshot taken at the start of the step (executed actions are nullified), and the failed
+  command, the environment's message and the executed actions go back, up to
+  ``max_simulation_retries`` consecutive times.
+* Limits: ``action_budget`` environment commands (default 50, METHODS.md); the abort reason is
+  recorded. Metrics follow the paper's Appendix A.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Optional, Union
+
+from .answer import AnswerError, Files
+from .base import INITIAL, SIMULATION_ERROR, SOLVER_ERROR, UPDATE, Context, Formalizer, Memory
+from .prompts import signatures
+
+
+@dataclass
+class Limits:
+    max_solver_retries: int = 5
+    max_simulation_retries: int = 5
+    action_budget: int = 50
+    planner_timeout: float = 30.0
+
+
+@dataclass
+class Metrics:
+    """The paper's Appendix A counts for one episode."""
+
+    success: bool = False
+    steps: int = 0
+    actions: int = 0
+    llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    planner_calls: int = 0
+    solver_errors: int = 0
+    solver_fixed: int = 0
+    solver_aborts: int = 0
+    simulation_errors: int = 0
+    simulation_fixed: int = 0
+    simulation_aborts: int = 0
+    abort_reason: Optional[str] = None
+    loop_seconds: float = 0.0
+    planner_seconds: float = 0.0
+
+
+@dataclass
+class EpisodeResult:
+    env_id: str
+    seed: Optional[int]
+    task: str
+    formalizer: str
+    metrics: Metrics
+    files: list[Files] = field(default_factory=list)
+    plans: list[list[str]] = field(default_factory=list)
+    errors: list[dict] = field(default_factory=list)
+
+    @property
+    def won(self) -> bool:
+        return self.metrics.success
+
+
+class EpisodeRecord:
+    """JSONL: every version of the files, plans, errors, observations and the outcome."""
+
+    def __init__(self, path: Union[str, os.PathLike, None]) -> None:
+        self.path = Path(path) if path else None
+        if self.path:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+
+    def write(self, kind: str, **data: Any) -> None:
+        if self.path is None:
+            return
+        with open(self.path, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps({"type": kind, "time": time.time(), **data},
+                                ensure_ascii=False, default=str) + "\n")
+
+
+def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
+                planner: Any = "fast-downward", limits: Optional[Limits] = None,
+                record: Union[str, os.PathLike, None] = None, verbose: bool = False,
+                on_event=None) -> EpisodeResult:
+    """Play one episode of ``env`` with ``formalizer``; never raises for model mistakes."""
+    import pddlkit
+
+    limits = limits or Limits()
+    log = EpisodeRecord(record)
+    obs, info = env.reset(seed)
+    memory = Memory(env.task, [("look around", obs)])
+    result = EpisodeResult(env.id, getattr(env, "seed", seed), env.task,
+                           getattr(formalizer, "name", type(formalizer).__name__), Metrics())
+    m = result.metrics
+    ledger = getattr(getattr(formalizer, "llm", None), "ledger", None)
+    before = _usage(ledger)
+    sigs = signatures(env.domain, env.action_schema) if hasattr(env, "domain") else \
+        "\n".join(str(t) for t in env.action_schema)
+    n_actions = len({t.action for t in env.action_schema})
+
+    def emit(kind: str, **data: Any) -> None:
+        log.write(kind, **data)
+        if on_event is not None:
+            on_event(kind, data)
+
+    emit("start", env=env.id, seed=result.seed, task=env.task, observation=obs,
+         formalizer=result.formalizer)
+    kind, error, failed, executed = INITIAL, None, None, []
+    previous: Optional[Files] = None
+    sim_retries = 0
+    started = time.monotonic()
+    while not info.get("won") and m.actions < limits.action_budget:
+        m.steps += 1
+        snapshot = env.snapshot()
+        commands = None
+        solver_retries = 0
+        while commands is None:
+            context = Context(kind, env.id, memory, _valid(info), sigs, n_actions, previous,
+                              error, failed, executed)
+            try:
+                files = formalizer.propose(context)
+                memory.files.append(files)
+                result.files.append(files)
+                previous = files
+                emit("files", step=m.steps, domain=files.domain, problem=files.problem)
+                t0 = time.monotonic()
+                planned = pddlkit.plan(files.domain, files.problem, planner=planner,
+                                       timeout=limits.planner_timeout)
+                m.planner_calls += 1
+                m.planner_seconds += time.monotonic() - t0
+                commands, error = _commands(env, planned)
+            except AnswerError as exc:
+                error = f"Your answer could not be read: {exc.problem}"
+            except Exception as exc:  # an LLM that stays unavailable ends the episode
+                from pddlkit.llm.errors import LLMError
+
+                if isinstance(exc, LLMError):
+                    m.abort_reason = f"llm: {exc.message}"
+                    emit("abort", reason=m.abort_reason)
+                    return _finish(result, ledger, before, started, emit)
+                raise
+            if commands is None:
+                m.solver_errors += 1
+                solver_retries += 1
+                result.errors.append({"step": m.steps, "kind": "solver", "message": error})
+                emit("solver-error", step=m.steps, message=error)
+                if solver_retries > limits.max_solver_retries:
+                    m.solver_aborts += 1
+                    m.abort_reason = "solver errors: retry limit reached"
+                    emit("abort", reason=m.abort_reason)
+                    return _finish(result, ledger, before, started, emit)
+                kind, failed, executed = SOLVER_ERROR, None, []
+        if solver_retries:
+            m.solver_fixed += 1
+        result.plans.append(commands)
+        emit("plan", step=m.steps, commands=commands)
+        done: list[str] = []
+        failure = None
+        for command in commands:
+            if m.actions >= limits.action_budget:
+                break
+            step = env.step(command)
+            m.actions += 1
+            memory.history.append((command, step.observation))
+            emit("action", step=m.steps, command=command, observation=step.observation,
+                 error=step.error)
+            info = step.info
+            if step.error:
+                failure = (command, step.observation)
+                break
+            done.append(command)
+            if step.won:
+                break
+        if failure is not None:
+            env.restore(snapshot)
+            del memory.history[len(memory.history) - len(done) - 1:]
+            info = {"won": False, "admissible_commands": env.admissible_commands()}
+            m.simulation_errors += 1
+            sim_retries += 1
+            failed, error, executed = failure[0], failure[1], done
+            result.errors.append({"step": m.steps, "kind": "simulation", "command": failed,
+                                  "message": error, "executed": done})
+            emit("simulation-error", step=m.steps, command=failed, message=error, executed=done)
+            if sim_retries > limits.max_simulation_retries:
+                m.simulation_aborts += 1
+                m.abort_reason = "simulation errors: retry limit reached"
+                emit("abort", reason=m.abort_reason)
+                return _finish(result, ledger, before, started, emit)
+            kind = SIMULATION_ERROR
+            continue
+        if sim_retries:
+            m.simulation_fixed += 1
+        sim_retries = 0
+        kind, error, failed, executed = UPDATE, None, None, []
+    m.success = bool(info.get("won"))
+    if not m.success and m.abort_reason is None:
+        m.abort_reason = "action budget spent"
+        emit("abort", reason=m.abort_reason)
+    return _finish(result, ledger, before, started, emit)
+
+
+def _finish(result: EpisodeResult, ledger, before, started: float, emit) -> EpisodeResult:
+    m = result.metrics
+    after = _usage(ledger)
+    m.llm_calls = after[0] - before[0]
+    m.prompt_tokens = after[1] - before[1]
+    m.completion_tokens = after[2] - before[2]
+    m.loop_seconds = time.monotonic() - started
+    emit("outcome", **asdict(m))
+    return result
+
+
+def _usage(ledger) -> tuple[int, int, int]:
+    if ledger is None:
+        return (0, 0, 0)
+    u = ledger.run
+    return (u.calls, u.prompt_tokens, u.completion_tokens)
+
+
+def _valid(info: dict) -> list[str]:
+    try:
+        return list(info.get("admissible_commands") or [])
+    except Exception:  # pragma: no cover - an adapter whose list cannot be computed
+        return []
+
+
+def _commands(env, planned) -> tuple[Optional[list[str]], Optional[str]]:
+    """Commands for a solved plan, or the solver-level error to feed back."""
+    if not planned.solved:
+        return None, planned.format()
+    if not planned.plan.steps:
+        return None, ("The goal already holds in the initial state, so the plan is empty. Choose "
+                      "a new sub-goal that is not yet true (for example a place not visited).")
+    try:
+        return env.commands_for_plan(planned.plan), None
+    except (KeyError, IndexError, ValueError) as exc:
+        names = sorted({t.action for t in env.action_schema})
+        return None, (f"The plan cannot be run: {exc}. The only actions are: {', '.join(names)}, "
+                      "with the parameters given above.")

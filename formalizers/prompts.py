@@ -1,0 +1,76 @@
+"""The paper's prompts, kept as template files per environment (``formalizers/prompts/<env>/``).
+
+Each prompt kind (initial, update, solver_error, simulation_error) is a text file with
+``$name`` placeholders (``string.Template``, so PDDL's parentheses and JSON's braces need no
+escaping). ``Prompts.from_dir(path)`` loads a user's own set; a missing file falls back to the
+bundled one, so a user can override one prompt kind only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from string import Template
+from typing import Optional, Union
+
+BUNDLED = Path(__file__).resolve().parent / "prompts"
+KINDS = ("header", "goal_detailed", "goal_simple", "actions", "initial", "update",
+         "solver_error", "simulation_error")
+
+
+@dataclass
+class Prompts:
+    templates: dict[str, Template]
+    source: str
+
+    @classmethod
+    def for_env(cls, env_id: str, directory: Union[str, Path, None] = None) -> "Prompts":
+        base = BUNDLED / env_id
+        if not base.is_dir():
+            known = ", ".join(sorted(p.name for p in BUNDLED.iterdir() if p.is_dir()))
+            if directory is None:
+                raise FileNotFoundError(f"no bundled prompts for environment {env_id!r} "
+                                        f"(bundled: {known}); pass prompts=<a folder>")
+        own = Path(directory) if directory else None
+        templates = {}
+        for kind in KINDS:
+            for folder in (own, base):
+                if folder is not None and (folder / f"{kind}.txt").is_file():
+                    templates[kind] = Template((folder / f"{kind}.txt").read_text())
+                    break
+            else:
+                raise FileNotFoundError(f"prompt {kind}.txt is missing for {env_id!r}")
+        return cls(templates, str(own or base))
+
+    def render(self, kind: str, goal_style: str = "detailed", **values: str) -> str:
+        """The prompt of ``kind`` ('initial', 'update', 'solver_error', 'simulation_error')."""
+        values = dict(values)
+        values.setdefault("header", self.templates["header"].safe_substitute(values))
+        values["goal_guidance"] = self.templates[f"goal_{goal_style}"].safe_substitute(values)
+        values["actions"] = self.templates["actions"].safe_substitute(values)
+        values["header"] = self.templates["header"].safe_substitute(values)
+        if kind in ("solver_error", "simulation_error"):
+            values["update"] = self.templates["update"].safe_substitute(values)
+        return self.templates[kind].safe_substitute(values).strip() + "\n"
+
+
+def signatures(domain, templates) -> str:
+    """'1. :action move\\n:parameters (?from - room ...)' for each action with a command."""
+    from pddlkit.pddl.writer import write_domain  # noqa: F401  (keeps the writer's import cheap)
+
+    lines = []
+    seen = []
+    for t in templates:
+        if t.action in seen:
+            continue
+        seen.append(t.action)
+        action = next(a for a in domain.actions if a.name == t.action)
+        params = " ".join(f"{p.name} - {' '.join(p.types) if len(p.types) == 1 else '(either ' + ' '.join(p.types) + ')'}"
+                          for p in action.parameters)
+        lines.append(f"{len(seen)}. :action {t.action}  (command: {t.template})\n"
+                     f":parameters ({params})")
+    return "\n".join(lines)
+
+
+def optional(text: Optional[str]) -> str:
+    return text if text else "(none)"
