@@ -53,6 +53,9 @@ _LAZY = {
     "load_llm": "pddlkit.llm.spec",
     "Completion": "pddlkit.llm.base",
     "ScriptedLLM": "pddlkit.llm.scripted",
+    # front ends, re-exported lazily (the core itself never imports them)
+    "formalize_and_plan": "pddlkit.formalizers.api",
+    "FormalizeResult": "pddlkit.formalizers.api",
 }
 
 __all__ = sorted(_LAZY) + ["__version__"]

@@ -1,0 +1,142 @@
+"""``formalize_and_plan(obs)``: one observation in; PDDL, a checked plan and its commands out.
+
+The contract: pass the observation (text) and either an ``llm`` (a spec string such as
+"openai:gpt-4o-mini", an LLM object, or "observation" for the offline formalizer) or a
+``memory`` returned by an earlier call (which carries the formalizer and the episode so far),
+and the ``env`` whose actions the plan must use (an id such as "coin-collector" or an
+environment object). The call runs the inner refine loop: the formalizer writes the files,
+pddlkit checks and plans, and solver errors go back to the formalizer up to
+``max_solver_retries`` times. It returns a :class:`FormalizeResult` and never raises for a
+model's mistakes: an unsolved result carries the diagnostics met.
+
+``domain=`` freezes a domain (a path, text or a DomainLibrary entry): the formalizer's domain
+is replaced by it, so only the problem file is learned.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional, Union
+
+from .answer import AnswerError, Files
+from .base import INITIAL, SOLVER_ERROR, UPDATE, Context, Memory
+from .prompts import signatures
+
+
+@dataclass
+class FormalizeMemory:
+    """What ``formalize_and_plan`` keeps between calls of one episode."""
+
+    formalizer: Any
+    env: Any
+    memory: Memory
+    previous: Optional[Files] = None
+
+
+@dataclass
+class FormalizeResult:
+    domain: Optional[str]
+    problem: Optional[str]
+    commands: Optional[list[str]]
+    plan: Any
+    diagnostics: list[str] = field(default_factory=list)
+    usage: dict = field(default_factory=dict)
+    memory: Optional[FormalizeMemory] = None
+
+    @property
+    def solved(self) -> bool:
+        return self.commands is not None
+
+
+def make_formalizer(llm: Any, env_id: str, **options: Any):
+    """'observation' / 'noisy' (offline) or an LLM (spec string or object)."""
+    if llm in ("observation", None):
+        from .observation import ObservationFormalizer
+
+        return ObservationFormalizer(env_id)
+    if isinstance(llm, str) and (llm == "noisy" or llm.startswith("noisy:")):
+        from .noisy import NoisyFormalizer
+
+        rate = float(llm.split(":", 1)[1]) if ":" in llm else options.pop("rate", None)
+        return NoisyFormalizer(env_id, **({"rate": rate} if rate is not None else {}), **options)
+    from .llm_formalizer import LLMFormalizer
+
+    return LLMFormalizer(llm, env_id, **options)
+
+
+def formalize_and_plan(obs: str, *, llm: Any = None, planner: Any = "fast-downward",
+                       domain: Union[str, Path, None] = None,
+                       memory: Optional[FormalizeMemory] = None, env: Any = "coin-collector",
+                       action: str = "look around", task: Optional[str] = None,
+                       max_solver_retries: int = 5, timeout: float = 30.0) -> FormalizeResult:
+    """Formalize ``obs`` (what ``action`` produced) into PDDL and plan; see the module doc."""
+    import pddlkit
+
+    if memory is None:
+        if isinstance(env, str):
+            from pddlkit.envs import make
+
+            env = make(env)
+            env.reset()
+        formalizer = make_formalizer(llm, env.id)
+        memory = FormalizeMemory(formalizer, env, Memory(task or env.task, []))
+        kind = INITIAL
+    else:
+        kind = UPDATE
+    memory.memory.history.append((action, obs))
+    frozen = _frozen_domain(domain)
+    env_ = memory.env
+    ledger = getattr(getattr(memory.formalizer, "llm", None), "ledger", None)
+    before = ledger.run.to_dict() if ledger is not None else None
+    sigs = signatures(env_.domain, env_.action_schema) if hasattr(env_, "domain") else ""
+    diagnostics: list[str] = []
+    error = None
+    for _ in range(max_solver_retries + 1):
+        context = Context(kind, env_.id, memory.memory, [], sigs,
+                          len({t.action for t in env_.action_schema}), memory.previous, error)
+        try:
+            files = memory.formalizer.propose(context)
+        except AnswerError as exc:
+            error = f"Your answer could not be read: {exc.problem}"
+            diagnostics.append(error)
+            kind = SOLVER_ERROR
+            continue
+        if frozen is not None:
+            files = Files(frozen, files.problem)
+        memory.previous = files
+        result = pddlkit.plan(files.domain, files.problem, planner=planner, timeout=timeout)
+        if result.solved and result.plan.steps:
+            try:
+                commands = env_.commands_for_plan(result.plan)
+            except (KeyError, IndexError, ValueError) as exc:
+                error = f"The plan cannot be run: {exc}"
+            else:
+                return FormalizeResult(files.domain, files.problem, commands, result.plan,
+                                       diagnostics, _delta(ledger, before), memory)
+        else:
+            error = result.format() if not result.solved else "The goal already holds."
+        diagnostics.append(error)
+        kind = SOLVER_ERROR
+    prev = memory.previous
+    return FormalizeResult(prev.domain if prev else None, prev.problem if prev else None, None,
+                           None, diagnostics, _delta(ledger, before), memory)
+
+
+def _frozen_domain(domain) -> Optional[str]:
+    if domain is None:
+        return None
+    text = getattr(domain, "domain_text", None)
+    if text:
+        return text
+    p = Path(str(domain))
+    if "\n" not in str(domain) and p.is_file():
+        return p.read_text()
+    return str(domain)
+
+
+def _delta(ledger, before) -> dict:
+    if ledger is None:
+        return {}
+    after = ledger.run.to_dict()
+    return {k: after[k] - before[k] for k in after}
