@@ -59,8 +59,9 @@ def parse_answer(text: str) -> Files:
 def _define_blocks(text: str) -> list[str]:
     """Every balanced '(define ...)' expression in the text, comments skipped."""
     out = []
-    for m in re.finditer(r"\(\s*define\b", text, re.I):
-        end = _close(text, m.start())
+    blank = re.sub(r";[^\n]*", lambda m: " " * len(m.group()), text)  # same positions
+    for m in re.finditer(r"\(\s*define\b", blank, re.I):
+        end = _close(blank, m.start())
         if end is not None:
             out.append(text[m.start():end])
     return out

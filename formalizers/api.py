@@ -115,7 +115,7 @@ def formalize_and_plan(obs: str, *, llm: Any = None, planner: Any = "fast-downwa
                 return FormalizeResult(files.domain, files.problem, commands, result.plan,
                                        diagnostics, _delta(ledger, before), memory)
         else:
-            error = result.format() if not result.solved else "The goal already holds."
+            error = result.format(timings=False) if not result.solved else "The goal already holds."
         diagnostics.append(error)
         kind = SOLVER_ERROR
     prev = memory.previous

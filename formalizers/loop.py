@@ -237,7 +237,7 @@ def _valid(info: dict) -> list[str]:
 def _commands(env, planned) -> tuple[Optional[list[str]], Optional[str]]:
     """Commands for a solved plan, or the solver-level error to feed back."""
     if not planned.solved:
-        return None, planned.format()
+        return None, planned.format(timings=False)
     if not planned.plan.steps:
         return None, ("The goal already holds in the initial state, so the plan is empty. Choose "
                       "a new sub-goal that is not yet true (for example a place not visited).")

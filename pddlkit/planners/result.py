@@ -63,8 +63,10 @@ class PlanResult:
         """The plan as '(action arg ...)' strings (empty when there is no plan)."""
         return [str(s) for s in self.plan.steps] if self.plan is not None else []
 
-    def format(self) -> str:
-        """A short report for people and LLMs: status, plan or reasons, never the raw log."""
+    def format(self, timings: bool = True) -> str:
+        """A short report for people and LLMs: status, plan or reasons, never the raw log.
+        ``timings=False`` leaves out the times, so the text is the same on every run (what
+        is fed back to an LLM must be, or a recorded run cannot be replayed)."""
         head = f"{self.planner}: {self.status}"
         if self.note:
             head += f" ({self.note})"
@@ -77,6 +79,8 @@ class PlanResult:
             lines.append(d.format())
         if self.explanation is not None:
             lines.append(self.explanation.text())
+        if not timings:
+            return "\n".join(lines)
         t = self.timings
         lines.append(f"time: translate {t.translate:.3f}s, search {t.search:.3f}s, "
                      f"total {t.total:.3f}s" + (" (cached)" if self.cached else ""))
