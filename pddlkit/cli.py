@@ -177,7 +177,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("demo", help="offline demonstration on a bundled domain")
     p.set_defaults(func=_cmd_demo)
+    _plugin_commands(sub)
     return parser
+
+
+def _plugin_commands(sub) -> None:
+    """Subcommands of front ends (``pddlkit run``), found through the ``pddlkit.commands``
+    entry points, so the core never imports the front ends."""
+    from importlib.metadata import entry_points
+
+    for ep in sorted(entry_points(group="pddlkit.commands"), key=lambda e: e.name):
+        try:
+            ep.load()(sub)
+        except Exception as exc:  # a broken plugin must not break the CLI
+            print(f"pddlkit: command plugin {ep.name!r} failed to load: {exc}", file=sys.stderr)
 
 
 def _version() -> str:

@@ -42,6 +42,17 @@ def _domain_path(name: str):
     return path(name)
 
 
+def _plugin_demos() -> bool:
+    """Demos of the front ends (the PDDLego+ loop), found through ``pddlkit.demos`` entry
+    points so that this core module never imports them."""
+    from importlib.metadata import entry_points
+
+    ok = True
+    for ep in sorted(entry_points(group="pddlkit.demos"), key=lambda e: e.name):
+        ok = bool(ep.load()()) and ok
+    return ok
+
+
 def run_demo() -> int:
     domain = _domain_path("coin-collector/domain.pddl")
     problem = _domain_path("coin-collector/p3.pddl")
@@ -80,5 +91,6 @@ def run_demo() -> int:
     ok = (report.ok and not bad.ok and result.valid and not broken.valid and found.solved
           and nothing.status == "unsolvable" and nothing.explanation is not None
           and bool(nothing.explanation.unreachable_goals))
+    ok = _plugin_demos() and ok
     print("\ndemo finished" + ("" if ok else " with unexpected results"))
     return 0 if ok else 1

@@ -219,3 +219,37 @@ def test_prompts_are_files_a_user_can_override(tmp_path):
     simple = LLMFormalizer(pddlkit.ScriptedLLM(["x"]), "coin-collector",
                            goal_style="simple").render(context)
     assert "(at ?location)" not in simple
+
+
+def test_cli_run_prints_a_live_transcript_and_metrics(tmp_path):
+    import subprocess
+    import sys
+
+    record = tmp_path / "episode.jsonl"
+    out = subprocess.run([sys.executable, "-m", "pddlkit.cli", "run", "--env", "coin-collector",
+                          "--rooms", "5", "--seed", "3", "--llm", "noisy:0.5", "--record",
+                          str(record)], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "simulation error on 'move north'" in out.stdout
+    assert "episode seed 3: WON" in out.stdout
+    assert json.loads(record.read_text().splitlines()[-1])["success"] is True
+    bad = subprocess.run([sys.executable, "-m", "pddlkit.cli", "run", "--env", "coin-colector"],
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "did you mean 'coin-collector'" in bad.stderr
+
+
+def test_the_core_does_not_import_the_front_ends():
+    import subprocess
+    import sys
+
+    # the CLI loads front-end subcommands through entry points only when it builds its parser
+    code = ("import sys, pddlkit, pddlkit.cli, pddlkit.planners, pddlkit.llm, pddlkit.check; "
+            "from pddlkit.domains import path; "
+            "pddlkit.plan(path('coin-collector/domain.pddl'), path('coin-collector/p3.pddl')); "
+            "print(sorted(m for m in sys.modules if m.startswith(('pddlkit.formalizers', "
+            "'pddlkit.envs'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    loaded = eval(out.stdout)
+    assert loaded == [], loaded

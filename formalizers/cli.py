@@ -1,0 +1,170 @@
+"""``pddlkit run`` and the formalizer part of ``pddlkit demo``.
+
+Both reach the core CLI through entry points (``pddlkit.commands`` and ``pddlkit.demos`` in
+pyproject.toml), so the core never imports the front ends.
+
+    pddlkit run --env coin-collector --rooms 7 --seed 0 --agent pddlego --llm openai:gpt-4o-mini
+    pddlkit run --env coin-collector --llm noisy          # offline, with injected errors
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import textwrap
+from dataclasses import asdict
+from typing import Any
+
+
+def register(sub) -> None:
+    p = sub.add_parser("run", help="play episodes with a formalizer (PDDLego+ loop)")
+    p.add_argument("--env", default="coin-collector", help="an id from `pddlkit envs`")
+    p.add_argument("--rooms", type=int, help="coin-collector: number of rooms")
+    p.add_argument("--receptacles", type=int, help="household: number of receptacles")
+    p.add_argument("--difficulty", help="household: basic&use, clean, cool, heat, slice+")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--episodes", type=int, default=1, help="seeds seed, seed+1, ...")
+    p.add_argument("--agent", default="pddlego", choices=["pddlego"])
+    p.add_argument("--llm", default="observation",
+                   help="'observation', 'noisy[:rate]', or an LLM spec (openai:gpt-4o-mini, ...)")
+    p.add_argument("--goal-style", default="detailed", choices=["detailed", "simple"])
+    p.add_argument("--prompts", help="a folder of prompt templates overriding the bundled ones")
+    p.add_argument("--budget", type=int, default=50, help="environment actions per episode")
+    p.add_argument("--retries", type=int, default=5, help="solver and simulation retry limits")
+    p.add_argument("--record", help="write the episode record (JSONL) here")
+    p.add_argument("--transcript", help="append every LLM call (JSONL) here")
+    p.add_argument("--quiet", action="store_true", help="no live transcript")
+    p.add_argument("--json", action="store_true", help="print the metrics as JSON")
+    p.set_defaults(func=run_command)
+
+
+def env_options(args) -> dict:
+    options: dict[str, Any] = {}
+    for name in ("rooms", "receptacles", "difficulty"):
+        value = getattr(args, name)
+        if value is not None:
+            options[name] = value
+    return options
+
+
+def run_command(args) -> int:
+    from pddlkit.envs import make
+    from pddlkit.llm.errors import LLMError
+
+    from .api import make_formalizer
+    from .loop import Limits, run_episode
+
+    options = {}
+    if args.llm not in ("observation",) and not args.llm.startswith("noisy"):
+        options = {"goal_style": args.goal_style, "prompts": args.prompts}
+        if args.transcript:
+            os.environ["PDDLKIT_TRANSCRIPT"] = args.transcript
+    won = 0
+    rows = []
+    for i in range(args.episodes):
+        seed = args.seed + i
+        try:
+            env = make(args.env, **env_options(args))
+            llm = args.llm if not args.llm.startswith("noisy") else (
+                args.llm if ":" in args.llm else "noisy")
+            formalizer = make_formalizer(llm, env.id, **options)
+            if args.llm.startswith("noisy"):
+                formalizer.rng.seed(seed)
+        except (LLMError, LookupError, ValueError, TypeError, FileNotFoundError) as exc:
+            print(f"pddlkit run: {exc}", file=sys.stderr)
+            return 2
+        show = None if args.quiet or args.json else _printer()
+        record = args.record if args.episodes == 1 or not args.record else \
+            f"{args.record}.{seed}"
+        result = run_episode(env, formalizer, seed=seed, record=record, on_event=show,
+                             limits=Limits(max_solver_retries=args.retries,
+                                           max_simulation_retries=args.retries,
+                                           action_budget=args.budget))
+        won += result.won
+        rows.append({"seed": seed, **asdict(result.metrics)})
+        if not args.json:
+            m = result.metrics
+            print(f"\nepisode seed {seed}: {'WON' if result.won else 'LOST'} in {m.actions} "
+                  f"actions, {m.steps} steps; solver errors {m.solver_errors} "
+                  f"(fixed {m.solver_fixed}), simulation errors {m.simulation_errors} (fixed "
+                  f"{m.simulation_fixed}); LLM calls {m.llm_calls}, tokens "
+                  f"{m.prompt_tokens}+{m.completion_tokens}"
+                  + (f"; stopped: {m.abort_reason}" if m.abort_reason and not result.won else ""))
+    if args.json:
+        print(json.dumps(rows, indent=2))
+    elif args.episodes > 1:
+        print(f"\n{won}/{args.episodes} episodes won")
+    return 0 if won == args.episodes else 1
+
+
+def _printer():
+    def show(kind: str, data: dict) -> None:
+        if kind == "start":
+            print(f"== {data['env']} seed {data['seed']}: {data['task']}")
+            print(_indent(data["observation"]))
+        elif kind == "files":
+            goal = _goal(data["problem"])
+            print(f"-- step {data['step']}: the formalizer wrote the files; goal: {goal}")
+        elif kind == "solver-error":
+            print(f"   solver error (fed back):\n{_indent(data['message'], 6)}")
+        elif kind == "plan":
+            print(f"   plan: {', '.join(data['commands'])}")
+        elif kind == "action":
+            print(f"   > {data['command']}\n{_indent(data['observation'], 6)}")
+        elif kind == "simulation-error":
+            print(f"   simulation error on '{data['command']}': {data['message']} "
+                  "(environment restored to the start of the step; fed back)")
+        elif kind == "abort":
+            print(f"   aborted: {data['reason']}")
+    return show
+
+
+def _goal(problem: str) -> str:
+    from .answer import _close
+
+    start = problem.rfind("(:goal")
+    end = _close(problem, start) if start >= 0 else None
+    if end is None:
+        return "(unreadable)"
+    return " ".join(problem[start + len("(:goal"):end - 1].split())
+
+
+def _indent(text: str, n: int = 3) -> str:
+    lines = str(text).splitlines()[:12]
+    return textwrap.indent("\n".join(lines), " " * n)
+
+
+def demo() -> bool:
+    """CoinCollector with the noisy formalizer (errors found and refined), and with a real
+    LLM when OPENAI_API_KEY or OPENAI_BASE_URL is set. Returns whether every episode was won."""
+    from pddlkit.envs import make
+
+    from .loop import run_episode
+    from .noisy import NoisyFormalizer
+
+    print("\n" + "=" * 78 + "\n7. formalize, plan, execute, refine: CoinCollector, 5 rooms, "
+          "noisy formalizer\n" + "=" * 78)
+    print("(the offline formalizer makes PDDLego+'s typical mistakes on purpose, and repairs "
+          "one only when the feedback names it)")
+    formalizer = NoisyFormalizer(rate=0.5, seed=3)
+    result = run_episode(make("coin-collector", rooms=5), formalizer, seed=3,
+                         on_event=_printer())
+    m = result.metrics
+    print(f"\n-> {'WON' if result.won else 'LOST'}: injected {formalizer.injected}, repaired "
+          f"{formalizer.repaired}; solver errors {m.solver_errors} (fixed {m.solver_fixed}), "
+          f"simulation errors {m.simulation_errors} (fixed {m.simulation_fixed})")
+    ok = result.won
+    if os.environ.get("OPENAI_API_KEY") or os.environ.get("OPENAI_BASE_URL"):
+        from .llm_formalizer import LLMFormalizer
+
+        print("\n8. the same with the real LLM (PDDLKIT_MODEL or gpt-4o-mini)")
+        try:
+            llm = LLMFormalizer(f"openai:{os.environ.get('PDDLKIT_MODEL', 'gpt-4o-mini')}",
+                                "coin-collector")
+            real = run_episode(make("coin-collector", rooms=5), llm, seed=3,
+                               on_event=_printer())
+            print(f"-> {'WON' if real.won else 'LOST'}: {real.metrics}")
+        except Exception as exc:  # the offline part stands on its own
+            print(f"(the LLM run failed: {exc})")
+    return ok
