@@ -56,8 +56,6 @@ class Prompts:
 
 def signatures(domain, templates) -> str:
     """'1. :action move\\n:parameters (?from - room ...)' for each action with a command."""
-    from pddlkit.pddl.writer import write_domain  # noqa: F401  (keeps the writer's import cheap)
-
     lines = []
     seen = []
     for t in templates:
