@@ -36,7 +36,52 @@ def register(sub) -> None:
     p.add_argument("--transcript", help="append every LLM call (JSONL) here")
     p.add_argument("--quiet", action="store_true", help="no live transcript")
     p.add_argument("--json", action="store_true", help="print the metrics as JSON")
+    p.add_argument("--library", help="domain library folder (default: the user's)")
+    p.add_argument("--save-domain", action="store_true",
+                   help="save the domain of each won episode to the library")
+    p.add_argument("--reuse-domain", action="store_true",
+                   help="freeze the library's best verified domain for this environment")
     p.set_defaults(func=run_command)
+
+    d = sub.add_parser("domains", help="the library of learned domains: list, show, verify")
+    d.add_argument("action", choices=["list", "show", "verify"])
+    d.add_argument("entry", nargs="?", help="an id such as coin-collector/1a2b3c4d5e6f")
+    d.add_argument("--library", help="library folder (default: the user's)")
+    d.add_argument("--env", help="list: only this environment")
+    d.add_argument("--json", action="store_true")
+    d.set_defaults(func=domains_command)
+
+
+def domains_command(args) -> int:
+    from .library import DomainLibrary
+
+    library = DomainLibrary(args.library)
+    if args.action == "list":
+        entries = library.entries(args.env)
+        if args.json:
+            print(json.dumps([e.to_dict() for e in entries], indent=2))
+        elif not entries:
+            print(f"no learned domains in {library.root}")
+        for e in entries if not args.json else ():
+            print(f"{e.id}  won {e.episodes_won}  problems {len(e.problems())}  "
+                  f"models {', '.join(e.models) or '-'}  tasks {'; '.join(e.tasks)[:60]}")
+        return 0
+    if not args.entry:
+        print(f"pddlkit domains {args.action}: give an entry id (see `pddlkit domains list`)",
+              file=sys.stderr)
+        return 2
+    try:
+        entry = library.get(args.entry)
+    except LookupError as exc:
+        print(f"pddlkit domains: {exc}", file=sys.stderr)
+        return 2
+    if args.action == "show":
+        print(json.dumps(entry.to_dict(), indent=2) if args.json else
+              f"; {entry.id} ({entry.episodes_won} episodes won)\n{entry.domain_text}")
+        return 0
+    result = library.verify(entry)
+    print(json.dumps(result.__dict__, indent=2) if args.json else result.format())
+    return 0 if result.ok else 1
 
 
 def env_options(args) -> dict:
@@ -74,14 +119,31 @@ def run_command(args) -> int:
         except (LLMError, LookupError, ValueError, TypeError, FileNotFoundError) as exc:
             print(f"pddlkit run: {exc}", file=sys.stderr)
             return 2
+        frozen = None
+        if args.reuse_domain or args.save_domain:
+            from .library import DomainLibrary
+
+            library = DomainLibrary(args.library)
+        if args.reuse_domain:
+            entry = library.find(env.id, env.task)
+            check = library.verify(entry) if entry else None
+            if check is None or not check.ok:
+                print(f"pddlkit run: no verified domain for {env.id} in {library.root}"
+                      + (f":\n{check.format()}" if check else ""), file=sys.stderr)
+                return 2
+            frozen = entry.domain_text
         show = None if args.quiet or args.json else _printer()
         record = args.record if args.episodes == 1 or not args.record else \
             f"{args.record}.{seed}"
         result = run_episode(env, formalizer, seed=seed, record=record, on_event=show,
                              limits=Limits(max_solver_retries=args.retries,
                                            max_simulation_retries=args.retries,
-                                           action_budget=args.budget))
+                                           action_budget=args.budget), domain=frozen)
         won += result.won
+        if args.save_domain and result.won:
+            saved = library.save_episode(result, model=args.llm)
+            if not args.json:
+                print(f"saved the domain as {saved.id} in {library.root}")
         rows.append({"seed": seed, **asdict(result.metrics)})
         if not args.json:
             m = result.metrics

@@ -91,8 +91,11 @@ class EpisodeRecord:
 def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
                 planner: Any = "fast-downward", limits: Optional[Limits] = None,
                 record: Union[str, os.PathLike, None] = None, verbose: bool = False,
-                on_event=None) -> EpisodeResult:
-    """Play one episode of ``env`` with ``formalizer``; never raises for model mistakes."""
+                on_event=None, domain: Optional[str] = None) -> EpisodeResult:
+    """Play one episode of ``env`` with ``formalizer``; never raises for model mistakes.
+
+    ``domain`` freezes the domain file (reuse from a DomainLibrary): whatever domain the
+    formalizer writes is replaced by it, so only the problem file is learned."""
     import pddlkit
 
     limits = limits or Limits()
@@ -129,6 +132,8 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
                               error, failed, executed)
             try:
                 files = formalizer.propose(context)
+                if domain is not None:
+                    files = Files(domain, files.problem)
                 memory.files.append(files)
                 result.files.append(files)
                 previous = files

@@ -253,3 +253,88 @@ def test_the_core_does_not_import_the_front_ends():
     assert out.returncode == 0, out.stderr
     loaded = eval(out.stdout)
     assert loaded == [], loaded
+
+
+# --------------------------------------------------------------------------- domain reuse
+
+
+def _learn(library, rooms=5, seed=0):
+    result = run_episode(make("coin-collector", rooms=rooms), ObservationFormalizer(), seed=seed)
+    assert result.won
+    return library.save_episode(result, model="observation")
+
+
+def test_a_learned_domain_is_saved_verified_and_reused_frozen(tmp_path):
+    from pddlkit.formalizers.library import DomainLibrary
+
+    library = DomainLibrary(tmp_path / "lib")
+    entry = _learn(library)
+    assert entry.episodes_won == 1 and entry.problems() and entry.tasks
+    again = _learn(library)
+    assert again.id == entry.id and again.episodes_won == 2  # same domain, one entry
+    check = library.verify(entry.id)
+    assert check.ok and check.solved == check.problems > 0, check.format()
+    found = library.find("coin-collector", "find the coin and take it.")
+    assert found.id == entry.id
+    # reused frozen: the formalizer's own domain is replaced, and new seeds are won
+    frozen = found.domain_text
+
+    class OtherDomain(ObservationFormalizer):
+        def propose(self, context):
+            files = super().propose(context)
+            return files.__class__("(define (domain junk))", files.problem)
+
+    for seed in range(1, 6):
+        result = run_episode(make("coin-collector", rooms=7), OtherDomain(), seed=seed,
+                             domain=frozen)
+        assert result.won and all(f.domain == frozen for f in result.files)
+
+
+def test_an_incomplete_domain_fails_verification_and_says_what_is_missing(tmp_path):
+    from pddlkit.formalizers.library import DomainLibrary
+
+    library = DomainLibrary(tmp_path / "lib")
+    entry = _learn(library, rooms=2, seed=0)  # the coin is behind a closed door
+    text = entry.domain_text
+    start = text.index("(:action open-door")
+    end = text.index("(:action close-door")
+    broken = library.save("coin-collector", text[:start] + text[end:],
+                          [p.read_text() for p in entry.problems()], task="t", model="m")
+    check = library.verify(broken)
+    assert not check.ok and check.solved < check.problems
+    assert "door-open" in "\n".join(check.messages)  # never added: the missing action's effect
+    out = _cli("domains", "verify", broken.id, "--library", str(library.root))
+    assert out.returncode == 1 and "FAILED" in out.stdout
+    listing = _cli("domains", "list", "--library", str(library.root), "--json")
+    assert {e["id"] for e in json.loads(listing.stdout)} == {entry.id, broken.id}
+
+
+def _cli(*args):
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "pddlkit.cli", *args], capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_cli_run_saves_and_reuses_domains(tmp_path):
+    lib = str(tmp_path / "lib")
+    saved = _cli("run", "--env", "coin-collector", "--rooms", "3", "--seed", "0", "--quiet",
+                 "--save-domain", "--library", lib)
+    assert saved.returncode == 0 and "saved the domain as coin-collector/" in saved.stdout
+    reused = _cli("run", "--env", "coin-collector", "--rooms", "5", "--seed", "4", "--quiet",
+                  "--reuse-domain", "--library", lib)
+    assert reused.returncode == 0 and "WON" in reused.stdout, reused.stdout + reused.stderr
+    empty = _cli("run", "--env", "coin-collector", "--reuse-domain", "--library",
+                 str(tmp_path / "none"))
+    assert empty.returncode == 2 and "no verified domain" in empty.stderr
+
+
+def test_pddlkit_check_stays_callable_after_its_module_is_imported():
+    import subprocess
+    import sys
+
+    code = ("import pddlkit, pddlkit.check; from pddlkit.domains import path; "
+            "print(pddlkit.check(path('coin-collector/domain.pddl')).ok)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip() == "True", out.stderr
