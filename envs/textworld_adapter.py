@@ -23,7 +23,6 @@ interpreter; TextWorld's own ``copy()`` was tried and was slower (about 50 ms a 
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -70,9 +69,9 @@ def _import_textworld():
 
 
 def games_dir() -> Path:
-    base = os.environ.get("PDDLKIT_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "pddlkit")
-    return Path(base) / "textworld"
+    from pddlkit.llm.cache import cache_dir
+
+    return cache_dir() / "textworld"
 
 
 def make_game(game: str, seed: int, level: int = 5, out_dir: Optional[Path] = None) -> Path:

@@ -19,8 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Union
 
-from .answer import AnswerError, Files
+from .answer import Files
 from .base import INITIAL, SOLVER_ERROR, UPDATE, Context, Memory
+from .loop import attempt, usage_delta, usage_snapshot
 from .prompts import signatures
 
 
@@ -71,8 +72,6 @@ def formalize_and_plan(obs: str, *, llm: Any = None, planner: Any = "fast-downwa
                        action: str = "look around", task: Optional[str] = None,
                        max_solver_retries: int = 5, timeout: float = 30.0) -> FormalizeResult:
     """Formalize ``obs`` (what ``action`` produced) into PDDL and plan; see the module doc."""
-    import pddlkit
-
     if memory is None:
         if isinstance(env, str):
             from pddlkit.envs import make
@@ -88,39 +87,25 @@ def formalize_and_plan(obs: str, *, llm: Any = None, planner: Any = "fast-downwa
     frozen = _frozen_domain(domain)
     env_ = memory.env
     ledger = getattr(getattr(memory.formalizer, "llm", None), "ledger", None)
-    before = ledger.run.to_dict() if ledger is not None else None
+    before = usage_snapshot(ledger)
     sigs = signatures(env_.domain, env_.action_schema) if hasattr(env_, "domain") else ""
     diagnostics: list[str] = []
     error = None
     for _ in range(max_solver_retries + 1):
         context = Context(kind, env_.id, memory.memory, [], sigs,
                           len({t.action for t in env_.action_schema}), memory.previous, error)
-        try:
-            files = memory.formalizer.propose(context)
-        except AnswerError as exc:
-            error = f"Your answer could not be read: {exc.problem}"
-            diagnostics.append(error)
-            kind = SOLVER_ERROR
-            continue
-        if frozen is not None:
-            files = Files(frozen, files.problem)
-        memory.previous = files
-        result = pddlkit.plan(files.domain, files.problem, planner=planner, timeout=timeout)
-        if result.solved and result.plan.steps:
-            try:
-                commands = env_.commands_for_plan(result.plan)
-            except (KeyError, IndexError, ValueError) as exc:
-                error = f"The plan cannot be run: {exc}"
-            else:
-                return FormalizeResult(files.domain, files.problem, commands, result.plan,
-                                       diagnostics, _delta(ledger, before), memory)
-        else:
-            error = result.format(timings=False) if not result.solved else "The goal already holds."
+        tried = attempt(memory.formalizer, context, env_, planner, timeout, frozen)
+        if tried.files is not None:
+            memory.previous = tried.files
+        if tried.commands is not None:
+            return FormalizeResult(tried.files.domain, tried.files.problem, tried.commands,
+                                   tried.plan, diagnostics, usage_delta(ledger, before), memory)
+        error = tried.error
         diagnostics.append(error)
         kind = SOLVER_ERROR
     prev = memory.previous
     return FormalizeResult(prev.domain if prev else None, prev.problem if prev else None, None,
-                           None, diagnostics, _delta(ledger, before), memory)
+                           None, diagnostics, usage_delta(ledger, before), memory)
 
 
 def _frozen_domain(domain) -> Optional[str]:
@@ -133,10 +118,3 @@ def _frozen_domain(domain) -> Optional[str]:
     if "\n" not in str(domain) and p.is_file():
         return p.read_text()
     return str(domain)
-
-
-def _delta(ledger, before) -> dict:
-    if ledger is None:
-        return {}
-    after = ledger.run.to_dict()
-    return {k: after[k] - before[k] for k in after}

@@ -111,9 +111,7 @@ def run_command(args) -> int:
         seed = args.seed + i
         try:
             env = make(args.env, **env_options(args))
-            llm = args.llm if not args.llm.startswith("noisy") else (
-                args.llm if ":" in args.llm else "noisy")
-            formalizer = make_formalizer(llm, env.id, **options)
+            formalizer = make_formalizer(args.llm, env.id, **options)
             if args.llm.startswith("noisy"):
                 formalizer.rng.seed(seed)
         except (LLMError, LookupError, ValueError, TypeError, FileNotFoundError) as exc:

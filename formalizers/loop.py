@@ -90,13 +90,12 @@ class EpisodeRecord:
 
 def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
                 planner: Any = "fast-downward", limits: Optional[Limits] = None,
-                record: Union[str, os.PathLike, None] = None, verbose: bool = False,
-                on_event=None, domain: Optional[str] = None) -> EpisodeResult:
+                record: Union[str, os.PathLike, None] = None, on_event=None, domain: Optional[str] = None) -> EpisodeResult:
     """Play one episode of ``env`` with ``formalizer``; never raises for model mistakes.
 
     ``domain`` freezes the domain file (reuse from a DomainLibrary): whatever domain the
     formalizer writes is replaced by it, so only the problem file is learned."""
-    import pddlkit
+    from pddlkit.llm.errors import LLMError
 
     limits = limits or Limits()
     log = EpisodeRecord(record)
@@ -106,7 +105,7 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
                            getattr(formalizer, "name", type(formalizer).__name__), Metrics())
     m = result.metrics
     ledger = getattr(getattr(formalizer, "llm", None), "ledger", None)
-    before = _usage(ledger)
+    before = usage_snapshot(ledger)
     sigs = signatures(env.domain, env.action_schema) if hasattr(env, "domain") else \
         "\n".join(str(t) for t in env.action_schema)
     n_actions = len({t.action for t in env.action_schema})
@@ -131,29 +130,20 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
             context = Context(kind, env.id, memory, _valid(info), sigs, n_actions, previous,
                               error, failed, executed)
             try:
-                files = formalizer.propose(context)
-                if domain is not None:
-                    files = Files(domain, files.problem)
-                memory.files.append(files)
-                result.files.append(files)
-                previous = files
-                emit("files", step=m.steps, domain=files.domain, problem=files.problem)
-                t0 = time.monotonic()
-                planned = pddlkit.plan(files.domain, files.problem, planner=planner,
-                                       timeout=limits.planner_timeout)
+                tried = attempt(formalizer, context, env, planner, limits.planner_timeout, domain)
+            except LLMError as exc:  # an LLM that stays unavailable ends the episode
+                m.abort_reason = f"llm: {exc.message}"
+                emit("abort", reason=m.abort_reason)
+                return _finish(result, ledger, before, started, emit)
+            commands, error = tried.commands, tried.error
+            if tried.files is not None:
+                memory.files.append(tried.files)
+                result.files.append(tried.files)
+                previous = tried.files
+                emit("files", step=m.steps, domain=tried.files.domain,
+                     problem=tried.files.problem)
                 m.planner_calls += 1
-                m.planner_seconds += time.monotonic() - t0
-                commands, error = _commands(env, planned)
-            except AnswerError as exc:
-                error = f"Your answer could not be read: {exc.problem}"
-            except Exception as exc:  # an LLM that stays unavailable ends the episode
-                from pddlkit.llm.errors import LLMError
-
-                if isinstance(exc, LLMError):
-                    m.abort_reason = f"llm: {exc.message}"
-                    emit("abort", reason=m.abort_reason)
-                    return _finish(result, ledger, before, started, emit)
-                raise
+                m.planner_seconds += tried.planner_seconds
             if commands is None:
                 m.solver_errors += 1
                 solver_retries += 1
@@ -216,20 +206,57 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
 
 def _finish(result: EpisodeResult, ledger, before, started: float, emit) -> EpisodeResult:
     m = result.metrics
-    after = _usage(ledger)
-    m.llm_calls = after[0] - before[0]
-    m.prompt_tokens = after[1] - before[1]
-    m.completion_tokens = after[2] - before[2]
+    used = usage_delta(ledger, before)
+    m.llm_calls = used.get("calls", 0)
+    m.prompt_tokens = used.get("prompt_tokens", 0)
+    m.completion_tokens = used.get("completion_tokens", 0)
     m.loop_seconds = time.monotonic() - started
     emit("outcome", **asdict(m))
     return result
 
 
-def _usage(ledger) -> tuple[int, int, int]:
-    if ledger is None:
-        return (0, 0, 0)
-    u = ledger.run
-    return (u.calls, u.prompt_tokens, u.completion_tokens)
+def usage_snapshot(ledger) -> Optional[dict]:
+    """The ledger's run totals now (None without a ledger), for :func:`usage_delta`."""
+    return ledger.run.to_dict() if ledger is not None else None
+
+
+def usage_delta(ledger, before: Optional[dict]) -> dict:
+    """LLM calls, tokens and dollars spent since ``before``."""
+    if ledger is None or before is None:
+        return {}
+    after = ledger.run.to_dict()
+    return {k: after[k] - before[k] for k in after}
+
+
+@dataclass
+class Attempt:
+    """One pass of the inner loop: the files written (None if the answer was unreadable), the
+    plan as commands, or the solver-level error to feed back."""
+
+    files: Optional[Files]
+    commands: Optional[list[str]]
+    plan: Any
+    error: Optional[str]
+    planner_seconds: float = 0.0
+
+
+def attempt(formalizer, context: Context, env, planner: Any, timeout: float,
+            domain: Optional[str] = None) -> Attempt:
+    """Ask for the files (``domain`` frozen if given), plan, and map the plan to commands."""
+    import pddlkit
+
+    try:
+        files = formalizer.propose(context)
+    except AnswerError as exc:
+        return Attempt(None, None, None, f"Your answer could not be read: {exc.problem}")
+    if domain is not None:
+        files = Files(domain, files.problem)
+    t0 = time.monotonic()
+    planned = pddlkit.plan(files.domain, files.problem, planner=planner, timeout=timeout)
+    seconds = time.monotonic() - t0
+    commands, error = _commands(env, planned)
+    return Attempt(files, commands, planned.plan if commands is not None else None, error,
+                   seconds)
 
 
 def _valid(info: dict) -> list[str]:

@@ -45,7 +45,6 @@ class Prompts:
     def render(self, kind: str, goal_style: str = "detailed", **values: str) -> str:
         """The prompt of ``kind`` ('initial', 'update', 'solver_error', 'simulation_error')."""
         values = dict(values)
-        values.setdefault("header", self.templates["header"].safe_substitute(values))
         values["goal_guidance"] = self.templates[f"goal_{goal_style}"].safe_substitute(values)
         values["actions"] = self.templates["actions"].safe_substitute(values)
         values["header"] = self.templates["header"].safe_substitute(values)

@@ -9,6 +9,7 @@ the response cache, the usage ledger and the transcript before a backend is aske
 
 from __future__ import annotations
 
+import abc
 import hashlib
 import json
 import os
@@ -125,7 +126,7 @@ class LLM(Protocol):
 CacheSpec = Union[bool, str, os.PathLike, None, Any]
 
 
-class BaseLLM:
+class BaseLLM(abc.ABC):
     """Cache, ledger and transcript around a backend's :meth:`_generate`.
 
     ``cache``: True (the default file, ``$PDDLKIT_CACHE_DIR/llm-cache.sqlite``), a path, a
@@ -190,8 +191,9 @@ class BaseLLM:
         if self.transcript is not None:
             self.transcript.write(request, completion)
 
-    def _generate(self, request: Request) -> Completion:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abc.abstractmethod
+    def _generate(self, request: Request) -> Completion:
+        """Ask the backend; subclasses implement only this."""
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(model={self.model!r})"

@@ -32,10 +32,14 @@ CREATE TABLE IF NOT EXISTS responses (
 """
 
 
+def cache_dir() -> Path:
+    """pddlkit's cache folder: ``$PDDLKIT_CACHE_DIR``, else ``$XDG_CACHE_HOME/pddlkit``."""
+    return Path(os.environ.get("PDDLKIT_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "pddlkit"))
+
+
 def default_cache_path() -> Path:
-    base = os.environ.get("PDDLKIT_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "pddlkit")
-    return Path(base) / "llm-cache.sqlite"
+    return cache_dir() / "llm-cache.sqlite"
 
 
 def cache_disabled() -> bool:

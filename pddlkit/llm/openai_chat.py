@@ -114,21 +114,16 @@ class OpenAIChat(BaseLLM):
                     adapted = True
                     continue
                 raise self._request_error(exc) from None
-            except (openai.RateLimitError, openai.InternalServerError, openai.APITimeoutError,
-                    openai.APIConnectionError) as exc:
+            except (openai.APIConnectionError, openai.APIStatusError) as exc:
+                # 429, 5xx (whether or not the client has a class for it), timeouts and
+                # connection errors are retried; other statuses are the request's fault
+                if not _retryable(exc):
+                    raise self._request_error(exc) from None
                 attempt += 1
                 if attempt > self.max_retries:
                     raise self._unavailable(exc, attempt) from None
                 time.sleep(self._delay(exc, attempt))
                 continue
-            except openai.APIStatusError as exc:
-                if exc.status_code >= 500:  # statuses the client has no class for
-                    attempt += 1
-                    if attempt > self.max_retries:
-                        raise self._unavailable(exc, attempt) from None
-                    time.sleep(self._delay(exc, attempt))
-                    continue
-                raise self._request_error(exc) from None
             return self._completion(response, time.monotonic() - start)
 
     def _completion(self, response: Any, latency: float) -> Completion:
@@ -201,6 +196,11 @@ class OpenAIChat(BaseLLM):
             f"{self.base_url} rejected the request (HTTP {status}): {_message(exc)}",
             hint=hints.get(status, "the request is malformed for this server; see the message"),
             status=status)
+
+
+def _retryable(exc: Exception) -> bool:
+    status = getattr(exc, "status_code", None)
+    return status is None or status == 429 or status >= 500
 
 
 def _message(exc: Exception) -> str:
