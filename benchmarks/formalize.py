@@ -5,7 +5,8 @@
    step plus planner time); planner calls per won episode; the planner's time per call.
 2. Prompt sizes: each prompt kind the LLM formalizer sends (initial, update, solver_error,
    simulation_error), in tokens estimated at 4 characters a token (no tokenizer is assumed).
-3. The noisy formalizer at its default rate (0.3): per environment size, errors injected, solver
+3. The noisy formalizer at its default rate (0.3): per CoinCollector size and household
+   difficulty group (20 receptacles), errors injected, solver
    and simulation errors met, fixed and aborted, and success, as in the paper's Appendix A.
 
     python benchmarks/formalize.py [--seeds 20]
@@ -23,6 +24,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from pddlkit.envs import make  # noqa: E402
+from pddlkit.envs.household import DIFFICULTIES  # noqa: E402
 from pddlkit.formalizers.base import Context, Memory  # noqa: E402
 from pddlkit.formalizers.llm_formalizer import LLMFormalizer  # noqa: E402
 from pddlkit.formalizers.loop import run_episode  # noqa: E402
@@ -78,23 +80,25 @@ def prompt_sizes() -> None:
 
 def noisy_table(seeds: int) -> None:
     print(f"\n3. noisy formalizer at its default rate (0.3), {seeds} seeds per size "
-          "(Appendix A style)")
+          "/ difficulty (Appendix A style)")
     head = (f"   {'environment':<22}{'succ%':>6}{'steps':>7}{'acts':>6}{'inj':>5}"
             f"{'solv err':>9}{'fixed':>6}{'abort':>6}{'sim err':>8}{'fixed':>6}{'abort':>6}")
     print(head)
-    for rooms in SIZES:
+    cells = [(f"coin-collector/{rooms}", "coin-collector", {"rooms": rooms}) for rooms in SIZES]
+    cells += [(f"household/{d}", "household", {"difficulty": d}) for d in DIFFICULTIES]
+    for label, env_id, options in cells:
         c: Counter = Counter()
         steps, actions = [], []
         for seed in range(seeds):
-            f = NoisyFormalizer(seed=seed)
-            r = run_episode(make("coin-collector", rooms=rooms), f, seed=seed)
+            f = NoisyFormalizer(env_id, seed=seed)
+            r = run_episode(make(env_id, **options), f, seed=seed)
             m = r.metrics
             c.update(won=int(r.won), inj=len(f.injected), se=m.solver_errors, sf=m.solver_fixed,
                      sa=m.solver_aborts, me=m.simulation_errors, mf=m.simulation_fixed,
                      ma=m.simulation_aborts)
             steps.append(m.steps)
             actions.append(m.actions)
-        print(f"   {f'coin-collector/{rooms}':<22}{100 * c['won'] / seeds:>6.0f}"
+        print(f"   {label:<22}{100 * c['won'] / seeds:>6.0f}"
               f"{statistics.mean(steps):>7.1f}{statistics.mean(actions):>6.1f}{c['inj']:>5}"
               f"{c['se']:>9}{c['sf']:>6}{c['sa']:>6}{c['me']:>8}{c['mf']:>6}{c['ma']:>6}")
 

@@ -196,7 +196,8 @@ def _indent(text: str, n: int = 3) -> str:
 
 
 def demo() -> bool:
-    """CoinCollector with the noisy formalizer (errors found and refined), and with a real
+    """CoinCollector and the household with the noisy formalizer (errors found and refined),
+    and CoinCollector with a real
     LLM when OPENAI_API_KEY or OPENAI_BASE_URL is set. Returns whether every episode was won."""
     from pddlkit.envs import make
 
@@ -215,6 +216,16 @@ def demo() -> bool:
           f"{formalizer.repaired}; solver errors {m.solver_errors} (fixed {m.solver_fixed}), "
           f"simulation errors {m.simulation_errors} (fixed {m.simulation_fixed})")
     ok = result.won
+    print("\n" + "=" * 78 + "\n7b. the same loop in the household: a 'heat' task, 12 receptacles, "
+          "noisy formalizer\n" + "=" * 78)
+    house = NoisyFormalizer("household", rate=0.5, seed=2)
+    result = run_episode(make("household", receptacles=12, difficulty="heat"), house, seed=2,
+                         on_event=_printer())
+    m = result.metrics
+    print(f"\n-> {'WON' if result.won else 'LOST'}: injected {house.injected}, repaired "
+          f"{house.repaired}; solver errors {m.solver_errors} (fixed {m.solver_fixed}), "
+          f"simulation errors {m.simulation_errors} (fixed {m.simulation_fixed})")
+    ok = ok and result.won
     if os.environ.get("OPENAI_API_KEY") or os.environ.get("OPENAI_BASE_URL"):
         from .llm_formalizer import LLMFormalizer
 

@@ -5,12 +5,18 @@ and measured. When it writes files for a new step (initial or update), it makes 
 with probability ``rate``, drawn from the paper's error analysis:
 
 * ``syntax``: a parenthesis slip (the problem file does not parse);
-* ``undeclared``: a predicate used but never declared (``door-closed``);
-* ``missing-precondition``: ``move`` forgets that a closed door blocks the way;
-* ``missing-effect``: ``move`` forgets to add ``(at ?to)``;
-* ``hallucinated-fact``: an exit that was never observed;
-* ``impossible-goal``: a goal on a room that was never seen;
-* ``forgotten-facts``: the connections of a visited room are dropped.
+* ``undeclared``: a predicate used but never declared (``door-closed``, ``isopen``);
+* ``missing-precondition``: ``move`` forgets that a closed door blocks the way; in the
+  household, ``pickupobject`` forgets that the agent must be where the object is;
+* ``missing-effect``: ``move`` forgets to add ``(at ?to)`` (``gotolocation``, ``(atlocation ?to)``);
+* ``hallucinated-fact``: an exit that was never observed; in the household, an object of the
+  task's class in a place already looked into, where there is none;
+* ``impossible-goal``: a goal on a room (an object) that was never seen;
+* ``forgotten-facts``: the connections of a visited room (the contents of a receptacle) are
+  dropped.
+
+Each environment has its own way of making each mistake (:class:`CoinMistakes`,
+:class:`HouseholdMistakes`); the choice of when, and the rule for repairing, are shared.
 
 A mistake is repaired only when the feedback identifies it, as a good LLM would: the
 diagnostic or the environment's message must name what is wrong (the undeclared name, the
@@ -28,6 +34,7 @@ from typing import Optional
 
 from .answer import Files
 from .base import INITIAL, UPDATE, Context
+from .household_reader import STATE_WORDS, HouseholdReader, kind_of
 from .observation import ObservationFormalizer
 
 KINDS = ("syntax", "undeclared", "missing-precondition", "missing-effect", "hallucinated-fact",
@@ -54,6 +61,7 @@ class NoisyFormalizer(ObservationFormalizer):
         self.rate = rate
         self.rng = random.Random(seed)
         self.kinds = kinds
+        self.mistakes = MISTAKES[env_id]()
         self.active: Optional[Mistake] = None
         self.injected: list[str] = []
         self.repaired: list[str] = []
@@ -62,41 +70,63 @@ class NoisyFormalizer(ObservationFormalizer):
         known = self.world(context)
         if context.kind in (INITIAL, UPDATE):
             if self.active is None and self.rng.random() < self.rate:
-                self.active = self._choose(known)
+                self.active = self.mistakes.choose(self.rng.choice(self.kinds), known, self.rng)
                 if self.active is not None:
                     self.injected.append(self.active.kind)
-        elif self.active is not None and self._identified(self.active, context.error or ""):
+        elif self.active is not None and identified(self.active, context.error or ""):
             self.repaired.append(self.active.kind)
             self.active = None
         domain, problem = self.domain, self.problem(known)
         if self.active is not None:
-            domain, problem = self._apply(self.active, domain, problem, known)
+            domain, problem = self.mistakes.apply(self.active, domain, problem, known)
         return Files(domain, problem)
 
-    # ------------------------------------------------------------------ making mistakes
 
-    def _choose(self, known) -> Optional[Mistake]:
-        kind = self.rng.choice(self.kinds)
+def identified(mistake: Mistake, feedback: str) -> bool:
+    """Whether the feedback names the mistake (what a careful reader would act on)."""
+    text = feedback.lower()
+    if mistake.kind == "syntax":
+        return "error[" in text and ("paren" in text or "unbalanced" in text
+                                     or "unclosed" in text or "expected" in text
+                                     or "end of" in text)
+    if mistake.kind == "forgotten-facts":
+        return mistake.detail in text or "unreachable" in text or "never" in text
+    return any(d.lower() in text for d in mistake.detail.split("|"))
+
+
+def _set_goal(problem: str, goal: str) -> str:
+    return re.sub(r"\(:goal .*\)\)\s*$", f"(:goal {goal}))\n", problem, flags=re.S)
+
+
+def _forget_last_paren(problem: str) -> str:
+    return problem.rstrip()[:-1]
+
+
+class CoinMistakes:
+    """PDDLego+'s mistakes as an LLM makes them in CoinCollector."""
+
+    def choose(self, kind: str, known, rng: random.Random) -> Optional[Mistake]:
         if kind == "hallucinated-fact":
             free = [d for d in ("north", "south", "east", "west")
                     if (known.here, d) not in known.links]
             if not free:
                 return None
-            return Mistake(kind, self.rng.choice(free))
+            d = rng.choice(free)
+            return Mistake(kind, f"move {d}|secret_room")
         if kind == "forgotten-facts":
             rooms = sorted(r for r in known.visited if r != known.here)
             if not rooms:
                 return None
-            return Mistake(kind, self.rng.choice(rooms))
+            return Mistake(kind, rng.choice(rooms))
         detail = {"syntax": "syntax", "undeclared": "door-closed",
                   "missing-precondition": "closed", "missing-effect": "(at ",
                   "impossible-goal": "treasure_room"}[kind]
         return Mistake(kind, detail)
 
-    def _apply(self, mistake: Mistake, domain: str, problem: str, known) -> tuple[str, str]:
+    def apply(self, mistake: Mistake, domain: str, problem: str, known) -> tuple[str, str]:
         kind, detail = mistake.kind, mistake.detail
         if kind == "syntax":
-            problem = problem.rstrip()[:-1]  # the last ')' forgotten
+            problem = _forget_last_paren(problem)
         elif kind == "undeclared":
             problem = problem.replace("(:init ", f"(:init (door-closed {known.here}) ", 1)
         elif kind == "missing-precondition":
@@ -104,13 +134,14 @@ class NoisyFormalizer(ObservationFormalizer):
         elif kind == "missing-effect":
             domain = domain.replace(MOVE_EFFECT, "(and (not (at ?from)) (visited ?to))")
         elif kind == "hallucinated-fact":
+            direction = detail.split("|")[0].split()[-1]
             problem = problem.replace("(:init ", f"(:init (connected {known.here} secret_room "
-                                                 f"{detail}) ", 1)
+                                                 f"{direction}) ", 1)
             problem = problem.replace(" - room ", " secret_room - room ", 1)
-            problem = re.sub(r"\(:goal .*\)\)\s*$", "(:goal (at secret_room)))\n", problem)
+            problem = _set_goal(problem, "(at secret_room)")
         elif kind == "impossible-goal":
             problem = problem.replace(" - room ", " treasure_room - room ", 1)
-            problem = re.sub(r"\(:goal .*\)\)\s*$", "(:goal (at treasure_room)))\n", problem)
+            problem = _set_goal(problem, "(at treasure_room)")
         elif kind == "forgotten-facts":
             problem = re.sub(rf"\(connected {detail} \S+ \w+\)|\(connected \S+ {detail} \w+\)"
                              rf"|\(has-door {detail} \S+ \w+\)|\(has-door \S+ {detail} \w+\)"
@@ -118,15 +149,65 @@ class NoisyFormalizer(ObservationFormalizer):
                              "", problem)
         return domain, problem
 
-    def _identified(self, mistake: Mistake, feedback: str) -> bool:
-        """Whether the feedback names the mistake (what a careful reader would act on)."""
-        text = feedback.lower()
-        if mistake.kind == "syntax":
-            return "error[" in text and ("paren" in text or "unbalanced" in text
-                                         or "unclosed" in text or "expected" in text
-                                         or "end of" in text)
-        if mistake.kind == "hallucinated-fact":
-            return f"move {mistake.detail}" in text or "secret_room" in text
-        if mistake.kind == "forgotten-facts":
-            return mistake.detail in text or "unreachable" in text or "never" in text
-        return mistake.detail.lower() in text
+
+TAKE_GUARD = "(and (atlocation ?r) (or (not (openable ?r)) (opened ?r))"
+GO_EFFECT = "(and (not (atlocation ?from)) (atlocation ?to))"
+
+
+class HouseholdMistakes:
+    """The same mistakes as an LLM makes them in the household."""
+
+    def choose(self, kind: str, known, rng: random.Random) -> Optional[Mistake]:
+        if kind == "hallucinated-fact":
+            places = sorted(r for r in known.looked if r in known.contents
+                            and kind_of(r) != known.goal.receptacle)
+            if not places:
+                return None
+            fake = f"{known.goal.target}_99"
+            return Mistake(kind, f"{fake.replace('_', ' ')}|{fake}|{rng.choice(places)}")
+        if kind == "forgotten-facts":
+            places = sorted(r for r in known.contents if known.contents[r])
+            needed = [r for r in places
+                      if any(kind_of(o) == known.goal.target for o in known.contents[r])]
+            if not places:
+                return None
+            return Mistake(kind, rng.choice(needed or places))
+        detail = {"syntax": "syntax", "undeclared": "isopen",
+                  "missing-precondition": "not at", "missing-effect": "atlocation",
+                  "impossible-goal": "unicorn_1"}[kind]
+        return Mistake(kind, detail)
+
+    def apply(self, mistake: Mistake, domain: str, problem: str, known) -> tuple[str, str]:
+        kind, detail = mistake.kind, mistake.detail
+        if kind == "syntax":
+            problem = _forget_last_paren(problem)
+        elif kind == "undeclared":
+            problem = problem.replace("(:init ", f"(:init (isopen {known.here}) ", 1)
+        elif kind == "missing-precondition":
+            domain = domain.replace(TAKE_GUARD, "(and (or (not (openable ?r)) (opened ?r))")
+        elif kind == "missing-effect":
+            domain = domain.replace(GO_EFFECT, "(not (atlocation ?from))")
+        elif kind == "hallucinated-fact":
+            _shown, fake, place = detail.split("|")
+            problem = problem.replace(" - receptacle\n", f" - receptacle\n            {fake} - obj\n", 1)
+            problem = problem.replace("(:init ", f"(:init (inreceptacle {fake} {place}) "
+                                                 f"(objecttype {fake} {known.goal.target}) ", 1)
+            if known.goal.state:
+                problem = problem.replace("(:init ", f"(:init ({STATE_WORDS[known.goal.state][0]}"
+                                                     f" {fake}) ", 1)
+            if not known.ready():  # believing the object is there, it goes for the task
+                saved = known.contents.get(place)
+                known.contents[place] = set(saved or ()) | {fake}
+                try:
+                    problem = _set_goal(problem, HouseholdReader().goal(known))
+                finally:
+                    known.contents[place] = saved
+        elif kind == "impossible-goal":
+            problem = problem.replace(" - receptacle\n", " - receptacle\n            unicorn_1 - obj\n", 1)
+            problem = _set_goal(problem, "(holds unicorn_1)")
+        elif kind == "forgotten-facts":
+            problem = re.sub(rf"\(inreceptacle \S+ {detail}\)", "", problem)
+        return domain, problem
+
+
+MISTAKES = {"coin-collector": CoinMistakes, "household": HouseholdMistakes}

@@ -7,7 +7,9 @@ the nearest place not visited yet, or the coin once it has been seen. A closed d
 room behind it, so that room gets a placeholder name until it is entered. Being rebuilt from
 the whole memory each time, its problem file never forgets a fact.
 
-Used for tests, demos, and as the reference an LLM formalizer is measured against.
+The household has its own reader (:mod:`.household_reader`); :class:`ObservationFormalizer`
+picks the reader for the environment. Used for tests, demos, and as the reference an LLM
+formalizer is measured against.
 """
 
 from __future__ import annotations
@@ -107,25 +109,19 @@ def placeholder(room: str, direction: str) -> str:
     return f"unknown_{direction}_of_{room}"
 
 
-class ObservationFormalizer:
-    """Offline formalizer for CoinCollector (``env_id`` 'coin-collector')."""
+class CoinReader:
+    """Writes CoinCollector's domain and a problem file from a :class:`CoinMap`."""
 
-    name = "observation"
+    env_id = "coin-collector"
 
-    def __init__(self, env_id: str = "coin-collector") -> None:
-        if env_id != "coin-collector":
-            raise ValueError(f"the observation formalizer reads CoinCollector's observations; "
-                             f"{env_id!r} is not supported yet")
+    def __init__(self) -> None:
         self.domain = domain_path("coin-collector/domain.pddl").read_text()
 
-    def world(self, context: Context) -> CoinMap:
+    def read(self, task: str, history) -> CoinMap:
         known = CoinMap()
-        for action, observation in context.memory.history:
+        for action, observation in history:
             known.read(action, observation)
         return known
-
-    def propose(self, context: Context) -> Files:
-        return Files(self.domain, self.problem(self.world(context)))
 
     def problem(self, known: CoinMap) -> str:
         if known.here is None:
@@ -156,3 +152,33 @@ class ObservationFormalizer:
                 f" coin - item)\n"
                 f"  (:init {' '.join(dict.fromkeys(init))})\n"
                 f"  (:goal {goal}))\n")
+
+
+def _readers() -> dict:
+    from .household_reader import HouseholdReader
+
+    return {"coin-collector": CoinReader, "household": HouseholdReader}
+
+
+class ObservationFormalizer:
+    """Offline formalizer for CoinCollector and the household (``env_id``)."""
+
+    name = "observation"
+
+    def __init__(self, env_id: str = "coin-collector") -> None:
+        readers = _readers()
+        if env_id not in readers:
+            raise ValueError(f"the observation formalizer reads the observations of "
+                             f"{', '.join(readers)}; {env_id!r} is not supported")
+        self.env_id = env_id
+        self.reader = readers[env_id]()
+        self.domain = self.reader.domain
+
+    def world(self, context: Context):
+        return self.reader.read(context.memory.task, context.memory.history)
+
+    def propose(self, context: Context) -> Files:
+        return Files(self.domain, self.problem(self.world(context)))
+
+    def problem(self, known) -> str:
+        return self.reader.problem(known)

@@ -10,6 +10,7 @@ import pytest
 import pddlkit
 from llm_server import ChatServer, answer
 from pddlkit.envs import make
+from pddlkit.envs.household import DIFFICULTIES
 from pddlkit.formalizers import Limits, formalize_and_plan, parse_answer, run_episode
 from pddlkit.formalizers.answer import AnswerError
 from pddlkit.formalizers.llm_formalizer import LLMFormalizer
@@ -55,6 +56,52 @@ def test_noisy_formalizer_at_its_default_rate():
     assert totals["solver_errors"] > 0 and totals["simulation_errors"] > 0, totals
     assert totals["solver_fixed"] > 0 and totals["simulation_fixed"] > 0, totals
     assert totals["wins"] >= 18, totals
+
+
+@pytest.mark.parametrize("difficulty", list(DIFFICULTIES))
+def test_observation_formalizer_wins_every_household_episode(difficulty):
+    for seed in range(20):
+        result = run_episode(make("household", difficulty=difficulty),
+                             ObservationFormalizer("household"), seed=seed)
+        assert result.won, (difficulty, seed, result.metrics, result.errors)
+        assert result.metrics.solver_errors == result.metrics.simulation_errors == 0
+
+
+def test_household_reader_uses_only_what_the_agent_was_shown():
+    env = make("household", receptacles=12, difficulty="heat", seed=4)
+    obs, _ = env.reset()
+    formalizer = ObservationFormalizer("household")
+    from pddlkit.formalizers.base import Context, Memory
+
+    memory = Memory(env.task, [("look around", obs)])
+    known = formalizer.world(Context("initial", env.id, memory, [], "", 0))
+    assert known.objects() == []  # nothing was looked into yet
+    assert len(known.receptacles) == 12 and known.goal.state == "hot"
+    problem = formalizer.propose(Context("initial", env.id, memory, [], "", 0)).problem
+    assert "(inreceptacle" not in problem and "(heater microwave_1)" in problem
+    first = known.receptacles[0]
+    shown = first.replace("_", " ")
+    step = env.step(f"go to {shown}")
+    memory.history.append((f"go to {shown}", step.observation))
+    if first.startswith(("cabinet", "drawer", "fridge", "microwave", "safe")):
+        step = env.step(f"open {shown}")
+        memory.history.append((f"open {shown}", step.observation))
+    known = formalizer.world(Context("update", env.id, memory, [], "", 0))
+    truth = sorted(f[1] for f in env.state.atoms_with("inreceptacle", 2, first))
+    assert sorted(known.contents[first]) == truth
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_each_injected_error_kind_is_repaired_in_the_household(kind):
+    injected = repaired = wins = 0
+    for seed in range(6):
+        formalizer = NoisyFormalizer("household", rate=0.6, seed=seed, kinds=(kind,))
+        result = run_episode(make("household", receptacles=12), formalizer, seed=seed)
+        injected += len(formalizer.injected)
+        repaired += len(formalizer.repaired)
+        wins += result.won
+    assert injected > 0 and repaired > 0, (kind, injected, repaired)
+    assert wins == 6
 
 
 def test_retry_limit_aborts_with_the_reason():

@@ -1,0 +1,249 @@
+"""The observation formalizer's reader for the ALFWorld-style household.
+
+It reads the same text an LLM is shown: the opening listing of receptacles, "You arrive at
+the cabinet 1. The cabinet 1 is closed.", "You open the fridge 1. ... In it, you see an apple
+1.", the outcome of each take, move, heat, cool, clean, slice and use, and the task sentence.
+What it adds is the common sense an LLM brings and the observations do not state: which
+receptacle classes open (cabinet, drawer, fridge, microwave, safe), that a microwave heats, a
+fridge cools and a sinkbasin washes, that knives cut and a desklamp is a lamp, and that the
+object class the task names can take the state the task asks for ("put a hot apple ..." means
+apples heat).
+
+The problem file's goal is the task itself once every object it needs has been seen;
+until then it is a sub-goal that looks somewhere new: open the closed receptacle the agent
+faces, else visit (and open, if it opens) the first receptacle not yet looked into.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Optional
+
+from pddlkit.domains import path as domain_path
+
+from .answer import AnswerError
+
+START = "middle_of_room"
+OPENS = frozenset({"cabinet", "drawer", "fridge", "microwave", "safe"})
+ROLES = {"microwave": "heater", "fridge": "cooler", "sinkbasin": "washer"}
+CUTS = frozenset({"knife", "butterknife"})
+LAMPS = frozenset({"desklamp"})
+STATE_WORDS = {"hot": ("heatable", "ishot"), "cool": ("coolable", "iscool"),
+               "clean": ("cleanable", "isclean"), "sliced": ("sliceable", "issliced")}
+
+_ITEM = re.compile(r"\ban? ([a-z]+ \d+)")
+_TASK_PUT = re.compile(r"put (some|two|an? (?:(hot|cool|clean|sliced) )?)\s*([a-z]+) (?:in|on) "
+                       r"([a-z]+)\.")
+_TASK_LOOK = re.compile(r"(?:examine|look at) the ([a-z]+) (?:with|under) the desklamp")
+_ARRIVE = re.compile(r"(?:You arrive at|You are facing) the ([a-z]+ \d+)\.")
+_CLOSED = re.compile(r"The ([a-z]+ \d+) is closed\.")
+_OPEN_IN = re.compile(r"The ([a-z]+ \d+) is open\. In it, you see (.*?)\.(?:\s|$)")
+_ON = re.compile(r"On the ([a-z]+ \d+), you see (.*?)\.(?:\s|$)")
+_OPENED = re.compile(r"You open the ([a-z]+ \d+)\.")
+_CLOSE = re.compile(r"You close the ([a-z]+ \d+)\.")
+_PICK = re.compile(r"You pick up the ([a-z]+ \d+) from the ([a-z]+ \d+)\.")
+_MOVE = re.compile(r"You move the ([a-z]+ \d+) to the ([a-z]+ \d+)\.")
+_TREAT = re.compile(r"You (heat|cool|clean) the ([a-z]+ \d+) using the ([a-z]+ \d+)\.")
+_SLICE = re.compile(r"You slice the ([a-z]+ \d+) with the ([a-z]+ \d+)\.")
+_EXAMINE = re.compile(r"You examine the ([a-z]+ \d+) in its light\.")
+_TREATED = {"heat": ("ishot", "iscool"), "cool": ("iscool", "ishot"), "clean": ("isclean", None)}
+
+
+def pddl(shown: str) -> str:
+    return "_".join(shown.split())
+
+
+def kind_of(name: str) -> str:
+    """'cabinet_2' -> 'cabinet'."""
+    return name.rsplit("_", 1)[0]
+
+
+@dataclass
+class Goal:
+    """What the task sentence asks for."""
+
+    kind: str  # place / two / look
+    target: str  # object class
+    receptacle: Optional[str] = None  # receptacle class
+    state: Optional[str] = None  # hot / cool / clean / sliced
+
+
+def read_task(task: str) -> Goal:
+    m = _TASK_LOOK.search(task)
+    if m:
+        return Goal("look", m.group(1))
+    m = _TASK_PUT.search(task)
+    if not m:
+        raise AnswerError(f"cannot read the task {task!r}")
+    kind = "two" if m.group(1) == "two" else "place"
+    return Goal(kind, m.group(3), m.group(4), m.group(2))
+
+
+@dataclass
+class HouseholdMap:
+    """What the observations say about the room."""
+
+    goal: Goal
+    receptacles: list = field(default_factory=list)  # in the order first listed
+    here: str = START
+    looked: set = field(default_factory=set)  # receptacles whose contents were seen
+    visited: set = field(default_factory=set)
+    closed: set = field(default_factory=set)
+    opened: set = field(default_factory=set)
+    contents: dict = field(default_factory=dict)  # receptacle -> set of objects
+    holding: Optional[str] = None
+    states: set = field(default_factory=set)  # (predicate, object)
+
+    def read(self, action: str, observation: str) -> None:
+        if "Looking quickly around you" in observation:
+            for shown in _ITEM.findall(observation.split("Your task is")[0]):
+                if pddl(shown) not in self.receptacles:
+                    self.receptacles.append(pddl(shown))
+        m = _ARRIVE.search(observation)
+        if m:
+            self.here = pddl(m.group(1))
+            self.visited.add(self.here)
+        elif "You are in the middle of a room" in observation:
+            self.here = START
+        for shown in _CLOSED.findall(observation):
+            self.closed.add(pddl(shown))
+            self.opened.discard(pddl(shown))
+        for shown, items in _OPEN_IN.findall(observation):
+            r = pddl(shown)
+            self.opened.add(r)
+            self.closed.discard(r)
+            self._see(r, items)
+        for shown, items in _ON.findall(observation):
+            self._see(pddl(shown), items)
+        m = _OPENED.search(observation)
+        if m:
+            self.opened.add(pddl(m.group(1)))
+        m = _CLOSE.search(observation)
+        if m:
+            self.opened.discard(pddl(m.group(1)))
+            self.closed.add(pddl(m.group(1)))
+        m = _PICK.search(observation)
+        if m:
+            o, r = pddl(m.group(1)), pddl(m.group(2))
+            self.contents.setdefault(r, set()).discard(o)
+            self.holding = o
+        m = _MOVE.search(observation)
+        if m:
+            o, r = pddl(m.group(1)), pddl(m.group(2))
+            self.contents.setdefault(r, set()).add(o)
+            self.holding = None
+        m = _TREAT.search(observation)
+        if m:
+            add, remove = _TREATED[m.group(1)]
+            o = pddl(m.group(2))
+            self.states.add((add, o))
+            self.states.discard((remove, o))
+        m = _SLICE.search(observation)
+        if m:
+            self.states.add(("issliced", pddl(m.group(1))))
+        m = _EXAMINE.search(observation)
+        if m:
+            self.states.add(("examined", pddl(m.group(1))))
+
+    def _see(self, receptacle: str, items: str) -> None:
+        self.looked.add(receptacle)
+        self.contents[receptacle] = {pddl(s) for s in _ITEM.findall(items)}
+
+    def objects(self) -> list[str]:
+        seen = set().union(*self.contents.values()) if self.contents else set()
+        if self.holding:
+            seen.add(self.holding)
+        return sorted(seen)
+
+    def ready(self) -> bool:
+        """Whether every object the task needs has been seen."""
+        objs = self.objects()
+        have = sum(1 for o in objs if kind_of(o) == self.goal.target)
+        if have < (2 if self.goal.kind == "two" else 1):
+            return False
+        if self.goal.state == "sliced" and not any(kind_of(o) in CUTS for o in objs):
+            return False
+        if self.goal.kind == "look" and not any(kind_of(o) in LAMPS for o in objs):
+            return False
+        return True
+
+    def next_look(self) -> Optional[str]:
+        """The goal atom of the next look-around, or None when every place has been seen."""
+        if self.here in self.closed and self.here not in self.looked:
+            return f"(opened {self.here})"
+        for r in self.receptacles:
+            if r in self.looked:
+                continue
+            if kind_of(r) in OPENS or r in self.closed:
+                return f"(opened {r})"
+            if r not in self.visited:
+                return f"(atlocation {r})"
+        return None
+
+
+class HouseholdReader:
+    """Writes the household domain and a problem file from a :class:`HouseholdMap`."""
+
+    env_id = "household"
+
+    def __init__(self) -> None:
+        self.domain = domain_path("household/domain.pddl").read_text()
+
+    def read(self, task: str, history) -> HouseholdMap:
+        known = HouseholdMap(read_task(task))
+        for action, observation in history:
+            known.read(action, observation)
+        return known
+
+    def problem(self, known: HouseholdMap) -> str:
+        if not known.receptacles:
+            raise AnswerError("no observation lists the receptacles in the room")
+        g = known.goal
+        recs = [START] + known.receptacles
+        objs = known.objects()
+        init = [f"(atlocation {known.here})",
+                f"(holds {known.holding})" if known.holding else "(handempty)"]
+        for r in known.receptacles:
+            init.append(f"(receptacletype {r} {kind_of(r)})")
+            if kind_of(r) in OPENS or r in known.closed or r in known.opened:
+                init.append(f"(openable {r})")
+            if r in known.opened:
+                init.append(f"(opened {r})")
+            if kind_of(r) in ROLES:
+                init.append(f"({ROLES[kind_of(r)]} {r})")
+        for r in sorted(known.contents):
+            init += [f"(inreceptacle {o} {r})" for o in sorted(known.contents[r])]
+        for o in objs:
+            init.append(f"(objecttype {o} {kind_of(o)})")
+            if kind_of(o) in CUTS:
+                init.append(f"(sharp {o})")
+            if kind_of(o) in LAMPS:
+                init.append(f"(lamp {o})")
+            if g.state and kind_of(o) == g.target:
+                init.append(f"({STATE_WORDS[g.state][0]} {o})")
+        init += [f"({p} {o})" for p, o in sorted(known.states)]
+        otypes = sorted({kind_of(o) for o in objs} | {g.target})
+        rtypes = sorted({kind_of(r) for r in known.receptacles} | (
+            {g.receptacle} if g.receptacle else set()))
+        goal = self.goal(known)
+        return (f"(define (problem household-task) (:domain household)\n"
+                f"  (:objects {' '.join(recs)} - receptacle\n"
+                + (f"            {' '.join(objs)} - obj\n" if objs else "")
+                + f"            {' '.join(otypes)} - otype {' '.join(rtypes)} - rtype)\n"
+                f"  (:init {' '.join(init)})\n  (:goal {goal}))\n")
+
+    def goal(self, known: HouseholdMap) -> str:
+        look = None if known.ready() else known.next_look()
+        if look is not None:
+            return look
+        g = known.goal
+        if g.kind == "look":
+            return f"(exists (?o - obj) (and (objecttype ?o {g.target}) (examined ?o)))"
+        if g.kind == "two":
+            return (f"(exists (?o - obj ?p - obj ?r - receptacle) (and (objecttype ?o {g.target}) "
+                    f"(objecttype ?p {g.target}) (not (= ?o ?p)) (receptacletype ?r "
+                    f"{g.receptacle}) (inreceptacle ?o ?r) (inreceptacle ?p ?r)))")
+        state = f"({STATE_WORDS[g.state][1]} ?o) " if g.state else ""
+        return (f"(exists (?o - obj ?r - receptacle) (and (objecttype ?o {g.target}) {state}"
+                f"(receptacletype ?r {g.receptacle}) (inreceptacle ?o ?r)))")
