@@ -10,7 +10,9 @@ pddlkit checks and plans, and solver errors go back to the formalizer up to
 model's mistakes: an unsolved result carries the diagnostics met.
 
 ``domain=`` freezes a domain (a path, text or a DomainLibrary entry): the formalizer's domain
-is replaced by it, so only the problem file is learned.
+is replaced by it, so only the problem file is learned. ``repair=True`` fixes trivial slips in
+code before planning (listed in ``diagnostics`` as "repaired in code: ..."); ``fact_memory=True``
+merges the lasting facts of earlier problem files into new ones (see :mod:`.fact_memory`).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ class FormalizeMemory:
     env: Any
     memory: Memory
     previous: Optional[Files] = None
+    facts: Any = None  # a FactMemory when fact_memory=True
 
 
 @dataclass
@@ -51,7 +54,10 @@ class FormalizeResult:
 
 
 def make_formalizer(llm: Any, env_id: str, **options: Any):
-    """'observation' / 'noisy' (offline) or an LLM (spec string or object)."""
+    """'observation' / 'noisy' (offline), a formalizer object (anything with ``propose``), or
+    an LLM (spec string or object)."""
+    if hasattr(llm, "propose"):
+        return llm
     if llm in ("observation", None):
         from .observation import ObservationFormalizer
 
@@ -70,7 +76,8 @@ def formalize_and_plan(obs: str, *, llm: Any = None, planner: Any = "fast-downwa
                        domain: Union[str, Path, None] = None,
                        memory: Optional[FormalizeMemory] = None, env: Any = "coin-collector",
                        action: str = "look around", task: Optional[str] = None,
-                       max_solver_retries: int = 5, timeout: float = 30.0) -> FormalizeResult:
+                       max_solver_retries: int = 5, timeout: float = 30.0,
+                       repair: bool = False, fact_memory: bool = False) -> FormalizeResult:
     """Formalize ``obs`` (what ``action`` produced) into PDDL and plan; see the module doc."""
     if memory is None:
         if isinstance(env, str):
@@ -83,6 +90,13 @@ def formalize_and_plan(obs: str, *, llm: Any = None, planner: Any = "fast-downwa
         kind = INITIAL
     else:
         kind = UPDATE
+    if fact_memory:
+        from .fact_memory import FactMemory
+
+        if memory.facts is None:
+            memory.facts = FactMemory()
+        if kind == UPDATE:  # the caller ran the last plan and is back with what it saw
+            memory.facts.confirm(memory.previous)
     memory.memory.history.append((action, obs))
     frozen = _frozen_domain(domain)
     env_ = memory.env
@@ -94,7 +108,9 @@ def formalize_and_plan(obs: str, *, llm: Any = None, planner: Any = "fast-downwa
     for _ in range(max_solver_retries + 1):
         context = Context(kind, env_.id, memory.memory, [], sigs,
                           len({t.action for t in env_.action_schema}), memory.previous, error)
-        tried = attempt(memory.formalizer, context, env_, planner, timeout, frozen)
+        tried = attempt(memory.formalizer, context, env_, planner, timeout, frozen,
+                        repair=repair, facts=memory.facts if fact_memory else None)
+        diagnostics += [f"repaired in code: {fix}" for fix in tried.fixes]
         if tried.files is not None:
             memory.previous = tried.files
         if tried.commands is not None:

@@ -25,7 +25,8 @@ def register(sub) -> None:
     p.add_argument("--difficulty", help="household: basic&use, clean, cool, heat, slice+")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--episodes", type=int, default=1, help="seeds seed, seed+1, ...")
-    p.add_argument("--agent", default="pddlego", choices=["pddlego"])
+    p.add_argument("--agent", default="pddlego", choices=["pddlego", "plangen"],
+                   help="pddlego: the PDDLego+ loop; plangen: the LLM picks each command")
     p.add_argument("--llm", default="observation",
                    help="'observation', 'noisy[:rate]', or an LLM spec (openai:gpt-4o-mini, ...)")
     p.add_argument("--goal-style", default="detailed", choices=["detailed", "simple"])
@@ -36,6 +37,10 @@ def register(sub) -> None:
     p.add_argument("--transcript", help="append every LLM call (JSONL) here")
     p.add_argument("--quiet", action="store_true", help="no live transcript")
     p.add_argument("--json", action="store_true", help="print the metrics as JSON")
+    p.add_argument("--repair", action="store_true",
+                   help="fix trivial PDDL slips in code before spending an LLM call")
+    p.add_argument("--fact-memory", action="store_true",
+                   help="merge facts confirmed in earlier steps into each new problem file")
     p.add_argument("--library", help="domain library folder (default: the user's)")
     p.add_argument("--save-domain", action="store_true",
                    help="save the domain of each won episode to the library")
@@ -101,7 +106,12 @@ def run_command(args) -> int:
     from .loop import Limits, run_episode
 
     options = {}
-    if args.llm not in ("observation",) and not args.llm.startswith("noisy"):
+    offline = args.llm == "observation" or args.llm.startswith("noisy")
+    if args.agent == "plangen" and offline:
+        print("pddlkit run: --agent plangen needs an LLM (openai:..., hf:..., replay:..., "
+              "scripted:...); the offline formalizers write PDDL", file=sys.stderr)
+        return 2
+    if not offline:
         options = {"goal_style": args.goal_style, "prompts": args.prompts}
         if args.transcript:
             os.environ["PDDLKIT_TRANSCRIPT"] = args.transcript
@@ -111,7 +121,12 @@ def run_command(args) -> int:
         seed = args.seed + i
         try:
             env = make(args.env, **env_options(args))
-            formalizer = make_formalizer(args.llm, env.id, **options)
+            if args.agent == "plangen":
+                from .plangen import PlanGenAgent
+
+                formalizer = PlanGenAgent(args.llm, env.id, prompts=args.prompts)
+            else:
+                formalizer = make_formalizer(args.llm, env.id, **options)
             if args.llm.startswith("noisy"):
                 formalizer.rng.seed(seed)
         except (LLMError, LookupError, ValueError, TypeError, FileNotFoundError) as exc:
@@ -133,10 +148,17 @@ def run_command(args) -> int:
         show = None if args.quiet or args.json else _printer()
         record = args.record if args.episodes == 1 or not args.record else \
             f"{args.record}.{seed}"
-        result = run_episode(env, formalizer, seed=seed, record=record, on_event=show,
-                             limits=Limits(max_solver_retries=args.retries,
-                                           max_simulation_retries=args.retries,
-                                           action_budget=args.budget), domain=frozen)
+        limits = Limits(max_solver_retries=args.retries, max_simulation_retries=args.retries,
+                        action_budget=args.budget)
+        if args.agent == "plangen":
+            from .plangen import run_plangen
+
+            result = run_plangen(env, formalizer, seed=seed, record=record, on_event=show,
+                                 limits=limits)
+        else:
+            result = run_episode(env, formalizer, seed=seed, record=record, on_event=show,
+                                 limits=limits, domain=frozen, repair=args.repair,
+                                 fact_memory=args.fact_memory)
         won += result.won
         if args.save_domain and result.won:
             saved = library.save_episode(result, model=args.llm)
@@ -175,6 +197,10 @@ def _printer():
         elif kind == "simulation-error":
             print(f"   simulation error on '{data['command']}': {data['message']} "
                   "(environment restored to the start of the step; fed back)")
+        elif kind == "repair":
+            print("   repaired in code: " + "; ".join(data["fixes"]))
+        elif kind == "facts-merged":
+            print(f"   fact memory put back: {' '.join(data['facts'])}")
         elif kind == "abort":
             print(f"   aborted: {data['reason']}")
     return show

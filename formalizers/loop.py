@@ -10,6 +10,9 @@
   ``max_simulation_retries`` consecutive times.
 * Limits: ``action_budget`` environment commands (default 50, METHODS.md); the abort reason is
   recorded. Metrics follow the paper's Appendix A.
+* Options beyond the paper, each off by default: ``repair`` fixes trivial slips in code before
+  planning (:mod:`.repair`), ``fact_memory`` merges confirmed facts back into each new problem
+  file (:mod:`.fact_memory`), ``domain`` freezes the domain file.
 """
 
 from __future__ import annotations
@@ -52,6 +55,8 @@ class Metrics:
     simulation_fixed: int = 0
     simulation_aborts: int = 0
     abort_reason: Optional[str] = None
+    repairs: int = 0  # trivial slips fixed in code (repair option)
+    facts_merged: int = 0  # remembered facts put back (fact_memory option)
     loop_seconds: float = 0.0
     planner_seconds: float = 0.0
 
@@ -90,11 +95,16 @@ class EpisodeRecord:
 
 def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
                 planner: Any = "fast-downward", limits: Optional[Limits] = None,
-                record: Union[str, os.PathLike, None] = None, on_event=None, domain: Optional[str] = None) -> EpisodeResult:
+                record: Union[str, os.PathLike, None] = None, on_event=None,
+                domain: Optional[str] = None, repair: bool = False,
+                fact_memory: bool = False) -> EpisodeResult:
     """Play one episode of ``env`` with ``formalizer``; never raises for model mistakes.
 
     ``domain`` freezes the domain file (reuse from a DomainLibrary): whatever domain the
-    formalizer writes is replaced by it, so only the problem file is learned."""
+    formalizer writes is replaced by it, so only the problem file is learned. ``repair`` and
+    ``fact_memory`` are the options described in the module doc."""
+    from .fact_memory import FactMemory
+
     from pddlkit.llm.errors import LLMError
 
     limits = limits or Limits()
@@ -120,6 +130,7 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
     kind, error, failed, executed = INITIAL, None, None, []
     previous: Optional[Files] = None
     sim_retries = 0
+    facts = FactMemory() if fact_memory else None
     started = time.monotonic()
     while not info.get("won") and m.actions < limits.action_budget:
         m.steps += 1
@@ -130,12 +141,19 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
             context = Context(kind, env.id, memory, _valid(info), sigs, n_actions, previous,
                               error, failed, executed)
             try:
-                tried = attempt(formalizer, context, env, planner, limits.planner_timeout, domain)
+                tried = attempt(formalizer, context, env, planner, limits.planner_timeout, domain,
+                                repair=repair, facts=facts)
             except LLMError as exc:  # an LLM that stays unavailable ends the episode
                 m.abort_reason = f"llm: {exc.message}"
                 emit("abort", reason=m.abort_reason)
                 return _finish(result, ledger, before, started, emit)
             commands, error = tried.commands, tried.error
+            if tried.fixes:
+                m.repairs += len(tried.fixes)
+                emit("repair", step=m.steps, fixes=tried.fixes)
+            if tried.merged:
+                m.facts_merged += len(tried.merged)
+                emit("facts-merged", step=m.steps, facts=tried.merged)
             if tried.files is not None:
                 memory.files.append(tried.files)
                 result.files.append(tried.files)
@@ -196,6 +214,8 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
         if sim_retries:
             m.simulation_fixed += 1
         sim_retries = 0
+        if facts is not None:
+            facts.confirm(previous)
         kind, error, failed, executed = UPDATE, None, None, []
     m.success = bool(info.get("won"))
     if not m.success and m.abort_reason is None:
@@ -238,11 +258,14 @@ class Attempt:
     plan: Any
     error: Optional[str]
     planner_seconds: float = 0.0
+    fixes: list[str] = field(default_factory=list)  # trivial slips repaired in code
+    merged: list[str] = field(default_factory=list)  # remembered facts put back
 
 
 def attempt(formalizer, context: Context, env, planner: Any, timeout: float,
-            domain: Optional[str] = None) -> Attempt:
-    """Ask for the files (``domain`` frozen if given), plan, and map the plan to commands."""
+            domain: Optional[str] = None, *, repair: bool = False, facts=None) -> Attempt:
+    """Ask for the files (``domain`` frozen if given), repair trivial slips and merge
+    remembered facts if asked, plan, and map the plan to commands."""
     import pddlkit
 
     try:
@@ -251,12 +274,22 @@ def attempt(formalizer, context: Context, env, planner: Any, timeout: float,
         return Attempt(None, None, None, f"Your answer could not be read: {exc.problem}")
     if domain is not None:
         files = Files(domain, files.problem)
+    fixes: list[str] = []
+    merged: list[str] = []
+    if repair:
+        from .repair import repair as repair_files
+
+        repaired = repair_files(files)
+        files, fixes = repaired.files, repaired.fixes
+    if facts is not None:
+        merge = facts.merge(files)
+        files, merged = merge.files, merge.added
     t0 = time.monotonic()
     planned = pddlkit.plan(files.domain, files.problem, planner=planner, timeout=timeout)
     seconds = time.monotonic() - t0
     commands, error = _commands(env, planned)
     return Attempt(files, commands, planned.plan if commands is not None else None, error,
-                   seconds)
+                   seconds, fixes, merged)
 
 
 def _valid(info: dict) -> list[str]:

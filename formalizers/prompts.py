@@ -1,6 +1,7 @@
 """The paper's prompts, kept as template files per environment (``formalizers/prompts/<env>/``).
 
-Each prompt kind (initial, update, solver_error, simulation_error) is a text file with
+Each prompt kind (initial, update, solver_error, simulation_error, and plangen for the
+LLM-as-planner baseline) is a text file with
 ``$name`` placeholders (``string.Template``, so PDDL's parentheses and JSON's braces need no
 escaping). ``Prompts.from_dir(path)`` loads a user's own set; a missing file falls back to the
 bundled one, so a user can override one prompt kind only.
@@ -15,7 +16,7 @@ from typing import Optional, Union
 
 BUNDLED = Path(__file__).resolve().parent / "prompts"
 KINDS = ("header", "goal_detailed", "goal_simple", "actions", "initial", "update",
-         "solver_error", "simulation_error")
+         "solver_error", "simulation_error", "plangen")
 
 
 @dataclass

@@ -385,3 +385,135 @@ def test_pddlkit_check_stays_callable_after_its_module_is_imported():
             "print(pddlkit.check(path('coin-collector/domain.pddl')).ok)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == "True", out.stderr
+
+
+# ---------------------------------------------------------------- options beyond the paper
+
+
+def test_repair_fixes_each_trivial_slip_in_the_text():
+    import re
+
+    from pddlkit.domains import path as domain_path
+    from pddlkit.formalizers.answer import Files
+    from pddlkit.formalizers.repair import repair
+
+    domain = domain_path("coin-collector/domain.pddl").read_text()
+    problem = domain_path("coin-collector/p3.pddl").read_text()
+    bad_domain = re.sub(r"\(:requirements[^)]*\)", "(:requirements :strips)", domain)
+    bad_domain = bad_domain.replace("?to - room", "?to - place", 1).rstrip()[:-2]
+    bad_problem = problem.replace("(:init", "(:init (not (at patio))").replace(
+        "(:domain coin-collector)", "(:domain coins)")
+    assert not pddlkit.plan(bad_domain, bad_problem).solved
+    fixed = repair(Files(bad_domain, bad_problem))
+    text = "\n".join(fixed.fixes)
+    for expected in ("appended 2 missing ')'", "(:domain ...) set to coin-collector",
+                     "removed (not (at patio))", "declared type(s) place",
+                     ":negative-preconditions"):
+        assert expected in text, text
+    assert "; Three rooms" in fixed.files.problem  # the file's own text is kept
+    assert pddlkit.plan(fixed.files.domain, fixed.files.problem).solved
+    assert repair(Files(domain, problem)).fixes == []
+
+
+class _Sloppy(ObservationFormalizer):
+    """Writes correct PDDL with the slips the repair option fixes: no requirements, (not ...)
+    in :init, and a missing ')' at the end of the problem."""
+
+    def propose(self, context):
+        import re
+
+        files = super().propose(context)
+        domain = re.sub(r"\(:requirements[^)]*\)", "(:requirements :strips)", files.domain)
+        problem = files.problem.replace("(:init ", "(:init (not (holding coin)) ", 1)
+        return files.__class__(domain, problem.rstrip()[:-1])
+
+
+def test_repair_option_fixes_slips_without_a_solver_error():
+    env = make("coin-collector", rooms=5)
+    fixed = run_episode(env, _Sloppy(), seed=2, repair=True)
+    assert fixed.won and fixed.metrics.solver_errors == 0 and fixed.metrics.repairs > 0
+    paper = run_episode(env, _Sloppy(), seed=2)  # the paper's behaviour: fed back as errors
+    assert not paper.won and paper.metrics.solver_errors > 0
+    obs, _ = env.reset(2)
+    one = formalize_and_plan(obs, llm=_Sloppy(), env=env, repair=True)
+    assert one.solved and any(d.startswith("repaired in code:") for d in one.diagnostics)
+
+
+def test_fact_memory_puts_back_forgotten_connections():
+    with_memory = without = 0
+    merged = 0
+    for seed in range(8):
+        a = run_episode(make("coin-collector", rooms=9),
+                        NoisyFormalizer(rate=1.0, seed=seed, kinds=("forgotten-facts",)),
+                        seed=seed)
+        b = run_episode(make("coin-collector", rooms=9),
+                        NoisyFormalizer(rate=1.0, seed=seed, kinds=("forgotten-facts",)),
+                        seed=seed, fact_memory=True)
+        assert a.won and b.won
+        without += a.metrics.solver_errors + a.metrics.simulation_errors
+        with_memory += b.metrics.solver_errors + b.metrics.simulation_errors
+        merged += b.metrics.facts_merged
+    assert merged > 0 and with_memory < without, (with_memory, without)
+
+
+def _true_plan(env, seed):
+    env.reset(seed)
+    from pddlkit.pddl.writer import write_domain, write_problem
+
+    planned = pddlkit.plan(write_domain(env.domain), write_problem(env.problem))
+    assert planned.solved
+    return env.commands_for_plan(planned.plan)
+
+
+def test_plangen_one_action_per_call_with_error_feedback():
+    from pddlkit.formalizers.plangen import PlanGenAgent, run_plangen
+    from pddlkit.llm import ScriptedLLM
+
+    env = make("coin-collector", rooms=5)
+    plan = _true_plan(env, 1)
+    answers = ["I think I should fly.", '{"actions": ["move up"]}'] + [
+        json.dumps({"actions": [c]}) for c in plan]
+    llm = ScriptedLLM(answers, ledger=UsageLedger())
+    result = run_plangen(env, PlanGenAgent(llm, "coin-collector"), seed=1)
+    m = result.metrics
+    assert result.won and m.actions == len(plan) + 1
+    assert m.llm_calls == len(answers) and m.simulation_errors == 2 and m.simulation_fixed == 1
+    prompts = [r.message_dicts[0]["content"] for r in llm.requests]
+    assert "Your answer could not be read" in prompts[1]
+    assert "move up" not in prompts[3] and "You can't" not in prompts[0]
+    assert env.task in prompts[0] and '"actions"' in prompts[0]
+    assert "No errors or obstacles mentioned." in prompts[3]
+
+
+def test_plangen_stops_at_the_retry_limit():
+    from pddlkit.formalizers.plangen import PlanGenAgent, run_plangen
+    from pddlkit.llm import ScriptedLLM
+
+    llm = ScriptedLLM(lambda messages: '{"actions": ["take coin"]}')
+    result = run_plangen(make("household"), PlanGenAgent(llm, "household"), seed=0,
+                         limits=Limits(max_simulation_retries=2))
+    assert not result.won and result.metrics.simulation_aborts == 1
+    assert result.metrics.abort_reason == "simulation errors: retry limit reached"
+    assert llm.calls == 3
+
+
+def test_cli_run_plangen_and_the_options(tmp_path):
+    import subprocess
+    import sys
+
+    env = make("coin-collector", rooms=3)
+    plan = _true_plan(env, 0)
+    answers = tmp_path / "answers.json"
+    answers.write_text(json.dumps([json.dumps({"actions": [c]}) for c in plan]))
+    out = subprocess.run([sys.executable, "-m", "pddlkit.cli", "run", "--rooms", "3",
+                          "--agent", "plangen", "--llm", f"scripted:{answers}"],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0 and "episode seed 0: WON" in out.stdout, out.stdout + out.stderr
+    offline = subprocess.run([sys.executable, "-m", "pddlkit.cli", "run", "--agent", "plangen"],
+                             capture_output=True, text=True, timeout=120)
+    assert offline.returncode == 2 and "needs an LLM" in offline.stderr
+    opts = subprocess.run([sys.executable, "-m", "pddlkit.cli", "run", "--rooms", "9",
+                           "--seed", "1", "--llm", "noisy:1.0", "--fact-memory", "--repair",
+                           "--json"], capture_output=True, text=True, timeout=300)
+    assert opts.returncode in (0, 1), opts.stderr
+    assert "facts_merged" in json.loads(opts.stdout)[0]

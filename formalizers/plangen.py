@@ -1,0 +1,137 @@
+"""PlanGen, the paper's LLM-as-planner baseline: one action per LLM call, with error feedback.
+
+No PDDL is written: the LLM sees the task, the latest observation, the valid actions and the
+history, and answers ``{"actions": ["move north"]}`` (PDDLego+ Appendix C.5 and C.10, kept as
+``plangen.txt`` beside the other prompt files). The command is run; if it fails, the
+environment's message goes back with the next prompt, up to ``max_simulation_retries``
+consecutive failures (5 in the paper). An unreadable answer counts as a failed command with a
+message that says what was wrong. The episode ends on a win, the action budget, or the retry
+limit, and its metrics use the same :class:`~.loop.Metrics` as the PDDLego+ loop, so the two
+are compared in one table.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any, Optional, Union
+
+from pddlkit.llm.base import LLM
+
+from .loop import EpisodeRecord, EpisodeResult, Limits, Metrics, _finish, usage_snapshot
+from .prompts import Prompts, optional
+
+
+class PlanGenAgent:
+    """``PlanGenAgent(llm, env_id, prompts=None)``: the LLM picks the next command."""
+
+    name = "plangen"
+
+    def __init__(self, llm: Union[LLM, str], env_id: str, *, prompts: Optional[str] = None,
+                 temperature: float = 0.0, max_tokens: Optional[int] = None) -> None:
+        if isinstance(llm, str):
+            from pddlkit.llm.spec import load_llm
+
+            llm = load_llm(llm)
+        self.llm = llm
+        self.prompts = Prompts.for_env(env_id, prompts)
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+
+    def render(self, task: str, history: list[tuple[str, str]], valid: list[str],
+               error: Optional[str]) -> str:
+        action, observation = history[-1]
+        return self.prompts.templates["plangen"].safe_substitute(
+            task=task, observation=f"Action: {action}\n{observation}",
+            valid_actions=str(valid),
+            history="\n".join(f"Action: {a}\n{o}" for a, o in history[:-1]) or
+            "No additional memory available.",
+            error=optional(error) if error else "No errors or obstacles mentioned.").strip() + "\n"
+
+    def act(self, task: str, history: list[tuple[str, str]], valid: list[str],
+            error: Optional[str]) -> tuple[Optional[str], Optional[str]]:
+        """(command, None), or (None, why the answer could not be used)."""
+        from pddlkit.llm.extract import extract_json
+
+        prompt = self.render(task, history, valid, error)
+        answer = self.llm.complete([{"role": "user", "content": prompt}],
+                                   temperature=self.temperature, max_tokens=self.max_tokens)
+        try:
+            data = extract_json(answer.text)
+        except Exception:
+            data = None
+        actions = data.get("actions") if isinstance(data, dict) else None
+        if isinstance(actions, str):
+            actions = [actions]
+        if not actions or not isinstance(actions[0], str) or not actions[0].strip():
+            return None, ('Your answer could not be read: give one action as JSON, '
+                          '{"actions": ["<one valid action>"]}.')
+        return actions[0].strip(), None
+
+
+def run_plangen(env, agent: PlanGenAgent, *, seed: Optional[int] = None,
+                limits: Optional[Limits] = None,
+                record: Union[str, os.PathLike, None] = None, on_event=None) -> EpisodeResult:
+    """Play one episode with the LLM choosing each command; never raises for its mistakes."""
+    from pddlkit.llm.errors import LLMError
+
+    limits = limits or Limits()
+    log = EpisodeRecord(record)
+    obs, info = env.reset(seed)
+    history = [("look around", obs)]
+    result = EpisodeResult(env.id, getattr(env, "seed", seed), env.task, agent.name, Metrics())
+    m = result.metrics
+    ledger = getattr(agent.llm, "ledger", None)
+    before = usage_snapshot(ledger)
+    started = time.monotonic()
+
+    def emit(kind: str, **data: Any) -> None:
+        log.write(kind, **data)
+        if on_event is not None:
+            on_event(kind, data)
+
+    emit("start", env=env.id, seed=result.seed, task=env.task, observation=obs,
+         formalizer=agent.name)
+    error: Optional[str] = None
+    failures = 0
+    while not info.get("won") and m.actions < limits.action_budget:
+        m.steps += 1
+        try:
+            valid = list(info.get("admissible_commands") or [])
+            command, unreadable = agent.act(env.task, history, valid, error)
+        except LLMError as exc:
+            m.abort_reason = f"llm: {exc.message}"
+            emit("abort", reason=m.abort_reason)
+            break
+        if command is None:
+            failed, error = "(unreadable answer)", unreadable
+        else:
+            result.plans.append([command])
+            emit("plan", step=m.steps, commands=[command])
+            step = env.step(command)
+            m.actions += 1
+            emit("action", step=m.steps, command=command, observation=step.observation,
+                 error=step.error)
+            info = step.info
+            if not step.error:
+                history.append((command, step.observation))
+                if failures:
+                    m.simulation_fixed += 1
+                failures, error = 0, None
+                continue
+            failed, error = command, step.observation
+        m.simulation_errors += 1
+        failures += 1
+        result.errors.append({"step": m.steps, "kind": "simulation", "command": failed,
+                              "message": error})
+        emit("simulation-error", step=m.steps, command=failed, message=error, executed=[])
+        if failures > limits.max_simulation_retries:
+            m.simulation_aborts += 1
+            m.abort_reason = "simulation errors: retry limit reached"
+            emit("abort", reason=m.abort_reason)
+            break
+    m.success = bool(info.get("won"))
+    if not m.success and m.abort_reason is None:
+        m.abort_reason = "action budget spent"
+        emit("abort", reason=m.abort_reason)
+    return _finish(result, ledger, before, started, emit)
