@@ -16,6 +16,12 @@ namespace from up-fast-downward; both live at ``fast_downward`` and cannot be in
 together. The Inform7 games used here never touch TextWorld's PDDL engine, so before importing
 TextWorld the adapter gives the namespace placeholder classes that fail loudly if ever used.
 
+PDDL: a coin game (rooms joined by open exits) is CoinCollector without doors, so its
+``action_schema`` is CoinCollector's ``move`` and ``take`` with TextWorld's commands
+(``move(?from ?to ?dir) <-> "go {dir}"``), ``domain`` is CoinCollector's ground-truth domain,
+and ``commands_for_plan`` maps a plan to commands: a formalizer plays it like the native one.
+Other games expose TextWorld's own command templates (``command_templates``) as the schema.
+
 snapshot()/restore(): a snapshot is the seed and the commands since reset; restore resets and
 replays them (TextWorld games are deterministic). Exact, and it needs nothing from the
 interpreter; TextWorld's own ``copy()`` was tried and was slower (about 50 ms a copy).
@@ -31,6 +37,8 @@ from typing import Optional
 from .api import ActionTemplate, Step, info_dict
 
 GAMES = ("coin", "simple")
+COIN_SCHEMA = (ActionTemplate("move", ("?from", "?to", "?dir"), "go {dir}"),
+               ActionTemplate("take", ("?i", "?r"), "take {i}"))
 _FAILURE = re.compile(r"^(You can't|That's not a verb I recognise|I didn't understand|"
                       r"You need to|You don't|You aren't|That's not something|"
                       r"You can only|I only understood|You see no such thing|"
@@ -133,7 +141,12 @@ class TextWorldEnv:
         self.task = ""
         self.won = False
         self.action_schema: tuple[ActionTemplate, ...] = ()
+        self.command_templates: tuple[ActionTemplate, ...] = ()
         self._last = None
+        if self.kind == "coin":
+            from pddlkit.envs.coin_collector import ground_truth_domain
+
+            self.domain = ground_truth_domain()
 
     def _game_path(self) -> Path:
         if self.path is not None:
@@ -161,8 +174,9 @@ class TextWorldEnv:
         self.won = bool(state.get("won"))
         self._last = state
         templates = state.get("command_templates") or []
-        self.action_schema = tuple(ActionTemplate(t, tuple(re.findall(r"\{(\w+)\}", t)), t)
-                                   for t in templates)
+        self.command_templates = tuple(ActionTemplate(t, tuple(re.findall(r"\{(\w+)\}", t)), t)
+                                       for t in templates)
+        self.action_schema = COIN_SCHEMA if self.kind == "coin" else self.command_templates
         if self.kind == "coin":
             self.task = "find the coin and take it."
         else:
@@ -187,6 +201,18 @@ class TextWorldEnv:
                     truncated, info_dict(self.won, len(self.history), error,
                                          self.admissible_commands, lost=bool(state.get("lost")),
                                          score=reward))
+
+    def commands_for_plan(self, plan) -> list[str]:
+        """The commands of a plan over ``action_schema`` (coin games: move and take)."""
+        by_name = {t.action: t for t in self.action_schema}
+        steps = getattr(plan, "steps", plan)
+        out = []
+        for step in steps:
+            name, args = (step.name, step.args) if hasattr(step, "name") else (step[0], step[1:])
+            if name not in by_name:
+                raise KeyError(f"no command for the action {name!r}")
+            out.append(by_name[name].command(args, lambda s: s.replace("_", " ")))
+        return out
 
     def admissible_commands(self) -> list[str]:
         return list((self._last or {}).get("admissible_commands") or [])

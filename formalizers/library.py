@@ -106,11 +106,13 @@ class DomainLibrary:
         return entry
 
     def save_episode(self, result, env_id: Optional[str] = None, model: str = "") -> Optional[DomainEntry]:
-        """Save a won EpisodeResult's last domain and the problems of its executed steps."""
+        """Save a won EpisodeResult's last domain and the problems that gave a plan with it."""
         if not result.won or not result.files:
             return None
         domain = result.files[-1].domain
-        problems = [f.problem for f in result.files if _canonical(f.domain) == _canonical(domain)]
+        planned = getattr(result, "planned", None) or range(len(result.files))
+        problems = [result.files[i].problem for i in planned
+                    if _canonical(result.files[i].domain) == _canonical(domain)]
         return self.save(env_id or result.env_id, domain, problems[-MAX_PROBLEMS:],
                          task=result.task, model=model or result.formalizer)
 

@@ -71,6 +71,7 @@ class EpisodeResult:
     files: list[Files] = field(default_factory=list)
     plans: list[list[str]] = field(default_factory=list)
     errors: list[dict] = field(default_factory=list)
+    planned: list[int] = field(default_factory=list)  # indices of ``files`` that gave a plan
 
     @property
     def won(self) -> bool:
@@ -175,6 +176,7 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
                 kind, failed, executed = SOLVER_ERROR, None, []
         if solver_retries:
             m.solver_fixed += 1
+        result.planned.append(len(result.files) - 1)
         result.plans.append(commands)
         emit("plan", step=m.steps, commands=commands)
         done: list[str] = []

@@ -154,10 +154,46 @@ class CoinReader:
                 f"  (:goal {goal}))\n")
 
 
+_TW_ROOM = re.compile(r"^-= (.+?) =-\s*$", re.M)
+_TW_DIRECTION = re.compile(r"\b(north|south|east|west)\b")
+
+
+class TextWorldCoinReader(CoinReader):
+    """TextWorld's coin games (``textworld`` with game="coin") in CoinCollector's terms.
+
+    TextWorld words its rooms freely ("-= Studio =-", "You don't like doors? Why not try
+    going west, that entranceway is unguarded."), so the reader takes the room from the
+    header and an exit from every direction the description names; there are no doors. The
+    domain and problem are CoinCollector's, and the environment maps ``move`` to "go {dir}".
+    """
+
+    env_id = "textworld"
+
+    def read(self, task: str, history) -> CoinMap:
+        known = CoinMap()
+        for action, observation in history:
+            m = _TW_ROOM.search(observation)
+            if m:
+                before = known.here
+                known.here = pddl(m.group(1).replace("-", " "))
+                known.visited.add(known.here)
+                if action.startswith("go ") and before and before != known.here:
+                    known._link(before, action.split()[-1], known.here)
+                description = observation[m.end():]
+                for d in sorted(set(_TW_DIRECTION.findall(description.lower()))):
+                    known.links.setdefault((known.here, d), None)
+                if "There is a coin" in description:
+                    known.coin = known.here
+            if action == "take coin" and "You pick up the coin" in observation:
+                known.holding, known.coin = True, None
+        return known
+
+
 def _readers() -> dict:
     from .household_reader import HouseholdReader
 
-    return {"coin-collector": CoinReader, "household": HouseholdReader}
+    return {"coin-collector": CoinReader, "household": HouseholdReader,
+            "textworld": TextWorldCoinReader}
 
 
 class ObservationFormalizer:

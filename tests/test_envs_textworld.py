@@ -58,3 +58,20 @@ def test_failures_snapshots_and_determinism():
     assert env.step(good).observation == first
     again = make("textworld", game="coin", level=5, seed=4)
     assert again.reset()[0] == obs
+
+
+@pytest.mark.parametrize("level", [5, 15])
+def test_coin_games_are_won_through_the_observation_formalizer(level):
+    """The PDDLego+ loop on real TextWorld games: PDDL from TextWorld's own wording, Fast
+    Downward's plan mapped to "go <dir>" / "take coin" by the adapter."""
+    from pddlkit.envs import make
+    from pddlkit.formalizers import run_episode
+    from pddlkit.formalizers.observation import ObservationFormalizer
+
+    for seed in range(3):
+        env = make("textworld", game="coin", level=level, seed=seed)
+        result = run_episode(env, ObservationFormalizer("textworld"), seed=seed)
+        assert result.won, (level, seed, result.metrics, result.errors)
+        assert result.metrics.solver_errors == result.metrics.simulation_errors == 0
+        assert all(c.startswith(("go ", "take coin")) for plan in result.plans for c in plan)
+    assert "(connected" in result.files[-1].problem

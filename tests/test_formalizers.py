@@ -517,3 +517,19 @@ def test_cli_run_plangen_and_the_options(tmp_path):
                            "--json"], capture_output=True, text=True, timeout=300)
     assert opts.returncode in (0, 1), opts.stderr
     assert "facts_merged" in json.loads(opts.stdout)[0]
+
+
+def test_the_shipped_learned_domains_verify():
+    from pathlib import Path
+
+    from pddlkit.formalizers.library import DomainLibrary
+
+    library = DomainLibrary(Path(__file__).resolve().parent.parent / "domains" / "learned")
+    entries = library.entries()
+    assert {e.env for e in entries} == {"coin-collector", "household"}
+    for entry in entries:
+        check = library.verify(entry)
+        assert check.ok and check.solved == check.problems > 0, check.format()
+    learned = library.find("coin-collector", "find the coin and take it.")
+    assert learned.models and learned.models[0].startswith("scripted:")
+    assert "(:action open-door" in learned.domain_text

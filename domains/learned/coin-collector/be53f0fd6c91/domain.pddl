@@ -1,0 +1,20 @@
+(define (domain exploration)
+  (:requirements :strips :typing :negative-preconditions :disjunctive-preconditions)
+  (:types location direction item)
+  (:predicates (at ?l - location) (connected ?a - location ?b - location ?d - direction)
+               (door ?a - location ?b - location ?d - direction)
+               (open ?a - location ?b - location ?d - direction)
+               (in ?i - item ?l - location) (holding ?i - item))
+  (:action open-door
+    :parameters (?loc1 - location ?loc2 - location ?dir - direction)
+    :precondition (and (at ?loc1) (door ?loc1 ?loc2 ?dir))
+    :effect (open ?loc1 ?loc2 ?dir))
+  (:action move
+    :parameters (?from - location ?to - location ?dir - direction)
+    :precondition (and (at ?from) (connected ?from ?to ?dir)
+                       (or (not (door ?from ?to ?dir)) (open ?from ?to ?dir)))
+    :effect (and (not (at ?from)) (at ?to)))
+  (:action take
+    :parameters (?i - item ?l - location)
+    :precondition (and (at ?l) (in ?i ?l))
+    :effect (holding ?i)))

@@ -1,0 +1,6 @@
+(define (problem explore) (:domain exploration)
+  (:objects kitchen pantry - location north south east west - direction coin - item)
+  (:init (at pantry) (connected kitchen pantry north) (connected pantry kitchen south)
+         (door kitchen pantry north) (door pantry kitchen south) (open kitchen pantry north)
+         (open pantry kitchen south) (in coin pantry))
+  (:goal (holding coin)))

@@ -1,0 +1,6 @@
+(define (problem household-task) (:domain household)
+  (:objects middle_of_room bed_1 cabinet_1 countertop_1 countertop_2 desk_1 diningtable_1 drawer_1 drawer_2 drawer_3 fridge_1 microwave_1 sinkbasin_1 - receptacle
+            butterknife_1 lettuce_1 - obj
+            apple butterknife lettuce - otype bed cabinet countertop desk diningtable drawer fridge microwave sinkbasin - rtype)
+  (:init (atlocation bed_1) (handempty) (receptacletype bed_1 bed) (receptacletype cabinet_1 cabinet) (openable cabinet_1) (receptacletype countertop_1 countertop) (receptacletype countertop_2 countertop) (receptacletype desk_1 desk) (receptacletype diningtable_1 diningtable) (receptacletype drawer_1 drawer) (openable drawer_1) (receptacletype drawer_2 drawer) (openable drawer_2) (receptacletype drawer_3 drawer) (openable drawer_3) (receptacletype fridge_1 fridge) (openable fridge_1) (cooler fridge_1) (receptacletype microwave_1 microwave) (openable microwave_1) (heater microwave_1) (receptacletype sinkbasin_1 sinkbasin) (washer sinkbasin_1) (inreceptacle butterknife_1 bed_1) (inreceptacle lettuce_1 bed_1) (objecttype butterknife_1 butterknife) (sharp butterknife_1) (objecttype lettuce_1 lettuce))
+  (:goal (opened cabinet_1)))
