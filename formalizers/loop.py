@@ -47,6 +47,7 @@ class Metrics:
     llm_calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cost_usd: float = 0.0
     planner_calls: int = 0
     solver_errors: int = 0
     solver_fixed: int = 0
@@ -232,6 +233,7 @@ def _finish(result: EpisodeResult, ledger, before, started: float, emit) -> Epis
     m.llm_calls = used.get("calls", 0)
     m.prompt_tokens = used.get("prompt_tokens", 0)
     m.completion_tokens = used.get("completion_tokens", 0)
+    m.cost_usd = round(used.get("cost_usd", 0.0), 6)
     m.loop_seconds = time.monotonic() - started
     emit("outcome", **asdict(m))
     return result

@@ -2,7 +2,7 @@
 
 Subcommands: ``check`` (static checks, human or --json output), ``validate`` (simulate a plan),
 ``plan`` (plan with Fast Downward or any registered planner), ``planners`` (what is installed),
-``envs`` (the text environments),
+``envs`` (the text environments), ``bench`` and ``report`` (sweeps: :mod:`pddlkit.bench`),
 ``demo`` (the offline demonstration run by ``make demo``). Exit status: 0 when there is no
 error (``plan``: a plan was found), 1 when the input has errors or there is no plan, 2 for
 usage errors. Bad PDDL never produces a traceback.
@@ -177,6 +177,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("demo", help="offline demonstration on a bundled domain")
     p.set_defaults(func=_cmd_demo)
+    from .bench.cli import register as register_bench
+
+    register_bench(sub)
     _plugin_commands(sub)
     return parser
 

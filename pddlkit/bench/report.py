@@ -1,0 +1,124 @@
+"""Markdown tables in the papers' layouts, from the rows of a results file.
+
+* Success by difficulty (PDDLego+ Figure 8): one table per environment, an agent per row, a
+  difficulty level per column, and the overall rate.
+* Errors (PDDLego+ Appendix A / Figure 9): solver and simulation errors, fixed and aborted.
+* Steps: formalize-plan-execute steps, environment actions and planner calls per episode.
+* LLM usage: calls, prompt and completion tokens per episode, and the total cost.
+
+Rows are grouped by the agent's label (which includes the LLM spec when a config sweeps
+several) and by environment; difficulty columns keep the config's order (``level_index``).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from statistics import mean
+from typing import Iterable
+
+
+@dataclass
+class Group:
+    agent: str
+    env: str
+    rows: list
+
+    def total(self, field: str) -> float:
+        return sum(r.get(field) or 0 for r in self.rows)
+
+    def mean(self, field: str) -> float:
+        return mean(r.get(field) or 0 for r in self.rows) if self.rows else 0.0
+
+    @property
+    def success(self) -> float:
+        return 100.0 * sum(bool(r.get("success")) for r in self.rows) / max(1, len(self.rows))
+
+
+def agents_in_order(rows: list[dict]) -> list[str]:
+    return list(dict.fromkeys(r["agent"] for r in rows))
+
+
+def envs_in_order(rows: list[dict]) -> list[str]:
+    return list(dict.fromkeys(r["env"] for r in rows))
+
+
+def levels(rows: list[dict], env: str) -> list[str]:
+    seen = {}
+    for r in rows:
+        if r["env"] == env:
+            seen.setdefault(r["difficulty"], r.get("level_index", 0))
+    return sorted(seen, key=lambda d: (seen[d], d))
+
+
+def groups(rows: list[dict]) -> list[Group]:
+    by = defaultdict(list)
+    for r in rows:
+        by[(r["agent"], r["env"])].append(r)
+    return [Group(a, e, by[(a, e)]) for a in agents_in_order(rows) for e in envs_in_order(rows)
+            if (a, e) in by]
+
+
+def success_by_difficulty(rows: list[dict]) -> dict[str, dict[str, dict[str, tuple[int, int]]]]:
+    """env -> agent -> difficulty -> (won, episodes)."""
+    out: dict = {}
+    for r in rows:
+        cell = out.setdefault(r["env"], {}).setdefault(r["agent"], {})
+        won, n = cell.get(r["difficulty"], (0, 0))
+        cell[r["difficulty"]] = (won + bool(r.get("success")), n + 1)
+    return out
+
+
+def _table(header: list[str], body: Iterable[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |",
+             "|" + "|".join("---" if i == 0 else "---:" for i in range(len(header))) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in body]
+    return "\n".join(lines)
+
+
+def _pct(won: int, n: int) -> str:
+    return f"{100.0 * won / n:.0f}" if n else "-"
+
+
+def markdown(rows: list[dict]) -> str:
+    if not rows:
+        return "no results yet"
+    parts = [f"{len(rows)} episodes, {len(agents_in_order(rows))} agents, "
+             f"{len(envs_in_order(rows))} environments\n"]
+    table = success_by_difficulty(rows)
+    for env in envs_in_order(rows):
+        lv = levels(rows, env)
+        body = []
+        for agent in agents_in_order(rows):
+            cells = table[env].get(agent)
+            if not cells:
+                continue
+            won = sum(w for w, _ in cells.values())
+            n = sum(k for _, k in cells.values())
+            body.append([agent] + [_pct(*cells.get(d, (0, 0))) for d in lv] + [_pct(won, n)])
+        parts.append(f"### Success rate (%) by difficulty: {env}\n\n"
+                     + _table(["agent"] + lv + ["all"], body) + "\n")
+    gs = groups(rows)
+    parts.append("### Errors (Appendix A): totals over the episodes\n\n" + _table(
+        ["agent", "env", "episodes", "success %", "solver errors", "fixed", "aborts",
+         "simulation errors", "fixed", "aborts"],
+        [[g.agent, g.env, str(len(g.rows)), f"{g.success:.0f}"]
+         + [str(int(g.total(f))) for f in ("solver_errors", "solver_fixed", "solver_aborts",
+                                            "simulation_errors", "simulation_fixed",
+                                            "simulation_aborts")] for g in gs]) + "\n")
+    parts.append("### Steps per episode (mean)\n\n" + _table(
+        ["agent", "env", "steps", "actions", "planner calls", "won: steps"],
+        [[g.agent, g.env, f"{g.mean('steps'):.1f}", f"{g.mean('actions'):.1f}",
+          f"{g.mean('planner_calls'):.1f}",
+          _mean_if([r.get("steps", 0) for r in g.rows if r.get("success")])] for g in gs]) + "\n")
+    parts.append("### LLM usage\n\n" + _table(
+        ["agent", "env", "calls / episode", "prompt tokens / episode",
+         "completion tokens / episode", "cost $ (total)"],
+        [[g.agent, g.env, f"{g.mean('llm_calls'):.1f}", f"{g.mean('prompt_tokens'):.0f}",
+          f"{g.mean('completion_tokens'):.0f}", f"{g.total('cost_usd'):.4f}"] for g in gs])
+        + "\n")
+    return "\n".join(parts)
+
+
+def _mean_if(values: list) -> str:
+    return f"{mean(values):.1f}" if values else "-"

@@ -1,0 +1,71 @@
+"""Run a sweep: skip the finished cells, run the rest, append rows, show progress."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from typing import Optional, TextIO
+
+from .config import Sweep
+from .executors import executor, load_agent
+from .results import ResultsFile
+
+
+@dataclass
+class SweepOutcome:
+    total: int
+    skipped: int  # already in the results file
+    ran: int = 0
+    won: int = 0
+    failed: list[tuple[str, str]] = field(default_factory=list)  # (cell key, error)
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed
+
+
+def run_sweep(sweep: Sweep, *, executor_name: str = "process", progress: bool = True,
+              address: Optional[str] = None, stream: TextIO = sys.stderr) -> SweepOutcome:
+    """Run every cell of ``sweep`` not yet in its results file. Rows are appended as episodes
+    finish, so the run can be stopped at any time and started again."""
+    results = ResultsFile(sweep.results_path)
+    done = results.done()
+    pending = [c for c in sweep.cells if c.key not in done]
+    for kind in sorted({c.kind for c in pending}):
+        load_agent(kind)  # an unknown agent fails here, not in every worker
+    outcome = SweepOutcome(len(sweep.cells), len(sweep.cells) - len(pending))
+    outcome.won = sum(1 for c in sweep.cells if done.get(c.key, {}).get("success"))
+    bar = _bar(outcome, progress, stream)
+    jobs = [(c, str(sweep.records_dir / c.record_name())) for c in pending]
+    try:
+        for cell, row, error in executor(executor_name)(jobs, workers=sweep.workers,
+                                                       address=address):
+            if row is None:
+                outcome.failed.append((cell.key, error or "unknown error"))
+                print(f"\n{cell.key}: the agent failed: {error}", file=stream)
+            else:
+                results.append(row)
+                outcome.ran += 1
+                outcome.won += bool(row.get("success"))
+            if bar is not None:
+                bar.update(1)
+                finished = outcome.skipped + outcome.ran
+                bar.set_postfix_str(f"won {outcome.won}/{finished} "
+                                    f"({100 * outcome.won / max(1, finished):.0f}%)"
+                                    + (f", failed {len(outcome.failed)}" if outcome.failed
+                                       else ""))
+    finally:
+        if bar is not None:
+            bar.close()
+    return outcome
+
+
+def _bar(outcome: SweepOutcome, progress: bool, stream: TextIO):
+    if not progress:
+        return None
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return None
+    return tqdm(total=outcome.total, initial=outcome.skipped, unit="episode", file=stream,
+                dynamic_ncols=True, desc="sweep")
