@@ -17,10 +17,10 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 # The suite also covers HFLocal, so it needs torch (CPU build, pinned first: see below),
-# transformers and peft.
+# transformers and peft; TextWorld games; and the harness's plots and Ray executor.
 $(TEST_STAMP): $(STAMP)
 	$(PY) -m pip install -q torch==2.13.0
-	$(PY) -m pip install -q -e '.[test,hf,textworld]'
+	$(PY) -m pip install -q -e '.[test,hf,textworld,bench,ray]'
 	touch $(TEST_STAMP)
 
 # torch first, pinned, so pip takes the local CPU build instead of CUDA wheels.
