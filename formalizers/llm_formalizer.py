@@ -11,27 +11,36 @@ from .base import Context
 from .prompts import Prompts, optional
 
 
-class LLMFormalizer:
-    """``LLMFormalizer(llm, env_id, goal_style="detailed", prompts=None)``.
+class PromptedLLM:
+    """An LLM (an object or a spec string) with an environment's prompt templates.
 
     ``prompts`` is a folder of template files overriding the bundled ones. ``temperature``
-    and ``max_tokens`` go to every call.
-    """
+    and ``max_tokens`` go to every call."""
 
-    name = "pddlego"
-
-    def __init__(self, llm: Union[LLM, str], env_id: str, *, goal_style: str = "detailed",
-                 prompts: Optional[str] = None, temperature: float = 0.0,
-                 max_tokens: Optional[int] = None) -> None:
+    def __init__(self, llm: Union[LLM, str], env_id: str, *, prompts: Optional[str] = None,
+                 temperature: float = 0.0, max_tokens: Optional[int] = None) -> None:
         if isinstance(llm, str):
             from pddlkit.llm.spec import load_llm
 
             llm = load_llm(llm)
         self.llm = llm
         self.prompts = Prompts.for_env(env_id, prompts)
-        self.goal_style = goal_style
         self.temperature = temperature
         self.max_tokens = max_tokens
+
+
+class LLMFormalizer(PromptedLLM):
+    """``LLMFormalizer(llm, env_id, goal_style="detailed", prompts=None)``: the paper's
+    prompts, answered with ``{"df": ..., "pf": ...}``."""
+
+    name = "pddlego"
+
+    def __init__(self, llm: Union[LLM, str], env_id: str, *, goal_style: str = "detailed",
+                 prompts: Optional[str] = None, temperature: float = 0.0,
+                 max_tokens: Optional[int] = None) -> None:
+        super().__init__(llm, env_id, prompts=prompts, temperature=temperature,
+                         max_tokens=max_tokens)
+        self.goal_style = goal_style
         self.last_prompt = ""
 
     def render(self, context: Context) -> str:

@@ -121,12 +121,7 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
     sigs = signatures(env.domain, env.action_schema) if hasattr(env, "domain") else \
         "\n".join(str(t) for t in env.action_schema)
     n_actions = len({t.action for t in env.action_schema})
-
-    def emit(kind: str, **data: Any) -> None:
-        log.write(kind, **data)
-        if on_event is not None:
-            on_event(kind, data)
-
+    emit = emitter(log, on_event)
     emit("start", env=env.id, seed=result.seed, task=env.task, observation=obs,
          formalizer=result.formalizer)
     kind, error, failed, executed = INITIAL, None, None, []
@@ -225,6 +220,15 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
         m.abort_reason = "action budget spent"
         emit("abort", reason=m.abort_reason)
     return _finish(result, ledger, before, started, emit)
+
+
+def emitter(log: EpisodeRecord, on_event=None):
+    """``emit(kind, **data)``: write an event to the record and pass it to ``on_event``."""
+    def emit(kind: str, **data: Any) -> None:
+        log.write(kind, **data)
+        if on_event is not None:
+            on_event(kind, data)
+    return emit
 
 
 def _finish(result: EpisodeResult, ledger, before, started: float, emit) -> EpisodeResult:

@@ -102,10 +102,40 @@ def _forget_last_paren(problem: str) -> str:
     return problem.rstrip()[:-1]
 
 
-class CoinMistakes:
-    """PDDLego+'s mistakes as an LLM makes them in CoinCollector."""
+class Mistakes:
+    """How one environment's files go wrong. Subclasses give ``DETAILS`` (what the feedback
+    must name, per kind), ``choose_in_world`` for the kinds that depend on what has been seen,
+    and ``apply_in_model`` for the kinds that edit the model."""
+
+    DETAILS: dict = {}
 
     def choose(self, kind: str, known, rng: random.Random) -> Optional[Mistake]:
+        if kind in ("hallucinated-fact", "forgotten-facts"):
+            return self.choose_in_world(kind, known, rng)
+        return Mistake(kind, self.DETAILS[kind])
+
+    def apply(self, mistake: Mistake, domain: str, problem: str, known) -> tuple[str, str]:
+        if mistake.kind == "syntax":
+            return domain, _forget_last_paren(problem)
+        if mistake.kind == "undeclared":
+            return domain, problem.replace("(:init ", f"(:init ({mistake.detail} {known.here}) ", 1)
+        return self.apply_in_model(mistake, domain, problem, known)
+
+    def choose_in_world(self, kind: str, known, rng: random.Random) -> Optional[Mistake]:
+        raise NotImplementedError
+
+    def apply_in_model(self, mistake: Mistake, domain: str, problem: str,
+                       known) -> tuple[str, str]:
+        raise NotImplementedError
+
+
+class CoinMistakes(Mistakes):
+    """PDDLego+'s mistakes as an LLM makes them in CoinCollector."""
+
+    DETAILS = {"syntax": "syntax", "undeclared": "door-closed", "missing-precondition": "closed",
+               "missing-effect": "(at ", "impossible-goal": "treasure_room"}
+
+    def choose_in_world(self, kind: str, known, rng: random.Random) -> Optional[Mistake]:
         if kind == "hallucinated-fact":
             free = [d for d in ("north", "south", "east", "west")
                     if (known.here, d) not in known.links]
@@ -113,23 +143,13 @@ class CoinMistakes:
                 return None
             d = rng.choice(free)
             return Mistake(kind, f"move {d}|secret_room")
-        if kind == "forgotten-facts":
-            rooms = sorted(r for r in known.visited if r != known.here)
-            if not rooms:
-                return None
-            return Mistake(kind, rng.choice(rooms))
-        detail = {"syntax": "syntax", "undeclared": "door-closed",
-                  "missing-precondition": "closed", "missing-effect": "(at ",
-                  "impossible-goal": "treasure_room"}[kind]
-        return Mistake(kind, detail)
+        rooms = sorted(r for r in known.visited if r != known.here)
+        return Mistake(kind, rng.choice(rooms)) if rooms else None
 
-    def apply(self, mistake: Mistake, domain: str, problem: str, known) -> tuple[str, str]:
+    def apply_in_model(self, mistake: Mistake, domain: str, problem: str,
+                       known) -> tuple[str, str]:
         kind, detail = mistake.kind, mistake.detail
-        if kind == "syntax":
-            problem = _forget_last_paren(problem)
-        elif kind == "undeclared":
-            problem = problem.replace("(:init ", f"(:init (door-closed {known.here}) ", 1)
-        elif kind == "missing-precondition":
+        if kind == "missing-precondition":
             domain = domain.replace(MOVE_GUARD, "")
         elif kind == "missing-effect":
             domain = domain.replace(MOVE_EFFECT, "(and (not (at ?from)) (visited ?to))")
@@ -154,10 +174,13 @@ TAKE_GUARD = "(and (atlocation ?r) (or (not (openable ?r)) (opened ?r))"
 GO_EFFECT = "(and (not (atlocation ?from)) (atlocation ?to))"
 
 
-class HouseholdMistakes:
+class HouseholdMistakes(Mistakes):
     """The same mistakes as an LLM makes them in the household."""
 
-    def choose(self, kind: str, known, rng: random.Random) -> Optional[Mistake]:
+    DETAILS = {"syntax": "syntax", "undeclared": "isopen", "missing-precondition": "not at",
+               "missing-effect": "atlocation", "impossible-goal": "unicorn_1"}
+
+    def choose_in_world(self, kind: str, known, rng: random.Random) -> Optional[Mistake]:
         if kind == "hallucinated-fact":
             places = sorted(r for r in known.looked if r in known.contents
                             and kind_of(r) != known.goal.receptacle)
@@ -165,25 +188,15 @@ class HouseholdMistakes:
                 return None
             fake = f"{known.goal.target}_99"
             return Mistake(kind, f"{fake.replace('_', ' ')}|{fake}|{rng.choice(places)}")
-        if kind == "forgotten-facts":
-            places = sorted(r for r in known.contents if known.contents[r])
-            needed = [r for r in places
-                      if any(kind_of(o) == known.goal.target for o in known.contents[r])]
-            if not places:
-                return None
-            return Mistake(kind, rng.choice(needed or places))
-        detail = {"syntax": "syntax", "undeclared": "isopen",
-                  "missing-precondition": "not at", "missing-effect": "atlocation",
-                  "impossible-goal": "unicorn_1"}[kind]
-        return Mistake(kind, detail)
+        places = sorted(r for r in known.contents if known.contents[r])
+        needed = [r for r in places
+                  if any(kind_of(o) == known.goal.target for o in known.contents[r])]
+        return Mistake(kind, rng.choice(needed or places)) if places else None
 
-    def apply(self, mistake: Mistake, domain: str, problem: str, known) -> tuple[str, str]:
+    def apply_in_model(self, mistake: Mistake, domain: str, problem: str,
+                       known) -> tuple[str, str]:
         kind, detail = mistake.kind, mistake.detail
-        if kind == "syntax":
-            problem = _forget_last_paren(problem)
-        elif kind == "undeclared":
-            problem = problem.replace("(:init ", f"(:init (isopen {known.here}) ", 1)
-        elif kind == "missing-precondition":
+        if kind == "missing-precondition":
             domain = domain.replace(TAKE_GUARD, "(and (or (not (openable ?r)) (opened ?r))")
         elif kind == "missing-effect":
             domain = domain.replace(GO_EFFECT, "(not (atlocation ?from))")

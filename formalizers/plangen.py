@@ -14,29 +14,18 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any, Optional, Union
+from typing import Optional, Union
 
-from pddlkit.llm.base import LLM
+from .llm_formalizer import PromptedLLM
+from .loop import (EpisodeRecord, EpisodeResult, Limits, Metrics, _finish, emitter,
+                   usage_snapshot)
+from .prompts import optional
 
-from .loop import EpisodeRecord, EpisodeResult, Limits, Metrics, _finish, usage_snapshot
-from .prompts import Prompts, optional
 
-
-class PlanGenAgent:
+class PlanGenAgent(PromptedLLM):
     """``PlanGenAgent(llm, env_id, prompts=None)``: the LLM picks the next command."""
 
     name = "plangen"
-
-    def __init__(self, llm: Union[LLM, str], env_id: str, *, prompts: Optional[str] = None,
-                 temperature: float = 0.0, max_tokens: Optional[int] = None) -> None:
-        if isinstance(llm, str):
-            from pddlkit.llm.spec import load_llm
-
-            llm = load_llm(llm)
-        self.llm = llm
-        self.prompts = Prompts.for_env(env_id, prompts)
-        self.temperature = temperature
-        self.max_tokens = max_tokens
 
     def render(self, task: str, history: list[tuple[str, str]], valid: list[str],
                error: Optional[str]) -> str:
@@ -84,12 +73,7 @@ def run_plangen(env, agent: PlanGenAgent, *, seed: Optional[int] = None,
     ledger = getattr(agent.llm, "ledger", None)
     before = usage_snapshot(ledger)
     started = time.monotonic()
-
-    def emit(kind: str, **data: Any) -> None:
-        log.write(kind, **data)
-        if on_event is not None:
-            on_event(kind, data)
-
+    emit = emitter(log, on_event)
     emit("start", env=env.id, seed=result.seed, task=env.task, observation=obs,
          formalizer=agent.name)
     error: Optional[str] = None
