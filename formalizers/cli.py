@@ -161,8 +161,8 @@ def run_command(args) -> int:
                                  fact_memory=args.fact_memory)
         won += result.won
         if args.save_domain and result.won:
-            saved = library.save_episode(result, model=args.llm)
-            if not args.json:
+            saved = library.save_episode(result, model=args.llm)  # None: no PDDL (plangen)
+            if saved is not None and not args.json:
                 print(f"saved the domain as {saved.id} in {library.root}")
         rows.append({"seed": seed, **asdict(result.metrics)})
         if not args.json:
