@@ -226,24 +226,26 @@ class HouseholdReader:
         otypes = sorted({kind_of(o) for o in objs} | {g.target})
         rtypes = sorted({kind_of(r) for r in known.receptacles} | (
             {g.receptacle} if g.receptacle else set()))
-        goal = self.goal(known)
+        goal = task_goal(known)
         return (f"(define (problem household-task) (:domain household)\n"
                 f"  (:objects {' '.join(recs)} - receptacle\n"
                 + (f"            {' '.join(objs)} - obj\n" if objs else "")
                 + f"            {' '.join(otypes)} - otype {' '.join(rtypes)} - rtype)\n"
                 f"  (:init {' '.join(init)})\n  (:goal {goal}))\n")
 
-    def goal(self, known: HouseholdMap) -> str:
-        look = None if known.ready() else known.next_look()
-        if look is not None:
-            return look
-        g = known.goal
-        if g.kind == "look":
-            return f"(exists (?o - obj) (and (objecttype ?o {g.target}) (examined ?o)))"
-        if g.kind == "two":
-            return (f"(exists (?o - obj ?p - obj ?r - receptacle) (and (objecttype ?o {g.target}) "
-                    f"(objecttype ?p {g.target}) (not (= ?o ?p)) (receptacletype ?r "
-                    f"{g.receptacle}) (inreceptacle ?o ?r) (inreceptacle ?p ?r)))")
-        state = f"({STATE_WORDS[g.state][1]} ?o) " if g.state else ""
-        return (f"(exists (?o - obj ?r - receptacle) (and (objecttype ?o {g.target}) {state}"
-                f"(receptacletype ?r {g.receptacle}) (inreceptacle ?o ?r)))")
+
+def task_goal(known: HouseholdMap) -> str:
+    """The problem's goal: the task once its objects have been seen, else the next look."""
+    look = None if known.ready() else known.next_look()
+    if look is not None:
+        return look
+    g = known.goal
+    if g.kind == "look":
+        return f"(exists (?o - obj) (and (objecttype ?o {g.target}) (examined ?o)))"
+    if g.kind == "two":
+        return (f"(exists (?o - obj ?p - obj ?r - receptacle) (and (objecttype ?o {g.target}) "
+                f"(objecttype ?p {g.target}) (not (= ?o ?p)) (receptacletype ?r "
+                f"{g.receptacle}) (inreceptacle ?o ?r) (inreceptacle ?p ?r)))")
+    state = f"({STATE_WORDS[g.state][1]} ?o) " if g.state else ""
+    return (f"(exists (?o - obj ?r - receptacle) (and (objecttype ?o {g.target}) {state}"
+            f"(receptacletype ?r {g.receptacle}) (inreceptacle ?o ?r)))")

@@ -28,13 +28,14 @@ on a path without doors) stay until they do.
 from __future__ import annotations
 
 import random
+from abc import ABC, abstractmethod
 import re
 from dataclasses import dataclass
 from typing import Optional
 
 from .answer import Files
 from .base import INITIAL, UPDATE, Context
-from .household_reader import STATE_WORDS, HouseholdReader, kind_of
+from .household_reader import STATE_WORDS, kind_of, task_goal
 from .observation import ObservationFormalizer
 
 KINDS = ("syntax", "undeclared", "missing-precondition", "missing-effect", "hallucinated-fact",
@@ -102,7 +103,7 @@ def _forget_last_paren(problem: str) -> str:
     return problem.rstrip()[:-1]
 
 
-class Mistakes:
+class Mistakes(ABC):
     """How one environment's files go wrong. Subclasses give ``DETAILS`` (what the feedback
     must name, per kind), ``choose_in_world`` for the kinds that depend on what has been seen,
     and ``apply_in_model`` for the kinds that edit the model."""
@@ -121,12 +122,14 @@ class Mistakes:
             return domain, problem.replace("(:init ", f"(:init ({mistake.detail} {known.here}) ", 1)
         return self.apply_in_model(mistake, domain, problem, known)
 
+    @abstractmethod
     def choose_in_world(self, kind: str, known, rng: random.Random) -> Optional[Mistake]:
-        raise NotImplementedError
+        """A hallucinated-fact or forgotten-facts mistake fitting what has been seen."""
 
+    @abstractmethod
     def apply_in_model(self, mistake: Mistake, domain: str, problem: str,
                        known) -> tuple[str, str]:
-        raise NotImplementedError
+        """The files with a model-level mistake (a goal, a fact, an action) made."""
 
 
 class CoinMistakes(Mistakes):
@@ -212,7 +215,7 @@ class HouseholdMistakes(Mistakes):
                 saved = known.contents.get(place)
                 known.contents[place] = set(saved or ()) | {fake}
                 try:
-                    problem = _set_goal(problem, HouseholdReader().goal(known))
+                    problem = _set_goal(problem, task_goal(known))
                 finally:
                     known.contents[place] = saved
         elif kind == "impossible-goal":

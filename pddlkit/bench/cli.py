@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 import warnings
 from pathlib import Path
@@ -58,8 +59,8 @@ def bench_command(args) -> int:
           + (f", {len(outcome.failed)} failed (they run again next time)"
              if outcome.failed else ""), file=sys.stderr)
     if args.report:
-        report_command(type("A", (), {"results": str(sweep.results_path), "plots": None,
-                                      "no_plots": False})())
+        report_command(argparse.Namespace(results=str(sweep.results_path), plots=None,
+                                          no_plots=False))
     return 0 if outcome.ok else 1
 
 
