@@ -1,0 +1,326 @@
+"""ALFWorld text games through pddlkit's text-environment API.
+
+``ALFWorldEnv(task="heat", seed=0)`` (or ``envs.make("alfworld", task="heat", seed=0)``)
+plays an ALFWorld game built from what the ``alfworld`` wheel ships (see
+:mod:`pddlkit.envs.alfworld_games`): no ALFRED download. Task types are ALFWorld's six
+(``pick``, ``look``, ``clean``, ``heat``, ``cool``, ``pick_two``, or their full names);
+``floorplan`` picks the AI2-THOR scene (1-30 kitchens, 201-230 living rooms, 301-330
+bedrooms, 401-430 bathrooms); by default the seed picks one that can host the task.
+
+Observations are ALFWorld's own text ("You arrive at fridge 1. The fridge 1 is closed."), and a
+command that does not apply gets ALFWorld's "Nothing happens."; ``info["error"]`` still says
+which: ``"precondition"`` when the command has the shape of an action (``action_schema``) but
+cannot be done now, ``"unknown-command"`` when it matches none.
+
+Why a child process: ALFWorld runs on TextWorld's PDDL engine, whose ``fast-downward-textworld``
+package cannot be installed beside pddlkit's planners (both own the top-level
+``fast_downward``). The game runs in :mod:`pddlkit.envs.alfworld_worker` under the interpreter
+of a separate venv, over a JSON-lines pipe: ``make alfworld`` builds ``.venv-alfworld`` (about
+a minute: it compiles TextWorld's planner library), or set ``PDDLKIT_ALFWORLD_PYTHON`` to any
+interpreter that has ``alfworld`` installed.
+
+PDDL: ``domain`` and ``problem`` are the game's ground truth in standard PDDL,
+``action_schema`` maps alfred.pddl's actions to ALFWorld's commands, and ``commands_for_plan``
+turns a plan over them into commands ("go to fridge 1"): a planner on the true model wins the
+game, which the tests check. The wheel's ``alfred.pddl`` is not standard PDDL, and
+``pddlkit check`` says so (``raw_domain`` keeps it as shipped): a comma in a variable list,
+``(exists (?l - location, ?r - receptacle) ...)`` (error[invalid-name]), and the constants
+``SinkBasinType``, ``MicrowaveType``, ``FridgeType``, ``KnifeType`` and ``ButterKnifeType`` used
+in actions but declared only in each problem's ``:objects`` (error[undeclared-constant]), which
+TextWorld's 2020 translator tolerates. :func:`standard_pddl` removes the comma and moves those
+five names to the domain's ``:constants``; nothing else changes.
+
+snapshot()/restore(): a snapshot is the game and the commands since reset; restore resets and
+replays them (games are deterministic).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import select
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Optional
+
+from .api import ActionTemplate, Step, info_dict
+
+WORKER = Path(__file__).with_name("alfworld_worker.py")
+VENV_NAME = ".venv-alfworld"
+ENV_VAR = "PDDLKIT_ALFWORLD_PYTHON"
+TASKS = ("pick", "look", "clean", "heat", "cool", "pick_two")
+
+#: alfred.pddl's actions and the commands of alfred.twl2 (parameters in the domain's order).
+ALFWORLD_SCHEMA = (
+    ActionTemplate("gotolocation", ("?a", "?lstart", "?lend", "?r"), "go to {r}"),
+    ActionTemplate("openobject", ("?a", "?l", "?r"), "open {r}"),
+    ActionTemplate("closeobject", ("?a", "?l", "?r"), "close {r}"),
+    ActionTemplate("pickupobject", ("?a", "?l", "?o", "?r"), "take {o} from {r}"),
+    ActionTemplate("putobject", ("?a", "?l", "?o", "?r", "?ot", "?rt"), "move {o} to {r}"),
+    ActionTemplate("cleanobject", ("?a", "?l", "?r", "?o"), "clean {o} with {r}"),
+    ActionTemplate("heatobject", ("?a", "?l", "?r", "?o"), "heat {o} with {r}"),
+    ActionTemplate("coolobject", ("?a", "?l", "?r", "?o"), "cool {o} with {r}"),
+    ActionTemplate("toggleobject", ("?a", "?l", "?o", "?r"), "use {o}"),
+    ActionTemplate("sliceobject", ("?a", "?l", "?co", "?ko"), "slice {co} with {ko}"),
+    ActionTemplate("examinereceptacle", ("?a", "?r"), "examine {r}"),
+    ActionTemplate("examineobject", ("?a", "?o"), "examine {o}"),
+    ActionTemplate("inventory", ("?a",), "inventory"),
+    ActionTemplate("look", ("?a", "?l"), "look"),
+)
+_NOTHING = "Nothing happens."
+#: names alfred.pddl's actions use as constants but leaves to each problem to declare.
+DOMAIN_CONSTANTS = (("SinkBasinType", "rtype"), ("MicrowaveType", "rtype"),
+                    ("FridgeType", "rtype"), ("KnifeType", "otype"), ("ButterKnifeType", "otype"))
+
+
+def standard_pddl(domain: str, problem: str) -> tuple[str, str]:
+    """alfred.pddl and an ALFWorld problem as standard PDDL (see the module docstring)."""
+    domain = re.sub(r"(\?\w+\s+-\s+\w+)\s*,\s*(?=\?)", r"\1 ", domain)
+    constants = "\n".join(f"    {name} - {kind}" for name, kind in DOMAIN_CONSTANTS)
+    domain, n = re.subn(r"(\n\s*\(:predicates)", f"\n (:constants\n{constants}\n )\n\\1",
+                        domain, count=1)
+    if not n:
+        raise ValueError("alfred.pddl has no (:predicates ...) section to put constants before")
+    drop = {f"{name} - {kind}".lower() for name, kind in DOMAIN_CONSTANTS}
+    problem = "\n".join(line for line in problem.splitlines()
+                         if line.strip().lower() not in drop)
+    return domain, problem
+
+
+class ALFWorldUnavailable(ImportError):
+    """No interpreter with ``alfworld`` installed was found."""
+
+
+class ALFWorldError(RuntimeError):
+    """The ALFWorld worker failed; the message carries its error and the end of its log."""
+
+
+def find_python(explicit: Optional[str] = None) -> Path:
+    """The interpreter that runs ALFWorld: ``explicit``, ``$PDDLKIT_ALFWORLD_PYTHON``, or
+    ``.venv-alfworld`` beside this checkout or beside the running venv."""
+    for candidate in (explicit, os.environ.get(ENV_VAR)):
+        if candidate:
+            path = Path(candidate)
+            if not path.exists():
+                raise ALFWorldUnavailable(f"no ALFWorld interpreter at {path} "
+                                          f"(from {'python=' if explicit else ENV_VAR})")
+            return path
+    roots = [Path(__file__).resolve().parent.parent, Path(sys.prefix).parent, Path.cwd()]
+    for root in roots:
+        path = root / VENV_NAME / "bin" / "python"
+        if path.exists():
+            return path
+    raise ALFWorldUnavailable(
+        "ALFWorld needs its own venv (its TextWorld PDDL engine cannot share one with "
+        "pddlkit's planners): run `make alfworld` in the pddlkit checkout to build "
+        f"{VENV_NAME}, or set {ENV_VAR} to a Python that has `pip install alfworld` done")
+
+
+def games_dir() -> Path:
+    from pddlkit.llm.cache import cache_dir
+
+    return cache_dir() / "alfworld"
+
+
+class _Worker:
+    """The child interpreter and its pipe; one request at a time."""
+
+    def __init__(self, python: Path, timeout: float) -> None:
+        self.timeout = timeout
+        self.log = tempfile.TemporaryFile(mode="w+")
+        env = dict(os.environ, PYTHONUNBUFFERED="1", PYTHONDONTWRITEBYTECODE="1")
+        try:
+            self.proc = subprocess.Popen([str(python), str(WORKER)], stdin=subprocess.PIPE,
+                                         stdout=subprocess.PIPE, stderr=self.log, text=True,
+                                         env=env, start_new_session=True)
+        except OSError as exc:
+            raise ALFWorldUnavailable(f"cannot start the ALFWorld interpreter {python}: {exc}")
+
+    def log_tail(self, lines: int = 15) -> str:
+        self.log.seek(0)
+        return "\n".join(self.log.read().splitlines()[-lines:])
+
+    def call(self, request: dict) -> dict:
+        if self.proc.poll() is not None:
+            raise ALFWorldError(f"the ALFWorld worker has exited ({self.proc.returncode}):\n"
+                                f"{self.log_tail()}")
+        try:
+            self.proc.stdin.write(json.dumps(request) + "\n")
+            self.proc.stdin.flush()
+        except BrokenPipeError:
+            raise ALFWorldError(f"the ALFWorld worker has exited:\n{self.log_tail()}") from None
+        ready, _, _ = select.select([self.proc.stdout], [], [], self.timeout)
+        if not ready:
+            self.kill()
+            raise ALFWorldError(f"the ALFWorld worker gave no answer to {request['op']!r} "
+                                f"within {self.timeout:g} s; it was stopped")
+        line = self.proc.stdout.readline()
+        if not line:
+            code = self.proc.wait()
+            raise ALFWorldError(f"the ALFWorld worker died ({code}) during {request['op']!r}:\n"
+                                f"{self.log_tail()}")
+        answer = json.loads(line)
+        if not answer.get("ok"):
+            raise ALFWorldError(f"ALFWorld {request['op']} failed: {answer.get('kind')}: "
+                                f"{answer.get('error')}")
+        return answer
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            try:
+                self.proc.stdin.write('{"op": "close"}\n')
+                self.proc.stdin.flush()
+                self.proc.wait(timeout=5)
+            except (OSError, subprocess.TimeoutExpired):
+                self.kill()
+        self.log.close()
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+@dataclass(frozen=True)
+class ALFWorldSnapshot:
+    floorplan: Optional[int]
+    task: str
+    seed: int
+    history: tuple[str, ...]
+    won: bool = False
+
+
+class ALFWorldEnv:
+    """ALFWorld text games (six task types, 120 scenes), built from the alfworld wheel."""
+
+    id = "alfworld"
+    action_schema = ALFWORLD_SCHEMA
+
+    def __init__(self, task: str = "pick", seed: int = 0, *, floorplan: Optional[int] = None,
+                 max_steps: int = 50, python: Optional[str] = None,
+                 out_dir: Optional[str] = None, timeout: float = 120.0) -> None:
+        self.python = find_python(python)
+        self.task_type = task
+        self.floorplan = floorplan
+        self.seed = seed
+        self.max_steps = max_steps
+        self.out_dir = Path(out_dir) if out_dir else None
+        self.timeout = timeout
+        self._worker: Optional[_Worker] = None
+        self.task = ""
+        self.won = False
+        self.history: list[str] = []
+        self.names: dict[str, str] = {}
+        self.game: dict[str, Any] = {}
+        self.domain = self.problem = self.raw_domain = self.raw_problem = ""
+        self._admissible: list[str] = []
+
+    def _call(self, request: dict) -> dict:
+        if self._worker is None:
+            self._worker = _Worker(self.python, self.timeout)
+        try:
+            return self._worker.call(request)
+        except ALFWorldError:
+            if self._worker.proc.poll() is not None:
+                self._worker.close()
+                self._worker = None
+            raise
+
+    def reset(self, seed: Optional[int] = None) -> tuple[str, dict]:
+        if seed is not None:
+            self.seed = seed
+        answer = self._call({"op": "reset", "floorplan": self.floorplan, "task": self.task_type,
+                             "seed": self.seed, "games_dir": str(self.out_dir or games_dir())})
+        self.names = answer["names"]
+        self.game = answer["game"]
+        self.raw_domain = answer["domain"]
+        self.raw_problem = answer["problem"]
+        self.domain, self.problem = standard_pddl(self.raw_domain, self.raw_problem)
+        self.task = self.game["task"].rstrip(".") + "."
+        self.history = []
+        self.won = bool(answer["won"])
+        self._admissible = answer["admissible"]
+        return answer["observation"].strip(), info_dict(self.won, 0, None, self.admissible_commands)
+
+    def step(self, command: str) -> Step:
+        if not self.game:
+            raise RuntimeError("call reset() before step()")
+        if self.won or len(self.history) >= self.max_steps:
+            return Step("The episode is over; call reset().", 0.0, self.won, not self.won,
+                        info_dict(self.won, len(self.history), "episode-over", lambda: []))
+        command = " ".join(command.split())
+        answer = self._call({"op": "step", "command": command})
+        self.history.append(command)
+        self.won = bool(answer["won"])
+        self._admissible = answer["admissible"]
+        text = answer["observation"].strip()
+        error = None
+        if answer.get("action") is None and text == _NOTHING:
+            error = "precondition" if self.parse(command) else "unknown-command"
+        truncated = not self.won and len(self.history) >= self.max_steps
+        return Step(text, 1.0 if self.won else 0.0, self.won, truncated,
+                    info_dict(self.won, len(self.history), error, self.admissible_commands,
+                              action=answer.get("action")))
+
+    def parse(self, command: str) -> Optional[tuple[str, dict[str, str]]]:
+        """The action a command names and the names it gives its parameters, or None."""
+        for template in self.action_schema:
+            m = template.pattern().match(command)
+            if m:
+                return template.action, m.groupdict()
+        return None
+
+    def display(self, pddl_name: str) -> str:
+        """A PDDL object's name as ALFWorld shows it (``apple_bar__plus_00...`` -> apple 1)."""
+        return self.names.get(pddl_name.lower(), pddl_name)
+
+    def commands_for_plan(self, plan) -> list[str]:
+        """The commands of a plan over alfred.pddl's actions."""
+        by_name = {t.action: t for t in self.action_schema}
+        steps = getattr(plan, "steps", plan)
+        out = []
+        for step in steps:
+            name, args = (step.name, step.args) if hasattr(step, "name") else (step[0], step[1:])
+            template = by_name.get(name.lower())
+            if template is None:
+                raise KeyError(f"no ALFWorld command for the action {name!r}")
+            out.append(template.command(args, self.display))
+        return out
+
+    def admissible_commands(self) -> list[str]:
+        return list(self._admissible)
+
+    def snapshot(self) -> ALFWorldSnapshot:
+        return ALFWorldSnapshot(self.floorplan, self.task_type, self.seed, tuple(self.history),
+                                self.won)
+
+    def restore(self, snapshot: ALFWorldSnapshot) -> None:
+        """Reset to the snapshot's game and replay its commands (games are deterministic)."""
+        self.floorplan, self.task_type = snapshot.floorplan, snapshot.task
+        self.reset(snapshot.seed)
+        for command in snapshot.history:
+            answer = self._call({"op": "step", "command": command})
+            self.history.append(command)
+            self._admissible = answer["admissible"]
+        self.won = snapshot.won
+
+    def close(self) -> None:
+        if self._worker is not None:
+            self._worker.close()
+            self._worker = None
+
+    def __enter__(self) -> "ALFWorldEnv":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:
+            pass
