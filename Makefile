@@ -4,9 +4,14 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.pddlkit-installed
+# ALFWorld's TextWorld PDDL engine (fast-downward-textworld) cannot share a venv with
+# pddlkit's planners (both install a top-level `fast_downward`), so it gets its own; the
+# adapter runs it as a child process. Installing compiles a planner library (about a minute).
+ALFWORLD_VENV := .venv-alfworld
+ALFWORLD_STAMP := $(ALFWORLD_VENV)/.alfworld-installed
 TEST_STAMP := $(VENV)/.pddlkit-test-installed
 
-.PHONY: demo test install install-critic bench clean
+.PHONY: demo test install install-critic alfworld bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -23,6 +28,14 @@ $(TEST_STAMP): $(STAMP)
 	$(PY) -m pip install -q -e '.[test,hf,textworld,bench,ray]'
 	touch $(TEST_STAMP)
 
+$(ALFWORLD_STAMP):
+	test -x $(ALFWORLD_VENV)/bin/python || $(PYTHON) -m venv $(ALFWORLD_VENV)
+	$(ALFWORLD_VENV)/bin/python -m pip install -q --upgrade pip setuptools wheel
+	$(ALFWORLD_VENV)/bin/python -m pip install -q 'alfworld==0.4.2'
+	touch $(ALFWORLD_STAMP)
+
+alfworld: $(ALFWORLD_STAMP)
+
 # torch first, pinned, so pip takes the local CPU build instead of CUDA wheels.
 install-critic: $(STAMP)
 	$(PY) -m pip install -q torch==2.13.0
@@ -31,11 +44,11 @@ install-critic: $(STAMP)
 demo: $(STAMP)
 	$(VENV)/bin/pddlkit demo
 
-test: $(TEST_STAMP)
+test: $(TEST_STAMP) $(ALFWORLD_STAMP)
 	$(PY) -m pytest -q $(PYTEST_ARGS)
 
 bench: $(STAMP)
 	$(PY) benchmarks/parse.py
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info
+	rm -rf $(VENV) $(ALFWORLD_VENV) build dist *.egg-info

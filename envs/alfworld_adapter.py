@@ -47,6 +47,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
 
+from .alfworld_games import task_type
 from .api import ActionTemplate, Step, info_dict
 
 WORKER = Path(__file__).with_name("alfworld_worker.py")
@@ -203,6 +204,7 @@ class ALFWorldEnv:
     def __init__(self, task: str = "pick", seed: int = 0, *, floorplan: Optional[int] = None,
                  max_steps: int = 50, python: Optional[str] = None,
                  out_dir: Optional[str] = None, timeout: float = 120.0) -> None:
+        task_type(task)  # fail here, not in the worker, on an unknown task type
         self.python = find_python(python)
         self.task_type = task
         self.floorplan = floorplan

@@ -18,6 +18,7 @@ BUILTIN = {
     "coin-collector": "pddlkit.envs.coin_collector:CoinCollector",
     "household": "pddlkit.envs.household:Household",
     "textworld": "pddlkit.envs.textworld_adapter:TextWorldEnv",
+    "alfworld": "pddlkit.envs.alfworld_adapter:ALFWorldEnv",
 }
 _RUNTIME: dict[str, Union[str, Callable[..., Any]]] = {}
 
