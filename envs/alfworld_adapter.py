@@ -19,11 +19,20 @@ of a separate venv, over a JSON-lines pipe: ``make alfworld`` builds ``.venv-alf
 a minute: it compiles TextWorld's planner library), or set ``PDDLKIT_ALFWORLD_PYTHON`` to any
 interpreter that has ``alfworld`` installed.
 
-PDDL: ``domain`` and ``problem`` are the game's ground truth in standard PDDL,
-``action_schema`` maps alfred.pddl's actions to ALFWorld's commands, and ``commands_for_plan``
-turns a plan over them into commands ("go to fridge 1"): a planner on the true model wins the
-game, which the tests check. The wheel's ``alfred.pddl`` is not standard PDDL, and
-``pddlkit check`` says so (``raw_domain`` keeps it as shipped): a comma in a variable list,
+PDDL, at two levels:
+- What a formalizer writes: ``action_schema`` and ``domain`` are the household's
+  (:mod:`pddlkit.envs.household`), which are PDDLego+'s ALFWorld actions
+  (``gotolocation(?from ?to) <-> "go to {to}"``, ``pickupobject(?o ?r)``, ...), so the
+  formalizers that play the native household play these games too, as the TextWorld coin
+  adapter exposes CoinCollector's model.
+- The game's own model: ``true_domain`` and ``true_problem`` (parsed; the texts are
+  ``true_domain_text`` and ``true_problem_text``) are alfred.pddl and the generated problem,
+  in standard PDDL, with ``ALFRED_SCHEMA`` mapping alfred.pddl's actions to commands. A
+  planner on them wins the game, which the tests check.
+``commands_for_plan`` takes a plan over either (the two schemas differ in arity).
+
+The wheel's ``alfred.pddl`` is not standard PDDL, and ``pddlkit check`` says so
+(``raw_domain`` keeps it as shipped): a comma in a variable list,
 ``(exists (?l - location, ?r - receptacle) ...)`` (error[invalid-name]), and the constants
 ``SinkBasinType``, ``MicrowaveType``, ``FridgeType``, ``KnifeType`` and ``ButterKnifeType`` used
 in actions but declared only in each problem's ``:objects`` (error[undeclared-constant]), which
@@ -47,8 +56,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
 
+from pddlkit.pddl.reader import parse_domain, parse_problem
+
 from .alfworld_games import task_type
 from .api import ActionTemplate, Step, info_dict
+from .household import TEMPLATES as HOUSEHOLD_SCHEMA, ground_truth_domain
 
 WORKER = Path(__file__).with_name("alfworld_worker.py")
 VENV_NAME = ".venv-alfworld"
@@ -56,7 +68,7 @@ ENV_VAR = "PDDLKIT_ALFWORLD_PYTHON"
 TASKS = ("pick", "look", "clean", "heat", "cool", "pick_two")
 
 #: alfred.pddl's actions and the commands of alfred.twl2 (parameters in the domain's order).
-ALFWORLD_SCHEMA = (
+ALFRED_SCHEMA = (
     ActionTemplate("gotolocation", ("?a", "?lstart", "?lend", "?r"), "go to {r}"),
     ActionTemplate("openobject", ("?a", "?l", "?r"), "open {r}"),
     ActionTemplate("closeobject", ("?a", "?l", "?r"), "close {r}"),
@@ -199,7 +211,7 @@ class ALFWorldEnv:
     """ALFWorld text games (six task types, 120 scenes), built from the alfworld wheel."""
 
     id = "alfworld"
-    action_schema = ALFWORLD_SCHEMA
+    action_schema = HOUSEHOLD_SCHEMA
 
     def __init__(self, task: str = "pick", seed: int = 0, *, floorplan: Optional[int] = None,
                  max_steps: int = 50, python: Optional[str] = None,
@@ -218,7 +230,9 @@ class ALFWorldEnv:
         self.history: list[str] = []
         self.names: dict[str, str] = {}
         self.game: dict[str, Any] = {}
-        self.domain = self.problem = self.raw_domain = self.raw_problem = ""
+        self.domain = ground_truth_domain()  # the household's: what formalizers write
+        self.raw_domain = self.raw_problem = self.true_domain_text = self.true_problem_text = ""
+        self.true_domain = self.true_problem = None
         self._admissible: list[str] = []
 
     def _call(self, request: dict) -> dict:
@@ -241,7 +255,10 @@ class ALFWorldEnv:
         self.game = answer["game"]
         self.raw_domain = answer["domain"]
         self.raw_problem = answer["problem"]
-        self.domain, self.problem = standard_pddl(self.raw_domain, self.raw_problem)
+        self.true_domain_text, self.true_problem_text = standard_pddl(self.raw_domain,
+                                                                      self.raw_problem)
+        self.true_domain = parse_domain(self.true_domain_text, file="alfred.pddl")
+        self.true_problem = parse_problem(self.true_problem_text, file=Path(answer["path"]).name)
         self.task = self.game["task"].rstrip(".") + "."
         self.history = []
         self.won = bool(answer["won"])
@@ -270,26 +287,31 @@ class ALFWorldEnv:
 
     def parse(self, command: str) -> Optional[tuple[str, dict[str, str]]]:
         """The action a command names and the names it gives its parameters, or None."""
-        for template in self.action_schema:
+        for template in self.action_schema + ALFRED_SCHEMA:
             m = template.pattern().match(command)
             if m:
                 return template.action, m.groupdict()
         return None
 
     def display(self, pddl_name: str) -> str:
-        """A PDDL object's name as ALFWorld shows it (``apple_bar__plus_00...`` -> apple 1)."""
-        return self.names.get(pddl_name.lower(), pddl_name)
+        """A PDDL object's name as ALFWorld shows it: ``apple_bar__plus_00...`` (alfred.pddl's
+        ids) and ``apple_1`` (the household's names) are both "apple 1"."""
+        return self.names.get(pddl_name.lower(), pddl_name.replace("_", " "))
 
     def commands_for_plan(self, plan) -> list[str]:
-        """The commands of a plan over alfred.pddl's actions."""
-        by_name = {t.action: t for t in self.action_schema}
+        """The commands of a plan over the household's actions or over alfred.pddl's."""
+        by_shape = {}
+        for template in ALFRED_SCHEMA + self.action_schema:
+            by_shape.setdefault((template.action, len(template.parameters)), template)
         steps = getattr(plan, "steps", plan)
         out = []
         for step in steps:
             name, args = (step.name, step.args) if hasattr(step, "name") else (step[0], step[1:])
-            template = by_name.get(name.lower())
+            template = by_shape.get((name.lower(), len(args)))
             if template is None:
-                raise KeyError(f"no ALFWorld command for the action {name!r}")
+                known = sorted({f"{a}/{n}" for a, n in by_shape})
+                raise KeyError(f"no ALFWorld command for the action {name!r} with {len(args)} "
+                               f"arguments; known: {', '.join(known)}")
             out.append(template.command(args, self.display))
         return out
 

@@ -12,7 +12,7 @@ import signal
 
 import pytest
 
-import pddlkit
+import pddlkit  # noqa: E402
 
 TASKS = ("pick", "look", "clean", "heat", "cool", "pick_two")
 SEEDS = range(4)
@@ -46,7 +46,7 @@ def test_fast_downward_on_the_true_model_wins_every_task_type(task):
             assert obs.startswith("-= Welcome to TextWorld, ALFRED! =-")
             assert f"Your task is to: {env.task}" in obs
             assert not info["won"] and "look" in info["admissible_commands"]
-            result = pddlkit.plan(env.domain, env.problem)
+            result = pddlkit.plan(env.true_domain, env.true_problem)
             assert result.plan is not None, (seed, result.status, result.diagnostics[:3])
             for command in env.commands_for_plan(result.plan):
                 step = env.step(command)
@@ -66,7 +66,7 @@ def test_the_shipped_domain_is_not_standard_pddl_and_the_adapter_says_why():
         # undeclared-variable: the ?l of the broken variable list, used inside its body
         assert codes == {"invalid-name", "undeclared-constant", "undeclared-variable"}, codes
         assert any("location," in d.message for d in raw.errors)
-        fixed = check(env.domain, env.problem)
+        fixed = check(env.true_domain_text, env.true_problem_text)
         assert not fixed.errors, [str(d) for d in fixed.errors]
 
 
@@ -99,9 +99,9 @@ def test_snapshot_restore_and_determinism():
         env.restore(snap)
         assert env.history == list(snap.history)
         assert env.step(probe).observation == first and env.admissible_commands() == after
-        problem = env.problem
+        problem = env.true_problem_text
     with make("alfworld", task="pick", seed=2) as again:
-        assert again.reset()[0] == obs and again.problem == problem
+        assert again.reset()[0] == obs and again.true_problem_text == problem
 
 
 def test_floorplans_and_bad_options_give_clear_errors():
@@ -150,3 +150,22 @@ def test_a_missing_interpreter_says_how_to_get_one(monkeypatch, tmp_path):
     monkeypatch.setattr(adapter.sys, "prefix", str(tmp_path / "venv"))
     with pytest.raises(ALFWorldUnavailable, match="make alfworld"):
         ALFWorldEnv()
+
+
+def test_plans_over_the_household_schema_map_to_alfworld_commands():
+    """Formalizers write PDDLego+'s ALFWorld actions (the household's); their plans play."""
+    from pddlkit.envs import make
+    from pddlkit.envs.household import TEMPLATES
+
+    with make("alfworld", task="heat", seed=0) as env:
+        env.reset()
+        assert env.action_schema == TEMPLATES
+        assert {a.name for a in env.domain.actions} >= {t.action for t in TEMPLATES}
+        plan = [("gotolocation", "middle_of_room", "fridge_1"), ("openobject", "fridge_1"),
+                ("pickupobject", "potato_1", "fridge_1"), ("heatobject", "potato_1", "microwave_1"),
+                ("putobject", "potato_1", "countertop_1")]
+        assert env.commands_for_plan(plan) == [
+            "go to fridge 1", "open fridge 1", "take potato 1 from fridge 1",
+            "heat potato 1 with microwave 1", "move potato 1 to countertop 1"]
+        with pytest.raises(KeyError, match="gotolocation/2"):
+            env.commands_for_plan([("gotolocation", "fridge_1")])
