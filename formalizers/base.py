@@ -24,6 +24,11 @@ class Memory:
     task: str
     history: list[tuple[str, str]] = field(default_factory=list)
     files: list[Files] = field(default_factory=list)
+    #: every failed command: (length of ``history`` then, commands of its plan run before
+    #: it, command, observation).
+    #: The env is rolled back after a failure, so ``history`` no longer shows them; what a
+    #: failure teaches (ALFWorld: two receptacles share a spot) must not be lost with it.
+    failures: list[tuple[int, tuple[str, ...], str, str]] = field(default_factory=list)
 
     @property
     def observation(self) -> str:

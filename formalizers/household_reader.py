@@ -28,15 +28,21 @@ START = "middle_of_room"
 OPENS = frozenset({"cabinet", "drawer", "fridge", "microwave", "safe"})
 ROLES = {"microwave": "heater", "fridge": "cooler", "sinkbasin": "washer"}
 CUTS = frozenset({"knife", "butterknife"})
-LAMPS = frozenset({"desklamp"})
+LAMPS = frozenset({"desklamp", "floorlamp"})
 STATE_WORDS = {"hot": ("heatable", "ishot"), "cool": ("coolable", "iscool"),
                "clean": ("cleanable", "isclean"), "sliced": ("sliceable", "issliced")}
 
 _ITEM = re.compile(r"\ban? ([a-z]+ \d+)")
 _TASK_PUT = re.compile(r"put (some|two|an? (?:(hot|cool|clean|sliced) )?)\s*([a-z]+) (?:in|on) "
                        r"([a-z]+)\.")
-_TASK_LOOK = re.compile(r"(?:examine|look at) the ([a-z]+) (?:with|under) the desklamp")
-_ARRIVE = re.compile(r"(?:You arrive at|You are facing) the ([a-z]+ \d+)\.")
+# ALFWorld's other wordings (goal_library's templates): "heat some potato and put it in
+# countertop.", "find two cd and put them in shelf."
+_TASK_TREAT = re.compile(r"(clean|heat|cool|slice) some ([a-z]+) and put it (?:in|on) ([a-z]+)\.")
+_TASK_TWO = re.compile(r"find two ([a-z]+) and put them (?:in|on) ([a-z]+)\.")
+_TREAT_STATE = {"clean": "clean", "heat": "hot", "cool": "cool", "slice": "sliced"}
+_TASK_LOOK = re.compile(r"(?:examine|look at) (?:the )?([a-z]+) (?:with|under) the (?:desk|floor)lamp")
+# The household says "You arrive at the fridge 1."; ALFWorld "You arrive at fridge 1."
+_ARRIVE = re.compile(r"(?:You arrive at|You are facing) (?:the )?([a-z]+ \d+)\.")
 _CLOSED = re.compile(r"The ([a-z]+ \d+) is closed\.")
 _OPEN_IN = re.compile(r"The ([a-z]+ \d+) is open\. In it, you see (.*?)\.(?:\s|$)")
 _ON = re.compile(r"On the ([a-z]+ \d+), you see (.*?)\.(?:\s|$)")
@@ -73,6 +79,12 @@ def read_task(task: str) -> Goal:
     m = _TASK_LOOK.search(task)
     if m:
         return Goal("look", m.group(1))
+    m = _TASK_TREAT.search(task)
+    if m:
+        return Goal("place", m.group(2), m.group(3), _TREAT_STATE[m.group(1)])
+    m = _TASK_TWO.search(task)
+    if m:
+        return Goal("two", m.group(1), m.group(2))
     m = _TASK_PUT.search(task)
     if not m:
         raise AnswerError(f"cannot read the task {task!r}")
@@ -94,6 +106,7 @@ class HouseholdMap:
     contents: dict = field(default_factory=dict)  # receptacle -> set of objects
     holding: Optional[str] = None
     states: set = field(default_factory=set)  # (predicate, object)
+    spots: set = field(default_factory=set)  # frozensets of receptacles at one spot (ALFWorld)
 
     def read(self, action: str, observation: str) -> None:
         if "Looking quickly around you" in observation:
@@ -106,6 +119,11 @@ class HouseholdMap:
             self.visited.add(self.here)
         elif "You are in the middle of a room" in observation:
             self.here = START
+        elif action.startswith("go to ") and observation.strip() == "Nothing happens.":
+            # ALFWorld: going where you already stand does nothing, and receptacles can share
+            # a spot (drawer 1 above drawer 2): the agent is at this one too.
+            self.here = pddl(action[len("go to "):])
+            self.visited.add(self.here)
         for shown in _CLOSED.findall(observation):
             self.closed.add(pddl(shown))
             self.opened.discard(pddl(shown))
@@ -249,3 +267,74 @@ def task_goal(known: HouseholdMap) -> str:
     state = f"({STATE_WORDS[g.state][1]} ?o) " if g.state else ""
     return (f"(exists (?o - obj ?r - receptacle) (and (objecttype ?o {g.target}) {state}"
             f"(receptacletype ?r {g.receptacle}) (inreceptacle ?o ?r)))")
+
+
+# ALFWorld's gotolocation: arriving at a receptacle puts the agent at every receptacle that
+# shares its spot, and leaving leaves them all (see ALFWorldReader).
+_SPOT_PREDICATE = "    (samespot ?a - receptacle ?b - receptacle)\n"
+_SPOT_GOTO = """  (:action gotolocation
+    :parameters (?from - receptacle ?to - receptacle)
+    :precondition (and (atlocation ?from) (not (= ?from ?to)) (not (atlocation ?to)))
+    :effect (and (forall (?r - receptacle) (when (atlocation ?r) (not (atlocation ?r))))
+                 (atlocation ?to)
+                 (forall (?r - receptacle) (when (samespot ?to ?r) (atlocation ?r)))))
+"""
+
+
+class ALFWorldReader(HouseholdReader):
+    """The household reader on real ALFWorld games (:mod:`pddlkit.envs.alfworld_adapter`).
+
+    ALFWorld words things a little differently (handled by the shared patterns), and it has one
+    rule the native household lacks: receptacles can share a spot (drawer 1 above drawer 2), and
+    "go to drawer 2" from drawer 1 answers "Nothing happens.". That failure is the only sign of
+    it, and the loop rolls the command back, so the reader learns it from
+    ``Memory.failures``: the receptacle the agent stood at and the one it tried to reach share
+    a spot. Its domain says so (``samespot``): arriving at one is arriving at both. A receptacle
+    that shares a spot and cannot be opened never shows its contents to these actions (ALFWorld
+    would need "examine"), so it counts as looked into.
+    """
+
+    env_id = "alfworld"
+
+    def __init__(self) -> None:
+        super().__init__()
+        start = self.domain.index("  (:action gotolocation")
+        end = self.domain.index("  (:action", start + 1)
+        self.domain = (self.domain[:start] + _SPOT_GOTO + "\n" + self.domain[end:]).replace(
+            "    (examined ?o - obj))", "    (examined ?o - obj)\n" + _SPOT_PREDICATE + "  )", 1)
+
+    def read(self, task: str, history, failures=()) -> HouseholdMap:
+        known = HouseholdMap(read_task(task))
+        pending = sorted(failures, key=lambda f: f[0])
+        for i, item in enumerate(list(history) + [None]):
+            while pending and pending[0][0] <= i:
+                _, done, command, message = pending.pop(0)
+                self._learn(known, done, command, message)
+            if item is not None:
+                known.read(*item)
+        return known
+
+    def _learn(self, known: HouseholdMap, done, command: str, message: str) -> None:
+        if not (command.startswith("go to ") and message.strip() == "Nothing happens."):
+            return
+        where = known.here
+        for step in done:
+            if step.startswith("go to "):
+                where = pddl(step[len("go to "):])
+        target = pddl(command[len("go to "):])
+        if where == START or where == target:
+            return
+        known.spots.add(frozenset((where, target)))
+        if kind_of(target) not in OPENS and target not in known.closed:
+            known.looked.add(target)
+            known.visited.add(target)
+
+    def problem(self, known: HouseholdMap) -> str:
+        text = super().problem(known)
+        facts = []
+        for pair in sorted(sorted(p) for p in known.spots):
+            a, b = pair
+            facts += [f"(samespot {a} {b})", f"(samespot {b} {a})"]
+            if known.here in pair:
+                facts.append(f"(atlocation {b if known.here == a else a})")
+        return text.replace("(:init ", "(:init " + " ".join(facts) + " ", 1) if facts else text

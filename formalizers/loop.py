@@ -199,6 +199,7 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
             m.simulation_errors += 1
             sim_retries += 1
             failed, error, executed = failure[0], failure[1], done
+            memory.failures.append((len(memory.history), tuple(done), failed, error))
             result.errors.append({"step": m.steps, "kind": "simulation", "command": failed,
                                   "message": error, "executed": done})
             emit("simulation-error", step=m.steps, command=failed, message=error, executed=done)

@@ -190,9 +190,9 @@ class TextWorldCoinReader(CoinReader):
 
 
 def _readers() -> dict:
-    from .household_reader import HouseholdReader
+    from .household_reader import ALFWorldReader, HouseholdReader
 
-    return {"coin-collector": CoinReader, "household": HouseholdReader,
+    return {"coin-collector": CoinReader, "household": HouseholdReader, "alfworld": ALFWorldReader,
             "textworld": TextWorldCoinReader}
 
 
@@ -211,6 +211,9 @@ class ObservationFormalizer:
         self.domain = self.reader.domain
 
     def world(self, context: Context):
+        if getattr(self.reader, "env_id", "") == "alfworld":
+            return self.reader.read(context.memory.task, context.memory.history,
+                                    context.memory.failures)
         return self.reader.read(context.memory.task, context.memory.history)
 
     def propose(self, context: Context) -> Files:
