@@ -23,6 +23,8 @@ def register(sub) -> None:
     p.add_argument("--rooms", type=int, help="coin-collector: number of rooms")
     p.add_argument("--receptacles", type=int, help="household: number of receptacles")
     p.add_argument("--difficulty", help="household: basic&use, clean, cool, heat, slice+")
+    p.add_argument("--task", help="alfworld: pick, look, clean, heat, cool, pick_two")
+    p.add_argument("--floorplan", type=int, help="alfworld: the AI2-THOR scene (default: by seed)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--episodes", type=int, default=1, help="seeds seed, seed+1, ...")
     p.add_argument("--agent", default="pddlego", choices=["pddlego", "plangen"],
@@ -91,7 +93,7 @@ def domains_command(args) -> int:
 
 def env_options(args) -> dict:
     options: dict[str, Any] = {}
-    for name in ("rooms", "receptacles", "difficulty"):
+    for name in ("rooms", "receptacles", "difficulty", "task", "floorplan"):
         value = getattr(args, name)
         if value is not None:
             options[name] = value

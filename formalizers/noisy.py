@@ -226,4 +226,5 @@ class HouseholdMistakes(Mistakes):
         return domain, problem
 
 
-MISTAKES = {"coin-collector": CoinMistakes, "household": HouseholdMistakes}
+MISTAKES = {"coin-collector": CoinMistakes, "household": HouseholdMistakes,
+            "alfworld": HouseholdMistakes}

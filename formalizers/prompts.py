@@ -19,6 +19,10 @@ KINDS = ("header", "goal_detailed", "goal_simple", "actions", "initial", "update
          "solver_error", "simulation_error", "plangen")
 
 
+#: environments that take another's prompts: the household's are PDDLego+'s ALFWorld prompts.
+SAME_PROMPTS = {"alfworld": "household"}
+
+
 @dataclass
 class Prompts:
     templates: dict[str, Template]
@@ -26,7 +30,7 @@ class Prompts:
 
     @classmethod
     def for_env(cls, env_id: str, directory: Union[str, Path, None] = None) -> "Prompts":
-        base = BUNDLED / env_id
+        base = BUNDLED / SAME_PROMPTS.get(env_id, env_id)
         if not base.is_dir():
             known = ", ".join(sorted(p.name for p in BUNDLED.iterdir() if p.is_dir()))
             if directory is None:

@@ -169,3 +169,22 @@ def test_plans_over_the_household_schema_map_to_alfworld_commands():
             "heat potato 1 with microwave 1", "move potato 1 to countertop 1"]
         with pytest.raises(KeyError, match="gotolocation/2"):
             env.commands_for_plan([("gotolocation", "fridge_1")])
+
+
+def test_the_observation_formalizer_wins_real_alfworld_games():
+    """The household's offline formalizer plays ALFWorld through the same loop; it learns from
+    the rolled-back 'Nothing happens.' that two receptacles share a spot (seed 1 meets one
+    such pair), and wins after that simulation error."""
+    from pddlkit.envs import make
+    from pddlkit.formalizers.loop import run_episode
+    from pddlkit.formalizers.observation import ObservationFormalizer
+
+    with make("alfworld", task="pick_two") as env:
+        result = run_episode(env, ObservationFormalizer("alfworld"), seed=1)
+        assert result.won, result.metrics
+        assert result.metrics.simulation_errors == 1 == result.metrics.simulation_fixed
+        (error,) = [e for e in result.errors if e["kind"] == "simulation"]
+        assert error["command"].startswith("go to ") and error["message"] == "Nothing happens."
+    with make("alfworld", task="look") as env:
+        result = run_episode(env, ObservationFormalizer("alfworld"), seed=0)
+        assert result.won and result.metrics.solver_errors == 0, result.metrics
