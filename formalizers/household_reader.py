@@ -119,11 +119,6 @@ class HouseholdMap:
             self.visited.add(self.here)
         elif "You are in the middle of a room" in observation:
             self.here = START
-        elif action.startswith("go to ") and observation.strip() == "Nothing happens.":
-            # ALFWorld: going where you already stand does nothing, and receptacles can share
-            # a spot (drawer 1 above drawer 2): the agent is at this one too.
-            self.here = pddl(action[len("go to "):])
-            self.visited.add(self.here)
         for shown in _CLOSED.findall(observation):
             self.closed.add(pddl(shown))
             self.opened.discard(pddl(shown))

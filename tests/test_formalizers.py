@@ -533,3 +533,49 @@ def test_the_shipped_learned_domains_verify():
     learned = library.find("coin-collector", "find the coin and take it.")
     assert learned.models and learned.models[0].startswith("scripted:")
     assert "(:action open-door" in learned.domain_text
+
+
+@pytest.mark.parametrize("task, goal", [
+    ("put a candle in shelf.", ("place", "candle", "shelf", None)),
+    ("put some keychain on sidetable.", ("place", "keychain", "sidetable", None)),
+    ("put a clean soapbar in sidetable.", ("place", "soapbar", "sidetable", "clean")),
+    ("clean some dishsponge and put it in toilet.", ("place", "dishsponge", "toilet", "clean")),
+    ("heat some potato and put it in countertop.", ("place", "potato", "countertop", "hot")),
+    ("put a hot potato in garbagecan.", ("place", "potato", "garbagecan", "hot")),
+    ("cool some bread and put it in garbagecan.", ("place", "bread", "garbagecan", "cool")),
+    ("put two creditcard in coffeetable.", ("two", "creditcard", "coffeetable", None)),
+    ("find two watch and put them in shelf.", ("two", "watch", "shelf", None)),
+    ("look at pillow under the desklamp.", ("look", "pillow", None, None)),
+    ("examine the vase with the floorlamp.", ("look", "vase", None, None)),
+])
+def test_the_household_reader_reads_alfworlds_task_sentences(task, goal):
+    from pddlkit.formalizers.household_reader import read_task
+
+    g = read_task(task)
+    assert (g.kind, g.target, g.receptacle, g.state) == goal
+
+
+def test_alfworld_reader_learns_receptacles_that_share_a_spot():
+    """ALFWorld answers 'Nothing happens.' to 'go to drawer 2' from drawer 1 (one spot); the
+    loop rolls it back, and the reader learns the pair from Memory.failures."""
+    from pddlkit.formalizers.household_reader import ALFWorldReader
+
+    reader = ALFWorldReader()
+    assert "(samespot ?a - receptacle ?b - receptacle)" in reader.domain
+    assert pddlkit.check(reader.domain).ok
+    history = [("look around", "You are in the middle of a room. Looking quickly around you, you "
+                "see a drawer 2, a drawer 1, and a shelf 1.\n\nYour task is to: put a cd in shelf."),
+               ("go to drawer 1", "You arrive at drawer 1. The drawer 1 is closed."),
+               ("open drawer 1", "You open the drawer 1. The drawer 1 is open. In it, you see "
+                "nothing.")]
+    before = reader.read("put a cd in shelf.", history)
+    assert before.here == "drawer_1" and not before.spots
+    plan = pddlkit.plan(reader.domain, reader.problem(before))
+    assert [s.name for s in plan.plan.steps] == ["gotolocation", "openobject"]  # will fail
+    failures = [(3, (), "go to drawer 2", "Nothing happens.")]
+    known = reader.read("put a cd in shelf.", history, failures)
+    assert known.spots == {frozenset({"drawer_1", "drawer_2"})}
+    problem = reader.problem(known)
+    assert "(samespot drawer_1 drawer_2)" in problem and "(atlocation drawer_2)" in problem
+    plan = pddlkit.plan(reader.domain, problem)
+    assert [(s.name, *s.args) for s in plan.plan.steps] == [("openobject", "drawer_2")]
