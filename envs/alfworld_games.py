@@ -52,6 +52,8 @@ APPLIANCE = {"clean": ("SinkBasin", "Cleanable"), "heat": ("Microwave", "Heatabl
 LAMPS = ("DeskLamp", "FloorLamp")
 LAMP_STANDS = ("Desk", "SideTable", "Dresser", "Shelf", "CoffeeTable", "DiningTable", "TVStand")
 STEP = 0.25  # AI2-THOR's grid step (constants.AGENT_STEP_SIZE)
+#: part of each cached game's file name: bump it when what a seed draws changes.
+VERSION = 1
 
 
 def task_type(name: str) -> str:

@@ -49,7 +49,7 @@ class Game:
         full = self.games.task_type(task)
         out = Path(games_dir)
         out.mkdir(parents=True, exist_ok=True)
-        stem = f"{'any' if floorplan is None else floorplan}-{full}-s{seed}"
+        stem = f"v{self.games.VERSION}-{'any' if floorplan is None else floorplan}-{full}-s{seed}"
         path = out / f"{stem}.tw-pddl"
         if path.is_file():
             data = json.loads(path.read_text())
