@@ -203,11 +203,22 @@ class HouseholdReader:
     def __init__(self) -> None:
         self.domain = domain_path("household/domain.pddl").read_text()
 
-    def read(self, task: str, history) -> HouseholdMap:
+    def read(self, task: str, history, failures=()) -> HouseholdMap:
+        """Replay the observations; each failure (``Memory.failures``) is read at the point of
+        the history where it happened, since what it teaches may depend on where the agent was."""
         known = HouseholdMap(read_task(task))
-        for action, observation in history:
-            known.read(action, observation)
+        pending = sorted(failures, key=lambda f: f[0])
+        for i, item in enumerate(list(history) + [None]):
+            while pending and pending[0][0] <= i:
+                _, done, command, message = pending.pop(0)
+                self._learn(known, done, command, message)
+            if item is not None:
+                known.read(*item)
         return known
+
+    def _learn(self, known: HouseholdMap, done, command: str, message: str) -> None:
+        """What a rolled-back failure teaches: nothing in the native household, whose failure
+        messages only restate what the observations already show."""
 
     def problem(self, known: HouseholdMap) -> str:
         if not known.receptacles:
@@ -297,17 +308,6 @@ class ALFWorldReader(HouseholdReader):
         end = self.domain.index("  (:action", start + 1)
         self.domain = (self.domain[:start] + _SPOT_GOTO + "\n" + self.domain[end:]).replace(
             "    (examined ?o - obj))", "    (examined ?o - obj)\n" + _SPOT_PREDICATE + "  )", 1)
-
-    def read(self, task: str, history, failures=()) -> HouseholdMap:
-        known = HouseholdMap(read_task(task))
-        pending = sorted(failures, key=lambda f: f[0])
-        for i, item in enumerate(list(history) + [None]):
-            while pending and pending[0][0] <= i:
-                _, done, command, message = pending.pop(0)
-                self._learn(known, done, command, message)
-            if item is not None:
-                known.read(*item)
-        return known
 
     def _learn(self, known: HouseholdMap, done, command: str, message: str) -> None:
         if not (command.startswith("go to ") and message.strip() == "Nothing happens."):

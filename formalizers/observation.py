@@ -117,7 +117,9 @@ class CoinReader:
     def __init__(self) -> None:
         self.domain = domain_path("coin-collector/domain.pddl").read_text()
 
-    def read(self, task: str, history) -> CoinMap:
+    def read(self, task: str, history, failures=()) -> CoinMap:
+        """``failures`` (``Memory.failures``) teach nothing here: CoinCollector's and TextWorld's
+        refusals restate what the observations already show."""
         known = CoinMap()
         for action, observation in history:
             known.read(action, observation)
@@ -169,7 +171,7 @@ class TextWorldCoinReader(CoinReader):
 
     env_id = "textworld"
 
-    def read(self, task: str, history) -> CoinMap:
+    def read(self, task: str, history, failures=()) -> CoinMap:
         known = CoinMap()
         for action, observation in history:
             m = _TW_ROOM.search(observation)
@@ -211,10 +213,8 @@ class ObservationFormalizer:
         self.domain = self.reader.domain
 
     def world(self, context: Context):
-        if getattr(self.reader, "env_id", "") == "alfworld":
-            return self.reader.read(context.memory.task, context.memory.history,
-                                    context.memory.failures)
-        return self.reader.read(context.memory.task, context.memory.history)
+        memory = context.memory
+        return self.reader.read(memory.task, memory.history, memory.failures)
 
     def propose(self, context: Context) -> Files:
         return Files(self.domain, self.problem(self.world(context)))

@@ -20,25 +20,26 @@ IPC = SHARED / "corpus" / "ipc"
 LLM_PAIRS = SHARED / "corpus" / "llm-pddl" / "pairs.jsonl"
 
 
-def _need(path: Path) -> Path:
-    if path.exists():
-        return path
-    reason = (f"corpus not found at {path} (it lives in ../shared beside a developer's "
-              "checkout; a user's clone does not have it)")
+def _missing(reason: str):
+    """Skip with ``reason``, or fail under PDDLKIT_REQUIRE_CORPUS=1 (CI)."""
     if os.environ.get("PDDLKIT_REQUIRE_CORPUS") == "1":
         pytest.fail(reason + "; PDDLKIT_REQUIRE_CORPUS=1 requires it")
     pytest.skip(reason)
+
+
+def _need(path: Path) -> Path:
+    if path.exists():
+        return path
+    _missing(f"corpus not found at {path} (it lives in ../shared beside a developer's "
+             "checkout; a user's clone does not have it)")
 
 
 def need_module(name: str, install: str, importer=None):
     """Import an optional package, or skip (fail under PDDLKIT_REQUIRE_CORPUS=1)."""
     try:
         return importer() if importer else __import__(name)
-    except ImportError:
-        reason = f"{name} is not installed ({install}; `make test` installs it)"
-        if os.environ.get("PDDLKIT_REQUIRE_CORPUS") == "1":
-            pytest.fail(reason + "; PDDLKIT_REQUIRE_CORPUS=1 requires it")
-        pytest.skip(reason)
+    except ImportError as exc:
+        _missing(f"{name} is not installed ({install}; `make test` installs it): {exc}")
 
 
 @pytest.fixture(scope="session")

@@ -12,28 +12,20 @@ import signal
 
 import pytest
 
-import pddlkit  # noqa: E402
+import pddlkit
+from conftest import need_module
 
 TASKS = ("pick", "look", "clean", "heat", "cool", "pick_two")
 SEEDS = range(4)
 
 
-def _need_alfworld():
-    from pddlkit.envs.alfworld_adapter import ALFWorldUnavailable, find_python
-
-    try:
-        return find_python()
-    except ALFWorldUnavailable as exc:
-        reason = f"{exc} (`make test` builds it)"
-        if os.environ.get("PDDLKIT_REQUIRE_CORPUS") == "1":
-            pytest.fail(reason + "; PDDLKIT_REQUIRE_CORPUS=1 requires it")
-        pytest.skip(reason)
-
-
 @pytest.fixture(autouse=True)
 def alfworld_python(tmp_path_factory, monkeypatch):
+    from pddlkit.envs.alfworld_adapter import find_python
+
     monkeypatch.setenv("PDDLKIT_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "cache"))
-    return _need_alfworld()
+    # ALFWorldUnavailable is an ImportError: the usual skip (or CI failure) with its reason.
+    return need_module("alfworld", "make alfworld", find_python)
 
 
 @pytest.mark.parametrize("task", TASKS)
