@@ -1,6 +1,9 @@
 """An ALFWorld-style household: receptacles, objects, and the six ALFWorld task types plus
 slicing, with ALFWorld's commands and partial observability (a closed receptacle hides its
-contents until opened). Layouts have 8 to 60 receptacles.
+contents until opened). No answer reveals hidden state: an object the agent has not seen yet
+is answered as one that does not exist ("You don't see any apple 2 here."), and failures are
+explained in the action's precondition order (see :mod:`.pddl_world`); ALFWorld's own engine
+answers "Nothing happens." to all of these, which ``terse=True`` restores. Layouts have 8 to 60 receptacles.
 
 Difficulty groups follow PDDLego+: ``basic&use`` (pick and place, pick two, examine in
 light), ``clean``, ``cool``, ``heat`` and ``slice+``. ``difficulty`` also accepts one task type.
@@ -321,7 +324,20 @@ class Household(PDDLWorldEnv):
         return f"This is a {'' if not states else ', '.join(states) + ' '}{self.display(name)}."
 
     def unknown_object(self, shown: str, parameter: str) -> str:
-        return f"You don't see any {shown.strip()} in this house."
+        # the same words for an object that does not exist and one not seen yet
+        return f"You don't see any {shown.strip()} here."
+
+    def visible(self) -> set:
+        """Every receptacle (the room is listed on arrival), what the agent holds, and what
+        lies in the receptacle it faces when that one is open or cannot be closed."""
+        seen = set(self._receptacles())
+        held = _held(self)
+        if held:
+            seen.add(held)
+        here = self.here()
+        if here not in self.openable or ("opened", here) in self.state.atoms:
+            seen.update(self.contents(here))
+        return seen
 
 
 def _natural(name: str):

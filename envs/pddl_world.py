@@ -12,6 +12,14 @@ template does not show (``?from`` in ``move {dir}``) are found by joining the pr
 positive atoms against the current state, so ``move west`` means "the move west from here".
 Subclasses supply the model (``generate``), the renderer (``describe``, ``feedback``) and the
 failure templates (``MESSAGES``).
+
+Partial observability. A failure message must say only what the agent could perceive: a
+world with hidden state (the household's closed receptacles) overrides :meth:`visible`, the
+objects the agent perceives now. The environment keeps every object seen so far; a command
+naming one never seen, whether it exists or not, gets the same ``unknown-object`` answer, and
+the failing precondition is looked for in the action's own order once the command names all
+parameters (so "the cabinet is closed" comes before "the cd is not in the cabinet", whatever
+the cabinet holds). ``admissible_commands()`` never names an object not yet seen.
 """
 
 from __future__ import annotations
@@ -43,6 +51,7 @@ class Snapshot:
     steps: int
     won: bool
     seed: Optional[int]
+    seen: Optional[frozenset] = None
 
 
 @dataclass
@@ -83,6 +92,7 @@ class PDDLWorldEnv:
         self.state: Optional[State] = None
         self.steps = 0
         self.won = False
+        self.seen: Optional[frozenset] = None
 
     # ------------------------------------------------------------------ hooks for subclasses
 
@@ -128,6 +138,20 @@ class PDDLWorldEnv:
     def unknown_object(self, shown: str, parameter: str) -> str:
         return f"There is no {shown.strip()} here."
 
+    def visible(self) -> Optional[set]:
+        """The objects the agent perceives now; None when the whole state is perceivable
+        (the default). Worlds with hidden state override it (see the module docstring)."""
+        return None
+
+    def perceived(self, name: str) -> bool:
+        """Whether the agent has seen ``name`` in this episode (always, if nothing is hidden)."""
+        return self.seen is None or name in self.seen
+
+    def _look(self) -> None:
+        now = self.visible()
+        if now is not None:
+            self.seen = (self.seen or frozenset()) | frozenset(now)
+
     # ------------------------------------------------------------------ the API
 
     def reset(self, seed: Optional[int] = None) -> tuple[str, dict]:
@@ -138,6 +162,8 @@ class PDDLWorldEnv:
         self._goal_predicates = None if self.domain.derived else _predicates(self.problem.goal)
         self.state = self.world.initial_state
         self.steps = 0
+        self.seen = None
+        self._look()
         self.won = self._goal_holds()
         return self.intro(), info_dict(self.won, 0, None, self.admissible_commands)
 
@@ -156,6 +182,7 @@ class PDDLWorldEnv:
             return self._step(resolved.message, resolved.code)
         before = self.state
         self.state = resolved.apply(before, self.world)
+        self._look()
         if self._goal_may_change(before, self.state):
             self.won = self._goal_holds()
         return self._step(self.feedback(resolved, before), None)
@@ -168,13 +195,14 @@ class PDDLWorldEnv:
                     info_dict(self.won, self.steps, error, self.admissible_commands))
 
     def snapshot(self) -> Snapshot:
-        return Snapshot(self.state, self.steps, self.won, self.seed)
+        return Snapshot(self.state, self.steps, self.won, self.seed, self.seen)
 
     def restore(self, snapshot: Snapshot) -> None:
         if snapshot.seed != self.seed:
             raise ValueError(f"snapshot of seed {snapshot.seed}, but this episode is seed "
                              f"{self.seed}; reset(seed={snapshot.seed}) first")
         self.state, self.steps, self.won = snapshot.state, snapshot.steps, snapshot.won
+        self.seen = snapshot.seen
 
     def _goal_may_change(self, before: State, after: State) -> bool:
         """Whether the goal's truth can differ: only if an atom of a predicate the goal
@@ -208,12 +236,18 @@ class PDDLWorldEnv:
         return [self.command_for((s.name, *s.args) if hasattr(s, "args") else s) for s in steps]
 
     def admissible_commands(self) -> list[str]:
-        """Every command that would succeed now (plus the meta commands)."""
+        """Every command that would succeed now (plus the meta commands), naming only objects
+        the agent has seen."""
         out = []
         for t in self.action_schema:
             action = self._actions[t.action]
+            shown = [i for i, p in enumerate(action.parameters)
+                     if p.name.lstrip("?").replace("-", "_") in
+                     {s.replace("-", "_") for s in t.shown}]
             for binding in self._join(action, {})[0]:
                 g = ground(action, tuple(binding[p.name] for p in action.parameters))
+                if any(not self.perceived(g.args[i]) for i in shown):
+                    continue
                 if g.applicable(self.state, self.world):
                     out.append(t.command(g.args, self.display))
         return sorted(set(out)) + [m for m in self.META_COMMANDS if "{" not in m]
@@ -235,7 +269,7 @@ class PDDLWorldEnv:
                 if key in m.groupdict():
                     shown = m.group(key)
                     name = self.object_name(shown)
-                    if not self._is_a(name, p.types):
+                    if not self._is_a(name, p.types) or not self.perceived(name):
                         bad = _Failure("unknown-object", self.unknown_object(shown, p.name))
                         break
                     given[p.name] = name
@@ -261,6 +295,10 @@ class PDDLWorldEnv:
         bindings, stuck = self._join(action, given)
         if not bindings:
             atom, binding = stuck
+            if all(p.name in binding for p in action.parameters):
+                # every parameter is known: blame the precondition in the action's own order,
+                # not the join's (which would test what a closed receptacle holds first)
+                return self._explain(action.precondition, binding)
             return self._failure_for(atom, binding, positive=True)
         first_failure = None
         for binding in bindings:

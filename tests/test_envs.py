@@ -89,16 +89,18 @@ def test_household_failures_are_specific():
                         if f[2] == "countertop_1")[0]
     cabinet, countertop = "cabinet 1", "countertop 1"
     cases = [
-        (f"take {d(obj)} from {countertop}", f"You are not at the {countertop}; go to it first."),
-        ("go to cabinet 99", "You don't see any cabinet 99 in this house."),
+        (f"take {d(obj)} from {countertop}", f"You don't see any {d(obj)} here."),  # not seen
+        ("go to cabinet 99", "You don't see any cabinet 99 here."),
+        (f"go to {countertop}", None),
         (f"go to {cabinet}", None),
+        (f"take {d(obj)} from {countertop}", f"You are not at the {countertop}; go to it first."),
         (f"go to {cabinet}", f"You are already at the {cabinet}."),
         (f"close {cabinet}", f"The {cabinet} is closed."),
         (f"open {cabinet}", None),
         (f"open {cabinet}", f"The {cabinet} is already open."),
         (f"heat {d(obj)} with {cabinet}", f"The {cabinet} cannot heat things."),
         (f"heat {d(obj)} with microwave 1", "You are not at the microwave 1; go to it first."),
-        ("use desklamp 1", f"The desklamp 1 is not in the {cabinet}."),
+        ("use desklamp 1", "You don't see any desklamp 1 here."),
         (f"go to {countertop}", None),
         (f"open {countertop}", f"The {countertop} cannot be opened or closed."),
         ("microwave the soup", 'I don\'t understand "microwave the soup"'),
@@ -128,8 +130,100 @@ def test_closed_receptacles_hide_their_contents():
     arrive = env.step(f"go to {env.display(closed)}").observation
     assert "is closed" in arrive and inside not in arrive
     assert env.step(f"take {inside} from {env.display(closed)}").observation == (
-        f"The {env.display(closed)} is closed.")
+        f"You don't see any {inside} here.")
     assert inside in env.step(f"open {env.display(closed)}").observation
+    env.step(f"close {env.display(closed)}")
+    assert env.step(f"take {inside} from {env.display(closed)}").observation == (
+        f"The {env.display(closed)} is closed.")
+
+
+def _probe_answers(env, name: str, receptacle: str) -> list[str]:
+    """The answers to every command shape naming ``name``, with the name masked."""
+    commands = [f"take {name} from {receptacle}", f"slice {name} with {name}", f"use {name}",
+                f"examine {name}", f"put {name} in {receptacle}", f"heat {name} with "
+                f"{receptacle}", f"clean {name} with {receptacle}"]
+    answers = []
+    for command in commands:
+        snap = env.snapshot()
+        step = env.step(command)
+        answers.append((step.observation.replace(name, "<X>"), step.error))
+        env.restore(snap)
+    return answers
+
+
+def _objects_in(env, receptacle: str) -> list[str]:
+    return sorted(f[1] for f in env.state.atoms_with("inreceptacle", 2, receptacle))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_household_answers_reveal_nothing_hidden(seed):
+    """Objects inside a closed receptacle, objects elsewhere and objects that do not exist
+    get the same answers, before and after the agent has seen them."""
+    env = Household(receptacles=20, seed=seed)
+    env.reset()
+    closed = next(r for r in sorted(env.openable, key=str) if _objects_in(env, r))
+    here = env.display(closed)
+    inside = env.display(_objects_in(env, closed)[0])
+    elsewhere = env.display(next(f[1] for f in sorted(env.state.by_predicate["inreceptacle"])
+                                 if f[2] != closed and f[1] != inside.replace(" ", "_")))
+    env.step(f"go to {here}")
+    unseen = [_probe_answers(env, n, here) for n in (inside, elsewhere, "apple 99")]
+    assert unseen[0] == unseen[1] == unseen[2], unseen
+    assert all(error == "unknown-object" for i, (_, error) in enumerate(unseen[0])
+               if i != 3)  # 3: examine, a meta command, answers without an error code
+    assert not [c for c in env.admissible_commands() if inside in c or elsewhere in c]
+    # see both objects, then stand before the closed receptacle again
+    elsewhere_at = next(f[2] for f in env.state.by_predicate["inreceptacle"]
+                        if f[1] == elsewhere.replace(" ", "_"))
+    env.step(f"open {here}")
+    env.step(f"close {here}")
+    env.step(f"go to {env.display(elsewhere_at)}")
+    if elsewhere_at in env.openable:
+        env.step(f"open {env.display(elsewhere_at)}")
+    assert elsewhere.replace(" ", "_") in env.seen and inside.replace(" ", "_") in env.seen
+    env.step(f"go to {here}")
+    seen = [_probe_answers(env, n, here) for n in (inside, elsewhere)]
+    assert [a for a, _ in seen[0][:3]] == [a for a, _ in seen[1][:3]], seen
+    assert "closed" in seen[0][0][0]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_admissible_commands_name_only_seen_objects(seed):
+    import random
+
+    env = Household(receptacles=24, seed=seed)
+    env.reset()
+    rng = random.Random(seed)
+    objects = {f[1] for f in env.state.by_predicate["objecttype"]}
+    for _ in range(60):
+        commands = list(env.admissible_commands())
+        for c in commands:
+            named = {o for o in objects if c.endswith(" " + env.display(o))
+                     or f" {env.display(o)} " in c + " "}
+            assert named <= env.seen, (c, named - env.seen)
+        env.step(rng.choice(commands))
+
+
+def test_coin_collector_failures_name_no_unseen_room():
+    """Rooms behind closed doors are named in no failure message."""
+    import random
+
+    from envs.coin_collector import DIRECTIONS
+
+    env = CoinCollector(rooms=9, seed=2)
+    env.reset()
+    rooms = {f[1] for f in env.state.by_predicate["connected"]}
+    rng = random.Random(0)
+    shown = {env.here()}
+    for _ in range(150):
+        command = rng.choice([f"{v} {d}" for v in ("move", "open door to", "close door to")
+                              for d in DIRECTIONS] + ["take coin", "take key"])
+        step = env.step(command)
+        if step.error is None:
+            shown |= {r for r in rooms if env.display(r) in step.observation}
+        else:
+            assert not {r for r in rooms - shown if env.display(r) in step.observation}, \
+                step.observation
 
 
 def test_terse_mode_says_nothing_happens_but_keeps_the_code():

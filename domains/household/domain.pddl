@@ -76,12 +76,13 @@
 
   (:action sliceobject
     :parameters (?o - obj ?k - obj ?r - receptacle)
-    :precondition (and (atlocation ?r) (inreceptacle ?o ?r) (holds ?k) (sharp ?k)
-                       (sliceable ?o))
+    :precondition (and (atlocation ?r) (or (not (openable ?r)) (opened ?r))
+                       (inreceptacle ?o ?r) (holds ?k) (sharp ?k) (sliceable ?o))
     :effect (issliced ?o))
 
   (:action toggleobject
     :parameters (?l - obj ?r - receptacle)
-    :precondition (and (atlocation ?r) (inreceptacle ?l ?r) (lamp ?l))
+    :precondition (and (atlocation ?r) (or (not (openable ?r)) (opened ?r))
+                       (inreceptacle ?l ?r) (lamp ?l))
     :effect (and (ison ?l)
                  (forall (?o - obj) (when (holds ?o) (examined ?o))))))
