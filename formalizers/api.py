@@ -1,6 +1,6 @@
 """``formalize_and_plan(obs)``: one observation in; PDDL, a checked plan and its commands out.
 
-The contract: pass the observation (text) and either an ``llm`` (a spec string such as
+The contract: pass what the agent saw and either an ``llm`` (a spec string such as
 "openai:gpt-4o-mini", an LLM object, or "observation" for the offline formalizer) or a
 ``memory`` returned by an earlier call (which carries the formalizer and the episode so far),
 and the ``env`` whose actions the plan must use (an id such as "coin-collector" or an
@@ -8,6 +8,12 @@ environment object). The call runs the inner refine loop: the formalizer writes 
 pddlkit checks and plans, and solver errors go back to the formalizer up to
 ``max_solver_retries`` times. It returns a :class:`FormalizeResult` and never raises for a
 model's mistakes: an unsolved result carries the diagnostics met.
+
+What the agent saw is either one observation (text: the first call's, or what ``action``
+produced) or, after running a plan, every (command, observation) pair in the order run:
+``formalize_and_plan([(c, env.step(c).observation) for c in step.commands], memory=...)``.
+All of them enter the episode memory, so a reader never links the room before a plan to the
+room after it, and an LLM sees every step, as in :func:`.loop.run_episode`.
 
 ``domain=`` freezes a domain (a path, text or a DomainLibrary entry): the formalizer's domain
 is replaced by it, so only the problem file is learned. ``repair=True`` fixes trivial slips in
@@ -19,7 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional, Union
+from typing import Any, Optional, Sequence, Union
 
 from .answer import Files
 from .base import INITIAL, SOLVER_ERROR, UPDATE, Context, Memory
@@ -72,13 +78,34 @@ def make_formalizer(llm: Any, env_id: str, **options: Any):
     return LLMFormalizer(llm, env_id, **options)
 
 
-def formalize_and_plan(obs: str, *, llm: Any = None, planner: Any = "fast-downward",
+Observed = Union[str, Sequence[tuple[str, str]]]
+
+
+def _observed_pairs(obs: Observed, action: str) -> list[tuple[str, str]]:
+    """(command, observation) pairs from either form; a clear TypeError for anything else."""
+    if isinstance(obs, str):
+        return [(action, obs)]
+    try:
+        pairs = [tuple(p) for p in obs]
+    except TypeError:
+        pairs = None
+    if not pairs or any(len(p) != 2 or not all(isinstance(x, str) for x in p) for p in pairs):
+        raise TypeError("formalize_and_plan(obs): obs must be an observation (str) or a "
+                        "non-empty list of (command, observation) string pairs, got "
+                        f"{type(obs).__name__}: {str(obs)[:80]!r}")
+    return pairs
+
+
+def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-downward",
                        domain: Union[str, Path, None] = None,
                        memory: Optional[FormalizeMemory] = None, env: Any = "coin-collector",
                        action: str = "look around", task: Optional[str] = None,
                        max_solver_retries: int = 5, timeout: float = 30.0,
                        repair: bool = False, fact_memory: bool = False) -> FormalizeResult:
-    """Formalize ``obs`` (what ``action`` produced) into PDDL and plan; see the module doc."""
+    """Formalize what was observed into PDDL and plan; see the module doc. ``obs`` is one
+    observation (what ``action`` produced) or the (command, observation) pairs of every
+    command run since the last call."""
+    pairs = _observed_pairs(obs, action)
     if memory is None:
         if isinstance(env, str):
             from pddlkit.envs import make
@@ -97,7 +124,7 @@ def formalize_and_plan(obs: str, *, llm: Any = None, planner: Any = "fast-downwa
             memory.facts = FactMemory()
         if kind == UPDATE:  # the caller ran the last plan and is back with what it saw
             memory.facts.confirm(memory.previous)
-    memory.memory.history.append((action, obs))
+    memory.memory.history.extend(pairs)
     frozen = _frozen_domain(domain)
     env_ = memory.env
     ledger = getattr(getattr(memory.formalizer, "llm", None), "ledger", None)

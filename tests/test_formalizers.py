@@ -220,6 +220,47 @@ def test_formalize_and_plan_one_step_then_with_memory():
     assert frozen.solved
 
 
+def _atoms(problem_text: str, predicate: str) -> set:
+    """Ground atoms of ``predicate`` between real rooms (not the reader's placeholders for
+    unexplored exits, 'unknown_north_of_kitchen')."""
+    return {a.ground({}) for a in pddlkit.parse_problem(problem_text).init
+            if a.predicate == predicate and not any(x.startswith("unknown") for x in a.args)}
+
+
+@pytest.mark.parametrize("seed", [1, 3, 4])
+def test_formalize_and_plan_takes_every_executed_step(seed):
+    """Multi-command plans: every (command, observation) pair enters the memory, so the
+    problem file never holds a connection the true problem lacks (with only the last pair,
+    the room before a plan was linked to the room after it)."""
+    env = make("coin-collector", rooms=5, seed=seed)
+    obs, _ = env.reset()
+    step = formalize_and_plan(obs, llm="observation", env=env)
+    truth = _atoms(env.problem_text, "connected")
+    longest, passed = 0, []
+    for _ in range(12):
+        assert step.solved, step.diagnostics
+        assert _atoms(step.problem, "connected") <= truth, \
+            _atoms(step.problem, "connected") - truth
+        executed = [(c, env.step(c).observation) for c in step.commands]
+        longest = max(longest, len(executed))
+        if env.won:
+            break
+        step = formalize_and_plan(executed, memory=step.memory)
+        passed = executed
+    assert env.won and longest >= 2
+    history = step.memory.memory.history
+    assert history[-len(passed):] == passed
+
+
+def test_formalize_and_plan_rejects_what_is_not_an_observation():
+    env = make("coin-collector", rooms=3, seed=0)
+    obs, _ = env.reset()
+    first = formalize_and_plan(obs, llm="observation", env=env)
+    for bad in ([], [("move north",)], [("move north", 3)], 42):
+        with pytest.raises(TypeError, match="pairs"):
+            formalize_and_plan(bad, memory=first.memory)
+
+
 def test_formalize_and_plan_reports_diagnostics_when_it_cannot_plan():
     from pddlkit.llm import ScriptedLLM
 
