@@ -70,6 +70,18 @@ def _cmd_validate(args) -> int:
     return 0 if result.valid else 1
 
 
+def seconds(text: str) -> float:
+    """argparse type for a time limit: a positive, finite number of seconds."""
+    from .planners.protocol import LimitError, check_timeout
+
+    try:
+        return check_timeout(float(text), "the time limit", no_limit="")
+    except (ValueError, LimitError) as exc:
+        if isinstance(exc, LimitError):
+            raise argparse.ArgumentTypeError(str(exc)) from None
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+
+
 def _cmd_plan(args) -> int:
     from .planners import UnknownPlannerError, plan
 
@@ -159,9 +171,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--planner", default="fast-downward",
                    help="a name from `pddlkit planners`, up:<engine> or 'cmd:<command>'")
     p.add_argument("--alias", help="Fast Downward alias: lama-first (default), lama, optimal")
-    p.add_argument("--timeout", type=float, default=60.0, help="seconds, wall clock")
+    p.add_argument("--timeout", type=seconds, default=60.0, help="seconds, wall clock")
     p.add_argument("--memory-limit", help="e.g. 4G")
-    p.add_argument("--cache", metavar="SQLITE_FILE", help="reuse answers stored in this file")
+    p.add_argument("--cache", metavar="SQLITE_FILE", help="reuse answers stored in this file "
+                   "(created in an existing folder when missing)")
     p.add_argument("--json", action="store_true")
     p.add_argument("--log", action="store_true", help="include the planner's raw log")
     p.set_defaults(func=_cmd_plan)

@@ -445,3 +445,71 @@ def test_cli_planners_lists_fast_downward():
     assert out.returncode == 0
     assert any(line.startswith("fast-downward") and line.endswith("ok")
                for line in out.stdout.splitlines())
+
+
+# --------------------------------------------------------------------------- bad limits, pool health
+
+
+@pytest.mark.parametrize("timeout", [0, -1, float("nan"), float("inf"), 1e12, "10", True])
+def test_limits_that_are_not_limits_are_usage_errors(timeout):
+    from pddlkit.planners.protocol import LimitError
+
+    with pytest.raises(LimitError, match="timeout"):
+        pddlkit.plan(DOMAIN, PROBLEM, timeout=timeout, cache=False)
+    assert pddlkit.plan(DOMAIN, PROBLEM, cache=False).solved  # nothing was broken
+
+
+@pytest.mark.parametrize("memory", [0, -5, float("inf"), "lots", "-1G"])
+def test_memory_limits_that_are_not_sizes_are_usage_errors(memory):
+    with pytest.raises(ValueError, match="memory limit"):
+        pddlkit.plan(DOMAIN, PROBLEM, memory_limit=memory, cache=False)
+
+
+def test_a_huge_timeout_given_to_the_planner_directly_does_not_break_the_pool():
+    """select() overflows past ~1e10 s: the waits are sliced, on both sides of the pipe."""
+    from pddlkit.planners.task import load_task
+
+    task = load_task(DOMAIN, PROBLEM)
+    for _ in range(2):
+        assert FastDownward().solve(task, 1e12).status is PlanStatus.SOLVED
+    assert pddlkit.plan(DOMAIN, PROBLEM, cache=False).solved
+
+
+def test_a_worker_that_failed_is_replaced(monkeypatch):
+    """A failure inside the worker itself (here: the search binary is missing) must not
+    leave that worker in the pool; the next call gets a fresh one and plans."""
+    import pddlkit.planners.fast_downward as fd
+    from pddlkit.planners.workers import POOL
+
+    pddlkit.plan(DOMAIN, PROBLEM, cache=False)
+    served = POOL._idle[-1]  # acquire() takes the last idle worker
+    monkeypatch.setattr(fd, "search_binary", lambda: Path("/nonexistent/downward"))
+    failed = pddlkit.plan(DOMAIN, PROBLEM, cache=False)
+    assert failed.status is PlanStatus.ERROR
+    monkeypatch.undo()
+    assert served not in POOL._idle and not served.alive
+    for _ in range(3):
+        assert pddlkit.plan(DOMAIN, PROBLEM, cache=False).solved
+
+
+def test_cli_rejects_bad_timeouts_as_usage_errors():
+    for value in ("0", "-3", "nan", "inf", "1e12", "soon"):
+        out = _cli("plan", str(DOMAIN), str(PROBLEM), "--timeout", value)
+        assert out.returncode == 2 and "--timeout" in out.stderr, (value, out.stderr)
+        assert "Traceback" not in out.stderr
+
+
+def test_cli_cache_paths_that_cannot_hold_a_cache(tmp_path):
+    garbage = tmp_path / "garbage.pddl"
+    garbage.write_text("(define (domain x))\n" * 50)
+    cases = {str(tmp_path): "is a directory",
+             str(tmp_path / "missing" / "dir" / "x.sqlite"): "does not exist",
+             str(garbage): "is not an SQLite database"}
+    for path, words in cases.items():
+        out = _cli("plan", str(DOMAIN), str(PROBLEM), "--cache", path)
+        assert out.returncode == 2 and words in out.stderr, (path, out.stderr)
+        assert "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "missing").exists()
+    good = tmp_path / "plans.sqlite"
+    assert _cli("plan", str(DOMAIN), str(PROBLEM), "--cache", str(good)).returncode == 0
+    assert good.is_file()

@@ -5,11 +5,11 @@
 """
 
 from .api import DEFAULT_TIMEOUT, plan
-from .cache import MemoryPlanCache, SQLitePlanCache
+from .cache import MemoryPlanCache, PlanCacheError, SQLitePlanCache
 from .command import CommandPlanner
 from .explain import NoPlanExplanation, why_no_plan
 from .fast_downward import FastDownward
-from .protocol import Planner
+from .protocol import LimitError, Planner
 from .registry import (PlannerInfo, UnknownPlannerError, available_planners, get_planner,
                        register_planner, unregister_planner)
 from .result import PlanResult, PlanStatus, Timings
@@ -21,4 +21,5 @@ __all__ = [
     "load_task", "FastDownward", "CommandPlanner", "UPPlanner", "MemoryPlanCache",
     "SQLitePlanCache", "NoPlanExplanation", "why_no_plan", "PlannerInfo", "UnknownPlannerError",
     "available_planners", "get_planner", "register_planner", "unregister_planner",
+    "LimitError", "PlanCacheError",
 ]

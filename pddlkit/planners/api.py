@@ -17,7 +17,7 @@ from typing import Any, Optional, Union
 from ..diagnostics import Diagnostic, PDDLError, Severity
 from .cache import CACHEABLE, DEFAULT_CACHE, MemoryPlanCache, PlanCache, SQLitePlanCache, \
     config_key, entry_key
-from .protocol import Planner, StartedSolve, parse_memory
+from .protocol import Planner, StartedSolve, check_timeout, parse_memory
 from .registry import get_planner
 from .result import PlanResult, PlanStatus, Timings
 from .task import DomainInput, ProblemInput, TaskSource, load_task, raw_key, source_text
@@ -51,8 +51,12 @@ def plan(domain: DomainInput, problem: ProblemInput, planner: Union[str, Planner
     ``timeout`` is wall-clock seconds for the whole call; ``memory_limit`` bytes or '4G';
     ``cache`` is True (this process's memory), a path (an SQLite file shared by processes), a
     cache object, or False; ``options`` go to the planner (``alias="lama"`` for Fast Downward).
+    A limit that is not one (zero, negative, NaN, infinite) raises LimitError (a ValueError)
+    before anything starts; a cache path that is not an SQLite file raises PlanCacheError.
     """
     start = time.monotonic()
+    timeout = check_timeout(timeout)
+    memory = parse_memory(memory_limit)
     chosen = get_planner(planner, **options)
     pkey = config_key(chosen.name, chosen.config())
     store = _resolve_cache(cache)
@@ -67,7 +71,6 @@ def plan(domain: DomainInput, problem: ProblemInput, planner: Union[str, Planner
         if hit is not None:
             return dataclasses.replace(hit, cached=True,
                                        timings=Timings(total=time.monotonic() - start))
-    memory = parse_memory(memory_limit)
     # A planner that can start from the raw text (Fast Downward: the translation) runs while
     # pddlkit reads and checks the task; it is cancelled if the checks or the cache decide.
     running = _start_early(chosen, TaskSource(dtext, ptext, dpath, ppath), timeout, memory)

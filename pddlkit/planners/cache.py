@@ -70,16 +70,36 @@ class MemoryPlanCache:
         return len(self._data)
 
 
+class PlanCacheError(ValueError):
+    """The cache path cannot hold a plan cache (a directory, a missing folder, a file that is
+    not an SQLite database): the caller's mistake, reported before any planning."""
+
+
 class SQLitePlanCache:
-    """A cache on disk, shared by processes (SQLite in WAL mode), with a memory layer on top."""
+    """A cache on disk, shared by processes (SQLite in WAL mode), with a memory layer on top.
+
+    The folder must exist (a typo in a path must not silently create a directory tree); the
+    file is created when missing, and an existing file must be an SQLite database."""
 
     def __init__(self, path: Union[str, Path]) -> None:
         self.path = str(path)
-        Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        where = Path(self.path)
+        if where.is_dir():
+            raise PlanCacheError(f"plan cache {self.path!r} is a directory; name a file in it, "
+                                 f"e.g. {str(where / 'plans.sqlite')!r}")
+        if not where.parent.is_dir():
+            raise PlanCacheError(f"plan cache {self.path!r}: folder {str(where.parent)!r} does "
+                                 "not exist; create it first or name a file in an existing folder")
         self._local = threading.local()
         self._memory = MemoryPlanCache()
-        with self._connect() as db:
-            db.execute("CREATE TABLE IF NOT EXISTS plans (key TEXT PRIMARY KEY, result TEXT NOT NULL)")
+        try:
+            with self._connect() as db:
+                db.execute("CREATE TABLE IF NOT EXISTS plans "
+                           "(key TEXT PRIMARY KEY, result TEXT NOT NULL)")
+        except sqlite3.DatabaseError as exc:
+            self._local.db = None
+            raise PlanCacheError(f"plan cache {self.path!r} is not an SQLite database ({exc}); "
+                                 "name a new file, or a plan cache pddlkit wrote") from None
 
     def _connect(self) -> sqlite3.Connection:
         db = getattr(self._local, "db", None)

@@ -197,6 +197,7 @@ class _Running:
         self.start = time.monotonic()
         self.workdir = make_workdir()
         self.worker = None
+        self.healthy = False  # the worker goes back to the pool only after a normal reply
         self.failure: Optional[PlanResult] = None
         try:
             domain_file, problem_file = source.files(self.workdir)
@@ -229,6 +230,9 @@ class _Running:
         deadline = self.start + timeout + 10 if timeout else None
         try:
             reply = self.worker.receive(deadline)
+            # a failure of the worker itself (not of the translator or search) may leave
+            # children or state behind: that worker is replaced
+            self.healthy = reply.get("stage") != "worker"
             plan_texts = [Path(p).read_text(errors="replace") for p in reply.get("plans", [])]
         except WorkerTimeout:
             return error_result(planner.name, "planner-timeout",
@@ -244,11 +248,12 @@ class _Running:
     def cancel(self) -> None:
         if self.worker is not None:
             self.worker.cancel()
+            self.healthy = self.worker.alive
         self._close()
 
     def _close(self) -> None:
         if self.worker is not None:
-            POOL.release(self.worker)
+            POOL.release(self.worker, self.healthy)
             self.worker = None
         if self.workdir is not None:
             remove_workdir(self.workdir)

@@ -110,8 +110,8 @@ def _wait(pid: int, deadline: float | None) -> tuple[int | None, str | None]:
             if remaining is not None and remaining <= 0:
                 return None, TIMED_OUT
             watch = [0] if fd is None else [0, fd]
-            wait = remaining if fd is not None else (
-                0.002 if remaining is None else min(0.002, remaining))
+            wait = (min(remaining, 3600.0) if remaining is not None else 3600.0) \
+                if fd is not None else (0.002 if remaining is None else min(0.002, remaining))
             ready, _, _ = select.select(watch, [], [], wait)
             if 0 in ready:
                 INPUT.fill()

@@ -67,16 +67,52 @@ def availability(planner: object) -> tuple[bool, str]:
         return False, f"{type(exc).__name__}: {exc}"
 
 
+#: the longest time limit accepted (a year); above it, say ``timeout=None`` for no limit
+MAX_TIMEOUT = 365 * 24 * 3600.0
+
+
+class LimitError(ValueError):
+    """A time or memory limit that is not a limit (zero, negative, NaN, infinite, not a
+    number): the caller's mistake, reported before any planner starts, never as a planner
+    time-out or a PDDL error."""
+
+
+def check_timeout(timeout: object, what: str = "timeout",
+                  no_limit: str = "pass None for no limit") -> Optional[float]:
+    """``timeout`` as float seconds (None: no limit), or LimitError saying what to pass."""
+    import math
+
+    if timeout is None:
+        return None
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
+        raise LimitError(f"{what} must be a number of seconds or None, got "
+                         f"{type(timeout).__name__} {timeout!r}")
+    value = float(timeout)
+    if math.isnan(value) or value <= 0:
+        raise LimitError(f"{what} must be a positive number of seconds, got {timeout!r}"
+                         + (f"; {no_limit}" if no_limit else ""))
+    if value > MAX_TIMEOUT:
+        raise LimitError(f"{what} of {timeout!r} seconds is longer than a year"
+                         + (f"; {no_limit}" if no_limit else ""))
+    return value
+
+
 def parse_memory(limit: object) -> Optional[int]:
     """Bytes from an int or a string such as '512M', '4G' (None: no limit)."""
     if limit is None or limit == "":
         return None
-    if isinstance(limit, (int, float)):
+    if isinstance(limit, (int, float)) and not isinstance(limit, bool):
+        if limit != limit or limit <= 0 or limit == float("inf"):
+            raise LimitError(f"memory limit must be a positive number of bytes or a size "
+                             f"such as 512M or 4G, got {limit!r}")
         return int(limit)
     text = str(limit).strip().upper().rstrip("B")
     factor = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(text[-1:], 1)
     number = text[:-1] if text[-1:] in "KMG" else text
     try:
-        return int(float(number) * factor)
+        value = float(number) * factor
     except ValueError:
-        raise ValueError(f"memory limit {limit!r} is not a size such as 512M or 4G") from None
+        value = float("nan")
+    if not 0 < value < float("inf"):
+        raise LimitError(f"memory limit {limit!r} is not a size such as 512M or 4G") from None
+    return int(value)

@@ -20,6 +20,10 @@ import time
 from typing import Optional
 
 
+#: the longest single select() wait (larger values overflow on some platforms)
+MAX_WAIT = 3600.0
+
+
 class WorkerDied(RuntimeError):
     """The worker process exited or was killed while serving a request."""
 
@@ -51,8 +55,12 @@ class Worker:
         fd = self.proc.stdout.fileno()
         while "\n" not in self._buffer:
             remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
-            ready, _, _ = select.select([fd], [], [], remaining)
+            # waits are cut into slices select() can take, whatever the deadline
+            ready, _, _ = select.select([fd], [], [], None if remaining is None
+                                        else min(remaining, MAX_WAIT))
             if not ready:
+                if remaining is not None and remaining > MAX_WAIT:
+                    continue
                 self.kill()
                 raise WorkerTimeout("the Fast Downward worker did not answer in time")
             chunk = os.read(fd, 1 << 16)
@@ -131,8 +139,13 @@ class WorkerPool:
                     return w
         return Worker()
 
-    def release(self, worker: Worker) -> None:
+    def release(self, worker: Worker, healthy: bool = True) -> None:
+        """Give a worker back; one that failed in any way (``healthy=False``) is killed, so
+        the next call starts a fresh one instead of inheriting its state."""
         if not worker.alive:
+            return
+        if not healthy:
+            worker.kill()
             return
         with self._lock:
             if self._pid == os.getpid() and len(self._idle) < self.max_idle:
