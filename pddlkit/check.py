@@ -16,11 +16,19 @@ Severity choices where PDDL practice and the letter of the standard differ:
 Errors follow what makes Fast Downward's translator reject a file (section order, field order,
 objects of undeclared types, duplicate objects, ``either`` as an object's type), so that a file
 pddlkit accepts is a file the planner accepts.
+
+The target planner. ``check(..., planner="fast-downward")`` (the default, as for
+``pddlkit.plan``) also makes errors of what only Fast Downward rejects: ``(either ...)``
+types where its translator refuses them (everywhere but a predicate's declaration), and numbers it cannot take as action costs (negative, fractional, or at least
+2**31 - 1, which its search reads as infinity or cannot parse). ``planner=None`` checks
+against PDDL itself: ``either`` is then a warning, and only a number too large to be a number
+at all (it reads as infinity) is an error.
 """
 
 from __future__ import annotations
 
 import difflib
+import math
 import sys
 from dataclasses import dataclass, field
 from typing import Iterable, Optional, Union
@@ -28,7 +36,7 @@ from typing import Iterable, Optional, Union
 from .diagnostics import Diagnostic, DiagnosticSink, PDDLError, PDDLSemanticError, Severity
 from .pddl.model import (
     And, Atom, Comparison, Domain, Exists, Forall, ForallEffect, Formula, FunctionTerm, Imply,
-    Literal, Not, NumericEffect, Or, Problem, TypedName, When, iter_effect_literals,
+    Literal, Not, Number, NumericEffect, Or, Problem, TypedName, When, iter_effect_literals,
     iter_numeric_terms,
 )
 from .pddl.reader import Source, read_domain, read_problem
@@ -95,8 +103,13 @@ def _dym(word: str, options: Iterable[str]) -> str:
     return f"did you mean '{close[0]}'? " if close else ""
 
 
+#: Fast Downward's search reads action costs as C++ ints, and INT_MAX means "infinity"
+FD_MAX_COST = 2 ** 31 - 1
+
+
 class _Checker:
-    def __init__(self, domain: Domain, dsink: DiagnosticSink):
+    def __init__(self, domain: Domain, dsink: DiagnosticSink, planner: Optional[str] = None):
+        self.fast_downward = bool(planner) and str(planner).startswith("fast-downward")
         self.domain = domain
         self.dsink = dsink
         self.sink = dsink
@@ -142,16 +155,21 @@ class _Checker:
         """Could one object have both types? (one is an ancestor of the other)"""
         return any(x in self.ancestors(y) or y in self.ancestors(x) for x in a for y in b)
 
-    def check_type_refs(self, names: Iterable[TypedName], where: str, objects=False) -> None:
-        """Types must be declared; objects' types explicitly (a parent-only type is not enough)."""
+    def check_type_refs(self, names: Iterable[TypedName], where: str, objects=False,
+                        either_ok=False) -> None:
+        """Types must be declared; objects' types explicitly (a parent-only type is not enough).
+        ``either_ok``: Fast Downward takes (either ...) here (predicate declarations only)."""
         known = self.declared_types if objects else self.types
         for tn in names:
             if tn.types != ("object",):
                 self.uses("typing", tn.pos)
             if len(tn.types) > 1 and not objects:
-                self.warn("either-type", f"{tn.name} in {where} has the type (either "
-                          f"{' '.join(tn.types)}), which Fast Downward does not accept", tn.pos,
-                          hint="declare a common supertype and use it instead of (either ...)")
+                fatal = self.fast_downward and not either_ok
+                self.add("either-type", f"{tn.name} in {where} has the type (either "
+                         f"{' '.join(tn.types)}), which Fast Downward "
+                         + ("does not accept" if not either_ok else "reads as 'object'"), tn.pos,
+                         hint="declare a common supertype and use it instead of (either ...)",
+                         severity=Severity.ERROR if fatal else Severity.WARNING)
             for t in tn.types:
                 if t not in known:
                     self.add("undeclared-type", f"type '{t}' of {tn.name} in {where} is not "
@@ -222,7 +240,7 @@ class _Checker:
         self.check_duplicates(d.functions, "function")
         self.check_duplicates(d.actions, "action")
         for p in d.predicates:
-            self.check_type_refs(p.parameters, f"predicate ({p.name} ...)")
+            self.check_type_refs(p.parameters, f"predicate ({p.name} ...)", either_ok=True)
         for f in d.functions:
             self.uses("costs", f.pos)
             self.check_type_refs(f.parameters, f"function ({f.name} ...)")
@@ -421,6 +439,30 @@ class _Checker:
                 self.function_term(e.target, scope, where, "effect")
                 for t in iter_numeric_terms(e.value):
                     self.function_term(t, scope, where, "effect")
+                if isinstance(e.value, Number):
+                    self.number(e.value.value, f"the effect of {where}", e.pos)
+
+    def number(self, value: float, where: str, pos) -> None:
+        """A number used as an action cost: what Fast Downward (or any reader) rejects."""
+        if math.isinf(value) or math.isnan(value):
+            self.add("number-too-large", f"a number in {where} has too many digits to be a "
+                     "number (it reads as infinity)", pos,
+                     hint="write a cost with at most 9 digits")
+        elif not self.fast_downward:
+            return
+        elif math.copysign(1.0, value) < 0:
+            self.add("negative-number", f"the number {value:g} in {where} is negative; Fast "
+                     "Downward's translator rejects negative numbers", pos,
+                     hint="action costs must be 0 or more; make this number non-negative")
+        elif value != int(value):
+            self.add("fractional-number", f"the number {value:g} in {where} is not a whole "
+                     "number; Fast Downward supports only integer action costs", pos,
+                     hint="scale every cost to whole numbers (e.g. 1.5 -> 15 with the others "
+                          "times 10)")
+        elif value >= FD_MAX_COST:
+            self.add("number-out-of-range", f"the number {value:.0f} in {where} is too large "
+                     f"for Fast Downward (action costs must be below {FD_MAX_COST})", pos,
+                     hint="use smaller costs; Fast Downward reads costs as 32-bit integers")
 
     def derived_names(self) -> set:
         return {r.predicate.name for r in self.domain.derived}
@@ -451,8 +493,9 @@ class _Checker:
             if a.predicate in self.derived_names():
                 self.warn("derived-in-init", f"derived predicate {a.predicate} is listed in :init",
                           a.pos, hint="remove it: derived predicates are computed from their rule")
-        for t, _ in problem.numeric_init:
+        for t, value in problem.numeric_init:
             self.function_term(t, {}, "the problem", ":init")
+            self.number(value, f"(= ({' '.join((t.name, *t.args))}) ...) in :init", t.pos)
         self.formula(problem.goal, {}, "the problem", "goal")
         if problem.metric is not None:
             for t in iter_numeric_terms(problem.metric.expression):
@@ -495,6 +538,35 @@ class _Checker:
                                "the goal")
 
 
+def _decoded(source):
+    """UTF-8 bytes become text; anything else is left for :func:`_unreadable` to judge."""
+    if isinstance(source, (bytes, bytearray)):
+        try:
+            return bytes(source).decode("utf-8")
+        except UnicodeDecodeError:
+            return source
+    return source
+
+
+def _unreadable(source, what: str) -> Optional[Diagnostic]:
+    """A diagnostic for input that is not PDDL text, a path or a model; None if it is."""
+    if isinstance(source, (str, Domain, Problem)) or hasattr(source, "__fspath__"):
+        return None
+    if isinstance(source, (bytes, bytearray)):
+        try:
+            bytes(source).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            shown = bytes(source[max(0, exc.start - 10):exc.start + 10])
+            return Diagnostic("unreadable-input", Severity.ERROR,
+                              f"the {what} is not UTF-8 text: byte {exc.start} is "
+                              f"{source[exc.start]:#04x} (near {shown!r})",
+                              hint="pass PDDL text (str) or a path to a .pddl file")
+    return Diagnostic("unreadable-input", Severity.ERROR,
+                      f"the {what} is {type(source).__name__}, not PDDL text, a path or a model",
+                      hint="pass PDDL text (str), a pathlib.Path to a .pddl file, or a "
+                           "parsed Domain/Problem")
+
+
 def _as_domain(source) -> tuple[Optional[Domain], list[Diagnostic]]:
     if isinstance(source, Domain):
         return source, []
@@ -513,13 +585,23 @@ def _as_problem(source) -> tuple[Optional[Problem], list[Diagnostic]]:
         return None, list(exc.diagnostics)
 
 
-def check(domain: Union[Domain, Source], problem: Union[Problem, Source, None] = None) -> CheckReport:
+def check(domain: Union[Domain, Source], problem: Union[Problem, Source, None] = None, *,
+          planner: Optional[str] = "fast-downward") -> CheckReport:
     """Read (if needed) and statically check a domain and optionally a problem.
 
-    Never raises for bad PDDL: syntax and semantic problems are all in the report. Static
-    checks run on whatever could be read, so one broken section does not hide the rest.
+    Never raises: syntax and semantic problems are all in the report, and so is input that
+    is not PDDL text at all (None, bytes that are not UTF-8: an ``unreadable-input`` error).
+    Static checks run on whatever could be read, so one broken section does not hide the
+    rest. ``planner`` is the target: "fast-downward" (the default) or None (PDDL itself);
+    see the module docstring.
     """
     report = CheckReport()
+    domain, problem = _decoded(domain), _decoded(problem)
+    bad = _unreadable(domain, "domain") or (_unreadable(problem, "problem")
+                                            if problem is not None else None)
+    if bad is not None:
+        report.diagnostics.append(bad)
+        return report
     dom, diags = _as_domain(domain)
     report.diagnostics.extend(diags)
     report.domain = dom
@@ -531,7 +613,7 @@ def check(domain: Union[Domain, Source], problem: Union[Problem, Source, None] =
     if dom is None:
         return report
     dsink = DiagnosticSink(dom.source or "", dom.file)
-    checker = _Checker(dom, dsink)
+    checker = _Checker(dom, dsink, planner)
     checker.check_domain()
     report.diagnostics.extend(dsink.items)
     if prob is not None:

@@ -21,7 +21,8 @@ def _cmd_check(args) -> int:
     from .check import check
     from .diagnostics import diagnostics_to_json
 
-    report = check(Path(args.domain), Path(args.problem) if args.problem else None)
+    report = check(Path(args.domain), Path(args.problem) if args.problem else None,
+                   planner=None if args.planner == "any" else args.planner)
     if args.json:
         print(json.dumps({"ok": report.ok, "errors": len(report.errors),
                           "warnings": len(report.warnings),
@@ -156,6 +157,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("domain")
     p.add_argument("problem", nargs="?")
     p.add_argument("--json", action="store_true", help="machine-readable diagnostics")
+    p.add_argument("--planner", default="fast-downward", choices=("fast-downward", "any"),
+                   help="the target: what Fast Downward rejects is an error (default), or "
+                        "'any' for PDDL itself (either types and negative costs are allowed)")
     p.set_defaults(func=_cmd_check)
 
     p = sub.add_parser("validate", help="simulate a plan and say whether it reaches the goal")

@@ -58,20 +58,24 @@ class Diagnostic:
         return where
 
     def caret(self) -> str:
-        """The offending line with a caret under the column, or '' when unknown."""
+        """The offending line with a caret under the column, or '' when unknown. Characters
+        that a terminal would not show as themselves (control bytes, undecodable input) are
+        escaped, and the caret still points at the same character."""
         if not self.source_line or not self.line:
             return ""
-        text = self.source_line.rstrip("\n").expandtabs(1)
-        pad = " " * max(self.column - 1, 0)
-        return f"    {text}\n    {pad}^"
+        raw = self.source_line.rstrip("\n").replace("\t", " ")
+        before = max(self.column - 1, 0)
+        pad = " " * len(printable(raw[:before]))
+        return f"    {printable(raw)}\n    {pad}^"
 
     def format(self) -> str:
-        out = f"{self.location()}: {self.severity.value}[{self.code}]: {self.message}"
+        out = (f"{printable(self.location())}: {self.severity.value}[{self.code}]: "
+               f"{printable(self.message)}")
         caret = self.caret()
         if caret:
             out += "\n" + caret
         if self.hint:
-            out += f"\n    hint: {self.hint}"
+            out += f"\n    hint: {printable(self.hint)}"
         return out
 
     def __str__(self) -> str:  # pragma: no cover - convenience
@@ -82,6 +86,15 @@ class Diagnostic:
         data["severity"] = self.severity.value
         data["expected"] = list(self.expected)
         return data
+
+
+def printable(text: str) -> str:
+    """``text`` with what a terminal would not show as itself escaped (``\\x1b``, ``\\ufffd``
+    for bytes that were not UTF-8), so binary garbage in a file cannot garble or drive the
+    terminal that shows a diagnostic."""
+    if text.isprintable() and "\ufffd" not in text:
+        return text
+    return "".join(c if c.isprintable() and c != "\ufffd" else ascii(c)[1:-1] for c in text)
 
 
 def errors(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:

@@ -106,3 +106,132 @@ def test_diagnostics_point_into_the_right_file(tmp_path):
 def test_check_never_raises_on_garbage():
     report = check("}{ not pddl at all", "(((")
     assert not report.ok and report.errors
+
+
+# --------------------------------------------------------------------------- what Fast Downward rejects
+
+COST_DOMAIN = """(define (domain t) (:requirements :strips :typing :action-costs)
+ (:types a b)
+ (:predicates (p ?x - PTYPE) (q))
+ (:functions (total-cost) - number (c) - number)
+ (:action go :parameters (?x - a) :precondition (p ?x)
+   :effect (and (q) (increase (total-cost) EFFECT))))"""
+COST_PROBLEM = """(define (problem pp) (:domain t) (:objects x - a)
+ (:init (p x) (= (total-cost) 0) (= (c) VALUE))
+ (:goal (q)) (:metric minimize (total-cost)))"""
+
+
+def _cost_files(value="3", effect="(c)", ptype="a"):
+    return (COST_DOMAIN.replace("PTYPE", ptype).replace("EFFECT", effect),
+            COST_PROBLEM.replace("VALUE", value))
+
+
+@pytest.mark.parametrize("value, effect, ptype, code", [
+    ("-3", "(c)", "a", "negative-number"),
+    ("-0", "(c)", "a", "negative-number"),
+    ("1", "-2", "a", "negative-number"),
+    ("1.5", "(c)", "a", "fractional-number"),
+    ("9" * 5000, "(c)", "a", "number-too-large"),
+    ("2147483647", "(c)", "a", "number-out-of-range"),
+    ("99999999999", "(c)", "a", "number-out-of-range"),
+])
+def test_what_fast_downward_rejects_is_an_error_and_the_planner_agrees(value, effect, ptype, code):
+    """`check` passes a file only if Fast Downward takes it: each of these is an error for
+    the default target, and Fast Downward itself fails on it (run without pddlkit's checks)."""
+    import pddlkit
+
+    dom, prob = _cost_files(value, effect, ptype)
+    report = check(dom, prob)
+    assert code in {d.code for d in report.errors}, report.format()
+    located = next(d for d in report.errors if d.code == code)
+    assert located.line and located.hint
+    raw = pddlkit.plan(dom, prob, cache=False, check=False, explain=False)
+    assert not raw.solved, (code, raw.format())
+    through = pddlkit.plan(dom, prob, cache=False)  # with the checks: the same error, located
+    assert through.status.value == "error" and code in {d.code for d in through.diagnostics}
+
+
+EITHER = [
+    ("(:constants k - (either a b))", "(p ?x)", "(?x - a)"),
+    ("", "(exists (?y - (either a b)) (p ?y))", "(?x - a)"),
+    ("", "(p ?x)", "(?x - (either a b))"),
+]
+
+
+@pytest.mark.parametrize("constants, pre, params", EITHER)
+def test_either_types_fast_downward_refuses_are_errors(constants, pre, params):
+    import pddlkit
+
+    dom = (f"(define (domain t) (:requirements :strips :typing) (:types a b) {constants} "
+           f"(:predicates (p ?x - object) (q)) (:action go :parameters {params} "
+           f":precondition {pre} :effect (q)))")
+    prob = "(define (problem pp) (:domain t) (:objects x - a) (:init (p x)) (:goal (q)))"
+    report = check(dom, prob)
+    assert {"either-type", "either-object"} & {d.code for d in report.errors}, report.format()
+    assert not pddlkit.plan(dom, prob, cache=False, check=False, explain=False).solved
+
+
+def test_either_in_a_predicate_declaration_is_what_fast_downward_takes():
+    import pddlkit
+
+    dom, prob = _cost_files(ptype="(either a b)")
+    report = check(dom, prob)
+    assert report.ok and [d.code for d in report.warnings] == ["either-type"]
+    assert pddlkit.plan(dom, prob, cache=False).solved
+
+
+def test_fast_downward_only_errors_are_warnings_or_silent_for_any_planner():
+    dom = (f"(define (domain t) (:requirements :strips :typing) (:types a b) "
+           f"(:predicates (p ?x - object) (q)) (:action go :parameters (?x - (either a b)) "
+           f":precondition (p ?x) :effect (q)))")
+    report = check(dom, planner=None)
+    assert report.ok and [d.code for d in report.warnings] == ["either-type"]
+    assert not check(dom).ok
+    assert check(*_cost_files("-3"), planner=None).ok
+    assert not check(*_cost_files("9" * 5000), planner=None).ok  # not a number for anyone
+
+
+def test_good_costs_pass_and_plan():
+    import pddlkit
+
+    dom, prob = _cost_files("2147483646")
+    assert check(dom, prob).ok
+    assert check(*_cost_files("0")).ok
+    assert pddlkit.plan(*_cost_files("7"), cache=False).solved
+
+
+def test_the_translator_hint_never_says_check_found_nothing():
+    from pddlkit.planners.fast_downward import log_diagnostics
+    from pddlkit.planners.task import load_task
+
+    task = load_task(*_cost_files())
+    diag = log_diagnostics(31, {"stage": "translate", "translate_log": "Got: (q)"}, task)[0]
+    assert "lists every problem" not in diag.hint and "miss" in diag.hint
+
+
+# --------------------------------------------------------------------------- input that is not PDDL
+
+
+@pytest.mark.parametrize("bad, words", [(None, "NoneType"), (42, "int"),
+                                        (b"\xff\xfe(define", "not UTF-8")])
+def test_check_never_raises_on_input_that_is_not_text(bad, words):
+    report = check(bad)
+    assert not report.ok and report.errors[0].code == "unreadable-input"
+    assert words in report.errors[0].message and report.errors[0].hint
+    assert bad is None or not check(domain(), bad).ok  # problem=None: no problem given
+
+
+def test_utf8_bytes_are_read_as_text():
+    assert check(domain().encode(), problem().encode()).ok
+
+
+def test_binary_garbage_is_shown_escaped():
+    text = "(define (domain \x00\x1b[31mx) (:predicates (p \x07)))"
+    shown = check(text).format()
+    assert "\x1b" not in shown and "\x00" not in shown and "\\x1b" in shown
+    report = check(b"(define (domain \xff\xfe x))".decode("utf-8", "replace"))
+    assert "\ufffd" not in report.format() and "\\ufffd" in report.format()
+    d = next(d for d in check(text).diagnostics if d.source_line)
+    line, caret = d.caret().splitlines()
+    assert caret.index("^") - 4 == len(
+        __import__("pddlkit").diagnostics.printable(d.source_line[:d.column - 1]))

@@ -8,7 +8,10 @@ import pytest
 from pddlkit import PDDLError, parse_domain, parse_problem
 from pddlkit.check import check
 
-AGREEMENT_TARGET = 0.95
+#: pairs Fast Downward accepted that pddlkit flags (measured: 59 of 6,139, each a real defect
+#: FD tolerates: undeclared parameter types, variables used as objects, invalid names); a new
+#: one means the checker got stricter than the planner
+MAX_FLAGGED_ACCEPTED = 59
 
 
 @pytest.fixture(scope="module")
@@ -33,9 +36,9 @@ def test_translate_errors_are_reported_as_errors(reports):
     missed = {rec["id"]: rec["fd"].get("error", "")[:120] for rec, r in fd_errors if not r.errors}
     rate = len(agree) / len(fd_errors)
     print(f"\nagreement with FD translate errors: {len(agree)}/{len(fd_errors)} = {rate:.4f}")
-    for key, err in missed.items():
-        print(f"  missed {key}: {err!r}")
-    assert rate >= AGREEMENT_TARGET
+    # every file Fast Downward's translator rejects, pddlkit rejects too: any disagreement
+    # is a file `pddlkit check` passes that the planner refuses, which the checker must catch
+    assert not missed, "\n".join(f"missed {key}: {err!r}" for key, err in missed.items())
 
 
 def test_every_error_has_a_position_or_a_file_level_reason_and_a_message(reports):
@@ -51,4 +54,4 @@ def test_few_errors_on_pairs_fast_downward_accepted(reports):
     variables used as objects, ...); keep them rare so the checker does not block good files."""
     accepted = [(rec, r) for rec, r in reports if rec["fd"]["status"] in ("solved", "unsolvable")]
     flagged = [rec["id"] for rec, r in accepted if r.errors]
-    assert len(flagged) / len(accepted) < 0.02
+    assert len(accepted) == 6139 and len(flagged) <= MAX_FLAGGED_ACCEPTED, len(flagged)

@@ -83,7 +83,8 @@ def plan(domain: DomainInput, problem: ProblemInput, planner: Union[str, Planner
         if check:
             from ..check import check as static_check
 
-            report = static_check(task.domain, task.problem)
+            # Fast Downward's own limits (either types, negative costs) are errors for it only
+            report = static_check(task.domain, task.problem, planner=chosen.name)
             if not report.ok:
                 return PlanResult(PlanStatus.ERROR, chosen.name, config=chosen.config(),
                                   diagnostics=tuple(report.diagnostics),

@@ -277,8 +277,8 @@ def log_diagnostics(code: Optional[int], reply: dict, task: PlanningTask) -> lis
     message = " ".join(" ".join(lines[-4:]).split())[:600] or EXIT_NAMES.get(code, f"exit {code}")
     what = EXIT_NAMES.get(code, f"Fast Downward failed with exit code {code}")
     file, line, source_line = _locate(message, task)
-    hint = ("fix the PDDL where the translator points; `pddlkit check` lists every problem "
-            "it can find" if code in (30, 31) else
+    hint = ("fix the PDDL where the translator points; pddlkit's static checks passed this "
+            "file, so this is a case they miss (please report it)" if code in (30, 31) else
             "this search configuration cannot handle the task; try alias='lama-first'"
             if code == 34 else "see PlanResult.log for Fast Downward's full output")
     return [Diagnostic(f"fast-downward-exit-{code}", Severity.ERROR, f"{what}: {message}",
