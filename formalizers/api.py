@@ -59,6 +59,18 @@ class FormalizeResult:
         return self.commands is not None
 
 
+def _rate(text: str) -> float:
+    """The error rate of 'noisy:RATE': a probability, or a ValueError that says so."""
+    try:
+        rate = float(text)
+    except ValueError:
+        rate = float("nan")
+    if not 0.0 <= rate <= 1.0:
+        raise ValueError(f"noisy:{text}: the error rate must be a number from 0 to 1 "
+                         "(e.g. noisy:0.3)")
+    return rate
+
+
 def make_formalizer(llm: Any, env_id: str, **options: Any):
     """'observation' / 'noisy' (offline), a formalizer object (anything with ``propose``), or
     an LLM (spec string or object)."""
@@ -71,7 +83,7 @@ def make_formalizer(llm: Any, env_id: str, **options: Any):
     if isinstance(llm, str) and (llm == "noisy" or llm.startswith("noisy:")):
         from .noisy import NoisyFormalizer
 
-        rate = float(llm.split(":", 1)[1]) if ":" in llm else options.pop("rate", None)
+        rate = _rate(llm.split(":", 1)[1]) if ":" in llm else options.pop("rate", None)
         return NoisyFormalizer(env_id, **({"rate": rate} if rate is not None else {}), **options)
     from .llm_formalizer import LLMFormalizer
 

@@ -14,7 +14,39 @@ import os
 import sys
 import textwrap
 from dataclasses import asdict
-from typing import Any
+from pathlib import Path
+from typing import Any, Optional
+
+
+def _count(least: int):
+    """argparse type: an integer of at least ``least`` (0 episodes would print nothing)."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise __import__("argparse").ArgumentTypeError(f"{text!r} is not a whole number")
+        if value < least:
+            raise __import__("argparse").ArgumentTypeError(f"must be {least} or more, got {value}")
+        return value
+    return parse
+
+
+def _writable_file(path: Optional[str], flag: str) -> Optional[str]:
+    """Why ``path`` cannot take appended JSON lines (a directory, an unwritable place), or
+    None. Checked before the episode, so no work is lost to a bad path at the end."""
+    if not path:
+        return None
+    where = Path(path)
+    if where.is_dir():
+        return f"{flag} {path} is a directory; name a file, e.g. {where / 'episode.jsonl'}"
+    try:
+        where.parent.mkdir(parents=True, exist_ok=True)
+        with open(where, "a", encoding="utf-8"):
+            pass
+    except OSError as exc:
+        return f"{flag} {path}: cannot write there ({exc.strerror or exc}); name a file in a " \
+               "folder you can write to"
+    return None
 
 
 def register(sub) -> None:
@@ -26,15 +58,17 @@ def register(sub) -> None:
     p.add_argument("--task", help="alfworld: pick, look, clean, heat, cool, pick_two")
     p.add_argument("--floorplan", type=int, help="alfworld: the AI2-THOR scene (default: by seed)")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--episodes", type=int, default=1, help="seeds seed, seed+1, ...")
+    p.add_argument("--episodes", type=_count(1), default=1, help="seeds seed, seed+1, ...")
     p.add_argument("--agent", default="pddlego", choices=["pddlego", "plangen"],
                    help="pddlego: the PDDLego+ loop; plangen: the LLM picks each command")
     p.add_argument("--llm", default="observation",
                    help="'observation', 'noisy[:rate]', or an LLM spec (openai:gpt-4o-mini, ...)")
     p.add_argument("--goal-style", default="detailed", choices=["detailed", "simple"])
     p.add_argument("--prompts", help="a folder of prompt templates overriding the bundled ones")
-    p.add_argument("--budget", type=int, default=50, help="environment actions per episode")
-    p.add_argument("--retries", type=int, default=5, help="solver and simulation retry limits")
+    p.add_argument("--budget", type=_count(1), default=50,
+                   help="environment actions per episode")
+    p.add_argument("--retries", type=_count(0), default=5,
+                   help="solver and simulation retry limits")
     p.add_argument("--record", help="write the episode record (JSONL) here")
     p.add_argument("--transcript", help="append every LLM call (JSONL) here")
     p.add_argument("--quiet", action="store_true", help="no live transcript")
@@ -72,7 +106,9 @@ def domains_command(args) -> int:
         for e in entries if not args.json else ():
             print(f"{e.id}  won {e.episodes_won}  problems {len(e.problems())}  "
                   f"models {', '.join(e.models) or '-'}  tasks {'; '.join(e.tasks)[:60]}")
-        return 0
+        for problem in library.skipped:
+            print(f"pddlkit domains: skipped {problem}", file=sys.stderr)
+        return 1 if library.skipped else 0
     if not args.entry:
         print(f"pddlkit domains {args.action}: give an entry id (see `pddlkit domains list`)",
               file=sys.stderr)
@@ -108,6 +144,13 @@ def run_command(args) -> int:
     from .loop import Limits, run_episode
 
     options = {}
+    for path, flag in ((args.record if args.episodes == 1 or not args.record
+                        else f"{args.record}.{args.seed}", "--record"),
+                       (args.transcript, "--transcript")):
+        problem = _writable_file(path, flag)
+        if problem:
+            print(f"pddlkit run: {problem}", file=sys.stderr)
+            return 2
     offline = args.llm == "observation" or args.llm.startswith("noisy")
     if args.agent == "plangen" and offline:
         print("pddlkit run: --agent plangen needs an LLM (openai:..., hf:..., replay:..., "
@@ -131,7 +174,8 @@ def run_command(args) -> int:
                 formalizer = make_formalizer(args.llm, env.id, **options)
             if args.llm.startswith("noisy"):
                 formalizer.rng.seed(seed)
-        except (LLMError, LookupError, ValueError, TypeError, FileNotFoundError) as exc:
+        except (LLMError, LookupError, ValueError, TypeError, FileNotFoundError,
+                ImportError) as exc:  # ImportError: TextWorld/ALFWorld not installed
             print(f"pddlkit run: {exc}", file=sys.stderr)
             return 2
         frozen = None
@@ -152,15 +196,19 @@ def run_command(args) -> int:
             f"{args.record}.{seed}"
         limits = Limits(max_solver_retries=args.retries, max_simulation_retries=args.retries,
                         action_budget=args.budget)
-        if args.agent == "plangen":
-            from .plangen import run_plangen
+        try:
+            if args.agent == "plangen":
+                from .plangen import run_plangen
 
-            result = run_plangen(env, formalizer, seed=seed, record=record, on_event=show,
-                                 limits=limits)
-        else:
-            result = run_episode(env, formalizer, seed=seed, record=record, on_event=show,
-                                 limits=limits, domain=frozen, repair=args.repair,
-                                 fact_memory=args.fact_memory)
+                result = run_plangen(env, formalizer, seed=seed, record=record, on_event=show,
+                                     limits=limits)
+            else:
+                result = run_episode(env, formalizer, seed=seed, record=record, on_event=show,
+                                     limits=limits, domain=frozen, repair=args.repair,
+                                     fact_memory=args.fact_memory)
+        except ImportError as exc:  # an adapter whose package or venv is missing: at reset
+            print(f"pddlkit run: {exc}", file=sys.stderr)
+            return 2
         won += result.won
         if args.save_domain and result.won:
             saved = library.save_episode(result, model=args.llm)  # None: no PDDL (plangen)

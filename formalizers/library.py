@@ -78,6 +78,8 @@ class Verification:
 class DomainLibrary:
     def __init__(self, root: Union[str, os.PathLike, None] = None) -> None:
         self.root = Path(root) if root else default_root()
+        #: entries that could not be read, each with what is wrong and what to do
+        self.skipped: list[str] = []
 
     # ------------------------------------------------------------------ storing
 
@@ -119,6 +121,7 @@ class DomainLibrary:
     # ------------------------------------------------------------------ finding
 
     def entries(self, env: Optional[str] = None) -> list[DomainEntry]:
+        self.skipped = []
         if not self.root.is_dir():
             return []
         envs = [self.root / env] if env else sorted(p for p in self.root.iterdir() if p.is_dir())
@@ -172,13 +175,25 @@ class DomainLibrary:
         return Verification(solved == len(problems), entry.id, len(problems), solved, messages)
 
     def _read(self, folder: Path) -> Optional[DomainEntry]:
+        """The entry in ``folder``; a broken one is skipped and named in ``self.skipped``
+        (one unreadable meta.json must not hide the rest of the library)."""
         meta = folder / "meta.json"
         if not meta.is_file() or not (folder / "domain.pddl").is_file():
             return None
-        data = json.loads(meta.read_text())
-        return DomainEntry(folder, data["env"], data["sha256"], data.get("tasks", []),
-                           data.get("models", []), data.get("episodes_won", 0),
-                           data.get("created", 0.0), data.get("updated", 0.0))
+        try:
+            data = json.loads(meta.read_text(encoding="utf-8"))
+            if not isinstance(data, dict):
+                raise ValueError("it is not a JSON object")
+            missing = [k for k in ("env", "sha256") if not isinstance(data.get(k), str)]
+            if missing:
+                raise ValueError(f"it lacks {' and '.join(repr(k) for k in missing)}")
+            return DomainEntry(folder, data["env"], data["sha256"], list(data.get("tasks", [])),
+                               list(data.get("models", [])), int(data.get("episodes_won", 0)),
+                               float(data.get("created", 0.0)), float(data.get("updated", 0.0)))
+        except (ValueError, TypeError, UnicodeDecodeError, OSError) as exc:
+            self.skipped.append(f"{meta}: not a library entry ({exc}); fix the file or delete "
+                                "the folder")
+            return None
 
 
 def _canonical(domain: str) -> str:

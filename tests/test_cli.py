@@ -56,3 +56,91 @@ def test_demo_runs_offline():
                          capture_output=True, text=True)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "VALID" in out.stdout and "INVALID" in out.stdout and "error[" in out.stdout
+
+
+# --------------------------------------------------------------------------- bad input: one line, no traceback
+
+
+def _one_line_error(out, *words, code=2):
+    assert out.returncode == code, (out.returncode, out.stdout[-500:], out.stderr[-500:])
+    assert "Traceback" not in out.stderr and "Traceback" not in out.stdout
+    lines = [ln for ln in out.stderr.splitlines() if ln.startswith("pddlkit")]
+    assert lines and all(w in out.stderr for w in words), out.stderr
+    return lines
+
+
+def test_run_record_that_is_a_directory(tmp_path):
+    out = run("run", "--record", tmp_path, "--quiet")
+    _one_line_error(out, "--record", "is a directory")
+
+
+def test_run_transcript_in_a_place_that_cannot_be_written(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    out = run("run", "--transcript", blocker / "sub" / "t.jsonl", "--llm", "replay:x.jsonl",
+              "--quiet")
+    _one_line_error(out, "--transcript", "cannot write there")
+
+
+def test_run_zero_episodes_and_bad_noisy_rates_are_usage_errors():
+    _one_line_error(run("run", "--episodes", "0"), "--episodes", "1 or more")
+    _one_line_error(run("run", "--budget", "-4"), "--budget")
+    for rate in ("-1", "1.5", "abc", "nan"):
+        _one_line_error(run("run", "--llm", f"noisy:{rate}", "--quiet"), f"noisy:{rate}",
+                        "from 0 to 1")
+    assert run("run", "--llm", "noisy:0", "--quiet").returncode == 0
+
+
+def test_run_without_textworld_installed_says_how_to_get_it():
+    """The TextWorld adapter's own 'unavailable' message, not its traceback (textworld is
+    hidden from this child process by a meta-path finder)."""
+    code = ("import sys\n"
+            "class Block:\n"
+            "    def find_spec(self, name, path=None, target=None):\n"
+            "        if name == 'textworld' or name.startswith('textworld.'):\n"
+            "            raise ImportError('No module named ' + repr(name))\n"
+            "sys.meta_path.insert(0, Block())\n"
+            "from pddlkit.cli import main\n"
+            "sys.exit(main(['run', '--env', 'textworld', '--quiet']))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    _one_line_error(out, "textworld")
+
+
+def test_run_alfworld_without_its_interpreter(tmp_path):
+    import os
+
+    env = {**os.environ, "PDDLKIT_ALFWORLD_PYTHON": str(tmp_path / "no-python")}
+    out = subprocess.run([sys.executable, "-m", "pddlkit.cli", "run", "--env", "alfworld",
+                          "--quiet"], capture_output=True, text=True, env=env)
+    _one_line_error(out, "ALFWorld interpreter")
+
+
+def test_bench_on_a_binary_file(tmp_path):
+    blob = tmp_path / "sweep.toml"
+    blob.write_bytes(bytes(range(256)) * 4)
+    _one_line_error(run("bench", blob), "not a text file")
+
+
+def test_domains_list_with_broken_entries(tmp_path):
+    good = tmp_path / "coin-collector" / "good"
+    for name, meta in (("bad-json", '{"env": "coin'), ("no-sha", '{"env": "coin-collector"}'),
+                       ("list", "[1, 2]"), ("good", None)):
+        folder = tmp_path / "coin-collector" / name
+        folder.mkdir(parents=True)
+        (folder / "domain.pddl").write_text(DOM.read_text())
+        (folder / "meta.json").write_text(meta or json.dumps(
+            {"env": "coin-collector", "sha256": "ab" * 32, "episodes_won": 2}))
+    out = run("domains", "list", "--library", tmp_path)
+    lines = _one_line_error(out, "bad-json", "no-sha", "'sha256'", "list", code=1)
+    assert len(lines) == 3 and all("fix the file or delete the folder" in ln for ln in lines)
+    assert "coin-collector/abababab" in out.stdout  # the good entry is still listed
+    assert good.is_dir()
+
+
+def test_plan_on_binary_files_is_a_diagnostic(tmp_path):
+    blob = tmp_path / "d.pddl"
+    blob.write_bytes(b"\x00\x1b[2J\xff\xfe(define (domain x))")
+    out = run("check", blob)
+    assert out.returncode == 1 and "\x1b" not in out.stdout and "\\x1b" in out.stdout
+    out = run("plan", blob, PROB)
+    assert out.returncode == 1 and "Traceback" not in out.stderr and "\x1b" not in out.stdout

@@ -98,7 +98,14 @@ def load_sweep(path: Union[str, Path], *, seeds: Optional[int] = None,
 def _read(path: Path) -> dict:
     if not path.is_file():
         raise ConfigError(f"{path}: no such config file")
-    text = path.read_text()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not a text file (byte {exc.start} is "
+                          f"{exc.object[exc.start]:#04x}); a sweep config is TOML or YAML "
+                          "text") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read it ({exc.strerror or exc})") from None
     try:
         if path.suffix in (".yaml", ".yml"):
             try:
