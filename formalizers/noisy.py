@@ -18,11 +18,17 @@ with probability ``rate``, drawn from the paper's error analysis:
 Each environment has its own way of making each mistake (:class:`CoinMistakes`,
 :class:`HouseholdMistakes`); the choice of when, and the rule for repairing, are shared.
 
-A mistake is repaired only when the feedback identifies it, as a good LLM would: the
-diagnostic or the environment's message must name what is wrong (the undeclared name, the
-closed door, the missing exit, the unreachable atom). Otherwise the same mistake is made
-again, and the loop's retry limit decides. Mistakes that cause no error (a missing precondition
-on a path without doors) stay until they do.
+A mistake is repaired only when the feedback identifies it, as a good LLM would: each
+mistake carries its *evidence*, patterns that the diagnostic or the environment's message must
+all match, naming the symptom of that very mistake (``error[undeclared-predicate]`` with the
+name used; "The door to the west is closed."; "no action adds at"; "You can't move north"
+for the exit made up; the never-reachable goal atom; the forgotten room or object class in a
+never-reachable goal). Feedback about anything else leaves it in place, and the loop's retry
+limit decides. A mistake that would change nothing in this environment's files (ALFWorld's
+domain has no ``(atlocation ?to)`` effect of the household's shape) is not made at all, and
+environments leave out kinds their worlds cannot show (TextWorld's coin games have no doors).
+Mistakes that cause no error yet (a missing precondition on a path without doors) stay until
+they do.
 """
 
 from __future__ import annotations
@@ -47,7 +53,9 @@ MOVE_EFFECT = "(and (not (at ?from)) (at ?to) (visited ?to))"
 @dataclass
 class Mistake:
     kind: str
-    detail: str  # the name the feedback must mention for the mistake to be recognised
+    detail: str  # what was made up, dropped or misnamed (a name, a room, a direction)
+    #: regular expressions (case-insensitive) the feedback must all match to identify it
+    evidence: tuple[str, ...] = ()
 
 
 class NoisyFormalizer(ObservationFormalizer):
@@ -59,10 +67,15 @@ class NoisyFormalizer(ObservationFormalizer):
         unknown = set(kinds) - set(KINDS)
         if unknown:
             raise ValueError(f"unknown error kinds {sorted(unknown)}; known: {', '.join(KINDS)}")
+        if not 0.0 <= rate <= 1.0:
+            raise ValueError(f"rate must be a probability from 0 to 1, got {rate!r}")
+        if env_id not in MISTAKES:
+            raise ValueError(f"the noisy formalizer knows the mistakes of {', '.join(MISTAKES)}; "
+                             f"{env_id!r} is not one of them")
         self.rate = rate
         self.rng = random.Random(seed)
-        self.kinds = kinds
         self.mistakes = MISTAKES[env_id]()
+        self.kinds = tuple(k for k in kinds if k in self.mistakes.KINDS)
         self.active: Optional[Mistake] = None
         self.injected: list[str] = []
         self.repaired: list[str] = []
@@ -70,10 +83,11 @@ class NoisyFormalizer(ObservationFormalizer):
     def propose(self, context: Context) -> Files:
         known = self.world(context)
         if context.kind in (INITIAL, UPDATE):
-            if self.active is None and self.rng.random() < self.rate:
-                self.active = self.mistakes.choose(self.rng.choice(self.kinds), known, self.rng)
-                if self.active is not None:
-                    self.injected.append(self.active.kind)
+            if self.active is None and self.kinds and self.rng.random() < self.rate:
+                chosen = self.mistakes.choose(self.rng.choice(self.kinds), known, self.rng)
+                if chosen is not None and self._changes_files(chosen, known):
+                    self.active = chosen
+                    self.injected.append(chosen.kind)
         elif self.active is not None and identified(self.active, context.error or ""):
             self.repaired.append(self.active.kind)
             self.active = None
@@ -82,17 +96,16 @@ class NoisyFormalizer(ObservationFormalizer):
             domain, problem = self.mistakes.apply(self.active, domain, problem, known)
         return Files(domain, problem)
 
+    def _changes_files(self, mistake: Mistake, known) -> bool:
+        """Whether making ``mistake`` changes the files at all (an inert one is not made)."""
+        domain, problem = self.domain, self.problem(known)
+        return self.mistakes.apply(mistake, domain, problem, known) != (domain, problem)
+
 
 def identified(mistake: Mistake, feedback: str) -> bool:
-    """Whether the feedback names the mistake (what a careful reader would act on)."""
-    text = feedback.lower()
-    if mistake.kind == "syntax":
-        return "error[" in text and ("paren" in text or "unbalanced" in text
-                                     or "unclosed" in text or "expected" in text
-                                     or "end of" in text)
-    if mistake.kind == "forgotten-facts":
-        return mistake.detail in text or "unreachable" in text or "never" in text
-    return any(d.lower() in text for d in mistake.detail.split("|"))
+    """Whether the feedback shows this mistake's symptom (what a careful reader acts on)."""
+    return bool(mistake.evidence) and all(re.search(p, feedback, re.I)
+                                          for p in mistake.evidence)
 
 
 def _set_goal(problem: str, goal: str) -> str:
@@ -109,11 +122,14 @@ class Mistakes(ABC):
     and ``apply_in_model`` for the kinds that edit the model."""
 
     DETAILS: dict = {}
+    #: the evidence of the kinds whose symptom is fixed (the others' depends on the world)
+    EVIDENCE: dict = {}
+    KINDS: tuple[str, ...] = KINDS
 
     def choose(self, kind: str, known, rng: random.Random) -> Optional[Mistake]:
         if kind in ("hallucinated-fact", "forgotten-facts"):
             return self.choose_in_world(kind, known, rng)
-        return Mistake(kind, self.DETAILS[kind])
+        return Mistake(kind, self.DETAILS[kind], self.EVIDENCE[kind])
 
     def apply(self, mistake: Mistake, domain: str, problem: str, known) -> tuple[str, str]:
         if mistake.kind == "syntax":
@@ -132,11 +148,24 @@ class Mistakes(ABC):
         """The files with a model-level mistake (a goal, a fact, an action) made."""
 
 
+SYNTAX_EVIDENCE = (r"error\[(unclosed|unexpected-close)-paren\]",)
+NEVER = r"can never (be reached|hold)"
+
+
 class CoinMistakes(Mistakes):
     """PDDLego+'s mistakes as an LLM makes them in CoinCollector."""
 
     DETAILS = {"syntax": "syntax", "undeclared": "door-closed", "missing-precondition": "closed",
-               "missing-effect": "(at ", "impossible-goal": "treasure_room"}
+               "missing-effect": "at", "impossible-goal": "treasure_room"}
+    EVIDENCE = {
+        "syntax": SYNTAX_EVIDENCE,
+        "undeclared": (r"error\[undeclared-predicate\]", r"'door-closed'"),
+        "missing-precondition": (r"the door to the \w+ is closed",),
+        "missing-effect": (r"no action adds at\b",),
+        "impossible-goal": (r"\(at treasure_room\) can never be reached",),
+    }
+    #: what the environment answers to a move through a wall
+    NO_EXIT = r"can't move {d}\b"
 
     def choose_in_world(self, kind: str, known, rng: random.Random) -> Optional[Mistake]:
         if kind == "hallucinated-fact":
@@ -145,9 +174,17 @@ class CoinMistakes(Mistakes):
             if not free:
                 return None
             d = rng.choice(free)
-            return Mistake(kind, f"move {d}|secret_room")
+            return Mistake(kind, f"move {d}|secret_room", (self.NO_EXIT.format(d=d),))
         rooms = sorted(r for r in known.visited if r != known.here)
-        return Mistake(kind, rng.choice(rooms)) if rooms else None
+        if not rooms:
+            return None
+        room = rng.choice(rooms)
+        # its connections are gone: the explanation names it or a room it was linked to
+        near = sorted({room} | {b for (a, _), b in known.links.items() if a == room and b}
+                      | {a for (a, _), b in known.links.items() if b == room})
+        # (a placeholder for an unexplored exit counts: unknown_west_of_kitchen names kitchen)
+        return Mistake(kind, room, (NEVER, r"(?<![a-z0-9])(" + "|".join(map(re.escape, near))
+                                    + r")(?![a-z0-9])"))
 
     def apply_in_model(self, mistake: Mistake, domain: str, problem: str,
                        known) -> tuple[str, str]:
@@ -182,6 +219,14 @@ class HouseholdMistakes(Mistakes):
 
     DETAILS = {"syntax": "syntax", "undeclared": "isopen", "missing-precondition": "not at",
                "missing-effect": "atlocation", "impossible-goal": "unicorn_1"}
+    EVIDENCE = {
+        "syntax": SYNTAX_EVIDENCE,
+        "undeclared": (r"error\[undeclared-predicate\]", r"'isopen'"),
+        "missing-precondition": (r"you are not at the [\w ]+; go to it first",),
+        "missing-effect": (r"(no action adds atlocation\b|\(atlocation \w+\), which is never "
+                           r"reachable)",),
+        "impossible-goal": (r"\(holds unicorn_1\) can never be reached",),
+    }
 
     def choose_in_world(self, kind: str, known, rng: random.Random) -> Optional[Mistake]:
         if kind == "hallucinated-fact":
@@ -190,11 +235,19 @@ class HouseholdMistakes(Mistakes):
             if not places:
                 return None
             fake = f"{known.goal.target}_99"
-            return Mistake(kind, f"{fake.replace('_', ' ')}|{fake}|{rng.choice(places)}")
+            shown = fake.replace("_", " ")
+            return Mistake(kind, f"{shown}|{fake}|{rng.choice(places)}",
+                           (rf"(don't see any {shown}\b|{fake}\b.*{NEVER}|{NEVER}.*{fake}\b)",))
         places = sorted(r for r in known.contents if known.contents[r])
         needed = [r for r in places
                   if any(kind_of(o) == known.goal.target for o in known.contents[r])]
-        return Mistake(kind, rng.choice(needed or places)) if places else None
+        if not places:
+            return None
+        place = rng.choice(needed or places)
+        # the goal that cannot hold names the receptacle or the class of what it held
+        held = sorted({kind_of(o) for o in known.contents[place]})
+        names = "|".join(re.escape(n) for n in [place, *held])
+        return Mistake(kind, place, (NEVER, rf"\b({names})\b"))
 
     def apply_in_model(self, mistake: Mistake, domain: str, problem: str,
                        known) -> tuple[str, str]:
@@ -226,5 +279,13 @@ class HouseholdMistakes(Mistakes):
         return domain, problem
 
 
+class TextWorldMistakes(CoinMistakes):
+    """CoinCollector's mistakes in TextWorld's coin games: no doors there, so no door
+    mistakes, and TextWorld's own answer to a move through a wall."""
+
+    KINDS = tuple(k for k in KINDS if k != "missing-precondition")
+    NO_EXIT = r"you can't go that way"
+
+
 MISTAKES = {"coin-collector": CoinMistakes, "household": HouseholdMistakes,
-            "alfworld": HouseholdMistakes}
+            "alfworld": HouseholdMistakes, "textworld": TextWorldMistakes}

@@ -104,6 +104,78 @@ def test_each_injected_error_kind_is_repaired_in_the_household(kind):
     assert wins == 6
 
 
+def _repairs(env_id: str, options: dict, monkeypatch) -> dict:
+    """kind -> (the mistake, the feedback that repaired it), from real episodes."""
+    from pddlkit.formalizers import noisy
+
+    found: dict = {}
+    real = noisy.identified
+
+    def spy(mistake, feedback):
+        hit = real(mistake, feedback)
+        if hit:
+            found.setdefault(mistake.kind, (mistake, feedback))
+        return hit
+
+    monkeypatch.setattr(noisy, "identified", spy)
+    for kind in KINDS:
+        for seed in range(4):
+            if kind in found:
+                break
+            run_episode(make(env_id, **options),
+                        NoisyFormalizer(env_id, rate=1.0, seed=seed, kinds=(kind,)), seed=seed)
+    monkeypatch.undo()
+    return found
+
+
+@pytest.mark.parametrize("env_id, options", [("coin-collector", {"rooms": 5}),
+                                             ("household", {"receptacles": 12})])
+def test_a_mistake_is_repaired_only_by_feedback_that_shows_it(env_id, options, monkeypatch):
+    """The feedback that repaired one kind of mistake repairs no other kind: each repair
+    needs its own symptom, not a keyword that any failure contains."""
+    from pddlkit.formalizers.noisy import identified
+
+    found = _repairs(env_id, options, monkeypatch)
+    assert set(found) == set(KINDS), set(KINDS) - set(found)
+    for kind, (mistake, _) in found.items():
+        for other, (_, feedback) in found.items():
+            assert identified(mistake, feedback) == (kind == other), (kind, other, feedback)
+    for unrelated in ("fast-downward: unsolvable\nwhy no plan:\n  - the goal formula can never "
+                      "be satisfied", "Nothing happens.", "error[unknown-field]: unknown "
+                      "keyword ':preconditions'", "You are already at the fridge 1."):
+        assert not any(identified(m, unrelated) for m, _ in found.values()), unrelated
+
+
+def test_noisy_textworld_and_rates():
+    from pddlkit.formalizers import make_formalizer
+
+    tw = make_formalizer("noisy", "textworld")
+    assert "missing-precondition" not in tw.kinds and "hallucinated-fact" in tw.kinds
+    for bad in ("noisy:-1", "noisy:2", "noisy:x"):
+        with pytest.raises(ValueError, match="from 0 to 1"):
+            make_formalizer(bad, "coin-collector")
+    with pytest.raises(ValueError, match="not supported"):
+        NoisyFormalizer("minecraft")
+
+
+def test_a_mistake_that_changes_nothing_is_not_made():
+    """ALFWorld's reader writes no household-shaped (atlocation ?to) effect: the missing-effect
+    mistake would change nothing and would block every later injection, so it is not made."""
+    from pddlkit.formalizers.base import INITIAL, Context, Memory
+
+    env = make("household", receptacles=12, seed=0)
+    obs, _ = env.reset()
+    context = Context(INITIAL, "alfworld", Memory(env.task, [("look", obs)]), [], "", 12)
+    noisy_alfworld = NoisyFormalizer("alfworld", rate=1.0, kinds=("missing-effect",))
+    for _ in range(5):
+        noisy_alfworld.propose(context)
+    assert noisy_alfworld.active is None and noisy_alfworld.injected == []
+    noisy_house = NoisyFormalizer("household", rate=1.0, kinds=("missing-effect",))
+    noisy_house.propose(Context(INITIAL, "household", Memory(env.task, [("look", obs)]), [],
+                                "", 12))
+    assert noisy_house.injected == ["missing-effect"]
+
+
 def test_retry_limit_aborts_with_the_reason():
     class Stubborn:
         name = "stubborn"
