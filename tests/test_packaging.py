@@ -24,9 +24,16 @@ def test_editable_install_imports_mapped_packages():
 
 
 def test_built_wheel_contains_and_imports_mapped_packages(tmp_path):
+    # built from a clean copy: an editable install's *.egg-info (SOURCES.txt) would add files
+    # the package-data globs miss, hiding what a wheel built from a fresh checkout lacks
+    import shutil
+
+    source = tmp_path / "src"
+    shutil.copytree(REPO, source, ignore=shutil.ignore_patterns(
+        ".git", ".venv*", "*.egg-info", "build", "dist", "__pycache__", "bench-runs"))
     result = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-         "-w", str(tmp_path / "dist"), str(REPO)],
+         "-w", str(tmp_path / "dist"), str(source)],
         capture_output=True, text=True)
     assert result.returncode == 0, result.stderr[-2000:]
     wheel = next((tmp_path / "dist").glob("pddlkit-*.whl"))
@@ -35,6 +42,11 @@ def test_built_wheel_contains_and_imports_mapped_packages(tmp_path):
                      "pddlkit/critic/__init__.py", "pddlkit/pddl/pddl.lark",
                      "pddlkit/domains/coin-collector/domain.pddl"]:
         assert expected in names
+    shipped = sorted(str(f.relative_to(REPO / "domains")) for f in
+                     (REPO / "domains" / "learned").rglob("*") if f.is_file())
+    assert len(shipped) > 4  # every file of the bundled library, at any depth
+    missing = [f for f in shipped if f"pddlkit/domains/{f}" not in names]
+    assert not missing, missing
     site = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(site)
     code = ("import sys, importlib;"
@@ -45,6 +57,10 @@ def test_built_wheel_contains_and_imports_mapped_packages(tmp_path):
             "from pddlkit import check;"
             "r = check(path('coin-collector/domain.pddl'), path('coin-collector/p3.pddl'));"
             "assert r.ok, r.format();"
+            "from pddlkit.formalizers.library import DomainLibrary;"
+            "from pddlkit.domains import ROOT; lib = DomainLibrary(ROOT / 'learned');"
+            "assert len(lib.entries()) == 2 and not lib.skipped, lib.skipped;"
+            "assert all(e.problems() for e in lib.entries() if e.env == 'household');"
             "print(pddlkit.__file__); print('\\n'.join(m.__file__ for m in mods))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd="/")
     assert out.returncode == 0, out.stderr[-2000:]
