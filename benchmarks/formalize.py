@@ -81,6 +81,9 @@ def prompt_sizes() -> None:
 def noisy_table(seeds: int) -> None:
     print(f"\n3. noisy formalizer at its default rate (0.3), {seeds} seeds per size "
           "/ difficulty (Appendix A style)")
+    print("   (the offline stand-in writes the ground-truth domain file and reads the problem "
+          "file from the\n   observations: these rows measure the refine loops on injected "
+          "mistakes, not domain formalization)")
     head = (f"   {'environment':<22}{'succ%':>6}{'steps':>7}{'acts':>6}{'inj':>5}"
             f"{'solv err':>9}{'fixed':>6}{'abort':>6}{'sim err':>8}{'fixed':>6}{'abort':>6}")
     print(head)
