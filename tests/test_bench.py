@@ -138,6 +138,7 @@ def test_the_report_matches_a_recount_and_the_plots_are_images(killed_and_resume
     assert success[("reference", "coin-collector")] == 100
     assert success[("PDDLego", "household")] < success[("PDDLego+", "household")]
 
+    need_module("matplotlib", "pip install 'pddlkit[bench]'")
     code = subprocess.run([sys.executable, "-m", "pddlkit.cli", "report", str(out), "--plots",
                            str(tmp_path)], capture_output=True, text=True, timeout=300)
     assert code.returncode == 0, code.stderr
@@ -183,6 +184,7 @@ def test_config_errors_name_the_file_and_what_is_missing(tmp_path):
 
 
 def test_yaml_configs_and_quick_run_flags(tmp_path):
+    need_module("yaml", "pip install 'pddlkit[bench]'")
     config = tmp_path / "quick.yaml"
     config.write_text("name: quick\nseeds: 5\nagents:\n  - agent: pddlego\n    llm: observation\n"
                       "envs:\n  - env: coin-collector\n    difficulty: rooms\n    levels: [3, 4]\n")
