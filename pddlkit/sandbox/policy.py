@@ -1,0 +1,61 @@
+"""What a generated program may do: its modules and its resources.
+
+The default suits programs that compute plans: the pure-computation part of the standard
+library (``math``, ``heapq``, ``collections``, ``itertools``, ``functools``, ``random``, ``re``,
+...), nothing that touches files, processes, the network or native code, and ``numpy`` only when
+a task asks for it (``Policy(extra_modules=("numpy",))``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Optional
+
+#: standard-library modules a planning program may import (top-level names)
+STDLIB_ALLOWED = frozenset({
+    "math", "cmath", "heapq", "bisect", "collections", "itertools", "functools", "operator",
+    "random", "re", "string", "typing", "dataclasses", "enum", "copy", "statistics",
+    "fractions", "decimal", "numbers", "array", "queue", "textwrap", "json", "abc",
+    "types", "time", "datetime", "__future__", "contextlib", "pprint", "difflib", "graphlib",
+    "unicodedata", "struct", "hashlib", "base64", "binascii", "zlib", "warnings", "weakref",
+})
+
+
+@dataclass(frozen=True)
+class Policy:
+    """Limits for one program. Times in seconds, sizes in bytes."""
+
+    extra_modules: tuple[str, ...] = ()       # beyond STDLIB_ALLOWED, e.g. ("numpy",)
+    call_timeout: float = 10.0                # wall clock per call
+    cpu_seconds: float = 10.0                 # CPU per call (RLIMIT_CPU, raised call by call)
+    load_timeout: float = 30.0                # wall clock to start a worker and load a program
+    memory_bytes: int = 1 << 30               # address space (RLIMIT_AS)
+    max_output: int = 64 * 1024               # printed output kept per call
+    max_reply: int = 16 * 1024 * 1024         # the JSON of one return value
+    max_open_files: int = 64                  # RLIMIT_NOFILE
+    max_file_bytes: int = 16 * 1024 * 1024    # RLIMIT_FSIZE: a file in the scratch directory
+    recursion_limit: int = 5000
+    entry: str = "solve"
+    network_namespace: bool = True            # try a private network namespace first
+    modules: frozenset = field(init=False, repr=False, default=frozenset())
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "modules", STDLIB_ALLOWED | frozenset(self.extra_modules))
+
+    def with_modules(self, *names: str) -> "Policy":
+        return replace(self, extra_modules=tuple(sorted(set(self.extra_modules) | set(names))))
+
+    def to_dict(self) -> dict:
+        return {"modules": sorted(self.modules), "cpu_seconds": self.cpu_seconds,
+                "memory_bytes": self.memory_bytes, "max_output": self.max_output,
+                "max_reply": self.max_reply, "max_open_files": self.max_open_files,
+                "max_file_bytes": self.max_file_bytes, "recursion_limit": self.recursion_limit,
+                "entry": self.entry, "network_namespace": self.network_namespace}
+
+
+DEFAULT_POLICY = Policy()
+
+
+def policy_for(modules: Optional[tuple[str, ...]] = None, **limits) -> Policy:
+    """A policy allowing ``modules`` beyond the standard set, with other limits overridden."""
+    return Policy(extra_modules=tuple(modules or ()), **limits)
