@@ -8,6 +8,8 @@ on every core, in order, resumable. Faults come back as :class:`ProgramError` da
 from .errors import ErrorKind, ProgramError
 from .host import CallResult, SandboxWorker, network_isolated
 from .policy import DEFAULT_POLICY, STDLIB_ALLOWED, Policy
+from .pool import SandboxPool, score_program
 
 __all__ = ["ErrorKind", "ProgramError", "CallResult", "SandboxWorker", "Policy",
-           "DEFAULT_POLICY", "STDLIB_ALLOWED", "network_isolated"]
+           "DEFAULT_POLICY", "STDLIB_ALLOWED", "network_isolated", "SandboxPool",
+           "score_program"]

@@ -97,7 +97,8 @@ class SandboxWorker:
         self.scratch: Optional[str] = None
         self.load_error: Optional[ProgramError] = None
         self._load_failed_for_good = False
-        self.restarts = 0
+        self.restarts = 0  # workers started again after a time-out or a crash
+        self._starts = 0
         self.isolation: dict = {}
         self._r = self._w = None
         self._buffer = b""
@@ -144,7 +145,9 @@ class SandboxWorker:
             return self.load_error
         if self.proc is not None:
             self._cleanup()
+        if self._starts:
             self.restarts += 1
+        self._starts += 1
         self._start()
         self._send({"op": "load", "source": self.source})
         reply = self._receive(time.monotonic() + self.policy.load_timeout, loading=True)
@@ -176,6 +179,37 @@ class SandboxWorker:
             return CallResult(False, error=gone.error, seconds=time.monotonic() - start)
         except (TypeError, ValueError) as exc:  # the host's input is not JSON
             raise TypeError(f"sandbox call arguments must be JSON values: {exc}") from None
+        return self._result(reply)
+
+    def call_many(self, items: list[tuple[list, dict]]) -> list[CallResult]:
+        """Call the entry function on each (args, kwargs) in one round trip; each item keeps
+        its own time limit. A worker lost mid-batch is replaced and the rest retried."""
+        results: list[CallResult] = []
+        while len(results) < len(items):
+            error = self.load()
+            if error is not None:
+                return results + [CallResult(False, error=error)] * (len(items) - len(results))
+            rest = items[len(results):]
+            try:
+                self._send({"op": "calls", "items": [[list(a), dict(k)] for a, k in rest]})
+            except _WorkerGone as gone:
+                self._cleanup()
+                results.append(CallResult(False, error=gone.error))
+                continue
+            for _ in rest:
+                start = time.monotonic()
+                try:
+                    reply = self._receive(start + self.policy.call_timeout)
+                except _WorkerGone as gone:
+                    self._cleanup()
+                    results.append(CallResult(False, error=gone.error,
+                                              seconds=time.monotonic() - start))
+                    break
+                results.append(self._result(reply))
+        return results
+
+    @staticmethod
+    def _result(reply: dict) -> CallResult:
         error = None if reply.get("ok") else ProgramError.from_dict(reply["error"])
         return CallResult(bool(reply.get("ok")), reply.get("value"), error,
                           reply.get("stdout", ""), int(reply.get("dropped", 0)),

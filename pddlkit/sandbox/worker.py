@@ -31,6 +31,7 @@ import traceback
 
 PROGRAM = "<program>"
 GUARD = None  # the guard module (imported in main, before the program exists)
+CPU_LIFETIME = 4 * 3600  # seconds of CPU a worker may use in all (then a fresh one starts)
 
 
 def _limits(policy: dict) -> None:
@@ -45,6 +46,10 @@ def _limits(policy: dict) -> None:
             pass
 
     cap(resource.RLIMIT_AS, policy["memory_bytes"])
+    try:  # a hard CPU cap for the worker's whole life: per-call soft limits stay below it
+        resource.setrlimit(resource.RLIMIT_CPU, (resource.RLIM_INFINITY, CPU_LIFETIME))
+    except (ValueError, OSError):
+        pass
     cap(resource.RLIMIT_FSIZE, policy["max_file_bytes"])
     cap(resource.RLIMIT_NOFILE, policy["max_open_files"])
     try:  # no new processes (the audit hook refuses them too; root ignores this limit)
@@ -247,6 +252,7 @@ def main(argv: list[str]) -> None:
     import syscall_filter
 
     seccomp = syscall_filter.install()  # '' when installed
+    GUARD.STATE.budget_code = _cpu_budget.__code__
     GUARD.arm(scratch, frozenset(policy["modules"]))
     worker = Worker(policy, scratch)
     # the sandbox's own modules leave the module table: a program that reaches sys.modules
@@ -266,6 +272,10 @@ def main(argv: list[str]) -> None:
                 answer = worker.load(request["source"])
             elif op == "call":
                 answer = worker.call(request.get("args", []), request.get("kwargs", {}))
+            elif op == "calls":  # a batch: one reply line per item, as each finishes
+                for args, kwargs in request["items"]:
+                    reply(worker.call(args, kwargs))
+                continue
             elif op == "exit":
                 return
             else:

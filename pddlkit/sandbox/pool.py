@@ -1,0 +1,156 @@
+"""Score one program over a data set on every core: in order, resumable.
+
+``SandboxPool(source, policy, workers=None).map(inputs, results=path)`` calls the program's
+entry function once per input (a list of positional arguments, or a dict of keyword
+arguments) in ``workers`` persistent sandbox workers (default: one per core) and returns the
+:class:`~.host.CallResult` of each input, in the inputs' order. With ``results=`` every finished
+call is appended to that JSON-lines file at once, so a run that was stopped continues where it
+stopped: inputs already there are not called again (a line cut short by a kill is dropped).
+
+Inputs are sent in batches, so a call costs one pipe round trip per batch, not per input; each
+input still has the policy's own time limit (a batch's limit is the sum), and a worker that
+times out or dies in the middle of a batch is replaced and the rest of the batch is retried.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from pathlib import Path
+from typing import Any, Callable, Iterable, Optional, Sequence, Union
+
+from .errors import ErrorKind, ProgramError
+from .host import CallResult, SandboxWorker
+from .policy import DEFAULT_POLICY, Policy
+
+Input = Union[Sequence[Any], dict]
+
+
+def _split(item: Input) -> tuple[list, dict]:
+    if isinstance(item, dict):
+        return [], dict(item)
+    return list(item), {}
+
+
+class SandboxPool:
+    def __init__(self, source: str, policy: Policy = DEFAULT_POLICY,
+                 workers: Optional[int] = None, batch: int = 64) -> None:
+        self.source = source
+        self.policy = policy
+        self.size = max(1, workers or os.cpu_count() or 1)
+        self.batch = max(1, batch)
+        self._workers: list[SandboxWorker] = []
+
+    def load(self) -> Optional[ProgramError]:
+        """The program's load error (syntax, a forbidden import, no entry), or None."""
+        worker = self._worker(0)
+        return worker.load()
+
+    def _worker(self, i: int) -> SandboxWorker:
+        while len(self._workers) <= i:
+            self._workers.append(SandboxWorker(self.source, self.policy))
+        return self._workers[i]
+
+    def map(self, inputs: Sequence[Input], results: Union[str, os.PathLike, None] = None,
+            on_result: Optional[Callable[[int, CallResult], None]] = None) -> list[CallResult]:
+        """Every input's result, in order (see the module docstring)."""
+        out: list[Optional[CallResult]] = [None] * len(inputs)
+        store = _ResultsFile(results) if results else None
+        if store is not None:
+            for index, result in store.read():
+                if 0 <= index < len(out):
+                    out[index] = result
+        todo = [i for i, r in enumerate(out) if r is None]
+        error = self.load()
+        if error is not None:  # the same for every input: no need to start more workers
+            for i in todo:
+                out[i] = CallResult(False, error=error)
+                if store:
+                    store.append(i, out[i])
+            return out  # type: ignore[return-value]
+        chunks = [todo[k:k + self.batch] for k in range(0, len(todo), self.batch)]
+        lock = threading.Lock()
+        next_chunk = iter(chunks)
+
+        def run(slot: int) -> None:
+            worker = self._worker(slot)
+            while True:
+                with lock:
+                    chunk = next(next_chunk, None)
+                if chunk is None:
+                    return
+                for i, result in zip(chunk, worker.call_many([_split(inputs[i])
+                                                              for i in chunk])):
+                    out[i] = result
+                    with lock:
+                        if store:
+                            store.append(i, result)
+                        if on_result:
+                            on_result(i, result)
+
+        threads = [threading.Thread(target=run, args=(s,), daemon=True)
+                   for s in range(min(self.size, max(1, len(chunks))))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        return out  # type: ignore[return-value]
+
+    def close(self) -> None:
+        for w in self._workers:
+            w.close()
+        self._workers = []
+
+    def __enter__(self) -> "SandboxPool":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+class _ResultsFile:
+    """JSON lines ``{"index": i, "result": {...}}``; a cut last line is dropped on read."""
+
+    def __init__(self, path: Union[str, os.PathLike]) -> None:
+        self.path = Path(path)
+        if self.path.is_dir():
+            raise ValueError(f"results file {str(self.path)!r} is a directory; name a file")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+
+    def read(self) -> Iterable[tuple[int, CallResult]]:
+        if not self.path.is_file():
+            return []
+        rows, good_end = [], 0
+        with open(self.path, "rb") as fh:
+            data = fh.read()
+        for raw in data.split(b"\n"):
+            if not raw.strip():
+                good_end += len(raw) + 1
+                continue
+            try:
+                row = json.loads(raw)
+                rows.append((int(row["index"]), CallResult.from_dict(row["result"])))
+                good_end += len(raw) + 1
+            except (ValueError, KeyError, TypeError):
+                break  # a line cut by a kill: drop it and what follows
+        if good_end < len(data):
+            with open(self.path, "r+b") as fh:
+                fh.truncate(min(good_end, len(data)))
+        return rows
+
+    def append(self, index: int, result: CallResult) -> None:
+        line = json.dumps({"index": index, "result": result.to_dict()}) + "\n"
+        with open(self.path, "a", encoding="utf-8") as fh:
+            fh.write(line)
+
+
+def score_program(source: str, inputs: Sequence[Input], policy: Policy = DEFAULT_POLICY,
+                  workers: Optional[int] = None,
+                  results: Union[str, os.PathLike, None] = None) -> list[CallResult]:
+    """One call: a pool, the results in order, the workers closed."""
+    with SandboxPool(source, policy, workers) as pool:
+        return pool.map(inputs, results)
+
+
+__all__ = ["SandboxPool", "score_program", "ErrorKind"]
