@@ -1,0 +1,333 @@
+"""GRASP (IPP's grid benchmark): collect energy on an 11x11 grid and bring it back to the start.
+
+The rules are those of seed 001's GRASP prompt, scored as the authors' evaluators score
+(``../shared/corpus/grasp/README.md``):
+
+* the grid is 11x11, ``[row][col]`` with ``[0][0]`` top left; ``A`` the agent's start, ``E``
+  one unit of energy, ``O`` an obstacle, ``' '`` empty;
+* moves ``UP DOWN LEFT RIGHT``, and ``UPLEFT UPRIGHT DOWNLEFT DOWNRIGHT`` when diagonals are
+  allowed; a move off the grid, into an obstacle, or diagonal where only 4 directions are
+  allowed does nothing but still uses an action;
+* ``TAKE`` takes one unit from the current cell if there is one and the carry limit (2, or
+  unlimited, coded 100) allows; ``DROP`` drops everything carried on the current cell;
+* every action costs ``cost_per_step`` (0 or 0.3), TAKE and DROP included; the list is cut
+  to ``max_actions`` (20);
+* net energy = the units lying in the start cell at the end minus the cost of the actions
+  kept; energy still carried does not count.
+
+:func:`simulate` also says, step by step, what happened (a blocked move, a TAKE on an empty
+cell, the carry limit, a DROP away from the start, the budget running out), so feedback to an
+LLM can name the symptom. The 2,000 published grids times 8 constraint settings are the
+paper's 16,000 instances (:func:`load_corpus`, :func:`instances`).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass, field
+from itertools import product
+from pathlib import Path
+from typing import Iterable, Optional, Sequence
+
+SIZE = 11
+MAX_ACTIONS = 20
+UNLIMITED = 100
+DELTAS = {"UP": (-1, 0), "DOWN": (1, 0), "LEFT": (0, -1), "RIGHT": (0, 1),
+          "UPLEFT": (-1, -1), "UPRIGHT": (-1, 1), "DOWNLEFT": (1, -1), "DOWNRIGHT": (1, 1)}
+STRAIGHT = ("UP", "DOWN", "LEFT", "RIGHT")
+DISTRIBUTIONS = ("random", "upDown", "leftRight", "cluster", "spiral")
+#: the 8 constraint settings: (diagonals allowed, carry limit, cost per step)
+SETTINGS = tuple(product((False, True), (UNLIMITED, 2), (0.0, 0.3)))
+
+
+@dataclass(frozen=True)
+class Grid:
+    """One published (or generated) grid: cells as 1-character strings, and where it came from."""
+
+    cells: tuple[tuple[str, ...], ...]
+    start: tuple[int, int]
+    distribution: str = "random"
+    obstacles: str = "free"          # "block" or "free"
+    start_position: str = "inner"    # "inner" or "outer"
+    index: int = 0
+    density: float = 0.0             # the file's energy_probability
+
+    @property
+    def energy(self) -> int:
+        return sum(row.count("E") for row in self.cells)
+
+    @property
+    def obstacle_count(self) -> int:
+        return sum(row.count("O") for row in self.cells)
+
+
+@dataclass(frozen=True)
+class Instance:
+    """A grid under one constraint setting: what a program is asked to solve."""
+
+    grid: Grid
+    diagonals: bool
+    carry_limit: int
+    cost: float
+    max_actions: int = MAX_ACTIONS
+
+    def program_args(self) -> dict:
+        """The keyword arguments of seed 001's interface: ``solve(grid, start_pos,
+        carry_limit, cost_per_step, is_diagonals_allowed, max_actions)``."""
+        return {"grid": [list(r) for r in self.grid.cells], "start_pos": list(self.grid.start),
+                "carry_limit": self.carry_limit, "cost_per_step": self.cost,
+                "is_diagonals_allowed": self.diagonals, "max_actions": self.max_actions}
+
+    def describe(self) -> str:
+        g = self.grid
+        return (f"{g.start_position}/{g.distribution}/{g.obstacles} grid {g.index}, "
+                f"{8 if self.diagonals else 4} directions, carry limit "
+                f"{'unlimited' if self.carry_limit >= UNLIMITED else self.carry_limit}, cost "
+                f"{self.cost:g} per action")
+
+
+@dataclass(frozen=True)
+class StepEvent:
+    step: int                 # 1-based
+    action: str
+    what: str                 # moved, blocked-edge, blocked-obstacle, diagonal-not-allowed,
+    #                           took, take-empty, take-carry-limit, dropped, dropped-away,
+    #                           drop-nothing, unknown-action
+    position: tuple[int, int]
+    carried: int
+
+
+@dataclass
+class Outcome:
+    score: float
+    delivered: int
+    actions_used: int
+    cut: int                               # actions beyond max_actions, ignored
+    events: list[StepEvent] = field(default_factory=list)
+
+    def account(self, limit: int = 12) -> str:
+        """What went wrong, in words an LLM can act on (the problems, not every step)."""
+        notes = [f"step {e.step} {e.action}: {_WORDS[e.what]}" for e in self.events
+                 if e.what not in ("moved", "took", "dropped")]
+        lines = [f"net energy {self.score:g}: {self.delivered} unit(s) in the start cell after "
+                 f"{self.actions_used} action(s)"]
+        if self.cut:
+            lines.append(f"{self.cut} action(s) beyond the limit of {MAX_ACTIONS} were ignored")
+        lines += notes[:limit]
+        if len(notes) > limit:
+            lines.append(f"... and {len(notes) - limit} more wasted action(s)")
+        return "\n".join(lines)
+
+
+_WORDS = {
+    "blocked-edge": "moves off the grid; nothing happened (the action was still used)",
+    "blocked-obstacle": "moves into an obstacle; nothing happened (the action was still used)",
+    "diagonal-not-allowed": "is diagonal, but only 4 directions are allowed here; nothing "
+                            "happened",
+    "take-empty": "TAKE on a cell with no energy; nothing happened",
+    "take-carry-limit": "TAKE with the carry limit reached; nothing happened",
+    "dropped-away": "DROP away from the start cell: that energy does not count",
+    "drop-nothing": "DROP while carrying nothing",
+    "unknown-action": "is not an action (UP, DOWN, LEFT, RIGHT, the diagonals, TAKE, DROP)",
+}
+
+
+def simulate(instance: Instance, actions: Sequence) -> Outcome:
+    """Run ``actions`` on ``instance`` with the rules above."""
+    cells = [list(r) for r in instance.grid.cells]
+    stock = [[1 if c == "E" else 0 for c in row] for row in cells]
+    r, c = instance.grid.start
+    start = (r, c)
+    carried = 0
+    events: list[StepEvent] = []
+    kept = list(actions)[:instance.max_actions]
+    for i, raw in enumerate(kept, start=1):
+        action = str(raw).strip().upper()
+        what = "moved"
+        if action in DELTAS:
+            if action not in STRAIGHT and not instance.diagonals:
+                what = "diagonal-not-allowed"
+            else:
+                dr, dc = DELTAS[action]
+                nr, nc = r + dr, c + dc
+                if not (0 <= nr < SIZE and 0 <= nc < SIZE):
+                    what = "blocked-edge"
+                elif cells[nr][nc] == "O":
+                    what = "blocked-obstacle"
+                else:
+                    r, c = nr, nc
+        elif action == "TAKE":
+            if stock[r][c] <= 0:
+                what = "take-empty"
+            elif carried >= instance.carry_limit:
+                what = "take-carry-limit"
+            else:
+                stock[r][c] -= 1
+                carried += 1
+                what = "took"
+        elif action == "DROP":
+            what = "drop-nothing" if carried == 0 else ("dropped" if (r, c) == start
+                                                       else "dropped-away")
+            stock[r][c] += carried
+            carried = 0
+        else:
+            what = "unknown-action"
+        events.append(StepEvent(i, action, what, (r, c), carried))
+    delivered = stock[start[0]][start[1]]
+    score = round(delivered - instance.cost * len(kept), 10)
+    return Outcome(score, delivered, len(kept), max(0, len(actions) - len(kept)), events)
+
+
+# --------------------------------------------------------------------------- the corpus
+
+
+def parse_ascii(drawing: str) -> tuple[tuple[str, ...], ...]:
+    """The published ASCII drawing (``+---+`` rows, a column header) as 11 rows of cells."""
+    rows = []
+    for line in drawing.splitlines():
+        if "|" not in line:
+            continue
+        parts = line.split("|")[1:-1]
+        rows.append(tuple(p.strip() or " " for p in parts))
+    if len(rows) != SIZE or any(len(row) != SIZE for row in rows):
+        raise ValueError(f"a GRASP grid has {SIZE}x{SIZE} cells; this drawing has "
+                         f"{len(rows)} rows")
+    return tuple(rows)
+
+
+def load_corpus(folder: Path) -> list[Grid]:
+    """The 2,000 published grids (20 files of 100) from ``folder`` (``.../grasp/grids``)."""
+    folder = Path(folder)
+    files = sorted(folder.glob("*.jsonl"))
+    if not files:
+        raise FileNotFoundError(f"no GRASP grid files (*.jsonl) in {folder}")
+    grids = []
+    for path in files:
+        for line in path.read_text().splitlines():
+            if not line.strip():
+                continue
+            row = json.loads(line)
+            cells = parse_ascii(row["grid"])
+            grids.append(Grid(cells, tuple(row["start"]), row["energy"], row["obstacle"],
+                              row["start_position"], int(row["index"]),
+                              float(row["energy_probability"])))
+    return grids
+
+
+def instances(grids: Iterable[Grid], settings=SETTINGS) -> list[Instance]:
+    """Every grid under every constraint setting (2,000 x 8 = the paper's 16,000)."""
+    return [Instance(g, d, carry, cost) for g in grids for d, carry, cost in settings]
+
+
+def split(items: Sequence, eval_fraction: float = 0.5, seed: int = 0) -> tuple[list, list]:
+    """A seeded train/eval split (the paper has none: it refines on what it reports)."""
+    order = list(range(len(items)))
+    random.Random(seed).shuffle(order)
+    cut = int(round(len(items) * (1 - eval_fraction)))
+    return [items[i] for i in sorted(order[:cut])], [items[i] for i in sorted(order[cut:])]
+
+
+# --------------------------------------------------------------------------- baselines
+
+#: the paper's greedy strategy as a program (seed 001's pseudocode): walk to the nearest
+#: energy by breadth-first search, take while the carry limit and the budget allow, return
+#: when only the way back is left, drop at the start; written for the sandbox's interface.
+GREEDY_PROGRAM = '''
+from collections import deque
+
+STRAIGHT = {"UP": (-1, 0), "DOWN": (1, 0), "LEFT": (0, -1), "RIGHT": (0, 1)}
+DIAGONAL = {"UPLEFT": (-1, -1), "UPRIGHT": (-1, 1), "DOWNLEFT": (1, -1), "DOWNRIGHT": (1, 1)}
+
+
+def _path(grid, start, goals, moves):
+    """Shortest list of moves from start to the nearest cell in goals (None if none)."""
+    n = len(grid)
+    seen = {start: None}
+    queue = deque([start])
+    while queue:
+        cell = queue.popleft()
+        if cell in goals:
+            out = []
+            while seen[cell] is not None:
+                cell, move = seen[cell]
+                out.append(move)
+            return out[::-1]
+        for name, (dr, dc) in moves.items():
+            nxt = (cell[0] + dr, cell[1] + dc)
+            if 0 <= nxt[0] < n and 0 <= nxt[1] < n and grid[nxt[0]][nxt[1]] != "O" \\
+                    and nxt not in seen:
+                seen[nxt] = (cell, name)
+                queue.append(nxt)
+    return None
+
+
+def solve(grid, start_pos, carry_limit, cost_per_step, is_diagonals_allowed, max_actions):
+    moves = dict(STRAIGHT, **(DIAGONAL if is_diagonals_allowed else {}))
+    start = tuple(start_pos)
+    energy = {(r, c) for r, row in enumerate(grid) for c, v in enumerate(row) if v == "E"}
+    here, carried, actions = start, 0, []
+
+    def home_cost(cell):
+        back = _path(grid, cell, {start}, moves)
+        return 0 if back is None else len(back)
+
+    while energy:
+        to_energy = _path(grid, here, energy, moves)
+        if to_energy is None:
+            break
+        cell = here
+        for m in to_energy:
+            dr, dc = moves[m]
+            cell = (cell[0] + dr, cell[1] + dc)
+        # worth it only if it can still come back and drop within the budget
+        if len(actions) + len(to_energy) + 1 + home_cost(cell) + 1 > max_actions:
+            break
+        if cost_per_step >= 1:
+            break
+        actions += to_energy + ["TAKE"]
+        energy.discard(cell)
+        here, carried = cell, carried + 1
+        if carried >= carry_limit:
+            back = _path(grid, here, {start}, moves) or []
+            actions += back + ["DROP"]
+            here, carried = start, 0
+    if carried:
+        actions += (_path(grid, here, {start}, moves) or []) + ["DROP"]
+    return actions[:max_actions]
+'''
+
+RANDOM_PROGRAM = '''
+import random
+
+def solve(grid, start_pos, carry_limit, cost_per_step, is_diagonals_allowed, max_actions):
+    rng = random.Random(str(grid) + str(start_pos))
+    moves = ["UP", "DOWN", "LEFT", "RIGHT"] + (
+        ["UPLEFT", "UPRIGHT", "DOWNLEFT", "DOWNRIGHT"] if is_diagonals_allowed else [])
+    return [rng.choice(moves + ["TAKE", "DROP"]) for _ in range(max_actions)]
+'''
+
+
+def run_in_process(program: str, instance_list: Sequence[Instance]) -> list[list]:
+    """Our own baseline programs, called in this process (a reference for the sandbox's
+    overhead; generated programs go through :mod:`pddlkit.sandbox` only)."""
+    namespace: dict = {}
+    exec(compile(program, "<baseline>", "exec"), namespace)  # trusted: text defined above
+    solve = namespace["solve"]
+    return [solve(**inst.program_args()) for inst in instance_list]
+
+
+def mean(values: Iterable[float]) -> float:
+    values = list(values)
+    return sum(values) / len(values) if values else 0.0
+
+
+def corpus_folder(start: Optional[Path] = None) -> Path:
+    """``../shared/corpus/grasp/grids`` beside a developer's checkout."""
+    here = Path(start or __file__).resolve()
+    for parent in here.parents:
+        candidate = parent.parent / "shared" / "corpus" / "grasp" / "grids"
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError("the GRASP corpus (../shared/corpus/grasp/grids) is not beside "
+                            "this checkout")
