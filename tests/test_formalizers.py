@@ -419,11 +419,12 @@ def test_the_core_does_not_import_the_front_ends():
     import sys
 
     # the CLI loads front-end subcommands through entry points only when it builds its parser
-    code = ("import sys, pddlkit, pddlkit.cli, pddlkit.planners, pddlkit.llm, pddlkit.check; "
+    code = ("import sys, pddlkit, pddlkit.cli, pddlkit.planners, pddlkit.llm, pddlkit.check, "
+            "pddlkit.sandbox, pddlkit.sandbox.pool; "
             "from pddlkit.domains import path; "
             "pddlkit.plan(path('coin-collector/domain.pddl'), path('coin-collector/p3.pddl')); "
             "print(sorted(m for m in sys.modules if m.startswith(('pddlkit.formalizers', "
-            "'pddlkit.envs'))))")
+            "'pddlkit.envs', 'pddlkit.programs', 'pddlkit.skills', 'pddlkit.critic'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=120)
     assert out.returncode == 0, out.stderr
