@@ -230,10 +230,58 @@ def split(items: Sequence, eval_fraction: float = 0.5, seed: int = 0) -> tuple[l
 
 # --------------------------------------------------------------------------- baselines
 
-#: the paper's greedy strategy as a program (seed 001's pseudocode): walk to the nearest
-#: energy by breadth-first search, take while the carry limit and the budget allow, return
-#: when only the way back is left, drop at the start; written for the sandbox's interface.
+#: the paper's greedy baseline (seed 001's example greedy pseudocode, which "doesn't include
+#: considerations for cost_per_step and carry_limit"): BFS to the nearest energy, TAKE, and
+#: home by retracing the path when 2 * len(path) + steps_back + 2 > remaining actions; DROP.
 GREEDY_PROGRAM = '''
+from collections import deque
+
+MOVES = {"UP": (-1, 0), "DOWN": (1, 0), "LEFT": (0, -1), "RIGHT": (0, 1),
+         "UPLEFT": (-1, -1), "UPRIGHT": (-1, 1), "DOWNLEFT": (1, -1), "DOWNRIGHT": (1, 1)}
+BACK = {"UP": "DOWN", "DOWN": "UP", "LEFT": "RIGHT", "RIGHT": "LEFT", "UPLEFT": "DOWNRIGHT",
+        "DOWNRIGHT": "UPLEFT", "UPRIGHT": "DOWNLEFT", "DOWNLEFT": "UPRIGHT"}
+
+
+def solve(grid, start_pos, carry_limit, cost_per_step, is_diagonals_allowed, max_actions):
+    names = list(MOVES) if is_diagonals_allowed else list(MOVES)[:4]
+    n = len(grid)
+    here = tuple(start_pos)
+    energy = {(r, c) for r in range(n) for c in range(n) if grid[r][c] == "E"}
+    actions, trail = [], []
+    while energy:
+        seen, queue, found = {here: None}, deque([here]), None
+        while queue:
+            cell = queue.popleft()
+            if cell in energy:
+                found = cell
+                break
+            for m in names:
+                nxt = (cell[0] + MOVES[m][0], cell[1] + MOVES[m][1])
+                if 0 <= nxt[0] < n and 0 <= nxt[1] < n and grid[nxt[0]][nxt[1]] != "O" \\
+                        and nxt not in seen:
+                    seen[nxt] = (cell, m)
+                    queue.append(nxt)
+        if found is None:
+            break
+        path, cell = [], found
+        while seen[cell] is not None:
+            cell, m = seen[cell]
+            path.append(m)
+        path.reverse()
+        remaining = max_actions - len(actions)
+        if 2 * len(path) + len(trail) + 2 > remaining:
+            break
+        actions += path + ["TAKE"]
+        trail += path
+        energy.discard(found)
+        here = found
+    actions += [BACK[m] for m in reversed(trail)] + ["DROP"]
+    return actions[:max_actions]
+'''
+
+#: a stronger reference than the paper's greedy: BFS paths both ways (not retracing), the
+#: carry limit and the budget respected, nothing taken that cannot be brought home in time.
+BUDGET_GREEDY_PROGRAM = '''
 from collections import deque
 
 STRAIGHT = {"UP": (-1, 0), "DOWN": (1, 0), "LEFT": (0, -1), "RIGHT": (0, 1)}
@@ -297,14 +345,25 @@ def solve(grid, start_pos, carry_limit, cost_per_step, is_diagonals_allowed, max
     return actions[:max_actions]
 '''
 
+#: the paper's random baseline: 6 x (a random move, TAKE), the 6 moves retraced in reverse,
+#: DROP (19 actions); seeded by the grid, so scores are deterministic.
 RANDOM_PROGRAM = '''
 import random
 
+BACK = {"UP": "DOWN", "DOWN": "UP", "LEFT": "RIGHT", "RIGHT": "LEFT", "UPLEFT": "DOWNRIGHT",
+        "DOWNRIGHT": "UPLEFT", "UPRIGHT": "DOWNLEFT", "DOWNLEFT": "UPRIGHT"}
+
+
 def solve(grid, start_pos, carry_limit, cost_per_step, is_diagonals_allowed, max_actions):
-    rng = random.Random(str(grid) + str(start_pos))
+    rng = random.Random(str(grid) + str(start_pos) + str(is_diagonals_allowed))
     moves = ["UP", "DOWN", "LEFT", "RIGHT"] + (
         ["UPLEFT", "UPRIGHT", "DOWNLEFT", "DOWNRIGHT"] if is_diagonals_allowed else [])
-    return [rng.choice(moves + ["TAKE", "DROP"]) for _ in range(max_actions)]
+    out, trail = [], []
+    for _ in range(6):
+        m = rng.choice(moves)
+        out += [m, "TAKE"]
+        trail.append(m)
+    return (out + [BACK[m] for m in reversed(trail)] + ["DROP"])[:max_actions]
 '''
 
 
