@@ -1,0 +1,202 @@
+"""IPP (seed 001): an LLM writes one program for every instance of a task, and refines it on
+its worst instances.
+
+* Direct generation (DG): turn 1 asks for pseudocode, turn 2 for the code (one chat).
+* Iterative refinement (IR, the paper's Algorithm 2.2): score the program on the training set
+  in the sandbox; give the LLM the rules, its code and the ``k`` = 3 worst instances; stop
+  when the mean does not strictly improve or after ``max_rounds``; **return the best program
+  seen** (the paper's Algorithm returns the last one, but its tables are the best iterate's).
+* Feedback: ``feedback="rich"`` (default) adds, for each worst instance, the constraint
+  setting, its score and the simulator's account of the run (for MiniGrid, also the first step
+  the PDDL model rejects), and a program that failed to run gets its ``ProgramError``;
+  ``feedback="bare"`` is the paper's template: the grids only.
+* A program that cannot be read from the answer, does not define ``solve``, crashes or returns
+  the wrong type never stops the run: its error is the next prompt's feedback, and it scores as
+  the worst (see :mod:`.tasks`).
+
+Generated code runs only in :mod:`pddlkit.sandbox`. The result keeps every round's program
+and scores, and :meth:`IPPResult.save` writes the winning program next to its scores so it can
+be reused without an LLM.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Optional, Sequence, Union
+
+from pddlkit.llm.errors import LLMError
+from pddlkit.sandbox import Policy, SandboxPool
+
+from .answer import ProgramAnswerError, extract_program
+from .tasks import Scored, Task, template
+
+
+@dataclass
+class Round:
+    index: int                  # 0 = direct generation
+    program: Optional[str]
+    mean: float
+    failures: int               # instances where the program did not run or return a list
+    scores: list[float] = field(default_factory=list, repr=False)
+    worst: list[int] = field(default_factory=list)   # indices of the k worst instances
+    error: Optional[str] = None                      # why there is no program this round
+
+
+@dataclass
+class IPPResult:
+    task: str
+    rounds: list[Round]
+    best: int                   # index into rounds
+    usage: dict = field(default_factory=dict)
+    seconds: float = 0.0
+
+    @property
+    def program(self) -> Optional[str]:
+        return self.rounds[self.best].program
+
+    @property
+    def best_mean(self) -> float:
+        return self.rounds[self.best].mean
+
+    @property
+    def direct_mean(self) -> float:
+        return self.rounds[0].mean
+
+    def save(self, folder: Union[str, Path]) -> Path:
+        """``program.py`` (the best program) and ``scores.json`` (every round's mean)."""
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "program.py").write_text(self.program or "")
+        (folder / "scores.json").write_text(json.dumps({
+            "task": self.task, "best_round": self.best, "usage": self.usage,
+            "rounds": [{k: v for k, v in asdict(r).items() if k not in ("program", "scores")}
+                       for r in self.rounds]}, indent=2))
+        return folder / "program.py"
+
+
+def score(task: Task, program: str, instances: Sequence, policy: Policy,
+          workers: Optional[int] = None) -> list[Scored]:
+    """Every instance's score for ``program``, through the sandbox pool, in order."""
+    with SandboxPool(program, policy, workers=workers) as pool:
+        results = pool.map([task.program_args(i) for i in instances])
+    return [task.score(i, r) for i, r in zip(instances, results)]
+
+
+def _worst(scored: list[Scored], k: int) -> list[int]:
+    """The k lowest scores; programs that failed to run come first (not the authors' bug of
+    sorting successes by reward descending)."""
+    order = sorted(range(len(scored)), key=lambda i: (scored[i].ok, scored[i].score, i))
+    return order[:k]
+
+
+def _samples(task: Task, instances: Sequence, scored: list[Scored], worst: list[int],
+             feedback: str) -> str:
+    parts = []
+    for i in worst:
+        shown = task.show(instances[i])
+        if feedback == "rich":
+            shown += f"\nyour program's result: {scored[i].account}"
+        parts.append(shown)
+    return "\n———\n".join(parts)
+
+
+class IPP:
+    """``IPP(task, llm).run()``; the LLM is any pddlkit LLM (a spec string, an object)."""
+
+    def __init__(self, task: Task, llm: Any, *, k: int = 3, max_rounds: int = 5,
+                 feedback: str = "rich", policy: Optional[Policy] = None,
+                 workers: Optional[int] = None, temperature: float = 0.0,
+                 max_tokens: Optional[int] = 4000) -> None:
+        if feedback not in ("rich", "bare"):
+            raise ValueError(f"feedback must be 'rich' or 'bare', got {feedback!r}")
+        if isinstance(llm, str):
+            from pddlkit.llm import load_llm
+
+            llm = load_llm(llm)
+        self.task, self.llm, self.k, self.max_rounds = task, llm, k, max_rounds
+        self.feedback = feedback
+        self.policy = policy or Policy(call_timeout=5.0, cpu_seconds=5.0)
+        self.workers = workers
+        self.temperature, self.max_tokens = temperature, max_tokens
+
+    def _ask(self, messages: list[dict]) -> tuple[Optional[str], Optional[str], str]:
+        """(program, problem, the raw answer)."""
+        try:
+            answer = self.llm.complete(messages, temperature=self.temperature,
+                                       max_tokens=self.max_tokens).text
+        except LLMError as exc:
+            return None, f"the LLM call failed: {exc}", ""
+        try:
+            return extract_program(answer), None, answer
+        except ProgramAnswerError as exc:
+            return None, exc.problem, answer
+
+    def direct(self) -> tuple[Optional[str], Optional[str]]:
+        rules = self.task.rules()
+        chat = [{"role": "user", "content": template("pseudocode.txt").format(rules=rules)}]
+        try:
+            pseudo = self.llm.complete(chat, temperature=self.temperature,
+                                       max_tokens=self.max_tokens).text
+        except LLMError as exc:
+            return None, f"the LLM call failed: {exc}"
+        chat += [{"role": "assistant", "content": pseudo},
+                 {"role": "user", "content": template("code.txt").format(
+                     signature=self.task.signature)}]
+        program, problem, answer = self._ask(chat)
+        if program is None and problem and not problem.startswith("the LLM call failed"):
+            # one more turn, with what was wrong: an unreadable answer does not end the run
+            chat += [{"role": "assistant", "content": answer},
+                     {"role": "user", "content": f"I could not use that answer: {problem}."}]
+            program, problem, _ = self._ask(chat)
+        return program, problem
+
+    def refine(self, program: str, instances: Sequence, scored: list[Scored],
+               worst: list[int]) -> tuple[Optional[str], Optional[str]]:
+        prompt = template("refine.txt").format(
+            signature=self.task.signature, rules=self.task.rules(), code=program.strip(),
+            samples=_samples(self.task, instances, scored, worst, self.feedback))
+        program, problem, _ = self._ask([{"role": "user", "content": prompt}])
+        return program, problem
+
+    def _round(self, index: int, program: Optional[str], problem: Optional[str],
+               instances: Sequence) -> tuple[Round, list[Scored]]:
+        if program is None:
+            return Round(index, None, float("-inf"), len(instances), [], [], problem), []
+        scored = score(self.task, program, instances, self.policy, self.workers)
+        values = [s.score for s in scored]
+        return Round(index, program, statistics.fmean(values),
+                     sum(not s.ok for s in scored), values, _worst(scored, self.k)), scored
+
+    def run(self, instances: Optional[Sequence] = None) -> IPPResult:
+        instances = list(instances if instances is not None else self.task.instances)
+        start = time.monotonic()
+        ledger = getattr(self.llm, "ledger", None)
+        before = ledger.run.to_dict() if ledger is not None else None
+        program, problem = self.direct()
+        current, scored = self._round(0, program, problem, instances)
+        rounds = [current]
+        previous_mean = float("-inf")
+        while current.program is not None and current.mean > previous_mean \
+                and len(rounds) <= self.max_rounds:
+            previous_mean = current.mean
+            program, problem = self.refine(current.program, instances, scored, current.worst)
+            nxt, nxt_scored = self._round(len(rounds), program, problem, instances)
+            rounds.append(nxt)
+            if nxt.program is None:
+                break
+            current, scored = nxt, nxt_scored
+        best = max(range(len(rounds)), key=lambda i: (rounds[i].mean, -i))
+        return IPPResult(self.task.name, rounds, best, _usage(ledger, before),
+                         time.monotonic() - start)
+
+
+def _usage(ledger, before: Optional[dict]) -> dict:
+    """LLM calls, tokens and dollars spent since ``before`` (the ledger's run totals)."""
+    if ledger is None or before is None:
+        return {}
+    after = ledger.run.to_dict()
+    return {k: after[k] - before.get(k, 0) for k in after}

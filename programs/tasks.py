@@ -1,0 +1,156 @@
+"""The tasks a code-writing front end solves: what the LLM is told, what the program is called
+with, and how its answer is scored, with an account of what went wrong.
+
+A task gives, for one instance, the program's keyword arguments, a score for its result, and
+a few lines saying what happened (the simulator's account: blocked moves, TAKE on an empty
+cell, a DROP away from the start; for MiniGrid the environment's run and the first step the
+PDDL model rejects). A program that crashes, times out or returns the wrong thing scores the
+worst an instance can score, minus one (``crash_score``), so refinement sees it as worst and a
+mean cannot hide it; the count of such failures is reported beside every mean.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Optional, Protocol, Sequence
+
+from pddlkit.sandbox import CallResult
+
+PROMPTS = Path(__file__).resolve().parent / "prompts" / "ipp"
+
+
+def template(name: str) -> str:
+    return (PROMPTS / name).read_text()
+
+
+@dataclass
+class Scored:
+    score: float
+    ok: bool            # the program ran and returned actions
+    account: str        # what happened, for the refinement prompt
+
+
+class Task(Protocol):
+    name: str
+    signature: str
+
+    def rules(self) -> str: ...
+
+    def program_args(self, instance: Any) -> dict: ...
+
+    def score(self, instance: Any, result: CallResult) -> Scored: ...
+
+    def show(self, instance: Any) -> str:
+        """The instance as the refinement prompt shows it (a grid, and its setting)."""
+        ...
+
+
+def _failed(result: CallResult, worst: float) -> Optional[Scored]:
+    if result.ok and isinstance(result.value, list):
+        return None
+    if result.ok:
+        why = (f"bad-return: solve returned a {type(result.value).__name__}, not a list of "
+               "action strings")
+    else:
+        why = result.error.format()
+    return Scored(worst - 1.0, False, why)
+
+
+# --------------------------------------------------------------------------- GRASP
+
+
+class GraspTask:
+    name = "grasp"
+    signature = ("solve(grid, start_pos, carry_limit, cost_per_step, is_diagonals_allowed, "
+                 "max_actions)")
+
+    def __init__(self, instances: Sequence, sample=None) -> None:
+        self.instances = list(instances)
+        self.sample = sample or self.instances[0]
+
+    def rules(self) -> str:
+        return template("grasp_rules.txt").format(sample_grid=_ascii(self.sample.grid.cells))
+
+    def program_args(self, instance) -> dict:
+        return instance.program_args()
+
+    def score(self, instance, result: CallResult) -> Scored:
+        from pddlkit.envs.grasp import simulate
+
+        failed = _failed(result, -instance.cost * instance.max_actions)
+        if failed:
+            return failed
+        outcome = simulate(instance, [str(a) for a in result.value])
+        return Scored(outcome.score, True, outcome.account())
+
+    def show(self, instance) -> str:
+        return (f"{instance.describe()}\nstart position {list(instance.grid.start)}\n"
+                + _ascii(instance.grid.cells))
+
+
+def _ascii(cells) -> str:
+    """The published drawing style: a column header, then ``+---+`` rows."""
+    n = len(cells[0])
+    rule = "  +" + "---+" * n
+    lines = ["    " + "   ".join(str(c) for c in range(n)), rule]
+    for r, row in enumerate(cells):
+        lines.append(f"{r:>2}|" + "|".join(f" {v} " for v in row) + "|")
+        lines.append(rule)
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- MiniGrid
+
+MISSIONS = {"unlock": ("open the door", "The game ends when the door is open."),
+            "doorkey": ("use the key to open the door and then get to the goal",
+                        "You must stand on the goal cell to complete the game."),
+            "unlockpickup": ("pick up the box",
+                             "The game ends when you pick up the box. You cannot drop objects "
+                             "into non-empty cells or into a WALL or DOOR cell.")}
+
+
+class MiniGridTask:
+    signature = "solve(grid, start_direction)"
+
+    def __init__(self, task: str, seeds: Sequence[int], sample_seed: int = 0) -> None:
+        from pddlkit.envs import minigrid_tasks as M
+
+        self.task = task
+        self.name = f"minigrid-{task}"
+        self.instances = [M.observe(task, s) for s in seeds]
+        self._sample = M.observe(task, sample_seed)
+        self._sample_solution, _ = M.planner_baseline(task, sample_seed)
+
+    def rules(self) -> str:
+        mission, rule = MISSIONS[self.task]
+        return template("minigrid_rules.txt").format(
+            mission=mission, task_rule=rule, sample_grid=_rows(self._sample.grid),
+            start_direction=self._sample.start_direction,
+            sample_solution=self._sample_solution)
+
+    def program_args(self, instance) -> dict:
+        return instance.program_args()
+
+    def score(self, instance, result: CallResult) -> Scored:
+        from pddlkit.envs import minigrid_tasks as M
+
+        failed = _failed(result, 0.0)
+        if failed:
+            return failed
+        actions = [str(a) for a in result.value]
+        run = M.run(self.task, instance.seed, actions)
+        account = run.account()
+        if not run.success:
+            symbolic = M.validate_actions(instance, actions)
+            if symbolic:
+                account += "\nchecked on the PDDL model: " + symbolic.splitlines()[0]
+        return Scored(run.reward, True, account)
+
+    def show(self, instance) -> str:
+        return f"seed {instance.seed}\n{_rows(instance.grid)}\nstart_direction: " \
+               f"{instance.start_direction}"
+
+
+def _rows(grid) -> str:
+    return "[\n" + ",\n".join("  " + repr(list(r)) for r in grid) + "\n]"
