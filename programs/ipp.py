@@ -171,7 +171,19 @@ class IPP:
         return Round(index, program, statistics.fmean(values),
                      sum(not s.ok for s in scored), values, _worst(scored, self.k)), scored
 
+    def retry(self, previous: Optional[str], problem: str) -> tuple[Optional[str], Optional[str]]:
+        """Ask again after an answer that held no usable program, saying why."""
+        shown = f"Your last working code was:\n<your_code>\n{previous.strip()}\n</your_code>\n" \
+            if previous else ""
+        prompt = template("retry.txt").format(rules=self.task.rules(), problem=problem,
+                                              previous=shown, signature=self.task.signature)
+        program, problem, _ = self._ask([{"role": "user", "content": prompt}])
+        return program, problem
+
     def run(self, instances: Optional[Sequence] = None) -> IPPResult:
+        """Direct generation, then refinement rounds (see the module docstring). A round whose
+        answer held no program, or whose program failed on every instance, is retried with the
+        reason and does not end the run; it counts toward ``max_rounds``."""
         instances = list(instances if instances is not None else self.task.instances)
         start = time.monotonic()
         ledger = getattr(self.llm, "ledger", None)
@@ -180,15 +192,22 @@ class IPP:
         current, scored = self._round(0, program, problem, instances)
         rounds = [current]
         previous_mean = float("-inf")
-        while current.program is not None and current.mean > previous_mean \
-                and len(rounds) <= self.max_rounds:
-            previous_mean = current.mean
-            program, problem = self.refine(current.program, instances, scored, current.worst)
-            nxt, nxt_scored = self._round(len(rounds), program, problem, instances)
-            rounds.append(nxt)
-            if nxt.program is None:
-                break
-            current, scored = nxt, nxt_scored
+        last_program = current.program
+        while len(rounds) <= self.max_rounds:
+            if current.program is None:
+                program, problem = self.retry(last_program, current.error or "no program")
+            else:
+                # a program that failed on every instance (crash, wrong return, no solve) is
+                # fed back like an unusable answer: it does not trigger the stopping rule
+                if current.failures < len(instances):
+                    if current.mean <= previous_mean:
+                        break
+                    previous_mean = current.mean
+                program, problem = self.refine(current.program, instances, scored,
+                                               current.worst)
+            current, scored = self._round(len(rounds), program, problem, instances)
+            rounds.append(current)
+            last_program = current.program or last_program
         best = max(range(len(rounds)), key=lambda i: (rounds[i].mean, -i))
         return IPPResult(self.task.name, rounds, best, _usage(ledger, before),
                          time.monotonic() - start)

@@ -1,0 +1,162 @@
+"""IPP offline: refinement with the stand-in writer improves on direct generation, each
+injected mistake is repaired after its symptom is fed back, the best program is returned, bad
+answers never stop the run, and a whole run goes through the real openai client over HTTP."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import SHARED, _need, need_module
+from llm_server import ChatServer, answer
+from pddlkit.llm.openai_chat import OpenAIChat
+from pddlkit.llm.usage import UsageLedger
+from pddlkit.programs import IPP, ProgramAnswerError, extract_program
+from pddlkit.programs.standin import GRASP_MISTAKES, MINIGRID_MISTAKES, ProgramWriter
+from pddlkit.programs.tasks import GraspTask
+from pddlkit.sandbox import Policy
+
+QUICK = Policy(call_timeout=0.5, cpu_seconds=1, memory_bytes=256 << 20)
+
+
+@pytest.fixture(scope="module")
+def grasp_task():
+    from pddlkit.envs.grasp import instances, load_corpus, split
+
+    grids = load_corpus(_need(SHARED / "corpus" / "grasp" / "grids"))
+    train, _ = split(grids, 0.5, seed=0)
+    return GraspTask(instances(train[::25]))  # 40 grids x 8 settings
+
+
+def _minigrid(task: str, n: int = 8):
+    need_module("minigrid", "pip install 'pddlkit[minigrid]'")
+    from pddlkit.programs.tasks import MiniGridTask
+
+    return MiniGridTask(task, range(n))
+
+
+@pytest.mark.parametrize("mistake", [m for m in GRASP_MISTAKES if m != "infinite-loop"])
+def test_each_grasp_mistake_is_repaired_after_its_symptom(grasp_task, mistake):
+    writer = ProgramWriter("grasp", mistakes=[mistake])
+    result = IPP(grasp_task, writer.llm(), workers=2, policy=QUICK).run()
+    assert writer.repaired == [mistake], (mistake, writer.repaired)
+    assert result.best_mean > result.direct_mean, [r.mean for r in result.rounds]
+    assert result.rounds[result.best].failures == 0
+
+
+def test_grasp_refinement_strictly_improves_on_direct_generation(grasp_task):
+    for seed in range(3):
+        writer = ProgramWriter("grasp", seed=seed)
+        result = IPP(grasp_task, writer.llm(), workers=2, policy=QUICK).run()
+        assert result.best_mean > result.direct_mean, (seed, [r.mean for r in result.rounds])
+        assert set(writer.repaired) == set(writer.injected)
+
+
+def test_an_endless_loop_is_fed_back_as_a_timeout_and_repaired():
+    task = _minigrid("unlock", 4)
+    writer = ProgramWriter(task.name, mistakes=["infinite-loop"])
+    result = IPP(task, writer.llm(), workers=2, policy=QUICK).run()
+    assert result.rounds[0].failures == 4 and writer.repaired == ["infinite-loop"]
+    assert result.best_mean > 0.9
+
+
+@pytest.mark.parametrize("task_name", ["unlock", "doorkey", "unlockpickup"])
+def test_minigrid_refinement_improves_and_repairs_every_mistake(task_name):
+    task = _minigrid(task_name)
+    for mistake in MINIGRID_MISTAKES:
+        if mistake == "infinite-loop":
+            continue
+        try:
+            writer = ProgramWriter(task.name, mistakes=[mistake])
+        except ValueError:  # not a mistake this task can show
+            continue
+        result = IPP(task, writer.llm(), workers=2, policy=QUICK).run()
+        assert writer.repaired == [mistake], (task_name, mistake)
+        assert result.best_mean > result.direct_mean and result.best_mean > 0.9
+
+
+def test_the_best_program_is_returned_when_the_last_round_is_worse(grasp_task, tmp_path):
+    writer = ProgramWriter("grasp", mistakes=["carry", "cost"], relapse_round=2)
+    result = IPP(grasp_task, writer.llm(), workers=2, policy=QUICK).run()
+    means = [r.mean for r in result.rounds]
+    assert len(means) == 3 and means[2] < means[1] > means[0], means
+    assert result.best == 1 and result.program == result.rounds[1].program
+    saved = result.save(tmp_path / "ipp")
+    assert saved.read_text() == result.rounds[1].program
+    scores = json.loads((tmp_path / "ipp" / "scores.json").read_text())
+    assert scores["best_round"] == 1 and len(scores["rounds"]) == 3
+
+
+def test_the_papers_bare_feedback_repairs_nothing(grasp_task):
+    writer = ProgramWriter("grasp", mistakes=["carry", "cost"])
+    result = IPP(grasp_task, writer.llm(), feedback="bare", workers=2, policy=QUICK).run()
+    assert writer.repaired == [] and len(result.rounds) == 2
+    assert result.best == 0
+
+
+def test_bad_answers_and_bad_programs_never_stop_the_run(grasp_task):
+    """No fenced program, then a program without solve, then one returning a string, then one
+    that raises: each error reaches the next prompt, and a good program wins in the end."""
+    from pddlkit.llm import ScriptedLLM
+
+    good = ProgramWriter("grasp", mistakes=[]).program()
+    answers = ["pseudocode", "I would rather explain in words.",
+               "```python\ndef plan(grid):\n    return []\n```",
+               "```python\ndef solve(**kw):\n    return 'UP'\n```",
+               "```python\ndef solve(**kw):\n    return [1][2]\n```",
+               f"```python\n{good}```"]
+    llm = ScriptedLLM(answers)
+    result = IPP(grasp_task, llm, workers=2, policy=QUICK, max_rounds=5).run()
+    errors = [r.error for r in result.rounds]
+    prompts = [r.messages[-1][1] for r in llm.requests]
+    assert "no ```python fenced block" in prompts[2]  # the unreadable answer, fed back
+    assert "defines solve" in prompts[3] and "could not be used" in prompts[3]
+    assert "bad-return" in prompts[4] and "not a list" in prompts[4]
+    assert "crash at line 2" in prompts[5] and "IndexError" in prompts[5]
+    assert result.rounds[result.best].program.strip() == good.strip()
+    assert result.best_mean > 2 and "none of the 1 fenced" in errors[0]
+
+
+def test_program_extraction():
+    assert extract_program("```python\ndef solve():\n    return 1\n```") == \
+        "def solve():\n    return 1\n"
+    two = "```python\ndef solve():\n    return 1\n```\nbetter:\n```python\ndef solve():\n" \
+          "    return 2\n```"
+    assert "return 2" in extract_program(two)
+    assert extract_program("def solve(x):\n    return x") == "def solve(x):\n    return x\n"
+    with pytest.raises(ProgramAnswerError, match="none of the 1 fenced"):
+        extract_program("```python\nprint(1)\n```")
+    with pytest.raises(ProgramAnswerError, match="empty"):
+        extract_program("  ")
+
+
+def test_a_whole_refinement_run_through_the_real_openai_client(grasp_task, tmp_path):
+    """The stand-in answers behind a local OpenAI-compatible server; the real openai client
+    carries every turn over HTTP; the ledger counts the tokens; the transcript replays."""
+    writer = ProgramWriter("grasp", mistakes=["no-return", "cost"])
+
+    class Server(ChatServer):
+        def next_behaviour(self, body):
+            super().next_behaviour(body)
+            return answer(writer.answer(body["messages"]), 1000, 400)
+
+    server = Server()
+    try:
+        ledger = UsageLedger()
+        llm = OpenAIChat("gpt-4o-mini", base_url=server.url, cache=False, ledger=ledger,
+                         transcript=tmp_path / "ipp.jsonl")
+        result = IPP(grasp_task, llm, workers=2, policy=QUICK).run()
+    finally:
+        server.stop()
+    assert result.best_mean > result.direct_mean and set(writer.repaired) == {"no-return",
+                                                                              "cost"}
+    calls = len(server.requests)
+    assert calls == 2 + len(result.rounds) - 1
+    assert result.usage["calls"] == calls and result.usage["prompt_tokens"] == 1000 * calls
+    assert result.usage["cost_usd"] > 0
+    from pddlkit.llm import load_llm
+
+    replayed = IPP(grasp_task, load_llm(f"replay:{tmp_path / 'ipp.jsonl'}"), workers=2,
+                   policy=QUICK).run()
+    assert [r.mean for r in replayed.rounds] == [r.mean for r in result.rounds]
