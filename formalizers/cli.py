@@ -49,6 +49,14 @@ def _writable_file(path: Optional[str], flag: str) -> Optional[str]:
     return None
 
 
+def _run_agents() -> dict:
+    """Agents of other front ends for ``pddlkit run --agent`` (entry points of
+    ``pddlkit.run_agents``: an object with ``add_arguments(parser)`` and ``run(args)``)."""
+    from importlib.metadata import entry_points
+
+    return {ep.name: ep for ep in entry_points(group="pddlkit.run_agents")}
+
+
 def register(sub) -> None:
     p = sub.add_parser("run", help="play episodes with a formalizer (PDDLego+ loop)")
     p.add_argument("--env", default="coin-collector", help="an id from `pddlkit envs`")
@@ -59,8 +67,11 @@ def register(sub) -> None:
     p.add_argument("--floorplan", type=int, help="alfworld: the AI2-THOR scene (default: by seed)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--episodes", type=_count(1), default=1, help="seeds seed, seed+1, ...")
-    p.add_argument("--agent", default="pddlego", choices=["pddlego", "plangen"],
-                   help="pddlego: the PDDLego+ loop; plangen: the LLM picks each command")
+    plugins = _run_agents()
+    p.add_argument("--agent", default="pddlego", choices=["pddlego", "plangen", *plugins],
+                   help="pddlego: the PDDLego+ loop; plangen: the LLM picks each command"
+                        + "".join(f"; {name}: from {ep.value.split(':')[0]}"
+                                  for name, ep in plugins.items()))
     p.add_argument("--llm", default="observation",
                    help="'observation', 'noisy[:rate]', or an LLM spec (openai:gpt-4o-mini, ...)")
     p.add_argument("--goal-style", default="detailed", choices=["detailed", "simple"])
@@ -82,6 +93,11 @@ def register(sub) -> None:
                    help="save the domain of each won episode to the library")
     p.add_argument("--reuse-domain", action="store_true",
                    help="freeze the library's best verified domain for this environment")
+    for name, ep in plugins.items():  # the agent's own options
+        try:
+            ep.load().add_arguments(p)
+        except Exception as exc:  # a broken plugin must not break `pddlkit run`
+            print(f"pddlkit: run agent {name!r} failed to load: {exc}", file=sys.stderr)
     p.set_defaults(func=run_command)
 
     d = sub.add_parser("domains", help="the library of learned domains: list, show, verify")
@@ -137,6 +153,8 @@ def env_options(args) -> dict:
 
 
 def run_command(args) -> int:
+    if args.agent not in ("pddlego", "plangen"):
+        return _run_agents()[args.agent].load().run(args)
     from pddlkit.envs import make
     from pddlkit.llm.errors import LLMError
 

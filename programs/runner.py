@@ -1,0 +1,107 @@
+"""One IPP run on a named task, shared by ``pddlkit run --agent ipp`` and ``pddlkit bench``.
+
+Task ids: ``grasp``, ``minigrid-unlock``, ``minigrid-doorkey``, ``minigrid-unlockpickup``.
+Training and evaluation sets are disjoint: GRASP splits the published grids in half with a
+seed (every grid under all 8 settings), MiniGrid refines on seeds 0.. and evaluates on the
+held-out seeds 1000... The paper refines on the instances it reports; ``report_on_train`` in
+the result gives that number too.
+
+LLM specs: any pddlkit spec, or ``standin`` / ``standin:MISTAKE,MISTAKE`` for the offline
+program writer (:mod:`.standin`).
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Optional
+
+from pddlkit.sandbox import Policy
+
+from .ipp import IPP, IPPResult, score
+
+TASK_IDS = ("grasp", "minigrid-unlock", "minigrid-doorkey", "minigrid-unlockpickup")
+
+
+@dataclass
+class TaskRun:
+    result: IPPResult
+    train_mean: float         # the best program on the training set (the paper's number)
+    eval_mean: float          # the best program on the held-out set
+    eval_failures: int
+    completion: Optional[float]  # MiniGrid: share of held-out instances completed
+    writer: Any = None        # the stand-in, when one was used
+
+    def metrics(self) -> dict:
+        """A row for ``pddlkit bench``: the harness's counts plus IPP's own figures."""
+        usage = self.result.usage
+        best = self.result.rounds[self.result.best]
+        return {"success": best.failures == 0 and self.eval_failures == 0,
+                "steps": len(self.result.rounds), "actions": 0,
+                "llm_calls": usage.get("calls", 0),
+                "prompt_tokens": usage.get("prompt_tokens", 0),
+                "completion_tokens": usage.get("completion_tokens", 0),
+                "cost_usd": usage.get("cost_usd", 0.0),
+                "direct_mean": self.result.direct_mean, "train_mean": self.train_mean,
+                "eval_mean": self.eval_mean, "completion": self.completion,
+                "best_round": self.result.best, "seconds": self.result.seconds}
+
+
+def make_task(task_id: str, train: Optional[int] = None, evaluate: Optional[int] = None,
+              split_seed: int = 0, corpus: Optional[Path] = None):
+    """(task over the training set, held-out instances)."""
+    if task_id == "grasp":
+        from pddlkit.envs import grasp
+
+        from .tasks import GraspTask
+
+        grids = grasp.load_corpus(corpus or grasp.corpus_folder())
+        train_grids, eval_grids = grasp.split(grids, 0.5, seed=split_seed)
+        train_grids = train_grids[:train] if train else train_grids
+        eval_grids = eval_grids[:evaluate] if evaluate else eval_grids
+        return GraspTask(grasp.instances(train_grids)), grasp.instances(eval_grids)
+    if task_id.startswith("minigrid-") and task_id[len("minigrid-"):] in (
+            "unlock", "doorkey", "unlockpickup"):
+        from pddlkit.envs import minigrid_tasks as M
+
+        from .tasks import MiniGridTask
+
+        name = task_id[len("minigrid-"):]
+        task = MiniGridTask(name, range(train or 100))
+        held = [M.observe(name, s) for s in list(M.HELD_OUT_SEEDS)[:evaluate or 100]]
+        return task, held
+    raise ValueError(f"unknown IPP task {task_id!r}; use one of {', '.join(TASK_IDS)}")
+
+
+def make_llm(spec: Any, task_name: str, seed: int = 0):
+    """(the LLM, the stand-in writer or None)."""
+    if isinstance(spec, str) and (spec == "standin" or spec.startswith("standin:")):
+        from .standin import ProgramWriter
+
+        named = spec.partition(":")[2]
+        mistakes = [m for m in named.split(",") if m] if named else None
+        writer = ProgramWriter(task_name, mistakes=mistakes, seed=seed)
+        return writer.llm(), writer
+    return spec, None
+
+
+def run_task(task_id: str, llm: Any, *, seed: int = 0, train: Optional[int] = None,
+             evaluate: Optional[int] = None, rounds: int = 5, k: int = 3,
+             feedback: str = "rich", workers: Optional[int] = None,
+             policy: Optional[Policy] = None, save: Optional[Path] = None) -> TaskRun:
+    task, held = make_task(task_id, train, evaluate, split_seed=seed)
+    model, writer = make_llm(llm, task.name, seed)
+    policy = policy or Policy(call_timeout=2.0, cpu_seconds=2.0)
+    result = IPP(task, model, k=k, max_rounds=rounds, feedback=feedback, policy=policy,
+                 workers=workers).run()
+    if save:
+        result.save(save)
+    if result.program is None:
+        return TaskRun(result, float("-inf"), float("-inf"), len(held), 0.0, writer)
+    scored = score(task, result.program, held, policy, workers)
+    completion = None
+    if task_id.startswith("minigrid-"):
+        completion = sum(s.ok and s.score > 0 for s in scored) / len(scored)
+    return TaskRun(result, result.best_mean, statistics.fmean(s.score for s in scored),
+                   sum(not s.ok for s in scored), completion, writer)
