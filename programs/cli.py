@@ -22,6 +22,9 @@ def add_arguments(parser) -> None:
     group.add_argument("--feedback", default="rich", choices=["rich", "bare"],
                        help="ipp: rich (settings, scores, the simulator's account) or bare "
                             "(the paper's grids only)")
+    group.add_argument("--patience", type=int, default=0,
+                       help="ipp: refinement rounds without improvement allowed (0: the "
+                            "paper's rule)")
     group.add_argument("--save-program", help="ipp: write the best program and its scores "
                                               "into this folder")
 
@@ -40,7 +43,7 @@ def run(args) -> int:
     try:
         outcome = run_task(env, llm, seed=args.seed, train=args.train, evaluate=args.evaluate,
                            rounds=args.rounds, feedback=args.feedback,
-                           save=Path(args.save_program) if args.save_program else None)
+                           patience=args.patience, save=Path(args.save_program) if args.save_program else None)
     except (ValueError, FileNotFoundError, ImportError, LLMError) as exc:
         print(f"pddlkit run --agent ipp: {exc}", file=sys.stderr)
         return 2
@@ -78,5 +81,6 @@ def bench_agent(cell: dict) -> dict:
     outcome = run_task(cell["env"], cell.get("llm") or "standin", seed=cell["seed"],
                        train=options.get("train"), evaluate=options.get("eval"),
                        rounds=options.get("rounds", 5), k=options.get("k", 3),
-                       feedback=options.get("feedback", "rich"), workers=1)
+                       feedback=options.get("feedback", "rich"),
+                       patience=options.get("patience", 0), workers=1)
     return outcome.metrics()

@@ -4,8 +4,8 @@ its worst instances.
 * Direct generation (DG): turn 1 asks for pseudocode, turn 2 for the code (one chat).
 * Iterative refinement (IR, the paper's Algorithm 2.2): score the program on the training set
   in the sandbox; give the LLM the rules, its code and the ``k`` = 3 worst instances; stop
-  when the mean does not strictly improve or after ``max_rounds``; **return the best program
-  seen** (the paper's Algorithm returns the last one, but its tables are the best iterate's).
+  when the mean does not strictly improve (``patience=n`` allows n such rounds, an option
+  beyond the paper) or after ``max_rounds``; **return the best program seen** (the paper's Algorithm returns the last one, but its tables are the best iterate's).
 * Feedback: ``feedback="rich"`` (default) adds, for each worst instance, the constraint
   setting, its score and the simulator's account of the run (for MiniGrid, also the first step
   the PDDL model rejects), and a program that failed to run gets its ``ProgramError``;
@@ -110,7 +110,7 @@ class IPP:
     def __init__(self, task: Task, llm: Any, *, k: int = 3, max_rounds: int = 5,
                  feedback: str = "rich", policy: Optional[Policy] = None,
                  workers: Optional[int] = None, temperature: float = 0.0,
-                 max_tokens: Optional[int] = 4000) -> None:
+                 max_tokens: Optional[int] = 4000, patience: int = 0) -> None:
         if feedback not in ("rich", "bare"):
             raise ValueError(f"feedback must be 'rich' or 'bare', got {feedback!r}")
         if isinstance(llm, str):
@@ -122,6 +122,7 @@ class IPP:
         self.policy = policy or Policy(call_timeout=5.0, cpu_seconds=5.0)
         self.workers = workers
         self.temperature, self.max_tokens = temperature, max_tokens
+        self.patience = patience  # rounds without improvement allowed (0: the paper's rule)
 
     def _ask(self, messages: list[dict]) -> tuple[Optional[str], Optional[str], str]:
         """(program, problem, the raw answer)."""
@@ -192,6 +193,7 @@ class IPP:
         current, scored = self._round(0, program, problem, instances)
         rounds = [current]
         previous_mean = float("-inf")
+        stale = 0
         last_program = current.program
         while len(rounds) <= self.max_rounds:
             if current.program is None:
@@ -201,8 +203,12 @@ class IPP:
                 # fed back like an unusable answer: it does not trigger the stopping rule
                 if current.failures < len(instances):
                     if current.mean <= previous_mean:
-                        break
-                    previous_mean = current.mean
+                        stale += 1
+                        if stale > self.patience:
+                            break
+                    else:
+                        stale = 0
+                    previous_mean = max(previous_mean, current.mean)
                 program, problem = self.refine(current.program, instances, scored,
                                                current.worst)
             current, scored = self._round(len(rounds), program, problem, instances)

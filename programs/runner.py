@@ -89,12 +89,13 @@ def make_llm(spec: Any, task_name: str, seed: int = 0):
 def run_task(task_id: str, llm: Any, *, seed: int = 0, train: Optional[int] = None,
              evaluate: Optional[int] = None, rounds: int = 5, k: int = 3,
              feedback: str = "rich", workers: Optional[int] = None,
-             policy: Optional[Policy] = None, save: Optional[Path] = None) -> TaskRun:
+             policy: Optional[Policy] = None, save: Optional[Path] = None,
+             patience: int = 0) -> TaskRun:
     task, held = make_task(task_id, train, evaluate, split_seed=seed)
     model, writer = make_llm(llm, task.name, seed)
     policy = policy or Policy(call_timeout=2.0, cpu_seconds=2.0)
     result = IPP(task, model, k=k, max_rounds=rounds, feedback=feedback, policy=policy,
-                 workers=workers).run()
+                 workers=workers, patience=patience).run()
     if save:
         result.save(save)
     if result.program is None:

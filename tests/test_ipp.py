@@ -88,6 +88,18 @@ def test_the_best_program_is_returned_when_the_last_round_is_worse(grasp_task, t
     assert scores["best_round"] == 1 and len(scores["rounds"]) == 3
 
 
+def test_patience_goes_on_past_a_round_that_does_not_improve():
+    """Two mistakes that each zero the reward: fixing one improves nothing, so the paper's rule
+    stops; with patience 1 the second is fixed too."""
+    task = _minigrid("unlock")
+    strict = ProgramWriter(task.name, mistakes=["action-names", "turns"])
+    paper = IPP(task, strict.llm(), workers=2, policy=QUICK).run()
+    assert strict.repaired == ["action-names"] and paper.best_mean == 0.0
+    patient_writer = ProgramWriter(task.name, mistakes=["action-names", "turns"])
+    patient = IPP(task, patient_writer.llm(), workers=2, policy=QUICK, patience=1).run()
+    assert patient_writer.repaired == ["action-names", "turns"] and patient.best_mean > 0.9
+
+
 def test_the_papers_bare_feedback_repairs_nothing(grasp_task):
     writer = ProgramWriter("grasp", mistakes=["carry", "cost"])
     result = IPP(grasp_task, writer.llm(), feedback="bare", workers=2, policy=QUICK).run()
