@@ -215,6 +215,89 @@ def load_corpus(folder: Path) -> list[Grid]:
     return grids
 
 
+# --------------------------------------------------------------------------- our generator
+
+#: obstacle probability per cell of a "block" grid (the published mean is 12.3 of 121 cells)
+OBSTACLE_P = 0.102
+START_POSITIONS = ("inner", "outer")
+OBSTACLES = ("block", "free")
+
+
+def _spiral_cells() -> list[tuple[int, int]]:
+    """A square spiral drawn from the centre outwards, every other ring (our own template:
+    the published generator is not available; the count and spread match its spiral files)."""
+    cells, r, c = [], 5, 5
+    length, d = 1, 0
+    steps = ((0, 1), (1, 0), (0, -1), (-1, 0))
+    while len(cells) < 60:
+        for _ in range(2):
+            for _ in range(length):
+                if 0 <= r < SIZE and 0 <= c < SIZE and (r, c) not in cells:
+                    cells.append((r, c))
+                r, c = r + steps[d][0], c + steps[d][1]
+            d = (d + 1) % 4
+        length += 2
+    return cells
+
+
+_SPIRAL = _spiral_cells()
+
+
+def generate(distribution: str, obstacles: str, start_position: str,
+             rng: random.Random, index: int = 0) -> Grid:
+    """One grid drawn the way the published ones were (reverse-engineered densities:
+    ``../shared/specs/ipp.md`` section 1.2): energy first, obstacles over it, the start last."""
+    if distribution not in DISTRIBUTIONS or obstacles not in OBSTACLES or \
+            start_position not in START_POSITIONS:
+        raise ValueError(f"unknown factor: {distribution}/{obstacles}/{start_position}; use "
+                         f"{DISTRIBUTIONS}, {OBSTACLES}, {START_POSITIONS}")
+    cells = [[" "] * SIZE for _ in range(SIZE)]
+    density = -1.0
+    if distribution in ("random", "upDown", "leftRight"):
+        density = rng.uniform(0.3, 0.7)
+        for r in range(SIZE):
+            for c in range(SIZE):
+                p = density
+                if distribution == "upDown" and c >= 6:   # the files' names are swapped:
+                    p = 1 - density                        # upDown splits left and right
+                if distribution == "leftRight" and r >= 6:
+                    p = 1 - density
+                if rng.random() < p:
+                    cells[r][c] = "E"
+    elif distribution == "cluster":
+        density = float(rng.choice((3, 4, 5)))
+        for _ in range(int(density)):
+            top, left = rng.randrange(SIZE - 2), rng.randrange(SIZE - 2)
+            for r in range(top, top + 3):
+                for c in range(left, left + 3):
+                    cells[r][c] = "E"
+    else:  # spiral: 36-43 cells of the template, and up to two beside it
+        for r, c in rng.sample(_SPIRAL, rng.randint(36, 43)):
+            cells[r][c] = "E"
+        for _ in range(rng.randrange(0, 3)):
+            cells[rng.randrange(SIZE)][rng.randrange(SIZE)] = "E"
+    if obstacles == "block":
+        for r in range(SIZE):
+            for c in range(SIZE):
+                if rng.random() < OBSTACLE_P:
+                    cells[r][c] = "O"
+    inner = [(r, c) for r in range(3, 8) for c in range(3, 8)]
+    choices = inner if start_position == "inner" else [
+        (r, c) for r in range(SIZE) for c in range(SIZE) if (r, c) not in set(inner)]
+    start = rng.choice(choices)
+    cells[start[0]][start[1]] = "A"
+    return Grid(tuple(tuple(r) for r in cells), start, distribution, obstacles,
+                start_position, index, density)
+
+
+def generate_corpus(seed: int = 0, per_file: int = 100) -> list[Grid]:
+    """Our own 2,000 grids over the same factors as the published set (20 files of 100), so
+    users without the corpus get the same benchmark; seeded, so everyone gets the same one."""
+    rng = random.Random(seed)
+    return [generate(d, o, s, rng, i) for s in START_POSITIONS for d in DISTRIBUTIONS
+            for o in OBSTACLES for i in range(per_file)]
+
+
 def instances(grids: Iterable[Grid], settings=SETTINGS) -> list[Instance]:
     """Every grid under every constraint setting (2,000 x 8 = the paper's 16,000)."""
     return [Instance(g, d, carry, cost) for g in grids for d, carry, cost in settings]

@@ -1,6 +1,9 @@
 """One IPP run on a named task, shared by ``pddlkit run --agent ipp`` and ``pddlkit bench``.
 
 Task ids: ``grasp``, ``minigrid-unlock``, ``minigrid-doorkey``, ``minigrid-unlockpickup``.
+GRASP uses the published grids when ``../shared/corpus/grasp`` is beside the checkout, and our
+seeded generator's grids (the same factors and statistics, :func:`pddlkit.envs.grasp.
+generate_corpus`) otherwise.
 Training and evaluation sets are disjoint: GRASP splits the published grids in half with a
 seed (every grid under all 8 settings), MiniGrid refines on seeds 0.. and evaluates on the
 held-out seeds 1000... The paper refines on the instances it reports; ``report_on_train`` in
@@ -56,7 +59,10 @@ def make_task(task_id: str, train: Optional[int] = None, evaluate: Optional[int]
 
         from .tasks import GraspTask
 
-        grids = grasp.load_corpus(corpus or grasp.corpus_folder())
+        try:
+            grids = grasp.load_corpus(corpus or grasp.corpus_folder())
+        except FileNotFoundError:  # a user's clone: our generator's grids, same factors
+            grids = grasp.generate_corpus(seed=0)
         train_grids, eval_grids = grasp.split(grids, 0.5, seed=split_seed)
         train_grids = train_grids[:train] if train else train_grids
         eval_grids = eval_grids[:evaluate] if evaluate else eval_grids

@@ -139,3 +139,37 @@ def test_the_baselines_through_the_sandbox_match_in_process_and_are_deterministi
         GREEDY_PROGRAM, sample))]
     assert sum(greedy) / len(greedy) > sum(random_) / len(random_) + 1
     assert all(len(a) <= 20 for a in local)
+
+
+def test_our_generator_matches_the_published_statistics_file_by_file(corpus):
+    """Energy counts, obstacle counts and start positions per file (start x distribution x
+    obstacles), ours against the published grids."""
+    from collections import defaultdict
+    from statistics import fmean, pstdev
+
+    from pddlkit.envs.grasp import generate_corpus
+
+    ours = generate_corpus(seed=0)
+    assert len(ours) == 2000 and generate_corpus(seed=0) == ours != generate_corpus(seed=1)
+
+    def files(grids):
+        out = defaultdict(list)
+        for g in grids:
+            out[(g.start_position, g.distribution, g.obstacles)].append(g)
+        return out
+
+    published, generated = files(corpus), files(ours)
+    assert set(published) == set(generated) and all(len(v) == 100 for v in generated.values())
+    for key, theirs in published.items():
+        mine = generated[key]
+        e_pub, e_ours = [g.energy for g in theirs], [g.energy for g in mine]
+        o_pub, o_ours = [g.obstacle_count for g in theirs], [g.obstacle_count for g in mine]
+        # means within four standard errors, spreads within a factor of two
+        se = (pstdev(e_pub) + 1) / 10 * 4
+        assert abs(fmean(e_pub) - fmean(e_ours)) <= se + 1.5, (key, fmean(e_pub), fmean(e_ours))
+        assert 0.5 <= (pstdev(e_ours) + 1) / (pstdev(e_pub) + 1) <= 2, key
+        assert abs(fmean(o_pub) - fmean(o_ours)) <= 1.5, key
+        assert (max(o_ours) == 0) == (max(o_pub) == 0)
+        for g in mine:
+            assert g.cells[g.start[0]][g.start[1]] == "A"
+            assert all(3 <= x <= 7 for x in g.start) == (key[0] == "inner")
