@@ -22,6 +22,10 @@ def add_arguments(parser) -> None:
     group.add_argument("--feedback", default="rich", choices=["rich", "bare"],
                        help="ipp: rich (settings, scores, the simulator's account) or bare "
                             "(the paper's grids only)")
+    group.add_argument("--mode", default="ir", choices=["ir", "pe", "curriculum"],
+                       help="ipp: iterative refinement from direct generation (ir), from the "
+                            "paper's pseudocode extension (pe, GRASP), or the step-by-step "
+                            "curriculum (GRASP)")
     group.add_argument("--patience", type=int, default=0,
                        help="ipp: refinement rounds without improvement allowed (0: the "
                             "paper's rule)")
@@ -43,7 +47,7 @@ def run(args) -> int:
     try:
         outcome = run_task(env, llm, seed=args.seed, train=args.train, evaluate=args.evaluate,
                            rounds=args.rounds, feedback=args.feedback,
-                           patience=args.patience, save=Path(args.save_program) if args.save_program else None)
+                           patience=args.patience, mode=args.mode, save=Path(args.save_program) if args.save_program else None)
     except (ValueError, FileNotFoundError, ImportError, LLMError) as exc:
         print(f"pddlkit run --agent ipp: {exc}", file=sys.stderr)
         return 2
@@ -54,7 +58,9 @@ def run(args) -> int:
         for r in result.rounds:
             what = f"mean {r.mean:.3f}, failures {r.failures}" if r.program else \
                 f"no program: {r.error}"
-            print(f"round {r.index} ({'direct generation' if r.index == 0 else 'refinement'}):"
+            kind = f"step {r.index}" if args.mode == "curriculum" else \
+                "direct generation" if r.index == 0 else "refinement"
+            print(f"round {r.index} ({kind}):"
                   f" {what}{'  <- best' if r.index == result.best else ''}")
         if outcome.writer is not None:
             print(f"stand-in: injected {', '.join(outcome.writer.injected) or 'nothing'}; "

@@ -79,10 +79,12 @@ class IPPResult:
 
 
 def score(task: Task, program: str, instances: Sequence, policy: Policy,
-          workers: Optional[int] = None) -> list[Scored]:
-    """Every instance's score for ``program``, through the sandbox pool, in order."""
+          workers: Optional[int] = None, args=None) -> list[Scored]:
+    """Every instance's score for ``program``, through the sandbox pool, in order; ``args``
+    (instance -> keyword arguments) overrides the task's interface (curriculum steps)."""
+    args = args or task.program_args
     with SandboxPool(program, policy, workers=workers) as pool:
-        results = pool.map([task.program_args(i) for i in instances])
+        results = pool.map([args(i) for i in instances])
     return [task.score(i, r) for i, r in zip(instances, results)]
 
 
@@ -136,9 +138,12 @@ class IPP:
         except ProgramAnswerError as exc:
             return None, exc.problem, answer
 
-    def direct(self) -> tuple[Optional[str], Optional[str]]:
+    def direct(self, extension: bool = False) -> tuple[Optional[str], Optional[str]]:
+        """Direct generation: pseudocode, then code. ``extension=True`` is the paper's
+        pseudocode extension (PE, GRASP): the first turn also shows its greedy pseudocode."""
         rules = self.task.rules()
-        chat = [{"role": "user", "content": template("pseudocode.txt").format(rules=rules)}]
+        first = "pseudocode_extension.txt" if extension else "pseudocode.txt"
+        chat = [{"role": "user", "content": template(first).format(rules=rules)}]
         try:
             pseudo = self.llm.complete(chat, temperature=self.temperature,
                                        max_tokens=self.max_tokens).text
@@ -164,10 +169,10 @@ class IPP:
         return program, problem
 
     def _round(self, index: int, program: Optional[str], problem: Optional[str],
-               instances: Sequence) -> tuple[Round, list[Scored]]:
+               instances: Sequence, args=None) -> tuple[Round, list[Scored]]:
         if program is None:
             return Round(index, None, float("-inf"), len(instances), [], [], problem), []
-        scored = score(self.task, program, instances, self.policy, self.workers)
+        scored = score(self.task, program, instances, self.policy, self.workers, args)
         values = [s.score for s in scored]
         return Round(index, program, statistics.fmean(values),
                      sum(not s.ok for s in scored), values, _worst(scored, self.k)), scored
@@ -181,7 +186,45 @@ class IPP:
         program, problem, _ = self._ask([{"role": "user", "content": prompt}])
         return program, problem
 
-    def run(self, instances: Optional[Sequence] = None) -> IPPResult:
+    def curriculum(self, instances: Optional[Sequence] = None) -> list[Round]:
+        """The paper's step-by-step curriculum (GRASP): a simplified game first (4
+        directions, no obstacles, no carry limit, no cost), then one constraint a turn, in one
+        chat; every step's program is scored on the full game (``Round.index`` = step)."""
+        if self.task.name != "grasp":
+            raise ValueError("the step-by-step curriculum is defined for GRASP only")
+        instances = list(instances if instances is not None else self.task.instances)
+        from .tasks import _ascii
+
+        chat = [{"role": "user", "content": template("curriculum_start.txt").format(
+            sample_grid=_ascii(self.task.sample.grid.cells))}]
+        rounds: list[Round] = []
+        for step, (constraint, signature) in enumerate(CURRICULUM):
+            try:
+                reply = self.llm.complete(chat, temperature=self.temperature,
+                                          max_tokens=self.max_tokens).text
+            except LLMError as exc:
+                rounds.append(Round(step, None, float("-inf"), len(instances), [], [],
+                                    f"the LLM call failed: {exc}"))
+                break
+            chat.append({"role": "assistant", "content": reply})
+            if step == 0:  # the first reply is the pseudocode; now the code of step 0
+                chat.append({"role": "user", "content": template("curriculum_code.txt")})
+                program, problem, reply = self._ask(chat)
+                chat.append({"role": "assistant", "content": reply})
+            else:
+                try:
+                    program, problem = extract_program(reply), None
+                except ProgramAnswerError as exc:
+                    program, problem = None, exc.problem
+            rounds.append(self._round(step, program, problem, instances,
+                                      _curriculum_args(step))[0])
+            if step + 1 < len(CURRICULUM):
+                nxt, sig = CURRICULUM[step + 1]
+                chat.append({"role": "user", "content": template("curriculum_step.txt").format(
+                    constraint=nxt, signature=sig)})
+        return rounds
+
+    def run(self, instances: Optional[Sequence] = None, extension: bool = False) -> IPPResult:
         """Direct generation, then refinement rounds (see the module docstring). A round whose
         answer held no program, or whose program failed on every instance, is retried with the
         reason and does not end the run; it counts toward ``max_rounds``."""
@@ -189,7 +232,7 @@ class IPP:
         start = time.monotonic()
         ledger = getattr(self.llm, "ledger", None)
         before = ledger.run.to_dict() if ledger is not None else None
-        program, problem = self.direct()
+        program, problem = self.direct(extension)
         current, scored = self._round(0, program, problem, instances)
         rounds = [current]
         previous_mean = float("-inf")
@@ -217,6 +260,36 @@ class IPP:
         best = max(range(len(rounds)), key=lambda i: (rounds[i].mean, -i))
         return IPPResult(self.task.name, rounds, best, _usage(ledger, before),
                          time.monotonic() - start)
+
+
+#: the curriculum's steps: (the constraint added, the signature asked for)
+CURRICULUM = (
+    ("", "solve(grid, start_position, max_actions)"),
+    ("diagonal moves: when `is_diagonals_allowed` is true you may also move UPLEFT, UPRIGHT, "
+     "DOWNLEFT and DOWNRIGHT.", "solve(grid, start_position, max_actions, "
+     "is_diagonals_allowed)"),
+    ("a carry limit: you can carry at most `carry_limit` energy tokens at a time; TAKE does "
+     "nothing beyond it.", "solve(grid, start_position, max_actions, is_diagonals_allowed, "
+     "carry_limit)"),
+    ("every action costs `cost_per_step` (a float), TAKE and DROP included; the cost is taken "
+     "off your score.", "solve(grid, start_position, max_actions, is_diagonals_allowed, "
+     "carry_limit, cost_per_step)"),
+    ("obstacles: cells marked 'O' cannot be entered; a move into one does nothing but still "
+     "uses up an action.", "solve(grid, start_position, max_actions, is_diagonals_allowed, "
+     "carry_limit, cost_per_step)"),
+)
+
+
+def _curriculum_args(step: int):
+    """The keyword arguments a curriculum step's signature takes."""
+    names = ["grid", "start_position", "max_actions", "is_diagonals_allowed", "carry_limit",
+             "cost_per_step"][:3 + min(step, 3)]
+
+    def args(instance) -> dict:
+        full = instance.program_args()
+        full["start_position"] = full.pop("start_pos")
+        return {k: full[k] for k in names}
+    return args
 
 
 def _usage(ledger, before: Optional[dict]) -> dict:

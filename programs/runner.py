@@ -96,17 +96,37 @@ def run_task(task_id: str, llm: Any, *, seed: int = 0, train: Optional[int] = No
              evaluate: Optional[int] = None, rounds: int = 5, k: int = 3,
              feedback: str = "rich", workers: Optional[int] = None,
              policy: Optional[Policy] = None, save: Optional[Path] = None,
-             patience: int = 0) -> TaskRun:
+             patience: int = 0, mode: str = "ir") -> TaskRun:
+    """``mode``: "ir" (refinement from direct generation), "pe" (refinement from the paper's
+    pseudocode extension) or "curriculum" (the step-by-step curriculum; its steps are the
+    rounds, and the best step is kept)."""
     task, held = make_task(task_id, train, evaluate, split_seed=seed)
     model, writer = make_llm(llm, task.name, seed)
     policy = policy or Policy(call_timeout=2.0, cpu_seconds=2.0)
-    result = IPP(task, model, k=k, max_rounds=rounds, feedback=feedback, policy=policy,
-                 workers=workers, patience=patience).run()
+    ipp = IPP(task, model, k=k, max_rounds=rounds, feedback=feedback, policy=policy,
+              workers=workers, patience=patience)
+    if mode == "curriculum":
+        start = __import__("time").monotonic()
+        ledger = getattr(ipp.llm, "ledger", None)
+        before = ledger.run.to_dict() if ledger is not None else None
+        steps = ipp.curriculum()
+        best = max(range(len(steps)), key=lambda i: (steps[i].mean, -i))
+        from .ipp import _usage
+
+        result = IPPResult(task.name, steps, best, _usage(ledger, before),
+                           __import__("time").monotonic() - start)
+    elif mode in ("ir", "pe"):
+        result = ipp.run(extension=mode == "pe")
+    else:
+        raise ValueError(f"mode must be ir, pe or curriculum, got {mode!r}")
     if save:
         result.save(save)
     if result.program is None:
         return TaskRun(result, float("-inf"), float("-inf"), len(held), 0.0, writer)
-    scored = score(task, result.program, held, policy, workers)
+    from .ipp import _curriculum_args
+
+    args = _curriculum_args(result.best) if mode == "curriculum" else None
+    scored = score(task, result.program, held, policy, workers, args)
     completion = None
     if task_id.startswith("minigrid-"):
         completion = sum(s.ok and s.score > 0 for s in scored) / len(scored)

@@ -36,6 +36,8 @@ GRASP_MISTAKES = ("syntax", "action-names", "carry", "cost", "no-return", "off-g
 MINIGRID_MISTAKES = ("syntax", "action-names", "turns", "no-drop", "goal-step",
                      "infinite-loop", "crash")
 
+#: words only the curriculum's first prompt has (its simplified game has no obstacles)
+CURRICULUM_MARK = "'E' (one energy token) or ' ' (empty)"
 #: mistakes that make every run fail (a program that does not load, crashes or hangs): one
 #: of them hides every other symptom until it is repaired
 BLOCKING = ("syntax", "crash", "infinite-loop")
@@ -58,7 +60,7 @@ SYMPTOMS = {
 }
 
 
-def grasp_program(mistakes: frozenset) -> str:
+def grasp_program(mistakes: frozenset, curriculum_step: Optional[int] = None) -> str:
     bounds = "" if "off-grid" in mistakes else "0 <= nxt[0] < n and 0 <= nxt[1] < n and "
     wall = "" if "obstacles" in mistakes else 'grid[nxt[0]][nxt[1]] != "O" and '
     give_up = "continue" if "infinite-loop" in mistakes else "break"
@@ -70,6 +72,14 @@ def grasp_program(mistakes: frozenset) -> str:
     start = "start = (start_pos[0], start_pos[1], start_pos[2])" if "crash" in mistakes \
         else "start = tuple(start_pos)"
     colon = "" if "syntax" in mistakes else ":"
+    signature = ("def solve(grid, start_pos, carry_limit, cost_per_step, is_diagonals_allowed, "
+                 "max_actions)")
+    if curriculum_step is not None:  # the curriculum's signatures, one parameter a step
+        extra = ["is_diagonals_allowed=False", "carry_limit=100", "cost_per_step=0.0"]
+        signature = ("def solve(grid, start_position, max_actions"
+                     + "".join(", " + e.split("=")[0] if i < curriculum_step else ", " + e
+                               for i, e in enumerate(extra)) + ")")
+        start = start.replace("start_pos", "start_position")
     return f'''from collections import deque
 
 STRAIGHT = {{"UP": (-1, 0), "DOWN": (1, 0), "LEFT": (0, -1), "RIGHT": (0, 1)}}
@@ -104,7 +114,7 @@ def _walk(cell, path, moves):
     return cell
 
 
-def solve(grid, start_pos, carry_limit, cost_per_step, is_diagonals_allowed, max_actions){colon}
+{signature}{colon}
     # Greedy trips to the nearest energy; after each TAKE, the plan "go home and DROP now" is
     # valued (tokens home minus the cost of every action) and the best such plan is kept.
     moves = dict(STRAIGHT, **(DIAGONAL if is_diagonals_allowed else {{}}))
@@ -265,6 +275,7 @@ class ProgramWriter:
         self.refinements = 0
         self.relapse_round = relapse_round
         self.relapse = relapse or ("no-return" if self.kind == "grasp" else "turns")
+        self.curriculum_step: Optional[int] = None
 
     def program(self) -> str:
         build = grasp_program if self.kind == "grasp" else minigrid_program
@@ -272,6 +283,8 @@ class ProgramWriter:
 
     def answer(self, messages: list[dict]) -> str:
         last = messages[-1]["content"]
+        if CURRICULUM_MARK in messages[0]["content"] and self.kind == "grasp":
+            return self._curriculum_answer(messages, last)
         if last.rstrip().endswith("Ensure your code doesnt cause any errors like out of grid "
                                   "bounds.") or "Give me the pseudocode" in last:
             return self.pseudocode()
@@ -285,6 +298,22 @@ class ProgramWriter:
             if self.refinements == self.relapse_round:
                 self.active.add(self.relapse)
         return "Here is the program.\n```python\n" + self.program() + "```\n"
+
+    def _curriculum_answer(self, messages: list[dict], last: str) -> str:
+        """The curriculum: the simplified game first, so the program knows nothing of the
+        carry limit, the cost or obstacles until a turn names them."""
+        if self.curriculum_step is None:
+            self.curriculum_step = 0
+            self.active |= {"carry", "cost", "obstacles"}
+            return self.pseudocode()
+        if last.startswith("Now, there is an additional constraint:"):
+            self.curriculum_step += 1
+            for words, mistake in (("carry limit", "carry"), ("cost_per_step", "cost"),
+                                   ("obstacles", "obstacles")):
+                if words in last and mistake in self.active:
+                    self.active.discard(mistake)
+        return "```python\n" + grasp_program(frozenset(self.active),
+                                              self.curriculum_step) + "```\n"
 
     def pseudocode(self) -> str:
         if self.kind == "grasp":

@@ -216,3 +216,26 @@ def test_ipp_as_a_bench_agent(tmp_path):
             .splitlines()]
     assert len(rows) == 2 and all(r["llm_calls"] >= 3 and r["prompt_tokens"] > 0 for r in rows)
     assert all(r["train_mean"] >= r["direct_mean"] for r in rows)
+
+
+def test_the_step_by_step_curriculum_adds_one_constraint_a_turn(grasp_task):
+    writer = ProgramWriter("grasp", mistakes=[])
+    llm = writer.llm()
+    rounds = IPP(grasp_task, llm, workers=2, policy=QUICK).curriculum()
+    assert [r.index for r in rounds] == [0, 1, 2, 3, 4]
+    assert all(r.failures == 0 for r in rounds)
+    means = [r.mean for r in rounds]
+    assert means[-1] > means[0] and means[-1] == max(means), means
+    prompts = [r.messages[-1][1] for r in llm.requests]
+    assert "carry limit" in prompts[3] and "solve(grid, start_position, max_actions)" in \
+        prompts[1]
+    assert writer.active == set()  # each constraint, once named, was taken into account
+
+
+def test_pseudocode_extension_shows_the_greedy_pseudocode(grasp_task):
+    writer = ProgramWriter("grasp", mistakes=[])
+    llm = writer.llm()
+    program, problem = IPP(grasp_task, llm, policy=QUICK).direct(extension=True)
+    assert problem is None and "def solve(" in program
+    first = llm.requests[0].messages[0][1]
+    assert "<example_greedy_pseudocode>" in first and "doesn't include considerations" in first
