@@ -283,6 +283,8 @@ class ProgramWriter:
 
     def answer(self, messages: list[dict]) -> str:
         last = messages[-1]["content"]
+        if last.rstrip().endswith("Let's think step by step."):
+            return self._cot_answer(last)
         if CURRICULUM_MARK in messages[0]["content"] and self.kind == "grasp":
             return self._curriculum_answer(messages, last)
         if last.rstrip().endswith("Ensure your code doesnt cause any errors like out of grid "
@@ -314,6 +316,36 @@ class ProgramWriter:
                     self.active.discard(mistake)
         return "```python\n" + grasp_program(frozenset(self.active),
                                               self.curriculum_step) + "```\n"
+
+    def _cot_answer(self, prompt: str) -> str:
+        """Answer one instance directly (the CoT baseline): the writer reads the grid from the
+        prompt and works out the actions with its current strategy, run in the sandbox."""
+        import ast
+
+        from pddlkit.sandbox import SandboxWorker
+
+        if getattr(self, "_cot_worker", None) is None or self._cot_source != self.program():
+            self._cot_source = self.program()
+            self._cot_worker = SandboxWorker(self._cot_source)
+        grid_text = prompt.split("<grid>", 1)[1].split("</grid>", 1)[0].strip("\n")
+        if self.kind == "grasp":
+            from pddlkit.envs.grasp import parse_ascii
+
+            start = ast.literal_eval(re.search(r"starting position is (\[[^\]]*\])",
+                                               prompt).group(1))
+            result = self._cot_worker.call(
+                grid=[list(r) for r in parse_ascii(grid_text)], start_pos=start, carry_limit=2,
+                cost_per_step=0.3, is_diagonals_allowed=True, max_actions=20)
+            tag = "final_answer"
+        else:
+            direction = re.search(r"<start_direction>(\w+)</start_direction>",
+                                  prompt.split("<grid>", 1)[1]).group(1)
+            result = self._cot_worker.call(grid=ast.literal_eval(grid_text),
+                                           start_direction=direction)
+            tag = "actions"
+        actions = result.value if result.ok and isinstance(result.value, list) else []
+        return (f"Thinking it through step by step, I collect what I can reach in time.\n"
+                f"<{tag}>{actions}</{tag}>")
 
     def pseudocode(self) -> str:
         if self.kind == "grasp":

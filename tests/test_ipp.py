@@ -239,3 +239,23 @@ def test_pseudocode_extension_shows_the_greedy_pseudocode(grasp_task):
     assert problem is None and "def solve(" in program
     first = llm.requests[0].messages[0][1]
     assert "<example_greedy_pseudocode>" in first and "doesn't include considerations" in first
+
+
+def test_cot_answers_every_instance_and_costs_more_than_one_program(grasp_task):
+    from pddlkit.programs.cot import cost_at, read_actions, run_cot
+
+    fixed = [i for i in grasp_task.instances
+             if i.diagonals and i.carry_limit == 2 and i.cost == 0.3][:20]
+    cot = run_cot(grasp_task, fixed, ProgramWriter("grasp", mistakes=[]).llm())
+    assert cot.usage["calls"] == 20 and cot.unreadable == 0 and len(cot.scores) == 20
+    ipp = IPP(grasp_task, ProgramWriter("grasp", mistakes=[]).llm(), policy=QUICK).run()
+    per_instance_cot = cost_at("o3-mini", cot.usage["prompt_tokens"],
+                               cot.usage["completion_tokens"]) / 20
+    per_instance_ipp = cost_at("o3-mini", ipp.usage["prompt_tokens"],
+                               ipp.usage["completion_tokens"]) / 16000
+    assert per_instance_ipp * 10 < per_instance_cot
+    assert read_actions("so <final_answer> ['UP', 'TAKE'] </final_answer>", "final_answer") == \
+        ["UP", "TAKE"]
+    assert read_actions("<actions>[MOVE, LEFT]</actions>", "actions") == ["MOVE", "LEFT"]
+    with pytest.raises(ValueError, match="no <final_answer>"):
+        read_actions("I give up.", "final_answer")
