@@ -19,6 +19,8 @@ import threading
 import time
 from typing import Optional
 
+from ..processes import kill_group
+
 
 #: the longest single select() wait (larger values overflow on some platforms)
 MAX_WAIT = 3600.0
@@ -98,14 +100,7 @@ class Worker:
             raise WorkerDied(_describe_exit(self.proc.wait())) from None
 
     def kill(self) -> None:
-        try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        try:
-            self.proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:  # pragma: no cover - kernel trouble
-            pass
+        kill_group(self.proc)
         for stream in (self.proc.stdin, self.proc.stdout):
             try:
                 stream.close()

@@ -24,6 +24,7 @@ from functools import lru_cache
 from typing import Any, Optional
 
 from ..planners.tempdirs import make_workdir, remove_workdir
+from ..processes import kill_group
 from .errors import ErrorKind, ProgramError
 from .policy import DEFAULT_POLICY, Policy
 
@@ -312,16 +313,8 @@ class SandboxWorker:
             return ""
 
     def _kill(self) -> None:
-        if self.proc is None:
-            return
-        try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        try:
-            self.proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:  # pragma: no cover
-            pass
+        if self.proc is not None:
+            kill_group(self.proc)
 
     def _cleanup(self) -> None:
         self._kill()
