@@ -450,6 +450,47 @@ def solve(grid, start_pos, carry_limit, cost_per_step, is_diagonals_allowed, max
 '''
 
 
+def best_search(instance: Instance, beam: int = 3000) -> list[str]:
+    """A near-optimal action list by beam search over whole states (position, what is
+    carried, which cells were emptied, what lies at the start), keeping the ``beam`` best by
+    score-so-far plus what is carried: exact (optimal) whenever the beam never overflows, and
+    the strong reference the programs are measured against. Our own code, run in-process."""
+    cells = instance.grid.cells
+    start = instance.grid.start
+    names = list(DELTAS) if instance.diagonals else list(STRAIGHT)
+    energy0 = frozenset((r, c) for r in range(SIZE) for c in range(SIZE) if cells[r][c] == "E")
+    # state: (pos, carried, taken cells, delivered) -> actions
+    frontier = {(start, 0, frozenset(), 0): []}
+    best, best_value = [], 0.0
+    for t in range(1, instance.max_actions + 1):
+        nxt: dict = {}
+        for (pos, carried, taken, delivered), acts in frontier.items():
+            options = []
+            for m in names:
+                r, c = pos[0] + DELTAS[m][0], pos[1] + DELTAS[m][1]
+                if 0 <= r < SIZE and 0 <= c < SIZE and cells[r][c] != "O":
+                    options.append((m, ((r, c), carried, taken, delivered)))
+            if pos in energy0 and pos not in taken and carried < instance.carry_limit:
+                options.append(("TAKE", (pos, carried + 1, taken | {pos}, delivered)))
+            if carried and pos == start:
+                options.append(("DROP", (pos, 0, taken, delivered + carried)))
+            for action, state in options:
+                if state not in nxt:
+                    nxt[state] = acts + [action]
+        ranked = sorted(nxt.items(), key=lambda kv: -(kv[0][3] * 2 + kv[0][1]
+                                                      - 0.01 * _distance(kv[0][0], start)))
+        frontier = dict(ranked[:beam])
+        for (pos, carried, taken, delivered), acts in frontier.items():
+            value = delivered - instance.cost * t
+            if value > best_value:
+                best, best_value = acts, value
+    return best
+
+
+def _distance(a: tuple[int, int], b: tuple[int, int]) -> int:
+    return max(abs(a[0] - b[0]), abs(a[1] - b[1]))
+
+
 def run_in_process(program: str, instance_list: Sequence[Instance]) -> list[list]:
     """Our own baseline programs, called in this process (a reference for the sandbox's
     overhead; generated programs go through :mod:`pddlkit.sandbox` only)."""

@@ -173,3 +173,27 @@ def test_our_generator_matches_the_published_statistics_file_by_file(corpus):
         for g in mine:
             assert g.cells[g.start[0]][g.start[1]] == "A"
             assert all(3 <= x <= 7 for x in g.start) == (key[0] == "inner")
+
+
+def test_the_search_reference_is_optimal_where_brute_force_can_check():
+    from itertools import product
+
+    from pddlkit.envs.grasp import best_search
+
+    for rows, carry, cost in ((("AEE", " E", "OE"), UNLIMITED, 0.0), (("EA E", "E  E"), 2, 0.3),
+                              (("A", "EE", "EO E"), 2, 0.0)):
+        instance = Instance(_grid(*rows), False, carry, cost, max_actions=6)
+        alphabet = ["UP", "DOWN", "LEFT", "RIGHT", "TAKE", "DROP"]
+        optimum = max(simulate(instance, list(seq)).score
+                      for n in range(7) for seq in product(alphabet, repeat=n))
+        assert simulate(instance, best_search(instance)).score == pytest.approx(optimum), rows
+
+
+def test_the_search_beats_the_baselines_on_a_sample(corpus):
+    from pddlkit.envs.grasp import BUDGET_GREEDY_PROGRAM, best_search
+
+    sample = [i for i in instances(corpus[::200]) if i.diagonals and i.carry_limit == 2]
+    searched = [simulate(i, best_search(i, beam=500)).score for i in sample]
+    for program in (GREEDY_PROGRAM, BUDGET_GREEDY_PROGRAM):
+        scores = [simulate(i, a).score for i, a in zip(sample, run_in_process(program, sample))]
+        assert all(s >= g - 1e-9 for s, g in zip(searched, scores))
