@@ -298,3 +298,13 @@ def test_program_errors_are_data_and_exceptions():
     with pytest.raises(ProgramError):
         raise error
     assert error.format().startswith("crash at line 3: ValueError: x\n    return f(x)")
+
+
+def test_inputs_that_are_not_json_are_the_callers_error():
+    with SandboxWorker("def solve(x):\n    return 1\n") as worker:
+        with pytest.raises(TypeError, match="JSON values"):
+            worker.call(object())
+        assert worker.call(1).value == 1  # the worker is still fine
+    with SandboxPool("def solve(x):\n    return 1\n", workers=2) as pool:
+        with pytest.raises(TypeError, match="JSON values"):
+            pool.map([[1], [object()]])

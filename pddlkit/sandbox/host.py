@@ -174,12 +174,16 @@ class SandboxWorker:
         start = time.monotonic()
         try:
             self._send({"op": "call", "args": list(args), "kwargs": kwargs})
+        except (TypeError, ValueError) as exc:  # the host's input is not JSON
+            raise TypeError(f"sandbox call arguments must be JSON values: {exc}") from None
+        except _WorkerGone as gone:
+            self._cleanup()
+            return CallResult(False, error=gone.error, seconds=time.monotonic() - start)
+        try:
             reply = self._receive(start + self.policy.call_timeout)
         except _WorkerGone as gone:
             self._cleanup()
             return CallResult(False, error=gone.error, seconds=time.monotonic() - start)
-        except (TypeError, ValueError) as exc:  # the host's input is not JSON
-            raise TypeError(f"sandbox call arguments must be JSON values: {exc}") from None
         return self._result(reply)
 
     def call_many(self, items: list[tuple[list, dict]]) -> list[CallResult]:
@@ -193,6 +197,8 @@ class SandboxWorker:
             rest = items[len(results):]
             try:
                 self._send({"op": "calls", "items": [[list(a), dict(k)] for a, k in rest]})
+            except (TypeError, ValueError) as exc:  # the host's inputs are not JSON
+                raise TypeError(f"sandbox call arguments must be JSON values: {exc}") from None
             except _WorkerGone as gone:
                 self._cleanup()
                 results.append(CallResult(False, error=gone.error))

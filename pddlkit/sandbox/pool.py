@@ -73,9 +73,17 @@ class SandboxPool:
         lock = threading.Lock()
         next_chunk = iter(chunks)
 
+        errors: list[BaseException] = []
+
         def run(slot: int) -> None:
+            try:
+                work(slot)
+            except BaseException as exc:  # the caller's fault (inputs that are not JSON)
+                errors.append(exc)
+
+        def work(slot: int) -> None:
             worker = self._worker(slot)
-            while True:
+            while not errors:
                 with lock:
                     chunk = next(next_chunk, None)
                 if chunk is None:
@@ -95,6 +103,8 @@ class SandboxPool:
             t.start()
         for t in threads:
             t.join()
+        if errors:
+            raise errors[0]
         return out  # type: ignore[return-value]
 
     def close(self) -> None:
