@@ -136,6 +136,7 @@ class Household(PDDLWorldEnv):
         self.task_type = ""
         self._task = ""
         self.openable: set[str] = set()
+        self.receptacle_names: frozenset = frozenset()
 
     # ------------------------------------------------------------------ generation
 
@@ -185,6 +186,7 @@ class Household(PDDLWorldEnv):
         self.task_type, self.target = task_type, (target_class, target_rec)
         self._task = _sentence(task_type, target_class, target_rec)
         self.openable = {r for r, c in recs if RECEPTACLES[c][0]}
+        self.receptacle_names = frozenset(r for r, _ in recs) | {START}
         return parse_problem(self._problem_text(recs, objects, task_type, target_class,
                                                 target_rec))
 
@@ -327,10 +329,14 @@ class Household(PDDLWorldEnv):
         # the same words for an object that does not exist and one not seen yet
         return f"You don't see any {shown.strip()} here."
 
+    def perceived(self, name: str) -> bool:
+        # every receptacle is listed on arrival; objects must have been seen
+        return name in self.receptacle_names or super().perceived(name)
+
     def visible(self) -> set:
-        """Every receptacle (the room is listed on arrival), what the agent holds, and what
-        lies in the receptacle it faces when that one is open or cannot be closed."""
-        seen = set(self._receptacles())
+        """What the agent holds, and what lies in the receptacle it faces when that one is
+        open or cannot be closed (receptacles are always known: see :meth:`perceived`)."""
+        seen = set()
         held = _held(self)
         if held:
             seen.add(held)

@@ -149,8 +149,12 @@ class PDDLWorldEnv:
 
     def _look(self) -> None:
         now = self.visible()
-        if now is not None:
-            self.seen = (self.seen or frozenset()) | frozenset(now)
+        if now is None:
+            return
+        if self.seen is None:
+            self.seen = frozenset(now)
+        elif not self.seen.issuperset(now):  # most steps reveal nothing new
+            self.seen = self.seen | frozenset(now)
 
     # ------------------------------------------------------------------ the API
 
