@@ -128,8 +128,6 @@ def run(task: str, seed: int, actions: Sequence, authors: bool = False) -> Run:
         if truncated:
             events.append(f"step {i}: the episode's step limit was reached")
             break
-        if authors and terminated:
-            continue
     return Run(reward, success, steps, events)
 
 
@@ -230,12 +228,11 @@ def validate_actions(observed: Observed, actions: Sequence[str]) -> str:
     into walls or closed doors fail here (in MiniGrid they silently do nothing)."""
     import pddlkit
     from pddlkit.pddl.reader import parse_domain, parse_problem
-
-    domain = parse_domain(domain_text())
-    problem = parse_problem(problem_for(observed))
     from pddlkit.semantics.grounding import ground
     from pddlkit.semantics.world import World
 
+    domain = parse_domain(domain_text())
+    problem = parse_problem(problem_for(observed))
     world = World(domain, problem)
     state = world.initial_state
     actions_by_name = {a.name: a for a in domain.actions}

@@ -27,9 +27,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Sequence, Union
 
+from pddlkit.llm.usage import usage_delta, usage_snapshot
+
 from .answer import Files
 from .base import INITIAL, SOLVER_ERROR, UPDATE, Context, Memory
-from .loop import attempt, usage_delta, usage_snapshot
+from .loop import attempt
 from .prompts import signatures
 
 

@@ -9,6 +9,7 @@ pyproject.toml), so the core never imports the front ends.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import sys
@@ -24,9 +25,9 @@ def _count(least: int):
         try:
             value = int(text)
         except ValueError:
-            raise __import__("argparse").ArgumentTypeError(f"{text!r} is not a whole number")
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number")
         if value < least:
-            raise __import__("argparse").ArgumentTypeError(f"must be {least} or more, got {value}")
+            raise argparse.ArgumentTypeError(f"must be {least} or more, got {value}")
         return value
     return parse
 

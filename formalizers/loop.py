@@ -24,6 +24,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Union
 
+from pddlkit.llm.usage import usage_delta, usage_snapshot
+
 from .answer import AnswerError, Files
 from .base import INITIAL, SIMULATION_ERROR, SOLVER_ERROR, UPDATE, Context, Formalizer, Memory
 from .prompts import signatures
@@ -242,19 +244,6 @@ def _finish(result: EpisodeResult, ledger, before, started: float, emit) -> Epis
     m.loop_seconds = time.monotonic() - started
     emit("outcome", **asdict(m))
     return result
-
-
-def usage_snapshot(ledger) -> Optional[dict]:
-    """The ledger's run totals now (None without a ledger), for :func:`usage_delta`."""
-    return ledger.run.to_dict() if ledger is not None else None
-
-
-def usage_delta(ledger, before: Optional[dict]) -> dict:
-    """LLM calls, tokens and dollars spent since ``before``."""
-    if ledger is None or before is None:
-        return {}
-    after = ledger.run.to_dict()
-    return {k: after[k] - before[k] for k in after}
 
 
 @dataclass

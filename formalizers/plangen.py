@@ -16,9 +16,10 @@ import os
 import time
 from typing import Optional, Union
 
+from pddlkit.llm.usage import usage_snapshot
+
 from .llm_formalizer import PromptedLLM
-from .loop import (EpisodeRecord, EpisodeResult, Limits, Metrics, _finish, emitter,
-                   usage_snapshot)
+from .loop import EpisodeRecord, EpisodeResult, Limits, Metrics, _finish, emitter
 from .prompts import optional
 
 

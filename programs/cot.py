@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
 
 from pddlkit.llm.errors import LLMError
+from pddlkit.llm.usage import usage_delta, usage_snapshot
 
 from .tasks import _ascii, _rows, template
 
@@ -60,7 +61,7 @@ def run_cot(task, instances: Sequence, llm: Any, temperature: float = 0.0,
     from pddlkit.sandbox import CallResult
 
     ledger = getattr(llm, "ledger", None)
-    before = ledger.run.to_dict() if ledger is not None else None
+    before = usage_snapshot(ledger)
     scores, unreadable = [], 0
     for instance in instances:
         if task.name == "grasp":
@@ -78,11 +79,7 @@ def run_cot(task, instances: Sequence, llm: Any, temperature: float = 0.0,
             actions = []
             unreadable += 1
         scores.append(task.score(instance, CallResult(True, actions)).score)
-    usage = {}
-    if before is not None:
-        after = ledger.run.to_dict()
-        usage = {k: after[k] - before.get(k, 0) for k in after}
-    return CoTRun(scores, unreadable, usage)
+    return CoTRun(scores, unreadable, usage_delta(ledger, before))
 
 
 def cost_at(model: str, prompt_tokens: int, completion_tokens: int) -> float:

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, Optional, Sequence, Union
 
 from pddlkit.llm.errors import LLMError
+from pddlkit.llm.usage import usage_delta, usage_snapshot
 from pddlkit.sandbox import Policy, SandboxPool
 
 from .answer import ProgramAnswerError, extract_program
@@ -217,7 +218,7 @@ class IPP:
                 except ProgramAnswerError as exc:
                     program, problem = None, exc.problem
             rounds.append(self._round(step, program, problem, instances,
-                                      _curriculum_args(step))[0])
+                                      curriculum_args(step))[0])
             if step + 1 < len(CURRICULUM):
                 nxt, sig = CURRICULUM[step + 1]
                 chat.append({"role": "user", "content": template("curriculum_step.txt").format(
@@ -231,7 +232,7 @@ class IPP:
         instances = list(instances if instances is not None else self.task.instances)
         start = time.monotonic()
         ledger = getattr(self.llm, "ledger", None)
-        before = ledger.run.to_dict() if ledger is not None else None
+        before = usage_snapshot(ledger)
         program, problem = self.direct(extension)
         current, scored = self._round(0, program, problem, instances)
         rounds = [current]
@@ -257,9 +258,14 @@ class IPP:
             current, scored = self._round(len(rounds), program, problem, instances)
             rounds.append(current)
             last_program = current.program or last_program
-        best = max(range(len(rounds)), key=lambda i: (rounds[i].mean, -i))
-        return IPPResult(self.task.name, rounds, best, _usage(ledger, before),
-                         time.monotonic() - start)
+        return _result(self.task.name, rounds, ledger, before, start)
+
+    def run_curriculum(self, instances: Optional[Sequence] = None) -> IPPResult:
+        """:meth:`curriculum` as a result: its steps are the rounds, the best step wins."""
+        start = time.monotonic()
+        ledger = getattr(self.llm, "ledger", None)
+        before = usage_snapshot(ledger)
+        return _result(self.task.name, self.curriculum(instances), ledger, before, start)
 
 
 #: the curriculum's steps: (the constraint added, the signature asked for)
@@ -280,7 +286,7 @@ CURRICULUM = (
 )
 
 
-def _curriculum_args(step: int):
+def curriculum_args(step: int):
     """The keyword arguments a curriculum step's signature takes."""
     names = ["grid", "start_position", "max_actions", "is_diagonals_allowed", "carry_limit",
              "cost_per_step"][:3 + min(step, 3)]
@@ -292,9 +298,7 @@ def _curriculum_args(step: int):
     return args
 
 
-def _usage(ledger, before: Optional[dict]) -> dict:
-    """LLM calls, tokens and dollars spent since ``before`` (the ledger's run totals)."""
-    if ledger is None or before is None:
-        return {}
-    after = ledger.run.to_dict()
-    return {k: after[k] - before.get(k, 0) for k in after}
+def _result(task: str, rounds: list[Round], ledger, before: Optional[dict],
+            start: float) -> IPPResult:
+    best = max(range(len(rounds)), key=lambda i: (rounds[i].mean, -i))
+    return IPPResult(task, rounds, best, usage_delta(ledger, before), time.monotonic() - start)

@@ -22,7 +22,7 @@ from typing import Any, Optional
 
 from pddlkit.sandbox import Policy
 
-from .ipp import IPP, IPPResult, score
+from .ipp import IPP, IPPResult, curriculum_args, score
 
 TASK_IDS = ("grasp", "minigrid-unlock", "minigrid-doorkey", "minigrid-unlockpickup")
 
@@ -106,15 +106,7 @@ def run_task(task_id: str, llm: Any, *, seed: int = 0, train: Optional[int] = No
     ipp = IPP(task, model, k=k, max_rounds=rounds, feedback=feedback, policy=policy,
               workers=workers, patience=patience)
     if mode == "curriculum":
-        start = __import__("time").monotonic()
-        ledger = getattr(ipp.llm, "ledger", None)
-        before = ledger.run.to_dict() if ledger is not None else None
-        steps = ipp.curriculum()
-        best = max(range(len(steps)), key=lambda i: (steps[i].mean, -i))
-        from .ipp import _usage
-
-        result = IPPResult(task.name, steps, best, _usage(ledger, before),
-                           __import__("time").monotonic() - start)
+        result = ipp.run_curriculum()
     elif mode in ("ir", "pe"):
         result = ipp.run(extension=mode == "pe")
     else:
@@ -123,9 +115,7 @@ def run_task(task_id: str, llm: Any, *, seed: int = 0, train: Optional[int] = No
         result.save(save)
     if result.program is None:
         return TaskRun(result, float("-inf"), float("-inf"), len(held), 0.0, writer)
-    from .ipp import _curriculum_args
-
-    args = _curriculum_args(result.best) if mode == "curriculum" else None
+    args = curriculum_args(result.best) if mode == "curriculum" else None
     scored = score(task, result.program, held, policy, workers, args)
     completion = None
     if task_id.startswith("minigrid-"):

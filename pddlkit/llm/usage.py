@@ -178,3 +178,16 @@ class UsageLedger:
 
 #: the process-wide ledger every LLM records into unless given its own
 DEFAULT_LEDGER = UsageLedger()
+
+
+def usage_snapshot(ledger) -> Optional[dict]:
+    """The ledger's run totals now (None without a ledger), for :func:`usage_delta`."""
+    return ledger.run.to_dict() if ledger is not None else None
+
+
+def usage_delta(ledger, before: Optional[dict]) -> dict:
+    """LLM calls, tokens and dollars spent since ``before``; {} without a ledger."""
+    if ledger is None or before is None:
+        return {}
+    after = ledger.run.to_dict()
+    return {k: after[k] - before.get(k, 0) for k in after}

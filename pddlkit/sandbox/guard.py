@@ -63,7 +63,6 @@ class _State:
     scratch = ""
     read_roots: tuple[str, ...] = ()
     modules: frozenset = frozenset()
-    violations: list = []
     trusted_thread: int = 0  # the worker's watchdog, which removes the scratch on exit
     budget_code = None       # the worker's function that sets each call's CPU limit
 
@@ -82,7 +81,6 @@ def _real(path) -> str:
 
 
 def _deny(kind: str, message: str):
-    STATE.violations.append((kind, message))
     if kind == "import":
         raise ForbiddenImport(message)
     raise SandboxViolation(message)

@@ -8,7 +8,7 @@ a task asks for it (``Policy(extra_modules=("numpy",))``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Optional
 
 #: standard-library modules a planning program may import (top-level names)
@@ -37,10 +37,11 @@ class Policy:
     recursion_limit: int = 5000
     entry: str = "solve"
     network_namespace: bool = True            # try a private network namespace first
-    modules: frozenset = field(init=False, repr=False, default=frozenset())
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "modules", STDLIB_ALLOWED | frozenset(self.extra_modules))
+    @property
+    def modules(self) -> frozenset:
+        """Every module the program may import."""
+        return STDLIB_ALLOWED | frozenset(self.extra_modules)
 
     def with_modules(self, *names: str) -> "Policy":
         return replace(self, extra_modules=tuple(sorted(set(self.extra_modules) | set(names))))
