@@ -1,0 +1,102 @@
+"""Saving and loading a critic: adapters, value head, and what they were trained on.
+
+A saved critic is a folder:
+
+    critic.json          model name, base fingerprint, settings, template SHA-256, pddlkit version
+    adapter/             the LoRA adapters (peft's save_pretrained)
+    value_head.safetensors
+    template.txt         the prompt template the critic learned on
+
+Loading checks that the base model is the one the adapters were trained on (by fingerprint, not
+only by name) and that the template is the same text; either mismatch is a
+:class:`~pddlkit.critic.errors.CheckpointMismatch` naming both sides and the fix. The base
+weights are never saved: they are the model's own and are loaded by name.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from pathlib import Path
+from typing import Optional, Union
+
+from .errors import CheckpointMismatch, CriticError
+from .template import PromptTemplate
+
+FORMAT = 1
+
+
+def save(critic, folder: Union[str, Path]) -> Path:
+    from safetensors.torch import save_file
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    critic.net.save_pretrained(str(folder / "adapter"))
+    save_file({k: v.detach().cpu().contiguous() for k, v in critic.value_head.state_dict().items()},
+              str(folder / "value_head.safetensors"))
+    (folder / "template.txt").write_text(critic.template.text)
+    meta = {"format": FORMAT, "model": critic.model_name, "fingerprint": critic.fingerprint,
+            "settings": asdict(critic.settings), "template_sha256": critic.template.sha256,
+            "pddlkit": _version()}
+    (folder / "critic.json").write_text(json.dumps(meta, indent=2) + "\n")
+    return folder
+
+
+def read_meta(folder: Union[str, Path]) -> dict:
+    path = Path(folder) / "critic.json"
+    try:
+        meta = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise CriticError(f"{folder} is not a saved critic (no critic.json)",
+                          hint="give the folder that Critic.save() wrote") from None
+    except json.JSONDecodeError as exc:
+        raise CriticError(f"{path}: not valid JSON ({exc})",
+                          hint="the file was damaged; save the critic again") from None
+    if meta.get("format") != FORMAT:
+        raise CriticError(f"{path}: format {meta.get('format')!r}, this pddlkit reads {FORMAT}",
+                          hint="save the critic again with this version of pddlkit")
+    return meta
+
+
+def load(folder: Union[str, Path], *, model: Optional[str] = None, device: str = "auto",
+         template: Optional[PromptTemplate] = None, net=None, tokenizer=None):
+    """The critic saved in ``folder``, on ``model`` (default: the model it names) or on an
+    already loaded ``net``/``tokenizer``."""
+    from safetensors.torch import load_file
+
+    from .model import Critic, CriticSettings, base_fingerprint, load_base
+
+    folder = Path(folder)
+    meta = read_meta(folder)
+    settings = CriticSettings(**meta["settings"])
+    saved_template = PromptTemplate((folder / "template.txt").read_text(), str(folder))
+    template = template or saved_template
+    if template.sha256 != meta["template_sha256"]:
+        raise CheckpointMismatch(
+            f"{folder}: the critic learned on prompt template {meta['template_sha256'][:12]}, "
+            f"but {template.source} is {template.sha256[:12]}",
+            hint=f"use the saved template ({folder / 'template.txt'}), or train a new critic on "
+                 "the changed template")
+    name = model or meta["model"]
+    if net is None:
+        net, tokenizer, name = load_base(name, device)
+    fingerprint = base_fingerprint(net)
+    if fingerprint != meta["fingerprint"]:
+        raise CheckpointMismatch(
+            f"{folder}: the adapters were trained on {meta['model']} (fingerprint "
+            f"{meta['fingerprint']}), not on {name} (fingerprint {fingerprint})",
+            hint=f"load it with model={meta['model']!r}, the base model it was trained on")
+    critic = Critic(net, tokenizer, model_name=name, settings=settings, template=template,
+                    device=device, adapter=folder / "adapter")
+    critic.value_head.load_state_dict(load_file(str(folder / "value_head.safetensors")))
+    critic.value_head.to(critic.device)
+    return critic
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("pddlkit")
+    except PackageNotFoundError:
+        return "unknown"
