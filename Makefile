@@ -25,7 +25,7 @@ install: $(STAMP)
 # transformers and peft; TextWorld games; MiniGrid; and the harness's plots and Ray executor.
 $(TEST_STAMP): $(STAMP)
 	$(PY) -m pip install -q torch==2.13.0
-	$(PY) -m pip install -q -e '.[test,hf,textworld,bench,ray,minigrid]'
+	$(PY) -m pip install -q -e '.[test,hf,critic,textworld,bench,ray,minigrid]'
 	touch $(TEST_STAMP)
 
 $(ALFWORLD_STAMP):

