@@ -119,7 +119,8 @@ class Critic:
     """``Critic(net, tokenizer, model_name=...)`` wraps a loaded causal LM; most users call
     :func:`load` (a model name, folder or GGUF file) or :meth:`Critic.load` (a saved critic)."""
 
-    def __init__(self, net, tokenizer, *, model_name: str, settings: Optional[CriticSettings] = None,
+    def __init__(self, net, tokenizer, *, model_name: str,
+                 settings: Optional[CriticSettings] = None,
                  template: Optional[PromptTemplate] = None, device: str = "auto", seed: int = 0,
                  adapter: Optional[os.PathLike] = None) -> None:
         try:
@@ -159,7 +160,7 @@ class Critic:
             raise CriticError(f"LoRA cannot be put on {model_name}: {exc}",
                               hint="set LoraSettings.target_modules to this model's attention "
                                    "projection names") from None
-        for name, p in self.net.named_parameters():  # adapters in float32 (see the docstring)
+        for p in self.net.parameters():  # adapters in float32 (see the docstring)
             if p.requires_grad:
                 p.data = p.data.float()
         self.net.eval()

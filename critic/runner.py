@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Callable, Optional
 
 from .errors import CriticError
 from .twosome import EpisodeResult, TwosomeAgent
@@ -77,7 +77,8 @@ def run_twosome(env_id: str, *, env_options: Optional[dict] = None, model: str =
                 fixed_seed: bool = False, ppo: Optional[dict] = None, shaping: float = 0.0,
                 history: int = 3, device: str = "auto", load: Optional[str] = None,
                 save: Optional[str] = None, template: Optional[str] = None,
-                on_episode: Optional[Callable[[int, EpisodeResult], None]] = None) -> TwosomeOutcome:
+                on_episode: Optional[Callable[[int, EpisodeResult], None]] = None
+                ) -> TwosomeOutcome:
     from pddlkit.envs import make
 
     from . import model as critic_model

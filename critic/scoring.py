@@ -63,7 +63,9 @@ def shared_prefix_logprobs(net, encoded: Encoded, pad_id: int):
 
     device = next(net.parameters()).device
     prompt = torch.tensor([encoded.prompt], device=device)
-    out = net(input_ids=prompt, use_cache=True, output_hidden_states=True)
+    # only the last position's logits are needed: the output layer over the whole prompt would
+    # cost as much as the model's body for a large vocabulary (Gemma's 262k tokens)
+    out = net(input_ids=prompt, use_cache=True, output_hidden_states=True, logits_to_keep=1)
     last_hidden = out.hidden_states[-1][0, -1]
     first = torch.log_softmax(out.logits[0, -1].float(), dim=-1)  # the first candidate token
     n = len(encoded.candidates)
@@ -79,26 +81,49 @@ def shared_prefix_logprobs(net, encoded: Encoded, pad_id: int):
     positions = torch.arange(start, start + width, device=device).unsqueeze(0).expand(n, -1)
     sums = _gather(torch, first.unsqueeze(0).expand(n, -1), ids[:, 0])
     if width > 1:
+        # the output layer only where a real token is predicted: with a large vocabulary it
+        # costs more than the model's body, and padding would add a third to it
         rest = net(input_ids=ids[:, :-1], past_key_values=cache, position_ids=positions[:, :-1],
-                   use_cache=False).logits
-        log_probs = torch.log_softmax(rest.float(), dim=-1)
-        token = _gather(torch, log_probs, ids[:, 1:])
-        sums = sums + (token * mask[:, 1:]).sum(dim=1)
+                   use_cache=False, output_hidden_states=True, logits_to_keep=1)
+        real = mask[:, 1:]
+        logits = output_logits(net, rest.hidden_states[-1][real])
+        token = _gather(torch, torch.log_softmax(logits.float(), dim=-1), ids[:, 1:][real])
+        owner = torch.arange(n, device=device).unsqueeze(1).expand(-1, width - 1)[real]
+        sums = sums.index_add(0, owner, token)
     return sums, last_hidden
 
 
-def naive_logprobs(net, encoded: Encoded):
-    """The reference: one forward pass over prompt + candidate for each candidate."""
+def output_logits(net, hidden):
+    """The model's logits from its last hidden states (after the final norm), as its own forward
+    pass computes them: the output layer, then Gemma 2's soft-capping or Cohere's scale where the
+    configuration has them."""
+    logits = net.get_output_embeddings()(hidden)
+    config = net.config
+    cap = getattr(config, "final_logit_softcapping", None)
+    if cap:
+        logits = (logits / cap).tanh() * cap
+    scale = getattr(config, "logit_scale", None)
+    if scale:
+        logits = logits * scale
+    return logits
+
+
+def naive_logprobs(net, encoded: Encoded, *, lean: bool = True):
+    """The reference: one forward pass over prompt + candidate for each candidate. ``lean``
+    computes the output layer only where the candidate's tokens are predicted, as an efficient
+    naive scorer would; ``lean=False`` takes the logits of every position, as a plain
+    ``model(ids).logits`` call does."""
     import torch
 
     device = next(net.parameters()).device
     sums = []
     for cand in encoded.candidates:
         seq = torch.tensor([encoded.prompt + cand], device=device)
-        log_probs = torch.log_softmax(net(input_ids=seq).logits[0].float(), dim=-1)
-        start = len(encoded.prompt)
-        targets = seq[0, start:]
-        sums.append(_gather(torch, log_probs[start - 1:-1], targets).sum())
+        keep = len(cand) + 1 if lean else 0
+        logits = net(input_ids=seq, logits_to_keep=keep).logits[0, -(len(cand) + 1):]
+        log_probs = torch.log_softmax(logits[:-1].float(), dim=-1)
+        targets = seq[0, len(encoded.prompt):]
+        sums.append(_gather(torch, log_probs, targets).sum())
     return torch.stack(sums)
 
 

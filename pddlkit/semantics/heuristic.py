@@ -57,7 +57,9 @@ class RelaxedDistance:
             return min((self._cost(p, costs, binding, state) for p in f.parts), default=INF)
         if isinstance(f, Not):
             inner = f.formula
-            if isinstance(inner, Atom) and (inner.predicate == "=" or inner.predicate in self.static):
+            exact = inner.predicate == "=" or inner.predicate in self.static \
+                if isinstance(inner, Atom) else False
+            if exact:
                 return INF if self._cost(inner, costs, binding, state) == 0.0 else 0.0
             return 0.0
         if isinstance(f, Exists):

@@ -1,9 +1,16 @@
-"""A tiny causal LM built in the test: a small Llama with random weights and a byte-level BPE
-tokenizer trained here on household-like text. Nothing is downloaded."""
+"""A toy causal LM for smoke tests and benchmarks: a Llama with random weights and a byte-level
+BPE tokenizer trained on household-like commands, saved as a model folder that every loader
+(``critic.load(folder)``, ``hf:folder``) reads as it reads a real one. Nothing is downloaded.
+
+``build(folder, hidden=2048, layers=22, heads=32, kv_heads=4, intermediate=5632,
+vocab_size=32000, init=0.02)`` gives a model
+of TinyLlama 1.1B's shape (not its knowledge) for timing where its weights cannot be had.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Optional
 
 CORPUS = ("go to cabinet 1 go to countertop 1 go to desk 1 go to drawer 1 go to fridge 1 "
           "go to microwave 1 go to sinkbasin 1 go to sofa 1 take creditcard 1 from drawer 1 "
@@ -13,11 +20,15 @@ CORPUS = ("go to cabinet 1 go to countertop 1 go to desk 1 go to drawer 1 go to 
           "open the red door open the blue door wait here go north apple mug plate").split()
 
 
-def build(folder: Path, seed: int = 0, hidden: int = 32, layers: int = 2, init: float = 0.2):
+def build(folder: Path, seed: int = 0, hidden: int = 32, layers: int = 2, init: float = 0.2,
+          heads: int = 4, kv_heads: int = 4, intermediate: Optional[int] = None,
+          vocab_size: Optional[int] = None):
     """Save a tiny Llama and its tokenizer in ``folder``; return ``(folder, tokenizer)``.
 
     ``init`` is the weights' standard deviation: at transformers' 0.02 a model this small gives
-    every token nearly the same logit, so no adapter could make one candidate confident."""
+    every token nearly the same logit, so no adapter could make one candidate confident.
+    ``vocab_size`` widens the output layer beyond the tokenizer's few hundred tokens (TinyLlama
+    has 32,000), for timings where the output layer's cost matters."""
     import torch
     import transformers
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
@@ -33,8 +44,9 @@ def build(folder: Path, seed: int = 0, hidden: int = 32, layers: int = 2, init: 
         tokenizer_object=core, pad_token="<pad>", bos_token="<s>", eos_token="</s>")
     torch.manual_seed(seed)
     config = transformers.LlamaConfig(
-        vocab_size=core.get_vocab_size(), hidden_size=hidden, intermediate_size=2 * hidden,
-        num_hidden_layers=layers, num_attention_heads=4, num_key_value_heads=4,
+        vocab_size=max(core.get_vocab_size(), vocab_size or 0), hidden_size=hidden,
+        intermediate_size=intermediate or 2 * hidden, num_hidden_layers=layers,
+        num_attention_heads=heads, num_key_value_heads=kv_heads,
         max_position_embeddings=4096, pad_token_id=tokenizer.pad_token_id,
         bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id,
         initializer_range=init)
