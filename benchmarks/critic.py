@@ -13,7 +13,8 @@ difference large). Targets (issue 16): batched >= 5x naive on CPU at 8 candidate
 tokens after a ~300-token prompt; on a GPU, >= 2,000 candidates/s in bf16 for a
 TinyLlama-sized model. "tiny" is the toy Llama of ``pddlkit.critic.toy``; "tinyllama-shape" is
 a random model of TinyLlama 1.1B's shape (22 layers, hidden 2048, 32,000 tokens), since its
-weights cannot be downloaded here; speed does not depend on the weights. The largest score difference between the paths is printed (gap).
+weights cannot be downloaded here; speed does not depend on the weights. The largest score
+difference between the paths is printed (gap).
 """
 
 from __future__ import annotations
