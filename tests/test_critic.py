@@ -252,6 +252,19 @@ def test_model_references_say_what_to_do(tmp_path, monkeypatch):
     (tmp_path / "weights.bin").write_bytes(b"\0")
     with pytest.raises(ModelNotFound, match="not a .gguf model"):
         resolve_model(str(tmp_path / "weights.bin"))
+    (tmp_path / "gguf").mkdir()
+    (tmp_path / "gguf" / "small.gguf").write_bytes(b"GGUF")
+    source = resolve_model(str(tmp_path / "gguf"))  # a folder holding one GGUF file
+    assert source.gguf_file == "small.gguf" and source.folder == tmp_path / "gguf"
+    assert resolve_model(str(tmp_path / "gguf" / "small.gguf")) == source
+
+
+def test_a_broken_model_folder_is_a_clear_error(tmp_path, tiny):
+    from pddlkit import critic
+
+    (tmp_path / "config.json").write_text('{"model_type": "llama"}')  # no weights, no tokenizer
+    with pytest.raises(critic.CriticError, match="transformers cannot load this model"):
+        critic.load(str(tmp_path), device="cpu")
 
 
 def test_twosome_agent_learns_a_small_household_task(tiny):
