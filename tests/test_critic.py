@@ -373,3 +373,16 @@ def test_gemma_ppo_update_changes_only_adapters_and_value_head(gemma):
     assert changed and all("lora_" in n for n in changed), sorted(changed)[:5]
     assert {n for n in before if "lora_B" in n} <= changed  # every adapter took a step
     assert any(not torch.equal(a, b) for a, b in zip(head, gemma.value_head.parameters()))
+
+
+def test_bench_agent_twosome_is_registered_and_reports(tiny):
+    from importlib.metadata import entry_points
+
+    agents = {ep.name: ep for ep in entry_points(group="pddlkit.agents")}
+    bench_agent = agents["twosome"].load()
+    row = bench_agent({"env": "household", "env_options": {"receptacles": 8}, "seed": 3,
+                       "options": {"model": str(tiny), "episodes": 2, "eval": 1, "budget": 4,
+                                   "ppo_steps": 4, "policy_lr": 1e-3}})
+    assert row["episodes"] == 2 and row["updates"] == 2 and row["model"] == tiny.name
+    assert {"success", "steps", "llm_calls", "untrained_success", "trained_success",
+            "explained_variance"} <= set(row)
