@@ -17,6 +17,7 @@ from typing import Optional, Union
 
 from .base import BaseLLM, CacheSpec, Completion, Request
 from .errors import LLMError
+from .models import import_torch_transformers
 
 
 class HFLocal(BaseLLM):
@@ -38,14 +39,7 @@ class HFLocal(BaseLLM):
         self.adapter = Path(adapter).expanduser() if adapter else None
         self.model = model or self.path.name + (f"+{self.adapter.name}" if self.adapter else "")
         self.max_new_tokens = max_new_tokens
-        try:
-            import torch
-            import transformers
-        except ImportError as exc:
-            raise LLMError(f"HFLocal needs torch and transformers ({exc})",
-                           hint="pip install torch==2.13.0 first (CPU build), then "
-                                "pip install 'pddlkit[hf]'") from None
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        torch, transformers = import_torch_transformers("HFLocal", "hf")
         self._torch = torch
         self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
         self.tokenizer = transformers.AutoTokenizer.from_pretrained(str(self.path))

@@ -155,19 +155,26 @@ def _gguf(path: Path) -> ModelSource:
     return ModelSource(path.stem, path.parent, path.name)
 
 
+def import_torch_transformers(who: str, extra: str):
+    """``(torch, transformers)``, or an :class:`LLMError` saying how to install them; also sets
+    ``HF_HUB_OFFLINE=1`` (pddlkit never downloads at run time) unless the user set it."""
+    try:
+        import torch
+        import transformers
+    except ImportError as exc:
+        raise LLMError(f"{who} needs torch and transformers ({exc})",
+                       hint="pip install torch==2.13.0 first (CPU build), then "
+                            f"pip install 'pddlkit[{extra}]'") from None
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    return torch, transformers
+
+
 def load_causal_lm(reference: str, *, dtype: Any = None, device: str = "cpu"):
     """``(model, tokenizer, source)`` for a reference :func:`resolve_model` accepts.
 
     A GGUF source is de-quantized once and written as a plain copy into the cache, so that the
     next load reads safetensors (about 20x faster for Gemma 270M)."""
-    try:
-        import torch
-        import transformers
-    except ImportError as exc:
-        raise LLMError(f"loading a Hugging Face model needs torch and transformers ({exc})",
-                       hint="pip install torch==2.13.0 first (CPU build), then "
-                            "pip install 'pddlkit[critic]'") from None
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    torch, transformers = import_torch_transformers("loading a Hugging Face model", "critic")
     source = resolve_model(reference)
     args = source.from_pretrained_args()
     if args:
