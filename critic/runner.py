@@ -1,7 +1,9 @@
 """Training and evaluating the TWOSOME agent on a registered environment: what the command line
 (``pddlkit run --agent twosome``) and the benchmark harness (``agent = "twosome"``) share.
 
-The run: evaluate the untrained critic greedily on the evaluation seeds, train for ``episodes``
+The run: evaluate the untrained critic on the evaluation seeds (sampling from its policy, as it
+acts while learning; ``greedy=True`` takes the most probable command instead, which on a policy
+still learning can repeat a loop until the budget runs out), train for ``episodes``
 episodes (seeds ``seed, seed+1, ...``, or always ``seed`` with ``fixed_seed``), evaluate again
 on the same seeds. Evaluation seeds follow the training ones (held out), or are ``seed`` with
 ``fixed_seed``. Model ``"auto"`` is TinyLlama (the paper's) where the local Hugging Face cache
@@ -75,7 +77,8 @@ class TwosomeOutcome:
 def run_twosome(env_id: str, *, env_options: Optional[dict] = None, model: str = "auto",
                 seed: int = 0, episodes: int = 50, evaluate: int = 10, budget: int = 50,
                 fixed_seed: bool = False, ppo: Optional[dict] = None, shaping: float = 0.0,
-                history: int = 3, device: str = "auto", load: Optional[str] = None,
+                history: int = 1, device: str = "auto", load: Optional[str] = None,
+                greedy: bool = False,
                 save: Optional[str] = None, template: Optional[str] = None,
                 on_episode: Optional[Callable[[int, EpisodeResult], None]] = None
                 ) -> TwosomeOutcome:
@@ -101,11 +104,11 @@ def run_twosome(env_id: str, *, env_options: Optional[dict] = None, model: str =
                          shaping=shaping, seed=seed)
     eval_seeds = [seed] * evaluate if fixed_seed else \
         list(range(seed + episodes, seed + episodes + evaluate))
-    before = agent.evaluate(make_env, eval_seeds, budget=budget)
+    before = agent.evaluate(make_env, eval_seeds, budget=budget, sample=not greedy)
     agent.train(make_env, episodes, budget=budget,
                 seeds=[seed] if fixed_seed else list(range(seed, seed + episodes)),
                 on_episode=on_episode)
-    after = agent.evaluate(make_env, eval_seeds, budget=budget)
+    after = agent.evaluate(make_env, eval_seeds, budget=budget, sample=not greedy)
     saved = agent.save(save) if save else None
     return TwosomeOutcome(env_id, critic.model_name, before, after, agent,
                           time.monotonic() - start, saved)

@@ -8,7 +8,10 @@ adapters frozen.
 
 Choices written down here: the candidate list is the environment's admissible commands with
 duplicates removed, in the environment's order; the history holds the last ``history`` steps as
-"command -> observation" lines; an episode cut by its step budget counts as ended for GAE (see
+"command -> observation" lines (1 by default: TWOSOME's prompts describe the present only, and
+longer histories make every prompt new, which a small model learns from far more slowly: on the
+8-receptacle household with the toy model, 150 episodes reach a training success of 0.84 with
+one step of history and 0.12 with three); an episode cut by its step budget counts as ended for GAE (see
 :mod:`pddlkit.critic.ppo`); the reward is the environment's own (1 on a win for the PDDL worlds)
 minus ``step_penalty`` per step (0 by default).
 
@@ -61,7 +64,7 @@ class TrainingLog:
 class TwosomeAgent:
     """``TwosomeAgent(critic, PPOConfig(policy_lr=1e-4))``; ``agent.train(make_env, 50)``."""
 
-    def __init__(self, critic: Critic, config: Optional[PPOConfig] = None, *, history: int = 3,
+    def __init__(self, critic: Critic, config: Optional[PPOConfig] = None, *, history: int = 1,
                  step_penalty: float = 0.0, shaping: float = 0.0, seed: int = 0) -> None:
         import torch
 

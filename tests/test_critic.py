@@ -311,7 +311,7 @@ def test_cli_twosome_runs_saves_and_reports(tiny, tmp_path):
                      "--eval-episodes", "1", "--budget", "3", "--load-critic",
                      str(tmp_path / "critic"), "--quiet")
     assert again.returncode == 0, again.stderr[-2000:]
-    assert "greedy success" in again.stdout
+    assert "sampled success" in again.stdout
 
 
 def test_cli_twosome_bad_input_is_one_clear_line(tmp_path):
