@@ -1,0 +1,363 @@
+"""StarCraft II unit building (seed 000, CoPiC, Appendix C.2), as a native build-order
+simulator: no game binary can be had here (``shared/specs/copic.md`` §5), so the game's economy
+and tech tree are simulated from the data in :mod:`pddlkit.envs.sc2_data`.
+
+The task is a dict of Terran units to train (``{"SCV": 18, "BATTLECRUISER": 2}``); the program
+API is the paper's: ``planner(obs, action_space, task) -> list[str]`` with ``obs`` the dict of
+Appendix B.3 (``Resource``: supply_cap, supply_left, gas; ``Building`` and ``Unit``: counts,
+finished plus in progress, as the paper's ``obtain_unit_count`` adds them), ``action_space`` the
+strings ``"BUILD X"`` / ``"TRAIN Y"`` that can start right now, and a plan of at most 5
+actions. The reward is :func:`building_ins_reward`, the paper's code restated.
+
+What the paper leaves open, and what this simulator does (``shared/specs/copic.md`` §4.11):
+
+- **A step** runs the plan's actions in order, starting each one that is possible at that moment
+  (resources, supply, an idle producer, finished requirements) and skipping the others with a
+  reason in ``info["skipped"]``; then game time advances by ``step_seconds`` (10 s).
+- **Workers** gather on their own: refineries take three SCVs each once finished, the others
+  mine, up to 16 per command center; an SCV constructing a building does not mine until it is
+  done. Income rates are :data:`~pddlkit.envs.sc2_data.MINERALS_PER_WORKER_S` and
+  :data:`~pddlkit.envs.sc2_data.GAS_PER_WORKER_S`.
+- **Production**: each building trains one unit at a time; an add-on is built by its building
+  (which is busy meanwhile), one add-on per building; units needing a TechLab need a producer that
+  has one.
+- **The episode ends** when every target count is reached by finished units (success), or after
+  ``max_seconds`` of game time (30 minutes).
+- **Task families** (Appendix C.2.1): Easy {SCV, BATTLECRUISER}, Medium {SCV, THOR, BANSHEE,
+  RAVEN}, Hard {SCV, SIEGETANK, MEDIVAC, VIKINGFIGHTER, GHOST}; counts drawn per seed, SCV 16-22
+  and the others 1-4 (the paper's examples: Medium (16, 3, 3, 4) and (22, 4, 3, 5); it gives no
+  distribution).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Optional, Sequence
+
+from . import sc2_data as data
+from .sc2_data import KINDS, TECHLAB_OF
+
+DIFFICULTIES = {
+    "easy": ("SCV", "BATTLECRUISER"),
+    "medium": ("SCV", "THOR", "BANSHEE", "RAVEN"),
+    "hard": ("SCV", "SIEGETANK", "MEDIVAC", "VIKINGFIGHTER", "GHOST"),
+}
+BUILDINGS = [k for k, v in KINDS.items() if not v.is_unit]
+UNITS = [k for k, v in KINDS.items() if v.is_unit]
+MAX_PLAN = 5
+MAX_SUPPLY = 200
+
+
+def obtain_unit_count(obs: dict, name: str) -> tuple[int, int]:
+    """(finished, in progress) of a unit or building, from an observation's ``_detail``."""
+    finished, progress = obs["_detail"].get(name, (0, 0))
+    return finished, progress
+
+
+def building_ins_reward(obs: dict, next_obs: dict, task: dict) -> float:
+    """The paper's reward (Appendix C.2.2): +1 for each needed unit started or finished, -1 for
+    each unit beyond the target; buildings earn nothing."""
+    reward = 0
+    negative_reward_scale = -1
+    for k in task:
+        c_k_obs, u_k_obs = obtain_unit_count(obs, k.upper())
+        c_k_next_obs, u_k_next_obs = obtain_unit_count(next_obs, k.upper())
+        k_obs = c_k_obs + u_k_obs
+        k_next_obs = c_k_next_obs + u_k_next_obs
+        if k_obs >= task.get(k):
+            reward += negative_reward_scale * (k_next_obs - k_obs)
+        elif k_next_obs <= task.get(k):
+            reward += k_next_obs - k_obs
+        else:
+            reward += ((task.get(k) - k_obs) + negative_reward_scale * (k_next_obs - task.get(k)))
+    return reward
+
+
+@dataclass
+class Structure:
+    kind: str
+    done_at: float                 # game time when finished
+    busy_until: float = 0.0        # producing a unit or an add-on until then
+    addon: Optional[str] = None    # "BARRACKSTECHLAB", ... once ordered
+    addon_done: float = math.inf   # when the add-on is finished
+
+
+@dataclass
+class Job:
+    kind: str
+    done_at: float
+    builder_scv: bool = False      # an SCV is away building it
+
+
+@dataclass
+class SC2Step:
+    obs: dict
+    reward: float
+    terminated: bool
+    truncated: bool
+    info: dict = field(default_factory=dict)
+
+    def __iter__(self):
+        return iter((self.obs, self.reward, self.terminated, self.truncated, self.info))
+
+
+class SC2Build:
+    """``SC2Build("hard", seed=3)``: ``obs, info = env.reset()``, then
+    ``env.step(["BUILD SUPPLYDEPOT", "TRAIN SCV"])``."""
+
+    id = "sc2-build"
+
+    def __init__(self, difficulty: str = "easy", seed: Optional[int] = None, *,
+                 task: Optional[dict] = None, step_seconds: float = 10.0,
+                 max_seconds: float = 1800.0) -> None:
+        if difficulty not in DIFFICULTIES:
+            raise ValueError(f"unknown difficulty {difficulty!r}; use one of "
+                             f"{', '.join(DIFFICULTIES)}")
+        if task is not None:
+            unknown = [k for k in task if k.upper() not in UNITS]
+            if unknown:
+                raise ValueError(f"unknown unit(s) {unknown} in the task; units: "
+                                 f"{', '.join(UNITS)}")
+        if step_seconds <= 0 or max_seconds <= 0:
+            raise ValueError("step_seconds and max_seconds must be positive")
+        self.difficulty = difficulty
+        self.seed = seed
+        self.fixed_task = {k.upper(): int(v) for k, v in task.items()} if task else None
+        self.step_seconds = step_seconds
+        self.max_seconds = max_seconds
+        self.reset(seed)
+
+    # ------------------------------------------------------------------ episode
+    def reset(self, seed: Optional[int] = None) -> tuple[dict, dict]:
+        if seed is not None:
+            self.seed = seed
+        rng = random.Random(self.seed)
+        self.task = dict(self.fixed_task) if self.fixed_task else {
+            unit: rng.randint(16, 22) if unit == "SCV" else rng.randint(1, 4)
+            for unit in DIFFICULTIES[self.difficulty]}
+        self.time = 0.0
+        self.minerals = float(data.START["minerals"])
+        self.gas = float(data.START["gas"])
+        self.structures = [Structure("COMMANDCENTER", 0.0)]
+        self.units: Counter = Counter({"SCV": data.START["SCV"]})
+        self.jobs: list[Job] = []
+        self.steps = 0
+        self.won = False
+        obs = self.observe()
+        return obs, {"task": dict(self.task), "action_space": self.action_space()}
+
+    @property
+    def task_text(self) -> str:
+        return ", ".join(f"{n} {u}" for u, n in self.task.items())
+
+    # ------------------------------------------------------------------ counts
+    def _finished(self, name: str) -> int:
+        if KINDS[name].is_unit:
+            return self.units[name]
+        if name in TECHLAB_OF.values():
+            return sum(1 for s in self.structures if s.addon == name and s.addon_done <= self.time)
+        return sum(1 for s in self.structures if s.kind == name and s.done_at <= self.time)
+
+    def _in_progress(self, name: str) -> int:
+        return sum(1 for j in self.jobs if j.kind == name and j.done_at > self.time)
+
+    def supply_used(self) -> int:
+        pending = sum(KINDS[j.kind].supply for j in self.jobs if KINDS[j.kind].is_unit)
+        return sum(KINDS[u].supply * n for u, n in self.units.items()) + pending
+
+    def supply_cap(self) -> int:
+        cap = sum(KINDS[s.kind].provides for s in self.structures if s.done_at <= self.time)
+        return min(MAX_SUPPLY, cap)
+
+    def observe(self) -> dict:
+        detail = {name: (self._finished(name), self._in_progress(name)) for name in KINDS}
+        cap = self.supply_cap()
+        return {
+            "Resource": {"supply_cap": cap, "supply_left": cap - self.supply_used(),
+                         "gas": int(self.gas), "minerals": int(self.minerals)},
+            "Building": {b: sum(detail[b]) for b in BUILDINGS},
+            "Unit": {u: sum(detail[u]) for u in UNITS},
+            "_detail": detail,
+        }
+
+    # ------------------------------------------------------------------ rules
+    def why_not(self, action: str) -> Optional[str]:
+        """None when ``action`` can start now, else the reason it cannot."""
+        verb, _, name = action.strip().upper().partition(" ")
+        kind = KINDS.get(name)
+        if verb not in ("BUILD", "TRAIN") or kind is None:
+            return f"unknown action {action!r}: use BUILD <building> or TRAIN <unit>"
+        if (verb == "TRAIN") != kind.is_unit:
+            return f"{name} is {'a unit: TRAIN' if kind.is_unit else 'a building: BUILD'} it"
+        for need in kind.requires:
+            if self._finished(need) == 0:
+                return f"{name} needs a finished {need}"
+        if kind.minerals > self.minerals or kind.gas > self.gas:
+            return (f"{name} costs {kind.minerals} minerals and {kind.gas} gas; there are "
+                    f"{int(self.minerals)} and {int(self.gas)}")
+        if kind.is_unit and self.supply_used() + kind.supply > self.supply_cap():
+            left = self.supply_cap() - self.supply_used()
+            return f"{name} needs {kind.supply} supply; {left} left"
+        if kind.producer == "SCV":
+            if self._free_scvs() < 1:
+                return f"{name} needs an SCV free to build it"
+            if name == "REFINERY" and self._refineries() >= self._bases() * data.GEYSERS_PER_BASE:
+                return "every geyser already has a refinery"
+            return None
+        if self._producer(kind) is None:
+            if self._finished(kind.producer) == 0:
+                return f"{name} needs a finished {kind.producer}"
+            if kind.needs_techlab:
+                return f"{name} needs a {kind.producer} with a {TECHLAB_OF[kind.producer]}"
+            if name in TECHLAB_OF.values():
+                return f"every {kind.producer} already has an add-on or is busy"
+            return f"every {kind.producer} is busy"
+        return None
+
+    def _bases(self) -> int:
+        return sum(1 for s in self.structures
+                   if s.kind == "COMMANDCENTER" and s.done_at <= self.time)
+
+    def _refineries(self) -> int:
+        return sum(1 for s in self.structures if s.kind == "REFINERY")
+
+    def _free_scvs(self) -> int:
+        return self.units["SCV"] - sum(1 for j in self.jobs if j.builder_scv)
+
+    def _producer(self, kind) -> Optional[Structure]:
+        """An idle, finished producer for ``kind`` (with a finished TechLab when it needs one)."""
+        is_addon = kind.name in TECHLAB_OF.values()
+        for s in self.structures:
+            if s.kind != kind.producer or s.done_at > self.time or s.busy_until > self.time:
+                continue
+            if is_addon and s.addon is not None:
+                continue
+            if kind.needs_techlab and (s.addon != TECHLAB_OF[s.kind] or s.addon_done > self.time):
+                continue
+            return s
+        return None
+
+    def action_space(self) -> list[str]:
+        actions = [f"BUILD {b}" for b in BUILDINGS] + [f"TRAIN {u}" for u in UNITS]
+        return [a for a in actions if self.why_not(a) is None]
+
+    def _start(self, action: str) -> None:
+        name = action.strip().upper().partition(" ")[2]
+        kind = KINDS[name]
+        self.minerals -= kind.minerals
+        self.gas -= kind.gas
+        done = self.time + kind.seconds
+        if kind.producer == "SCV":
+            self.structures.append(Structure(name, done))
+            self.jobs.append(Job(name, done, builder_scv=True))
+            return
+        producer = self._producer(kind)
+        producer.busy_until = done
+        if name in TECHLAB_OF.values():
+            producer.addon, producer.addon_done = name, done
+        self.jobs.append(Job(name, done))
+
+    def _advance(self, seconds: float) -> None:
+        """Income and completions over ``seconds``, in slices that end at each completion."""
+        end = self.time + seconds
+        while self.time < end:
+            upcoming = [j.done_at for j in self.jobs if self.time < j.done_at <= end]
+            until = min(upcoming) if upcoming else end
+            dt = until - self.time
+            miners, gassers = self._workers()
+            self.minerals += dt * miners * data.MINERALS_PER_WORKER_S
+            self.gas += dt * gassers * data.GAS_PER_WORKER_S
+            self.time = until
+            for job in [j for j in self.jobs if j.done_at <= self.time]:
+                self.jobs.remove(job)
+                if KINDS[job.kind].is_unit:
+                    self.units[job.kind] += 1
+
+    def _workers(self) -> tuple[int, int]:
+        free = self._free_scvs()
+        refineries = sum(1 for s in self.structures
+                         if s.kind == "REFINERY" and s.done_at <= self.time)
+        gassers = min(free, refineries * data.WORKERS_PER_REFINERY)
+        miners = min(free - gassers, self._bases() * data.MINERAL_PATCHES * 2)
+        return miners, gassers
+
+    def step(self, plan: Sequence[str] | str) -> SC2Step:
+        """Run a plan (at most 5 actions; a string is one action, or several separated by
+        semicolons or newlines), then advance game time by ``step_seconds``."""
+        if self.won or self.time >= self.max_seconds:
+            raise RuntimeError("the episode is over: call reset()")
+        if isinstance(plan, str):
+            plan = [p for p in plan.replace(";", "\n").splitlines() if p.strip()]
+        plan = list(plan)
+        before = self.observe()
+        started, skipped = [], []
+        for action in plan[:MAX_PLAN]:
+            reason = self.why_not(action) if isinstance(action, str) else \
+                f"not an action: {action!r}"
+            if reason is None:
+                self._start(action)
+                started.append(action.strip().upper())
+            else:
+                skipped.append((str(action), reason))
+        skipped += [(str(a), f"beyond the first {MAX_PLAN} actions") for a in plan[MAX_PLAN:]]
+        self._advance(self.step_seconds)
+        self.steps += 1
+        after = self.observe()
+        reward = building_ins_reward(before, after, self.task)
+        self.won = all(self.units[u] >= n for u, n in self.task.items())
+        truncated = not self.won and self.time >= self.max_seconds
+        info = {"won": self.won, "started": started, "skipped": skipped, "time": self.time,
+                "steps": self.steps, "action_space": self.action_space()}
+        return SC2Step(after, float(reward), self.won, truncated, info)
+
+
+def public_obs(obs: dict) -> dict:
+    """The observation as the paper's programs see it (no ``_detail``, no minerals)."""
+    return {"Resource": {k: v for k, v in obs["Resource"].items() if k != "minerals"},
+            "Building": dict(obs["Building"]), "Unit": dict(obs["Unit"])}
+
+
+def tech_chain(name: str) -> list[str]:
+    """The buildings ``name`` needs, deepest first, ending with what produces it (and its
+    TechLab where needed); for a building, its requirements then itself."""
+    kind = KINDS[name]
+    chain: list[str] = []
+    for need in kind.requires:
+        chain += tech_chain(need)
+    if kind.is_unit:
+        if kind.producer != "COMMANDCENTER":
+            chain += tech_chain(kind.producer)
+        if kind.needs_techlab:
+            chain.append(TECHLAB_OF[kind.producer])
+    elif name in TECHLAB_OF.values():
+        chain += tech_chain(kind.producer)
+        chain.append(name)
+    else:
+        chain.append(name)
+    return list(dict.fromkeys(chain))
+
+
+def reference_planner(obs: dict, action_space: list, task: dict) -> list:
+    """A correct build-order strategy in the paper's program shape: supply ahead of need, gas,
+    the missing tech chain of each wanted unit (requirements, producer, TechLab), one producer per
+    8 units, then training; at most 5 actions. It is the offline stand-in's good program."""
+    plan = []
+    res, have = obs["Resource"], {**obs["Building"], **obs["Unit"]}
+    want = [u for u, n in task.items() if n > have.get(u, 0)]
+    if res["supply_left"] < 8 and res["supply_cap"] < MAX_SUPPLY:
+        plan.append("BUILD SUPPLYDEPOT")
+    if any(KINDS[u].gas for u in want) and have["REFINERY"] < 2:
+        plan.append("BUILD REFINERY")
+    for unit in want:
+        for building in tech_chain(unit):
+            if have.get(building, 0) == 0:
+                plan.append(f"BUILD {building}")
+        producer = KINDS[unit].producer
+        if unit != "SCV" and have.get(producer, 0) < math.ceil(task[unit] / 8):
+            plan.append(f"BUILD {producer}")
+        plan.append(f"TRAIN {unit}")
+    plan = [a for a in dict.fromkeys(plan) if a in action_space]
+    return plan[:MAX_PLAN]

@@ -1,0 +1,148 @@
+"""The StarCraft II unit-building simulator (CoPiC's third environment): game data, rules,
+the paper's reward on hand-made transitions, and a correct build order completing each level."""
+
+from __future__ import annotations
+
+import pytest
+
+from pddlkit.envs import sc2_data
+from pddlkit.envs.sc2_build import (
+    SC2Build, building_ins_reward, public_obs, reference_planner, tech_chain,
+)
+
+
+def test_game_data_is_the_games():
+    bc, scv, thor = (sc2_data.KINDS[k] for k in ("BATTLECRUISER", "SCV", "THOR"))
+    assert (bc.minerals, bc.gas, bc.supply, bc.loops) == (400, 300, 6, 1440)
+    assert round(bc.seconds, 1) == 64.3 and round(scv.seconds, 1) == 12.1
+    assert (thor.minerals, thor.gas, thor.requires, thor.needs_techlab) == (300, 200,
+                                                                            ("ARMORY",), True)
+    assert sc2_data.KINDS["SUPPLYDEPOT"].provides == 8
+    assert sc2_data.KINDS["COMMANDCENTER"].provides == 15
+    assert tech_chain("BATTLECRUISER") == ["SUPPLYDEPOT", "BARRACKS", "FACTORY", "STARPORT",
+                                           "FUSIONCORE", "STARPORTTECHLAB"]
+    assert tech_chain("VIKINGFIGHTER") == ["SUPPLYDEPOT", "BARRACKS", "FACTORY", "STARPORT"]
+
+
+def test_start_matches_the_papers_example_observation():
+    env = SC2Build("easy", seed=0)
+    obs = public_obs(env.observe())
+    assert obs["Resource"] == {"supply_cap": 15, "supply_left": 3, "gas": 0}
+    assert obs["Building"]["COMMANDCENTER"] == 1 and obs["Unit"]["SCV"] == 12
+    assert env.action_space() == ["TRAIN SCV"]  # 50 minerals: not yet a refinery (75)
+
+
+def _run(env, plans):
+    for plan in plans:
+        step = env.step(plan)
+    return step
+
+
+def test_requirements_supply_and_producers_are_enforced():
+    env = SC2Build("medium", seed=0)
+    assert env.why_not("TRAIN THOR") == "THOR needs a finished ARMORY"
+    assert "needs a finished SUPPLYDEPOT" in env.why_not("BUILD BARRACKS")
+    assert "costs 100 minerals" in env.why_not("BUILD SUPPLYDEPOT")
+    assert "a building: BUILD it" in env.why_not("TRAIN BARRACKS")
+    assert "unknown action" in env.why_not("DANCE")
+    env.minerals = 10_000
+    env.gas = 10_000
+    env.step(["BUILD SUPPLYDEPOT"])
+    env.step([])
+    assert env.why_not("BUILD BARRACKS") == "BARRACKS needs a finished SUPPLYDEPOT"  # 21.4 s
+    env.step([])
+    assert env.step(["BUILD BARRACKS"]).info["started"] == ["BUILD BARRACKS"]
+    for _ in range(5):
+        env.step([])
+    assert env.why_not("TRAIN MARAUDER") == "MARAUDER needs a BARRACKS with a BARRACKSTECHLAB"
+    env.step(["BUILD BARRACKSTECHLAB"])
+    assert "already has an add-on or is busy" in env.why_not("BUILD BARRACKSTECHLAB")
+    assert env.why_not("TRAIN MARINE") == "every BARRACKS is busy"  # building its add-on
+    env.step([])
+    env.step([])
+    assert env.why_not("TRAIN MARAUDER") is None
+    # supply: 15 + 8 = 23 cap, 12 SCVs used; each Marauder takes 2
+    step = env.step(["TRAIN SCV"] * 5 + ["TRAIN SCV"])
+    assert step.info["skipped"][-1][1] == "beyond the first 5 actions"
+    assert step.info["started"] == ["TRAIN SCV"]  # one command center trains one at a time
+
+
+def test_income_workers_and_refineries():
+    env = SC2Build("easy", seed=0)
+    env.step([])
+    assert env.minerals == pytest.approx(50 + 12 * 10 * sc2_data.MINERALS_PER_WORKER_S)
+    before = env.minerals
+    env.step(["BUILD REFINERY"])  # one SCV leaves the minerals for 21.4 s
+    assert env.minerals == pytest.approx(before - 75 + 11 * 10 * sc2_data.MINERALS_PER_WORKER_S)
+    _run(env, [[]] * 3)
+    gas_rate = 3 * sc2_data.GAS_PER_WORKER_S
+    g0 = env.gas
+    env.step([])
+    assert env.gas - g0 == pytest.approx(10 * gas_rate)
+    env.minerals = 1000
+    env.step(["BUILD REFINERY"])
+    assert env.why_not("BUILD REFINERY") == "every geyser already has a refinery"
+
+
+def test_reward_is_the_papers_on_hand_made_transitions():
+    def obs(**counts):
+        return {"_detail": {k: v for k, v in counts.items()}}
+
+    task = {"SCV": 14, "THOR": 2}
+    # one SCV started, a Thor finished from in progress: +1 (the Thor was already counted)
+    assert building_ins_reward(obs(SCV=(12, 0), THOR=(0, 1)), obs(SCV=(12, 1), THOR=(1, 0)),
+                               task) == 1
+    # two Thors started, one needed: +1 - 1
+    assert building_ins_reward(obs(SCV=(14, 0), THOR=(1, 0)), obs(SCV=(14, 0), THOR=(1, 2)),
+                               task) == 0
+    # already enough SCVs: every further one costs 1
+    assert building_ins_reward(obs(SCV=(14, 0), THOR=(0, 0)), obs(SCV=(14, 2), THOR=(0, 0)),
+                               task) == -2
+    # reaching the target exactly
+    assert building_ins_reward(obs(SCV=(13, 0), THOR=(0, 0)), obs(SCV=(13, 1), THOR=(0, 2)),
+                               task) == 3
+
+
+@pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
+def test_a_correct_build_order_completes_each_level(difficulty):
+    for seed in range(3):
+        env = SC2Build(difficulty, seed=seed)
+        obs, info = env.reset()
+        total = 0.0
+        while True:
+            plan = reference_planner(public_obs(obs), env.action_space(), env.task)
+            assert len(plan) <= 5 and all(a in env.action_space() for a in plan)
+            step = env.step(plan)
+            obs, total = step.obs, total + step.reward
+            if step.terminated or step.truncated:
+                break
+        assert env.won, (difficulty, seed, env.task)
+        assert total == sum(n - (12 if u == "SCV" else 0) for u, n in env.task.items())
+        assert env.time <= 600
+
+
+def test_a_program_that_forgets_the_armory_never_gets_a_thor():
+    env = SC2Build("medium", seed=1, max_seconds=300)
+    obs, _ = env.reset()
+    skipped = []
+    while True:
+        plan = [a for a in reference_planner(public_obs(obs), env.action_space(), env.task)
+                if a != "BUILD ARMORY"] + ["TRAIN THOR"]
+        step = env.step(plan)
+        skipped += step.info["skipped"]
+        obs = step.obs
+        if step.terminated or step.truncated:
+            break
+    assert step.truncated and not env.won and env.units["THOR"] == 0
+    assert ("TRAIN THOR", "THOR needs a finished ARMORY") in skipped
+    with pytest.raises(RuntimeError, match="episode is over"):
+        env.step([])
+
+
+def test_bad_settings_are_clear():
+    with pytest.raises(ValueError, match="unknown difficulty"):
+        SC2Build("insane")
+    with pytest.raises(ValueError, match="unknown unit"):
+        SC2Build(task={"ZERGLING": 3})
+    env = SC2Build(task={"scv": 13})
+    assert env.task == {"SCV": 13}
