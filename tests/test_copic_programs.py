@@ -1,0 +1,68 @@
+"""CoPiC's StarCraft II stand-in programs, run as CoPiC runs them: in the sandbox, on the
+simulator, one plan per step. The correct one completes the task; each mistake fails the way
+the paper's evolution prompt expects to see it (a unit count stuck at 0), and crashes and hangs
+are contained."""
+
+from __future__ import annotations
+
+import pytest
+
+from pddlkit.envs.sc2_build import SC2Build, public_obs
+from pddlkit.programs.copic.sc2_programs import AFFECTS, SC2_MISTAKES, sc2_program
+from pddlkit.sandbox import Policy, SandboxWorker
+
+
+def _play(mistakes, difficulty="medium", seed=1, max_seconds=900):
+    env = SC2Build(difficulty, seed=seed, max_seconds=max_seconds)
+    obs, _ = env.reset()
+    errors = []
+    with SandboxWorker(sc2_program(frozenset(mistakes)),
+                       Policy(entry="planner", call_timeout=1)) as worker:
+        while True:
+            result = worker.call(public_obs(obs), env.action_space(), env.task)
+            if not result.ok:
+                errors.append(result.error)
+            step = env.step(result.value if result.ok else [])  # a failed program proposes nothing
+            obs = step.obs
+            if step.terminated or step.truncated or len(errors) >= 2:
+                return env, errors
+
+
+@pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
+def test_the_correct_program_completes_each_level_in_the_sandbox(difficulty):
+    env, errors = _play((), difficulty)
+    assert env.won and not errors, env.task
+
+
+@pytest.mark.parametrize("mistake,difficulty", [
+    ("no-armory", "medium"), ("no-fusioncore", "easy"), ("no-ghostacademy", "hard"),
+    ("no-techlab", "medium")])
+def test_a_missing_building_leaves_its_unit_at_zero(mistake, difficulty):
+    env, errors = _play((mistake,), difficulty)
+    assert not env.won and not errors
+    stuck = [u for u in AFFECTS[mistake] if u in env.task]
+    assert stuck and all(env.units[u] == 0 for u in stuck)
+
+
+def test_supply_and_gas_mistakes_stall_and_the_viking_techlab_only_costs():
+    env, _ = _play(("no-gas",))
+    assert not env.won and all(env.units[u] == 0 for u in ("THOR", "BANSHEE", "RAVEN"))
+    env, _ = _play(("no-supply",))
+    assert not env.won and env.units["SCV"] < env.task["SCV"] + 1
+    won, _ = _play((), "hard")
+    waste, _ = _play(("viking-techlab",), "hard")
+    assert waste.won and waste.steps >= won.steps
+
+
+def test_crashes_and_hangs_are_errors_not_stops():
+    env, errors = _play(("crash",))
+    assert errors and errors[0].kind.value == "crash" and "ZeroDivisionError" in errors[0].message
+    env, errors = _play(("infinite-loop",))
+    assert errors and errors[0].kind.value == "timeout"
+    assert env.steps == 2  # the episode went on: each failed call was a step with no plan
+
+
+def test_unknown_mistake_is_a_clear_error():
+    with pytest.raises(ValueError, match="unknown mistake"):
+        sc2_program({"no-barracks"})
+    assert len(SC2_MISTAKES) == 9
