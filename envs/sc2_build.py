@@ -23,6 +23,9 @@ What the paper leaves open, and what this simulator does (``shared/specs/copic.m
   has one.
 - **The episode ends** when every target count is reached by finished units (success), or after
   ``max_seconds`` of game time (30 minutes).
+- **As PDDL**: :func:`tech_domain` and :func:`tech_problem` give the tech tree (no costs or
+  counts), for build orders from ``pddlkit.plan`` and ``why_no_plan`` on a tree that lacks a
+  building.
 - **Task families** (Appendix C.2.1): Easy {SCV, BATTLECRUISER}, Medium {SCV, THOR, BANSHEE,
   RAVEN}, Hard {SCV, SIEGETANK, MEDIVAC, VIKINGFIGHTER, GHOST}; counts drawn per seed, SCV 16-22
   and the others 1-4 (the paper's examples: Medium (16, 3, 3, 4) and (22, 4, 3, 5); it gives no
@@ -338,6 +341,42 @@ def tech_chain(name: str) -> list[str]:
     else:
         chain.append(name)
     return list(dict.fromkeys(chain))
+
+
+def _needs(name: str) -> list[str]:
+    kind = KINDS[name]
+    needs = [kind.producer, *kind.requires]
+    if kind.gas and name != "REFINERY":
+        needs.append("REFINERY")
+    if kind.needs_techlab:
+        needs.append(TECHLAB_OF[kind.producer])
+    return needs
+
+
+def tech_domain(forbid: Sequence[str] = ()) -> str:
+    """The Terran tech tree as PDDL: one action per kind, ``make-<kind>``, possible once its
+    producer and everything it needs exist (gas needs a refinery, TechLab units their add-on).
+    Costs, time and counts stay with the simulator: the model answers "in which order?" and "why
+    can this never be made?". Kinds in ``forbid`` have no action (a tech tree that does not know
+    them), so ``why_no_plan`` names what is missing."""
+    preds = " ".join(f"(have-{n.lower()})" for n in KINDS)
+    actions = []
+    for name in KINDS:
+        if name in forbid:
+            continue
+        pre = " ".join(f"(have-{n.lower()})" for n in dict.fromkeys(_needs(name)))
+        actions.append(f"  (:action make-{name.lower()}\n    :precondition (and {pre})\n"
+                       f"    :effect (have-{name.lower()}))")
+    return ("(define (domain sc2-tech)\n  (:requirements :strips)\n"
+            f"  (:predicates {preds})\n" + "\n".join(actions) + ")\n")
+
+
+def tech_problem(goal: Sequence[str], have: Sequence[str] = ("COMMANDCENTER", "SCV")) -> str:
+    """Make every kind in ``goal`` starting from ``have`` (for :func:`tech_domain`)."""
+    init = " ".join(f"(have-{n.lower()})" for n in have)
+    goal_text = " ".join(f"(have-{g.lower()})" for g in goal)
+    return (f"(define (problem sc2-build) (:domain sc2-tech)\n  (:init {init})\n"
+            f"  (:goal (and {goal_text})))\n")
 
 
 def reference_planner(obs: dict, action_space: list, task: dict) -> list:

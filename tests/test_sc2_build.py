@@ -146,3 +146,19 @@ def test_bad_settings_are_clear():
         SC2Build(task={"ZERGLING": 3})
     env = SC2Build(task={"scv": 13})
     assert env.task == {"SCV": 13}
+
+
+def test_the_tech_tree_as_pddl_gives_build_orders_and_names_what_is_missing():
+    import pddlkit
+    from pddlkit.envs.sc2_build import tech_domain, tech_problem
+
+    assert not pddlkit.check(tech_domain(), tech_problem(["GHOST"])).diagnostics
+    result = pddlkit.plan(tech_domain(), tech_problem(["BATTLECRUISER", "THOR"]))
+    assert result.status == "solved"
+    order = [step.name.removeprefix("make-").upper() for step in result.plan.steps]
+    for i, name in enumerate(order):  # everything a step needs was made before it
+        assert set(tech_chain(name)) - {name} <= set(order[:i]) | {"COMMANDCENTER"}, name
+    assert order[-1] in ("BATTLECRUISER", "THOR") and "ARMORY" in order
+    blocked = pddlkit.plan(tech_domain(forbid=["ARMORY"]), tech_problem(["THOR"]))
+    assert blocked.status == "unsolvable"
+    assert "(make-thor), which needs (have-armory)" in blocked.explanation.sentences[0]
