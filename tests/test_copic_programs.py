@@ -66,3 +66,28 @@ def test_unknown_mistake_is_a_clear_error():
     with pytest.raises(ValueError, match="unknown mistake"):
         sc2_program({"no-barracks"})
     assert len(SC2_MISTAKES) == 9
+
+
+def test_the_papers_example_program_completes_its_own_task_in_the_simulator():
+    """The program in the initialization prompt (Appendix B.3.1, indentation restored) trains
+    its example's units in the simulator: prompt, program API and simulator agree."""
+    from pathlib import Path
+
+    import pddlkit.programs
+    from pddlkit.programs.answer import extract_program
+
+    prompts = Path(pddlkit.programs.__file__).parent / "prompts" / "copic" / "sc2"
+    init = (prompts / "init.txt").read_text()
+    assert "$task" in init and "$programs" in (prompts / "evolve.txt").read_text()
+    program = extract_program(init.split("Now your task is")[0], entry="planner")
+    env = SC2Build(task={"SCV": 16, "MARINE": 2, "REAPER": 1, "MARAUDER": 1, "HELLION": 1})
+    obs, _ = env.reset()
+    with SandboxWorker(program, Policy(entry="planner")) as worker:
+        while True:
+            result = worker.call(public_obs(obs), env.action_space(), env.task)
+            assert result.ok, result.error.format()
+            step = env.step(result.value)
+            obs = step.obs
+            if step.terminated or step.truncated:
+                break
+    assert env.won and env.steps <= 40
