@@ -37,10 +37,11 @@ from __future__ import annotations
 import math
 import random
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Optional, Sequence
 
 from . import sc2_data as data
+from .api import Step
 from .sc2_data import KINDS, TECHLAB_OF
 
 DIFFICULTIES = {
@@ -93,18 +94,6 @@ class Job:
     kind: str
     done_at: float
     builder_scv: bool = False      # an SCV is away building it
-
-
-@dataclass
-class SC2Step:
-    obs: dict
-    reward: float
-    terminated: bool
-    truncated: bool
-    info: dict = field(default_factory=dict)
-
-    def __iter__(self):
-        return iter((self.obs, self.reward, self.terminated, self.truncated, self.info))
 
 
 class SC2Build:
@@ -287,7 +276,7 @@ class SC2Build:
         miners = min(free - gassers, self._bases() * data.MINERAL_PATCHES * 2)
         return miners, gassers
 
-    def step(self, plan: Sequence[str] | str) -> SC2Step:
+    def step(self, plan: Sequence[str] | str) -> Step:
         """Run a plan (at most 5 actions; a string is one action, or several separated by
         semicolons or newlines), then advance game time by ``step_seconds``."""
         if self.won or self.time >= self.max_seconds:
@@ -314,7 +303,7 @@ class SC2Build:
         truncated = not self.won and self.time >= self.max_seconds
         info = {"won": self.won, "started": started, "skipped": skipped, "time": self.time,
                 "steps": self.steps, "action_space": self.action_space()}
-        return SC2Step(after, float(reward), self.won, truncated, info)
+        return Step(after, float(reward), self.won, truncated, info)  # observation: the dict
 
 
 def public_obs(obs: dict) -> dict:

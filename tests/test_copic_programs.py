@@ -23,7 +23,7 @@ def _play(mistakes, difficulty="medium", seed=1, max_seconds=900):
             if not result.ok:
                 errors.append(result.error)
             step = env.step(result.value if result.ok else [])  # a failed program proposes nothing
-            obs = step.obs
+            obs = step.observation
             if step.terminated or step.truncated or len(errors) >= 2:
                 return env, errors
 
@@ -87,7 +87,7 @@ def test_the_papers_example_program_completes_its_own_task_in_the_simulator():
             result = worker.call(public_obs(obs), env.action_space(), env.task)
             assert result.ok, result.error.format()
             step = env.step(result.value)
-            obs = step.obs
+            obs = step.observation
             if step.terminated or step.truncated:
                 break
     assert env.won and env.steps <= 40

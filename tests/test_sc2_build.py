@@ -113,7 +113,7 @@ def test_a_correct_build_order_completes_each_level(difficulty):
             plan = reference_planner(public_obs(obs), env.action_space(), env.task)
             assert len(plan) <= 5 and all(a in env.action_space() for a in plan)
             step = env.step(plan)
-            obs, total = step.obs, total + step.reward
+            obs, total = step.observation, total + step.reward
             if step.terminated or step.truncated:
                 break
         assert env.won, (difficulty, seed, env.task)
@@ -130,7 +130,7 @@ def test_a_program_that_forgets_the_armory_never_gets_a_thor():
                 if a != "BUILD ARMORY"] + ["TRAIN THOR"]
         step = env.step(plan)
         skipped += step.info["skipped"]
-        obs = step.obs
+        obs = step.observation
         if step.terminated or step.truncated:
             break
     assert step.truncated and not env.won and env.units["THOR"] == 0
