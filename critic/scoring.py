@@ -51,7 +51,7 @@ def encode(tokenizer, prompt: str, candidates: Sequence[str]) -> Encoded:
     return Encoded(prompt_ids(tokenizer, prompt), ids)
 
 
-def _gather(torch, log_probs, targets):
+def _gather(log_probs, targets):
     return log_probs.gather(-1, targets.unsqueeze(-1)).squeeze(-1)
 
 
@@ -79,7 +79,7 @@ def shared_prefix_logprobs(net, encoded: Encoded, pad_id: int):
     cache.batch_repeat_interleave(n)
     start = len(encoded.prompt)
     positions = torch.arange(start, start + width, device=device).unsqueeze(0).expand(n, -1)
-    sums = _gather(torch, first.unsqueeze(0).expand(n, -1), ids[:, 0])
+    sums = _gather(first.unsqueeze(0).expand(n, -1), ids[:, 0])
     if width > 1:
         # the output layer only where a real token is predicted: with a large vocabulary it
         # costs more than the model's body, and padding would add a third to it
@@ -87,7 +87,7 @@ def shared_prefix_logprobs(net, encoded: Encoded, pad_id: int):
                    use_cache=False, output_hidden_states=True, logits_to_keep=1)
         real = mask[:, 1:]
         logits = output_logits(net, rest.hidden_states[-1][real])
-        token = _gather(torch, torch.log_softmax(logits.float(), dim=-1), ids[:, 1:][real])
+        token = _gather(torch.log_softmax(logits.float(), dim=-1), ids[:, 1:][real])
         owner = torch.arange(n, device=device).unsqueeze(1).expand(-1, width - 1)[real]
         sums = sums.index_add(0, owner, token)
     return sums, last_hidden
@@ -123,7 +123,7 @@ def naive_logprobs(net, encoded: Encoded, *, lean: bool = True):
         logits = net(input_ids=seq, logits_to_keep=keep).logits[0, -(len(cand) + 1):]
         log_probs = torch.log_softmax(logits[:-1].float(), dim=-1)
         targets = seq[0, len(encoded.prompt):]
-        sums.append(_gather(torch, log_probs, targets).sum())
+        sums.append(_gather(log_probs, targets).sum())
     return torch.stack(sums)
 
 

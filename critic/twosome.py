@@ -10,8 +10,9 @@ Choices written down here: the candidate list is the environment's admissible co
 duplicates removed, in the environment's order; the history holds the last ``history`` steps as
 "command -> observation" lines (1 by default: TWOSOME's prompts describe the present only, and
 longer histories make every prompt new, which a small model learns from far more slowly: on the
-8-receptacle household with the toy model, 150 episodes reach a training success of 0.84 with
-one step of history and 0.12 with three); an episode cut by its step budget counts as ended for GAE (see
+8-receptacle household with the toy model, three steps of history kept the training success at
+0.04-0.16 over 150 episodes, where one step learned); an episode cut by its step budget counts
+as ended for GAE (see
 :mod:`pddlkit.critic.ppo`); the reward is the environment's own (1 on a win for the PDDL worlds)
 minus ``step_penalty`` per step (0 by default).
 

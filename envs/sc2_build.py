@@ -141,10 +141,6 @@ class SC2Build:
         obs = self.observe()
         return obs, {"task": dict(self.task), "action_space": self.action_space()}
 
-    @property
-    def task_text(self) -> str:
-        return ", ".join(f"{n} {u}" for u, n in self.task.items())
-
     # ------------------------------------------------------------------ counts
     def _finished(self, name: str) -> int:
         if KINDS[name].is_unit:

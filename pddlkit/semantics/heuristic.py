@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from typing import Optional
 
-from ..pddl.model import And, Atom, Exists, Forall, Formula, Imply, Not, Or
+from ..pddl.model import And, Atom, Exists, Forall, ForallEffect, Formula, Imply, Not, Or, When
 from .formulas import effect_changes
 from .grounding import GroundAction, ground_actions
 from .state import State
@@ -36,6 +36,11 @@ class RelaxedDistance:
         self.goal = goal if goal is not None else world.problem.goal
         self.static = {p.name for p in world.domain.predicates} - world.fluent_predicates
         self.actions: list[GroundAction] = list(ground_actions(world))
+        # add effects that no state can change are read once (None: conditional, read per state)
+        self._fixed_adds: list[Optional[list]] = [
+            None if _conditional(a.action.effects) else
+            effect_changes(a.action.effects, world.initial_state, a.binding, world)[0]
+            for a in self.actions]
 
     def _cost(self, f: Formula, costs: dict, binding: dict, state: State) -> float:
         if isinstance(f, Atom):
@@ -74,19 +79,24 @@ class RelaxedDistance:
 
     def __call__(self, state: State) -> float:
         costs: dict = {atom: 0.0 for atom in state.atoms}
-        adds = {}
-        for action in self.actions:
-            changes = effect_changes(action.action.effects, state, action.binding, self.world)
-            adds[action] = changes[0]
+        adds = [fixed if fixed is not None else
+                effect_changes(a.action.effects, state, a.binding, self.world)[0]
+                for a, fixed in zip(self.actions, self._fixed_adds)]
         changed = True
         while changed:
             changed = False
-            for action in self.actions:
+            for action, added in zip(self.actions, adds):
                 pre = self._cost(action.action.precondition, costs, action.binding, state)
                 if pre == INF:
                     continue
-                for atom in adds[action]:
+                for atom in added:
                     if pre + 1 < costs.get(atom, INF):
                         costs[atom] = pre + 1
                         changed = True
         return self._cost(self.goal, costs, {}, state)
+
+
+def _conditional(effects) -> bool:
+    """Whether some effect depends on the state (a ``when``, possibly under a ``forall``)."""
+    return any(isinstance(e, When) or (isinstance(e, ForallEffect) and _conditional(e.effects))
+               for e in effects)

@@ -18,6 +18,9 @@ and technology trees") and one its own evolved programs show (a TechLab for the 
 
 from __future__ import annotations
 
+from pddlkit.envs.sc2_build import tech_chain
+from pddlkit.envs.sc2_data import KINDS, TECHLAB_OF
+
 SC2_MISTAKES = ("no-armory", "no-fusioncore", "no-ghostacademy", "no-techlab", "viking-techlab",
                 "no-supply", "no-gas", "crash", "infinite-loop")
 
@@ -26,31 +29,27 @@ AFFECTS = {"no-armory": ("THOR",), "no-fusioncore": ("BATTLECRUISER",),
            "no-ghostacademy": ("GHOST",),
            "no-techlab": ("THOR", "BANSHEE", "RAVEN", "SIEGETANK", "GHOST", "BATTLECRUISER")}
 
-_TREE = {
-    # unit: (base building, dependencies in order)
-    "SCV": ("COMMANDCENTER", ()),
-    "MARINE": ("BARRACKS", ("SUPPLYDEPOT",)),
-    "REAPER": ("BARRACKS", ("SUPPLYDEPOT",)),
-    "MARAUDER": ("BARRACKSTECHLAB", ("SUPPLYDEPOT", "BARRACKS")),
-    "GHOST": ("BARRACKSTECHLAB", ("SUPPLYDEPOT", "BARRACKS", "GHOSTACADEMY")),
-    "HELLION": ("FACTORY", ("SUPPLYDEPOT", "BARRACKS")),
-    "SIEGETANK": ("FACTORYTECHLAB", ("SUPPLYDEPOT", "BARRACKS", "FACTORY")),
-    "THOR": ("FACTORYTECHLAB", ("SUPPLYDEPOT", "BARRACKS", "FACTORY", "ARMORY")),
-    "MEDIVAC": ("STARPORT", ("SUPPLYDEPOT", "BARRACKS", "FACTORY")),
-    "VIKINGFIGHTER": ("STARPORT", ("SUPPLYDEPOT", "BARRACKS", "FACTORY")),
-    "BANSHEE": ("STARPORTTECHLAB", ("SUPPLYDEPOT", "BARRACKS", "FACTORY", "STARPORT")),
-    "RAVEN": ("STARPORTTECHLAB", ("SUPPLYDEPOT", "BARRACKS", "FACTORY", "STARPORT")),
-    "BATTLECRUISER": ("STARPORTTECHLAB", ("SUPPLYDEPOT", "BARRACKS", "FACTORY", "STARPORT",
-                                          "FUSIONCORE")),
-}
-_PLAIN = {"BARRACKSTECHLAB": "BARRACKS", "FACTORYTECHLAB": "FACTORY",
-          "STARPORTTECHLAB": "STARPORT"}
+_PLAIN = {lab: producer for producer, lab in TECHLAB_OF.items()}
+
+
+def _true_tree() -> dict:
+    """unit -> (base building, dependencies in order), in the example program's terms, from the
+    game data: the base building is where the unit is made (its TechLab where it needs one), the
+    dependencies everything else it needs, deepest first."""
+    tree = {}
+    for unit, kind in KINDS.items():
+        if kind.is_unit:
+            base = TECHLAB_OF[kind.producer] if kind.needs_techlab else kind.producer
+            tree[unit] = (base, tuple(b for b in tech_chain(unit) if b != base))
+    return tree
+
+
 _DROP = {"no-armory": "ARMORY", "no-fusioncore": "FUSIONCORE", "no-ghostacademy": "GHOSTACADEMY"}
 
 
 def tech_tree(mistakes: frozenset = frozenset()) -> dict:
     tree = {}
-    for unit, (base, deps) in _TREE.items():
+    for unit, (base, deps) in _true_tree().items():
         deps = tuple(d for d in deps if not any(_DROP[m] == d for m in mistakes if m in _DROP))
         if "no-techlab" in mistakes and base in _PLAIN:
             deps, base = tuple(d for d in deps if d != _PLAIN[base]), _PLAIN[base]
