@@ -10,6 +10,13 @@ and technology trees") and one its own evolved programs show (a TechLab for the 
   from its dependencies, so the unit is never trained (Thor, Battlecruiser, Ghost);
 * ``no-techlab``: TechLab units get their plain production building as base building;
 * ``viking-techlab``: the Viking is given a STARPORTTECHLAB (it trains, at a cost);
+* ``example-units``: the program also trains the example task's units (Marine, Reaper,
+  Marauder, Hellion) whenever it can, as if the example's task were part of its own: minerals,
+  supply and production time go to units nobody asked for;
+* ``overbuild``: one production building per unit wanted instead of one per 8 (16 SCVs per
+  command center), the example's scale misread: a command center per SCV;
+* ``supply-spam``: the depot condition reads the supply cap instead of what is left
+  (``supply_cap < 200``), so a depot goes into every plan and eats the mineral income;
 * ``no-supply``: no supply depots beyond the tech requirement, so production stalls;
 * ``no-gas``: no refinery, so every unit that costs gas is out of reach;
 * ``crash`` (an assumption that fails on the first call) and ``infinite-loop`` (a loop that never
@@ -22,6 +29,7 @@ from pddlkit.envs.sc2_build import tech_chain
 from pddlkit.envs.sc2_data import KINDS, TECHLAB_OF
 
 SC2_MISTAKES = ("no-armory", "no-fusioncore", "no-ghostacademy", "no-techlab", "viking-techlab",
+                "example-units", "overbuild", "supply-spam",
                 "no-supply", "no-gas", "crash", "infinite-loop")
 
 #: the unit whose count stays 0 (or falls short) when the mistake is made
@@ -77,7 +85,10 @@ def sc2_program(mistakes=frozenset()) -> str:
         lines += ["    waiting = obs['Resource']['supply_left']",
                   "    while waiting >= 0:  # waits for supply that never changes here",
                   "        waiting = waiting + 0"]
-    if "no-supply" not in mistakes:
+    if "supply-spam" in mistakes:
+        lines += ["    if obs['Resource']['supply_cap'] < 200 and 'BUILD SUPPLYDEPOT' in action_space:",
+                  "        plan_build.append('BUILD SUPPLYDEPOT')"]
+    elif "no-supply" not in mistakes:
         lines += ["    if obs['Resource']['supply_left'] < 8 and "
                   "'BUILD SUPPLYDEPOT' in action_space:",
                   "        plan_build.append('BUILD SUPPLYDEPOT')"]
@@ -88,12 +99,17 @@ def sc2_program(mistakes=frozenset()) -> str:
                   "        plan_build.append('BUILD REFINERY')"]
     lines += [
         "    still_needed = {u: max(0, int(n) - obs['Unit'].get(u, 0)) for u, n in task.items()}",
+    ] + ([
+        "    for unit in ('MARINE', 'REAPER', 'MARAUDER', 'HELLION'):  # the example's units",
+        "        if f'TRAIN {unit}' in action_space:",
+        "            plan_unit.insert(0, f'TRAIN {unit}')",
+    ] if "example-units" in mistakes else []) + [
         "    for unit, number in still_needed.items():",
         "        if number > 0 and f'TRAIN {unit}' in action_space:",
         "            plan_unit.append(f'TRAIN {unit}')",
         "    needed = {b: 0 for b in base_buildings.values()}",
         "    for unit, number in task.items():",
-        "        per = 16 if unit == 'SCV' else 8",
+        "        per = 1" if "overbuild" in mistakes else "        per = 16 if unit == 'SCV' else 8",
         "        needed[base_buildings[unit]] += math.ceil(int(number) / per)",
         "    for unit, tech in tech_tree.items():",
         "        if unit not in task or still_needed[unit] == 0:",

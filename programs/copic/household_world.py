@@ -1,0 +1,189 @@
+"""Household and ALFWorld under CoPiC: any text environment with ALFWorld's commands and task
+sentences behind the paper's agent API (Appendix B.1.1; :mod:`.household_agent`).
+
+- **Task types**: the six of ALFWorld, by the paper's method names (``pick_and_place``,
+  ``pick_two_obj_and_place``, ``look_at_obj_in_light``, ``pick_clean_then_place``,
+  ``pick_heat_then_place``, ``pick_cool_then_place``); ``objecttype`` and ``receptacletype`` are
+  read from the task sentence (the household's and ALFWorld's phrasings both).
+- **A step** runs the chosen plan's commands in order and stops at the first one that fails
+  (an error code, or ALFWorld's "Nothing happens."); each command counts against the budget of
+  50 (the paper's step cap, inferred from its Table 10). An empty plan runs "look".
+- **The world-model filter** needs an environment with a symbolic model of what the agent has
+  perceived: :class:`~pddlkit.envs.pddl_world.PDDLWorldEnv` resolves a command against its
+  domain's preconditions, and only objects the agent has seen can be named, so the check uses
+  the agent's knowledge, not hidden state. The ALFWorld adapter plays TextWorld's engine and has
+  no such model: there the filter drops nothing (``first_action_fails`` returns None).
+- **The results** for evolution are the last M episodes' interaction histories as ``Obs:`` /
+  ``Act:`` lines (Appendix G shows "only key parts": the last 12 steps here), then what each
+  program did.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, Callable, Optional, Sequence
+
+from .household_programs import DESCRIPTIONS, HOUSEHOLD_TASKS, household_program
+from .world import Executed, programs_block, render
+
+PROMPTS = Path(__file__).resolve().parent.parent / "prompts" / "copic" / "household"
+AGENT_API = Path(__file__).resolve().with_name("household_agent.py")
+
+#: ALFWorld's task-type names (full and short) -> the paper's method names
+ALIASES = {
+    "pick": "pick_and_place", "pick_and_place_simple": "pick_and_place",
+    "pick_two": "pick_two_obj_and_place", "look": "look_at_obj_in_light",
+    "look_at_obj_in_light": "look_at_obj_in_light",
+    "clean": "pick_clean_then_place", "pick_clean_then_place_in_recep": "pick_clean_then_place",
+    "heat": "pick_heat_then_place", "pick_heat_then_place_in_recep": "pick_heat_then_place",
+    "cool": "pick_cool_then_place", "pick_cool_then_place_in_recep": "pick_cool_then_place",
+    **{t: t for t in HOUSEHOLD_TASKS},
+}
+_SENTENCES = [
+    (r"(?:put|find) two (\w+) (?:and put them )?(?:in|on|in/on) (?:the |a )?(\w+)",
+     "pick_two_obj_and_place"),
+    (r"(?:examine|look at) (?:the |a |an |some )?(\w+) (?:with|under) (?:the |a )?(\w+)",
+     "look_at_obj_in_light"),
+    (r"put (?:a |an |some )?clean (\w+) (?:in|on|in/on) (?:the |a )?(\w+)",
+     "pick_clean_then_place"),
+    (r"clean (?:a |an |some |the )?(\w+) and put it (?:in|on|in/on) (?:the |a )?(\w+)",
+     "pick_clean_then_place"),
+    (r"put (?:a |an |some )?hot (\w+) (?:in|on|in/on) (?:the |a )?(\w+)", "pick_heat_then_place"),
+    (r"heat (?:a |an |some |the )?(\w+) and put it (?:in|on|in/on) (?:the |a )?(\w+)",
+     "pick_heat_then_place"),
+    (r"put (?:a |an |some )?cool (\w+) (?:in|on|in/on) (?:the |a )?(\w+)", "pick_cool_then_place"),
+    (r"cool (?:a |an |some |the )?(\w+) and put it (?:in|on|in/on) (?:the |a )?(\w+)",
+     "pick_cool_then_place"),
+    (r"put (?:a |an |some |the )?(\w+) (?:in|on|in/on) (?:the |a )?(\w+)", "pick_and_place"),
+]
+EXAMPLE_OF = {t: "pick_clean_then_place" if t == "pick_and_place" else "pick_and_place"
+              for t in HOUSEHOLD_TASKS}
+
+
+def parse_task(sentence: str) -> tuple[str, str, str]:
+    """(task type, objecttype, receptacletype) of an ALFWorld task sentence."""
+    text = sentence.lower().strip()
+    text = text.split("your task is to:")[-1].strip()
+    for pattern, task_type in _SENTENCES:
+        m = re.search(pattern, text)
+        if m:
+            return task_type, m.group(1), m.group(2)
+    raise ValueError(f"not an ALFWorld task sentence: {sentence!r} (expected e.g. 'put a clean "
+                     f"mug in cabinet.')")
+
+
+def agent_api() -> str:
+    """The agent API's source, as the sandbox runs it in front of each task method."""
+    return AGENT_API.read_text()
+
+
+class HouseholdWorld:
+    """``HouseholdWorld(lambda: Household(receptacles=8, difficulty="pick_and_place"))``; any
+    ALFWorld-style text environment (``ALFWorldEnv("heat")`` too)."""
+
+    kind = "household"
+    entry = "propose"
+    max_plan = 5
+    trajectory_lines = 12
+
+    def __init__(self, make_env: Callable[[], Any], *, budget: int = 50) -> None:
+        self.env = make_env()
+        self.budget = budget
+        self.history: list[list] = []
+        self._task: tuple[str, str, str] = ("pick_and_place", "", "")
+        self._failed_last = False
+
+    @property
+    def id(self) -> str:
+        return getattr(self.env, "id", type(self.env).__name__)
+
+    def reset(self, seed: Optional[int]) -> None:
+        observation, _ = self.env.reset(seed=seed)
+        self.history = [[None, observation]]
+        declared = getattr(self.env, "task_type", None)
+        parsed = parse_task(self.env.task)
+        task_type = ALIASES.get(declared, parsed[0]) if declared else parsed[0]
+        self._task = (task_type, parsed[1], parsed[2])
+
+    @property
+    def task_type(self) -> str:
+        return self._task[0]
+
+    @property
+    def program_name(self) -> str:
+        return self._task[0]
+
+    @property
+    def task_text(self) -> str:
+        return self.env.task
+
+    def program_args(self) -> dict:
+        return {"history": self.history, "task_type": self._task[0],
+                "objecttype": self._task[1], "receptacletype": self._task[2],
+                "max_actions": self.max_plan}
+
+    def observation_text(self) -> str:
+        command, observation = self.history[-1]
+        return " ".join(str(observation).split()[-60:])
+
+    def check_plan(self, value: Any) -> list[str]:
+        if not isinstance(value, list) or not all(isinstance(a, str) for a in value):
+            raise ValueError(f"the task method's plan must be a list of commands, got "
+                             f"{type(value).__name__}: {str(value)[:80]}")
+        return [a.strip() for a in value if a.strip()][:self.max_plan]
+
+    def first_action_fails(self, plan: Sequence[str]) -> Optional[str]:
+        resolve = getattr(self.env, "resolve", None)
+        if not plan or resolve is None:
+            return None
+        outcome = resolve(plan[0])
+        return getattr(outcome, "message", None)
+
+    def execute(self, plan: Sequence[str]) -> Executed:
+        plan = list(plan) or ["look"]
+        reward, won, done, actions, failed = 0.0, False, False, 0, []
+        observation = ""
+        for command in plan:
+            step = self.env.step(command)
+            observation = step.observation
+            self.history.append([command, observation])
+            actions += 1
+            reward += float(step.reward)
+            won = step.won
+            done = step.terminated or step.truncated
+            if won or done:
+                break
+            if step.error or observation.strip().startswith("Nothing happens"):
+                failed.append((command, " ".join(observation.split())[:100]))
+                break
+            if len(self.history) - 1 >= self.budget:
+                break
+        return Executed(reward, done, won, actions, observation, {"failed": failed})
+
+    def fallback(self) -> list[str]:
+        return ["look"]
+
+    def episode_result(self, won: bool) -> str:
+        return f"task: {self.env.task}"
+
+    # -- prompts --------------------------------------------------------------------------
+    def program_source(self, body: str) -> str:
+        return agent_api() + "\n\n# ---- the task method ----\n" + body
+
+    def _fields(self) -> dict:
+        task_type = self._task[0]
+        example_type = EXAMPLE_OF[task_type]
+        return {"task": task_type.replace("_", " "), "task_method": task_type,
+                "task_method_desc": DESCRIPTIONS[task_type],
+                "example": household_program(example_type).rstrip(),
+                "example_method_name": example_type}
+
+    def init_prompt(self, example: Optional[str] = None) -> str:
+        return render((PROMPTS / "init.txt").read_text(), **self._fields())
+
+    def evolve_prompt(self, programs: Sequence[str], results: str,
+                      example: Optional[str] = None) -> str:
+        return self.init_prompt() + "\n" + render(
+            (PROMPTS / "evolve.txt").read_text(), programs=programs_block(programs),
+            results=results, **self._fields())

@@ -1,0 +1,405 @@
+"""The CoPiC loop (seed 000, Algorithm 1): n planning programs per task type propose a plan at
+every step, the LoRA critic scores the candidates and one is sampled by its score, the critic
+learns with PPO every K steps, and every N episodes a program set whose success rate stays below
+the threshold is evolved by the LLM from the last M episodes' results. After learning, programs
+and critic are frozen and deployed on unseen tasks without LLM calls (:meth:`Copic.evaluate`).
+
+Choices the paper leaves open (``shared/specs/copic.md`` §4), written down here:
+
+- **Generation**: the init prompt is asked n times, one program per answer (the paper's prompts
+  ask for one program); an answer without a program is asked again up to twice, and the error
+  goes back in the prompt. **Evolution** asks the evolution prompt n times and replaces the
+  whole set; an answer without a program keeps that slot's old program. Evolution stops after
+  ``max_rounds`` rounds (the paper gives no cap) and never runs when evaluating.
+- **Programs run in the sandbox** (:mod:`pddlkit.sandbox`), one persistent worker each, called
+  in parallel. A program that crashes, times out, returns a malformed plan or fails to load
+  proposes nothing that step; its error is kept for the evolution prompt. A program that timed
+  out twice in an episode is benched for the rest of it (a loop that never ends would
+  otherwise cost its time limit at every step).
+- **Candidates**: identical plans are merged (the critic sees each distinct plan once, and every
+  program that proposed it is credited); an empty plan is the text "wait". With no candidate
+  the world's fallback plan runs.
+- **World-model filter** (``world_model_filter=True``, pddlkit's addition): a candidate whose
+  first action is impossible in the believed state (the world's symbolic model) is dropped
+  before scoring, and counted as an avoided failure; when every candidate would fail, the
+  fallback runs instead.
+- **Critic modes**: ``"ppo"`` (score, sample, learn), ``"frozen"`` (score, no learning) and
+  ``"uniform"`` (the paper's "without critic" ablation: a uniform choice). Sampling is used when
+  learning and, by default, when evaluating (``sample_eval``).
+- **Steps**: an episode ends on success, when the world says so, or after the world's budget of
+  environment actions (SC2: game time; household: 50 commands).
+- **Costs**: LLM calls go to the LLM's ledger under the task type's name; critic scoring is
+  recorded in the same ledger as model ``critic:<name>`` (prompt tokens in, candidate tokens
+  out), as Table 9 counts TinyLlama's tokens.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Optional, Sequence
+
+from pddlkit.sandbox import Policy, SandboxWorker
+
+from ..answer import ProgramAnswerError, extract_program
+from .world import Executed, ProgramWorld, plan_text
+
+log = logging.getLogger("pddlkit.programs.copic")
+CRITIC_MODES = ("ppo", "frozen", "uniform")
+
+
+@dataclass
+class CopicConfig:
+    programs: int = 3                 # n (Table 7)
+    episodes_per_round: int = 20      # N
+    summary_episodes: int = 5         # M
+    threshold: float = 0.9            # the paper gives none
+    max_rounds: int = 5               # evolution rounds at most
+    critic: str = "ppo"               # ppo | frozen | uniform
+    evolve: bool = True
+    world_model_filter: bool = False
+    sample_eval: bool = True
+    call_timeout: float = 0.5         # seconds per program call
+    bench_after_timeouts: int = 2
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.critic not in CRITIC_MODES:
+            raise ValueError(f"critic must be one of {', '.join(CRITIC_MODES)}, got "
+                             f"{self.critic!r}")
+        if self.programs < 1:
+            raise ValueError("programs (n) must be at least 1")
+        if not 1 <= self.summary_episodes <= self.episodes_per_round:
+            raise ValueError("summary_episodes (M) must be between 1 and episodes_per_round (N)")
+        if not 0.0 <= self.threshold <= 1.0:
+            raise ValueError("threshold must be between 0 and 1")
+
+
+@dataclass
+class ProgramStats:
+    """What one program did since its set was made: for the evolution prompt."""
+
+    proposals: int = 0
+    chosen: int = 0
+    errors: Counter = field(default_factory=Counter)
+    failed: Counter = field(default_factory=Counter)   # (action, reason) of its chosen plans
+
+
+class Program:
+    """One planning program in its sandbox worker."""
+
+    def __init__(self, body: str, source: str, policy: Policy) -> None:
+        self.body = body          # what the LLM wrote (what the prompts show)
+        self.source = source      # what runs (the body with the world's API around it)
+        self.worker = SandboxWorker(source, policy)
+        self.stats = ProgramStats()
+        self.timeouts = 0
+
+    def close(self) -> None:
+        self.worker.close()
+
+
+@dataclass
+class EpisodeRecord:
+    seed: Optional[int]
+    task_type: str
+    won: bool
+    steps: int                 # environment actions
+    plans: int                 # plans executed
+    reward: float
+    result: str                # the world's one-line result
+    avoided: int = 0           # candidates the world-model filter dropped
+    program_errors: int = 0
+    trajectory: list = field(default_factory=list)   # (observation, plan) pairs
+    round: int = 0
+    contested: int = 0         # steps with more than one distinct candidate
+    picks: list = field(default_factory=list)   # per program: contested steps it was chosen
+
+    def pick_share(self, program: int) -> float:
+        """The share of contested steps whose chosen plan came from ``program``."""
+        return self.picks[program] / self.contested if self.contested else 0.0
+
+
+@dataclass
+class RoundRecord:
+    task_type: str
+    round: int
+    episodes: int
+    success_rate: float
+    evolved: bool
+
+
+class Copic:
+    """``Copic(world, llm, critic)``; ``copic.learn(seeds)``; ``copic.evaluate(seeds)``.
+
+    ``world`` is a :class:`~.world.ProgramWorld`; ``llm`` any pddlkit LLM (the offline stand-in
+    is :class:`~.standin.CopicWriter`); ``critic`` a :class:`pddlkit.critic.Critic` loaded with
+    the ``copic`` prompt template, or None with ``critic="uniform"``.
+    """
+
+    def __init__(self, world: ProgramWorld, llm: Any, critic: Any = None,
+                 config: Optional[CopicConfig] = None, ppo: Any = None,
+                 policy: Optional[Policy] = None) -> None:
+        self.world = world
+        self.llm = llm
+        self.config = config or CopicConfig()
+        if critic is None and self.config.critic != "uniform":
+            raise ValueError("a critic is needed unless critic='uniform'")
+        self.critic = critic if self.config.critic != "uniform" else None
+        self.trainer = None
+        if self.critic is not None and self.config.critic == "ppo":
+            from pddlkit.critic.ppo import PPOTrainer
+
+            self.trainer = PPOTrainer(self.critic, ppo)
+        self.policy = replace(policy or Policy(cpu_seconds=5.0),
+                              entry=world.entry, call_timeout=self.config.call_timeout)
+        self.rng = random.Random(self.config.seed)
+        self.generator = None
+        if self.critic is not None:
+            import torch
+
+            self.generator = torch.Generator().manual_seed(self.config.seed)
+        self.programs: dict[str, list[Program]] = {}
+        self.episodes: list[EpisodeRecord] = []
+        self.rounds: list[RoundRecord] = []
+        self.updates: list = []
+        self.generation_failures: list[str] = []
+        self.ledger = getattr(llm, "ledger", None)
+        self._pool = ThreadPoolExecutor(max_workers=max(1, self.config.programs))
+
+    # -- programs -------------------------------------------------------------------------
+    def _ask(self, prompt: str, task_type: str) -> Optional[str]:
+        """One program from the LLM, asked up to three times; None if none came."""
+        from pddlkit.llm.errors import LLMError
+
+        messages = [{"role": "user", "content": prompt}]
+        for _ in range(3):
+            try:
+                with self._episode(task_type):
+                    answer = self.llm.complete(messages, temperature=0.7).text
+            except LLMError as exc:
+                self.generation_failures.append(f"{task_type}: {exc}")
+                return None
+            try:
+                return extract_program(answer, self.world.program_name)
+            except ProgramAnswerError as exc:
+                self.generation_failures.append(f"{task_type}: {exc.problem}")
+                messages += [{"role": "assistant", "content": answer},
+                             {"role": "user", "content": exc.problem}]
+        return None
+
+    def _episode(self, name: str):
+        import contextlib
+
+        return self.ledger.episode(name) if self.ledger is not None else \
+            contextlib.nullcontext()
+
+    def _make(self, body: str) -> Program:
+        return Program(body, self.world.program_source(body), self.policy)
+
+    def generate(self, task_type: str) -> list[Program]:
+        """The initial program set of a task type (n LLM calls)."""
+        prompt = self.world.init_prompt(None)
+        bodies = [self._ask(prompt, task_type) for _ in range(self.config.programs)]
+        programs = [self._make(b) for b in bodies if b is not None]
+        if not programs:
+            raise RuntimeError(f"the LLM wrote no program for {task_type} in "
+                               f"{3 * self.config.programs} tries; last problem: "
+                               f"{self.generation_failures[-1] if self.generation_failures else '?'}")
+        self.programs[task_type] = programs
+        return programs
+
+    def program_set(self, task_type: str) -> list[Program]:
+        return self.programs.get(task_type) or self.generate(task_type)
+
+    def results_text(self, task_type: str, episodes: Sequence[EpisodeRecord]) -> str:
+        """The evolution prompt's results: the last M episodes and what each program did."""
+        lines = []
+        for k, e in enumerate(episodes, 1):
+            lines.append(f"Episode {k}: {e.result} ({'success' if e.won else 'failure'}, "
+                         f"{e.steps} steps)")
+            shown = e.trajectory[-self.world.trajectory_lines:] \
+                if self.world.trajectory_lines else []
+            for observation, plan in shown:
+                lines += [f"  Obs: {observation}", f"  Act: {plan}"]
+        for i, program in enumerate(self.programs.get(task_type, []), 1):
+            s = program.stats
+            lines.append(f"Program {i}: proposed {s.proposals} plans, {s.chosen} chosen")
+            lines += [f"    could not do {a}: {why} ({n} times)"
+                      for (a, why), n in s.failed.most_common(6)]
+            lines += [f"    error ({n} times): {err}" for err, n in s.errors.most_common(3)]
+        return "\n".join(lines)
+
+    def evolve(self, task_type: str, episodes: Sequence[EpisodeRecord]) -> list[Program]:
+        """A new program set from the current one and the results of ``episodes``."""
+        old = self.programs[task_type]
+        prompt = self.world.evolve_prompt([p.body for p in old],
+                                          self.results_text(task_type, episodes), None)
+        bodies = [self._ask(prompt, task_type) for _ in range(self.config.programs)]
+        new = [self._make(b) if b is not None else self._make(old[i % len(old)].body)
+               for i, b in enumerate(bodies)]
+        for p in old:
+            p.close()
+        self.programs[task_type] = new
+        return new
+
+    # -- one step -------------------------------------------------------------------------
+    def _propose(self, programs: Sequence[Program], args: dict) -> list[Optional[list[str]]]:
+        def one(program: Program) -> Optional[list[str]]:
+            if program.timeouts >= self.config.bench_after_timeouts:
+                return None
+            result = program.worker.call(**args)
+            program.stats.proposals += 1
+            if not result.ok:
+                if result.error.kind.value == "timeout":
+                    program.timeouts += 1
+                program.stats.errors[result.error.format().splitlines()[0]] += 1
+                return None
+            try:
+                return self.world.check_plan(result.value)
+            except ValueError as exc:
+                program.stats.errors[f"bad-return: {exc}"] += 1
+                return None
+
+        return list(self._pool.map(one, programs))
+
+    def _record_critic(self, prompt: str, candidates: Sequence[str], task_type: str) -> None:
+        if self.ledger is None or self.critic is None:
+            return
+        from pddlkit.llm.base import Completion
+
+        tok = self.critic.tokenizer
+        out = sum(len(tok(" " + c, add_special_tokens=False).input_ids) for c in candidates)
+        with self._episode(task_type):
+            self.ledger.record(Completion("", len(tok(prompt).input_ids), out,
+                                          model=f"critic:{self.critic.model_name}"))
+
+    def play(self, seed: Optional[int], *, learn: bool = True,
+             sample: Optional[bool] = None) -> EpisodeRecord:
+        """One episode; ``learn`` adds its steps to the PPO buffer (critic mode "ppo")."""
+        sample = learn if sample is None else sample
+        world = self.world
+        world.reset(seed)
+        task_type = world.task_type
+        programs = self.program_set(task_type)
+        for p in programs:
+            p.timeouts = 0
+        learning = learn and self.trainer is not None
+        steps = plans = avoided = errors = 0
+        total, won, done = 0.0, False, False
+        trajectory = []
+        contested, picks = 0, [0] * len(programs)
+        while not done and steps < world.budget:
+            proposals = self._propose(programs, world.program_args())
+            errors += sum(p is None for p in proposals)
+            by_text: dict[str, tuple[list[str], list[int]]] = {}
+            for i, plan in enumerate(proposals):
+                if plan is not None:
+                    by_text.setdefault(plan_text(plan) or "wait", (plan, []))[1].append(i)
+            if self.config.world_model_filter:
+                for text, (plan, _) in list(by_text.items()):
+                    if world.first_action_fails(plan):
+                        del by_text[text]
+                        avoided += 1
+            texts = list(by_text)
+            prompt = decision = None
+            if not texts:
+                plan, chosen_by = world.fallback(), []
+            elif self.critic is not None:
+                prompt = self.critic.template.render(task=world.task_text,
+                                                     observation=world.observation_text(),
+                                                     candidates=texts)
+                if learning and self.trainer.ready:
+                    self.updates.append(self.trainer.update(self.critic.value(prompt)))
+                decision = self.critic.act(prompt, texts, sample=sample,
+                                           generator=self.generator)
+                self._record_critic(prompt, texts, task_type)
+                plan, chosen_by = by_text[texts[decision.index]]
+            else:
+                plan, chosen_by = by_text[texts[self.rng.randrange(len(texts))]]
+            before = world.observation_text()
+            executed: Executed = world.execute(plan)
+            plans += 1
+            steps += executed.actions
+            total += executed.reward
+            won, done = executed.won, executed.done or executed.won
+            trajectory.append((before, plan_text(plan) or "wait"))
+            if len(texts) > 1:
+                contested += 1
+                for i in chosen_by:
+                    picks[i] += 1
+            for i in chosen_by:
+                programs[i].stats.chosen += 1
+                for action, reason in executed.info.get("failed", ()):
+                    programs[i].stats.failed[(action, reason)] += 1
+            if learning and decision is not None:
+                from pddlkit.critic.ppo import Transition
+
+                self.trainer.add(Transition(prompt, texts, decision.index, decision.logprob,
+                                            decision.value, executed.reward,
+                                            done or steps >= world.budget, decision.features))
+        if learning and self.trainer.ready:
+            self.updates.append(self.trainer.update(0.0))
+        record = EpisodeRecord(seed, task_type, won, steps, plans, total,
+                               world.episode_result(won), avoided, errors, trajectory,
+                               len(self.rounds), contested, picks)
+        return record
+
+    # -- learning and deployment ----------------------------------------------------------
+    def learn(self, seeds: Sequence[int], *,
+              on_episode: Optional[Callable[[EpisodeRecord], None]] = None
+              ) -> list[RoundRecord]:
+        """Rounds of N episodes on ``seeds`` (cycled): after each round, stop if the success
+        rate reached the threshold, else evolve the program set (Algorithm 1)."""
+        config = self.config
+        seeds = list(seeds)
+        for round_no in range(config.max_rounds + 1):
+            batch = []
+            for k in range(config.episodes_per_round):
+                seed = seeds[(round_no * config.episodes_per_round + k) % len(seeds)]
+                record = self.play(seed, learn=True)
+                batch.append(record)
+                self.episodes.append(record)
+                if on_episode:
+                    on_episode(record)
+            rate = sum(e.won for e in batch) / len(batch)
+            task_type = batch[-1].task_type
+            evolve = (config.evolve and rate < config.threshold
+                      and round_no < config.max_rounds)
+            self.rounds.append(RoundRecord(task_type, round_no, len(batch), rate, evolve))
+            log.info("round %d on %s: success %.2f%s", round_no, task_type, rate,
+                     ", evolving" if evolve else "")
+            if not evolve:
+                break
+            self.evolve(task_type, batch[-config.summary_episodes:])
+        return self.rounds
+
+    def evaluate(self, seeds: Sequence[int]) -> list[EpisodeRecord]:
+        """Frozen deployment: no LLM calls, no critic updates (programs must exist: call
+        :meth:`learn` first, or they are generated once)."""
+        return [self.play(s, learn=False, sample=self.config.sample_eval) for s in seeds]
+
+    def close(self) -> None:
+        for programs in self.programs.values():
+            for p in programs:
+                p.close()
+        self._pool.shutdown(wait=False)
+
+    def __enter__(self) -> "Copic":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def success_rate(records: Sequence[EpisodeRecord]) -> float:
+    return sum(r.won for r in records) / len(records) if records else 0.0
+
+
+def timed(fn: Callable[[], Any]) -> tuple[Any, float]:
+    start = time.perf_counter()
+    return fn(), time.perf_counter() - start

@@ -1,0 +1,163 @@
+"""StarCraft II unit building under CoPiC: :class:`~pddlkit.envs.sc2_build.SC2Build` behind the
+paper's program API, ``planner(obs, action_space, task) -> list[str]`` (Appendix B.3).
+
+- **A step** runs one chosen plan (at most 5 actions) and advances game time by the simulator's
+  ``step_seconds``; the budget is the simulator's game-time limit.
+- **The task type** is the difficulty: one program set per difficulty, as the paper evolves one
+  per task family; the unit counts vary by seed.
+- **The world-model filter** reads the tech tree as PDDL (:func:`~pddlkit.envs.sc2_build.
+  tech_domain`) with a believed state built from the observation the programs see: a kind is
+  "had" when its count is above 0 (the count includes buildings still under construction, so the
+  belief is optimistic and a rejection is always right: the first action needs a building that
+  is not even started).
+- **The results** for the evolution prompt are the paper's "final unit counts" per episode
+  (``SCV 18/18, BATTLECRUISER 0/2``), and per program how often its plans were chosen, the
+  actions of its plans that could not start (with the simulator's reason), and its errors.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Optional, Sequence
+
+from pddlkit.envs.sc2_build import (DIFFICULTIES, MAX_PLAN, SC2Build, public_obs, tech_domain,
+                                    tech_problem)
+from pddlkit.envs.sc2_data import KINDS
+
+from .world import Executed, plan_text, programs_block, render
+
+PROMPTS = Path(__file__).resolve().parent.parent / "prompts" / "copic" / "sc2"
+
+
+@lru_cache(maxsize=1)
+def _tech_world():
+    from pddlkit.pddl.reader import parse_domain, parse_problem
+    from pddlkit.semantics.world import World
+
+    domain = parse_domain(tech_domain())
+    problem = parse_problem(tech_problem(["SCV"]))
+    return World(domain, problem), {a.name: a for a in domain.actions}
+
+
+def believed_state(obs: dict):
+    """The tech-tree state the observation shows: ``(have-x)`` for every kind counted."""
+    from pddlkit.semantics.state import State
+
+    have = {**obs["Building"], **obs["Unit"]}
+    return State({(f"have-{k.lower()}",) for k, n in have.items() if n > 0})
+
+
+def tech_failure(obs: dict, action: str) -> Optional[str]:
+    """Why ``action`` cannot start in any state the observation allows, by the tech tree; None
+    when the tree allows it (costs, supply and idle producers stay with the simulator)."""
+    from pddlkit.semantics.grounding import ground
+
+    verb, _, name = action.strip().upper().partition(" ")
+    if verb not in ("BUILD", "TRAIN") or name not in KINDS:
+        return f"unknown action {action!r}"
+    if (verb == "TRAIN") != KINDS[name].is_unit:
+        return f"{name} cannot be {'trained' if verb == 'TRAIN' else 'built'}"
+    world, actions = _tech_world()
+    ground_action = ground(actions[f"make-{name.lower()}"], ())
+    missing = ground_action.unsatisfied(believed_state(obs), world)
+    if missing:
+        return f"{name} needs " + ", ".join(str(m) for m in missing)
+    return None
+
+
+class SC2World:
+    """``SC2World("hard")``: CoPiC's view of the SC2 unit-building simulator."""
+
+    kind = "sc2"
+    entry = "planner"
+    max_plan = MAX_PLAN
+    trajectory_lines = 0   # the results show final counts, not step-by-step histories
+
+    def __init__(self, difficulty: str = "easy", *, step_seconds: float = 10.0,
+                 max_seconds: float = 1800.0, task: Optional[dict] = None) -> None:
+        self.env = SC2Build(difficulty, step_seconds=step_seconds, max_seconds=max_seconds,
+                            task=task)
+        self.difficulty = difficulty
+        self.budget = int(max_seconds // step_seconds)
+        self._obs: dict = {}
+        self._seed: Optional[int] = None
+
+    @property
+    def id(self) -> str:
+        return f"sc2-build-{self.difficulty}"
+
+    def reset(self, seed: Optional[int]) -> None:
+        self._seed = seed
+        self._obs, _ = self.env.reset(seed)
+
+    @property
+    def task_type(self) -> str:
+        return self.difficulty
+
+    @property
+    def program_name(self) -> str:
+        return "planner"
+
+    @property
+    def task_text(self) -> str:
+        return "train " + ", ".join(f"{n} {u}" for u, n in self.env.task.items())
+
+    def program_args(self) -> dict:
+        return {"obs": public_obs(self._obs), "action_space": self.env.action_space(),
+                "task": dict(self.env.task)}
+
+    def observation_text(self) -> str:
+        obs = public_obs(self._obs)
+        have = ", ".join(f"{k} {v}" for k, v in {**obs["Building"], **obs["Unit"]}.items() if v)
+        res = obs["Resource"]
+        return (f"supply {res['supply_cap'] - res['supply_left']}/{res['supply_cap']}, gas "
+                f"{res['gas']}; have {have}")
+
+    def check_plan(self, value: Any) -> list[str]:
+        if not isinstance(value, list) or not all(isinstance(a, str) for a in value):
+            raise ValueError(f"planner must return a list of action strings, got "
+                             f"{type(value).__name__}: {str(value)[:80]}")
+        return [a.strip() for a in value if a.strip()][:MAX_PLAN]
+
+    def first_action_fails(self, plan: Sequence[str]) -> Optional[str]:
+        return tech_failure(public_obs(self._obs), plan[0]) if plan else None
+
+    def execute(self, plan: Sequence[str]) -> Executed:
+        step = self.env.step(list(plan))
+        self._obs = step.observation
+        done = step.terminated or step.truncated
+        failed = [(a, why.split("; there are")[0]) for a, why in step.info["skipped"]]
+        return Executed(step.reward, done, step.won, 1, self.observation_text(),
+                        {"failed": failed, "started": step.info["started"]})
+
+    def fallback(self) -> list[str]:
+        """No program proposed anything: the step passes with no action (time still runs)."""
+        return []
+
+    def episode_result(self, won: bool) -> str:
+        counts = ", ".join(f"{u} {self._obs['Unit'].get(u, 0)}/{n}"
+                           for u, n in self.env.task.items())
+        extra = ", ".join(f"{u} {n}" for u, n in self._obs["Unit"].items()
+                          if n and u not in self.env.task and u != "SCV")
+        return (f"task {json.dumps(self.env.task)}: {'completed' if won else 'not completed'} "
+                f"after {self.env.time:.0f} s of game time; final unit counts {counts}"
+                + (f"; units not in the task: {extra}" if extra else ""))
+
+    # -- prompts --------------------------------------------------------------------------
+    def program_source(self, body: str) -> str:
+        return body
+
+    def init_prompt(self, example: Optional[str] = None) -> str:
+        task = {u: f"num_{i}" for i, u in enumerate(DIFFICULTIES[self.difficulty], 1)}
+        return render((PROMPTS / "init.txt").read_text(), task=json.dumps(task, indent=0))
+
+    def evolve_prompt(self, programs: Sequence[str], results: str,
+                      example: Optional[str] = None) -> str:
+        evolve = render((PROMPTS / "evolve.txt").read_text(), count=str(len(programs)),
+                        programs=programs_block(programs), results=results)
+        return self.init_prompt() + "\n\n" + evolve
+
+
+__all__ = ["SC2World", "believed_state", "tech_failure", "plan_text"]
