@@ -1,0 +1,469 @@
+"""NetHack tasks of seed 000 (CoPiC, Appendix C.1) on the real game through ``nle`` (extra
+``nethack``): drink from a sink or fountain, open a box or chest, reach experience level 3 on
+the first level. Reward 1 on success, else 0 (the paper's sparse reward).
+
+The paper ran these through NetPlay, which cannot be installed on Python 3.11
+(``shared/specs/copic.md`` §5); this adapter is our own layer over NLE with the same idea: a
+text rendering of the observation and **named skills** a program calls, each expanded into
+NetHack keystrokes here.
+
+- **Game**: NLE's ``NetHackScore-v0`` with the full keyboard (quaff, loot, kick and fight
+  need it) and NLE's default character, a neutral male human Monk (the paper's example prompt
+  shows a gnomish Ranger; ``character=`` changes it). ``reset(seed)`` seeds NetHack's core and
+  display generators, so a seed is the same game every time (``NetHackChallenge-v0`` forbids
+  seeding). NetHack itself is 3.6.7 (the paper says 3.6.6).
+- **Maps**: plain NetHack places fountains and boxes on the first level only sometimes, so the
+  drink and box tasks use seeds whose first level shows one from the start
+  (:func:`task_seeds` scans seeds and keeps those); the paper used the full dungeon too. Level 3
+  needs no special map.
+- **Success**: *drink* when the game asks "Drink from the fountain/sink?" (or the sink's
+  question) and the answer ``y`` is taken; *open-box* when looting a box or chest opens it (the
+  game reports it open, empty, or shows its contents) or kicking breaks its lid open; *level 3*
+  when the experience level in the status line reaches 3 on dungeon level 1.
+- **Budget**: ``max_keys`` keystrokes per episode (600 by default); death ends the episode.
+- **The observation dict** (the program API) keeps the parts of NetPlay's ``dict_obs`` these
+  tasks use: ``Agent Information`` (x, y, game_message), ``Stats``, ``Inventory``,
+  ``Features`` (fountains, sinks, stairs, altars... with position and distance), ``Objects``,
+  ``Monsters`` and ``Exploration`` (unexplored frontier cells still reachable).
+- **Skills**: ``move_to(x, y)``, ``explore()``, ``drink()``, ``loot()``, ``kick(x, y)``,
+  ``melee_attack(x, y)``, ``pickup()``, ``search()``, ``rest()``, ``finish_task()``; a skill runs
+  until done or for at most ``SKILL_KEYS`` keystrokes, and a skill that cannot run says why.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+from typing import Any, Optional
+
+TASKS = ("drink", "open-box", "exp-level-3")
+SKILLS = ("move_to", "explore", "drink", "loot", "kick", "melee_attack", "pickup", "search",
+          "rest", "finish_task")
+SKILL_KEYS = 40
+# NetHack 3.6 map symbols (defsym.h order) that a glyph's cmap index names
+WALKABLE_CMAP = {12, 13, 14, 15, 16, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31}
+DOORS = {13, 14, 15, 16}   # open or closed doors: no diagonal moves through them
+FEATURES = {23: "staircase up", 24: "staircase down", 27: "altar", 28: "grave", 29: "throne",
+            30: "sink", 31: "fountain"}
+DIRECTIONS = {(0, -1): "k", (1, 0): "l", (0, 1): "j", (-1, 0): "h", (1, -1): "u", (1, 1): "n",
+              (-1, 1): "b", (-1, -1): "y"}
+OBSERVATION_KEYS = ("glyphs", "blstats", "message", "inv_strs", "inv_letters",
+                    "screen_descriptions", "tty_chars")
+
+
+def _import_nle():
+    try:
+        import gymnasium
+        import nle  # noqa: F401  (registers the NetHack ids)
+        from nle import nethack
+    except ImportError as exc:
+        raise ImportError(f"the NetHack tasks need the nle package ({exc}): pip install "
+                          f"'pddlkit[nethack]'") from None
+    return gymnasium, nethack
+
+
+@dataclass
+class SkillOutcome:
+    reward: float
+    done: bool
+    won: bool
+    keys: int
+    message: str
+    failure: Optional[str] = None
+
+
+class NetHackTask:
+    """``NetHackTask("drink")``; ``obs, info = env.reset(seed)``;
+    ``env.skill({"name": "move_to", "x": 10, "y": 5})``."""
+
+    id = "nethack"
+
+    def __init__(self, task: str = "drink", seed: Optional[int] = None, *,
+                 max_keys: int = 600, character: str = "mon-hum-neu-mal") -> None:
+        if task not in TASKS:
+            raise ValueError(f"unknown NetHack task {task!r}; use one of {', '.join(TASKS)}")
+        gymnasium, self._nh = _import_nle()
+        self.task_name = task
+        self.max_keys = max_keys
+        self.env = gymnasium.make("NetHackScore-v0", actions=self._nh.ACTIONS,
+                                  observation_keys=OBSERVATION_KEYS, character=character,
+                                  allow_all_yn_questions=True)  # else NLE answers "n" itself
+        self._key_index = {int(a): i for i, a in enumerate(self.env.unwrapped.actions)}
+        self.seed = seed
+        self.obs: dict = {}
+        self.keys = 0
+        self.won = False
+        self.done = False
+        self.memory: dict[tuple[int, int], int] = {}   # position -> last cmap seen there
+
+    # -- episode --------------------------------------------------------------------------
+    @property
+    def task(self) -> str:
+        return {"drink": "Find a sink or a fountain and drink from it.",
+                "open-box": "Find a box or a chest and open it.",
+                "exp-level-3": "Upgrade your experience level to 3 on the first dungeon "
+                               "level."}[self.task_name]
+
+    def reset(self, seed: Optional[int] = None) -> tuple[str, dict]:
+        if seed is not None:
+            self.seed = seed
+        if self.seed is not None:
+            self.env.unwrapped.seed(self.seed, self.seed, False)
+        self.obs, _ = self.env.reset()
+        self.keys, self.won, self.done = 0, False, False
+        self.memory = {}
+        self._remember()
+        return self.render(), {"won": False, "task": self.task}
+
+    def close(self) -> None:
+        self.env.close()
+
+    # -- reading the screen ---------------------------------------------------------------
+    @property
+    def position(self) -> tuple[int, int]:
+        b = self.obs["blstats"]
+        return int(b[self._nh.NLE_BL_X]), int(b[self._nh.NLE_BL_Y])
+
+    def message(self) -> str:
+        return bytes(self.obs["message"]).rstrip(b"\0").decode("latin-1").strip()
+
+    def top_line(self) -> str:
+        """The screen's first row: where NetHack asks its y/n questions."""
+        return bytes(self.obs["tty_chars"][0]).decode("latin-1").strip()
+
+    def describe(self, x: int, y: int) -> str:
+        return bytes(self.obs["screen_descriptions"][y, x]).rstrip(b"\0").decode("latin-1")
+
+    def _cmap(self, x: int, y: int) -> int:
+        g = int(self.obs["glyphs"][y, x])
+        return self._nh.glyph_to_cmap(g) if self._nh.glyph_is_cmap(g) else -1
+
+    def _remember(self) -> None:
+        glyphs = self.obs["glyphs"]
+        for y in range(glyphs.shape[0]):
+            for x in range(glyphs.shape[1]):
+                c = self._cmap(x, y)
+                if c > 0:
+                    self.memory[(x, y)] = c
+                elif c == -1 and (x, y) not in self.memory:
+                    g = int(glyphs[y, x])
+                    if self._nh.glyph_is_object(g) or self._nh.glyph_is_monster(g):
+                        self.memory[(x, y)] = 19  # something stands on floor
+
+    def walkable(self, x: int, y: int) -> bool:
+        return self.memory.get((x, y)) in WALKABLE_CMAP
+
+    def stats(self) -> dict:
+        nh, b = self._nh, self.obs["blstats"]
+        return {"HP": f"{int(b[nh.NLE_BL_HP])} / {int(b[nh.NLE_BL_HPMAX])}",
+                "depth": int(b[nh.NLE_BL_DEPTH]), "level": int(b[nh.NLE_BL_XP]),
+                "exp": int(b[nh.NLE_BL_EXP]), "gold": int(b[nh.NLE_BL_GOLD]),
+                "hunger": int(b[nh.NLE_BL_HUNGER]), "time": int(b[nh.NLE_BL_TIME])}
+
+    def inventory(self) -> dict:
+        out = {}
+        for letter, text in zip(self.obs["inv_letters"], self.obs["inv_strs"]):
+            if int(letter):
+                out[chr(int(letter))] = bytes(text).rstrip(b"\0").decode("latin-1")
+        return out
+
+    def _things(self) -> tuple[list, list, list]:
+        """(features, objects, monsters) on screen, each with x, y and distance."""
+        nh, glyphs = self._nh, self.obs["glyphs"]
+        ax, ay = self.position
+        features, objects, monsters = [], [], []
+        for y in range(glyphs.shape[0]):
+            for x in range(glyphs.shape[1]):
+                g = int(glyphs[y, x])
+                entry = {"x": x, "y": y, "distance": max(abs(x - ax), abs(y - ay))}
+                if (x, y) == (ax, ay):
+                    continue
+                if nh.glyph_is_monster(g):
+                    monsters.append({"name": self.describe(x, y), **entry,
+                                     "tame": bool(nh.glyph_is_pet(g))})
+                elif nh.glyph_is_object(g):
+                    objects.append({"name": self.describe(x, y), **entry})
+                elif self._cmap(x, y) in FEATURES:
+                    features.append({"name": FEATURES[self._cmap(x, y)], **entry})
+        for found in (features, objects, monsters):
+            found.sort(key=lambda e: e["distance"])
+        return features, objects, monsters
+
+    def frontier(self) -> list[tuple[int, int]]:
+        """Walkable known cells next to unknown ones, reachable from the agent, nearest
+        first."""
+        paths = self._bfs(self.position)
+        out = []
+        for (x, y), dist in sorted(paths.items(), key=lambda kv: kv[1]):
+            if any((x + dx, y + dy) not in self.memory and 0 <= x + dx < 79 and
+                   1 <= y + dy < 21 for dx, dy in DIRECTIONS):
+                out.append((x, y))
+        return out
+
+    def observe(self) -> dict:
+        """The program API's observation (see the module docstring)."""
+        features, objects, monsters = self._things()
+        x, y = self.position
+        under = self.memory.get((x, y))
+        return {"Agent Information": {"x": x, "y": y, "game_message": self.message(),
+                                      "standing_on": FEATURES.get(under, "floor")},
+                "Stats": self.stats(), "Inventory": self.inventory(), "Features": features,
+                "Objects": objects, "Monsters": monsters,
+                "Exploration": [{"x": fx, "y": fy} for fx, fy in self.frontier()[:5]],
+                "Task": self.task}
+
+    def render(self, radius: int = 8) -> str:
+        """The message, the map around the agent (its own row numbers), stats and inventory."""
+        ax, ay = self.position
+        rows = []
+        for y in range(max(1, ay - radius), min(22, ay + radius + 1)):
+            line = bytes(self.obs["tty_chars"][y + 1, max(0, ax - 2 * radius):ax + 2 * radius + 1])
+            rows.append(f"{y:2d} {line.decode('latin-1').rstrip()}")
+        s = self.stats()
+        inv = "; ".join(f"{k}: {v}" for k, v in self.inventory().items())
+        return (f"Message: {self.message() or '(none)'}\n" + "\n".join(rows) +
+                f"\nYou are at x={ax}, y={ay}. HP {s['HP']}, XP level {s['level']}, dungeon "
+                f"level {s['depth']}, turn {s['time']}.\nInventory: {inv}")
+
+    # -- primitive keys -------------------------------------------------------------------
+    def _key(self, key: str) -> None:
+        if self.done:
+            return
+        self.obs, _, terminated, truncated, _ = self.env.step(self._key_index[ord(key)])
+        self.keys += 1
+        self.done = terminated or truncated or self.keys >= self.max_keys
+        self._remember()
+        self._dismiss()
+
+    def _dismiss(self) -> None:
+        """Page through --More-- prompts (they need a key before anything else)."""
+        for _ in range(8):
+            screen = bytes(self.obs["tty_chars"]).decode("latin-1")
+            if "--More--" not in screen or self.done:
+                return
+            self.obs, _, terminated, truncated, _ = self.env.step(self._key_index[13])
+            self.keys += 1
+            self.done = terminated or truncated or self.keys >= self.max_keys
+
+    def _bfs(self, start: tuple[int, int]) -> dict[tuple[int, int], int]:
+        dist = {start: 0}
+        queue = deque([start])
+        while queue:
+            x, y = queue.popleft()
+            for dx, dy in DIRECTIONS:
+                nxt = (x + dx, y + dy)
+                if nxt in dist or not self.walkable(*nxt):
+                    continue
+                if dx and dy and (self.memory.get((x, y)) in DOORS or
+                                  self.memory.get(nxt) in DOORS):
+                    continue
+                dist[nxt] = dist[(x, y)] + 1
+                queue.append(nxt)
+        return dist
+
+    def path_to(self, goal: tuple[int, int]) -> Optional[list[str]]:
+        """Direction keys from the agent to ``goal`` over known walkable cells, or None."""
+        start = self.position
+        if goal == start:
+            return []
+        back: dict = {start: None}
+        queue = deque([start])
+        while queue:
+            cur = queue.popleft()
+            if cur == goal:
+                break
+            x, y = cur
+            for (dx, dy), key in DIRECTIONS.items():
+                nxt = (x + dx, y + dy)
+                if nxt in back or not (self.walkable(*nxt) or nxt == goal):
+                    continue
+                if dx and dy and (self.memory.get(cur) in DOORS or
+                                  self.memory.get(nxt) in DOORS):
+                    continue
+                back[nxt] = (cur, key)
+                queue.append(nxt)
+        if goal not in back:
+            return None
+        keys, cur = [], goal
+        while back[cur] is not None:
+            cur, key = back[cur]
+            keys.append(key)
+        return keys[::-1]
+
+    # -- skills ---------------------------------------------------------------------------
+    def skill(self, call: dict) -> SkillOutcome:
+        """Run one skill call (``{"name": "move_to", "x": 3, "y": 7}``)."""
+        if self.done or self.won:
+            raise RuntimeError("the episode is over: call reset()")
+        name = call.get("name") if isinstance(call, dict) else None
+        before = self.keys
+        failure = None
+        if name not in SKILLS:
+            failure = f"unknown skill {name!r}; skills: {', '.join(SKILLS)}"
+        else:
+            failure = getattr(self, f"_skill_{name}")(call)
+        if not self.won and self.task_name == "exp-level-3":
+            s = self.stats()
+            self.won = s["level"] >= 3 and s["depth"] == 1
+        return SkillOutcome(1.0 if self.won else 0.0, self.done or self.won, self.won,
+                            self.keys - before, self.message(), failure)
+
+    def _walk(self, keys: list[str]) -> Optional[str]:
+        for key in keys[:SKILL_KEYS]:
+            x, y = self.position
+            self._key(key)
+            if self.done or self.position == (x, y):
+                return None if self.done else f"blocked at x={x}, y={y}: {self.message()}"
+        return None
+
+    def _target(self, call: dict) -> Optional[tuple[int, int]]:
+        try:
+            return int(call["x"]), int(call["y"])
+        except (KeyError, TypeError, ValueError):
+            return None
+
+    def _skill_move_to(self, call: dict) -> Optional[str]:
+        goal = self._target(call)
+        if goal is None:
+            return "move_to needs integer x and y"
+        path = self.path_to(goal)
+        if path is None:
+            return f"no known path to x={goal[0]}, y={goal[1]}"
+        return self._walk(path)
+
+    def _skill_explore(self, call: dict) -> Optional[str]:
+        for cell in self.frontier():
+            if cell != self.position:
+                return self._walk(self.path_to(cell) or [])
+        for _ in range(5):   # nothing left to walk to: look for hidden passages
+            self._key("s")
+        return None
+
+    def _skill_drink(self, call: dict) -> Optional[str]:
+        under = self.memory.get(self.position)
+        if under not in (30, 31):
+            return "there is no sink or fountain here"
+        self._key("q")
+        if "Drink from the" in self.top_line() + self.message():
+            self._key("y")
+            self.won = self.task_name == "drink"
+            return None
+        self._key("\x1b")
+        return f"the game did not offer to drink from the {FEATURES[under]}"
+
+    def _skill_loot(self, call: dict) -> Optional[str]:
+        self._key(chr(236))  # M-l: #loot
+        text = self.top_line() + " " + self.message()
+        if "loot it?" not in text and "Loot" not in text:
+            self._key("\x1b")
+            return f"nothing to loot here: {text}"
+        self._key("y")
+        text = " ".join(bytes(row).decode("latin-1") for row in self.obs["tty_chars"])
+        if "locked" in text:
+            self._key("\x1b")
+            return "it is locked: kick it open"
+        if self.task_name == "open-box" and any(
+                w in text for w in ("You carefully open", "is empty", "Do what with",
+                                    "Take something out", "Put something into", "o - ")):
+            self.won = True
+        self._key("\x1b")
+        return None
+
+    def _skill_kick(self, call: dict) -> Optional[str]:
+        goal = self._target(call)
+        x, y = self.position
+        if goal is None or max(abs(goal[0] - x), abs(goal[1] - y)) != 1:
+            return "kick needs x, y next to the agent"
+        self._key(chr(4))   # ^D: kick
+        self._key(DIRECTIONS[(goal[0] - x, goal[1] - y)])
+        if self.task_name == "open-box" and ("you break open the lock" in self.message().lower()
+                                             or "lid" in self.message().lower()):
+            self.won = True
+        return None
+
+    def _skill_melee_attack(self, call: dict) -> Optional[str]:
+        goal = self._target(call)
+        if goal is None:
+            return "melee_attack needs x and y"
+        for _ in range(SKILL_KEYS // 2):
+            x, y = self.position
+            d = (goal[0] - x, goal[1] - y)
+            if max(abs(d[0]), abs(d[1])) != 1:
+                path = self.path_to(goal)
+                if not path or len(path) < 2:
+                    return "no path to the monster"
+                self._walk(path[:-1])
+                continue
+            if not self._nh.glyph_is_monster(int(self.obs["glyphs"][goal[1], goal[0]])):
+                return None  # it is gone (dead or fled)
+            self._key("F")
+            self._key(DIRECTIONS[d])
+            if self.done:
+                return None
+        return None
+
+    def _skill_pickup(self, call: dict) -> Optional[str]:
+        self._key(",")
+        self._key("\x1b")
+        return None
+
+    def _skill_search(self, call: dict) -> Optional[str]:
+        for _ in range(5):
+            self._key("s")
+        return None
+
+    def _skill_rest(self, call: dict) -> Optional[str]:
+        for _ in range(5):
+            self._key("s")
+        return None
+
+    def _skill_finish_task(self, call: dict) -> Optional[str]:
+        return None if self.won else "the task is not done yet"
+
+
+def task_seeds(task: str, count: int = 10, start: int = 0, limit: int = 400) -> list[int]:
+    """Seeds whose first level shows, from the first turn, what ``task`` needs (a fountain or
+    sink for drink, a box or chest for open-box); every seed for level 3."""
+    if task == "exp-level-3":
+        return list(range(start, start + count))
+    words = ("fountain", "sink") if task == "drink" else ("box", "chest")
+    env = NetHackTask(task)
+    seeds = []
+    try:
+        for seed in range(start, start + limit):
+            env.reset(seed)
+            sd = env.obs["screen_descriptions"]
+            names = {bytes(cell).rstrip(b"\0").decode("latin-1") for row in sd for cell in row}
+            target = [n for n in names if any(w in n for w in words)]
+            if target and any(env.path_to((e["x"], e["y"])) is not None
+                              for e in env._things()[0] + env._things()[1]
+                              if any(w in e["name"] for w in words)):
+                seeds.append(seed)
+            if len(seeds) == count:
+                break
+    finally:
+        env.close()
+    return seeds
+
+
+def scripted_drink(env: NetHackTask) -> bool:
+    """Walk to the nearest fountain or sink in view and drink (the check that the adapter and
+    its skills play a real game)."""
+    for _ in range(20):
+        if env.won or env.done:
+            break
+        obs = env.observe()
+        places = [f for f in obs["Features"] if f["name"] in ("fountain", "sink")]
+        x, y = obs["Agent Information"]["x"], obs["Agent Information"]["y"]
+        if obs["Agent Information"]["standing_on"] in ("fountain", "sink"):
+            env.skill({"name": "drink"})
+        elif places:
+            env.skill({"name": "move_to", "x": places[0]["x"], "y": places[0]["y"]})
+        else:
+            env.skill({"name": "explore"})
+        if (x, y) == env.position and not env.won and places:
+            env.skill({"name": "search"})
+    return env.won
+
+
+__all__ = ["NetHackTask", "TASKS", "SKILLS", "task_seeds", "scripted_drink", "Any"]
