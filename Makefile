@@ -22,10 +22,11 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 # The suite also covers HFLocal, so it needs torch (CPU build, pinned first: see below),
-# transformers and peft; TextWorld games; MiniGrid; and the harness's plots and Ray executor.
+# transformers and peft; TextWorld games; MiniGrid; NetHack (NLE); and the harness's plots
+# and Ray executor.
 $(TEST_STAMP): $(STAMP)
 	$(PY) -m pip install -q torch==2.13.0
-	$(PY) -m pip install -q -e '.[test,hf,critic,textworld,bench,ray,minigrid]'
+	$(PY) -m pip install -q -e '.[test,hf,critic,textworld,bench,ray,minigrid,nethack]'
 	touch $(TEST_STAMP)
 
 $(ALFWORLD_STAMP):

@@ -20,13 +20,15 @@ NetHack keystrokes here.
   question) and the answer ``y`` is taken; *open-box* when looting a box or chest opens it (the
   game reports it open, empty, or shows its contents) or kicking breaks its lid open; *level 3*
   when the experience level in the status line reaches 3 on dungeon level 1.
-- **Budget**: ``max_keys`` keystrokes per episode (600 by default); death ends the episode.
+- **Budget**: ``max_keys`` keystrokes per episode (600 by default, 2000 for level 3, which
+  takes several fights); death ends the episode.
 - **The observation dict** (the program API) keeps the parts of NetPlay's ``dict_obs`` these
   tasks use: ``Agent Information`` (x, y, game_message), ``Stats``, ``Inventory``,
   ``Features`` (fountains, sinks, stairs, altars... with position and distance), ``Objects``,
   ``Monsters`` and ``Exploration`` (unexplored frontier cells still reachable).
 - **Skills**: ``move_to(x, y)``, ``explore()``, ``drink()``, ``loot()``, ``kick(x, y)``,
-  ``melee_attack(x, y)``, ``pickup()``, ``search()``, ``rest()``, ``finish_task()``; a skill runs
+  ``melee_attack(x, y)``, ``pickup()``, ``search()``, ``rest()``, ``eat(item_letter)``,
+  ``finish_task()``; a skill runs
   until done or for at most ``SKILL_KEYS`` keystrokes, and a skill that cannot run says why.
 """
 
@@ -38,7 +40,7 @@ from typing import Any, Optional
 
 TASKS = ("drink", "open-box", "exp-level-3")
 SKILLS = ("move_to", "explore", "drink", "loot", "kick", "melee_attack", "pickup", "search",
-          "rest", "finish_task")
+          "rest", "eat", "finish_task")
 SKILL_KEYS = 40
 # NetHack 3.6 map symbols (defsym.h order) that a glyph's cmap index names
 WALKABLE_CMAP = {12, 13, 14, 15, 16, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31}
@@ -77,14 +79,17 @@ class NetHackTask:
     ``env.skill({"name": "move_to", "x": 10, "y": 5})``."""
 
     id = "nethack"
+    TASK_TEXT = {"drink": "Find a sink or a fountain and drink from it.",
+                 "open-box": "Find a box or a chest and open it.",
+                 "exp-level-3": "Upgrade your experience level to 3 on the first dungeon level."}
 
     def __init__(self, task: str = "drink", seed: Optional[int] = None, *,
-                 max_keys: int = 600, character: str = "mon-hum-neu-mal") -> None:
+                 max_keys: Optional[int] = None, character: str = "mon-hum-neu-mal") -> None:
         if task not in TASKS:
             raise ValueError(f"unknown NetHack task {task!r}; use one of {', '.join(TASKS)}")
         gymnasium, self._nh = _import_nle()
         self.task_name = task
-        self.max_keys = max_keys
+        self.max_keys = max_keys or (2000 if task == "exp-level-3" else 600)
         self.env = gymnasium.make("NetHackScore-v0", actions=self._nh.ACTIONS,
                                   observation_keys=OBSERVATION_KEYS, character=character,
                                   allow_all_yn_questions=True)  # else NLE answers "n" itself
@@ -95,14 +100,12 @@ class NetHackTask:
         self.won = False
         self.done = False
         self.memory: dict[tuple[int, int], int] = {}   # position -> last cmap seen there
+        self.objects_seen: dict[tuple[int, int], str] = {}  # position -> object last seen
 
     # -- episode --------------------------------------------------------------------------
     @property
     def task(self) -> str:
-        return {"drink": "Find a sink or a fountain and drink from it.",
-                "open-box": "Find a box or a chest and open it.",
-                "exp-level-3": "Upgrade your experience level to 3 on the first dungeon "
-                               "level."}[self.task_name]
+        return self.TASK_TEXT[self.task_name]
 
     def reset(self, seed: Optional[int] = None) -> tuple[str, dict]:
         if seed is not None:
@@ -112,6 +115,10 @@ class NetHackTask:
         self.obs, _ = self.env.reset()
         self.keys, self.won, self.done = 0, False, False
         self.memory = {}
+        self.objects_seen = {}
+        self.locked: set[tuple[int, int]] = set()   # boxes found locked
+        self.visited: set[tuple[int, int]] = set()
+        self._cache: dict = {}
         self._remember()
         return self.render(), {"won": False, "task": self.task}
 
@@ -139,15 +146,22 @@ class NetHackTask:
         return self._nh.glyph_to_cmap(g) if self._nh.glyph_is_cmap(g) else -1
 
     def _remember(self) -> None:
+        self._cache = {}
+        self.visited.add(self.position)
         glyphs = self.obs["glyphs"]
         for y in range(glyphs.shape[0]):
             for x in range(glyphs.shape[1]):
                 c = self._cmap(x, y)
                 if c > 0:
                     self.memory[(x, y)] = c
-                elif c == -1 and (x, y) not in self.memory:
+                if c > 0 or c == -1 and not self._nh.glyph_is_monster(int(glyphs[y, x])):
+                    self.objects_seen.pop((x, y), None)
+                if c == -1:
                     g = int(glyphs[y, x])
-                    if self._nh.glyph_is_object(g) or self._nh.glyph_is_monster(g):
+                    if self._nh.glyph_is_object(g):
+                        self.objects_seen[(x, y)] = self.describe(x, y)
+                    if (x, y) not in self.memory and (self._nh.glyph_is_object(g) or
+                                                      self._nh.glyph_is_monster(g)):
                         self.memory[(x, y)] = 19  # something stands on floor
 
     def walkable(self, x: int, y: int) -> bool:
@@ -185,28 +199,47 @@ class NetHackTask:
                     objects.append({"name": self.describe(x, y), **entry})
                 elif self._cmap(x, y) in FEATURES:
                     features.append({"name": FEATURES[self._cmap(x, y)], **entry})
+        for o in objects:
+            o["locked"] = (o["x"], o["y"]) in self.locked
         for found in (features, objects, monsters):
             found.sort(key=lambda e: e["distance"])
         return features, objects, monsters
 
     def frontier(self) -> list[tuple[int, int]]:
-        """Walkable known cells next to unknown ones, reachable from the agent, nearest
-        first."""
+        """Walkable known cells not yet visited and next to unknown ones (doorways and
+        corridor ends lead somewhere new), reachable from the agent, nearest first."""
+        if "frontier" in self._cache:
+            return self._cache["frontier"]
         paths = self._bfs(self.position)
         out = []
         for (x, y), dist in sorted(paths.items(), key=lambda kv: kv[1]):
+            if (x, y) in self.visited:
+                continue
             if any((x + dx, y + dy) not in self.memory and 0 <= x + dx < 79 and
-                   1 <= y + dy < 21 for dx, dy in DIRECTIONS):
+                   0 <= y + dy < 21 for dx, dy in DIRECTIONS):
                 out.append((x, y))
+        self._cache["frontier"] = out
         return out
 
     def observe(self) -> dict:
         """The program API's observation (see the module docstring)."""
+        if "observe" not in self._cache:
+            self._cache["observe"] = self._observe()
+        return self._cache["observe"]
+
+    def _observe(self) -> dict:
         features, objects, monsters = self._things()
         x, y = self.position
-        under = self.memory.get((x, y))
+        under = FEATURES.get(self.memory.get((x, y)), self.objects_seen.get((x, y), "floor"))
+        if (x, y) in self.objects_seen:
+            objects.insert(0, {"name": self.objects_seen[(x, y)], "x": x, "y": y,
+                               "distance": 0, "locked": (x, y) in self.locked})
+        free = [{"x": x + dx, "y": y + dy} for dx, dy in DIRECTIONS
+                if self.walkable(x + dx, y + dy) and not (dx and dy and (
+                    self.memory.get((x, y)) in DOORS or self.memory.get((x + dx, y + dy))
+                    in DOORS))]
         return {"Agent Information": {"x": x, "y": y, "game_message": self.message(),
-                                      "standing_on": FEATURES.get(under, "floor")},
+                                      "standing_on": under, "free_neighbors": free},
                 "Stats": self.stats(), "Inventory": self.inventory(), "Features": features,
                 "Objects": objects, "Monsters": monsters,
                 "Exploration": [{"x": fx, "y": fy} for fx, fy in self.frontier()[:5]],
@@ -309,11 +342,19 @@ class NetHackTask:
                             self.keys - before, self.message(), failure)
 
     def _walk(self, keys: list[str]) -> Optional[str]:
+        moves = {k: d for d, k in DIRECTIONS.items()}
         for key in keys[:SKILL_KEYS]:
             x, y = self.position
             self._key(key)
-            if self.done or self.position == (x, y):
-                return None if self.done else f"blocked at x={x}, y={y}: {self.message()}"
+            if self.done:
+                return None
+            if self.position == (x, y):
+                dx, dy = moves[key]
+                target = (x + dx, y + dy)
+                if not self._nh.glyph_is_monster(int(self.obs["glyphs"][target[1], target[0]])):
+                    self.memory[target] = 0   # a boulder, a locked door: not a way through
+                    self._cache = {}
+                return f"blocked at x={x}, y={y}: {self.message()}"
         return None
 
     def _target(self, call: dict) -> Optional[tuple[int, int]]:
@@ -360,7 +401,7 @@ class NetHackTask:
         self._key("y")
         text = " ".join(bytes(row).decode("latin-1") for row in self.obs["tty_chars"])
         if "locked" in text:
-            self._key("\x1b")
+            self.locked.add(self.position)
             return "it is locked: kick it open"
         if self.task_name == "open-box" and any(
                 w in text for w in ("You carefully open", "is empty", "Do what with",
@@ -376,9 +417,11 @@ class NetHackTask:
             return "kick needs x, y next to the agent"
         self._key(chr(4))   # ^D: kick
         self._key(DIRECTIONS[(goal[0] - x, goal[1] - y)])
-        if self.task_name == "open-box" and ("you break open the lock" in self.message().lower()
-                                             or "lid" in self.message().lower()):
+        text = self.message().lower()
+        if self.task_name == "open-box" and ("break open the lock" in text or
+                                             "lid" in text and "open" in text):
             self.won = True
+            self.locked.discard(goal)
         return None
 
     def _skill_melee_attack(self, call: dict) -> Optional[str]:
@@ -415,6 +458,14 @@ class NetHackTask:
     def _skill_rest(self, call: dict) -> Optional[str]:
         for _ in range(5):
             self._key("s")
+        return None
+
+    def _skill_eat(self, call: dict) -> Optional[str]:
+        letter = str(call.get("item_letter", ""))
+        if letter not in self.inventory():
+            return f"no item {letter!r} in the inventory"
+        self._key("e")
+        self._key(letter)
         return None
 
     def _skill_finish_task(self, call: dict) -> Optional[str]:

@@ -19,6 +19,8 @@ BUILTIN = {
     "household": "pddlkit.envs.household:Household",
     "textworld": "pddlkit.envs.textworld_adapter:TextWorldEnv",
     "alfworld": "pddlkit.envs.alfworld_adapter:ALFWorldEnv",
+    "sc2-build": "pddlkit.envs.sc2_build:SC2Build",
+    "nethack": "pddlkit.envs.nethack:NetHackTask",
 }
 _RUNTIME: dict[str, Union[str, Callable[..., Any]]] = {}
 

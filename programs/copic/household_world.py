@@ -164,6 +164,23 @@ class HouseholdWorld:
     def fallback(self) -> list[str]:
         return ["look"]
 
+    def plan_label(self, plan: Sequence[str]) -> str:
+        """A plan's text; an empty plan runs "look"."""
+        return "; ".join(plan) or "look"
+
+    def potential(self) -> float:
+        """-h_add of the environment's state (a PDDL world's relaxed distance to the goal),
+        for reward shaping; TypeError for an environment without a model."""
+        from pddlkit.semantics.heuristic import RelaxedDistance
+
+        world, state = getattr(self.env, "world", None), getattr(self.env, "state", None)
+        if world is None or state is None:
+            raise TypeError(f"reward shaping needs a PDDL world; {type(self.env).__name__} has "
+                            f"none: use shaping=0")
+        if getattr(self, "_distance", None) is None or self._distance[0] is not world:
+            self._distance = (world, RelaxedDistance(world))
+        return -min(self._distance[1](state), 100.0)
+
     def episode_result(self, won: bool) -> str:
         return f"task: {self.env.task}"
 

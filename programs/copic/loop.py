@@ -28,6 +28,11 @@ Choices the paper leaves open (``shared/specs/copic.md`` §4), written down here
   learning and, by default, when evaluating (``sample_eval``).
 - **Steps**: an episode ends on success, when the world says so, or after the world's budget of
   environment actions (SC2: game time; household: 50 commands).
+- **Shaping** (``shaping=c``, off by default): for worlds with a symbolic model
+  (``world.potential()``, the household's ``-h_add``), PPO's reward adds
+  ``c * (gamma * phi(s') - phi(s))`` as the TWOSOME agent does (:mod:`pddlkit.critic.twosome`);
+  it leaves optimal policies unchanged and turns a win-or-not reward into a signal per step.
+  Reported rewards stay the environment's.
 - **Costs**: LLM calls go to the LLM's ledger under the task type's name; critic scoring is
   recorded in the same ledger as model ``critic:<name>`` (prompt tokens in, candidate tokens
   out), as Table 9 counts TinyLlama's tokens.
@@ -64,6 +69,7 @@ class CopicConfig:
     world_model_filter: bool = False
     sample_eval: bool = True
     call_timeout: float = 0.5         # seconds per program call
+    shaping: float = 0.0              # potential-based shaping weight (worlds with a model)
     bench_after_timeouts: int = 2
     seed: int = 0
 
@@ -118,6 +124,7 @@ class EpisodeRecord:
     round: int = 0
     contested: int = 0         # steps with more than one distinct candidate
     picks: list = field(default_factory=list)   # per program: contested steps it was chosen
+    first_failures: int = 0    # executed plans whose first action failed
 
     def pick_share(self, program: int) -> float:
         """The share of contested steps whose chosen plan came from ``program``."""
@@ -278,6 +285,11 @@ class Copic:
             self.ledger.record(Completion("", len(tok(prompt).input_ids), out,
                                           model=f"critic:{self.critic.model_name}"))
 
+    def _label(self, plan: Sequence[str]) -> str:
+        """A plan's text for the critic and the results (an empty plan is "wait")."""
+        label = getattr(self.world, "plan_label", None)
+        return (label(plan) if label else plan_text(plan)) or "wait"
+
     def play(self, seed: Optional[int], *, learn: bool = True,
              sample: Optional[bool] = None) -> EpisodeRecord:
         """One episode; ``learn`` adds its steps to the PPO buffer (critic mode "ppo")."""
@@ -289,7 +301,9 @@ class Copic:
         for p in programs:
             p.timeouts = 0
         learning = learn and self.trainer is not None
-        steps = plans = avoided = errors = 0
+        shaped = learning and self.config.shaping > 0
+        phi = world.potential() if shaped else 0.0
+        steps = plans = avoided = errors = first_failures = 0
         total, won, done = 0.0, False, False
         trajectory = []
         contested, picks = 0, [0] * len(programs)
@@ -299,7 +313,7 @@ class Copic:
             by_text: dict[str, tuple[list[str], list[int]]] = {}
             for i, plan in enumerate(proposals):
                 if plan is not None:
-                    by_text.setdefault(plan_text(plan) or "wait", (plan, []))[1].append(i)
+                    by_text.setdefault(self._label(plan), (plan, []))[1].append(i)
             if self.config.world_model_filter:
                 for text, (plan, _) in list(by_text.items()):
                     if world.first_action_fails(plan):
@@ -323,11 +337,14 @@ class Copic:
                 plan, chosen_by = by_text[texts[self.rng.randrange(len(texts))]]
             before = world.observation_text()
             executed: Executed = world.execute(plan)
+            failed = executed.info.get("failed") or ()
+            if failed and plan and failed[0][0] == plan[0]:
+                first_failures += 1
             plans += 1
             steps += executed.actions
             total += executed.reward
             won, done = executed.won, executed.done or executed.won
-            trajectory.append((before, plan_text(plan) or "wait"))
+            trajectory.append((before, self._label(plan)))
             if len(texts) > 1:
                 contested += 1
                 for i in chosen_by:
@@ -336,17 +353,22 @@ class Copic:
                 programs[i].stats.chosen += 1
                 for action, reason in executed.info.get("failed", ()):
                     programs[i].stats.failed[(action, reason)] += 1
+            reward = executed.reward
+            if shaped:
+                after = 0.0 if won else world.potential()
+                reward += self.config.shaping * (self.trainer.config.gamma * after - phi)
+                phi = after
             if learning and decision is not None:
                 from pddlkit.critic.ppo import Transition
 
                 self.trainer.add(Transition(prompt, texts, decision.index, decision.logprob,
-                                            decision.value, executed.reward,
+                                            decision.value, reward,
                                             done or steps >= world.budget, decision.features))
         if learning and self.trainer.ready:
             self.updates.append(self.trainer.update(0.0))
         record = EpisodeRecord(seed, task_type, won, steps, plans, total,
                                world.episode_result(won), avoided, errors, trajectory,
-                               len(self.rounds), contested, picks)
+                               len(self.rounds), contested, picks, first_failures)
         return record
 
     # -- learning and deployment ----------------------------------------------------------

@@ -20,6 +20,7 @@ import re
 from typing import Callable, Optional, Sequence
 
 from .household_programs import HOUSEHOLD_MISTAKES, household_program
+from .nethack_programs import NETHACK_MISTAKES, nethack_program
 from .sc2_programs import AFFECTS, SC2_MISTAKES, sc2_program
 
 #: per kind: the program sets written by default (one correct, two flawed)
@@ -27,6 +28,7 @@ DEFAULT_SETS = {
     "sc2": [(), ("supply-spam", "no-fusioncore", "no-armory", "no-ghostacademy"),
             ("supply-spam", "example-units", "no-gas")],
     "household": [(), ("no-take",), ("no-open", "skip-transform")],
+    "nethack": [(), ("no-explore",), ("fountains-only", "no-kick", "attack-pets")],
 }
 
 
@@ -79,9 +81,38 @@ def _household_build(mistakes: frozenset, prompt: str) -> str:
     return household_program(m.group(1), mistakes)
 
 
+def _nethack_shows(mistake: str, results: str, section: str) -> bool:
+    failed = [e for e in _episodes(results) if "(failure" in e.splitlines()[0]]
+    if mistake == "no-explore":
+        return any(len(re.findall(r"Act: rest\(\)", e)) >= 3 and "Act: explore()" not in e
+                   for e in failed)
+    if mistake == "fountains-only":
+        return any("sink" in e for e in failed)
+    if mistake == "no-kick":
+        return "locked" in section or any("locked" in e for e in failed)
+    if mistake == "attack-pets":
+        return bool(re.search(r"Really attack|You kill the poor|You hit the (?:little dog|"
+                              r"kitten|pony)", results))
+    if mistake == "crash":
+        return bool(re.search(r"error \(\d+ times\): crash", section))
+    if mistake == "infinite-loop":
+        return bool(re.search(r"error \(\d+ times\): timeout", section))
+    return False
+
+
+def _nethack_build(mistakes: frozenset, prompt: str) -> str:
+    from pddlkit.envs.nethack import NetHackTask
+
+    for task in ("drink", "open-box", "exp-level-3"):
+        if NetHackTask.TASK_TEXT[task] in prompt:
+            return nethack_program(task, mistakes)
+    raise ValueError("the prompt names no NetHack task")
+
+
 KINDS: dict[str, tuple[Callable[[frozenset, str], str], Sequence[str], Callable]] = {
     "sc2": (lambda mistakes, prompt: sc2_program(mistakes), SC2_MISTAKES, _sc2_shows),
     "household": (_household_build, HOUSEHOLD_MISTAKES, _household_shows),
+    "nethack": (_nethack_build, NETHACK_MISTAKES, _nethack_shows),
 }
 
 

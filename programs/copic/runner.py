@@ -1,0 +1,169 @@
+"""One CoPiC run on a named environment, shared by ``pddlkit run --agent copic``, the ``copic``
+bench agent and ``benchmarks/copic.py``.
+
+Environments: ``sc2-build`` (``difficulty`` easy, medium or hard), ``household`` (``difficulty``
+a task type, ``receptacles``), ``alfworld`` (``task``: pick, look, clean, heat, cool,
+pick_two) and ``nethack-drink``, ``nethack-open-box``, ``nethack-exp-level-3``.
+
+Protocol (seed 000, Appendix D): learn on training seeds ``seed, seed+1, ...`` (rounds of N
+episodes, evolving below the threshold), then freeze programs and critic and evaluate on
+held-out seeds ``1000 + seed, ...`` (NetHack: the held-out task seeds start at index 50) with
+no LLM call and no critic update.
+
+LLM specs: any pddlkit spec (``openai:gpt-4o-mini``, ``hf:...``, ``replay:...``), or
+``standin`` / ``standin:A,B;;C`` for the offline writer (:mod:`.standin`).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+from .loop import Copic, CopicConfig, EpisodeRecord, success_rate
+
+ENV_IDS = ("sc2-build", "household", "alfworld", "nethack-drink", "nethack-open-box",
+           "nethack-exp-level-3")
+HELD_OUT = {"nethack": 50}
+
+
+def make_world(env_id: str, options: Optional[dict] = None):
+    """The :class:`~.world.ProgramWorld` of ``env_id`` with its options."""
+    options = dict(options or {})
+    if env_id == "sc2-build":
+        from .sc2_world import SC2World
+
+        return SC2World(options.pop("difficulty", None) or "easy", **options)
+    if env_id == "household":
+        from pddlkit.envs.household import Household
+
+        from .household_world import HouseholdWorld
+
+        difficulty = options.get("difficulty") or "pick_and_place"
+        receptacles = options.get("receptacles") or 8
+        return HouseholdWorld(lambda: Household(receptacles=receptacles,
+                                                difficulty=difficulty),
+                              budget=options.get("budget", 50))
+    if env_id == "alfworld":
+        from pddlkit.envs.alfworld_adapter import ALFWorldEnv
+
+        from .household_world import HouseholdWorld
+
+        task = options.get("task") or "pick"
+        return HouseholdWorld(lambda: ALFWorldEnv(task), budget=options.get("budget", 50))
+    if env_id.startswith("nethack-") and env_id[len("nethack-"):] in (
+            "drink", "open-box", "exp-level-3"):
+        from .nethack_world import NetHackWorld
+
+        return NetHackWorld(env_id[len("nethack-"):], max_keys=options.get("max_keys"))
+    raise ValueError(f"CoPiC has no environment {env_id!r}; use one of {', '.join(ENV_IDS)}")
+
+
+def make_llm(spec: Any, kind: str):
+    """(the LLM, the stand-in writer or None)."""
+    if isinstance(spec, str) and (spec == "standin" or spec.startswith("standin:")):
+        from .standin import CopicWriter, parse_spec
+
+        writer = CopicWriter(kind, parse_spec(spec))
+        return writer.llm(), writer
+    if isinstance(spec, str):
+        from pddlkit.llm import load_llm
+
+        return load_llm(spec), None
+    return spec, None
+
+
+@dataclass
+class CopicOutcome:
+    env: str
+    copic: Copic
+    evaluation: list[EpisodeRecord]
+    seconds: float
+    writer: Any = None
+    usage: dict = field(default_factory=dict)
+
+    @property
+    def train_rate(self) -> float:
+        return success_rate(self.copic.episodes)
+
+    @property
+    def eval_rate(self) -> float:
+        return success_rate(self.evaluation)
+
+    def costs(self) -> dict:
+        """Tokens and dollars per task type: the LLM's (learning only) and the critic's."""
+        out: dict[str, dict] = {}
+        ledger = self.copic.ledger
+        if ledger is None:
+            return out
+        llm_models = [m for m in ledger.models if not m.startswith("critic:")]
+        for task_type, usage in ledger.episodes.items():
+            out[task_type] = {"tokens": usage.prompt_tokens + usage.completion_tokens,
+                              "cost_usd": usage.cost_usd}
+        out["llm_calls"] = sum(ledger.models[m].calls for m in llm_models)
+        out["llm_tokens"] = sum(ledger.models[m].prompt_tokens + ledger.models[m].completion_tokens
+                                for m in llm_models)
+        out["critic_tokens"] = sum(u.prompt_tokens + u.completion_tokens
+                                   for m, u in ledger.models.items() if m.startswith("critic:"))
+        return out
+
+    def metrics(self) -> dict:
+        """A row for ``pddlkit bench``: the harness's counts plus CoPiC's own figures."""
+        ev = self.evaluation
+        costs = self.costs()
+        ledger = self.copic.ledger
+        run = ledger.run if ledger is not None else None
+        return {"success": self.eval_rate, "steps": sum(e.steps for e in ev) / max(1, len(ev)),
+                "actions": sum(e.steps for e in ev),
+                "llm_calls": costs.get("llm_calls", 0),
+                "prompt_tokens": run.prompt_tokens if run else 0,
+                "completion_tokens": run.completion_tokens if run else 0,
+                "cost_usd": run.cost_usd if run else 0.0,
+                "llm_tokens": costs.get("llm_tokens", 0),
+                "critic_tokens": costs.get("critic_tokens", 0),
+                "train_success": self.train_rate, "eval_success": self.eval_rate,
+                "rounds": len(self.copic.rounds),
+                "evolutions": sum(r.evolved for r in self.copic.rounds),
+                "ppo_updates": len(self.copic.updates),
+                "avoided_failures": sum(e.avoided for e in self.copic.episodes + ev),
+                "program_errors": sum(e.program_errors for e in self.copic.episodes + ev),
+                "repaired": list(self.writer.repaired) if self.writer else [],
+                "seconds": self.seconds}
+
+
+def run_copic(env_id: str, llm: Any = "standin", *, env_options: Optional[dict] = None,
+              config: Optional[CopicConfig] = None, critic_model: str = "auto",
+              critic_device: str = "auto", ppo: Optional[dict] = None, seed: int = 0,
+              evaluate: int = 10, critic: Any = None, load_critic: Optional[str] = None,
+              save_critic: Optional[str] = None,
+              on_episode: Optional[Callable[[EpisodeRecord], None]] = None) -> CopicOutcome:
+    """Learn on training seeds, then evaluate frozen on ``evaluate`` held-out seeds."""
+    config = config or CopicConfig(seed=seed)
+    world = make_world(env_id, env_options)
+    model, writer = make_llm(llm, world.kind)
+    trainer_config = None
+    if config.critic != "uniform" and critic is None:
+        from pddlkit import critic as critic_pkg
+
+        if load_critic:
+            critic = critic_pkg.Critic.load(load_critic, device=critic_device)
+        else:
+            critic = critic_pkg.load(critic_model, device=critic_device, template="copic",
+                                     seed=seed)
+    if config.critic == "ppo":
+        from pddlkit.critic.ppo import PPOConfig
+
+        trainer_config = PPOConfig(**(ppo or {}))
+    start = time.perf_counter()
+    copic = Copic(world, model, critic, config, ppo=trainer_config)
+    held_out = HELD_OUT.get(world.kind, 1000)
+    try:
+        if config.max_rounds >= 0 and config.episodes_per_round > 0:
+            copic.learn(range(seed, seed + config.episodes_per_round * (config.max_rounds + 1)),
+                        on_episode=on_episode)
+        evaluation = copic.evaluate(range(held_out + seed, held_out + seed + evaluate))
+        if save_critic and copic.critic is not None:
+            copic.critic.save(save_critic)
+    finally:
+        copic.close()
+    return CopicOutcome(env_id, copic, evaluation, time.perf_counter() - start, writer)

@@ -1,0 +1,192 @@
+"""CoPiC (pddlkit.programs.copic): the loop over real programs in the sandbox, on the SC2
+simulator, the household and real NetHack; evolution through the stand-in writer; the critic
+on a tiny random Llama; the world-model filter; the CLI."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+
+import pytest
+from conftest import need_module
+
+from pddlkit.envs.household import Household
+from pddlkit.programs.copic.household_programs import HOUSEHOLD_TASKS
+from pddlkit.programs.copic.household_world import HouseholdWorld, parse_task
+from pddlkit.programs.copic.loop import Copic, CopicConfig, success_rate
+from pddlkit.programs.copic.sc2_world import SC2World, tech_failure
+from pddlkit.programs.copic.standin import CopicWriter
+
+
+def _copic(world, sets, **config):
+    writer = CopicWriter(world.kind, sets)
+    options = {"critic": "uniform", "programs": len(sets), "evolve": False, **config}
+    return Copic(world, writer.llm(), config=CopicConfig(**options)), writer
+
+
+def _household(task_type):
+    return HouseholdWorld(lambda: Household(receptacles=8, difficulty=task_type))
+
+
+@pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
+def test_the_correct_sc2_program_completes_and_a_flawed_one_never_does(difficulty):
+    for sets, expected in (([()], 1.0), ([("supply-spam", "no-fusioncore", "no-armory",
+                                           "no-ghostacademy", "no-gas")], 0.0)):
+        copic, _ = _copic(SC2World(difficulty), sets)
+        with copic:
+            records = copic.evaluate(range(4))
+        assert success_rate(records) == expected, [r.result for r in records]
+
+
+def test_crashing_and_hanging_programs_never_stop_the_episode():
+    copic, _ = _copic(SC2World("easy"), [(), ("crash",), ("infinite-loop",)],
+                      call_timeout=0.3)
+    start = time.monotonic()
+    with copic:
+        records = copic.evaluate(range(2))
+        stats = [p.stats for p in copic.programs["easy"]]
+    assert success_rate(records) == 1.0
+    assert any("crash" in e and "ZeroDivisionError" in e for e in stats[1].errors)
+    assert any(e.startswith("timeout") for e in stats[2].errors)
+    # the hanging program is benched after two time-outs per episode
+    assert sum(stats[2].errors.values()) <= 2 * len(records)
+    assert time.monotonic() - start < 30
+
+
+def test_evolution_replaces_a_failing_set_from_what_the_results_show():
+    sets = [("no-fusioncore", "viking-techlab"), ("no-fusioncore", "example-units"),
+            ("no-fusioncore", "supply-spam")]
+    copic, writer = _copic(SC2World("easy"), sets, evolve=True, episodes_per_round=3,
+                           summary_episodes=2, max_rounds=2)
+    with copic:
+        rounds = copic.learn(range(6))
+        prompts = [r.messages[-1][1] for r in copic.llm.requests]
+    assert rounds[0].success_rate == 0.0 and rounds[0].evolved
+    assert rounds[-1].success_rate == 1.0 and not rounds[-1].evolved
+    assert "no-fusioncore" in writer.repaired and "example-units" in writer.repaired
+    assert "viking-techlab" not in writer.repaired  # the results cannot show it
+    evolve_prompt = prompts[len(sets)]
+    assert "BATTLECRUISER 0/" in evolve_prompt and "Program 3:" in evolve_prompt
+    assert "units not in the task:" in evolve_prompt
+
+
+def test_the_paper_protocol_deploys_without_llm_calls():
+    copic, _ = _copic(SC2World("easy"), [(), ("no-fusioncore",)], evolve=True,
+                      episodes_per_round=2, summary_episodes=1, max_rounds=0)
+    with copic:
+        copic.learn(range(2))
+        calls = copic.llm.calls
+        copic.evaluate(range(1000, 1003))
+        assert copic.llm.calls == calls
+    usage = copic.ledger.episodes["easy"]
+    assert usage.calls == calls and usage.prompt_tokens > 0
+
+
+def test_the_tech_tree_world_model_names_the_missing_building():
+    obs = {"Building": {"COMMANDCENTER": 1, "SUPPLYDEPOT": 1, "BARRACKS": 1}, "Unit": {"SCV": 12}}
+    assert "have-factory" in tech_failure(obs, "BUILD STARPORT")
+    assert tech_failure(obs, "BUILD FACTORY") is None or "refinery" in tech_failure(
+        obs, "BUILD FACTORY")
+    assert tech_failure(obs, "TRAIN MARINE") is None
+
+
+@pytest.mark.parametrize("task_type", HOUSEHOLD_TASKS)
+def test_the_correct_household_program_solves_every_task_type(task_type):
+    copic, _ = _copic(_household(task_type), [()])
+    with copic:
+        records = copic.evaluate(range(5))
+    assert success_rate(records) == 1.0, [r.trajectory[-3:] for r in records]
+    assert max(r.steps for r in records) <= 30
+
+
+def test_household_task_sentences_of_both_environments_are_read():
+    assert parse_task("put a hot mug in cabinet.") == ("pick_heat_then_place", "mug", "cabinet")
+    assert parse_task("heat some egg and put it in garbagecan.")[0] == "pick_heat_then_place"
+    assert parse_task("find two pencil and put them in drawer.")[1:] == ("pencil", "drawer")
+    assert parse_task("look at alarmclock under the desklamp.")[0] == "look_at_obj_in_light"
+    assert parse_task("put some ladle on countertop.") == ("pick_and_place", "ladle",
+                                                           "countertop")
+    with pytest.raises(ValueError, match="not an ALFWorld task sentence"):
+        parse_task("dance")
+
+
+def test_household_evolution_repairs_a_missing_take_from_the_interaction_history():
+    copic, writer = _copic(_household("pick_cool_then_place"), [("no-take",)] * 3,
+                           evolve=True, episodes_per_round=2, summary_episodes=1, max_rounds=1)
+    with copic:
+        rounds = copic.learn(range(2))
+        prompt = copic.llm.requests[3].messages[-1][1]
+    assert [r.success_rate for r in rounds] == [0.0, 1.0]
+    assert writer.repaired == ["no-take"] * 3
+    assert "interaction history as follows" in prompt and "  Act: look" in prompt
+    assert "(failure, 50 steps)" in prompt
+
+
+def test_the_world_model_filter_never_runs_a_plan_whose_first_action_fails():
+    sets = [("no-open",), ("no-open",)]
+    seeds = [6, 13, 15, 16]  # the target is closed when the object is brought to it
+    plain, _ = _copic(_household("pick_and_place"), sets)
+    filtered, _ = _copic(_household("pick_and_place"), sets, world_model_filter=True)
+    with plain, filtered:
+        without = plain.evaluate(seeds)
+        with_filter = filtered.evaluate(seeds)
+    assert sum(r.first_failures for r in without) > 0
+    assert sum(r.first_failures for r in with_filter) == 0
+    assert sum(r.avoided for r in with_filter) > 0
+
+
+def test_a_tiny_critic_scores_learns_and_is_counted(tmp_path):
+    need_module("torch", "pip install torch==2.13.0")
+    need_module("peft", "pip install 'pddlkit[critic]'")
+    from pddlkit import critic
+    from pddlkit.critic import toy
+    from pddlkit.critic.ppo import PPOConfig
+
+    folder, _ = toy.build(tmp_path / "lm")
+    model = critic.load(str(folder), device="cpu", template="copic")
+    writer = CopicWriter("household", [(), ("no-take",), ("no-open",)])
+    copic = Copic(_household("pick_and_place"), writer.llm(), model,
+                  CopicConfig(episodes_per_round=4, summary_episodes=2, max_rounds=0,
+                              shaping=0.5),
+                  ppo=PPOConfig(policy_lr=3e-3, steps_per_update=16, policy_batch=8))
+    with copic:
+        copic.learn(range(4))
+        before = [p.detach().clone() for p in model.policy_parameters()]
+        copic.evaluate(range(1000, 1002))
+        after = list(model.policy_parameters())
+    assert copic.updates and all(u.transitions == 16 for u in copic.updates)
+    assert all(b.equal(a) for b, a in zip(before, after))  # frozen when deployed
+    models = copic.ledger.models
+    assert any(m.startswith("critic:") and u.prompt_tokens > 0 for m, u in models.items())
+    assert sum(e.contested for e in copic.episodes) > 0
+
+
+def test_real_nethack_drink_with_the_copic_loop():
+    need_module("nle", "pip install 'pddlkit[nethack]'")
+    from pddlkit.programs.copic.nethack_world import NetHackWorld
+
+    copic, _ = _copic(NetHackWorld("drink"), [(), ("no-explore",)])
+    with copic:
+        records = copic.evaluate(range(3))
+    assert success_rate(records) == 1.0
+    assert all("drink()" in [plan for _, plan in r.trajectory] for r in records)
+
+
+def test_cli_runs_copic_offline_and_explains_bad_input():
+    run = [sys.executable, "-m", "pddlkit.cli", "run", "--agent", "copic"]
+    ok = subprocess.run(run + ["--env", "sc2-build", "--difficulty", "easy",
+                               "--copic-critic", "uniform", "--round-episodes", "2",
+                               "--summary-episodes", "1", "--max-rounds", "1",
+                               "--eval-episodes", "2", "--json"],
+                        capture_output=True, text=True, timeout=300)
+    assert ok.returncode == 0, ok.stderr
+    metrics = json.loads(ok.stdout)
+    assert metrics["eval_success"] == 1.0 and metrics["llm_calls"] >= 3
+    assert "easy" in metrics["costs"]
+    bad = subprocess.run(run + ["--env", "sc2-build", "--difficulty", "impossible",
+                                "--copic-critic", "uniform"],
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2
+    assert "unknown difficulty 'impossible'" in bad.stderr and "Traceback" not in bad.stderr
