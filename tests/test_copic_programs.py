@@ -65,7 +65,7 @@ def test_crashes_and_hangs_are_errors_not_stops():
 def test_unknown_mistake_is_a_clear_error():
     with pytest.raises(ValueError, match="unknown mistake"):
         sc2_program({"no-barracks"})
-    assert len(SC2_MISTAKES) == 9
+    assert len(SC2_MISTAKES) == 12
 
 
 def test_the_papers_example_program_completes_its_own_task_in_the_simulator():

@@ -34,7 +34,7 @@ def add_arguments(parser) -> None:
                        help="copic: drop candidates whose first action the world model "
                             "rejects")
     group.add_argument("--max-seconds", type=float,
-                       help="copic: SC2 game-time limit in seconds (default 600)")
+                       help="copic: SC2 game-time limit in seconds (default 660)")
 
 
 def _options(args) -> dict:

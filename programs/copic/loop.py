@@ -214,9 +214,9 @@ class Copic:
         bodies = [self._ask(prompt, task_type) for _ in range(self.config.programs)]
         programs = [self._make(b) for b in bodies if b is not None]
         if not programs:
+            last = self.generation_failures[-1] if self.generation_failures else "?"
             raise RuntimeError(f"the LLM wrote no program for {task_type} in "
-                               f"{3 * self.config.programs} tries; last problem: "
-                               f"{self.generation_failures[-1] if self.generation_failures else '?'}")
+                               f"{3 * self.config.programs} tries; last problem: {last}")
         self.programs[task_type] = programs
         return programs
 

@@ -86,7 +86,8 @@ def sc2_program(mistakes=frozenset()) -> str:
                   "    while waiting >= 0:  # waits for supply that never changes here",
                   "        waiting = waiting + 0"]
     if "supply-spam" in mistakes:
-        lines += ["    if obs['Resource']['supply_cap'] < 200 and 'BUILD SUPPLYDEPOT' in action_space:",
+        lines += ["    if obs['Resource']['supply_cap'] < 200 and "
+                  "'BUILD SUPPLYDEPOT' in action_space:",
                   "        plan_build.append('BUILD SUPPLYDEPOT')"]
     elif "no-supply" not in mistakes:
         lines += ["    if obs['Resource']['supply_left'] < 8 and "
@@ -109,7 +110,8 @@ def sc2_program(mistakes=frozenset()) -> str:
         "            plan_unit.append(f'TRAIN {unit}')",
         "    needed = {b: 0 for b in base_buildings.values()}",
         "    for unit, number in task.items():",
-        "        per = 1" if "overbuild" in mistakes else "        per = 16 if unit == 'SCV' else 8",
+        "        per = 1" if "overbuild" in mistakes
+        else "        per = 16 if unit == 'SCV' else 8",
         "        needed[base_buildings[unit]] += math.ceil(int(number) / per)",
         "    for unit, tech in tech_tree.items():",
         "        if unit not in task or still_needed[unit] == 0:",

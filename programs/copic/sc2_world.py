@@ -3,6 +3,10 @@ paper's program API, ``planner(obs, action_space, task) -> list[str]`` (Appendix
 
 - **A step** runs one chosen plan (at most 5 actions) and advances game time by the simulator's
   ``step_seconds``; the budget is the simulator's game-time limit.
+- **Time limit**: 660 s of game time per episode (the paper gives none; the simulator's own
+  default is 30 minutes). The correct strategy finishes every difficulty within it on seeds
+  0-99 and 1000-1099, and a wasteful plan then costs the episode, so the choice among programs
+  shows in the success rate, not only in the steps.
 - **The task type** is the difficulty: one program set per difficulty, as the paper evolves one
   per task family; the unit counts vary by seed.
 - **The world-model filter** reads the tech tree as PDDL (:func:`~pddlkit.envs.sc2_build.
@@ -76,7 +80,7 @@ class SC2World:
     trajectory_lines = 0   # the results show final counts, not step-by-step histories
 
     def __init__(self, difficulty: str = "easy", *, step_seconds: float = 10.0,
-                 max_seconds: float = 1800.0, task: Optional[dict] = None) -> None:
+                 max_seconds: float = 660.0, task: Optional[dict] = None) -> None:
         self.env = SC2Build(difficulty, step_seconds=step_seconds, max_seconds=max_seconds,
                             task=task)
         self.difficulty = difficulty
