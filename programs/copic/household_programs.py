@@ -14,6 +14,8 @@ mistakes its evolution fixes:
 
 from __future__ import annotations
 
+from .world import checked_mistakes
+
 HOUSEHOLD_TASKS = ("pick_and_place", "pick_two_obj_and_place", "look_at_obj_in_light",
                    "pick_clean_then_place", "pick_heat_then_place", "pick_cool_then_place")
 HOUSEHOLD_MISTAKES = ("no-take", "no-open", "skip-transform", "crash", "infinite-loop")
@@ -37,13 +39,9 @@ DESCRIPTIONS = {
 
 def household_program(task_type: str, mistakes=frozenset()) -> str:
     """The text of the ``task_type`` method with ``mistakes``."""
-    mistakes = frozenset(mistakes)
     if task_type not in HOUSEHOLD_TASKS:
         raise ValueError(f"unknown task type {task_type!r}; known: {', '.join(HOUSEHOLD_TASKS)}")
-    unknown = mistakes - set(HOUSEHOLD_MISTAKES)
-    if unknown:
-        raise ValueError(f"unknown mistake(s) {sorted(unknown)}; known: "
-                         f"{', '.join(HOUSEHOLD_MISTAKES)}")
+    mistakes = checked_mistakes(mistakes, HOUSEHOLD_MISTAKES)
     two = task_type == "pick_two_obj_and_place"
     look = task_type == "look_at_obj_in_light"
     lines = [f"def {task_type}(self, objecttype, receptacletype):",

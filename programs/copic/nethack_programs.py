@@ -13,19 +13,17 @@ strategy per task and the mistakes the paper's "Attention" rules and evolution a
 
 from __future__ import annotations
 
+from .world import checked_mistakes
+
 NETHACK_TASKS = ("drink", "open-box", "exp-level-3")
 NETHACK_MISTAKES = ("no-explore", "fountains-only", "no-kick", "attack-pets", "crash",
                     "infinite-loop")
 
 
 def nethack_program(task: str, mistakes=frozenset()) -> str:
-    mistakes = frozenset(mistakes)
     if task not in NETHACK_TASKS:
         raise ValueError(f"unknown NetHack task {task!r}; known: {', '.join(NETHACK_TASKS)}")
-    unknown = mistakes - set(NETHACK_MISTAKES)
-    if unknown:
-        raise ValueError(f"unknown mistake(s) {sorted(unknown)}; known: "
-                         f"{', '.join(NETHACK_MISTAKES)}")
+    mistakes = checked_mistakes(mistakes, NETHACK_MISTAKES)
     lines = ["def planner(obs):",
              f'    """One skill towards the task: {task}."""',
              "    me = obs['Agent Information']",

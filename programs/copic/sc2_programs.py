@@ -28,6 +28,8 @@ from __future__ import annotations
 from pddlkit.envs.sc2_build import tech_chain
 from pddlkit.envs.sc2_data import KINDS, TECHLAB_OF
 
+from .world import checked_mistakes
+
 SC2_MISTAKES = ("no-armory", "no-fusioncore", "no-ghostacademy", "no-techlab", "viking-techlab",
                 "example-units", "overbuild", "supply-spam",
                 "no-supply", "no-gas", "crash", "infinite-loop")
@@ -69,10 +71,7 @@ def tech_tree(mistakes: frozenset = frozenset()) -> dict:
 
 def sc2_program(mistakes=frozenset()) -> str:
     """The text of a ``planner(obs, action_space, task)`` program with ``mistakes``."""
-    mistakes = frozenset(mistakes)
-    unknown = mistakes - set(SC2_MISTAKES)
-    if unknown:
-        raise ValueError(f"unknown mistake(s) {sorted(unknown)}; known: {', '.join(SC2_MISTAKES)}")
+    mistakes = checked_mistakes(mistakes, SC2_MISTAKES)
     tree = tech_tree(mistakes)
     lines = ["import math", "", "", "def planner(obs, action_space, task):",
              '    """A 5-action plan towards the unit counts of ``task``."""',

@@ -32,6 +32,12 @@ DEFAULT_SETS = {
 }
 
 
+def _contained(mistake: str, section: str) -> bool:
+    """A crash or a hang shows as the program's own sandbox errors in the results."""
+    kind = {"crash": "crash", "infinite-loop": "timeout"}[mistake]
+    return bool(re.search(rf"error \(\d+ times\): {kind}", section))
+
+
 def _sc2_shows(mistake: str, results: str, section: str) -> bool:
     counts = dict((u, int(n)) for u, n in re.findall(r"\b([A-Z]+) (\d+)/\d+", results))
     if mistake in AFFECTS:
@@ -43,10 +49,8 @@ def _sc2_shows(mistake: str, results: str, section: str) -> bool:
                               results))
     if mistake == "no-supply":
         return bool(re.search(r"needs \d+ supply; 0 left", section))
-    if mistake == "crash":
-        return bool(re.search(r"error \(\d+ times\): crash", section))
-    if mistake == "infinite-loop":
-        return bool(re.search(r"error \(\d+ times\): timeout", section))
+    if mistake in ("crash", "infinite-loop"):
+        return _contained(mistake, section)
     return False  # viking-techlab: the results cannot show it
 
 
@@ -67,10 +71,8 @@ def _household_shows(mistake: str, results: str, section: str) -> bool:
                    and not any(re.search(r"\b(heat|cool|clean|use) ", a) for a in acts_e)
                    and re.search(r"(clean|hot|cool|examine|look at|heat|cool)", e.lower())
                    for e, acts_e in zip(failed, acts))
-    if mistake == "crash":
-        return bool(re.search(r"error \(\d+ times\): crash", section))
-    if mistake == "infinite-loop":
-        return bool(re.search(r"error \(\d+ times\): timeout", section))
+    if mistake in ("crash", "infinite-loop"):
+        return _contained(mistake, section)
     return False
 
 
@@ -93,10 +95,8 @@ def _nethack_shows(mistake: str, results: str, section: str) -> bool:
     if mistake == "attack-pets":
         return bool(re.search(r"Really attack|You kill the poor|You hit the (?:little dog|"
                               r"kitten|pony)", results))
-    if mistake == "crash":
-        return bool(re.search(r"error \(\d+ times\): crash", section))
-    if mistake == "infinite-loop":
-        return bool(re.search(r"error \(\d+ times\): timeout", section))
+    if mistake in ("crash", "infinite-loop"):
+        return _contained(mistake, section)
     return False
 
 

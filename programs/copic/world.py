@@ -85,3 +85,12 @@ def programs_block(programs: Sequence[str]) -> str:
     """The evolution prompts' "Program i:" list of python blocks."""
     return "\n".join(f"Program {i}:\n```python\n{p.rstrip()}\n```"
                      for i, p in enumerate(programs, 1))
+
+
+def checked_mistakes(mistakes, known: Sequence[str]) -> frozenset:
+    """``mistakes`` as a frozenset, or ValueError naming the unknown ones and the known."""
+    mistakes = frozenset(mistakes)
+    unknown = mistakes - set(known)
+    if unknown:
+        raise ValueError(f"unknown mistake(s) {sorted(unknown)}; known: {', '.join(known)}")
+    return mistakes
