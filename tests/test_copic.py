@@ -146,8 +146,8 @@ def test_a_tiny_critic_scores_learns_and_is_counted(tmp_path):
 
     folder, _ = toy.build(tmp_path / "lm")
     model = critic.load(str(folder), device="cpu", template="copic")
-    writer = CopicWriter("household", [(), ("no-take",), ("no-open",)])
-    copic = Copic(_household("pick_and_place"), writer.llm(), model,
+    writer = CopicWriter("household", [(), ("skip-transform",), ("no-open",)])
+    copic = Copic(_household("pick_heat_then_place"), writer.llm(), model,
                   CopicConfig(episodes_per_round=4, summary_episodes=2, max_rounds=0,
                               shaping=0.5),
                   ppo=PPOConfig(policy_lr=3e-3, steps_per_update=16, policy_batch=8))

@@ -59,6 +59,12 @@ def household_program(task_type: str, mistakes=frozenset()) -> str:
         "        return entity.in_on is not None and self.name2type(entity.in_on) == target_type",
         "",
     ]
+    if task_type in TRANSFORM and "skip-transform" not in mistakes:
+        flag = TRANSFORM[task_type][2]
+        lines[-2:-1] = [
+            "        # an object put there without the treatment does not count: take it back",
+            "        return (entity.in_on is not None and self.name2type(entity.in_on) == "
+            f"target_type and bool(entity.{flag}))"]
     if two:
         lines += ["    done = [o for o in self.find_objects(objecttype) or [] if placed(o)]",
                   "    if len(done) >= 2:",

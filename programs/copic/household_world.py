@@ -137,6 +137,10 @@ class HouseholdWorld:
         resolve = getattr(self.env, "resolve", None)
         if not plan or resolve is None:
             return None
+        meta = getattr(self.env, "META_COMMANDS", ())
+        first = " ".join(plan[0].split()).lower()
+        if any(re.fullmatch(re.escape(m).replace(r"\{x\}", ".+"), first) for m in meta):
+            return None  # look, inventory, examine: they change nothing and cannot fail
         outcome = resolve(plan[0])
         return getattr(outcome, "message", None)
 

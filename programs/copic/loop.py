@@ -17,8 +17,10 @@ Choices the paper leaves open (``shared/specs/copic.md`` §4), written down here
   out twice in an episode is benched for the rest of it (a loop that never ends would
   otherwise cost its time limit at every step).
 - **Candidates**: identical plans are merged (the critic sees each distinct plan once, and every
-  program that proposed it is credited); an empty plan is the text "wait". With no candidate
-  the world's fallback plan runs.
+  program that proposed it is credited). An empty plan is a candidate ("wait") only where
+  waiting is a decision (``world.wait_is_a_plan``: SC2, where a program saves resources);
+  in the household a program with no command abstains, so the critic never prefers a short
+  "do nothing" over a program's real plan. With no candidate the world's fallback plan runs.
 - **World-model filter** (``world_model_filter=True``, pddlkit's addition): a candidate whose
   first action is impossible in the believed state (the world's symbolic model) is dropped
   before scoring, and counted as an avoided failure; when every candidate would fail, the
@@ -312,7 +314,7 @@ class Copic:
             errors += sum(p is None for p in proposals)
             by_text: dict[str, tuple[list[str], list[int]]] = {}
             for i, plan in enumerate(proposals):
-                if plan is not None:
+                if plan is not None and (plan or getattr(world, "wait_is_a_plan", False)):
                     by_text.setdefault(self._label(plan), (plan, []))[1].append(i)
             if self.config.world_model_filter:
                 for text, (plan, _) in list(by_text.items()):

@@ -78,6 +78,7 @@ class SC2World:
     entry = "planner"
     max_plan = MAX_PLAN
     trajectory_lines = 0   # the results show final counts, not step-by-step histories
+    wait_is_a_plan = True  # an empty plan saves resources: a choice among the others
 
     def __init__(self, difficulty: str = "easy", *, step_seconds: float = 10.0,
                  max_seconds: float = 660.0, task: Optional[dict] = None) -> None:
