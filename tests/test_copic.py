@@ -190,3 +190,17 @@ def test_cli_runs_copic_offline_and_explains_bad_input():
                          capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2
     assert "unknown difficulty 'impossible'" in bad.stderr and "Traceback" not in bad.stderr
+
+
+@pytest.mark.parametrize("task", ["pick", "heat"])
+def test_the_household_programs_play_real_alfworld(task, tmp_path_factory, monkeypatch):
+    from pddlkit.envs.alfworld_adapter import find_python
+    from pddlkit.programs.copic.runner import make_world
+
+    monkeypatch.setenv("PDDLKIT_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "cache"))
+    need_module("alfworld", "make alfworld", find_python)
+    copic, _ = _copic(make_world("alfworld", {"task": task}), [()])
+    with copic:
+        records = copic.evaluate(range(3))
+    assert success_rate(records) == 1.0, [r.trajectory[-2:] for r in records]
+    assert all("move " in " ".join(p for _, p in r.trajectory) for r in records)

@@ -76,13 +76,14 @@ def _items(text):
 
 
 class Agent:
-    def __init__(self, max_actions=5):
+    def __init__(self, max_actions=5, put_template="move {o} to {r}"):
         self.holding = None
         self.location = None
         self.seen_entitys = Entitys()
         self.order = []             # receptacles in the order the room listed them
         self.plan = []
         self.max_actions = max_actions
+        self.put_template = put_template   # both engines take "move X to Y"
 
     # -- belief from the episode so far -------------------------------------------------
     def _receptacle(self, name):
@@ -125,6 +126,9 @@ class Agent:
                 self._receptacle(item)
             return
         if text.startswith("Nothing happens") or "already" in text and "at the" not in text:
+            if text.startswith("Nothing happens") and command.startswith("go to "):
+                # ALFWorld cannot reach some places: explore no more of them
+                self._receptacle(command[len("go to "):]).checked = True
             return
         m = re.match(r"You arrive at (?:the )?(.+?)\.", text)
         if m:
@@ -248,7 +252,7 @@ class Agent:
     def put(self, object, receptacle):
         object, receptacle = getattr(object, "name", object), getattr(receptacle, "name",
                                                                       receptacle)
-        self._do(f"put {object} in {receptacle}")
+        self._do(self.put_template.format(o=object, r=receptacle))
         self.holding = None
         if self.seen_entitys[object] is not None:
             self._object(object, receptacle)
@@ -291,10 +295,11 @@ class Agent:
             self.seen_entitys[object].ison = True
 
 
-def propose(history, task_type, objecttype, receptacletype, max_actions=5):
+def propose(history, task_type, objecttype, receptacletype, max_actions=5,
+            put_template="move {o} to {r}"):
     """The plan of the task method ``task_type`` from the episode so far: ``history`` is a list
     of ``[command, observation]`` pairs, the first with command None."""
-    agent = Agent(max_actions)
+    agent = Agent(max_actions, put_template)
     for command, observation in history:
         agent.observe(command, observation)
     method = globals().get(task_type)

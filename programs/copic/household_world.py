@@ -87,8 +87,10 @@ class HouseholdWorld:
     max_plan = 5
     trajectory_lines = 12
 
-    def __init__(self, make_env: Callable[[], Any], *, budget: int = 50) -> None:
+    def __init__(self, make_env: Callable[[], Any], *, budget: int = 50,
+                 put_template: str = "move {o} to {r}") -> None:
         self.env = make_env()
+        self.put_template = put_template
         self.budget = budget
         self.history: list[list] = []
         self._task: tuple[str, str, str] = ("pick_and_place", "", "")
@@ -121,7 +123,7 @@ class HouseholdWorld:
     def program_args(self) -> dict:
         return {"history": self.history, "task_type": self._task[0],
                 "objecttype": self._task[1], "receptacletype": self._task[2],
-                "max_actions": self.max_plan}
+                "max_actions": self.max_plan, "put_template": self.put_template}
 
     def observation_text(self) -> str:
         command, observation = self.history[-1]
