@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Optional
 
 TASKS = ("drink", "open-box", "exp-level-3")
 SKILLS = ("move_to", "explore", "drink", "loot", "kick", "melee_attack", "pickup", "search",
@@ -455,10 +455,7 @@ class NetHackTask:
             self._key("s")
         return None
 
-    def _skill_rest(self, call: dict) -> Optional[str]:
-        for _ in range(5):
-            self._key("s")
-        return None
+    _skill_rest = _skill_search  # five turns in place: NetHack's "s" both searches and waits
 
     def _skill_eat(self, call: dict) -> Optional[str]:
         letter = str(call.get("item_letter", ""))
@@ -486,9 +483,9 @@ def task_seeds(task: str, count: int = 10, start: int = 0, limit: int = 400) -> 
             sd = env.obs["screen_descriptions"]
             names = {bytes(cell).rstrip(b"\0").decode("latin-1") for row in sd for cell in row}
             target = [n for n in names if any(w in n for w in words)]
-            if target and any(env.path_to((e["x"], e["y"])) is not None
-                              for e in env._things()[0] + env._things()[1]
-                              if any(w in e["name"] for w in words)):
+            features, objects, _ = env._things() if target else ([], [], [])
+            if any(env.path_to((e["x"], e["y"])) is not None for e in features + objects
+                   if any(w in e["name"] for w in words)):
                 seeds.append(seed)
             if len(seeds) == count:
                 break
@@ -517,4 +514,4 @@ def scripted_drink(env: NetHackTask) -> bool:
     return env.won
 
 
-__all__ = ["NetHackTask", "TASKS", "SKILLS", "task_seeds", "scripted_drink", "Any"]
+__all__ = ["NetHackTask", "TASKS", "SKILLS", "task_seeds", "scripted_drink"]

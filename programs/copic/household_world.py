@@ -94,7 +94,6 @@ class HouseholdWorld:
         self.budget = budget
         self.history: list[list] = []
         self._task: tuple[str, str, str] = ("pick_and_place", "", "")
-        self._failed_last = False
 
     @property
     def id(self) -> str:

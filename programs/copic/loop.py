@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import logging
 import random
-import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -422,8 +421,3 @@ class Copic:
 
 def success_rate(records: Sequence[EpisodeRecord]) -> float:
     return sum(r.won for r in records) / len(records) if records else 0.0
-
-
-def timed(fn: Callable[[], Any]) -> tuple[Any, float]:
-    start = time.perf_counter()
-    return fn(), time.perf_counter() - start

@@ -30,7 +30,7 @@ from pddlkit.envs.sc2_build import (DIFFICULTIES, MAX_PLAN, SC2Build, public_obs
                                     tech_problem)
 from pddlkit.envs.sc2_data import KINDS
 
-from .world import Executed, plan_text, programs_block, render
+from .world import Executed, programs_block, render
 
 PROMPTS = Path(__file__).resolve().parent.parent / "prompts" / "copic" / "sc2"
 
@@ -87,14 +87,12 @@ class SC2World:
         self.difficulty = difficulty
         self.budget = int(max_seconds // step_seconds)
         self._obs: dict = {}
-        self._seed: Optional[int] = None
 
     @property
     def id(self) -> str:
         return f"sc2-build-{self.difficulty}"
 
     def reset(self, seed: Optional[int]) -> None:
-        self._seed = seed
         self._obs, _ = self.env.reset(seed)
 
     @property
@@ -164,5 +162,3 @@ class SC2World:
                         programs=programs_block(programs), results=results)
         return self.init_prompt() + "\n\n" + evolve
 
-
-__all__ = ["SC2World", "believed_state", "tech_failure", "plan_text"]
