@@ -30,6 +30,11 @@ def _household(task_type):
     return HouseholdWorld(lambda: Household(receptacles=8, difficulty=task_type))
 
 
+def test_shaping_without_a_symbolic_model_is_refused_when_configured():
+    with pytest.raises(ValueError, match="potential.*use shaping=0"):
+        _copic(SC2World("easy"), [()], shaping=0.5)
+
+
 @pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
 def test_the_correct_sc2_program_completes_and_a_flawed_one_never_does(difficulty):
     for sets, expected in (([()], 1.0), ([("supply-spam", "no-fusioncore", "no-armory",

@@ -157,6 +157,10 @@ class Copic:
         self.config = config or CopicConfig()
         if critic is None and self.config.critic != "uniform":
             raise ValueError("a critic is needed unless critic='uniform'")
+        if self.config.shaping > 0 and not callable(getattr(world, "potential", None)):
+            raise ValueError(f"shaping={self.config.shaping} needs a world with a symbolic model "
+                             f"(a potential() method); {type(world).__name__} has none (its "
+                             f"reward is already dense): use shaping=0")
         self.critic = critic if self.config.critic != "uniform" else None
         self.trainer = None
         if self.critic is not None and self.config.critic == "ppo":
