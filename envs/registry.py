@@ -21,6 +21,7 @@ BUILTIN = {
     "alfworld": "pddlkit.envs.alfworld_adapter:ALFWorldEnv",
     "sc2-build": "pddlkit.envs.sc2_build:SC2Build",
     "nethack": "pddlkit.envs.nethack:NetHackTask",
+    "craft": "pddlkit.envs.craft:CraftWorld",
 }
 _RUNTIME: dict[str, Union[str, Callable[..., Any]]] = {}
 
