@@ -1,0 +1,86 @@
+"""Explainers: why a goal failed, in Listing 1's words ("Because mining cobblestone needs to
+use the tool wooden_pickaxe, but my inventory does not have wooden_pickaxe. So I need to craft
+wooden_pickaxe first.").
+
+:class:`SymbolicExplainer` is exact: the world's first false precondition of the failed goal's
+recipe (missing tool, too few of a material, the wrong kind of recipe, an unknown object), and,
+when the task cannot be finished from the current inventory at all, ``why_no_plan``'s sentence
+from the PDDL model. :class:`LLMExplainer` is seed 003's Listing 1 prompt (App. C.3) sent to an
+LLM; its answer's first line is the explanation. Both return plain text: the re-planner reads
+only what the explanation says.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from string import Template
+from typing import Mapping, Optional, Protocol
+
+from pddlkit.envs.craft import CraftFailure, inventory_text, plan_goals, recipes_for
+
+from .goals import Goal
+
+PROMPTS = Path(__file__).resolve().parent.parent / "prompts" / "deps"
+_GERUND = {"mine": "mining", "craft": "crafting", "smelt": "smelting"}
+
+
+class Explainer(Protocol):
+    name: str
+
+    def explain(self, goal: Goal, failure: Optional[CraftFailure],
+                inventory: Mapping[str, int], target: str) -> str: ...
+
+
+def _how(item: str) -> str:
+    options = recipes_for(item)
+    return f"{options[0].kind} {item}" if options else f"get {item}"
+
+
+class SymbolicExplainer:
+    """The first false precondition, from the world model (no LLM call)."""
+
+    name = "symbolic"
+
+    def explain(self, goal: Goal, failure: Optional[CraftFailure],
+                inventory: Mapping[str, int], target: str) -> str:
+        if failure is None:
+            return "Because the goal did not finish."
+        verb = f"{_GERUND.get(goal.kind, goal.kind)} {goal.item}"
+        if failure.code == "missing-tool":
+            text = (f"Because {verb} needs to use the tool {failure.missing}, but my inventory "
+                    f"does not have {failure.missing}. So I need to {_how(failure.missing)} "
+                    f"first.")
+        elif failure.code == "too-few":
+            text = (f"Because {verb} needs to have {failure.need} {failure.missing} in "
+                    f"inventory, but my inventory has {failure.have} {failure.missing}. So I "
+                    f"need to {_how(failure.missing)} first.")
+        elif failure.code == "wrong-kind":
+            text = f"Because {failure.message}."
+        else:
+            text = f"Because {failure.message}."
+        if failure.code in ("missing-tool", "too-few"):
+            plan = plan_goals({target: 1}, dict(inventory))
+            if plan.status == "unsolvable" and plan.explanation:
+                text += " Also, " + plan.explanation[0]
+        return text
+
+
+class LLMExplainer:
+    """Listing 1 (App. C.3) sent to ``llm``."""
+
+    name = "llm"
+
+    def __init__(self, llm, template: Optional[str] = None) -> None:
+        self.llm = llm
+        self.template = Template(template or (PROMPTS / "explainer.txt").read_text())
+
+    def prompt(self, goal: Goal, inventory: Mapping[str, int]) -> str:
+        held = inventory_text(inventory)
+        return self.template.safe_substitute(action=goal.call,
+                                             inventory="null" if held == "nothing" else held)
+
+    def explain(self, goal: Goal, failure: Optional[CraftFailure],
+                inventory: Mapping[str, int], target: str) -> str:
+        answer = self.llm.complete([{"role": "user", "content": self.prompt(goal, inventory)}],
+                                   stop=["###"]).text.strip()
+        return (answer.splitlines() or ["Because the action failed."])[0].strip()

@@ -1,0 +1,196 @@
+"""The DEPS loop (seed 003, Eq. 1): describe, explain, plan, select.
+
+One growing dialogue per task, as in App. G: the planner prompt with its two demonstrations, the
+question ("How to obtain 1 <item> in Minecraft step-by-step?"), the plan, then per failure a
+``Descriptor:`` line, an ``Explainer:`` line and ``User: Please fix the above errors and replan
+the task "obtain 1 <item>".``, answered by a ``RePlanner:`` plan from the current inventory. The
+new plan replaces the remaining goals.
+
+Choices where the paper is silent (see ``shared/specs/deps.md`` §4):
+
+- **Rounds.** ``max_rounds`` caps re-plans (Table 4: 0, 1, 3, 5, None for unlimited); unlimited
+  still stops at ``ROUND_LIMIT`` = 30 re-plans (the paper's bound is the LLM's context) or when
+  the world's action budget is spent.
+- **Failure.** A goal fails when its recipe cannot be applied (the world's first false
+  precondition). A plan whose goals all succeed without the target in the inventory fails on
+  its last step ("the plan ends without <item>").
+- **Unreadable plans.** Goal lines that cannot be parsed are described to the planner and count
+  as a round; readable goals of the same answer still run.
+- **Plan check** (``check_plan=True``, pddlkit's addition): every new plan is first run on a
+  copy of the world; the first goal that would fail is described and explained before any
+  action is spent (a round, with no actions).
+- **Selector** (``selector=`` exact | learned | order | random): see :mod:`.select`.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+from pddlkit.envs.craft import CraftFailure, CraftWorld
+
+from .describe import describe_check, describe_failure, describe_success, describe_unreadable
+from .explain import Explainer, SymbolicExplainer
+from .goals import Goal, parse_plan
+from .select import PREDICTORS, select
+
+PROMPTS = Path(__file__).resolve().parent.parent / "prompts" / "deps"
+ROUND_LIMIT = 30
+
+
+@dataclass
+class DepsConfig:
+    max_rounds: Optional[int] = None      # None: unlimited (up to ROUND_LIMIT)
+    selector: str = "order"               # exact | learned | order | random
+    sample: bool = True                   # selector: sample by softmax, or take the nearest
+    check_plan: bool = False
+    temperature: float = 0.0
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.max_rounds is not None and self.max_rounds < 0:
+            raise ValueError(f"max_rounds must be >= 0 or None, got {self.max_rounds}")
+        if self.selector not in PREDICTORS:
+            raise ValueError(f"selector must be one of {', '.join(PREDICTORS)}, got "
+                             f"{self.selector!r}")
+
+
+@dataclass
+class FailureRecord:
+    round: int
+    line: str
+    code: str                 # the world's failure code (or "unreadable", "incomplete")
+    missing: Optional[str]    # the precondition that was false
+    explanation: str
+    checked: bool = False     # found by the plan check, before acting
+
+    @property
+    def named(self) -> bool:
+        """Whether the explanation names the false precondition."""
+        return self.missing is not None and self.missing in self.explanation
+
+
+@dataclass
+class DepsEpisode:
+    task: str
+    group: str
+    won: bool
+    rounds: int               # re-plans
+    actions: int              # recipe applications spent
+    goals_run: int
+    failures: list[FailureRecord] = field(default_factory=list)
+    dialogue: str = ""
+    horizons: list = field(default_factory=list)   # (item, missing, actions) per goal run
+
+    def as_dict(self) -> dict:
+        return {"task": self.task, "group": self.group, "won": self.won, "rounds": self.rounds,
+                "actions": self.actions, "goals_run": self.goals_run,
+                "failures": [f.__dict__ for f in self.failures]}
+
+
+class Deps:
+    """``Deps(llm, explainer=SymbolicExplainer()).run(CraftWorld(task="stone_pickaxe"))``."""
+
+    def __init__(self, llm: Any, explainer: Optional[Explainer] = None,
+                 config: Optional[DepsConfig] = None, predictor: Any = None) -> None:
+        self.llm = llm
+        self.explainer = explainer or SymbolicExplainer()
+        self.config = config or DepsConfig()
+        self.predictor = predictor or PREDICTORS[self.config.selector]()
+        self.rng = random.Random(self.config.seed)
+        self.opening = (PROMPTS / "planner.txt").read_text().rstrip("\n")
+
+    def _ask(self, dialogue: list[str], label: str) -> str:
+        answer = self.llm.complete([{"role": "user", "content": "\n".join(dialogue)
+                                     + f"\n{label}:"}],
+                                   temperature=self.config.temperature, stop=["Descriptor:",
+                                                                              "User:"]).text
+        dialogue.append(f"{label}: {answer.strip()}")
+        return answer
+
+    def run(self, world: CraftWorld, seed: Optional[int] = None) -> DepsEpisode:
+        world.reset(seed)
+        item = world.target
+        dialogue = [self.opening, "==========",
+                    f"User: How to obtain 1 {item} in Minecraft step-by-step?"]
+        cap = ROUND_LIMIT if self.config.max_rounds is None else self.config.max_rounds
+        rounds, goals_run = 0, 0
+        failures: list[FailureRecord] = []
+        horizons: list = []
+        answer = self._ask(dialogue, "Planner")
+        while True:
+            parsed = parse_plan(answer)
+            goals = list(parsed.goals)
+            problem: Optional[tuple[str, Optional[Goal], Optional[CraftFailure], bool]] = None
+            if parsed.errors:
+                problem = (describe_unreadable(parsed.errors), None, None, False)
+            elif self.config.check_plan:
+                problem = self._check(world, goals)
+            if problem is None:
+                problem, ran = self._execute(world, goals, horizons)
+                goals_run += ran
+            if world.won:
+                dialogue.append(f"Descriptor: {problem[0]}" if problem else "")
+                break
+            text, goal, failure, checked = problem
+            dialogue.append(f"Descriptor: {text}")
+            if goal is not None:
+                explanation = self.explainer.explain(goal, failure, world.inventory, item)
+            else:
+                explanation = "Because some lines of the plan are not goals I can run."
+            dialogue.append(f"Explainer: {explanation}")
+            failures.append(FailureRecord(rounds, goal.call if goal else "",
+                                          failure.code if failure else "unreadable",
+                                          failure.missing if failure else None, explanation,
+                                          checked))
+            if rounds >= cap or world.actions >= world.max_actions:
+                break
+            dialogue.append(f'User: Please fix the above errors and replan the task "obtain 1 '
+                            f'{item}".')
+            rounds += 1
+            answer = self._ask(dialogue, "RePlanner")
+        return DepsEpisode(item, world.current.group, world.won, rounds, world.actions,
+                           goals_run, failures, "\n".join(x for x in dialogue if x), horizons)
+
+    def _check(self, world: CraftWorld, goals: list[Goal]):
+        trial = copy.deepcopy(world)
+        for step, g in enumerate(goals, 1):
+            outcome = trial.run_goal(g.kind, g.item, g.count)
+            if not outcome.ok:
+                return (describe_check(step, g.call, world.inventory), g, outcome.failure, True)
+        if not trial.won:
+            last = goals[-1] if goals else None
+            return (describe_check(len(goals), last.call if last else "", world.inventory),
+                    last, _incomplete(item=world.target), True)
+        return None
+
+    def _execute(self, world: CraftWorld, goals: list[Goal], horizons: list):
+        """Run the goals (the selector picks the order); (problem or None, goals run)."""
+        numbered = list(enumerate(goals, 1))
+        done: list[int] = []
+        ran = 0
+        while numbered and not world.won:
+            pick = select([g for _, g in numbered], world.inventory, self.predictor, self.rng,
+                          self.config.sample)
+            step, g = numbered.pop(pick)
+            before, missing = world.actions, max(0, g.count - world.inventory.get(g.item, 0))
+            outcome = world.run_goal(g.kind, g.item, g.count)
+            ran += 1
+            if not outcome.ok:
+                return (describe_failure(done, step, g.call, world.inventory), g,
+                        outcome.failure, False), ran
+            horizons.append((g.item, missing, world.actions - before))
+            done.append(step)
+        if world.won:
+            return (describe_success(done), None, None, False), ran
+        last = goals[-1] if goals else Goal("craft", world.target, 1)
+        return (describe_failure(done[:-1], done[-1] if done else 1, last.call,
+                                 world.inventory), last, _incomplete(world.target), False), ran
+
+
+def _incomplete(item: str) -> CraftFailure:
+    return CraftFailure("incomplete", f"the plan ends without {item} in my inventory",
+                        missing=item)
