@@ -1,0 +1,103 @@
+"""Run DEPS on the crafting world's tasks: ``run_deps(tasks=["MT2"], llm="standin")``.
+
+``llm``: ``"standin"`` or ``"standin:<error rate>"`` (a fresh :class:`~.standin.StandinDeps`
+per episode, its recipe mistakes drawn from the episode's seed and the task), or any LLM spec
+(``openai:gpt-4o-mini``, ``hf:gemma-3-270m``, ``replay:run.jsonl``) or LLM object. The
+explainer is ``"symbolic"`` (the world model's) or ``"llm"`` (Listing 1 sent to the same LLM).
+Token and dollar costs go to one ledger, per episode (named ``<task>#<seed>``).
+"""
+
+from __future__ import annotations
+
+import time
+import zlib
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional, Sequence
+
+from pddlkit.envs.craft import CraftWorld, DEFAULT_MAX_ACTIONS, task as find_task, tasks
+
+from .explain import LLMExplainer, SymbolicExplainer
+from .loop import Deps, DepsConfig, DepsEpisode
+from .standin import StandinDeps
+
+EXPLAINERS = ("symbolic", "llm")
+
+
+def select_tasks(names: Optional[Sequence[str]] = None) -> list:
+    """Tasks by object name or group (``MT1`` .. ``MT8``); all 69 when empty."""
+    if not names:
+        return list(tasks())
+    out = []
+    groups = {t.group for t in tasks()}
+    for name in names:
+        if name.upper() in groups:
+            out += [t for t in tasks() if t.group == name.upper()]
+        else:
+            out.append(find_task(name))   # ValueError naming the closest object
+    return out
+
+
+@dataclass
+class DepsOutcome:
+    episodes: list[DepsEpisode] = field(default_factory=list)
+    seconds: float = 0.0
+    ledger: Any = None
+
+    def rate(self, group: Optional[str] = None) -> float:
+        eps = [e for e in self.episodes if group is None or e.group == group]
+        return sum(e.won for e in eps) / len(eps) if eps else 0.0
+
+    def by_group(self) -> dict[str, float]:
+        return {g: self.rate(g) for g in sorted({e.group for e in self.episodes})}
+
+    def metrics(self) -> dict:
+        eps = self.episodes
+        failures = [f for e in eps for f in e.failures if f.code not in ("unreadable",)]
+        usage = self.ledger.run if self.ledger is not None else None
+        return {"success": self.rate(), "by_group": self.by_group(), "episodes": len(eps),
+                "rounds": sum(e.rounds for e in eps) / max(1, len(eps)),
+                "actions": sum(e.actions for e in eps),
+                "steps": sum(e.actions for e in eps) / max(1, len(eps)),
+                "failures": len(failures),
+                "explained": sum(f.named for f in failures),
+                "checked": sum(f.checked for f in failures),
+                "llm_calls": usage.calls if usage else 0,
+                "llm_tokens": usage.total_tokens if usage else 0,
+                "cost_usd": usage.cost_usd if usage else 0.0,
+                "seconds": self.seconds}
+
+
+def run_deps(tasks_or_groups: Optional[Sequence[str]] = None, llm: Any = "standin", *,
+             episodes: int = 1, seed: int = 0, config: Optional[DepsConfig] = None,
+             explainer: str = "symbolic", max_actions: int = DEFAULT_MAX_ACTIONS,
+             on_episode: Optional[Callable[[DepsEpisode], None]] = None) -> DepsOutcome:
+    from pddlkit.llm import UsageLedger, load_llm
+
+    if explainer not in EXPLAINERS:
+        raise ValueError(f"explainer must be one of {', '.join(EXPLAINERS)}, got {explainer!r}")
+    chosen = select_tasks(tasks_or_groups)
+    config = config or DepsConfig()
+    ledger = UsageLedger()
+    standin_rate = None
+    if isinstance(llm, str) and llm.split(":")[0] == "standin":
+        standin_rate = float(llm.split(":", 1)[1]) if ":" in llm else 0.3
+        shared = None
+    else:
+        shared = load_llm(llm, ledger=ledger) if isinstance(llm, str) else llm
+        ledger = getattr(shared, "ledger", ledger)
+    outcome = DepsOutcome(ledger=ledger)
+    start = time.monotonic()
+    for t in chosen:
+        for k in range(episodes):
+            s = seed + k
+            model = shared or StandinDeps(seed=s * 1009 + zlib.crc32(t.item.encode()) % 1000,
+                                          error_rate=standin_rate).llm(ledger)
+            explain = SymbolicExplainer() if explainer == "symbolic" else LLMExplainer(model)
+            deps = Deps(model, explain, DepsConfig(**{**config.__dict__, "seed": s}))
+            with ledger.episode(f"{t.item}#{s}"):
+                episode = deps.run(CraftWorld(task=t.item, max_actions=max_actions), seed=s)
+            outcome.episodes.append(episode)
+            if on_episode:
+                on_episode(episode)
+    outcome.seconds = time.monotonic() - start
+    return outcome
