@@ -54,8 +54,13 @@ class SymbolicExplainer:
             text = (f"Because {verb} needs to have {failure.need} {failure.missing} in "
                     f"inventory, but my inventory has {failure.have} {failure.missing}. So I "
                     f"need to {_how(failure.missing)} first.")
-        elif failure.code == "wrong-kind":
-            text = f"Because {failure.message}."
+        elif failure.code == "unstated-tool":
+            text = (f"Because {verb} needs to use the tool {failure.missing}, but the plan does "
+                    f"not use {failure.missing}.")
+        elif failure.code == "understated":
+            text = (f"Because {verb} needs to have {failure.need} {failure.missing} in "
+                    f"inventory for each {failure.recipe.count} {goal.item}, but the plan gives "
+                    f"less {failure.missing}.")
         else:
             text = f"Because {failure.message}."
         if failure.code in ("missing-tool", "too-few"):

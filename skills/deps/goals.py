@@ -10,7 +10,8 @@ recipe, so a wrong belief shows up as a failure, not as a parse error.
 Lines that are not goals (``def ...:``, ``return ...``, prose) are skipped. A line that calls
 mine/craft/smelt but cannot be read becomes a :class:`PlanLineError` (line number, text, what is
 wrong, how to write it): the loop feeds these back to the LLM and never crashes on them. The
-PDF's curly quotes are read as ASCII quotes, ``null``/``None`` as no tool.
+PDF's curly quotes are read as ASCII quotes (and a name missing its opening quote, as the PDF
+prints ``stick':1``, gets it back), ``null``/``None`` as no tool.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from typing import Optional
 KINDS = ("mine", "craft", "smelt")
 EXAMPLE = "craft({'planks':4}, {'log':1}, null);"
 _CALL = re.compile(r"^\s*(?:\d+[.:)]\s*)?(mine|craft|smelt)\s*\((.*)\)\s*;?\s*$")
+#: a name with a closing quote and no opening one (``stick':1``, as the paper prints it)
+_OPENING = re.compile(r"(^|[{,(\s])([A-Za-z_]\w*)'(?=\s*[:,)}])")
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
 
 
@@ -78,7 +81,7 @@ def parse_plan(text: str) -> ParsedPlan:
     """The goals of a plan the LLM wrote, and an error per goal line it could not read."""
     plan = ParsedPlan()
     for number, raw in enumerate(text.translate(_QUOTES).splitlines(), 1):
-        line = raw.split("#", 1)[0].strip()
+        line = _OPENING.sub(r"\1'\2'", raw.split("#", 1)[0].strip())
         m = _CALL.match(line)
         if not m:
             if re.match(r"^\s*(mine|craft|smelt)\b", line):

@@ -14,17 +14,17 @@ Choices where the paper is silent (see ``shared/specs/deps.md`` §4):
 - **Failure.** A goal fails when its recipe cannot be applied (the world's first false
   precondition). A plan whose goals all succeed without the target in the inventory fails on
   its last step ("the plan ends without <item>").
-- **Unreadable plans.** Goal lines that cannot be parsed are described to the planner and count
-  as a round; readable goals of the same answer still run.
-- **Plan check** (``check_plan=True``, pddlkit's addition): every new plan is first run on a
-  copy of the world; the first goal that would fail is described and explained before any
-  action is spent (a round, with no actions).
+- **Unreadable plans.** An answer with goal lines that cannot be parsed is not run: the lines
+  and what is wrong with them are described to the planner, and the answer counts as a round.
+- **Plan check** (``check_plan=True``, pddlkit's addition, :mod:`.check`): every new plan is
+  first run on a copy of the world and its stated recipes compared with the model's; the first
+  goal that would fail is described and explained before any action is spent (a round, with no
+  actions).
 - **Selector** (``selector=`` exact | learned | order | random): see :mod:`.select`.
 """
 
 from __future__ import annotations
 
-import copy
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +34,7 @@ from pddlkit.envs.craft import CraftFailure, CraftWorld
 
 from .describe import describe_check, describe_failure, describe_success, describe_unreadable
 from .explain import Explainer, SymbolicExplainer
+from .check import check_plan
 from .goals import Goal, parse_plan
 from .select import PREDICTORS, select
 
@@ -156,16 +157,11 @@ class Deps:
                            goals_run, failures, "\n".join(x for x in dialogue if x), horizons)
 
     def _check(self, world: CraftWorld, goals: list[Goal]):
-        trial = copy.deepcopy(world)
-        for step, g in enumerate(goals, 1):
-            outcome = trial.run_goal(g.kind, g.item, g.count)
-            if not outcome.ok:
-                return (describe_check(step, g.call, world.inventory), g, outcome.failure, True)
-        if not trial.won:
-            last = goals[-1] if goals else None
-            return (describe_check(len(goals), last.call if last else "", world.inventory),
-                    last, _incomplete(item=world.target), True)
-        return None
+        found = check_plan(world, goals)
+        if found is None:
+            return None
+        step, goal, failure = found
+        return describe_check(step, goal.call, world.inventory), goal, failure, True
 
     def _execute(self, world: CraftWorld, goals: list[Goal], horizons: list):
         """Run the goals (the selector picks the order); (problem or None, goals run)."""

@@ -7,7 +7,8 @@ App. H dialogue: it forgets a tool (``no-tool``: "diamond needs an iron_pickaxe"
 (``no-station``: "the furnace needs a crafting_table"), a material (``no-material``: "no
 stick"), or believes too small an amount (``fewer``: "2 < 3 cobblestone"). The planner expands
 the target recursively from the current inventory with what it believes and writes App. G's
-code format, counts being what the inventory should hold after each goal.
+code format, counts being what the inventory should hold after each goal and materials the
+goal's totals ("craft 12 planks from 3 log").
 
 Repair. The planner changes a belief only when an explanation in the dialogue names it, in
 Listing 1's words: "<gerund> <item> needs to use the tool <tool>", "... needs to have <n>
@@ -125,12 +126,16 @@ class RecipeBelief:
             apps = math.ceil((n - sim.get(item, 0)) / r.count)
             if r.tool:
                 obtain(r.tool, 1, depth + 1)
-            for material, k in r.materials:
-                obtain(material, apps * k, depth + 1)
+            for _ in range(3):   # making one material can use up another: top up again
+                for material, k in r.materials:
+                    obtain(material, apps * k, depth + 1)
+                if all(sim.get(m, 0) >= apps * k for m, k in r.materials):
+                    break
             for material, k in r.materials:
                 sim[material] = sim.get(material, 0) - apps * k
             sim[item] = sim.get(item, 0) + apps * r.count
-            goals.append(Goal(r.kind, item, sim[item], r.materials, r.tool))
+            goals.append(Goal(r.kind, item, sim[item],
+                              tuple((m, apps * k) for m, k in r.materials), r.tool))
 
         obtain(target, 1)
         return goals

@@ -1,0 +1,172 @@
+"""DEPS offline on the crafting world: the paper's plan format and demonstration, the symbolic
+explainer, re-planning caps (Table 4's shape), the selector and the plan check."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+
+from pddlkit.envs.craft import CraftWorld
+from pddlkit.llm import ScriptedLLM, UsageLedger
+from pddlkit.skills.deps import (
+    Deps, DepsConfig, LLMExplainer, StandinDeps, SymbolicExplainer, parse_plan,
+)
+from pddlkit.skills.deps.goals import Goal
+from pddlkit.skills.deps.runner import run_deps
+from pddlkit.skills.deps.select import ExactHorizon, LearnedHorizon, candidates, select
+
+# seed 003, App. G.1.1: the stone_sword demonstration's three answers, as printed (curly quotes,
+# missing opening quotes and all)
+DEMO = [
+    """The code for obtaining stone_sword is as follows:
+def obtain_1_stone_sword(inventory = {}):
+mine({\u2019log\u2019:3}, null); # step 1: mine 3 log without tool
+craft({\u2019planks\u2019:12}, {\u2019log\u2019:3}, null); # step 2: craft 12 planks from 3 log
+craft({\u2019stick\u2019:4}, {\u2019planks\u2019:2}, null); # step 3: craft 4 stick from 2 planks
+mine({\u2019cobblestone\u2019:2}, null); # step 4: mine 2 cobblestone without tool
+craft({\u2019stone_sword\u2019:1}, {\u2019cobblestone\u2019:2, stick\u2019:1}, crafting_table\u2019); # step 5
+return stone_sword""",
+    """def obtain_1_stone_sword(inventory = {\u2019planks\u2019:10, stick\u2019:4}):
+craft({\u2019wooden_pickaxe\u2019:1}, {\u2019planks\u2019:3, stick\u2019:2}, crafting_table\u2019); # step 1
+mine({\u2019cobblestone\u2019:2}, wooden_pickaxe\u2019); # step 2
+craft({\u2019stone_sword\u2019:1}, {\u2019cobblestone\u2019:2, stick\u2019:1}, crafting_table\u2019); # step 3
+return stone_sword""",
+    """def obtain_1_stone_sword(inventory = {\u2019planks\u2019:10, stick\u2019:4}):
+craft({\u2019crafting_table\u2019:1}, {\u2019planks\u2019:4}, null); # step 1
+craft({\u2019wooden_pickaxe\u2019:1}, {\u2019planks\u2019:3, stick\u2019:2}, crafting_table\u2019); # step 2
+mine({\u2019cobblestone\u2019:2}, wooden_pickaxe\u2019); # step 3
+craft({\u2019stone_sword\u2019:1}, {\u2019cobblestone\u2019:2, stick\u2019:2}, crafting_table\u2019); # step 4
+return stone_sword""",
+]
+
+
+def _replay(answers):
+    return ScriptedLLM(list(answers), model="replay-deps", ledger=UsageLedger())
+
+
+def test_the_papers_goal_lines_parse_and_unreadable_lines_are_errors_not_crashes():
+    plan = parse_plan(DEMO[0])
+    assert [(g.kind, g.item, g.count) for g in plan.goals] == [
+        ("mine", "log", 3), ("craft", "planks", 12), ("craft", "stick", 4),
+        ("mine", "cobblestone", 2), ("craft", "stone_sword", 1)]
+    assert plan.goals[4].materials == (("cobblestone", 2), ("stick", 1))
+    assert plan.goals[4].tool == "crafting_table" and not plan.errors
+    keyword = parse_plan('mine(obj={"log":3}, tool=None)\ncraft(obj={"planks":4}, '
+                         'materials={"log":1}, tool=None)')
+    assert [(g.kind, g.item, g.count) for g in keyword.goals] == [("mine", "log", 3),
+                                                                  ("craft", "planks", 4)]
+    bad = parse_plan("mine({'log':3}, null);\ncraft({'planks':}, {'log':1}, null);\n"
+                     "craft({'stick':0}, {'planks':2}, null);\nsmelt({'iron_ingot':1}")
+    assert len(bad.goals) == 1 and [e.line for e in bad.errors] == [2, 3, 4]
+    assert "craft({'planks':4}, {'log':1}, null);" in str(bad.errors[0])
+    assert "at least 1" in bad.errors[1].message and "not closed" in bad.errors[2].message
+    assert parse_plan("I do not know.").errors[0].message == "the answer has no goal line"
+
+
+def test_the_stone_sword_demonstration_replays_with_the_symbolic_explainer():
+    episode = Deps(_replay(DEMO)).run(CraftWorld(task="stone_sword"))
+    assert episode.won and episode.rounds == 2
+    assert [(f.code, f.missing) for f in episode.failures] == [
+        ("missing-tool", "wooden_pickaxe"), ("missing-tool", "crafting_table")]
+    assert all(f.named for f in episode.failures)
+    assert 'I succeed on step 1, 2, 3, but I fail on step 4 "mine({\'cobblestone\':2}, null);"' \
+           ". My inventory now has 10 planks, 4 stick." in episode.dialogue
+    assert "Explainer: Because mining cobblestone needs to use the tool wooden_pickaxe" \
+        in episode.dialogue
+    assert 'User: Please fix the above errors and replan the task "obtain 1 stone_sword".' \
+        in episode.dialogue
+
+
+def test_an_unreadable_answer_is_fed_back_and_the_next_one_runs():
+    llm = _replay(["I am not sure how to do that.",
+                   "mine({'log':1}, null);\ncraft({'planks':4}, {'log':1}, null);"])
+    episode = Deps(llm).run(CraftWorld(task="planks"))
+    assert episode.won and episode.rounds == 1 and episode.failures[0].code == "unreadable"
+    assert "I cannot read the plan: line 0" in episode.dialogue
+
+
+def test_success_rises_with_the_replanning_cap():
+    rates = [run_deps(["MT2", "MT4", "MT6"], "standin:0.4", episodes=2,
+                      config=DepsConfig(max_rounds=cap)).rate() for cap in (0, 1, 3, None)]
+    assert rates == sorted(rates) and rates[-1] > rates[0] + 0.3, rates
+
+
+def test_the_symbolic_explainer_names_the_false_precondition_in_every_failure():
+    outcome = run_deps(["MT2", "MT5", "MT7"], "standin:0.5", episodes=2)
+    failures = [f for e in outcome.episodes for f in e.failures]
+    assert len(failures) > 10 and all(f.named for f in failures), [
+        f.explanation for f in failures if not f.named]
+    loose = run_deps(["MT2", "MT5", "MT7"], "standin:0.5", episodes=2, explainer="llm")
+    assert loose.rate() < outcome.rate()   # the stand-in LLM explainer is vaguer
+
+
+def test_the_llm_explainer_sends_listing_1():
+    seen = []
+
+    def answer(messages):
+        seen.append(messages[-1]["content"])
+        return "Because mining cobblestone needs to use the tool wooden_pickaxe.\n###"
+
+    text = LLMExplainer(ScriptedLLM(answer, ledger=UsageLedger())).explain(
+        Goal("mine", "cobblestone", 2, (), None, "mine({'cobblestone':2}, null);"), None,
+        {"planks": 10}, "stone_sword")
+    assert text == "Because mining cobblestone needs to use the tool wooden_pickaxe."
+    assert seen[0].startswith("Here are some actions that the agent fails to perform")
+    assert seen[0].endswith("Failed Action: mine({'cobblestone':2}, null);\n"
+                            "Current Inventory: 10 planks\nExplanation:\n")
+
+
+def test_the_exact_horizon_selects_the_shorter_of_two_order_free_goals():
+    goals = [Goal("mine", "wool", 3), Goal("mine", "log", 1), Goal("craft", "planks", 4)]
+    assert candidates(goals, {}) == [0, 1]   # planks needs the log made before it
+    assert select(goals, {}, ExactHorizon(), random.Random(0), sample=False) == 1
+    picks = [select(goals, {}, ExactHorizon(), random.Random(s)) for s in range(300)]
+    assert 0.8 < picks.count(1) / 300 < 0.95   # softmax(-h): e^-1 / (e^-1 + e^-3) = 0.88
+
+
+def test_the_learned_horizon_is_fitted_on_recorded_trajectories():
+    outcome = run_deps(["MT1", "MT2"], "standin:0.0", episodes=1)
+    records = [h for e in outcome.episodes for h in e.horizons]
+    model = LearnedHorizon().fit(records)
+    assert abs(model.horizon(Goal("mine", "log", 5), {"log": 1}) - 4) < 1e-6
+    assert abs(model.horizon(Goal("craft", "planks", 8), {}) - 2) < 1e-6
+    with_model = run_deps(["MT2"], "standin:0.3", config=DepsConfig(selector="learned"))
+    assert with_model.rate() > 0
+
+
+def test_the_plan_check_explains_failures_before_acting():
+    plain = run_deps(["MT2", "MT6"], "standin:0.4", episodes=2)
+    checked = run_deps(["MT2", "MT6"], "standin:0.4", episodes=2,
+                       config=DepsConfig(check_plan=True))
+    failures = [f for e in checked.episodes for f in e.failures]
+    assert failures and all(f.checked and f.named for f in failures)
+    assert checked.rate() >= plain.rate()
+    # a failure found while acting comes after the actions of the goals before it
+    acted = [f for e in plain.episodes for f in e.failures]
+    assert acted and not any(f.checked for f in acted)
+
+
+def test_the_standin_fixes_only_what_an_explanation_names():
+    llm = StandinDeps(seed=3, error_rate=1.0)
+    wrong = dict(llm.planner.mistakes)
+    assert wrong   # every object it can get wrong, it does
+    assert llm.planner.learn("Because the action failed. So I need to try again.") == []
+    assert llm.planner.learn("Because mining iron_ore needs to use the tool stone_pickaxe, but "
+                             "my inventory does not have stone_pickaxe.") in ([], ["iron_ore"])
+    assert llm.planner.beliefs["iron_ore"].tool == "stone_pickaxe"
+
+
+def test_cli_runs_deps_offline_and_explains_bad_input():
+    run = [sys.executable, "-m", "pddlkit.cli", "run", "--agent", "deps", "--env", "craft"]
+    ok = subprocess.run(run + ["--task", "MT2", "--replan-rounds", "3", "--json"],
+                        capture_output=True, text=True, timeout=300)
+    assert ok.returncode == 0, ok.stderr
+    metrics = json.loads(ok.stdout)
+    assert metrics["episodes"] == 12 and set(metrics["by_group"]) == {"MT2"}
+    assert metrics["llm_calls"] >= 12 and metrics["explained"] == metrics["failures"]
+    bad = subprocess.run(run + ["--task", "stone_pikaxe"], capture_output=True, text=True,
+                         timeout=120)
+    assert bad.returncode == 2 and "did you mean 'stone_pickaxe'" in bad.stderr
+    assert "Traceback" not in bad.stderr
