@@ -11,7 +11,7 @@ import sys
 from pddlkit.envs.craft import CraftWorld
 from pddlkit.llm import ScriptedLLM, UsageLedger
 from pddlkit.skills.deps import (
-    Deps, DepsConfig, LLMExplainer, StandinDeps, SymbolicExplainer, parse_plan,
+    Deps, DepsConfig, LLMExplainer, StandinDeps, parse_plan,
 )
 from pddlkit.skills.deps.goals import Goal
 from pddlkit.skills.deps.runner import run_deps
@@ -19,27 +19,27 @@ from pddlkit.skills.deps.select import ExactHorizon, LearnedHorizon, candidates,
 
 # seed 003, App. G.1.1: the stone_sword demonstration's three answers, as printed (curly quotes,
 # missing opening quotes and all)
-DEMO = [
+DEMO = [answer.replace("`", "\u2019") for answer in [
     """The code for obtaining stone_sword is as follows:
 def obtain_1_stone_sword(inventory = {}):
-mine({\u2019log\u2019:3}, null); # step 1: mine 3 log without tool
-craft({\u2019planks\u2019:12}, {\u2019log\u2019:3}, null); # step 2: craft 12 planks from 3 log
-craft({\u2019stick\u2019:4}, {\u2019planks\u2019:2}, null); # step 3: craft 4 stick from 2 planks
-mine({\u2019cobblestone\u2019:2}, null); # step 4: mine 2 cobblestone without tool
-craft({\u2019stone_sword\u2019:1}, {\u2019cobblestone\u2019:2, stick\u2019:1}, crafting_table\u2019); # step 5
+mine({`log`:3}, null); # step 1: mine 3 log without tool
+craft({`planks`:12}, {`log`:3}, null); # step 2: craft 12 planks from 3 log
+craft({`stick`:4}, {`planks`:2}, null); # step 3: craft 4 stick from 2 planks
+mine({`cobblestone`:2}, null); # step 4: mine 2 cobblestone without tool
+craft({`stone_sword`:1}, {`cobblestone`:2, stick`:1}, crafting_table`); # step 5
 return stone_sword""",
-    """def obtain_1_stone_sword(inventory = {\u2019planks\u2019:10, stick\u2019:4}):
-craft({\u2019wooden_pickaxe\u2019:1}, {\u2019planks\u2019:3, stick\u2019:2}, crafting_table\u2019); # step 1
-mine({\u2019cobblestone\u2019:2}, wooden_pickaxe\u2019); # step 2
-craft({\u2019stone_sword\u2019:1}, {\u2019cobblestone\u2019:2, stick\u2019:1}, crafting_table\u2019); # step 3
+    """def obtain_1_stone_sword(inventory = {`planks`:10, stick`:4}):
+craft({`wooden_pickaxe`:1}, {`planks`:3, stick`:2}, crafting_table`); # step 1
+mine({`cobblestone`:2}, wooden_pickaxe`); # step 2
+craft({`stone_sword`:1}, {`cobblestone`:2, stick`:1}, crafting_table`); # step 3
 return stone_sword""",
-    """def obtain_1_stone_sword(inventory = {\u2019planks\u2019:10, stick\u2019:4}):
-craft({\u2019crafting_table\u2019:1}, {\u2019planks\u2019:4}, null); # step 1
-craft({\u2019wooden_pickaxe\u2019:1}, {\u2019planks\u2019:3, stick\u2019:2}, crafting_table\u2019); # step 2
-mine({\u2019cobblestone\u2019:2}, wooden_pickaxe\u2019); # step 3
-craft({\u2019stone_sword\u2019:1}, {\u2019cobblestone\u2019:2, stick\u2019:2}, crafting_table\u2019); # step 4
+    """def obtain_1_stone_sword(inventory = {`planks`:10, stick`:4}):
+craft({`crafting_table`:1}, {`planks`:4}, null); # step 1
+craft({`wooden_pickaxe`:1}, {`planks`:3, stick`:2}, crafting_table`); # step 2
+mine({`cobblestone`:2}, wooden_pickaxe`); # step 3
+craft({`stone_sword`:1}, {`cobblestone`:2, stick`:2}, crafting_table`); # step 4
 return stone_sword""",
-]
+]]
 
 
 def _replay(answers):
