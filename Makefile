@@ -26,7 +26,7 @@ install: $(STAMP)
 # and Ray executor.
 $(TEST_STAMP): $(STAMP)
 	$(PY) -m pip install -q torch==2.13.0
-	$(PY) -m pip install -q -e '.[test,hf,critic,textworld,bench,ray,minigrid,nethack]'
+	$(PY) -m pip install -q -e '.[test,hf,critic,textworld,bench,ray,minigrid,nethack,crafter]'
 	touch $(TEST_STAMP)
 
 $(ALFWORLD_STAMP):
