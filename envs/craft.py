@@ -203,6 +203,23 @@ class CraftWorld:
     def target(self) -> str:
         return self.current.item
 
+    @property
+    def group(self) -> str:
+        return self.current.group
+
+    @staticmethod
+    def how(item: str) -> str:
+        """How one gets ``item`` ("mine log", "craft planks"), for explanations."""
+        options = recipes_for(item)
+        return f"{options[0].kind} {item}" if options else f"get {item}"
+
+    def no_plan(self) -> Optional[str]:
+        """Why the target cannot be made from the current inventory, or None."""
+        plan = plan_goals({self.target: 1}, dict(self.inventory))
+        if plan.status == "unsolvable":
+            return plan.explanation[0] if plan.explanation else "no plan exists"
+        return None
+
     def reset(self, seed: Optional[int] = None) -> tuple[str, dict]:
         if self.fixed_task is None:
             self.current = random.Random(seed).choice(tasks())

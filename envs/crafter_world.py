@@ -120,6 +120,25 @@ class CrafterWorld:
         self._act("noop")
         return self.describe(), self.info
 
+    def admissible_commands(self) -> list[str]:
+        return list(self.constants.actions)
+
+    def step(self, command: str):
+        """One of Crafter's 17 actions by name ("move_left", "do", "make_wood_pickaxe")."""
+        from .api import Step, info_dict
+
+        if command not in self.constants.actions:
+            return Step(f"Unknown action {command!r}; use one of "
+                        f"{', '.join(self.constants.actions)}.", 0.0, False, False,
+                        info_dict(won=self.won, admissible=self.admissible_commands,
+                                  error="unknown-command", steps=self.steps))
+        before = set(self.achievements)
+        self._act(command)
+        reward = float(len(self.achievements - before))
+        return Step(self.describe(), reward, self.dead or self.won, self.steps >= self.length,
+                    info_dict(won=self.won, admissible=self.admissible_commands, error=None,
+                              steps=self.steps, achievements=sorted(self.achievements)))
+
     def _act(self, action: str) -> None:
         index = self.constants.actions.index(action)
         _, _, done, self.info = self.env.step(index)
@@ -128,6 +147,29 @@ class CrafterWorld:
             self.facing = MOVES[action]
         if self.info["inventory"]["health"] <= 0:
             self.dead = True
+
+    # -- what the DEPS loop reads (as of the crafting world) -------------------------------
+    group = "crafter"
+
+    @property
+    def task(self) -> str:
+        return f"Obtain 1 {self.target}."
+
+    @property
+    def actions(self) -> int:
+        return self.steps
+
+    @property
+    def max_actions(self) -> int:
+        return self.length
+
+    def how(self, item: str) -> str:
+        """How one gets ``item`` ("collect wood", "place table", "make wood_pickaxe")."""
+        if item in self.constants.place:
+            return f"place {item}"
+        if item in self.constants.make:
+            return f"make {item}"
+        return f"collect {item}"
 
     @property
     def inventory(self) -> dict[str, int]:
@@ -400,6 +442,30 @@ def _unknown(item: str, kind: str, known) -> CraftFailure:
     hint = f"; did you mean '{close[0]}'?" if close else ""
     return CraftFailure("unknown-item", f"there is no {kind} goal for '{item}' in Crafter{hint}",
                         missing=item)
+
+
+def recipes() -> list:
+    """Crafter's ``data.yaml`` as the crafting world's :class:`~.craft.Recipe` rows, for planners
+    that reason over recipes (DEPS's stand-in). ``mine`` is collect, ``craft`` is place or make;
+    a make's stations are its tool (iron tools: the furnace), and the furnace is placed by the
+    table (where make can reach both), so the table is the furnace's tool."""
+    from .craft import Recipe
+
+    c = _crafter().constants
+    rows = []
+    for item, source in ITEM_SOURCE.items():
+        if item in ("drink", "sapling"):
+            continue
+        need = c.collect[source]["require"]
+        rows.append(Recipe("mine", item, 1, (), next(iter(need), None)))
+    for item, info in c.place.items():
+        if item in ("table", "furnace"):
+            rows.append(Recipe("craft", item, 1, tuple(info["uses"].items()),
+                               "table" if item == "furnace" else None))
+    for item, info in c.make.items():
+        rows.append(Recipe("craft", item, int(info["gives"]), tuple(info["uses"].items()),
+                           info["nearby"][-1]))
+    return rows
 
 
 #: a correct plan for the stone pickaxe, then the iron pickaxe, as (kind, item, count) goals

@@ -22,6 +22,7 @@ BUILTIN = {
     "sc2-build": "pddlkit.envs.sc2_build:SC2Build",
     "nethack": "pddlkit.envs.nethack:NetHackTask",
     "craft": "pddlkit.envs.craft:CraftWorld",
+    "crafter": "pddlkit.envs.crafter_world:CrafterWorld",
 }
 _RUNTIME: dict[str, Union[str, Callable[..., Any]]] = {}
 

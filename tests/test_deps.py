@@ -109,9 +109,10 @@ def test_the_llm_explainer_sends_listing_1():
         seen.append(messages[-1]["content"])
         return "Because mining cobblestone needs to use the tool wooden_pickaxe.\n###"
 
+    world = CraftWorld(task="stone_sword", inventory={"planks": 10})
+    world.reset(0)
     text = LLMExplainer(ScriptedLLM(answer, ledger=UsageLedger())).explain(
-        Goal("mine", "cobblestone", 2, (), None, "mine({'cobblestone':2}, null);"), None,
-        {"planks": 10}, "stone_sword")
+        Goal("mine", "cobblestone", 2, (), None, "mine({'cobblestone':2}, null);"), None, world)
     assert text == "Because mining cobblestone needs to use the tool wooden_pickaxe."
     assert seen[0].startswith("Here are some actions that the agent fails to perform")
     assert seen[0].endswith("Failed Action: mine({'cobblestone':2}, null);\n"

@@ -4,9 +4,11 @@ agent of ``pddlkit bench`` (``pddlkit.agents``).
     pddlkit run --agent deps --env craft --task iron_pickaxe
     pddlkit run --agent deps --env craft --task MT6 --replan-rounds 3 --explainer llm
     pddlkit run --agent deps --env craft --task diamond --llm openai:gpt-4o --check-plan
+    pddlkit run --agent deps --env crafter --task iron_pickaxe --episodes 5 --hostile
 
 ``--task`` takes an object (``stone_pickaxe``) or a group (``MT1`` .. ``MT8``); without it all
-69 tasks run. ``--llm standin[:rate]`` (the default) is the offline planner with recipe mistakes
+69 tasks run; on Crafter it is the target item (default stone_pickaxe), in peaceful mode unless
+``--hostile``. ``--llm standin[:rate]`` (the default) is the offline planner with recipe mistakes
 at that rate.
 """
 
@@ -15,7 +17,7 @@ from __future__ import annotations
 import json
 import sys
 
-ENVS = ("craft",)
+ENVS = ("craft", "crafter")
 
 
 def _rounds(text: str):
@@ -39,7 +41,9 @@ def add_arguments(parser) -> None:
     group.add_argument("--check-plan", action="store_true",
                        help="deps: check each plan on the world model before acting")
     group.add_argument("--max-actions", type=int, default=200,
-                       help="deps: recipe applications per episode")
+                       help="deps: recipe applications per episode (craft)")
+    group.add_argument("--hostile", action="store_true",
+                       help="deps: Crafter with zombies and skeletons (default: peaceful)")
 
 
 def _config(args):
@@ -67,10 +71,12 @@ def run(args) -> int:
 
     llm = args.llm if args.llm not in ("observation", None) else "standin"
     try:
-        outcome = run_deps([args.task] if args.task else None, llm, episodes=args.episodes,
+        outcome = run_deps([args.task] if args.task else None, llm, env=args.env,
+                           env_options={"peaceful": not args.hostile} if args.env == "crafter"
+                           else None, episodes=args.episodes,
                            seed=args.seed, config=_config(args), explainer=args.explainer,
                            max_actions=args.max_actions, on_episode=show)
-    except (LLMError, LookupError, ValueError, TypeError, FileNotFoundError) as exc:
+    except (LLMError, LookupError, ValueError, TypeError, FileNotFoundError, ImportError) as exc:
         print(f"pddlkit run --agent deps: {exc}", file=sys.stderr)
         return 2
     metrics = outcome.metrics()
@@ -98,7 +104,10 @@ def bench_agent(cell: dict) -> dict:
     config = DepsConfig(max_rounds=options.get("rounds"), selector=options.get("selector",
                                                                                "order"),
                         check_plan=bool(options.get("check_plan", False)), seed=cell["seed"])
-    outcome = run_deps([task] if task else None, options.get("llm", "standin"),
+    env = cell.get("env", "craft")
+    crafter = {k: v for k, v in env_options.items() if k in ("peaceful", "length")}
+    outcome = run_deps([task] if task else None, options.get("llm", "standin"), env=env,
+                       env_options=crafter if env == "crafter" else None,
                        seed=cell["seed"], config=config,
                        explainer=options.get("explainer", "symbolic"))
     return outcome.metrics()

@@ -14,26 +14,21 @@ from __future__ import annotations
 
 from pathlib import Path
 from string import Template
-from typing import Mapping, Optional, Protocol
+from typing import Any, Mapping, Optional, Protocol
 
-from pddlkit.envs.craft import CraftFailure, inventory_text, plan_goals, recipes_for
+from pddlkit.envs.craft import CraftFailure, inventory_text
 
 from .goals import Goal
 
 PROMPTS = Path(__file__).resolve().parent.parent / "prompts" / "deps"
-_GERUND = {"mine": "mining", "craft": "crafting", "smelt": "smelting"}
+_GERUND = {"mine": "mining", "craft": "crafting", "smelt": "smelting", "collect": "collecting",
+           "place": "placing", "make": "making"}
 
 
 class Explainer(Protocol):
     name: str
 
-    def explain(self, goal: Goal, failure: Optional[CraftFailure],
-                inventory: Mapping[str, int], target: str) -> str: ...
-
-
-def _how(item: str) -> str:
-    options = recipes_for(item)
-    return f"{options[0].kind} {item}" if options else f"get {item}"
+    def explain(self, goal: Goal, failure: Optional[CraftFailure], world: Any) -> str: ...
 
 
 class SymbolicExplainer:
@@ -41,12 +36,12 @@ class SymbolicExplainer:
 
     name = "symbolic"
 
-    def explain(self, goal: Goal, failure: Optional[CraftFailure],
-                inventory: Mapping[str, int], target: str) -> str:
+    def explain(self, goal: Goal, failure: Optional[CraftFailure], world: Any) -> str:
         if failure is None:
             return "Because the goal did not finish."
         verb = f"{_GERUND.get(goal.kind, goal.kind)} {goal.item}"
-        if failure.code == "missing-tool":
+        _how = world.how
+        if failure.code in ("missing-tool", "no-station"):
             text = (f"Because {verb} needs to use the tool {failure.missing}, but my inventory "
                     f"does not have {failure.missing}. So I need to {_how(failure.missing)} "
                     f"first.")
@@ -63,10 +58,10 @@ class SymbolicExplainer:
                     f"less {failure.missing}.")
         else:
             text = f"Because {failure.message}."
-        if failure.code in ("missing-tool", "too-few"):
-            plan = plan_goals({target: 1}, dict(inventory))
-            if plan.status == "unsolvable" and plan.explanation:
-                text += " Also, " + plan.explanation[0]
+        reason = world.no_plan() if failure.code in ("missing-tool", "too-few") and \
+            hasattr(world, "no_plan") else None
+        if reason:
+            text += " Also, " + reason
         return text
 
 
@@ -84,8 +79,8 @@ class LLMExplainer:
         return self.template.safe_substitute(action=goal.call,
                                              inventory="null" if held == "nothing" else held)
 
-    def explain(self, goal: Goal, failure: Optional[CraftFailure],
-                inventory: Mapping[str, int], target: str) -> str:
-        answer = self.llm.complete([{"role": "user", "content": self.prompt(goal, inventory)}],
+    def explain(self, goal: Goal, failure: Optional[CraftFailure], world: Any) -> str:
+        answer = self.llm.complete([{"role": "user",
+                                     "content": self.prompt(goal, world.inventory)}],
                                    stop=["###"]).text.strip()
         return (answer.splitlines() or ["Because the action failed."])[0].strip()

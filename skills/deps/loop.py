@@ -21,6 +21,10 @@ Choices where the paper is silent (see ``shared/specs/deps.md`` §4):
   goal that would fail is described and explained before any action is spent (a round, with no
   actions).
 - **Selector** (``selector=`` exact | learned | order | random): see :mod:`.select`.
+- **Worlds.** The crafting world (:class:`~pddlkit.envs.craft.CraftWorld`) and Crafter
+  (:class:`~pddlkit.envs.crafter_world.CrafterWorld`) both run goals with ``run_goal(kind,
+  item, count)`` and report the first false precondition. The plan check and the selector read
+  the crafting world's PDDL model, so on Crafter goals run in plan order without a check.
 """
 
 from __future__ import annotations
@@ -112,7 +116,12 @@ class Deps:
         dialogue.append(f"{label}: {answer.strip()}")
         return answer
 
-    def run(self, world: CraftWorld, seed: Optional[int] = None) -> DepsEpisode:
+    def run(self, world: Any, seed: Optional[int] = None) -> DepsEpisode:
+        if not isinstance(world, CraftWorld) and (self.config.check_plan
+                                                  or self.config.selector != "order"):
+            raise ValueError(f"{type(world).__name__} has no PDDL model: the plan check and the "
+                             f"selector need the crafting world (use check_plan=False, "
+                             f"selector='order')")
         world.reset(seed)
         item = world.target
         dialogue = [self.opening, "==========",
@@ -139,7 +148,7 @@ class Deps:
             text, goal, failure, checked = problem
             dialogue.append(f"Descriptor: {text}")
             if goal is not None:
-                explanation = self.explainer.explain(goal, failure, world.inventory, item)
+                explanation = self.explainer.explain(goal, failure, world)
             else:
                 explanation = "Because some lines of the plan are not goals I can run."
             dialogue.append(f"Explainer: {explanation}")
@@ -153,7 +162,7 @@ class Deps:
                             f'{item}".')
             rounds += 1
             answer = self._ask(dialogue, "RePlanner")
-        return DepsEpisode(item, world.current.group, world.won, rounds, world.actions,
+        return DepsEpisode(item, world.group, world.won, rounds, world.actions,
                            goals_run, failures, "\n".join(x for x in dialogue if x), horizons)
 
     def _check(self, world: CraftWorld, goals: list[Goal]):

@@ -67,15 +67,51 @@ class DepsOutcome:
                 "seconds": self.seconds}
 
 
+ENVS = ("craft", "crafter")
+CRAFTER_TARGETS = ("wood_pickaxe", "stone_pickaxe", "iron_pickaxe", "wood_sword", "stone_sword",
+                   "iron_sword", "diamond", "table", "furnace", "coal", "iron", "stone")
+
+
+def _crafter_targets(names: Optional[Sequence[str]]) -> list:
+    from pddlkit.envs.craft import CraftTask
+
+    out = []
+    for name in names or ["stone_pickaxe"]:
+        if name not in CRAFTER_TARGETS:
+            raise ValueError(f"Crafter has no task {name!r}; use one of "
+                             f"{', '.join(CRAFTER_TARGETS)}")
+        out.append(CraftTask("crafter", name, 10000))
+    return out
+
+
+def _world(env: str, item: str, env_options: dict, max_actions: int):
+    if env == "craft":
+        return CraftWorld(task=item, max_actions=max_actions)
+    from pddlkit.envs.crafter_world import CrafterWorld
+
+    return CrafterWorld(target=item, **env_options)
+
+
 def run_deps(tasks_or_groups: Optional[Sequence[str]] = None, llm: Any = "standin", *,
+             env: str = "craft", env_options: Optional[dict] = None,
              episodes: int = 1, seed: int = 0, config: Optional[DepsConfig] = None,
              explainer: str = "symbolic", max_actions: int = DEFAULT_MAX_ACTIONS,
              on_episode: Optional[Callable[[DepsEpisode], None]] = None) -> DepsOutcome:
+    """DEPS on ``env`` ("craft": tasks or groups MT1-MT8; "crafter": target items, default
+    stone_pickaxe, ``env_options`` such as ``peaceful=False``), ``episodes`` seeds per task."""
     from pddlkit.llm import UsageLedger, load_llm
 
     if explainer not in EXPLAINERS:
         raise ValueError(f"explainer must be one of {', '.join(EXPLAINERS)}, got {explainer!r}")
-    chosen = select_tasks(tasks_or_groups)
+    if env not in ENVS:
+        raise ValueError(f"DEPS runs on {', '.join(ENVS)}, not {env!r}")
+    chosen = select_tasks(tasks_or_groups) if env == "craft" else \
+        _crafter_targets(tasks_or_groups)
+    table = None
+    if env == "crafter":
+        from pddlkit.envs.crafter_world import recipes as crafter_recipes
+
+        table = crafter_recipes()
     config = config or DepsConfig()
     ledger = UsageLedger()
     standin_rate = None
@@ -91,11 +127,11 @@ def run_deps(tasks_or_groups: Optional[Sequence[str]] = None, llm: Any = "standi
         for k in range(episodes):
             s = seed + k
             model = shared or StandinDeps(seed=s * 1009 + zlib.crc32(t.item.encode()) % 1000,
-                                          error_rate=standin_rate).llm(ledger)
+                                          error_rate=standin_rate, table=table).llm(ledger)
             explain = SymbolicExplainer() if explainer == "symbolic" else LLMExplainer(model)
             deps = Deps(model, explain, DepsConfig(**{**config.__dict__, "seed": s}))
             with ledger.episode(f"{t.item}#{s}"):
-                episode = deps.run(CraftWorld(task=t.item, max_actions=max_actions), seed=s)
+                episode = deps.run(_world(env, t.item, env_options or {}, max_actions), seed=s)
             outcome.episodes.append(episode)
             if on_episode:
                 on_episode(episode)

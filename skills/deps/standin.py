@@ -33,11 +33,12 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Optional
 
-from pddlkit.envs.craft import Recipe, recipes, recipes_for
+from pddlkit.envs.craft import Recipe, recipes
 
 from .goals import Goal, program
 
 MISTAKES = ("no-tool", "no-station", "no-material", "fewer")
+STATIONS = ("crafting_table", "furnace", "table")
 _INV = re.compile(r"My inventory now has (.*?)\.\s*$", re.M)
 
 
@@ -47,12 +48,14 @@ class RecipeBelief:
 
     seed: int = 0
     error_rate: float = 0.3
+    table: Optional[list] = None                   # the true recipes (default: the craft world's)
     beliefs: dict = field(default_factory=dict)    # item -> Recipe (believed)
     mistakes: dict = field(default_factory=dict)   # item -> mistake name
 
     def __post_init__(self) -> None:
         rng = random.Random(self.seed)
-        for r in recipes():
+        self.table = list(self.table if self.table is not None else recipes())
+        for r in self.table:
             if r.item in self.beliefs:
                 continue   # the first recipe of an object is the one it knows
             believed = r
@@ -66,8 +69,8 @@ class RecipeBelief:
 
     @staticmethod
     def _applies(mistake: str, r: Recipe) -> bool:
-        return {"no-tool": bool(r.tool) and r.tool not in ("crafting_table", "furnace"),
-                "no-station": r.tool in ("crafting_table", "furnace"),
+        return {"no-tool": bool(r.tool) and r.tool not in STATIONS,
+                "no-station": r.tool in STATIONS,
                 "no-material": len(r.materials) > 1,
                 "fewer": any(n > 1 for _, n in r.materials)}[mistake]
 
@@ -86,13 +89,15 @@ class RecipeBelief:
     def learn(self, explanation: str) -> list[str]:
         """Correct the beliefs an explanation names; the items corrected."""
         fixed = []
-        for m in re.finditer(r"(?:mining|crafting|smelting) (\w+) needs to use the tool (\w+)",
+        for m in re.finditer(r"(?:mining|crafting|smelting|collecting|placing|making) (\w+) needs "
+                             r"to use the tool (\w+)",
                              explanation):
             item, tool = m.groups()
             if item in self.beliefs and self.beliefs[item].tool != tool:
                 self.beliefs[item] = replace(self.beliefs[item], tool=tool)
                 fixed.append(item)
-        for m in re.finditer(r"(?:mining|crafting|smelting) (\w+) needs to have ((?:\d+ \w+"
+        for m in re.finditer(r"(?:mining|crafting|smelting|collecting|placing|making) (\w+) needs "
+                             r"to have ((?:\d+ \w+"
                              r"(?:,? and |, )?)+) in inventory", explanation):
             item, listed = m.groups()
             if item not in self.beliefs:
@@ -106,7 +111,7 @@ class RecipeBelief:
                 fixed.append(item)
         for m in re.finditer(r"(\w+) cannot be \w+: (mine|craft|smelt) (\d+) (\w+)", explanation):
             item, kind = m.group(1), m.group(2)
-            true = [r for r in recipes_for(item) if r.kind == kind]
+            true = [r for r in self.table if r.item == item and r.kind == kind]
             if true and self.beliefs.get(item) != true[0]:
                 self.beliefs[item] = true[0]   # the sentence spells the whole recipe out
                 fixed.append(item)
@@ -171,11 +176,12 @@ class StandinDeps:
     """Answers the DEPS planner dialogue and the Listing 1 explainer prompt offline."""
 
     def __init__(self, seed: int = 0, error_rate: float = 0.3,
-                 explainer_error_rate: Optional[float] = None) -> None:
-        self.seed, self.error_rate = seed, error_rate
-        self.planner = RecipeBelief(seed, error_rate)
+                 explainer_error_rate: Optional[float] = None, table: Optional[list] = None
+                 ) -> None:
+        self.seed, self.error_rate, self.table = seed, error_rate, table
+        self.planner = RecipeBelief(seed, error_rate, table)
         rate = error_rate if explainer_error_rate is None else explainer_error_rate
-        self.explainer = RecipeBelief(seed + 7919, rate)
+        self.explainer = RecipeBelief(seed + 7919, rate, table)
         self.read = 0   # explainer lines of the dialogue already learned from
 
     def answer(self, messages: list[dict]) -> str:
@@ -202,7 +208,7 @@ class StandinDeps:
         session = dialogue.rsplit("==========", 1)[-1]
         explanations = re.findall(r"^Explainer: (.*)$", session, re.M)
         if not explanations:   # a new task: what was learned in another dialogue is gone
-            self.planner = RecipeBelief(self.seed, self.error_rate)
+            self.planner = RecipeBelief(self.seed, self.error_rate, self.table)
             self.read = 0
         for e in explanations[self.read:]:
             self.planner.learn(e)

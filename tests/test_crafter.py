@@ -1,0 +1,85 @@
+"""Crafter through the real ``crafter`` package: the scripted controller, the failure messages
+from data.yaml, peaceful mode, and DEPS over Crafter goals."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import need_module
+
+need_module("crafter", "pip install 'pddlkit[crafter]'")
+
+from pddlkit.envs import make  # noqa: E402
+from pddlkit.envs.crafter_world import STONE_PICKAXE_PLAN, CrafterWorld  # noqa: E402
+
+
+def _play(world, plan):
+    for kind, item, count in plan:
+        outcome = world.run_goal(kind, item, count)
+        if not outcome.ok:
+            return outcome.failure
+    return None
+
+
+def test_the_controller_reaches_the_stone_pickaxe_in_peaceful_worlds():
+    reached = 0
+    for seed in range(10):
+        world = CrafterWorld(peaceful=True)
+        world.reset(seed)
+        failure = _play(world, STONE_PICKAXE_PLAN)
+        reached += failure is None and "make_stone_pickaxe" in world.achievements
+    assert reached >= 9
+
+
+def test_failures_name_the_false_precondition_of_data_yaml():
+    world = CrafterWorld(peaceful=True)
+    world.reset(3)
+    stone = world.run_goal("collect", "stone", 1).failure
+    assert (stone.code, stone.missing) == ("missing-tool", "wood_pickaxe")
+    assert stone.message == "collect stone needs a wood_pickaxe, but my inventory has no " \
+                            "wood_pickaxe"
+    table = world.run_goal("place", "table", 1).failure
+    assert (table.code, table.missing, table.need) == ("too-few", "wood", 2)
+    assert world.run_goal("mine", "wood", 1).ok        # DEPS's words work too
+    pickaxe = world.run_goal("craft", "wood_pickaxe", 1).failure
+    assert (pickaxe.code, pickaxe.missing) == ("no-station", "table")
+    assert world.run_goal("craft", "wood_pikaxe", 1).failure.code == "unknown-item"
+
+
+def test_peaceful_worlds_have_no_monsters_and_the_env_is_registered():
+    world = make("crafter", peaceful=True)
+    world.reset(1)
+    for _ in range(120):
+        world.step("move_left" if world.steps % 7 else "noop")
+    ids = set(world.info["semantic"].flatten().tolist())
+    assert not ids & {world.object_ids["Zombie"], world.object_ids["Skeleton"]}
+    step = world.step("fly")
+    assert step.info["error"] == "unknown-command" and "move_left" in step.observation
+    assert "My inventory has" in world.describe()
+
+
+def test_deps_with_the_standin_plans_on_crafter():
+    from pddlkit.skills.deps.runner import run_deps
+
+    outcome = run_deps(["stone_pickaxe"], "standin:0.5", env="crafter", episodes=3)
+    assert outcome.rate() == 1.0
+    failures = [f for e in outcome.episodes for f in e.failures]
+    assert failures and all(f.named for f in failures)
+    with pytest.raises(ValueError, match="no PDDL model"):
+        from pddlkit.skills.deps import DepsConfig
+
+        run_deps(["stone_pickaxe"], env="crafter", config=DepsConfig(check_plan=True))
+
+
+def test_cli_runs_deps_on_crafter():
+    run = [sys.executable, "-m", "pddlkit.cli", "run", "--agent", "deps", "--env", "crafter"]
+    ok = subprocess.run(run + ["--task", "stone_pickaxe", "--episodes", "2", "--json"],
+                        capture_output=True, text=True, timeout=300)
+    assert ok.returncode == 0, ok.stderr
+    assert json.loads(ok.stdout)["success"] == 1.0
+    bad = subprocess.run(run + ["--task", "planks"], capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "Crafter has no task 'planks'" in bad.stderr
