@@ -156,7 +156,8 @@ class Deps:
                                           failure.code if failure else "unreadable",
                                           failure.missing if failure else None, explanation,
                                           checked))
-            if rounds >= cap or world.actions >= world.max_actions:
+            if rounds >= cap or world.actions >= world.max_actions or getattr(world, "dead",
+                                                                                False):
                 break
             dialogue.append(f'User: Please fix the above errors and replan the task "obtain 1 '
                             f'{item}".')

@@ -3,8 +3,10 @@ sample one by a softmax over the negative predicted horizon, so that a nearer go
 
 Candidates. The paper's plans are linear and the order-free set is left unstated (and the public
 code's selector is a stub); here a remaining goal is a candidate when its recipe can be applied
-now and it needs (as material or tool) nothing that an earlier remaining goal makes. The first
-remaining goal is always a candidate, so plan order is what selection falls back to.
+now and it shares nothing with the earlier remaining goals: its object is not one they make,
+use or consume, and its materials and tool are none of theirs (so running it first neither
+starves them nor is undone by them; goal counts are absolute, so a repeated object keeps its
+order). The first remaining goal is always a candidate, so plan order is the fallback.
 
 Predictors of the horizon (recipe applications until the goal's count is held):
 
@@ -40,13 +42,14 @@ def _needs(goal: Goal) -> set[str]:
 def candidates(goals: Sequence[Goal], inventory: Mapping[str, int]) -> list[int]:
     """Indices of the remaining goals that may run now (the first one always)."""
     out = [0] if goals else []
-    made_before: set[str] = {goals[0].item} if goals else set()
-    for i, g in enumerate(goals[1:], 1):
+    touched: set[str] = set()   # what earlier remaining goals make, use or consume
+    for i, g in enumerate(goals):
         recipe = choose_recipe(g.kind, g.item)
-        if (hasattr(recipe, "materials") and not recipe_failure(recipe, inventory)
-                and not (_needs(g) & made_before)):
+        mine = _needs(g)
+        if i and (hasattr(recipe, "materials") and not recipe_failure(recipe, inventory)
+                  and g.item not in touched and not (mine & touched)):
             out.append(i)
-        made_before.add(g.item)
+        touched |= mine | {g.item}
     return out
 
 
