@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-MAPPED = ["pddlkit.formalizers", "pddlkit.envs", "pddlkit.critic", "pddlkit.domains"]
+MAPPED = ["pddlkit.formalizers", "pddlkit.envs", "pddlkit.critic", "pddlkit.domains",
+          "pddlkit.skills"]
 
 
 def test_editable_install_imports_mapped_packages():
@@ -19,7 +20,8 @@ def test_editable_install_imports_mapped_packages():
             "print('\\n'.join(m.__file__ for m in mods))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd="/", check=True).stdout.split()
-    assert [Path(p).parent.name for p in out] == ["formalizers", "envs", "critic", "domains"]
+    assert [Path(p).parent.name for p in out] == ["formalizers", "envs", "critic", "domains",
+                                                  "skills"]
     assert all(Path(p).is_relative_to(REPO) for p in out)
 
 
@@ -40,7 +42,10 @@ def test_built_wheel_contains_and_imports_mapped_packages(tmp_path):
     names = zipfile.ZipFile(wheel).namelist()
     for expected in ["pddlkit/formalizers/__init__.py", "pddlkit/envs/__init__.py",
                      "pddlkit/critic/__init__.py", "pddlkit/pddl/pddl.lark",
-                     "pddlkit/domains/coin-collector/domain.pddl"]:
+                     "pddlkit/domains/coin-collector/domain.pddl",
+                     "pddlkit/domains/craft/recipes.json", "pddlkit/domains/craft/tasks.json",
+                     "pddlkit/skills/deps/loop.py", "pddlkit/skills/prompts/deps/planner.txt",
+                     "pddlkit/skills/prompts/deps/explainer.txt"]:
         assert expected in names
     shipped = sorted(str(f.relative_to(REPO / "domains")) for f in
                      (REPO / "domains" / "learned").rglob("*") if f.is_file())
