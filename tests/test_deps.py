@@ -171,3 +171,11 @@ def test_cli_runs_deps_offline_and_explains_bad_input():
                          timeout=120)
     assert bad.returncode == 2 and "did you mean 'stone_pickaxe'" in bad.stderr
     assert "Traceback" not in bad.stderr
+
+
+def test_the_bench_agent_runs_a_group():
+    from pddlkit.skills.deps.cli import bench_agent
+
+    row = bench_agent({"env": "craft", "seed": 0,
+                       "options": {"task": "MT1", "rounds": 3, "explainer": "symbolic"}})
+    assert row["episodes"] == 14 and row["success"] > 0.9 and row["llm_calls"] >= 14
