@@ -214,11 +214,18 @@ class CraftWorld:
         return f"{options[0].kind} {item}" if options else f"get {item}"
 
     def no_plan(self) -> Optional[str]:
-        """Why the target cannot be made from the current inventory, or None."""
+        """Why the target cannot be made from the current inventory (Fast Downward finds no
+        plan), or None. The recipe table names the cause when an object the target needs has
+        no recipe and is not held; otherwise ``why_no_plan``'s first sentence is given."""
         plan = plan_goals({self.target: 1}, dict(self.inventory))
-        if plan.status == "unsolvable":
-            return plan.explanation[0] if plan.explanation else "no plan exists"
-        return None
+        if plan.status != "unsolvable":
+            return None
+        for r in closure([self.target]):
+            for needed in [m for m, _ in r.materials] + ([r.tool] if r.tool else []):
+                if not recipes_for(needed) and not self.inventory.get(needed):
+                    return (f"no recipe makes {needed}, which {r.kind} {r.item} needs, and my "
+                            f"inventory has none, so {self.target} cannot be made")
+        return plan.explanation[0] if plan.explanation else "no plan exists"
 
     def reset(self, seed: Optional[int] = None) -> tuple[str, dict]:
         if self.fixed_task is None:

@@ -179,3 +179,19 @@ def test_the_bench_agent_runs_a_group():
     row = bench_agent({"env": "craft", "seed": 0,
                        "options": {"task": "MT1", "rounds": 3, "explainer": "symbolic"}})
     assert row["episodes"] == 14 and row["success"] > 0.9 and row["llm_calls"] >= 14
+
+
+def test_the_symbolic_explainer_says_when_the_task_cannot_be_finished(monkeypatch):
+    from pddlkit.envs import craft
+    from pddlkit.skills.deps import SymbolicExplainer
+
+    table = tuple(r for r in craft.recipes() if r.item != "iron_ore")   # ore cannot be mined
+    monkeypatch.setattr(craft, "recipes", lambda: table)
+    world = CraftWorld(task="iron_pickaxe", inventory={"stone_pickaxe": 1, "stick": 2,
+                                                       "crafting_table": 1, "furnace": 1})
+    world.reset(0)
+    outcome = world.run_goal("smelt", "iron_ingot", 3)
+    text = SymbolicExplainer().explain(Goal("smelt", "iron_ingot", 3), outcome.failure, world)
+    assert text.startswith("Because smelting iron_ingot needs to have 1 iron_ore in inventory")
+    assert text.endswith("Also, no recipe makes iron_ore, which smelt iron_ingot needs, and my "
+                         "inventory has none, so iron_pickaxe cannot be made")

@@ -4,9 +4,14 @@ wooden_pickaxe first.").
 
 :class:`SymbolicExplainer` is exact: the world's first false precondition of the failed goal's
 recipe (missing tool, too few of a material, the wrong kind of recipe, an unknown object), and,
-when the task cannot be finished from the current inventory at all, ``why_no_plan``'s sentence
-from the PDDL model. :class:`LLMExplainer` is seed 003's Listing 1 prompt (App. C.3) sent to an
-LLM; its answer's first line is the explanation. Both return plain text: the re-planner reads
+when Fast Downward finds that the task cannot be finished from the current inventory at all,
+the world's reason (:meth:`~pddlkit.envs.craft.CraftWorld.no_plan`: an object no recipe makes,
+else ``why_no_plan``'s first sentence). The recipe table comes first because ``why_no_plan`` on
+the level-grounded model follows one binding of the count levels, which can name a level bound
+rather than the missing recipe.
+
+:class:`LLMExplainer` is seed 003's Listing 1 prompt (App. C.3) sent to an LLM; its answer's
+first line is the explanation. Both return plain text: the re-planner reads
 only what the explanation says.
 """
 
