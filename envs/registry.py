@@ -23,6 +23,7 @@ BUILTIN = {
     "nethack": "pddlkit.envs.nethack:NetHackTask",
     "craft": "pddlkit.envs.craft:CraftWorld",
     "crafter": "pddlkit.envs.crafter_world:CrafterWorld",
+    "microrts": "pddlkit.envs.microrts:MicroRTS",
 }
 _RUNTIME: dict[str, Union[str, Callable[..., Any]]] = {}
 

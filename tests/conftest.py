@@ -24,7 +24,7 @@ def _missing(reason: str):
     """Skip with ``reason``, or fail under PDDLKIT_REQUIRE_CORPUS=1 (CI)."""
     if os.environ.get("PDDLKIT_REQUIRE_CORPUS") == "1":
         pytest.fail(reason + "; PDDLKIT_REQUIRE_CORPUS=1 requires it")
-    pytest.skip(reason)
+    pytest.skip(reason, allow_module_level=True)   # also from a module's top level
 
 
 def _need(path: Path) -> Path:
