@@ -94,21 +94,27 @@ class Engine:
         return GameState(pgs, self.utt)
 
     # -- state -----------------------------------------------------------------------------
-    def state(self, gs) -> dict:
-        units = []
-        for u in gs.getPhysicalGameState().getUnits():
-            action = gs.getUnitAction(u)
-            units.append({"id": int(u.getID()), "type": str(u.getType().name),
-                          "player": int(u.getPlayer()), "x": int(u.getX()), "y": int(u.getY()),
-                          "hp": int(u.getHitPoints()), "resources": int(u.getResources()),
-                          "action": ACTION_NAMES.get(int(action.getType()), "noop")
-                          if action is not None else "noop"})
+    def state(self, gs, units: list | None = None) -> dict:
+        units = self.unit_list(gs) if units is None else units
         pgs = gs.getPhysicalGameState()
         return {"time": int(gs.getTime()), "width": int(pgs.getWidth()),
                 "height": int(pgs.getHeight()),
                 "resources": [int(gs.getPlayer(0).getResources()),
                               int(gs.getPlayer(1).getResources())],
                 "units": units, "gameover": bool(gs.gameover()), "winner": int(gs.winner())}
+
+    @staticmethod
+    def unit_list(gs) -> list:
+        units = []
+        for u in gs.getPhysicalGameState().getUnits():
+            action = gs.getUnitAction(u)
+            kind = u.getType()
+            units.append({"id": int(u.getID()), "type": str(kind.name),
+                          "player": int(u.getPlayer()), "x": int(u.getX()), "y": int(u.getY()),
+                          "hp": int(u.getHitPoints()), "resources": int(u.getResources()),
+                          "action": ACTION_NAMES.get(int(action.getType()), "noop")
+                          if action is not None else "noop", "cost": int(kind.cost)})
+        return units
 
     def utt_table(self) -> list:
         out = []
@@ -175,22 +181,17 @@ class Engine:
         return rejected
 
     # -- metrics ---------------------------------------------------------------------------
-    @staticmethod
-    def units(gs) -> dict:
+    def units(self, gs, units: list | None = None) -> dict:
         """{id: (player, hp, type, cost)} of the players' units (not the minerals)."""
-        now = {}
-        for u in gs.getPhysicalGameState().getUnits():
-            p = int(u.getPlayer())
-            if p >= 0:
-                now[int(u.getID())] = (p, int(u.getHitPoints()), str(u.getType().name),
-                                       int(u.getType().cost))
-        return now
+        units = self.unit_list(gs) if units is None else units
+        return {u["id"]: (u["player"], u["hp"], u["type"], u["cost"]) for u in units
+                if u["player"] >= 0}
 
-    def track(self, gs, metrics: list, last: dict) -> dict:
+    def track(self, gs, metrics: list, last: dict, units: list | None = None) -> dict:
         """Update ``metrics`` from the units now vs ``last`` (:meth:`units` of the cycle
         before): a new id is a unit produced (its cost spent), lost hit points are damage taken
         by its owner and dealt by the other player, a unit gone took its remaining hit points."""
-        now = self.units(gs)
+        now = self.units(gs, units)
         for uid, (p, hp, name, cost) in now.items():
             if uid not in last:
                 metrics[p]["produced"] += 1
@@ -243,8 +244,9 @@ def main() -> None:
                 if not gs.gameover():
                     gs.issueSafe(game["opponent"].getAction(1 - game["player"], gs))
                     gs.cycle()
-                game["last"] = engine.track(gs, game["metrics"], game["last"])
-                answer = {"ok": True, "state": engine.state(gs), "rejected": rejected,
+                units = engine.unit_list(gs)
+                game["last"] = engine.track(gs, game["metrics"], game["last"], units)
+                answer = {"ok": True, "state": engine.state(gs, units), "rejected": rejected,
                           "metrics": game["metrics"]}
             elif op == "play":
                 gs = engine.load(req["home"], req["map"])

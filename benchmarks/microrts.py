@@ -1,0 +1,84 @@
+"""MicroRTS through pddlkit's adapter: game steps per second (target >= 1,000 on one core for
+8x8, issue 19), and the built-in bots' results and seed 002 metrics on basesWorkers8x8.
+
+    .venv/bin/python benchmarks/microrts.py [--games 10] [--cycles 2000] [--no-mcts]
+
+- **Steps per second**: a game stepped one cycle at a time from Python (no unit actions, the
+  opponent PassiveAI, so the game runs its full length), each step a round trip to the engine
+  process with the whole state back; beside it, the same engine running a bot-vs-bot game
+  inside the worker (no round trips), the ceiling.
+- **Bots**: WorkerRush (blue, player 0) against each built-in opponent, ``--games`` seeded
+  games each: win rate, mean result (+1/0/-1) and RHR / RUR / UPR / CER as seed 002 defines them
+  (Table II's columns). These are the reference rows the PLAP planners will be compared with.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+
+def steps_per_second(cycles: int) -> None:
+    from pddlkit.envs.microrts import MicroRTS
+
+    with MicroRTS(opponent="PassiveAI", max_cycles=cycles) as env:
+        env.reset(0)
+        start = time.perf_counter()
+        n = 0
+        while not env.done:
+            env.step([])
+            n += 1
+        adapter = n / (time.perf_counter() - start)
+        start = time.perf_counter()
+        state, _ = env.play("PassiveAI", "PassiveAI", seed=0)
+        inside = state["time"] / (time.perf_counter() - start)
+    print(f"steps per second, basesWorkers8x8: adapter {adapter:,.0f} (target >= 1,000), "
+          f"engine alone (bot vs bot in the worker) {inside:,.0f} over {state['time']} cycles")
+
+
+def bots(games: int, cycles: int, mcts: bool) -> None:
+    from pddlkit.envs.microrts import OPPONENTS, MicroRTS, metrics_for
+
+    opponents = [o for o in OPPONENTS if o not in ("RandomAI", "PassiveAI", "HeavyRush",
+                                                   "RangedRush")]
+    if not mcts:
+        opponents.remove("NaiveMCTS")
+    print(f"\nWorkerRush (blue) vs each bot, {games} games, {cycles} cycles at most")
+    print(f"{'opponent':16s} {'WR':>6s} {'score':>6s} {'RHR':>6s} {'RUR':>6s} {'UPR':>6s} "
+          f"{'CER':>6s} {'cycles':>7s} {'s':>5s}")
+    with MicroRTS(max_cycles=cycles) as env:
+        for opponent in opponents:
+            start = time.perf_counter()
+            rows = [metrics_for(*env.play("WorkerRush", opponent, seed=s), 0)
+                    for s in range(games)]
+            cer = [m.cer for m in rows if m.cer is not None]
+            print(f"{opponent:16s} {100 * sum(m.result == 1 for m in rows) / games:5.0f}% "
+                  f"{statistics.mean(m.result for m in rows):6.2f} "
+                  f"{statistics.mean(m.rhr for m in rows):6.2f} "
+                  f"{statistics.mean(m.rur for m in rows):6.2f} "
+                  f"{statistics.mean(m.upr for m in rows):6.2f} "
+                  f"{statistics.mean(cer) if cer else float('nan'):6.2f} "
+                  f"{statistics.mean(m.time for m in rows):7.0f} "
+                  f"{time.perf_counter() - start:5.1f}", flush=True)
+    print("paper (seed 002, Table II, GPT-4o vs the other LLMs): WR 84.3%, score 49/70, "
+          "RHR 2.32, RUR 2.34, UPR 1.61, CER 1.63")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=10)
+    parser.add_argument("--cycles", type=int, default=2000)
+    parser.add_argument("--no-mcts", action="store_true", help="skip NaiveMCTS (slow)")
+    args = parser.parse_args(argv)
+    steps_per_second(args.cycles)
+    bots(args.games, args.cycles, not args.no_mcts)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
