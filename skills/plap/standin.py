@@ -1,0 +1,107 @@
+"""Offline stand-ins for PLAP's LLM planner.
+
+:class:`TipsPlanner` is an honest scripted strategy written from the expert tips of PLAP's
+prompt (shared/specs/plap.md §2): at most two harvesters on the mineral nearest the base, keep
+producing workers, no barracks while resources are below 8 and then one beside the base with a
+ranged unit first, attack the enemy's barracks first, then its workers, then its base, with
+every other unit. It answers in the skill-plan format, as an LLM would.
+
+:class:`NoisyPlanner` wraps it and, at ``rate`` per line (seeded), adds the mistakes the
+paper's parser and executor must survive: malformed lines (a unit called ``worker1``, a missing
+bracket), impossible ones (a mineral where there is none, a light unit without barracks, an
+enemy type that does not exist) and wasteful ones (a worker deployed to a far corner).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Optional
+
+from .plan import plan_text
+
+DIRECTIONS = ("north", "east", "south", "west")
+
+
+def _toward(a: dict, b: dict) -> str:
+    dx, dy = b["x"] - a["x"], b["y"] - a["y"]
+    if abs(dx) >= abs(dy):
+        return "east" if dx > 0 else "west"
+    return "south" if dy > 0 else "north"
+
+
+class TipsPlanner:
+    name = "standin-tips"
+
+    def plan(self, observation: str, state: dict, player: int) -> str:
+        units = state["units"]
+        own = [u for u in units if u["player"] == player]
+        foes = [u for u in units if u["player"] == 1 - player]
+        bases = [u for u in own if u["type"] == "Base"]
+        barracks = [u for u in own if u["type"] == "Barracks"]
+        minerals = [u for u in units if u["type"] == "Resource" and u["resources"] > 0]
+        resources = state["resources"][player]
+        lines: list[tuple[str, tuple]] = []
+        enemy_base = next((u for u in foes if u["type"] == "Base"), None)
+        if bases and minerals:
+            base = bases[0]
+            m = min(minerals, key=lambda u: abs(u["x"] - base["x"]) + abs(u["y"] - base["y"]))
+            lines += [("Harvest Mineral", ((m["x"], m["y"]),))] * 2
+        if bases:
+            facing = _toward(bases[0], enemy_base or foes[0]) if foes else "east"
+            lines += [("Produce Unit", ("worker", facing))] * 4
+        if bases and not barracks and resources >= 8:
+            site = self._site(state, bases[0])
+            if site:
+                lines.append(("Build Building", ("barracks", site)))
+        if barracks:
+            lines += [("Produce Unit", ("ranged", _toward(barracks[0], enemy_base or foes[0])
+                                        if foes else "east"))] * 2
+        kinds = {u["type"] for u in foes}
+        for mine, count in (("worker", 4), ("ranged", 2), ("light", 2), ("heavy", 2)):
+            if not any(u["type"] == mine.capitalize() for u in own):
+                continue
+            if "Barracks" in kinds:
+                lines += [("Attack Enemy", (mine, "barracks"))] * 2
+            for kind in ("Worker", "Light", "Heavy", "Ranged"):
+                if kind in kinds:
+                    lines += [("Attack Enemy", (mine, kind.lower()))] * count
+            if "Base" in kinds:
+                lines += [("Attack Enemy", (mine, "base"))] * 2
+        return plan_text(lines)
+
+    @staticmethod
+    def _site(state: dict, base: dict) -> Optional[tuple]:
+        occupied = {(u["x"], u["y"]) for u in state["units"]}
+        for dx, dy in ((0, 2), (2, 0), (0, -2), (-2, 0), (2, 2), (-2, -2), (2, -2), (-2, 2)):
+            c = (base["x"] + dx, base["y"] + dy)
+            if 0 <= c[0] < state["width"] and 0 <= c[1] < state["height"] and c not in occupied:
+                return c
+        return None
+
+
+class NoisyPlanner:
+    name = "standin-noisy"
+
+    def __init__(self, rate: float = 0.3, seed: int = 0) -> None:
+        self.rate = rate
+        self.rng = random.Random(seed)
+        self.inner = TipsPlanner()
+
+    def plan(self, observation: str, state: dict, player: int) -> str:
+        good = self.inner.plan(observation, state, player).splitlines()
+        body = good[1:-1]
+        w, h = state["width"], state["height"]
+        bad = ["[Produce Unit](worker1, 0)",                       # malformed type
+               "[Harvest Mineral](3 3)",                            # malformed parameters
+               "[Build Barracks](barracks, (2, 2))",                # unknown skill
+               f"[Harvest Mineral]({w // 2}, {h // 2})",            # no mineral there
+               "[Produce Unit](light, east)",                       # no barracks (early)
+               "[Attack Enemy](worker, heavy)",                     # no such enemy (early)
+               f"[Build Building](base, ({w + 3}, 0))",             # outside the map
+               f"[Deploy Unit](worker, ({w - 1}, 0))"]              # wasteful
+        out = []
+        for line in body:
+            if self.rng.random() < self.rate:
+                out.append(self.rng.choice(bad))
+            out.append(line)
+        return "\n".join([good[0], *out, good[-1]])

@@ -1,0 +1,141 @@
+"""PLAP on the real MicroRTS engine: skill plans parsed and checked against the skills' PDDL
+annotations, each skill's policy reaching its termination, the executor recovering from a lost
+unit, and the stand-in planners playing whole games."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import need_module
+
+need_module("jpype", "pip install 'pddlkit[microrts]'")
+
+from pddlkit.envs.microrts import MicroRTS  # noqa: E402
+from pddlkit.envs.microrts_assets import MicroRTSMissing, home  # noqa: E402
+from pddlkit.skills.plap.check import check_lines  # noqa: E402
+from pddlkit.skills.plap.executor import Executor  # noqa: E402
+from pddlkit.skills.plap.game import play_game  # noqa: E402
+from pddlkit.skills.plap.plan import parse_skill_plan  # noqa: E402
+from pddlkit.skills.plap.standin import NoisyPlanner, TipsPlanner  # noqa: E402
+
+try:
+    home()
+except MicroRTSMissing as exc:
+    from conftest import _missing
+
+    _missing(str(exc))
+
+
+@pytest.fixture(scope="module")
+def passive():
+    env = MicroRTS(opponent="PassiveAI", max_cycles=1500)
+    yield env
+    env.close()
+
+
+def _costs(env):
+    return {t["name"]: t["cost"] for t in env.units_table}
+
+
+def test_the_parser_keeps_good_lines_and_says_why_it_drops_the_rest():
+    plan = parse_skill_plan("Here is my plan.\nSTART OF SKILL_PLAN\n[Harvest Mineral](0, 0)\n"
+                            "[Produce Unit] (worker, 1)\n[Build Building](barrack, (3, 2))\n"
+                            "[Produce Unit](worker1, 0)\n[Fly](1, 2)\nhello\n"
+                            "END OF SKILL_PLAN\n[Attack Enemy](worker, base)")
+    assert [(s.skill, s.params) for s in plan.lines] == [
+        ("Harvest Mineral", ((0, 0),)), ("Produce Unit", ("worker", "east")),
+        ("Build Building", ("barracks", (3, 2)))]
+    assert [(d.line, d.reason.split(";")[0]) for d in plan.dropped] == [
+        (6, "the unit type must be one of worker, light, heavy, ranged, got 'worker1'"),
+        (7, "unknown skill [Fly]"), (8, "not a [Skill](parameters) line")]
+
+
+def test_impossible_lines_are_explained_from_the_pddl_annotations(passive):
+    passive.reset(0)
+    plan = parse_skill_plan("[Harvest Mineral](0, 0)\n[Harvest Mineral](3, 3)\n"
+                            "[Produce Unit](worker, east)\n[Produce Unit](light, east)\n"
+                            "[Build Building](barracks, (4, 2))\n[Build Building](base, (9, 2))\n"
+                            "[Attack Enemy](worker, barracks)\n[Deploy Unit](heavy, (1, 1))")
+    reasons = [c.reason for c in check_lines(passive.state, 0, _costs(passive), plan.lines)]
+    assert reasons == [None, "there is no mineral field with resources at (3, 3)", None,
+                       "you have no barracks to produce it",
+                       "too few resources (you have 4)",   # the worker line spent 1 of 5
+                       "the location is outside the map; too few resources (you have 4)",
+                       "the enemy has no barracks", "you have no heavy"]
+
+
+def _run(env, text, cycles, until):
+    env.reset(0)
+    executor = Executor(0)
+    executor.set_plan(parse_skill_plan(text).lines, env.state)
+    for _ in range(cycles):
+        env.step(executor.actions(env.state))
+        if until(env.state, executor):
+            return True
+    return False
+
+
+def _count(state, player, kind):
+    return sum(u["player"] == player and u["type"] == kind for u in state["units"])
+
+
+def test_each_skill_reaches_its_termination(passive):
+    assert _run(passive, "[Produce Unit](worker, south)", 80,
+                lambda s, e: not e.tasks and _count(s, 0, "Worker") == 2)
+    assert _run(passive, "[Harvest Mineral](0, 0)", 200,
+                lambda s, e: s["resources"][0] > 5)
+    assert _run(passive, "[Build Building](barracks, (4, 1))", 400,
+                lambda s, e: _count(s, 0, "Barracks") == 1 and not e.tasks)
+    assert _run(passive, "[Deploy Unit](worker, (4, 4))", 200,
+                lambda s, e: any(u["type"] == "Worker" and u["player"] == 0
+                                 and (u["x"], u["y"]) == (4, 4) for u in s["units"]))
+    assert _run(passive, "[Attack Enemy](worker, worker)", 400,
+                lambda s, e: _count(s, 1, "Worker") == 0 and not e.tasks)
+
+
+def test_the_executor_gives_a_lost_units_skill_to_another():
+    line = parse_skill_plan("[Harvest Mineral](0, 0)").lines
+    resource = {"id": 0, "type": "Resource", "player": -1, "x": 0, "y": 0, "hp": 1,
+                "resources": 20, "action": "noop"}
+    base = {"id": 1, "type": "Base", "player": 0, "x": 2, "y": 2, "hp": 10, "resources": 0,
+            "action": "noop"}
+    w1 = {"id": 5, "type": "Worker", "player": 0, "x": 1, "y": 1, "hp": 1, "resources": 0,
+          "action": "noop"}
+    w2 = {"id": 6, "type": "Worker", "player": 0, "x": 4, "y": 4, "hp": 1, "resources": 0,
+          "action": "noop"}
+    state = {"width": 8, "height": 8, "resources": [5, 5], "time": 0,
+             "units": [resource, base, w1, w2]}
+    executor = Executor(0)
+    executor.set_plan(line, state)
+    first = executor.actions(state)
+    assert [a["unit"] for a in first] == [5]          # the nearer worker
+    state = {**state, "units": [resource, base, w2]}  # worker 5 was killed
+    again = executor.actions(state)
+    assert [a["unit"] for a in again] == [6] and again[0]["type"] == "move"
+
+
+def test_the_tips_planner_beats_random_biased_ai_in_most_games():
+    with MicroRTS(opponent="RandomBiasedAI") as env:
+        results = [play_game(env, TipsPlanner(), seed=s).result for s in range(10)]
+    assert results.count(1) >= 6, results
+
+
+def test_noisy_lines_and_a_failing_planner_never_stop_the_game():
+    class Flaky:
+        def __init__(self):
+            self.inner, self.calls = NoisyPlanner(0.5, seed=1), 0
+
+        def plan(self, observation, state, player):
+            self.calls += 1
+            if self.calls == 2:
+                raise RuntimeError("the model timed out")
+            return self.inner.plan(observation, state, player)
+
+    with MicroRTS(opponent="RandomBiasedAI") as env:
+        record = play_game(env, Flaky(), seed=3)
+    assert record.metrics.time > 0 and record.plans >= 1
+    reasons = {reason for _, _, reason in record.dropped}
+    assert any(r.startswith("unknown skill [Build Barracks]") for r in reasons)
+    assert any("got 'worker1'" in r for r in reasons)
+    assert any(r.startswith("there is no mineral field") for r in reasons)
+    assert record.planner_errors == [(100, "RuntimeError: the model timed out")]
