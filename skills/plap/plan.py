@@ -18,7 +18,6 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
-from typing import Optional
 
 SKILLS = ("Deploy Unit", "Harvest Mineral", "Build Building", "Produce Unit", "Attack Enemy")
 UNIT_TYPES = ("worker", "light", "heavy", "ranged")
