@@ -9,7 +9,10 @@
   inside the worker (no round trips), the ceiling.
 - **Bots**: WorkerRush (blue, player 0) against each built-in opponent, ``--games`` seeded
   games each: win rate, mean result (+1/0/-1) and RHR / RUR / UPR / CER as seed 002 defines them
-  (Table II's columns). These are the reference rows the PLAP planners will be compared with.
+  (Table II's columns): the reference rows.
+- **Stand-in planners** through PLAP's loop (plan every 100 cycles, PDDL check, executor): the
+  tips planner and the noisy one against each bot, same seeds and columns, plus the lines the
+  noisy planner had dropped.
 """
 
 from __future__ import annotations
@@ -69,6 +72,32 @@ def bots(games: int, cycles: int, mcts: bool) -> None:
           "RHR 2.32, RUR 2.34, UPR 1.61, CER 1.63")
 
 
+def planners(games: int, cycles: int, mcts: bool) -> None:
+    from pddlkit.envs.microrts import OPPONENTS, MicroRTS
+    from pddlkit.skills.plap.cli import summarize
+    from pddlkit.skills.plap.game import play_game
+    from pddlkit.skills.plap.standin import NoisyPlanner, TipsPlanner
+
+    opponents = [o for o in OPPONENTS if o not in ("RandomAI", "PassiveAI", "HeavyRush",
+                                                   "RangedRush")]
+    if not mcts:
+        opponents.remove("NaiveMCTS")
+    print(f"\nPLAP stand-in planners (blue) vs each bot, {games} games")
+    print(f"{'planner':14s} {'opponent':16s} {'WR':>6s} {'score':>6s} {'RHR':>6s} {'RUR':>6s} "
+          f"{'UPR':>6s} {'CER':>6s} {'dropped':>8s} {'s':>5s}")
+    for name, make in (("tips", lambda s: TipsPlanner()),
+                       ("noisy (0.3)", lambda s: NoisyPlanner(0.3, s))):
+        for opponent in opponents:
+            start = time.perf_counter()
+            with MicroRTS(opponent=opponent, max_cycles=cycles) as env:
+                records = [play_game(env, make(s), seed=s) for s in range(games)]
+            m = summarize(records)
+            cer = f"{m['CER']:6.2f}" if m["CER"] is not None else "     -"
+            print(f"{name:14s} {opponent:16s} {100 * m['success']:5.0f}% "
+                  f"{m['score'] / games:6.2f} {m['RHR']:6.2f} {m['RUR']:6.2f} {m['UPR']:6.2f} "
+                  f"{cer} {m['dropped']:8d} {time.perf_counter() - start:5.1f}", flush=True)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=10)
@@ -77,6 +106,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     steps_per_second(args.cycles)
     bots(args.games, args.cycles, not args.no_mcts)
+    planners(args.games, args.cycles, not args.no_mcts)
     return 0
 
 

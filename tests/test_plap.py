@@ -139,3 +139,46 @@ def test_noisy_lines_and_a_failing_planner_never_stop_the_game():
     assert any("got 'worker1'" in r for r in reasons)
     assert any(r.startswith("there is no mineral field") for r in reasons)
     assert record.planner_errors == [(100, "RuntimeError: the model timed out")]
+
+
+def test_the_llm_planner_sends_fig_3s_prompt_in_each_variant():
+    from pddlkit.llm import ScriptedLLM, UsageLedger
+    from pddlkit.skills.plap.planner import LLMPlanner, build_prompt
+
+    with MicroRTS(opponent="PassiveAI", max_cycles=300) as env:
+        text, _ = env.reset(0)
+        zs = build_prompt(text, env.units_table, 0, "zs")
+        full = build_prompt(text, env.units_table, 0, "fs-tip")
+        assert zs.startswith("You are an RTS game expert") and "## Examples" not in zs
+        assert "## Tips" not in zs and "You are now the **BLUE** side." in zs
+        assert "- Worker: 1 HP, costs 1 resources, and takes 50 time units to build." in zs
+        assert full.index("## Examples") < full.index("## Tips") < full.index("## Battlefield")
+        seen = []
+
+        def answer(messages):
+            seen.append(messages[-1]["content"])
+            return "START OF SKILL_PLAN\n[Harvest Mineral](0, 0)\n[Produce Unit](worker, east)" \
+                   "\nEND OF SKILL_PLAN"
+
+        llm = ScriptedLLM(answer, ledger=UsageLedger())
+        record = play_game(env, LLMPlanner(llm, env.units_table, "fs"), seed=0)
+    assert len(seen) == 3 and "## Examples" in seen[0] and "Game time: 100 of" in seen[1]
+    assert record.lines == 6 and not record.dropped and record.metrics.produced >= 1
+
+
+def test_cli_runs_plap_offline_and_explains_bad_input():
+    import json
+    import subprocess
+    import sys
+
+    run = [sys.executable, "-m", "pddlkit.cli", "run", "--agent", "plap", "--env", "microrts"]
+    ok = subprocess.run(run + ["--llm", "standin-noisy", "--opponent", "LightRush",
+                               "--episodes", "2", "--json"],
+                        capture_output=True, text=True, timeout=300)
+    assert ok.returncode == 0, ok.stderr
+    summary = json.loads(ok.stdout)
+    assert summary["games"] == 2 and summary["dropped"] > 0
+    bad = subprocess.run(run + ["--opponent", "Zerg"], capture_output=True, text=True,
+                         timeout=120)
+    assert bad.returncode == 2 and "unknown opponent 'Zerg'" in bad.stderr
+    assert "Traceback" not in bad.stderr

@@ -1,0 +1,126 @@
+"""``pddlkit run --agent plap`` (an entry point of ``pddlkit.run_agents``) and the ``plap``
+agent of ``pddlkit bench`` (``pddlkit.agents``).
+
+    pddlkit run --agent plap --env microrts --opponent RandomBiasedAI --episodes 10
+    pddlkit run --agent plap --env microrts --llm standin-noisy --opponent WorkerRush
+    pddlkit run --agent plap --env microrts --llm openai:gpt-4o-mini --variant fs-tip
+
+``--llm standin`` (the default) is the planner written from the expert tips; ``standin-noisy``
+adds malformed, impossible and wasteful lines; any other value is an LLM spec, prompted with
+seed 002's Fig. 3 in the chosen ``--variant``. Games are on basesWorkers8x8 by default, the
+planner plays blue, seeds ``--seed`` onwards.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+
+def add_arguments(parser) -> None:
+    group = parser.add_argument_group("plap (--agent plap)")
+    group.add_argument("--opponent", default="RandomBiasedAI",
+                       help="plap: the built-in bot (RandomBiasedAI, LightRush, WorkerRush, "
+                            "NaiveMCTS, CoacAI, ...)")
+    group.add_argument("--map", default="basesWorkers8x8", help="plap: a MicroRTS map")
+    group.add_argument("--variant", default="zs", choices=["zs", "zs-tip", "fs", "fs-tip"],
+                       help="plap: the prompt (zero-/few-shot, with or without tips)")
+    group.add_argument("--plan-every", type=int, default=100, help="plap: k, cycles per plan")
+    group.add_argument("--max-cycles", type=int, default=2000, help="plap: game length")
+    group.add_argument("--no-check", action="store_true",
+                       help="plap: do not check plans against the skills' PDDL annotations")
+
+
+def make_planner(spec: str, env, variant: str = "zs", seed: int = 0):
+    from .planner import LLMPlanner
+    from .standin import NoisyPlanner, TipsPlanner
+
+    if spec in ("standin", "observation", None):
+        return TipsPlanner()
+    if spec.startswith("standin-noisy"):
+        rate = float(spec.split(":", 1)[1]) if ":" in spec else 0.3
+        return NoisyPlanner(rate, seed)
+    from pddlkit.llm import load_llm
+
+    return LLMPlanner(load_llm(spec), env.units_table, variant)
+
+
+def run(args) -> int:
+    from pddlkit.envs.microrts import MicroRTS
+    from pddlkit.envs.microrts_assets import MicroRTSMissing
+    from pddlkit.llm.errors import LLMError
+
+    from .game import play_game
+
+    if args.env != "microrts":
+        print(f"pddlkit run --agent plap: environment {args.env!r} is not supported; use "
+              f"microrts", file=sys.stderr)
+        return 2
+    records = []
+    try:
+        with MicroRTS(map=args.map, opponent=args.opponent, max_cycles=args.max_cycles) as env:
+            env.reset(args.seed)
+            for k in range(args.episodes):
+                planner = make_planner(args.llm, env, args.variant, args.seed + k)
+                record = play_game(env, planner, seed=args.seed + k, k=args.plan_every,
+                                   check=not args.no_check)
+                records.append(record)
+                if not args.quiet and not args.json:
+                    m = record.metrics
+                    print(f"game {k} vs {args.opponent}: "
+                          f"{ {1: 'won', 0: 'draw', -1: 'lost'}[m.result]} at cycle {m.time}; "
+                          f"{record.plans} plans, {record.lines} lines run, "
+                          f"{len(record.dropped)} dropped")
+    except (LLMError, MicroRTSMissing, ValueError, RuntimeError, OSError) as exc:
+        print(f"pddlkit run --agent plap: {exc}", file=sys.stderr)
+        return 2
+    summary = summarize(records)
+    if args.json:
+        print(json.dumps(summary, indent=2))
+        return 0
+    print(f"vs {args.opponent}: {summary['wins']} won, {summary['draws']} drawn, "
+          f"{summary['losses']} lost; score {summary['score']:+d}; RHR {summary['RHR']:.2f}, "
+          f"RUR {summary['RUR']:.2f}, UPR {summary['UPR']:.2f}, CER {summary['CER']}")
+    reasons = {}
+    for r in records:
+        for _, _, why in r.dropped:
+            reasons[why] = reasons.get(why, 0) + 1
+    for why, n in sorted(reasons.items(), key=lambda kv: -kv[1])[:5]:
+        print(f"  dropped {n}x: {why}")
+    return 0
+
+
+def summarize(records) -> dict:
+    import statistics
+
+    ms = [r.metrics for r in records]
+    cer = [m.cer for m in ms if m.cer is not None]
+    return {"games": len(ms), "wins": sum(m.result == 1 for m in ms),
+            "draws": sum(m.result == 0 for m in ms),
+            "losses": sum(m.result == -1 for m in ms),
+            "score": sum(m.result for m in ms),
+            "success": sum(m.result == 1 for m in ms) / max(1, len(ms)),
+            "RHR": statistics.mean(m.rhr for m in ms) if ms else 0.0,
+            "RUR": statistics.mean(m.rur for m in ms) if ms else 0.0,
+            "UPR": statistics.mean(m.upr for m in ms) if ms else 0.0,
+            "CER": round(statistics.mean(cer), 2) if cer else None,
+            "dropped": sum(len(r.dropped) for r in records),
+            "steps": statistics.mean(m.time for m in ms) if ms else 0.0}
+
+
+def bench_agent(cell: dict) -> dict:
+    """``agent = "plap"`` in a sweep config; options ``llm`` (standin, standin-noisy, a
+    spec), ``opponent``, ``variant``, ``map``, ``max_cycles``."""
+    from pddlkit.envs.microrts import MicroRTS
+
+    from .game import play_game
+
+    options = cell.get("options") or {}
+    with MicroRTS(map=options.get("map", "basesWorkers8x8"),
+                  opponent=options.get("opponent", "RandomBiasedAI"),
+                  max_cycles=options.get("max_cycles", 2000)) as env:
+        env.reset(cell["seed"])
+        planner = make_planner(options.get("llm", "standin"), env,
+                               options.get("variant", "zs"), cell["seed"])
+        record = play_game(env, planner, seed=cell["seed"])
+    return summarize([record])

@@ -1,0 +1,68 @@
+"""PLAP's LLM planner: the prompt of seed 002's Fig. 3 from the template files in
+``skills/prompts/plap/`` (instruction, game manual, available skills, examples, tips,
+battlefield situation), in the four variants of the paper: ``zs`` (zero-shot), ``zs-tip``,
+``fs`` (two examples) and ``fs-tip``; one stateless user message per planning step, temperature
+0 and 256 tokens by default (§V-B). The answer is returned as text; :func:`.game.play_game`
+parses and checks it, so a broken answer costs its lines, never the game.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from string import Template
+from typing import Any
+
+PROMPTS = Path(__file__).resolve().parent.parent / "prompts" / "plap"
+VARIANTS = ("zs", "zs-tip", "fs", "fs-tip")
+SIDES = ("BLUE", "RED")
+
+
+def _read(name: str) -> str:
+    return (PROMPTS / name).read_text().rstrip("\n")
+
+
+def unit_lines(table: list) -> str:
+    rows = []
+    for t in table:
+        if t["name"] == "Resource":
+            continue
+        text = f"- {t['name']}: {t['hp']} HP, costs {t['cost']} resources, and takes " \
+               f"{t['produce_time']} time units to build."
+        if t["name"] in ("Worker", "Light", "Heavy", "Ranged"):
+            text += f" Deals {t['max_damage']} damage at range {t['range']}."
+        rows.append(text)
+    return "\n".join(rows)
+
+
+def build_prompt(observation: str, units_table: list, player: int = 0,
+                 variant: str = "zs") -> str:
+    if variant not in VARIANTS:
+        raise ValueError(f"variant must be one of {', '.join(VARIANTS)}, got {variant!r}")
+    parts = [_read("instruction.txt"),
+             Template(_read("manual.txt")).safe_substitute(units=unit_lines(units_table)),
+             _read("skills.txt")]
+    if variant.startswith("fs"):
+        parts.append(_read("examples.txt"))
+    if variant.endswith("tip"):
+        parts.append(_read("tips.txt"))
+    parts.append(Template(_read("situation.txt")).safe_substitute(
+        observation=observation, side=SIDES[player]))
+    return "\n\n".join(parts) + "\n"
+
+
+class LLMPlanner:
+    """``LLMPlanner(load_llm("openai:gpt-4o-mini"), variant="fs-tip")``."""
+
+    def __init__(self, llm: Any, units_table: list, variant: str = "zs",
+                 temperature: float = 0.0, max_tokens: int = 256) -> None:
+        if variant not in VARIANTS:
+            raise ValueError(f"variant must be one of {', '.join(VARIANTS)}, got {variant!r}")
+        self.llm, self.units_table, self.variant = llm, units_table, variant
+        self.temperature, self.max_tokens = temperature, max_tokens
+        self.name = f"{getattr(llm, 'model', 'llm')}:{variant}"
+
+    def plan(self, observation: str, state: dict, player: int) -> str:
+        prompt = build_prompt(observation, self.units_table, player, self.variant)
+        return self.llm.complete([{"role": "user", "content": prompt}],
+                                 temperature=self.temperature,
+                                 max_tokens=self.max_tokens).text
