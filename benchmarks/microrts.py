@@ -44,13 +44,16 @@ def steps_per_second(cycles: int) -> None:
           f"engine alone (bot vs bot in the worker) {inside:,.0f} over {state['time']} cycles")
 
 
-def bots(games: int, cycles: int, mcts: bool) -> None:
-    from pddlkit.envs.microrts import OPPONENTS, MicroRTS, metrics_for
+def _opponents(mcts: bool) -> list[str]:
+    """Seed 002's five bots (NaiveMCTS, about 7 s a game here, only with ``mcts``)."""
+    return ["RandomBiasedAI", "WorkerRush", "LightRush", *(["NaiveMCTS"] if mcts else []),
+            "CoacAI"]
 
-    opponents = [o for o in OPPONENTS if o not in ("RandomAI", "PassiveAI", "HeavyRush",
-                                                   "RangedRush")]
-    if not mcts:
-        opponents.remove("NaiveMCTS")
+
+def bots(games: int, cycles: int, mcts: bool) -> None:
+    from pddlkit.envs.microrts import MicroRTS, metrics_for
+
+    opponents = _opponents(mcts)
     print(f"\nWorkerRush (blue) vs each bot, {games} games, {cycles} cycles at most")
     print(f"{'opponent':16s} {'WR':>6s} {'score':>6s} {'RHR':>6s} {'RUR':>6s} {'UPR':>6s} "
           f"{'CER':>6s} {'cycles':>7s} {'s':>5s}")
@@ -73,15 +76,12 @@ def bots(games: int, cycles: int, mcts: bool) -> None:
 
 
 def planners(games: int, cycles: int, mcts: bool) -> None:
-    from pddlkit.envs.microrts import OPPONENTS, MicroRTS
+    from pddlkit.envs.microrts import MicroRTS
     from pddlkit.skills.plap.cli import summarize
     from pddlkit.skills.plap.game import play_game
     from pddlkit.skills.plap.standin import NoisyPlanner, TipsPlanner
 
-    opponents = [o for o in OPPONENTS if o not in ("RandomAI", "PassiveAI", "HeavyRush",
-                                                   "RangedRush")]
-    if not mcts:
-        opponents.remove("NaiveMCTS")
+    opponents = _opponents(mcts)
     print(f"\nPLAP stand-in planners (blue) vs each bot, {games} games")
     print(f"{'planner':14s} {'opponent':16s} {'WR':>6s} {'score':>6s} {'RHR':>6s} {'RUR':>6s} "
           f"{'UPR':>6s} {'CER':>6s} {'dropped':>8s} {'s':>5s}")
