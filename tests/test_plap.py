@@ -158,12 +158,16 @@ def test_the_llm_planner_sends_fig_3s_prompt_in_each_variant():
         def answer(messages):
             seen.append(messages[-1]["content"])
             return "START OF SKILL_PLAN\n[Harvest Mineral](0, 0)\n[Produce Unit](worker, east)" \
-                   "\nEND OF SKILL_PLAN"
+                   "\n[Produce Unit](light, east)\nEND OF SKILL_PLAN"
 
         llm = ScriptedLLM(answer, ledger=UsageLedger())
         record = play_game(env, LLMPlanner(llm, env.units_table, "fs"), seed=0)
     assert len(seen) == 3 and "## Examples" in seen[0] and "Game time: 100 of" in seen[1]
-    assert record.lines == 6 and not record.dropped and record.metrics.produced >= 1
+    assert record.lines == 6 and record.metrics.produced >= 1
+    assert [why for _, _, why in record.dropped] == ["you have no barracks to produce it"] * 3
+    assert "## Feedback" not in seen[0]
+    assert ("## Feedback on your last plan\nThese lines were dropped and did not run:\n"
+            "- [Produce Unit](light, east): you have no barracks to produce it") in seen[1]
 
 
 def test_cli_runs_plap_offline_and_explains_bad_input():

@@ -29,9 +29,12 @@ def add_arguments(parser) -> None:
     group.add_argument("--max-cycles", type=int, default=2000, help="plap: game length")
     group.add_argument("--no-check", action="store_true",
                        help="plap: do not check plans against the skills' PDDL annotations")
+    group.add_argument("--no-feedback", action="store_true",
+                       help="plap: do not tell the LLM which lines were dropped (the paper's "
+                            "stateless planner)")
 
 
-def make_planner(spec: str, env, variant: str = "zs", seed: int = 0):
+def make_planner(spec: str, env, variant: str = "zs", seed: int = 0, feedback: bool = True):
     from .planner import LLMPlanner
     from .standin import NoisyPlanner, TipsPlanner
 
@@ -42,7 +45,7 @@ def make_planner(spec: str, env, variant: str = "zs", seed: int = 0):
         return NoisyPlanner(rate, seed)
     from pddlkit.llm import load_llm
 
-    return LLMPlanner(load_llm(spec), env.units_table, variant)
+    return LLMPlanner(load_llm(spec), env.units_table, variant, feedback=feedback)
 
 
 def run(args) -> int:
@@ -61,7 +64,8 @@ def run(args) -> int:
         with MicroRTS(map=args.map, opponent=args.opponent, max_cycles=args.max_cycles) as env:
             env.reset(args.seed)
             for k in range(args.episodes):
-                planner = make_planner(args.llm, env, args.variant, args.seed + k)
+                planner = make_planner(args.llm, env, args.variant, args.seed + k,
+                                       feedback=not args.no_feedback)
                 record = play_game(env, planner, seed=args.seed + k, k=args.plan_every,
                                    check=not args.no_check)
                 records.append(record)

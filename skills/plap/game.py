@@ -3,7 +3,9 @@ battlefield; its lines are parsed, checked against the skills' PDDL annotations,
 ones handed to the executor, which issues unit actions every cycle (seed 002, Algorithm 1).
 
 Every dropped line is kept with its reason (:attr:`GameRecord.dropped`): unreadable lines from
-the parser, impossible ones from the check. A planner that raises or answers nothing keeps the
+the parser, impossible ones from the check. A planner with a ``feedback(dropped)`` method is
+told which lines of its answer were dropped and why (the LLM planner puts them in its next
+prompt; the paper's planner saw nothing of it). A planner that raises or answers nothing keeps the
 previous plan (recorded as a dropped answer); the game never stops for it.
 """
 
@@ -60,6 +62,9 @@ def play_game(env, planner, seed: int = 0, k: int = K, check: bool = True) -> Ga
                     checked = check_lines(env.state, env.player, costs, lines)
                     record.dropped += [(t, c.line.text, c.reason) for c in checked if c.reason]
                     lines = [c.line for c in checked if not c.reason]
+                report = getattr(planner, "feedback", None)
+                if callable(report):   # the lines dropped from this answer, with reasons
+                    report([(text_, why) for t_, text_, why in record.dropped if t_ == t])
                 executor.set_plan(lines, env.state)
                 record.plans += 1
                 record.lines += len(lines)

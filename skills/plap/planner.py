@@ -4,6 +4,10 @@ battlefield situation), in the four variants of the paper: ``zs`` (zero-shot), `
 ``fs`` (two examples) and ``fs-tip``; one stateless user message per planning step, temperature
 0 and 256 tokens by default (§V-B). The answer is returned as text; :func:`.game.play_game`
 parses and checks it, so a broken answer costs its lines, never the game.
+
+Feedback (pddlkit's addition, on by default; ``feedback=False`` is the paper's stateless
+planner): the lines dropped from the previous answer and why are added to the next prompt,
+after the battlefield, as "## Feedback on your last plan".
 """
 
 from __future__ import annotations
@@ -54,15 +58,26 @@ class LLMPlanner:
     """``LLMPlanner(load_llm("openai:gpt-4o-mini"), variant="fs-tip")``."""
 
     def __init__(self, llm: Any, units_table: list, variant: str = "zs",
-                 temperature: float = 0.0, max_tokens: int = 256) -> None:
+                 temperature: float = 0.0, max_tokens: int = 256, feedback: bool = True
+                 ) -> None:
         if variant not in VARIANTS:
             raise ValueError(f"variant must be one of {', '.join(VARIANTS)}, got {variant!r}")
         self.llm, self.units_table, self.variant = llm, units_table, variant
         self.temperature, self.max_tokens = temperature, max_tokens
         self.name = f"{getattr(llm, 'model', 'llm')}:{variant}"
+        self.use_feedback = feedback
+        self.dropped: list = []
+
+    def feedback(self, dropped: list) -> None:
+        """(line, reason) of the lines dropped from the last answer."""
+        self.dropped = list(dropped) if self.use_feedback else []
 
     def plan(self, observation: str, state: dict, player: int) -> str:
         prompt = build_prompt(observation, self.units_table, player, self.variant)
+        if self.dropped:
+            prompt += ("\n## Feedback on your last plan\nThese lines were dropped and did not "
+                       "run:\n" + "\n".join(f"- {line}: {why}" for line, why in self.dropped)
+                       + "\n")
         return self.llm.complete([{"role": "user", "content": prompt}],
                                  temperature=self.temperature,
                                  max_tokens=self.max_tokens).text
