@@ -37,6 +37,7 @@ from .microrts_assets import MicroRTSMissing, home as engine_home
 WORKER = Path(__file__).with_name("microrts_worker.py")
 OPPONENTS = ("RandomBiasedAI", "RandomAI", "PassiveAI", "WorkerRush", "LightRush", "HeavyRush",
              "RangedRush", "NaiveMCTS", "CoacAI")
+EXTERNAL = "external"   # the other side is played from Python too (planner against planner)
 DIRECTIONS = ("north", "east", "south", "west")
 SIDES = ("blue", "red")
 
@@ -139,8 +140,9 @@ class MicroRTS:
 
     def __init__(self, map: str = "basesWorkers8x8", opponent: str = "RandomBiasedAI",
                  max_cycles: int = 2000, player: int = 0) -> None:
-        if opponent not in OPPONENTS:
-            raise ValueError(f"unknown opponent {opponent!r}; use one of {', '.join(OPPONENTS)}")
+        if opponent not in OPPONENTS and opponent != EXTERNAL:
+            raise ValueError(f"unknown opponent {opponent!r}; use one of {', '.join(OPPONENTS)}"
+                             f", or {EXTERNAL!r} to play both sides from Python")
         self.home = engine_home()
         self.map_path = self._map(map)
         self.map = map
@@ -177,8 +179,10 @@ class MicroRTS:
                          "start_resources": r} for r in self.state["resources"]]
         return self.describe(), self._info()
 
-    def step(self, actions: Sequence[dict] = ()) -> Step:
-        answer = self.worker.request({"op": "step", "actions": list(actions)})
+    def step(self, actions: Sequence[dict] = (), opponent_actions: Sequence[dict] = ()) -> Step:
+        """One cycle; ``opponent_actions`` are the other side's, with ``opponent="external"``."""
+        answer = self.worker.request({"op": "step", "actions": list(actions),
+                                      "opponent_actions": list(opponent_actions)})
         self.state, self.metrics = answer["state"], answer["metrics"]
         self.last_rejected = [(list(actions)[i] if i >= 0 else None, why)
                               for i, why in answer["rejected"]]
@@ -233,9 +237,11 @@ class MicroRTS:
                 for t in self.units_table if t["name"] != "Resource"]
         return "\n".join(rows)
 
-    def describe(self) -> str:
+    def describe(self, player: Optional[int] = None) -> str:
         """Seed 002's battlefield text: minerals, then each side's resources and units (type,
-        position, HP, carried resources, current action); the player's side is named."""
+        position, HP, carried resources, current action), as ``player`` (default: the
+        environment's player) sees it; that side is named."""
+        player = self.player if player is None else player
         s = self.state
         minerals = [u for u in s["units"] if u["type"] == "Resource"]
         lines = [f"The game map is a {s['width']}x{s['height']} grid; positions are (x, y), x "
@@ -244,8 +250,8 @@ class MicroRTS:
                  f"Available Mineral Fields: {len(minerals)}"]
         lines += [f"- Mineral Field ({u['x']}, {u['y']}) resource: {u['resources']}"
                   for u in minerals]
-        lines.append(f"You are the **{SIDES[self.player]}** side.")
-        for p in (1 - self.player, self.player):
+        lines.append(f"You are the **{SIDES[player]}** side.")
+        for p in (1 - player, player):
             side = SIDES[p].capitalize()
             lines += ["", f"{side}'s Resource: {s['resources'][p]}", f"{side}'s Units:"]
             own = [u for u in s["units"] if u["player"] == p]

@@ -10,10 +10,12 @@ Protocol: one JSON object per line each way; every answer has ``ok``; a failure 
 false, "error": "...", "kind": "..."}`` and the worker stays up.
 
 - ``{"op": "start", "home", "map", "opponent", "seed", "player"}``: load the map, make the
-  opponent AI (seeded where it draws random numbers), answer the state and the unit table;
-- ``{"op": "step", "actions": [{"unit", "type", "direction", "unit_type", "x", "y"}, ...]}``:
-  issue the player's actions that the engine allows (the others come back in ``rejected`` with
-  the reason), let the opponent act, advance one cycle, answer the state;
+  opponent AI (seeded where it draws random numbers; ``"external"``: the other side is played
+  from Python too), answer the state and the unit table;
+- ``{"op": "step", "actions": [{"unit", "type", "direction", "unit_type", "x", "y"}, ...],
+  "opponent_actions": [...]}``: issue the player's actions that the engine allows (the others
+  come back in ``rejected`` with the reason), let the opponent act (its AI, or the
+  ``opponent_actions`` of an external opponent), advance one cycle, answer the state;
 - ``{"op": "play", "home", "map", "ai0", "ai1", "seed", "max_cycles"}``: a whole bot-vs-bot
   game inside the worker, answering winner, cycles and metrics;
 - ``{"op": "close"}``.
@@ -230,7 +232,8 @@ def main() -> None:
             if op == "start":
                 gs = engine.load(req["home"], req["map"])
                 player = int(req.get("player", 0))
-                opponent = engine.make_ai(req["opponent"], int(req.get("seed", 0)))
+                opponent = None if req["opponent"] == "external" else \
+                    engine.make_ai(req["opponent"], int(req.get("seed", 0)))
                 metrics = engine.new_metrics(gs)
                 last = engine.units(gs)
                 game = {"gs": gs, "player": player, "opponent": opponent, "metrics": metrics,
@@ -241,12 +244,19 @@ def main() -> None:
                     raise RuntimeError("no game: send start first")
                 gs = game["gs"]
                 rejected = engine.issue(gs, game["player"], req.get("actions", []))
+                other = 1 - game["player"]
+                if game["opponent"] is None:    # the other side is played from Python too
+                    rejected_other = engine.issue(gs, other, req.get("opponent_actions", []))
+                else:
+                    rejected_other = []
                 if not gs.gameover():
-                    gs.issueSafe(game["opponent"].getAction(1 - game["player"], gs))
+                    if game["opponent"] is not None:
+                        gs.issueSafe(game["opponent"].getAction(other, gs))
                     gs.cycle()
                 units = engine.unit_list(gs)
                 game["last"] = engine.track(gs, game["metrics"], game["last"], units)
                 answer = {"ok": True, "state": engine.state(gs, units), "rejected": rejected,
+                          "rejected_opponent": rejected_other,
                           "metrics": game["metrics"]}
             elif op == "play":
                 gs = engine.load(req["home"], req["map"])

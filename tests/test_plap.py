@@ -186,3 +186,29 @@ def test_cli_runs_plap_offline_and_explains_bad_input():
                          timeout=120)
     assert bad.returncode == 2 and "unknown opponent 'Zerg'" in bad.stderr
     assert "Traceback" not in bad.stderr
+
+
+def test_planners_play_each_other_and_the_leaderboard_adds_up():
+    from pddlkit.skills.plap.game import play_match
+    from pddlkit.skills.plap.leaderboard import format_table, round_robin
+
+    with MicroRTS(opponent="external") as env:
+        blue, red = play_match(env, TipsPlanner(), NoisyPlanner(0.5, seed=2), seed=0)
+    assert blue.result == -red.result or blue.result == red.result == 0
+    assert red.dropped and not blue.dropped and blue.plans == red.plans
+    rows = round_robin(["standin", "standin-noisy", "bot:RandomBiasedAI"], games=1)
+    assert [r["games"] for r in rows] == [4, 4, 4]
+    assert sum(r["score"] for r in rows) == 0 and all(r["W"] + r["D"] + r["L"] == 4
+                                                      for r in rows)
+    assert rows[-1]["entry"] == "bot:RandomBiasedAI"
+    assert format_table(rows).splitlines()[0].split()[:4] == ["entry", "score", "WR", "W/D/L"]
+
+
+def test_the_bench_agent_plays_a_side_against_a_bot_or_a_planner():
+    from pddlkit.skills.plap.cli import bench_agent
+
+    row = bench_agent({"llm": "standin", "seed": 0,
+                       "env_options": {"match": "red:RandomBiasedAI"}})
+    assert row["result"] in (-1, 0, 1) and row["time"] > 0 and "RHR" in row
+    with pytest.raises(ValueError, match="side must be blue or red"):
+        bench_agent({"llm": "standin", "seed": 0, "env_options": {"match": "green:WorkerRush"}})

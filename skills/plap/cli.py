@@ -113,18 +113,28 @@ def summarize(records) -> dict:
 
 
 def bench_agent(cell: dict) -> dict:
-    """``agent = "plap"`` in a sweep config; options ``llm`` (standin, standin-noisy, a
-    spec), ``opponent``, ``variant``, ``map``, ``max_cycles``."""
-    from pddlkit.envs.microrts import MicroRTS
+    """``agent = "plap"`` in a sweep config: one game. The planner is the cell's ``llm``
+    (``standin``, ``standin-noisy``, an LLM spec; ``@variant`` picks the prompt); env options
+    ``opponent`` (a built-in bot, or ``plap:<entry>`` / ``bot:<name>`` for the leaderboard),
+    ``side`` (blue or red), or both as ``match = "red:plap:standin"``; ``map``,
+    ``max_cycles``. The row has the game's result and seed 002's metrics for the planner's
+    side."""
+    from .leaderboard import play
 
-    from .game import play_game
-
-    options = cell.get("options") or {}
-    with MicroRTS(map=options.get("map", "basesWorkers8x8"),
-                  opponent=options.get("opponent", "RandomBiasedAI"),
-                  max_cycles=options.get("max_cycles", 2000)) as env:
-        env.reset(cell["seed"])
-        planner = make_planner(options.get("llm", "standin"), env,
-                               options.get("variant", "zs"), cell["seed"])
-        record = play_game(env, planner, seed=cell["seed"])
-    return summarize([record])
+    env_options = cell.get("env_options") or {}
+    llm = cell.get("llm")
+    entry = llm if llm not in (None, "None", "", "observation") else \
+        (cell.get("options") or {}).get("llm", "standin")
+    side = env_options.get("side", "blue")
+    opponent = str(env_options.get("opponent", "RandomBiasedAI"))
+    if "match" in env_options:
+        side, _, opponent = str(env_options["match"]).partition(":")
+    other = opponent.split(":", 1)[1] if opponent.startswith("plap:") else \
+        (opponent if opponent.startswith("bot:") else f"bot:{opponent}")
+    if side not in ("blue", "red"):
+        raise ValueError(f"side must be blue or red, got {side!r}")
+    blue, red = (entry, other) if side == "blue" else (other, entry)
+    options = {k: env_options[k] for k in ("map", "max_cycles") if k in env_options}
+    mb, mr = play(blue, red, cell["seed"], **options)
+    m = mb if side == "blue" else mr
+    return {**m.as_dict(), "success": float(m.result == 1), "steps": m.time}

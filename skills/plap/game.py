@@ -1,12 +1,16 @@
-"""One PLAP game: every ``k`` cycles the planner answers a skill plan for the current
-battlefield; its lines are parsed, checked against the skills' PDDL annotations, and the valid
-ones handed to the executor, which issues unit actions every cycle (seed 002, Algorithm 1).
+"""PLAP games: every ``k`` cycles a planner answers a skill plan for the current battlefield;
+its lines are parsed, checked against the skills' PDDL annotations, and the valid ones handed
+to the executor, which issues unit actions every cycle (seed 002, Algorithm 1).
+
+:func:`play_game` is a planner against a built-in bot; :func:`play_match` two planners against
+each other (the engine's other side played from Python, ``opponent="external"``), as the
+leaderboard's red-blue games.
 
 Every dropped line is kept with its reason (:attr:`GameRecord.dropped`): unreadable lines from
 the parser, impossible ones from the check. A planner with a ``feedback(dropped)`` method is
 told which lines of its answer were dropped and why (the LLM planner puts them in its next
-prompt; the paper's planner saw nothing of it). A planner that raises or answers nothing keeps the
-previous plan (recorded as a dropped answer); the game never stops for it.
+prompt; the paper's planner saw nothing of it). A planner that raises or answers nothing keeps
+its previous plan (recorded in :attr:`GameRecord.planner_errors`); the game never stops for it.
 """
 
 from __future__ import annotations
@@ -38,38 +42,79 @@ class GameRecord:
         return self.metrics.result
 
 
+class _Side:
+    """One planner's side of a game: its executor and record."""
+
+    def __init__(self, planner, player: int, opponent: str, seed: int) -> None:
+        self.planner, self.player = planner, player
+        self.executor = Executor(player)
+        self.record = GameRecord(opponent, seed, None)
+
+    def plan(self, t: int, text: str, state: dict, costs: dict, check: bool) -> None:
+        record = self.record
+        try:
+            answer = self.planner.plan(text, state, self.player)
+        except Exception as exc:  # noqa: BLE001 - a planner failure is data, not a crash
+            record.planner_errors.append((t, f"{type(exc).__name__}: {exc}"))
+            return
+        if answer is None:
+            record.planner_errors.append((t, "the planner gave no answer"))
+            return
+        parsed = parse_skill_plan(answer)
+        record.dropped += [(t, d.text, d.reason) for d in parsed.dropped]
+        lines = parsed.lines
+        if check:
+            checked = check_lines(state, self.player, costs, lines)
+            record.dropped += [(t, c.line.text, c.reason) for c in checked if c.reason]
+            lines = [c.line for c in checked if not c.reason]
+        report = getattr(self.planner, "feedback", None)
+        if callable(report):   # the lines dropped from this answer, with reasons
+            report([(text_, why) for t_, text_, why in record.dropped if t_ == t])
+        self.executor.set_plan(lines, state)
+        record.plans += 1
+        record.lines += len(lines)
+
+
+def _name(planner) -> str:
+    return getattr(planner, "name", type(planner).__name__)
+
+
 def play_game(env, planner, seed: int = 0, k: int = K, check: bool = True) -> GameRecord:
     """Play ``planner`` (an object with ``plan(observation, state, player) -> str``) on
-    ``env`` (:class:`pddlkit.envs.microrts.MicroRTS`) until the game ends."""
+    ``env`` (:class:`pddlkit.envs.microrts.MicroRTS`) against its bot until the game ends."""
     start = time.monotonic()
     text, _ = env.reset(seed)
     costs = {t["name"]: t["cost"] for t in env.units_table}
-    executor = Executor(env.player)
-    record = GameRecord(env.opponent, seed, None)
+    side = _Side(planner, env.player, env.opponent, seed)
     while not env.done:
         t = env.state["time"]
         if t % k == 0:
-            try:
-                answer = planner.plan(text, env.state, env.player)
-            except Exception as exc:  # noqa: BLE001 - a planner failure is data, not a crash
-                record.planner_errors.append((t, f"{type(exc).__name__}: {exc}"))
-                answer = None
-            if answer is not None:
-                parsed = parse_skill_plan(answer)
-                record.dropped += [(t, d.text, d.reason) for d in parsed.dropped]
-                lines = parsed.lines
-                if check:
-                    checked = check_lines(env.state, env.player, costs, lines)
-                    record.dropped += [(t, c.line.text, c.reason) for c in checked if c.reason]
-                    lines = [c.line for c in checked if not c.reason]
-                report = getattr(planner, "feedback", None)
-                if callable(report):   # the lines dropped from this answer, with reasons
-                    report([(text_, why) for t_, text_, why in record.dropped if t_ == t])
-                executor.set_plan(lines, env.state)
-                record.plans += 1
-                record.lines += len(lines)
-        step = env.step(executor.actions(env.state))
-        text = step.observation
-    record.metrics = env.game_metrics()
-    record.seconds = time.monotonic() - start
-    return record
+            side.plan(t, text, env.state, costs, check)
+        text = env.step(side.executor.actions(env.state)).observation
+    side.record.metrics = env.game_metrics()
+    side.record.seconds = time.monotonic() - start
+    return side.record
+
+
+def play_match(env, blue, red, seed: int = 0, k: int = K, check: bool = True
+               ) -> tuple[GameRecord, GameRecord]:
+    """``blue`` (player 0) against ``red`` (player 1) on ``env`` made with
+    ``opponent="external"``; each side's record, metrics from its own point of view."""
+    from pddlkit.envs.microrts import EXTERNAL, metrics_for
+
+    if env.opponent != EXTERNAL or env.player != 0:
+        raise ValueError("play_match needs MicroRTS(opponent='external') with player 0")
+    start = time.monotonic()
+    env.reset(seed)
+    costs = {t["name"]: t["cost"] for t in env.units_table}
+    sides = [_Side(blue, 0, _name(red), seed), _Side(red, 1, _name(blue), seed)]
+    while not env.done:
+        t = env.state["time"]
+        if t % k == 0:
+            for side in sides:
+                side.plan(t, env.describe(side.player), env.state, costs, check)
+        env.step(sides[0].executor.actions(env.state), sides[1].executor.actions(env.state))
+    for side in sides:
+        side.record.metrics = metrics_for(env.state, env.metrics, side.player)
+        side.record.seconds = time.monotonic() - start
+    return sides[0].record, sides[1].record
