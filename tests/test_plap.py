@@ -64,6 +64,17 @@ def test_impossible_lines_are_explained_from_the_pddl_annotations(passive):
                        "the enemy has no barracks", "you have no heavy"]
 
 
+def test_a_map_without_minerals_is_checked_too():
+    state = {"width": 8, "height": 8, "resources": [3, 0], "time": 900, "units": [
+        {"id": 1, "type": "Worker", "player": 0, "x": 1, "y": 1, "hp": 1, "resources": 0,
+         "action": "noop"},
+        {"id": 2, "type": "Base", "player": 1, "x": 5, "y": 6, "hp": 10, "resources": 0,
+         "action": "noop"}]}
+    lines = parse_skill_plan("[Attack Enemy](worker, base)\n[Produce Unit](worker, east)").lines
+    assert [c.reason for c in check_lines(state, 0, {"Worker": 1}, lines)] == [
+        None, "you have no base"]
+
+
 def _run(env, text, cycles, until):
     env.reset(0)
     executor = Executor(0)

@@ -49,7 +49,8 @@ def problem_text(state: dict, player: int, costs: dict, lines: list[SkillLine]) 
     places = set(minerals)
     for line in lines:
         places.update(p for p in line.params if isinstance(p, tuple))
-    objects = " ".join(sorted(_loc(p) for p in places)) + " - location " + \
+    locations = " ".join(sorted(_loc(p) for p in places))
+    objects = (f"{locations} - location " if locations else "") + \
         " ".join(DIRECTIONS) + " - direction"
     init = ["(mobile worker)", "(mobile light)", "(mobile heavy)", "(mobile ranged)",
             "(combat worker)", "(combat light)", "(combat heavy)", "(combat ranged)",
