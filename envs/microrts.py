@@ -119,10 +119,25 @@ class _Worker:
             raise MicroRTSError(f"the MicroRTS engine process ended (exit code {code}) while "
                                 f"answering {message.get('op')!r}; reset() starts a fresh "
                                 f"engine")
-        answer = json.loads(line)
+        answer = self._decode(line)
         if not answer.get("ok"):
             raise MicroRTSError(f"MicroRTS {message.get('op')}: {answer.get('error')}")
         return answer
+
+    def _decode(self, line: str) -> dict:
+        """The answer line; a line something else printed is skipped (up to 1,000 of them)."""
+        for _ in range(1000):
+            try:
+                answer = json.loads(line)
+                if isinstance(answer, dict):
+                    return answer
+            except json.JSONDecodeError:
+                pass
+            line = self.proc.stdout.readline()
+            if not line:
+                break
+        raise MicroRTSError("the MicroRTS engine process gave no answer (its output was not "
+                            "the protocol's); reset() starts a fresh engine")
 
     def close(self) -> None:
         if self.proc is not None and self.proc.poll() is None:

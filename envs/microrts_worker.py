@@ -64,6 +64,9 @@ class Engine:
         jpype.startJVM(classpath=[f"{home}/microrts.jar", f"{home}/Coac.jar"],
                        convertStrings=True)
         self.jvm = jpype
+        # bots print to System.out (CoacAI's warnings); stdout carries only answers
+        System = jpype.JClass("java.lang.System")
+        System.setOut(System.err)
         from rts.units import UnitTypeTable
 
         self.utt = UnitTypeTable()

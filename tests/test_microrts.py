@@ -83,3 +83,8 @@ def test_bad_requests_and_a_dead_engine_are_errors_not_tracebacks(env):
         env.step([])
     text, _ = env.reset(1)   # a fresh engine
     assert "Blue's Units" in text
+
+
+def test_bots_that_print_to_java_stdout_do_not_break_the_protocol(env):
+    state, metrics = env.play("CoacAI", "LightRush", seed=0)   # CoacAI prints warnings
+    assert state["gameover"] and metrics_for(state, metrics, 0).result == 1
