@@ -13,7 +13,7 @@ TEST_STAMP := $(VENV)/.pddlkit-test-installed
 
 .PHONY: demo test install install-critic alfworld bench clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml setup.py
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip setuptools wheel
 	$(PY) -m pip install -q -e '.[test]'

@@ -78,7 +78,9 @@ def list_envs() -> list[EnvSpec]:
         name = target if isinstance(target, str) else f"{target.__module__}:{target.__qualname__}"
         try:
             doc = (_load(target).__doc__ or "").strip().splitlines()
-            summary = doc[0] if doc else ""
+            from pddlkit.cli import plain
+
+            summary = plain(doc[0]) if doc else ""
         except Exception as exc:  # a broken plugin must not break the listing
             summary = f"(cannot load: {type(exc).__name__}: {exc})"
         out.append(EnvSpec(env_id, name, summary))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Optional, Sequence
@@ -120,6 +121,17 @@ def _cmd_planners(args) -> int:
     return 0
 
 
+_ROLE = re.compile(r":[a-z]+:`(~?)([^`]+)`")
+
+
+def plain(text: str) -> str:
+    """Docstring markup as plain text for the terminal: ``code`` and :role:`target` lose their
+    marks (a ``~`` target keeps only its last name)."""
+    text = _ROLE.sub(lambda m: m.group(2).rsplit(".", 1)[-1] if m.group(1) else m.group(2),
+                     text)
+    return text.replace("``", "")
+
+
 def _cmd_envs(args) -> int:
     """List environment ids. They are found through the ``pddlkit.envs`` entry points (the
     native ones are declared in pyproject.toml), so the core never imports the environments."""
@@ -129,7 +141,7 @@ def _cmd_envs(args) -> int:
     for ep in sorted(entry_points(group="pddlkit.envs"), key=lambda e: e.name):
         try:
             doc = (ep.load().__doc__ or "").strip().splitlines()
-            summary = doc[0] if doc else ""
+            summary = plain(doc[0]) if doc else ""
         except Exception as exc:  # a broken plugin must not break the listing
             summary = f"(cannot load: {type(exc).__name__}: {exc})"
         rows.append({"id": ep.name, "entry_point": ep.value, "summary": summary})
@@ -149,7 +161,7 @@ def _cmd_demo(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="pddlkit", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="pddlkit", description=plain(__doc__.split("\n")[0]))
     parser.add_argument("--version", action="version", version=_version())
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -224,6 +236,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parser.parse_args(argv)
     for attr in ("domain", "problem", "plan"):
         value = getattr(args, attr, None)
+        if value and Path(value).is_dir():
+            inside = sorted(p.name for p in Path(value).glob("*.pddl"))[:6]
+            hint = f"; it holds {', '.join(inside)}" if inside else ""
+            print(f"pddlkit {args.command}: {value} is a directory, not a PDDL file: give the "
+                  f"{attr} file itself{hint}", file=sys.stderr)
+            return 2
         if value and not Path(value).is_file():
             print(f"pddlkit {args.command}: no such file: {value}", file=sys.stderr)
             return 2

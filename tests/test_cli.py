@@ -51,6 +51,24 @@ def test_missing_file_is_a_usage_error():
     assert out.returncode == 2 and "no such file" in out.stderr
 
 
+def test_a_directory_where_a_file_is_expected_says_so():
+    out = run("check", DOM.parent, PROB)
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert f"{DOM.parent} is a directory, not a PDDL file: give the domain file itself; it " \
+           f"holds domain.pddl, p3.pddl" in out.stderr
+
+
+def test_help_and_the_env_list_are_plain_text():
+    from pddlkit.cli import plain
+
+    assert plain("``Env(x=1)``; see :func:`pddlkit.plan` and :class:`~pddlkit.envs.api.Step`") \
+        == "Env(x=1); see pddlkit.plan and Step"
+    envs = run("envs")
+    assert envs.returncode == 0 and "coin-collector" in envs.stdout
+    assert "``" not in envs.stdout and ":class:" not in envs.stdout
+    assert "``" not in run("--help").stdout
+
+
 def test_demo_runs_offline():
     out = subprocess.run([str(Path(sys.executable).parent / "pddlkit"), "demo"],
                          capture_output=True, text=True)

@@ -34,10 +34,12 @@ def test_built_wheel_contains_and_imports_mapped_packages(tmp_path):
     shutil.copytree(REPO, source, ignore=shutil.ignore_patterns(
         ".git", ".venv*", "*.egg-info", "build", "dist", "__pycache__", "bench-runs"))
     result = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-v",
          "-w", str(tmp_path / "dist"), str(source)],
         capture_output=True, text=True)
     assert result.returncode == 0, result.stderr[-2000:]
+    # data folders are declared packages (setup.py), so setuptools warns of none
+    assert "absent from the `packages` configuration" not in result.stdout + result.stderr
     wheel = next((tmp_path / "dist").glob("pddlkit-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
     for expected in ["pddlkit/formalizers/__init__.py", "pddlkit/envs/__init__.py",
@@ -45,7 +47,10 @@ def test_built_wheel_contains_and_imports_mapped_packages(tmp_path):
                      "pddlkit/domains/coin-collector/domain.pddl",
                      "pddlkit/domains/craft/recipes.json", "pddlkit/domains/craft/tasks.json",
                      "pddlkit/skills/deps/loop.py", "pddlkit/skills/prompts/deps/planner.txt",
-                     "pddlkit/skills/prompts/deps/explainer.txt"]:
+                     "pddlkit/skills/prompts/deps/explainer.txt",
+                     "pddlkit/skills/prompts/plap/situation.txt",
+                     "pddlkit/domains/microrts/skills.pddl", "pddlkit/envs/microrts_worker.py",
+                     "pddlkit/programs/prompts/copic/sc2/init.txt"]:
         assert expected in names
     shipped = sorted(str(f.relative_to(REPO / "domains")) for f in
                      (REPO / "domains" / "learned").rglob("*") if f.is_file())
