@@ -52,6 +52,7 @@ def _opponents(mcts: bool) -> list[str]:
 
 def bots(games: int, cycles: int, mcts: bool) -> None:
     from pddlkit.envs.microrts import MicroRTS, metrics_for
+    from pddlkit.skills.plap.leaderboard import Tally
 
     opponents = _opponents(mcts)
     print(f"\nWorkerRush (blue) vs each bot, {games} games, {cycles} cycles at most")
@@ -60,16 +61,14 @@ def bots(games: int, cycles: int, mcts: bool) -> None:
     with MicroRTS(max_cycles=cycles) as env:
         for opponent in opponents:
             start = time.perf_counter()
-            rows = [metrics_for(*env.play("WorkerRush", opponent, seed=s), 0)
-                    for s in range(games)]
-            cer = [m.cer for m in rows if m.cer is not None]
-            print(f"{opponent:16s} {100 * sum(m.result == 1 for m in rows) / games:5.0f}% "
-                  f"{statistics.mean(m.result for m in rows):6.2f} "
-                  f"{statistics.mean(m.rhr for m in rows):6.2f} "
-                  f"{statistics.mean(m.rur for m in rows):6.2f} "
-                  f"{statistics.mean(m.upr for m in rows):6.2f} "
-                  f"{statistics.mean(cer) if cer else float('nan'):6.2f} "
-                  f"{statistics.mean(m.time for m in rows):7.0f} "
+            tally = Tally(opponent)
+            for s in range(games):
+                tally.add(metrics_for(*env.play("WorkerRush", opponent, seed=s), 0))
+            r = tally.row()
+            print(f"{opponent:16s} {100 * r['WR']:5.0f}% {r['score'] / games:6.2f} "
+                  f"{r['RHR']:6.2f} {r['RUR']:6.2f} {r['UPR']:6.2f} "
+                  f"{r['CER'] if r['CER'] is not None else float('nan'):6.2f} "
+                  f"{statistics.mean(m.time for m in tally.metrics):7.0f} "
                   f"{time.perf_counter() - start:5.1f}", flush=True)
     print("paper (seed 002, Table II, GPT-4o vs the other LLMs): WR 84.3%, score 49/70, "
           "RHR 2.32, RUR 2.34, UPR 1.61, CER 1.63")

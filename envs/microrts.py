@@ -190,8 +190,7 @@ class MicroRTS:
                                       "map": self.map_path, "opponent": self.opponent,
                                       "seed": int(seed or 0), "player": self.player})
         self.state, self.units_table = answer["state"], answer["utt"]
-        self.metrics = [{"produced": 0, "spent": 0, "dealt": 0, "taken": 0, "lost": 0,
-                         "start_resources": r} for r in self.state["resources"]]
+        self.metrics = answer["metrics"]
         return self.describe(), self._info()
 
     def step(self, actions: Sequence[dict] = (), opponent_actions: Sequence[dict] = ()) -> Step:

@@ -241,7 +241,8 @@ def main() -> None:
                 last = engine.units(gs)
                 game = {"gs": gs, "player": player, "opponent": opponent, "metrics": metrics,
                         "last": last}
-                answer = {"ok": True, "state": engine.state(gs), "utt": engine.utt_table()}
+                answer = {"ok": True, "state": engine.state(gs), "utt": engine.utt_table(),
+                          "metrics": metrics}
             elif op == "step":
                 if not game:
                     raise RuntimeError("no game: send start first")

@@ -143,7 +143,7 @@ class Deps:
                 problem, ran = self._execute(world, goals, horizons)
                 goals_run += ran
             if world.won:
-                dialogue.append(f"Descriptor: {problem[0]}" if problem else "")
+                dialogue.append(f"Descriptor: {problem[0]}")
                 break
             text, goal, failure, checked = problem
             dialogue.append(f"Descriptor: {text}")
@@ -164,7 +164,7 @@ class Deps:
             rounds += 1
             answer = self._ask(dialogue, "RePlanner")
         return DepsEpisode(item, world.group, world.won, rounds, world.actions,
-                           goals_run, failures, "\n".join(x for x in dialogue if x), horizons)
+                           goals_run, failures, "\n".join(dialogue), horizons)
 
     def _check(self, world: CraftWorld, goals: list[Goal]):
         found = check_plan(world, goals)

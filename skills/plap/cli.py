@@ -95,21 +95,21 @@ def run(args) -> int:
 
 
 def summarize(records) -> dict:
+    """Wins, draws, losses and seed 002's mean metrics of a planner's games (the leaderboard's
+    tally), plus the lines dropped and the mean game length."""
     import statistics
 
-    ms = [r.metrics for r in records]
-    cer = [m.cer for m in ms if m.cer is not None]
-    return {"games": len(ms), "wins": sum(m.result == 1 for m in ms),
-            "draws": sum(m.result == 0 for m in ms),
-            "losses": sum(m.result == -1 for m in ms),
-            "score": sum(m.result for m in ms),
-            "success": sum(m.result == 1 for m in ms) / max(1, len(ms)),
-            "RHR": statistics.mean(m.rhr for m in ms) if ms else 0.0,
-            "RUR": statistics.mean(m.rur for m in ms) if ms else 0.0,
-            "UPR": statistics.mean(m.upr for m in ms) if ms else 0.0,
-            "CER": round(statistics.mean(cer), 2) if cer else None,
+    from .leaderboard import Tally
+
+    tally = Tally("")
+    for r in records:
+        tally.add(r.metrics)
+    row = tally.row()
+    return {"games": row["games"], "wins": row["W"], "draws": row["D"], "losses": row["L"],
+            "score": row["score"], "success": row["WR"], "RHR": row["RHR"], "RUR": row["RUR"],
+            "UPR": row["UPR"], "CER": round(row["CER"], 2) if row["CER"] is not None else None,
             "dropped": sum(len(r.dropped) for r in records),
-            "steps": statistics.mean(m.time for m in ms) if ms else 0.0}
+            "steps": statistics.mean(m.time for m in tally.metrics) if tally.metrics else 0.0}
 
 
 def bench_agent(cell: dict) -> dict:
