@@ -30,11 +30,17 @@ Choices the paper leaves open (``shared/specs/copic.md`` §4), written down here
   learning and, by default, when evaluating (``sample_eval``).
 - **Steps**: an episode ends on success, when the world says so, or after the world's budget of
   environment actions (SC2: game time; household: 50 commands).
-- **Shaping** (``shaping=c``, off by default): for worlds with a symbolic model
-  (``world.potential()``, the household's ``-h_add``), PPO's reward adds
+- **Shaping** (``shaping=c``, off by default): for worlds with a model of their own
+  (``world.potential()``: the household's ``-h_add``; SC2's relaxed estimate of the steps still
+  needed, :meth:`pddlkit.envs.sc2_build.SC2Build.seconds_left`), PPO's reward adds
   ``c * (gamma * phi(s') - phi(s))`` as the TWOSOME agent does (:mod:`pddlkit.critic.twosome`);
-  it leaves optimal policies unchanged and turns a win-or-not reward into a signal per step.
-  Reported rewards stay the environment's.
+  it leaves optimal policies unchanged and turns a reward that arrives late into a signal per
+  step. Reported rewards stay the environment's. Measured on SC2 Easy (one good program, two
+  flawed; tiny random critic, K = 128): without shaping PPO does not move selection (the
+  paper's reward pays +1 per wanted unit started, so a wasted order shows only in *when* the
+  Battlecruisers start, tens of steps later); with ``shaping=0.5`` the good program's share of
+  contested steps rises from about 0.45 to 0.7 and held-out success from 0.5 to 0.9
+  (``tests/test_copic.py::test_ppo_with_shaping_moves_selection_to_the_good_program``).
 - **Costs**: LLM calls go to the LLM's ledger under the task type's name; critic scoring is
   recorded in the same ledger as model ``critic:<name>`` (prompt tokens in, candidate tokens
   out), as Table 9 counts TinyLlama's tokens.
@@ -158,9 +164,9 @@ class Copic:
         if critic is None and self.config.critic != "uniform":
             raise ValueError("a critic is needed unless critic='uniform'")
         if self.config.shaping > 0 and not callable(getattr(world, "potential", None)):
-            raise ValueError(f"shaping={self.config.shaping} needs a world with a symbolic model "
-                             f"(a potential() method); {type(world).__name__} has none (its "
-                             f"reward is already dense): use shaping=0")
+            raise ValueError(f"shaping={self.config.shaping} needs a world with a model of its "
+                             f"own (a potential() method); {type(world).__name__} has none: "
+                             f"use shaping=0")
         self.critic = critic if self.config.critic != "uniform" else None
         self.trainer = None
         if self.critic is not None and self.config.critic == "ppo":

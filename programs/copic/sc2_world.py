@@ -135,6 +135,14 @@ class SC2World:
         return Executed(step.reward, done, step.won, 1, self.observation_text(),
                         {"failed": failed, "started": step.info["started"]})
 
+    def potential(self) -> float:
+        """Minus the simulator's relaxed estimate of the steps still needed
+        (:meth:`~pddlkit.envs.sc2_build.SC2Build.seconds_left` over the step length), for
+        potential-based reward shaping: the paper's reward pays only when a wanted unit starts,
+        so a wasted order or a missing tech building would otherwise show only many steps
+        later."""
+        return -self.env.seconds_left() / self.env.step_seconds
+
     def fallback(self) -> list[str]:
         """No program proposed anything: the step passes with no action (time still runs)."""
         return []
