@@ -34,8 +34,8 @@ def add_arguments(parser) -> None:
     group.add_argument("--ppo-batch", type=int, default=32,
                        help="twosome: transitions per policy step (TWOSOME: 32)")
     group.add_argument("--shaping", type=float, default=0.0,
-                       help="twosome: weight of the world model's potential-based shaping "
-                            "(PDDL worlds; 0: the environment's reward only)")
+                       help="twosome, copic: weight of the world model's potential-based "
+                            "shaping (PDDL worlds, SC2; 0: the environment's reward only)")
     group.add_argument("--history", type=int, default=1,
                        help="twosome: earlier steps shown in the prompt (default 1)")
     group.add_argument("--save-critic", help="twosome: save the trained critic in this folder")

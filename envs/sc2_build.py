@@ -273,15 +273,18 @@ class SC2Build:
         return miners, gassers
 
     def seconds_left(self) -> float:
-        """A relaxed estimate of the game seconds still needed to finish the task: the sum
-        of (a) the minerals and gas still to be spent on the missing units and on the missing
-        buildings of their tech chains, less the stock, at the current income, and (b) the
-        longest remaining chain, each missing building's build time plus the missing units'
-        training time on the producers that exist. It is optimistic (a building in progress
-        counts as done, gas flows as from one full refinery if none is finished), cheap, and 0
-        once the task is done. Its use is a potential for reward shaping: a wasteful order
-        (a depot nobody needs) lowers the stock and raises the estimate at once, progress along
-        the chain lowers it, so the choice shows in the step's reward, not 60 steps later."""
+        """An estimate of the game seconds still needed to finish the task: the sum of (a) the
+        minerals and gas still to be spent on the missing units and on the missing buildings of
+        their tech chains, less the stock, at the current income, and (b) the longest remaining
+        chain, each missing building's build time plus the missing units' training time on the
+        producers that exist. Gathering and building overlap in the game, so the sum
+        overestimates (about twice the time the reference build order takes); a building in
+        progress counts as done, and gas flows as from one full refinery if none is finished.
+        It is cheap and 0 once the task is done. Its use is a potential for reward shaping: a
+        wasteful order (a depot nobody needs) lowers the stock and raises the estimate at once,
+        progress along the chain lowers it, so the choice shows in the step's reward, not 60
+        steps later; a max of (a) and (b) was tried and hides the waste whenever the chain is
+        the longer part."""
         have = {name: self._finished(name) + self._in_progress(name) for name in KINDS}
         minerals = gas = 0.0
         chain_time = 0.0

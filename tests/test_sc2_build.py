@@ -162,3 +162,30 @@ def test_the_tech_tree_as_pddl_gives_build_orders_and_names_what_is_missing():
     blocked = pddlkit.plan(tech_domain(forbid=["ARMORY"]), tech_problem(["THOR"]))
     assert blocked.status == "unsolvable"
     assert "(make-thor), which needs (have-armory)" in blocked.explanation.sentences[0]
+
+
+def test_the_time_still_needed_falls_along_a_correct_build_order_and_rises_with_waste():
+    import copy
+
+    env = SC2Build("easy", seed=0)
+    obs, _ = env.reset()
+    start = env.seconds_left()
+    assert start > 0
+    estimates = [start]
+    wasted = 0
+    while not env.won:
+        plan = reference_planner(public_obs(obs), env.action_space(), env.task)
+        if "BUILD SUPPLYDEPOT" in env.action_space() and "BUILD SUPPLYDEPOT" not in plan:
+            # the same step with a depot nobody needs first: the estimate is higher after it
+            waste = copy.deepcopy(env)
+            waste.step(["BUILD SUPPLYDEPOT", *plan])
+            same = copy.deepcopy(env)
+            same.step(plan)
+            wasted += waste.seconds_left() > same.seconds_left()
+        obs = env.step(plan).observation
+        estimates.append(env.seconds_left())
+    assert estimates[-1] == 0.0
+    assert wasted > 0
+    # it overestimates (gathering and building overlap in the game), within a factor of 3
+    assert env.time <= start <= 3 * env.time
+    assert max(estimates[len(estimates) // 2:]) < start / 2

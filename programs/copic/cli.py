@@ -6,8 +6,9 @@ agent of ``pddlkit bench`` (``pddlkit.agents``).
     pddlkit run --agent copic --env nethack-drink --llm openai:gpt-4o --critic-model gemma-3-270m
 
 The critic options (``--critic-model``, ``--critic-device``, ``--policy-lr``, ``--value-lr``,
-``--ppo-steps``, ``--ppo-batch``, ``--eval-episodes``, ``--save-critic``, ``--load-critic``) are
-the twosome agent's, shared.
+``--ppo-steps``, ``--ppo-batch``, ``--shaping``, ``--eval-episodes``, ``--save-critic``,
+``--load-critic``) are the twosome agent's, shared; ``--shaping`` works on SC2 and the household
+(worlds with a model of their own) and is refused with one line elsewhere.
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ def run(args) -> int:
                              summary_episodes=args.summary_episodes, threshold=args.threshold,
                              max_rounds=args.max_rounds, critic=args.copic_critic,
                              evolve=not args.no_evolve, world_model_filter=args.wm_filter,
-                             seed=args.seed)
+                             shaping=getattr(args, "shaping", 0.0) or 0.0, seed=args.seed)
         ppo = {"policy_lr": getattr(args, "policy_lr", 1e-6),
                "value_lr": getattr(args, "value_lr", 5e-5),
                "steps_per_update": getattr(args, "ppo_steps", 128),
