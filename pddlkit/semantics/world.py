@@ -122,7 +122,19 @@ class World:
         return [strata[k] for k in sorted(strata)]
 
     def with_derived(self, state: State) -> State:
-        """``state`` plus the derived atoms that hold in it (any old derived atoms dropped)."""
+        """``state`` plus the derived atoms that hold in it (any old derived atoms dropped).
+
+        Semi-naive evaluation per stratum: the first round tries every rule's candidate
+        heads; each later round only tries the heads that a rule can derive through an atom
+        that the round before added (its *delta*): the delta atom is matched against each
+        positive occurrence of the stratum's predicates in the rule's condition, which binds
+        some head parameters and the existential variables around the occurrence, and the
+        conjunction around it narrows the rest. A head not derived in round k whose condition
+        holds after round k must use an atom added in round k, so nothing is missed; every
+        head is still checked against the whole condition, so nothing wrong is added. Rules
+        whose stratum predicates occur under ``forall`` or negation, or whose existential
+        variables shadow a parameter, are tried in full each round, as before.
+        """
         if not self.domain.derived:
             return state
         from .formulas import candidate_bindings, holds
@@ -132,19 +144,107 @@ class World:
         # Evaluate against the growing set itself: within a stratum derived predicates occur
         # only positively, so seeing new atoms early is sound and needs far fewer passes.
         view = _LiveView(atoms, state)
-        for stratum in self.derived_strata:
-            changed = True
-            while changed:
-                changed = False
-                for rule in stratum:
-                    params = rule.predicate.parameters
-                    name = rule.predicate.name
-                    for b in candidate_bindings(params, rule.condition, view, {}, self):
-                        head = (name, *[b[p.name] for p in params])
+        for stratum, occurrences in zip(self.derived_strata, self._stratum_occurrences):
+            delta: dict[str, list] = {}
+            for rule in stratum:
+                params = rule.predicate.parameters
+                name = rule.predicate.name
+                for b in candidate_bindings(params, rule.condition, view, {}, self):
+                    head = (name, *[b[p.name] for p in params])
+                    if head not in atoms and holds(rule.condition, view, b, self):
+                        view.add(head)
+                        delta.setdefault(name, []).append(head)
+            while delta:
+                added: dict[str, list] = {}
+                for rule, occs in zip(stratum, occurrences):
+                    for head, b in self._delta_heads(rule, occs, delta, view, atoms):
                         if head not in atoms and holds(rule.condition, view, b, self):
                             view.add(head)
-                            changed = True
+                            added.setdefault(rule.predicate.name, []).append(head)
+                delta = added
         return State(frozenset(atoms), state.fluents)
+
+    @cached_property
+    def _stratum_occurrences(self) -> list[list]:
+        """Per stratum, per rule: its positive occurrences of the stratum's predicates as
+        ``(atom, context, local variables)``, or None when the rule must be tried in full."""
+        out = []
+        for stratum in self.derived_strata:
+            same = {r.predicate.name for r in stratum}
+            rules = []
+            for rule in stratum:
+                found: list = []
+                ok = _occurrences(rule.condition, same, frozenset(), None, found)
+                params = {p.name for p in rule.predicate.parameters}
+                if ok and any(local & params for _, _, local in found):
+                    ok = False
+                rules.append(found if ok else None)
+            out.append(rules)
+        return out
+
+    def _delta_heads(self, rule, occurrences, delta: dict, view, atoms: set):
+        """(head, binding) pairs that ``rule`` may derive through an atom of ``delta``."""
+        from .formulas import candidate_bindings
+
+        params = rule.predicate.parameters
+        name = rule.predicate.name
+        if occurrences is None:  # tried in full
+            for b in candidate_bindings(params, rule.condition, view, {}, self):
+                yield (name, *[b[p.name] for p in params]), b
+            return
+        seen: set = set()
+        for occ, context, local in occurrences:
+            for d in delta.get(occ.predicate, ()):
+                if len(d) != len(occ.args) + 1:
+                    continue
+                beta: dict = {}
+                for a, v in zip(occ.args, d[1:]):
+                    if a.startswith("?") and beta.setdefault(a, v) == v:
+                        continue
+                    if a != v:
+                        break
+                else:
+                    head_bound = {p.name: beta[p.name] for p in params if p.name in beta}
+                    if not all(self.is_of_type(head_bound[p.name], p.types)
+                               for p in params if p.name in head_bound):
+                        continue
+                    rest = [p for p in params if p.name not in head_bound]
+                    extras = candidate_bindings(rest, context, view, beta, self) if rest \
+                        else ({},)
+                    for extra in extras:
+                        b = {**head_bound, **{p.name: extra[p.name] for p in rest}}
+                        head = (name, *[b[p.name] for p in params])
+                        if head not in atoms and head not in seen:
+                            seen.add(head)
+                            yield head, b
+
+
+def _occurrences(f, same: set, local: frozenset, context, out: list) -> bool:
+    """Collect the positive occurrences of ``same`` in ``f`` (see
+    :attr:`World._stratum_occurrences`); False when one sits where delta matching does not
+    apply (under negation, an implication's condition, or ``forall``)."""
+    if isinstance(f, Atom):
+        if f.predicate in same:
+            out.append((f, context if context is not None else f, local))
+        return True
+    if isinstance(f, And):
+        return all(_occurrences(p, same, local, f, out) for p in f.parts)
+    if isinstance(f, Or):
+        return all(_occurrences(p, same, local, None, out) for p in f.parts)
+    if isinstance(f, Exists):
+        return _occurrences(f.body, same, local | {v.name for v in f.variables}, None, out)
+    if isinstance(f, Imply):
+        return (not _mentions(f.condition, same)
+                and _occurrences(f.consequence, same, local, None, out))
+    if isinstance(f, (Not, Forall)):
+        return not _mentions(f, same)
+    return True
+
+
+def _mentions(f, names: set) -> bool:
+    deps: set = set()
+    _collect_deps(f, True, deps, names)
+    return bool(deps)
 
 
 class _LiveView:
