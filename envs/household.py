@@ -16,8 +16,8 @@ from functools import lru_cache
 from typing import Optional
 
 from pddlkit.domains import path as domain_path
-from pddlkit.pddl.model import Problem
-from pddlkit.pddl.reader import parse_domain, parse_problem
+from pddlkit.pddl.model import And, Atom, Exists, Not, Problem, TypedName
+from pddlkit.pddl.reader import parse_domain
 from pddlkit.semantics.grounding import GroundAction
 from pddlkit.semantics.state import State
 
@@ -187,47 +187,52 @@ class Household(PDDLWorldEnv):
         self._task = _sentence(task_type, target_class, target_rec)
         self.openable = {r for r, c in recs if RECEPTACLES[c][0]}
         self.receptacle_names = frozenset(r for r, _ in recs) | {START}
-        return parse_problem(self._problem_text(recs, objects, task_type, target_class,
-                                                target_rec))
+        return self._problem(recs, objects, task_type, target_class, target_rec)
 
-    def _problem_text(self, recs, objects, task_type, tclass, trec) -> str:
-        init = [f"(atlocation {START})", "(handempty)"]
+    def _problem(self, recs, objects, task_type, tclass, trec) -> Problem:
+        """The episode's problem, built as pddlkit's model directly: a reset writes no PDDL
+        text and parses none (``write_problem(env.problem)`` gives the text)."""
+        init = [Atom("atlocation", (START,)), Atom("handempty")]
         for r, c in recs:
-            init.append(f"(receptacletype {r} {c})")
+            init.append(Atom("receptacletype", (r, c)))
             openable, role = RECEPTACLES[c]
             if openable:
-                init.append(f"(openable {r})")
+                init.append(Atom("openable", (r,)))
             if role:
-                init.append(f"({role} {r})")
+                init.append(Atom(role, (r,)))
         for name, c, where in objects:
-            init += [f"(objecttype {name} {c})", f"(inreceptacle {name} {where})"]
+            init += [Atom("objecttype", (name, c)), Atom("inreceptacle", (name, where))]
             for prop, members in (("heatable", HEATABLE), ("coolable", COOLABLE),
                                   ("cleanable", CLEANABLE), ("sliceable", SLICEABLE),
                                   ("sharp", SHARP)):
                 if c in members:
-                    init.append(f"({prop} {name})")
+                    init.append(Atom(prop, (name,)))
             if c == "desklamp":
-                init.append(f"(lamp {name})")
-        state_of = {"pick_clean_then_place": "(isclean ?o)",
-                    "pick_heat_then_place": "(ishot ?o)", "pick_cool_then_place": "(iscool ?o)",
-                    "slice_and_place": "(issliced ?o)"}
+                init.append(Atom("lamp", (name,)))
+        obj, rec = TypedName("?o", ("obj",)), TypedName("?r", ("receptacle",))
         if task_type == "look_at_obj_in_light":
-            goal = f"(exists (?o - obj) (and (objecttype ?o {tclass}) (examined ?o)))"
+            goal = Exists((obj,), And((Atom("objecttype", ("?o", tclass)),
+                                       Atom("examined", ("?o",)))))
         elif task_type == "pick_two_obj_and_place":
-            goal = (f"(exists (?o - obj ?p - obj ?r - receptacle) (and (objecttype ?o {tclass}) "
-                    f"(objecttype ?p {tclass}) (not (= ?o ?p)) (receptacletype ?r {trec}) "
-                    f"(inreceptacle ?o ?r) (inreceptacle ?p ?r)))")
+            goal = Exists((obj, TypedName("?p", ("obj",)), rec), And((
+                Atom("objecttype", ("?o", tclass)), Atom("objecttype", ("?p", tclass)),
+                Not(Atom("=", ("?o", "?p"))), Atom("receptacletype", ("?r", trec)),
+                Atom("inreceptacle", ("?o", "?r")), Atom("inreceptacle", ("?p", "?r")))))
         else:
-            goal = (f"(exists (?o - obj ?r - receptacle) (and (objecttype ?o {tclass}) "
-                    f"{state_of.get(task_type, '')} (receptacletype ?r {trec}) "
-                    f"(inreceptacle ?o ?r)))")
+            state_of = {"pick_clean_then_place": "isclean", "pick_heat_then_place": "ishot",
+                        "pick_cool_then_place": "iscool", "slice_and_place": "issliced"}
+            treated = (Atom(state_of[task_type], ("?o",)),) if task_type in state_of else ()
+            goal = Exists((obj, rec), And((Atom("objecttype", ("?o", tclass)), *treated,
+                                           Atom("receptacletype", ("?r", trec)),
+                                           Atom("inreceptacle", ("?o", "?r")))))
         otypes = sorted({c for _, c, _ in objects} | {tclass})
         rtypes = sorted({c for _, c in recs})
-        return (f"(define (problem household-{self.receptacles}-{self.seed}) (:domain household)\n"
-                f"  (:objects {START} {' '.join(r for r, _ in recs)} - receptacle\n"
-                f"            {' '.join(n for n, _, _ in objects)} - obj\n"
-                f"            {' '.join(otypes)} - otype {' '.join(rtypes)} - rtype)\n"
-                f"  (:init {' '.join(init)})\n  (:goal {goal}))\n")
+        names = [(START, "receptacle"), *((r, "receptacle") for r, _ in recs),
+                 *((n, "obj") for n, _, _ in objects), *((t, "otype") for t in otypes),
+                 *((t, "rtype") for t in rtypes)]
+        return Problem(f"household-{self.receptacles}-{self.seed}", "household",
+                       objects=tuple(TypedName(n, (t,)) for n, t in names), init=tuple(init),
+                       goal=goal)
 
     # ------------------------------------------------------------------ rendering
 

@@ -25,11 +25,12 @@ the cabinet holds). ``admissible_commands()`` never names an object not yet seen
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Callable, Mapping, Optional, Sequence, Union
 
 from pddlkit.pddl.model import And, Atom, Domain, Not, Or, Problem
-from pddlkit.semantics.formulas import holds
+from pddlkit.semantics.formulas import compile_formula, holds
 from pddlkit.semantics.grounding import GroundAction, ground
 from pddlkit.semantics.state import State
 from pddlkit.semantics.world import World
@@ -241,20 +242,29 @@ class PDDLWorldEnv:
 
     def admissible_commands(self) -> list[str]:
         """Every command that would succeed now (plus the meta commands), naming only objects
-        the agent has seen."""
-        out = []
-        for t in self.action_schema:
-            action = self._actions[t.action]
-            shown = [i for i, p in enumerate(action.parameters)
-                     if p.name.lstrip("?").replace("-", "_") in
-                     {s.replace("-", "_") for s in t.shown}]
-            for binding in self._join(action, {})[0]:
-                g = ground(action, tuple(binding[p.name] for p in action.parameters))
-                if any(not self.perceived(g.args[i]) for i in shown):
+        the agent has seen.
+
+        Compiled once per environment (:class:`_Admissible`): per command template, the
+        action's positive precondition atoms are joined against the state's atoms (the state's
+        index by predicate and argument), only the rest of the precondition (negative
+        literals, equalities, anything nested) is evaluated per binding, and each command's
+        text is formatted once and remembered. No ground action is built and no precondition
+        is tested for a binding that the state's atoms already rule out."""
+        out = set()
+        perceived = self.perceived
+        for compiled in self._admissible:
+            for binding in self._join(compiled.action, {})[0]:
+                args = tuple(binding[name] for name in compiled.names)
+                if any(not perceived(args[i]) for i in compiled.shown):
                     continue
-                if g.applicable(self.state, self.world):
-                    out.append(t.command(g.args, self.display))
-        return sorted(set(out)) + [m for m in self.META_COMMANDS if "{" not in m]
+                if compiled.rest is None or compiled.rest(self.state, binding, self.world):
+                    out.add(compiled.command(args, self.display))
+        return sorted(out) + [m for m in self.META_COMMANDS if "{" not in m]
+
+    @cached_property
+    def _admissible(self) -> list["_Admissible"]:
+        return [_Admissible.compile(t, self._actions[t.action], self._positive_atoms)
+                for t in self.action_schema]
 
     # ------------------------------------------------------------------ command -> ground action
 
@@ -385,6 +395,42 @@ class PDDLWorldEnv:
         if callable(template):
             return _Failure("precondition", template(args, self))
         return _Failure("precondition", template.format(*(self.display(a) for a in args)))
+
+
+@dataclass
+class _Admissible:
+    """One command template compiled for :meth:`PDDLWorldEnv.admissible_commands`: the
+    action, its parameter names, the positions shown in the command, the part of the
+    precondition the join does not already guarantee, compiled (None: nothing), and the
+    command texts formatted so far."""
+
+    template: ActionTemplate
+    action: object
+    names: tuple[str, ...]
+    shown: tuple[int, ...]
+    rest: Optional[object]
+    texts: dict = field(default_factory=dict)
+
+    @classmethod
+    def compile(cls, template: ActionTemplate, action, positive_atoms) -> "_Admissible":
+        keys = {s.replace("-", "_") for s in template.shown}
+        shown = tuple(i for i, p in enumerate(action.parameters)
+                      if p.name.lstrip("?").replace("-", "_") in keys)
+        joined = set(positive_atoms(action))
+        pre = action.precondition
+        parts = pre.parts if isinstance(pre, And) else (pre,)
+        rest = [p for p in parts if p not in joined]
+        rest_formula = None if not rest else rest[0] if len(rest) == 1 else And(tuple(rest))
+        return cls(template, action, tuple(p.name for p in action.parameters), shown,
+                   None if rest_formula is None else compile_formula(rest_formula))
+
+    def command(self, args: tuple, display) -> str:
+        text = self.texts.get(args)
+        if text is None:
+            if len(self.texts) > 100_000:  # a bound on memory for very large worlds
+                self.texts.clear()
+            text = self.texts[args] = self.template.command(args, display)
+        return text
 
 
 def _predicates(formula) -> set:

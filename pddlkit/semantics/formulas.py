@@ -8,7 +8,7 @@ The explanation is what makes a failed step actionable: for ``(and (at ?t ?from)
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 from ..pddl.model import (
     And, Atom, BinaryOp, Comparison, Exists, Forall, ForallEffect, Formula, FunctionTerm, Imply,
@@ -51,6 +51,39 @@ def holds(f: Formula, state: State, binding: dict, world: "World") -> bool:
         return {"<": left < right, "<=": left <= right, ">": left > right, ">=": left >= right,
                 "=": left == right}[f.op]
     raise TypeError(f"not a formula: {f!r}")
+
+
+def compile_formula(f: Formula) -> "Callable[[State, dict, World], bool]":
+    """``check(state, binding, world)``, equal to ``holds(f, state, binding, world)``, with the
+    formula's structure walked once instead of at every call: atoms, equality, ``not``,
+    ``and``, ``or`` and ``imply`` become closures; quantifiers and comparisons are left to
+    :func:`holds`. For checks repeated over many bindings (admissible commands)."""
+    if isinstance(f, Atom):
+        name, args = f.predicate, f.args
+        if name == "=":
+            if len(args) != 2:
+                return lambda state, binding, world: False
+            left, right = args
+            return lambda state, binding, world: (binding.get(left, left)
+                                                  == binding.get(right, right))
+        if not any(a.startswith("?") for a in args):
+            ground_atom = (name, *args)
+            return lambda state, binding, world: ground_atom in state.atoms
+        return lambda state, binding, world: (name, *[binding.get(a, a) for a in args]) \
+            in state.atoms
+    if isinstance(f, Not):
+        inner = compile_formula(f.formula)
+        return lambda state, binding, world: not inner(state, binding, world)
+    if isinstance(f, (And, Or)):
+        parts = [compile_formula(p) for p in f.parts]
+        if isinstance(f, And):
+            return lambda state, binding, world: all(p(state, binding, world) for p in parts)
+        return lambda state, binding, world: any(p(state, binding, world) for p in parts)
+    if isinstance(f, Imply):
+        condition, consequence = compile_formula(f.condition), compile_formula(f.consequence)
+        return lambda state, binding, world: (not condition(state, binding, world)
+                                              or consequence(state, binding, world))
+    return lambda state, binding, world: holds(f, state, binding, world)
 
 
 def evaluate(e: NumericExpr, state: State, binding: dict) -> Optional[float]:
@@ -156,7 +189,10 @@ def _candidates(names: dict, body: Formula, state, binding: dict, world: "World"
         if not ok:
             continue
         if rest:
-            for extra in world.bindings(rest):
+            # narrow the other variables by the body's other atoms, now that these are bound
+            narrowed = _candidates({v.name: v for v in rest}, body, state, {**binding, **b},
+                                   world)
+            for extra in world.bindings(rest) if narrowed is None else narrowed:
                 out.append({**b, **extra})
         else:
             out.append(b)

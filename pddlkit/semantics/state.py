@@ -79,9 +79,23 @@ class State:
     def with_changes(self, adds: Iterable[GroundAtom], deletes: Iterable[GroundAtom],
                      fluents: Mapping[tuple, float] | None = None) -> "State":
         """PDDL semantics: deletes first, then adds (an atom both added and deleted stays)."""
-        atoms = (self.atoms - frozenset(deletes)) | frozenset(adds)
+        deletes, adds = frozenset(deletes), frozenset(adds)
+        atoms = (self.atoms - deletes) | adds
         merged = self._fluents if not fluents else {**self._fluents, **fluents}
-        return State(atoms, merged)
+        state = State(atoms, merged)
+        if self._index is not None:
+            # the successor's index by predicate: the parent's, with only the changed
+            # predicates' lists rebuilt (a step changes a few atoms of a large state)
+            index = dict(self._index)
+            for name in {a[0] for a in deletes | adds}:
+                kept = [a for a in index.get(name, ()) if a in atoms]
+                kept += [a for a in adds if a[0] == name and a not in self.atoms]
+                if kept:
+                    index[name] = kept
+                else:
+                    index.pop(name, None)
+            state._index = index
+        return state
 
 
 def argument_table(atoms: Iterable[GroundAtom], position: int) -> dict:
