@@ -148,3 +148,40 @@ def test_problem_with_numeric_init_and_metric():
                       "(:goal (and (at b) (not (at a)))) (:metric minimize (total-cost)))")
     assert p.numeric_init[0][1] == 5.0 and p.metric.direction == "minimize"
     assert isinstance(p.goal.parts[1], Not)
+
+
+def _tree(items) -> list:
+    from pddlkit.pddl.sexpr import SList
+
+    return [("L", x.line, x.column, x.end_line, x.end_column, x.closed, _tree(x))
+            if isinstance(x, SList) else (str(x), x.type, x.line, x.column) for x in items]
+
+
+def test_the_fast_reader_equals_larks_on_the_corpus_and_on_noise(ipc_dir, llm_pairs):
+    """The compiled-regex tokenizer and the one-pass tree builder give exactly what lark's
+    lexer and the token-by-token builder give: tokens, types, positions, the tree, and every
+    diagnostic (code, message, position, hint) on unbalanced, LLM-written and random text."""
+    import random
+
+    from pddlkit.diagnostics import DiagnosticSink
+    from pddlkit.pddl.sexpr import lark_tokenize, read_sexpr, read_sexpr_tokens, tokenize
+
+    texts = [p.read_text(errors="replace") for p in sorted(ipc_dir.glob("*/*.pddl"))
+             if p.stat().st_size < 60_000]
+    texts += [v for pair in llm_pairs for v in pair.values()
+              if isinstance(v, str) and "(" in v]
+    rng = random.Random(0)
+    pieces = ["(", ")", "?", ";", " ", "\n", "\r", "\t", "\u00a0", "\u2028", "\x85", "a", "-",
+              ":", "é", "(:action", "(:effect", ":effect", ":precondition", "(define", "(:init"]
+    texts += ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 50)))
+              for _ in range(3000)]
+    unbalanced = 0
+    for text in texts:
+        fast, slow = DiagnosticSink(text), DiagnosticSink(text)
+        assert [(str(t), t.type, t.line, t.column) for t in tokenize(text)] == \
+            [(str(t), t.type, t.line, t.column) for t in lark_tokenize(text)]
+        assert _tree(read_sexpr(text, fast)) == _tree(read_sexpr_tokens(lark_tokenize(text),
+                                                                         slow))
+        assert fast.items == slow.items
+        unbalanced += bool(fast.items)
+    assert unbalanced > 1000  # the comparison covered recovery, not only clean files

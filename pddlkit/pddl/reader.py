@@ -72,6 +72,8 @@ ARITH_OPS = ("+", "-", "*", "/")
 
 _NAME_RE = re.compile(r"^[a-z0-9_][a-z0-9_\-.@]*$")
 _NUMBER_RE = re.compile(r"^-?(\d+(\.\d*)?|\.\d+)$")
+# what term() accepts without a diagnostic: a name, or '?' and a name
+_TERM_RE = re.compile(r"\??[a-z0-9_][a-z0-9_\-.@]*")
 
 
 def _did_you_mean(word: str, options) -> str:
@@ -326,8 +328,15 @@ class _Reader:
             pred = self.name(head_tok, f"a predicate name in {context}")
             if pred is None:
                 return None
-        args = [self.term(a, f"({head_tok} ...)") for a in x[1:]]
-        if any(a is None for a in args):
+        args = []
+        for a in x[1:]:
+            if a.__class__ is not SList:  # the common case: a well-formed name or variable
+                low = a.lower()
+                if _TERM_RE.fullmatch(low):
+                    args.append(low)
+                    continue
+            args.append(self.term(a, f"({head_tok} ...)"))  # diagnoses what it is not
+        if None in args:
             return None
         return Atom(pred, tuple(args), (x.line, x.column))
 

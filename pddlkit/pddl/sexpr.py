@@ -1,6 +1,7 @@
 """From text to a bracket tree, recovering from unbalanced parentheses.
 
-The tokens come from the lark grammar in ``pddl.lark``. The tree is built by a small
+The tokens follow the lexical grammar in ``pddl.lark``, read by one compiled regular expression
+(:func:`tokenize`; lark's lexer over the same grammar is the reference). The tree is built by a small
 shift/reduce loop over lark's token stream rather than by lark's LALR parser, because the loop
 knows PDDL's structure well enough to recover where LLM-written files usually go wrong: a
 missing ``)`` is reported at the point where it becomes certain (a new ``(:action`` or
@@ -10,6 +11,7 @@ that was left open and the line it was opened on, and parsing resumes as if it h
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from pathlib import Path
 
@@ -59,6 +61,41 @@ class SList(list):
         return "(" + " ".join(words)
 
 
+class Token(str):
+    """A token: its text, with ``type`` (``LPAR``, ``RPAR``, ``ATOM`` or ``VARIABLE``) and the
+    1-based ``line`` and ``column`` where it starts, as lark's tokens carry them."""
+
+    __slots__ = ("type", "line", "column")
+
+
+# The terminals of pddl.lark, one group each; a match with no group is a comment. Whitespace
+# is what no alternative matches, so finditer steps over it.
+_TOKEN = re.compile(r"(\()|(\))|(\?[^\s();?]*)|([^\s();?]+)|;[^\n]*")
+_TYPES = (None, "LPAR", "RPAR", "VARIABLE", "ATOM")
+
+
+def tokenize(text: str) -> list[Token]:
+    """The tokens of ``text``: the lexical grammar of ``pddl.lark`` by one compiled regular
+    expression, line by line (lines end at '\\n' only, as lark counts them). It yields exactly
+    the tokens, types and positions lark's lexer yields (``tests/test_reader.py`` compares
+    them on the corpus) at several times its speed; lark is kept as the grammar's reference
+    (:func:`lark_tokenize`)."""
+    out: list[Token] = []
+    append = out.append
+    new = Token.__new__
+    for number, line in enumerate(text.split("\n"), 1):
+        for m in _TOKEN.finditer(line):
+            kind = m.lastindex
+            if kind is None:
+                continue
+            tok = new(Token, m.group(kind))
+            tok.type = _TYPES[kind]
+            tok.line = number
+            tok.column = m.start() + 1
+            append(tok)
+    return out
+
+
 @lru_cache(maxsize=1)
 def _lexer():
     from lark import Lark
@@ -67,16 +104,115 @@ def _lexer():
     return Lark(grammar, parser="lalr", lexer="basic", propagate_positions=False)
 
 
-def tokenize(text: str):
-    """Lark tokens (str subclasses with ``.type``, ``.line`` and ``.column``)."""
+def lark_tokenize(text: str):
+    """Lark's tokens for ``text`` from ``pddl.lark`` (the reference :func:`tokenize` agrees
+    with; str subclasses with ``.type``, ``.line`` and ``.column``)."""
     return _lexer().lex(text)
 
 
 def read_sexpr(text: str, sink: DiagnosticSink) -> list:
-    """The top-level items of ``text`` as SLists and tokens; problems go to ``sink``."""
+    """The top-level items of ``text`` as SLists and tokens; problems go to ``sink``.
+
+    One pass over the regular expression's matches: a '(' becomes an SList when the token
+    after it is known (a section keyword such as ``(:action`` closes what is still open, as
+    in :func:`read_sexpr_tokens`), a ')' closes one, and only names and variables become
+    :class:`Token` objects. It builds the same tree with the same diagnostics as
+    :func:`read_sexpr_tokens` over lark's tokens (``tests/test_reader.py`` compares them on
+    the corpus)."""
     top: list = []
     stack: list[SList] = []
-    tokens = list(tokenize(text))
+    pending = None          # (line, column) of a '(' whose list waits for the next token
+    last_match, last_line = None, 0   # the last token, for the end of file
+    new = Token.__new__
+    for number, line in enumerate(text.split("\n"), 1):
+        for m in _TOKEN.finditer(line):
+            kind = m.lastindex
+            if kind is None:
+                continue
+            column = m.start() + 1
+            value = m.group(kind)
+            last_match, last_line = m, number
+            if pending is not None:
+                if kind == 4 and len(stack) > 1 and value.lower() in SECTION_KEYWORDS:
+                    _close_until(stack, 1, sink, f"({value}", _at(*pending))
+                lst = SList(*pending)
+                (stack[-1] if stack else top).append(lst)
+                stack.append(lst)
+                pending = None
+            if kind == 1:
+                pending = (number, column)
+            elif kind == 2:
+                if stack:
+                    lst = stack.pop()
+                    lst.end_line, lst.end_column = number, column
+                else:
+                    _unexpected_close(sink, number, column)
+            else:
+                tok = new(Token, value)
+                tok.type = _TYPES[kind]
+                tok.line = number
+                tok.column = column
+                if (kind == 4 and value[0] == ":" and len(stack) > 1
+                        and value.lower() in ACTION_KEYWORDS
+                        and stack[-1].head() not in (":action", ":durative-action")):
+                    depth = _action_depth(stack)
+                    if depth is not None:
+                        _close_until(stack, depth + 1, sink, value, tok)
+                (stack[-1] if stack else top).append(tok)
+    if pending is not None:
+        lst = SList(*pending)
+        (stack[-1] if stack else top).append(lst)
+        stack.append(lst)
+    if stack:
+        last = None if last_match is None else (
+            last_line, last_match.start() + 1, len(last_match.group(last_match.lastindex)))
+        _unclosed_at_end(stack, sink, last)
+    return top
+
+
+def _at(line: int, column: int) -> Token:
+    tok = Token("(")
+    tok.type, tok.line, tok.column = "LPAR", line, column
+    return tok
+
+
+def _unexpected_close(sink: DiagnosticSink, line: int, column: int) -> None:
+    sink.add(
+        "unexpected-close-paren",
+        "unexpected ')': nothing is open here",
+        line=line,
+        column=column,
+        hint="delete this ')', or add the '(' it was meant to close",
+        expected=("(",),
+    )
+
+
+def _unclosed_at_end(stack: list[SList], sink: DiagnosticSink, last) -> None:
+    innermost = stack[-1]
+    others = len(stack) - 1
+    more = f" ({others} enclosing construct(s) also still open)" if others else ""
+    line = last[0] if last is not None else 1
+    col = (last[1] + last[2]) if last is not None else 1
+    sink.add(
+        "unclosed-paren",
+        f"expected ')' to close {innermost.describe()} opened at line {innermost.line}, "
+        f"but the file ends{more}",
+        line=line,
+        column=col,
+        hint=f"add {len(stack)} ')': one to close '{innermost.describe()}' from line "
+        f"{innermost.line}, the others where their constructs end",
+        expected=(")",),
+    )
+    for lst in stack:
+        lst.closed = False
+
+
+def read_sexpr_tokens(tokens, sink: DiagnosticSink) -> list:
+    """The reference tree builder over a token sequence (lark's, or :func:`tokenize`'s):
+    what :func:`read_sexpr` did before it read the text in one pass."""
+    top: list = []
+    stack: list[SList] = []
+    tokens = list(tokens)
     n = len(tokens)
     i = 0
     while i < n:
@@ -96,14 +232,7 @@ def read_sexpr(text: str, sink: DiagnosticSink) -> list:
                 lst = stack.pop()
                 lst.end_line, lst.end_column = tok.line, tok.column
             else:
-                sink.add(
-                    "unexpected-close-paren",
-                    "unexpected ')': nothing is open here",
-                    line=tok.line,
-                    column=tok.column,
-                    hint="delete this ')', or add the '(' it was meant to close",
-                    expected=("(",),
-                )
+                _unexpected_close(sink, tok.line, tok.column)
         else:
             if (
                 kind == "ATOM"
@@ -119,23 +248,7 @@ def read_sexpr(text: str, sink: DiagnosticSink) -> list:
         i += 1
     if stack:
         last = tokens[-1] if tokens else None
-        innermost = stack[-1]
-        others = len(stack) - 1
-        more = f" ({others} enclosing construct(s) also still open)" if others else ""
-        line = last.line if last is not None else 1
-        col = (last.column + len(last)) if last is not None else 1
-        sink.add(
-            "unclosed-paren",
-            f"expected ')' to close {innermost.describe()} opened at line {innermost.line}, "
-            f"but the file ends{more}",
-            line=line,
-            column=col,
-            hint=f"add {len(stack)} ')': one to close '{innermost.describe()}' from line "
-            f"{innermost.line}, the others where their constructs end",
-            expected=(")",),
-        )
-        for lst in stack:
-            lst.closed = False
+        _unclosed_at_end(stack, sink, (last.line, last.column, len(last)) if last else None)
     return top
 
 
