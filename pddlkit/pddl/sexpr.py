@@ -62,16 +62,22 @@ class SList(list):
 
 
 class Token(str):
-    """A token: its text, with ``type`` (``LPAR``, ``RPAR``, ``ATOM`` or ``VARIABLE``) and the
-    1-based ``line`` and ``column`` where it starts, as lark's tokens carry them."""
+    """A token: its text, with ``type`` (``LPAR``, ``RPAR``, ``ATOM`` or ``VARIABLE``, read off
+    the text) and the 1-based ``line`` and ``column`` where it starts, as lark's tokens carry
+    them."""
 
-    __slots__ = ("type", "line", "column")
+    __slots__ = ("line", "column")
+
+    @property
+    def type(self) -> str:
+        first = self[:1]
+        return ("LPAR" if first == "(" else "RPAR" if first == ")" else
+                "VARIABLE" if first == "?" else "ATOM")
 
 
 # The terminals of pddl.lark, one group each; a match with no group is a comment. Whitespace
 # is what no alternative matches, so finditer steps over it.
 _TOKEN = re.compile(r"(\()|(\))|(\?[^\s();?]*)|([^\s();?]+)|;[^\n]*")
-_TYPES = (None, "LPAR", "RPAR", "VARIABLE", "ATOM")
 
 
 def tokenize(text: str) -> list[Token]:
@@ -89,7 +95,6 @@ def tokenize(text: str) -> list[Token]:
             if kind is None:
                 continue
             tok = new(Token, m.group(kind))
-            tok.type = _TYPES[kind]
             tok.line = number
             tok.column = m.start() + 1
             append(tok)
@@ -149,7 +154,6 @@ def read_sexpr(text: str, sink: DiagnosticSink) -> list:
                     _unexpected_close(sink, number, column)
             else:
                 tok = new(Token, value)
-                tok.type = _TYPES[kind]
                 tok.line = number
                 tok.column = column
                 if (kind == 4 and value[0] == ":" and len(stack) > 1
@@ -172,7 +176,7 @@ def read_sexpr(text: str, sink: DiagnosticSink) -> list:
 
 def _at(line: int, column: int) -> Token:
     tok = Token("(")
-    tok.type, tok.line, tok.column = "LPAR", line, column
+    tok.line, tok.column = line, column
     return tok
 
 
