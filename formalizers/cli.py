@@ -81,6 +81,9 @@ def register(sub) -> None:
                    help="environment actions per episode")
     p.add_argument("--retries", type=_count(0), default=5,
                    help="solver and simulation retry limits")
+    p.add_argument("--max-tokens", type=_count(1), default=None,
+                   help="cap on each LLM answer's tokens (small local models may otherwise "
+                        "write until their context is full)")
     p.add_argument("--record", help="write the episode record (JSONL) here")
     p.add_argument("--transcript", help="append every LLM call (JSONL) here")
     p.add_argument("--quiet", action="store_true", help="no live transcript")
@@ -176,7 +179,8 @@ def run_command(args) -> int:
               "scripted:...); the offline formalizers write PDDL", file=sys.stderr)
         return 2
     if not offline:
-        options = {"goal_style": args.goal_style, "prompts": args.prompts}
+        options = {"goal_style": args.goal_style, "prompts": args.prompts,
+                   "max_tokens": args.max_tokens}
         if args.transcript:
             os.environ["PDDLKIT_TRANSCRIPT"] = args.transcript
     won = 0
@@ -188,7 +192,8 @@ def run_command(args) -> int:
             if args.agent == "plangen":
                 from .plangen import PlanGenAgent
 
-                formalizer = PlanGenAgent(args.llm, env.id, prompts=args.prompts)
+                formalizer = PlanGenAgent(args.llm, env.id, prompts=args.prompts,
+                                          max_tokens=args.max_tokens)
             else:
                 formalizer = make_formalizer(args.llm, env.id, **options)
             if args.llm.startswith("noisy"):

