@@ -133,6 +133,24 @@ class TextEnv(Protocol):
         ...
 
 
+def plan_commands(schema: Sequence[ActionTemplate], plan,
+                  display: Callable[[str], str] = lambda s: s.replace("_", " ")) -> list[str]:
+    """The commands of a plan (its steps, or ``(name, *args)`` tuples) through the command
+    templates of ``schema``: what an environment without ``commands_for_plan`` gets. A
+    KeyError names an action with no template."""
+    templates = {}
+    for t in schema:
+        templates.setdefault(t.action, t)
+    out = []
+    for step in getattr(plan, "steps", plan):
+        name, args = (step.name, tuple(step.args)) if hasattr(step, "args") else \
+            (step[0], tuple(step[1:]))
+        if name not in templates:
+            raise KeyError(f"no command template for action {name!r}")
+        out.append(templates[name].command(args, display))
+    return out
+
+
 def info_dict(won: bool, steps: int, error: Optional[str],
               admissible: Callable[[], list[str]], **extra) -> dict:
     return {"won": won, "steps": steps, "error": error,

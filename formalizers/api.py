@@ -32,7 +32,7 @@ from pddlkit.llm.usage import usage_delta, usage_snapshot
 from .answer import Files
 from .base import INITIAL, SOLVER_ERROR, UPDATE, Context, Memory
 from .loop import attempt
-from .prompts import signatures
+from .prompts import declared_signatures, signatures
 
 
 @dataclass
@@ -59,6 +59,44 @@ class FormalizeResult:
     @property
     def solved(self) -> bool:
         return self.commands is not None
+
+
+ENV_NEEDS = (
+    ("id", "a short name (str), e.g. 'lights'"),
+    ("task", "the goal as a sentence (str)"),
+    ("action_schema", "a tuple of ActionTemplate: each PDDL action with the command that "
+                      "performs it, e.g. ActionTemplate('go', ('?from', '?to'), 'go to {to}')"),
+    ("reset", "reset(seed=None) -> (observation, info)"),
+    ("step", "step(command) -> Step (observation, reward, terminated, truncated, info)"),
+    ("admissible_commands", "admissible_commands() -> list[str] (may be empty)"),
+)
+
+
+def check_env(env: Any) -> None:
+    """A TypeError naming everything ``env`` lacks to be formalized (see
+    ``examples/own_env.py``); nothing when it has it all."""
+    from pddlkit.envs.api import ActionTemplate
+
+    missing = [f"{name}: {what}" for name, what in ENV_NEEDS
+               if not hasattr(env, name) or (name in ("reset", "step", "admissible_commands")
+                                             and not callable(getattr(env, name)))]
+    schema = getattr(env, "action_schema", ())
+    if hasattr(env, "action_schema") and (
+            not schema or not all(isinstance(t, ActionTemplate) for t in schema)):
+        missing.append("action_schema: a non-empty tuple of ActionTemplate")
+    if not hasattr(env, "domain"):
+        declared = getattr(env, "action_signatures", None)
+        actions = {t.action for t in schema if isinstance(t, ActionTemplate)}
+        if not isinstance(declared, dict) or not actions <= set(declared):
+            lacking = sorted(actions - set(declared)) if isinstance(declared, dict) else []
+            missing.append("action_signatures: the typed parameters of each action, e.g. "
+                           "{'go': '?from - room ?to - room'}"
+                           + (f" (none for {', '.join(lacking)})" if lacking else "")
+                           + "; or a PDDL `domain` whose actions they are")
+    if missing:
+        raise TypeError(f"{type(env).__name__} cannot be formalized; it lacks:\n  - "
+                        + "\n  - ".join(missing)
+                        + "\n(examples/own_env.py shows an environment with all of them)")
 
 
 def _rate(text: str) -> float:
@@ -126,6 +164,7 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
 
             env = make(env)
             env.reset()
+        check_env(env)
         formalizer = make_formalizer(llm, env.id)
         memory = FormalizeMemory(formalizer, env, Memory(task or env.task, []))
         kind = INITIAL
@@ -143,7 +182,8 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
     env_ = memory.env
     ledger = getattr(getattr(memory.formalizer, "llm", None), "ledger", None)
     before = usage_snapshot(ledger)
-    sigs = signatures(env_.domain, env_.action_schema) if hasattr(env_, "domain") else ""
+    sigs = signatures(env_.domain, env_.action_schema) if hasattr(env_, "domain") else \
+        declared_signatures(env_.action_signatures, env_.action_schema)
     diagnostics: list[str] = []
     error = None
     for _ in range(max_solver_retries + 1):

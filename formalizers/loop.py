@@ -305,7 +305,11 @@ def _commands(env, planned) -> tuple[Optional[list[str]], Optional[str]]:
         return None, ("The goal already holds in the initial state, so the plan is empty. Choose "
                       "a new sub-goal that is not yet true (for example a place not visited).")
     try:
-        return env.commands_for_plan(planned.plan), None
+        if hasattr(env, "commands_for_plan"):
+            return env.commands_for_plan(planned.plan), None
+        from pddlkit.envs.api import plan_commands
+
+        return plan_commands(env.action_schema, planned.plan), None
     except (KeyError, IndexError, ValueError) as exc:
         names = sorted({t.action for t in env.action_schema})
         return None, (f"The plan cannot be run: {exc}. The only actions are: {', '.join(names)}, "

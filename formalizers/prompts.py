@@ -21,6 +21,7 @@ KINDS = ("header", "goal_detailed", "goal_simple", "actions", "initial", "update
 
 #: environments that take another's prompts: the household's are PDDLego+'s ALFWorld prompts.
 SAME_PROMPTS = {"alfworld": "household"}
+GENERIC = "generic"  # for environments with no bundled prompts (see prompts/generic/README.md)
 
 
 @dataclass
@@ -31,11 +32,8 @@ class Prompts:
     @classmethod
     def for_env(cls, env_id: str, directory: Union[str, Path, None] = None) -> "Prompts":
         base = BUNDLED / SAME_PROMPTS.get(env_id, env_id)
-        if not base.is_dir():
-            known = ", ".join(sorted(p.name for p in BUNDLED.iterdir() if p.is_dir()))
-            if directory is None:
-                raise FileNotFoundError(f"no bundled prompts for environment {env_id!r} "
-                                        f"(bundled: {known}); pass prompts=<a folder>")
+        if not base.is_dir():  # an environment of the user's own: the generic prompts
+            base = BUNDLED / GENERIC
         own = Path(directory) if directory else None
         templates = {}
         for kind in KINDS:
@@ -71,6 +69,20 @@ def signatures(domain, templates) -> str:
                           for p in action.parameters)
         lines.append(f"{len(seen)}. :action {t.action}  (command: {t.template})\n"
                      f":parameters ({params})")
+    return "\n".join(lines)
+
+
+def declared_signatures(parameters: dict, templates) -> str:
+    """The same lines as :func:`signatures` for an environment without a PDDL domain, from
+    its ``action_signatures``: ``{"go": "?from - room ?to - room", ...}``."""
+    lines = []
+    seen: list = []
+    for t in templates:
+        if t.action in seen:
+            continue
+        seen.append(t.action)
+        lines.append(f"{len(seen)}. :action {t.action}  (command: {t.template})\n"
+                     f":parameters ({parameters[t.action].strip().strip('()')})")
     return "\n".join(lines)
 
 
