@@ -30,6 +30,11 @@ class Files:
 
 
 def parse_answer(text: str) -> Files:
+    if not text.strip():
+        raise AnswerError('the answer is empty: answer with the JSON {"df": "...", "pf": "..."} '
+                          "(an empty answer usually means the model's chat template ended the "
+                          "answer at once, as base models often do; an instruction-tuned "
+                          "model avoids it)")
     found_json = None
     try:
         data = extract_json(text)

@@ -74,3 +74,15 @@ def test_what_an_environment_lacks_is_named_in_one_error(example):
 
     with pytest.raises(TypeError, match="none for switch-on"):
         formalize_and_plan("x", llm="observation", env=NoSignatureForSwitch())
+
+
+def test_an_empty_answer_is_named_in_the_next_prompt_and_asked_again(example):
+    """A chat template that ends the answer at once gives an empty answer; the loop says so
+    to the model and asks again within its limits."""
+    env = example.DarkHouse()
+    observation, _ = env.reset()
+    llm = ScriptedLLM(["", ""])
+    result = formalize_and_plan(observation, llm=llm, env=env, max_solver_retries=1)
+    assert not result.solved and llm.calls == 2
+    assert "the answer is empty" in llm.requests[1].messages[-1][1]
+    assert any("the answer is empty" in d for d in result.diagnostics)
