@@ -47,7 +47,9 @@ def run(args) -> int:
     try:
         outcome = run_task(env, llm, seed=args.seed, train=args.train, evaluate=args.evaluate,
                            rounds=args.rounds, feedback=args.feedback,
-                           patience=args.patience, mode=args.mode, save=Path(args.save_program) if args.save_program else None)
+                           patience=args.patience, mode=args.mode,
+                           save=Path(args.save_program) if args.save_program else None,
+                           max_tokens=getattr(args, "max_tokens", None) or 4000)
     except (ValueError, FileNotFoundError, ImportError, LLMError) as exc:
         print(f"pddlkit run --agent ipp: {exc}", file=sys.stderr)
         return 2

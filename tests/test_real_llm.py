@@ -97,3 +97,33 @@ def test_a_real_model_drives_an_episode_that_ends_and_replays(server, env, optio
     keys = ("success", "steps", "actions", "llm_calls", "solver_errors", "simulation_errors",
             "abort_reason", "prompt_tokens", "completion_tokens")
     assert {k: replayed[k] for k in keys} == {k: row[k] for k in keys}
+
+
+def test_one_ipp_refinement_round_turns_unusable_programs_into_structured_errors(server,
+                                                                                tmp_path):
+    """IPP on GRASP with the real model: whatever it writes (a base model rarely writes a
+    Python block at all), each round ends with a program or a structured reason, the reason
+    is what the model is told next, and the ledger is the server's count."""
+    transcript = tmp_path / "transcript.jsonl"
+    with UsageProxy(server.base_url) as proxy:
+        done = subprocess.run(
+            [sys.executable, "-m", "pddlkit.cli", "run", "--agent", "ipp", "--env", "grasp",
+             "--llm", f"openai:{server.model}@{proxy.base_url}", "--train", "3", "--eval", "3",
+             "--rounds", "1", "--max-tokens", "256"], capture_output=True, text=True,
+            timeout=900, env={**os.environ, "PDDLKIT_NO_CACHE": "1",
+                              "PDDLKIT_TRANSCRIPT": str(transcript)})
+    assert done.returncode in (0, 1), done.stderr[-2000:]
+    assert "Traceback" not in done.stderr, done.stderr[-2000:]
+    rounds = [line for line in done.stdout.splitlines() if line.startswith("round ")]
+    assert len(rounds) == 2, done.stdout
+    calls = [json.loads(line) for line in transcript.read_text().splitlines()]
+    prompts = ["\n".join(m["content"] for m in c["request"]["messages"]) for c in calls]
+    reasons = [line.split("no program: ", 1)[1].split("  <-")[0].rstrip(".")
+               for line in rounds if "no program: " in line]
+    told = [p for p in prompts if "I could not use that answer:" in p]
+    for reason in reasons:  # a sentence that says what was wrong, told to the model
+        assert len(reason.split()) >= 4, reason
+        assert any(reason in p for p in told), (reason, [p[-300:] for p in told])
+    assert len(calls) == proxy.calls
+    tokens = [int(x) for x in done.stdout.rsplit("tokens ", 1)[1].split(",")[0].split("+")]
+    assert tokens == [proxy.prompt_tokens, proxy.completion_tokens]
