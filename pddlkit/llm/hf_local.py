@@ -17,7 +17,7 @@ from typing import Optional, Union
 
 from .base import BaseLLM, CacheSpec, Completion, Request
 from .errors import LLMError
-from .models import import_torch_transformers
+from .models import KNOWN_MODELS, import_torch_transformers, resolve_model
 
 
 class HFLocal(BaseLLM):
@@ -32,19 +32,28 @@ class HFLocal(BaseLLM):
                  ledger=None, transcript=None) -> None:
         super().__init__(cache=cache, ledger=ledger, transcript=transcript)
         self.path = Path(path).expanduser()
-        if not (self.path / "config.json").is_file():
+        load_args: dict = {}
+        name = self.path.name
+        if not self.path.is_dir() and (str(path) in KNOWN_MODELS or self.path.suffix == ".gguf"):
+            # a known name (hf:gemma-3-270m) or a GGUF file: resolved as the critic resolves it
+            source = resolve_model(str(path))
+            self.path, load_args, name = source.folder, source.from_pretrained_args(), \
+                source.name
+        elif not (self.path / "config.json").is_file():
             raise LLMError(f"{self.path} is not a Hugging Face model folder (no config.json)",
-                           hint="give the folder that save_pretrained() wrote; models are never "
+                           hint="give the folder that save_pretrained() wrote, a .gguf file, or "
+                                f"a known model ({', '.join(KNOWN_MODELS)}); models are never "
                                 "downloaded by pddlkit")
         self.adapter = Path(adapter).expanduser() if adapter else None
-        self.model = model or self.path.name + (f"+{self.adapter.name}" if self.adapter else "")
+        self.model = model or name + (f"+{self.adapter.name}" if self.adapter else "")
         self.max_new_tokens = max_new_tokens
         torch, transformers = import_torch_transformers("HFLocal", "hf")
         self._torch = torch
         self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
-        self.tokenizer = transformers.AutoTokenizer.from_pretrained(str(self.path))
+        self.tokenizer = transformers.AutoTokenizer.from_pretrained(str(self.path), **load_args)
         kwargs = {"dtype": getattr(torch, dtype)} if dtype else {}
-        net = transformers.AutoModelForCausalLM.from_pretrained(str(self.path), **kwargs)
+        net = transformers.AutoModelForCausalLM.from_pretrained(str(self.path), **kwargs,
+                                                                **load_args)
         if self.adapter is not None:
             try:
                 import peft
