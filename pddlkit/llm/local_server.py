@@ -30,6 +30,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Optional
 
+from ..planners.tempdirs import pid_alive
 from .cache import cache_dir
 from .errors import LLMError
 
@@ -181,13 +182,7 @@ def _pid_alive(pid: int) -> bool:
             return False
     except ChildProcessError:
         pass  # not our child: ask the system
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    return pid_alive(pid)
 
 
 def _answers(base_url: str) -> bool:

@@ -1,7 +1,8 @@
 """From text to a bracket tree, recovering from unbalanced parentheses.
 
 The tokens follow the lexical grammar in ``pddl.lark``, read by one compiled regular expression
-(:func:`tokenize`; lark's lexer over the same grammar is the reference). The tree is built by a small
+in :func:`read_sexpr` (lark's lexer over the same grammar, with :func:`read_sexpr_tokens`, is
+the reference; a test compares them). The tree is built by a small
 shift/reduce loop over lark's token stream rather than by lark's LALR parser, because the loop
 knows PDDL's structure well enough to recover where LLM-written files usually go wrong: a
 missing ``)`` is reported at the point where it becomes certain (a new ``(:action`` or
@@ -80,27 +81,6 @@ class Token(str):
 _TOKEN = re.compile(r"(\()|(\))|(\?[^\s();?]*)|([^\s();?]+)|;[^\n]*")
 
 
-def tokenize(text: str) -> list[Token]:
-    """The tokens of ``text``: the lexical grammar of ``pddl.lark`` by one compiled regular
-    expression, line by line (lines end at '\\n' only, as lark counts them). It yields exactly
-    the tokens, types and positions lark's lexer yields (``tests/test_reader.py`` compares
-    them on the corpus) at several times its speed; lark is kept as the grammar's reference
-    (:func:`lark_tokenize`)."""
-    out: list[Token] = []
-    append = out.append
-    new = Token.__new__
-    for number, line in enumerate(text.split("\n"), 1):
-        for m in _TOKEN.finditer(line):
-            kind = m.lastindex
-            if kind is None:
-                continue
-            tok = new(Token, m.group(kind))
-            tok.line = number
-            tok.column = m.start() + 1
-            append(tok)
-    return out
-
-
 @lru_cache(maxsize=1)
 def _lexer():
     from lark import Lark
@@ -110,8 +90,9 @@ def _lexer():
 
 
 def lark_tokenize(text: str):
-    """Lark's tokens for ``text`` from ``pddl.lark`` (the reference :func:`tokenize` agrees
-    with; str subclasses with ``.type``, ``.line`` and ``.column``)."""
+    """Lark's tokens for ``text`` from ``pddl.lark``: with :func:`read_sexpr_tokens`, the
+    reference :func:`read_sexpr` agrees with (str subclasses with ``.type``, ``.line`` and
+    ``.column``)."""
     return _lexer().lex(text)
 
 
@@ -212,8 +193,8 @@ def _unclosed_at_end(stack: list[SList], sink: DiagnosticSink, last) -> None:
 
 
 def read_sexpr_tokens(tokens, sink: DiagnosticSink) -> list:
-    """The reference tree builder over a token sequence (lark's, or :func:`tokenize`'s):
-    what :func:`read_sexpr` did before it read the text in one pass."""
+    """The reference tree builder over a token sequence (lark's): what :func:`read_sexpr`
+    did before it read the text in one pass."""
     top: list = []
     stack: list[SList] = []
     tokens = list(tokens)

@@ -21,7 +21,8 @@ _lock = threading.Lock()
 _NAME = re.compile(r"^pddlkit-(\d+)-")
 
 
-def _alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether a process with this id exists (one of another user counts)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -41,7 +42,7 @@ def sweep_stale(base: str | None = None) -> int:
         return 0
     for name in names:
         m = _NAME.match(name)
-        if m and not _alive(int(m.group(1))):
+        if m and not pid_alive(int(m.group(1))):
             shutil.rmtree(os.path.join(base, name), ignore_errors=True)
             removed += 1
     return removed
