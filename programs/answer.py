@@ -31,7 +31,9 @@ def extract_program(text: str, entry: str = "solve") -> str:
         return text.strip() + "\n"
     if not (text or "").strip():
         raise ProgramAnswerError("the answer is empty; answer with the whole program in one "
-                                 "```python fenced block")
+                                 "```python fenced block (an empty answer usually means the "
+                                 "model's chat template ended the answer at once, as base "
+                                 "models often do; an instruction-tuned model avoids it)")
     if blocks:
         raise ProgramAnswerError(f"none of the {len(blocks)} fenced block(s) defines "
                                  f"{entry}(...); define the function {entry} at the top level")

@@ -149,11 +149,13 @@ def test_malformed_json_is_a_clear_error_and_not_cached(server, tmp_path):
     assert len(server.requests) == 2
 
 
-def test_server_without_json_mode_is_asked_again_without_it(server, tmp_path):
+def test_server_without_json_mode_is_asked_again_without_it(server, tmp_path, caplog):
     server.script.extend([status(400, "response_format is not supported"),
                           answer('<json>{"x": 1}</json>'), answer('{"y": 2}')])
     llm = chat(server, tmp_path)
-    assert llm.complete("x?", response_format="json").data == {"x": 1}
+    with caplog.at_level("WARNING", logger="pddlkit.llm"):
+        assert llm.complete("x?", response_format="json").data == {"x": 1}
+    assert "refused JSON mode" in caplog.text and "not supported" in caplog.text
     assert "response_format" in server.requests[0] and "response_format" not in server.requests[1]
     llm.complete("y?", response_format="json")
     assert "response_format" not in server.requests[2]  # remembered for this client

@@ -15,6 +15,7 @@ text instead.
 from __future__ import annotations
 
 import email.utils
+import logging
 import os
 import random
 import re
@@ -26,6 +27,7 @@ from .errors import (LLMConnectionError, LLMRateLimited, LLMRequestError, LLMSer
                      LLMTimeout, LLMUnavailable)
 
 OPENAI_URL = "https://api.openai.com/v1"
+log = logging.getLogger("pddlkit.llm")
 _REASONING = re.compile(r"^(o\d|gpt-5)([-.].*)?$")
 
 
@@ -144,6 +146,9 @@ class OpenAIChat(BaseLLM):
         text = str(exc).lower()
         if "response_format" in args and ("response_format" in text or "json" in text):
             self.json_mode = False
+            log.warning("%s at %s refused JSON mode (%s); asking without it from now on, and "
+                        "reading the JSON from the text", self.model, self.base_url,
+                        _message(exc))
             return True
         if "temperature" in args and "temperature" in text:
             self.reasoning = True
