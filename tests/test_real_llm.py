@@ -138,3 +138,27 @@ def test_the_same_model_in_process_through_hf():
     answer = llm.complete([{"role": "user", "content": "Name a colour."}], max_tokens=6)
     assert llm.model == "gemma-3-270m"
     assert answer.prompt_tokens > 0 and 0 <= answer.completion_tokens <= 6
+
+
+def test_server_mistakes_are_clear_errors(tmp_path, monkeypatch):
+    need_module("llama_cpp", "pip install 'pddlkit[local-llm]'")
+    from pddlkit.llm import local_server
+    from pddlkit.llm.errors import LLMError
+    from pddlkit.llm.models import ModelNotFound
+
+    monkeypatch.setenv("PDDLKIT_CACHE_DIR", str(tmp_path / "cache"))
+    with pytest.raises(ModelNotFound, match="neither a known name") as caught:
+        local_server.start("no-such-model")
+    assert ".gguf" in caught.value.hint
+    assert local_server.running("no-such-model") is None
+    assert local_server.stop("no-such-model") is False
+    broken = tmp_path / "broken.gguf"
+    broken.write_bytes(b"GGUF" + b"\0" * 64)  # a header and nothing else
+    with pytest.raises(LLMError, match="exited while starting") as caught:
+        local_server.start(str(broken), wait=60)
+    assert "broken.gguf.log" in caught.value.hint
+    assert local_server.running(str(broken)) is None
+    status = subprocess.run([sys.executable, "-m", "pddlkit.cli", "llm", "status", "--model",
+                             str(broken)], capture_output=True, text=True,
+                            env={**os.environ, "PDDLKIT_CACHE_DIR": str(tmp_path / "cache")})
+    assert status.returncode == 1 and "no local server" in status.stdout
