@@ -746,6 +746,23 @@ class _Reader:
 
     def init(self, sec: SList, init: list, numeric_init: list) -> None:
         for x in sec[1:]:
+            # the common case first: (pred name ...) with well-formed ground names, read as
+            # atom() reads it; anything else (variables, nested lists, not, and, =, bad
+            # names) takes the full path below, with its diagnostics
+            if x.__class__ is SList and x and x[0].__class__ is not SList:
+                head = x[0].lower()
+                if head not in ("not", "and") and _NAME_RE.match(head):
+                    args = []
+                    for a in x[1:]:
+                        if a.__class__ is SList:
+                            break
+                        low = a.lower()
+                        if low[:1] == "?" or not _NAME_RE.match(low):
+                            break
+                        args.append(low)
+                    else:
+                        init.append(Atom(head, tuple(args), (x.line, x.column)))
+                        continue
             if not isinstance(x, SList) or not x or x.head() is None:
                 shown = f"'{x}'" if isinstance(x, str) else "a malformed list"
                 self.error("bad-init", f"expected a ground atom in (:init ...), found {shown}", x,
