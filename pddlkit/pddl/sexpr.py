@@ -108,16 +108,11 @@ def read_sexpr(text: str, sink: DiagnosticSink) -> list:
     top: list = []
     stack: list[SList] = []
     pending = None          # (line, column) of a '(' whose list waits for the next token
-    last_match, last_line = None, 0   # the last token, for the end of file
+    last_match, last_line = None, 0   # the last token (kind, text, column), for the end
     new = Token.__new__
     for number, line in enumerate(text.split("\n"), 1):
-        for m in _TOKEN.finditer(line):
-            kind = m.lastindex
-            if kind is None:
-                continue
-            column = m.start() + 1
-            value = m.group(kind)
-            last_match, last_line = m, number
+        for kind, value, column in _line_tokens(line):
+            last_match, last_line = (kind, value, column), number
             if pending is not None:
                 if kind == 4 and len(stack) > 1 and value.lower() in SECTION_KEYWORDS:
                     _close_until(stack, 1, sink, f"({value}", _at(*pending))
@@ -149,10 +144,28 @@ def read_sexpr(text: str, sink: DiagnosticSink) -> list:
         (stack[-1] if stack else top).append(lst)
         stack.append(lst)
     if stack:
-        last = None if last_match is None else (
-            last_line, last_match.start() + 1, len(last_match.group(last_match.lastindex)))
+        last = None if last_match is None else (last_line, last_match[2], len(last_match[1]))
         _unclosed_at_end(stack, sink, last)
     return top
+
+
+def _line_tokens(line: str) -> list:
+    """``(kind, text, column)`` of each token of one line (kind: the group of ``_TOKEN``).
+    A line with no comment and no variable, most of a large problem file, is split by
+    ``str.split`` (the same whitespace as the expression's ``\\s``) and each token found
+    from where the last one ended; any other line goes through the expression."""
+    if ";" in line or "?" in line:
+        return [(m.lastindex, m.group(m.lastindex), m.start() + 1)
+                for m in _TOKEN.finditer(line) if m.lastindex is not None]
+    out = []
+    append = out.append
+    at = 0
+    find = line.find
+    for value in line.replace("(", " ( ").replace(")", " ) ").split():
+        at = find(value, at) + 1
+        append((1 if value == "(" else 2 if value == ")" else 4, value, at))
+        at += len(value) - 1
+    return out
 
 
 def _at(line: int, column: int) -> Token:
