@@ -135,16 +135,21 @@ class TextEnv(Protocol):
 
 def plan_commands(schema: Sequence[ActionTemplate], plan,
                   display: Callable[[str], str] = lambda s: s.replace("_", " ")) -> list[str]:
-    """The commands of a plan (its steps, or ``(name, *args)`` tuples) through the command
-    templates of ``schema``: what an environment without ``commands_for_plan`` gets. A
-    KeyError names an action with no template."""
+    """The commands of a plan through the command templates of ``schema``: its steps (ground
+    actions or plan steps), ``(name, *args)`` tuples or ``"(name arg ...)"`` strings. Every
+    environment's plans become commands here (``PDDLWorldEnv.commands_for_plan``, and
+    environments of the user's own that have none). A KeyError names an action with no
+    template."""
     templates = {}
     for t in schema:
         templates.setdefault(t.action, t)
     out = []
     for step in getattr(plan, "steps", plan):
-        name, args = (step.name, tuple(step.args)) if hasattr(step, "args") else \
-            (step[0], tuple(step[1:]))
+        if hasattr(step, "args"):
+            name, args = step.name, tuple(step.args)
+        else:
+            name, *rest = step.strip("() \n").split() if isinstance(step, str) else step
+            args = tuple(rest)
         if name not in templates:
             raise KeyError(f"no command template for action {name!r}")
         out.append(templates[name].command(args, display))

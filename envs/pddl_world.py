@@ -35,7 +35,7 @@ from pddlkit.semantics.grounding import GroundAction, ground
 from pddlkit.semantics.state import State
 from pddlkit.semantics.world import World
 
-from .api import ActionTemplate, Step, info_dict
+from .api import ActionTemplate, Step, info_dict, plan_commands
 
 NOTHING_HAPPENS = "Nothing happens."
 #: (predicate, True) is the message when a needed atom is false; (predicate, False) when an
@@ -225,20 +225,10 @@ class PDDLWorldEnv:
 
     def command_for(self, action: Union[GroundAction, Sequence[str], str]) -> str:
         """The command performing a ground action: '(move kitchen patio south)' -> 'move south'."""
-        if isinstance(action, GroundAction):
-            name, args = action.name, action.args
-        elif isinstance(action, str):
-            name, *args = action.strip("() \n").split()
-        else:
-            name, *args = action
-        for t in self.action_schema:
-            if t.action == name:
-                return t.command(args, self.display)
-        raise KeyError(f"no command template for action {name!r}")
+        return plan_commands(self.action_schema, [action], self.display)[0]
 
     def commands_for_plan(self, plan) -> list[str]:
-        steps = getattr(plan, "steps", plan)
-        return [self.command_for((s.name, *s.args) if hasattr(s, "args") else s) for s in steps]
+        return plan_commands(self.action_schema, plan, self.display)
 
     def admissible_commands(self) -> list[str]:
         """Every command that would succeed now (plus the meta commands), naming only objects

@@ -32,7 +32,7 @@ from pddlkit.llm.usage import usage_delta, usage_snapshot
 from .answer import Files
 from .base import INITIAL, SOLVER_ERROR, UPDATE, Context, Memory
 from .loop import attempt
-from .prompts import declared_signatures, signatures
+from .prompts import env_signatures
 
 
 @dataclass
@@ -182,8 +182,7 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
     env_ = memory.env
     ledger = getattr(getattr(memory.formalizer, "llm", None), "ledger", None)
     before = usage_snapshot(ledger)
-    sigs = signatures(env_.domain, env_.action_schema) if hasattr(env_, "domain") else \
-        declared_signatures(env_.action_signatures, env_.action_schema)
+    sigs = env_signatures(env_)
     diagnostics: list[str] = []
     error = None
     for _ in range(max_solver_retries + 1):

@@ -28,7 +28,7 @@ from pddlkit.llm.usage import usage_delta, usage_snapshot
 
 from .answer import AnswerError, Files
 from .base import INITIAL, SIMULATION_ERROR, SOLVER_ERROR, UPDATE, Context, Formalizer, Memory
-from .prompts import signatures
+from .prompts import env_signatures
 
 
 @dataclass
@@ -120,8 +120,7 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
     m = result.metrics
     ledger = getattr(getattr(formalizer, "llm", None), "ledger", None)
     before = usage_snapshot(ledger)
-    sigs = signatures(env.domain, env.action_schema) if hasattr(env, "domain") else \
-        "\n".join(str(t) for t in env.action_schema)
+    sigs = env_signatures(env)
     n_actions = len({t.action for t in env.action_schema})
     emit = emitter(log, on_event)
     emit("start", env=env.id, seed=result.seed, task=env.task, observation=obs,

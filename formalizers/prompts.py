@@ -21,7 +21,9 @@ KINDS = ("header", "goal_detailed", "goal_simple", "actions", "initial", "update
 
 #: environments that take another's prompts: the household's are PDDLego+'s ALFWorld prompts.
 SAME_PROMPTS = {"alfworld": "household"}
-GENERIC = "generic"  # for environments with no bundled prompts (see prompts/generic/README.md)
+#: environments with no bundled prompts take CoinCollector's with the generic folder's files
+#: (the task-neutral header and goal guidance) in their place (see prompts/generic/README.md)
+GENERIC = ("generic", "coin-collector")
 
 
 @dataclass
@@ -32,18 +34,17 @@ class Prompts:
     @classmethod
     def for_env(cls, env_id: str, directory: Union[str, Path, None] = None) -> "Prompts":
         base = BUNDLED / SAME_PROMPTS.get(env_id, env_id)
-        if not base.is_dir():  # an environment of the user's own: the generic prompts
-            base = BUNDLED / GENERIC
+        bundled = [base] if base.is_dir() else [BUNDLED / name for name in GENERIC]
         own = Path(directory) if directory else None
         templates = {}
         for kind in KINDS:
-            for folder in (own, base):
+            for folder in (own, *bundled):
                 if folder is not None and (folder / f"{kind}.txt").is_file():
                     templates[kind] = Template((folder / f"{kind}.txt").read_text())
                     break
             else:
                 raise FileNotFoundError(f"prompt {kind}.txt is missing for {env_id!r}")
-        return cls(templates, str(own or base))
+        return cls(templates, str(own or bundled[0]))
 
     def render(self, kind: str, goal_style: str = "detailed", **values: str) -> str:
         """The prompt of ``kind`` ('initial', 'update', 'solver_error', 'simulation_error')."""
@@ -56,34 +57,35 @@ class Prompts:
         return self.templates[kind].safe_substitute(values).strip() + "\n"
 
 
-def signatures(domain, templates) -> str:
-    """'1. :action move\\n:parameters (?from - room ...)' for each action with a command."""
+def signatures(domain, templates, declared: Optional[dict] = None) -> str:
+    """'1. :action move\\n:parameters (?from - room ...)' for each action with a command; the
+    parameters from the PDDL ``domain``, or from ``declared`` (an environment's own
+    ``action_signatures``: ``{"go": "?from - room ?to - room"}``) when it has none."""
     lines = []
     seen = []
     for t in templates:
         if t.action in seen:
             continue
         seen.append(t.action)
-        action = next(a for a in domain.actions if a.name == t.action)
-        params = " ".join(f"{p.name} - {' '.join(p.types) if len(p.types) == 1 else '(either ' + ' '.join(p.types) + ')'}"
-                          for p in action.parameters)
+        if declared is not None:
+            params = declared[t.action].strip().strip("()")
+        else:
+            action = next(a for a in domain.actions if a.name == t.action)
+            params = " ".join(f"{p.name} - {' '.join(p.types) if len(p.types) == 1 else '(either ' + ' '.join(p.types) + ')'}"
+                              for p in action.parameters)
         lines.append(f"{len(seen)}. :action {t.action}  (command: {t.template})\n"
                      f":parameters ({params})")
     return "\n".join(lines)
 
 
-def declared_signatures(parameters: dict, templates) -> str:
-    """The same lines as :func:`signatures` for an environment without a PDDL domain, from
-    its ``action_signatures``: ``{"go": "?from - room ?to - room", ...}``."""
-    lines = []
-    seen: list = []
-    for t in templates:
-        if t.action in seen:
-            continue
-        seen.append(t.action)
-        lines.append(f"{len(seen)}. :action {t.action}  (command: {t.template})\n"
-                     f":parameters ({parameters[t.action].strip().strip('()')})")
-    return "\n".join(lines)
+def env_signatures(env) -> str:
+    """The action signatures an environment's prompts show: from its PDDL domain, else from
+    its ``action_signatures``, else its command templates as they are."""
+    if hasattr(env, "domain"):
+        return signatures(env.domain, env.action_schema)
+    if getattr(env, "action_signatures", None) is not None:
+        return signatures(None, env.action_schema, env.action_signatures)
+    return "\n".join(str(t) for t in env.action_schema)
 
 
 def optional(text: Optional[str]) -> str:

@@ -43,10 +43,11 @@ def server():
     assert local_server.running(gguf) is None
 
 
-def _run(args: list[str], timeout: float = 900) -> subprocess.CompletedProcess:
+def _run(args: list[str], timeout: float = 900, **env: str) -> subprocess.CompletedProcess:
     # no response cache: every call must reach the server for the counts to compare
     return subprocess.run([sys.executable, "-m", "pddlkit.cli", "run", *args], capture_output=True,
-                          text=True, timeout=timeout, env={**os.environ, "PDDLKIT_NO_CACHE": "1"})
+                          text=True, timeout=timeout,
+                          env={**os.environ, "PDDLKIT_NO_CACHE": "1", **env})
 
 
 def test_the_local_spec_reuses_the_running_server_and_counts_real_usage(server):
@@ -106,12 +107,10 @@ def test_one_ipp_refinement_round_turns_unusable_programs_into_structured_errors
     is what the model is told next, and the ledger is the server's count."""
     transcript = tmp_path / "transcript.jsonl"
     with UsageProxy(server.base_url) as proxy:
-        done = subprocess.run(
-            [sys.executable, "-m", "pddlkit.cli", "run", "--agent", "ipp", "--env", "grasp",
-             "--llm", f"openai:{server.model}@{proxy.base_url}", "--train", "3", "--eval", "3",
-             "--rounds", "1", "--max-tokens", "256"], capture_output=True, text=True,
-            timeout=900, env={**os.environ, "PDDLKIT_NO_CACHE": "1",
-                              "PDDLKIT_TRANSCRIPT": str(transcript)})
+        done = _run(["--agent", "ipp", "--env", "grasp", "--llm",
+                     f"openai:{server.model}@{proxy.base_url}", "--train", "3", "--eval", "3",
+                     "--rounds", "1", "--max-tokens", "256"],
+                    PDDLKIT_TRANSCRIPT=str(transcript))
     assert done.returncode in (0, 1), done.stderr[-2000:]
     assert "Traceback" not in done.stderr, done.stderr[-2000:]
     rounds = [line for line in done.stdout.splitlines() if line.startswith("round ")]

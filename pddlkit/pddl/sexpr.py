@@ -1,9 +1,9 @@
 """From text to a bracket tree, recovering from unbalanced parentheses.
 
-The tokens follow the lexical grammar in ``pddl.lark``, read by one compiled regular expression
-in :func:`read_sexpr` (lark's lexer over the same grammar, with :func:`read_sexpr_tokens`, is
-the reference; a test compares them). The tree is built by a small
-shift/reduce loop over lark's token stream rather than by lark's LALR parser, because the loop
+The tokens follow the lexical grammar in ``pddl.lark``, read line by line in
+:func:`read_sexpr` (lark's lexer over the same grammar, with :func:`read_sexpr_tokens`, is the
+reference; a test compares them). The tree is built in the same pass by a small shift/reduce
+loop rather than by lark's LALR parser, because the loop
 knows PDDL's structure well enough to recover where LLM-written files usually go wrong: a
 missing ``)`` is reported at the point where it becomes certain (a new ``(:action`` or
 ``:effect`` appears inside an unfinished construct, or the file ends), naming the construct
@@ -99,20 +99,22 @@ def lark_tokenize(text: str):
 def read_sexpr(text: str, sink: DiagnosticSink) -> list:
     """The top-level items of ``text`` as SLists and tokens; problems go to ``sink``.
 
-    One pass over the regular expression's matches: a '(' becomes an SList when the token
-    after it is known (a section keyword such as ``(:action`` closes what is still open, as
-    in :func:`read_sexpr_tokens`), a ')' closes one, and only names and variables become
-    :class:`Token` objects. It builds the same tree with the same diagnostics as
-    :func:`read_sexpr_tokens` over lark's tokens (``tests/test_reader.py`` compares them on
-    the corpus)."""
+    One pass over the tokens of each line (:func:`_line_tokens`): a '(' becomes an SList
+    when the token after it is known (a section keyword such as ``(:action`` closes what is
+    still open, as in :func:`read_sexpr_tokens`), a ')' closes one, and only names and
+    variables become :class:`Token` objects. It builds the same tree with the same
+    diagnostics as :func:`read_sexpr_tokens` over lark's tokens (``tests/test_reader.py``
+    compares them on the corpus)."""
     top: list = []
     stack: list[SList] = []
     pending = None          # (line, column) of a '(' whose list waits for the next token
-    last_match, last_line = None, 0   # the last token (kind, text, column), for the end
+    last = None             # (line, column, length) of the last token, for the end of file
     new = Token.__new__
     for number, line in enumerate(text.split("\n"), 1):
-        for kind, value, column in _line_tokens(line):
-            last_match, last_line = (kind, value, column), number
+        tokens = _line_tokens(line)
+        if tokens:
+            last = (number, tokens[-1][2], len(tokens[-1][1]))
+        for kind, value, column in tokens:
             if pending is not None:
                 if kind == 4 and len(stack) > 1 and value.lower() in SECTION_KEYWORDS:
                     _close_until(stack, 1, sink, f"({value}", _at(*pending))
@@ -144,7 +146,6 @@ def read_sexpr(text: str, sink: DiagnosticSink) -> list:
         (stack[-1] if stack else top).append(lst)
         stack.append(lst)
     if stack:
-        last = None if last_match is None else (last_line, last_match[2], len(last_match[1]))
         _unclosed_at_end(stack, sink, last)
     return top
 
