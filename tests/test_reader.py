@@ -160,12 +160,13 @@ def _tree(items) -> list:
 def test_the_fast_reader_equals_larks_on_the_corpus_and_on_noise(ipc_dir, llm_pairs):
     """The one-pass reader (a compiled regular expression and the tree in the same pass) gives
     exactly what lark's lexer and the token-by-token builder give: every token's text, type
-    and position, every list's, and every diagnostic (code, message, position, hint), on
-    unbalanced, LLM-written and random text."""
+    and position (those of :init facts placed afterwards), every list's, and every diagnostic
+    (code, message, position, hint), on unbalanced, LLM-written and random text."""
     import random
 
     from pddlkit.diagnostics import DiagnosticSink
-    from pddlkit.pddl.sexpr import lark_tokenize, read_sexpr, read_sexpr_tokens
+    from pddlkit.pddl.sexpr import (SList, lark_tokenize, place_tokens, read_sexpr,
+                                    read_sexpr_tokens)
 
     texts = [p.read_text(errors="replace") for p in sorted(ipc_dir.glob("*/*.pddl"))
              if p.stat().st_size < 60_000]
@@ -179,8 +180,34 @@ def test_the_fast_reader_equals_larks_on_the_corpus_and_on_noise(ipc_dir, llm_pa
     unbalanced = 0
     for text in texts:
         fast, slow = DiagnosticSink(text), DiagnosticSink(text)
-        assert _tree(read_sexpr(text, fast)) == _tree(read_sexpr_tokens(lark_tokenize(text),
-                                                                         slow))
+        tree = read_sexpr(text, fast)
+        for item in tree:  # the :init facts' tokens get their positions
+            if isinstance(item, SList):
+                place_tokens(item, fast.line_text)
+        assert _tree(tree) == _tree(read_sexpr_tokens(lark_tokenize(text), slow))
         assert fast.items == slow.items
         unbalanced += bool(fast.items)
     assert unbalanced > 1000  # the comparison covered recovery, not only clean files
+
+
+def test_init_fact_tokens_get_positions_only_when_a_diagnostic_needs_them():
+    """Inside (:init ...) facts the tree keeps plain strings (no position is computed for most
+    of a large problem's tokens); a fact that is not a well-formed ground atom is placed again
+    from the text, so its diagnostic points at the exact token."""
+    from pddlkit.diagnostics import DiagnosticSink
+    from pddlkit.pddl.sexpr import SList, Token, place_tokens, read_sexpr
+
+    text = ("(define (problem p) (:domain d)\n (:objects a b)\n (:init (at a b)\n"
+            "   (at ; a comment\n  a ?x) (:weird b))\n (:goal (at a b)))")
+    sink = DiagnosticSink(text)
+    define = read_sexpr(text, sink)[0]
+    init = define[4]
+    assert init[0] == ":init" and type(init[0]) is Token  # the section keyword keeps its own
+    assert [type(t) for t in init[1]] == [str, str, str]
+    place_tokens(init, sink.line_text)
+    assert [(t, t.line, t.column) for t in init[2]] == [("at", 4, 5), ("a", 5, 3), ("?x", 5, 5)]
+    assert (init[3][0].line, init[3][0].column) == (5, 10)   # ':' words keep a Token anyway
+    assert isinstance(init[3], SList) and (init[1][2].line, init[1][2].column) == (3, 15)
+    _, diags = read_problem(text)
+    bad = [d for d in diags if d.code == "variable-in-init"]
+    assert [(d.line, d.column) for d in bad] == [(4, 4)]

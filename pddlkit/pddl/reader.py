@@ -48,7 +48,7 @@ from .model import (
     TypeDecl,
     When,
 )
-from .sexpr import SList, read_file_text, read_sexpr
+from .sexpr import SList, place_tokens, read_file_text, read_sexpr
 
 Source = Union[str, Path]
 
@@ -744,25 +744,41 @@ class _Reader:
         return Problem(name, domain_name, reqs, tuple(objects), tuple(init), tuple(numeric_init),
                        goal, metric, file=file)
 
+    @staticmethod
+    def _ground_names(x: SList, known: dict) -> Optional[list]:
+        """The lower-cased items of ``x`` if all are well-formed ground names (added to
+        ``known``), else None."""
+        names = []
+        for a in x:
+            if a.__class__ is SList:
+                return None
+            low = a.lower()
+            if low[:1] == "?" or not _NAME_RE.match(low):
+                return None
+            known[a] = low
+            names.append(low)
+        return names
+
     def init(self, sec: SList, init: list, numeric_init: list) -> None:
+        # the common case first: (pred name ...) with well-formed ground names, read as atom()
+        # reads it; anything else (variables, nested lists, not, and, =, bad names) takes the
+        # full path below, with its diagnostics. ``known`` maps each token text already seen
+        # as a well-formed ground name to its lower-cased form (a large :init repeats a few
+        # hundred names tens of thousands of times).
+        known: dict = {}
         for x in sec[1:]:
-            # the common case first: (pred name ...) with well-formed ground names, read as
-            # atom() reads it; anything else (variables, nested lists, not, and, =, bad
-            # names) takes the full path below, with its diagnostics
-            if x.__class__ is SList and x and x[0].__class__ is not SList:
-                head = x[0].lower()
-                if head not in ("not", "and") and _NAME_RE.match(head):
-                    args = []
-                    for a in x[1:]:
-                        if a.__class__ is SList:
-                            break
-                        low = a.lower()
-                        if low[:1] == "?" or not _NAME_RE.match(low):
-                            break
-                        args.append(low)
-                    else:
-                        init.append(Atom(head, tuple(args), (x.line, x.column)))
-                        continue
+            if x.__class__ is SList and x:
+                try:
+                    names = [known[a] for a in x]
+                except KeyError:
+                    names = self._ground_names(x, known)
+                except TypeError:  # a nested list
+                    names = None
+                if names is not None and names[0] not in ("not", "and"):
+                    init.append(Atom(names[0], tuple(names[1:]), (x.line, x.column)))
+                    continue
+            if x.__class__ is SList:  # read_sexpr left its tokens without positions
+                place_tokens(x, self.sink.line_text)
             if not isinstance(x, SList) or not x or x.head() is None:
                 shown = f"'{x}'" if isinstance(x, str) else "a malformed list"
                 self.error("bad-init", f"expected a ground atom in (:init ...), found {shown}", x,

@@ -8,6 +8,16 @@ knows PDDL's structure well enough to recover where LLM-written files usually go
 missing ``)`` is reported at the point where it becomes certain (a new ``(:action`` or
 ``:effect`` appears inside an unfinished construct, or the file ends), naming the construct
 that was left open and the line it was opened on, and parsing resumes as if it had been closed.
+
+Speed (issue 20: at least as fast as Fast Downward's translator parser, which keeps no
+positions). Measured on nomystery p10 (0.93 MB), best of 5: lark's lexer plus a token loop took
+1.5 s; one compiled expression per line 0.25 s; ``str.split`` on lines without a comment or a
+variable 0.09 s for the tree; compiling this same module with Cython (tried, not kept) took
+that to 0.057 s, not enough alone and a C compiler on every install. What closed the gap is
+doing less: no position is computed for the names inside :init facts, most of a large problem's
+tokens, until a diagnostic needs one (:func:`place_tokens`), which brings the tree to 0.046 s;
+with the reader's cache of known names, domain plus problem take 0.084 s against FD's 0.119 s
+(``benchmarks/parse.py``).
 """
 
 from __future__ import annotations
@@ -35,7 +45,7 @@ class SList(list):
     __slots__ = ("line", "column", "end_line", "end_column", "closed")
 
     def __init__(self, line: int, column: int):
-        super().__init__()
+        # (list.__init__ is not called: the new list is already empty)
         self.line = line
         self.column = column
         self.end_line = line
@@ -99,74 +109,144 @@ def lark_tokenize(text: str):
 def read_sexpr(text: str, sink: DiagnosticSink) -> list:
     """The top-level items of ``text`` as SLists and tokens; problems go to ``sink``.
 
-    One pass over the tokens of each line (:func:`_line_tokens`): a '(' becomes an SList
+    One pass over the tokens of each line (:func:`_line_values`): a '(' becomes an SList
     when the token after it is known (a section keyword such as ``(:action`` closes what is
-    still open, as in :func:`read_sexpr_tokens`), a ')' closes one, and only names and
-    variables become :class:`Token` objects. It builds the same tree with the same
-    diagnostics as :func:`read_sexpr_tokens` over lark's tokens (``tests/test_reader.py``
-    compares them on the corpus)."""
+    still open, as in :func:`read_sexpr_tokens`), a ')' closes one, and names and variables
+    become :class:`Token` objects carrying their position, except inside the facts of a
+    problem's ``(:init ...)``: there they stay plain ``str`` and no position is computed,
+    because those are most of a large problem's tokens and a well-formed fact needs none.
+    :func:`place_tokens` gives such a list its tokens' positions when a diagnostic needs
+    them. Positions are found with ``str.find`` from where the last located token ended:
+    names hold no parentheses and comments only end a line, so a '(' or ')' is found from
+    there even after unlocated names. With :func:`place_tokens` over the whole tree it is the
+    same tree with the same diagnostics as :func:`read_sexpr_tokens` over lark's tokens
+    (``tests/test_reader.py`` compares them on the corpus and on noise)."""
     top: list = []
     stack: list[SList] = []
     pending = None          # (line, column) of a '(' whose list waits for the next token
-    last = None             # (line, column, length) of the last token, for the end of file
+    last_line = 0           # the last line with a token, for the end of the file
+    init = None             # the problem's (:init ...) list while it is open
     new = Token.__new__
     for number, line in enumerate(text.split("\n"), 1):
-        tokens = _line_tokens(line)
-        if tokens:
-            last = (number, tokens[-1][2], len(tokens[-1][1]))
-        for kind, value, column in tokens:
+        if ";" in line or "?" in line:   # _line_values, inlined
+            values = [m.group(m.lastindex) for m in _TOKEN.finditer(line) if m.lastindex]
+        else:
+            values = line.replace("(", " ( ").replace(")", " ) ").split()
+        if not values:
+            continue
+        last_line = number
+        at = 0              # where the last located token ends
+        located = 0         # how many of the line's tokens lie before ``at``
+        find = line.find
+        for i, value in enumerate(values):
             if pending is not None:
-                if kind == 4 and len(stack) > 1 and value.lower() in SECTION_KEYWORDS:
+                if len(stack) > 1 and value[0] not in "()?" and value.lower() in SECTION_KEYWORDS:
                     _close_until(stack, 1, sink, f"({value}", _at(*pending))
                 lst = SList(*pending)
+                if len(stack) == 1 and value[0] not in "()?" and value.lower() == ":init":
+                    init = lst
                 (stack[-1] if stack else top).append(lst)
                 stack.append(lst)
                 pending = None
-            if kind == 1:
-                pending = (number, column)
-            elif kind == 2:
+            if value == "(":
+                at = find("(", at) + 1
+                located = i + 1
+                pending = (number, at)
+            elif value == ")":
+                at = find(")", at) + 1
+                located = i + 1
                 if stack:
                     lst = stack.pop()
-                    lst.end_line, lst.end_column = number, column
+                    lst.end_line, lst.end_column = number, at
                 else:
-                    _unexpected_close(sink, number, column)
+                    _unexpected_close(sink, number, at)
+            elif init is not None and value[0] != ":" and len(stack) > 2 and stack[1] is init:
+                stack[-1].append(value)
             else:
+                if located < i:
+                    for skipped in values[located:i]:   # unlocated :init names before this one
+                        at = find(skipped, at) + len(skipped)
+                located = i + 1
+                at = find(value, at) + 1
                 tok = new(Token, value)
                 tok.line = number
-                tok.column = column
-                if (kind == 4 and value[0] == ":" and len(stack) > 1
-                        and value.lower() in ACTION_KEYWORDS
+                tok.column = at
+                if (value[0] == ":" and len(stack) > 1 and value.lower() in ACTION_KEYWORDS
                         and stack[-1].head() not in (":action", ":durative-action")):
                     depth = _action_depth(stack)
                     if depth is not None:
                         _close_until(stack, depth + 1, sink, value, tok)
                 (stack[-1] if stack else top).append(tok)
+                at += len(value) - 1
     if pending is not None:
         lst = SList(*pending)
         (stack[-1] if stack else top).append(lst)
         stack.append(lst)
     if stack:
+        last = None
+        if last_line:
+            line = text.split("\n", last_line)[last_line - 1]
+            column, value = _line_tokens(line)[-1]
+            last = (last_line, column, len(value))
         _unclosed_at_end(stack, sink, last)
     return top
 
 
-def _line_tokens(line: str) -> list:
-    """``(kind, text, column)`` of each token of one line (kind: the group of ``_TOKEN``).
-    A line with no comment and no variable, most of a large problem file, is split by
-    ``str.split`` (the same whitespace as the expression's ``\\s``) and each token found
-    from where the last one ended; any other line goes through the expression."""
+def _line_values(line: str) -> list:
+    """The texts of one line's tokens. A line with no comment and no variable, most of a
+    large problem file, is split by ``str.split`` (the same whitespace as the expression's
+    ``\\s``); any other line goes through the expression of ``pddl.lark``'s terminals."""
     if ";" in line or "?" in line:
-        return [(m.lastindex, m.group(m.lastindex), m.start() + 1)
-                for m in _TOKEN.finditer(line) if m.lastindex is not None]
+        return [m.group(m.lastindex) for m in _TOKEN.finditer(line) if m.lastindex is not None]
+    return line.replace("(", " ( ").replace(")", " ) ").split()
+
+
+def _line_tokens(line: str) -> list:
+    """``(column, text)`` of each token of one line, 1-based columns."""
     out = []
-    append = out.append
     at = 0
-    find = line.find
-    for value in line.replace("(", " ( ").replace(")", " ) ").split():
-        at = find(value, at) + 1
-        append((1 if value == "(" else 2 if value == ")" else 4, value, at))
+    for value in _line_values(line):
+        at = line.find(value, at) + 1
+        out.append((at, value))
         at += len(value) - 1
     return out
+
+
+def place_tokens(lst: SList, line_text) -> SList:
+    """Give the plain-``str`` tokens under ``lst`` (inside :init facts, where
+    :func:`read_sexpr` computes no position) their :class:`Token` form with line and column,
+    in place, and return ``lst``. ``line_text(n)`` is line ``n`` of the text (as
+    :meth:`DiagnosticSink.line_text` gives it). The text is read again from the list's '(':
+    its tokens map one to one onto the tree in reading order, a ')' following each list that
+    was closed (a list closed by recovery has none)."""
+    stream = _tokens_from(line_text, lst.line, lst.column)
+    next(stream)  # the list's own '('
+    _place(lst, stream)
+    return lst
+
+
+def _tokens_from(line_text, number: int, column: int):
+    while True:
+        line = line_text(number)
+        if line is None:
+            return
+        for at, value in _line_tokens(line):
+            if at >= column:
+                yield number, at, value
+        number, column = number + 1, 0
+
+
+def _place(lst: SList, stream) -> None:
+    for i, item in enumerate(lst):
+        number, column, value = next(stream)
+        if item.__class__ is SList:
+            _place(item, stream)
+            if item.closed:
+                next(stream)
+        elif item.__class__ is not Token:
+            tok = Token(item)
+            tok.line, tok.column = number, column
+            lst[i] = tok
 
 
 def _at(line: int, column: int) -> Token:
