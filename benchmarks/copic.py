@@ -23,7 +23,7 @@ comparison. Targets (issue 17): per-step overhead under 50 ms on CPU with the ti
 
 The ``critic`` part asks the question the tables cannot (evolution repairs the flawed programs
 within a round or two, after which every configuration succeeds): with the program set fixed,
-does PPO move selection to the good program? PPO runs with K = 128, minibatches of 32, two
+does PPO move selection to the good program, on SC2 Easy and on household pick? PPO runs with K = 128, minibatches of 32, two
 epochs, policy learning rate 1e-2 (TWOSOME's 1e-6 is for a 7B model) and, where the world has a
 model, potential-based shaping 0.5 (SC2: the simulator's relaxed estimate of the time still
 needed; household: -h_add).
@@ -109,11 +109,16 @@ def table(title: str, cells: list[tuple[str, str, dict]], modes, critic_kind, ar
                   flush=True)
 
 
-def critic_check(args, seeds=(0, 1, 2), learn: int = 60, held_out: int = 20) -> None:
-    """Does PPO move selection to the good program? SC2 Easy, the stand-in's default set (one
-    correct program, two flawed), no evolution; per critic seed, on the same held-out seeds:
-    uniform choice, the untrained critic (frozen), PPO without and with shaping."""
+def critic_check(args, seeds=(0, 1, 2), held_out: int = 20) -> None:
+    """Does PPO move selection to the good program? The program set is fixed (no evolution):
+    one correct program and two flawed. SC2 Easy with the stand-in's default set (60 learning
+    episodes); household pick (8 receptacles, 20 actions) with two programs that carry the first
+    object they saw to the target (``wrong-object``; 200 learning episodes, as its episodes
+    are shorter). Per critic seed, on the same held-out seeds: uniform choice, the untrained
+    critic (frozen), PPO without and with shaping."""
     from pddlkit.critic.ppo import PPOConfig
+    from pddlkit.envs.household import Household
+    from pddlkit.programs.copic.household_world import HouseholdWorld
     from pddlkit.programs.copic.loop import Copic, CopicConfig, success_rate
     from pddlkit.programs.copic.sc2_world import SC2World
     from pddlkit.programs.copic.standin import DEFAULT_SETS, CopicWriter
@@ -122,24 +127,32 @@ def critic_check(args, seeds=(0, 1, 2), learn: int = 60, held_out: int = 20) -> 
         contested = sum(r.contested for r in records)
         return sum(r.picks[0] for r in records) / contested if contested else float("nan")
 
-    print(f"\nPPO check: SC2 easy, good program + 2 flawed, {learn} learning episodes (K = 128), "
-          f"{held_out} held-out seeds; good share = the good program's share of contested steps")
-    print(f"{'seed':<6}{'config':<16}{'SR %':>7}{'good share':>12}{'updates':>9}{'s':>6}")
-    for seed in seeds:
-        for mode, shaping in (("uniform", 0.0), ("frozen", 0.0), ("ppo", 0.0), ("ppo", 0.5)):
-            start = time.perf_counter()
-            config = CopicConfig(critic=mode, evolve=False, seed=seed, episodes_per_round=learn,
-                                 summary_episodes=1, max_rounds=0, shaping=shaping)
-            critic = None if mode == "uniform" else _critic("tiny", seed)
-            copic = Copic(SC2World("easy"), CopicWriter("sc2", DEFAULT_SETS["sc2"]).llm(), critic,
-                          config, ppo=PPOConfig(**PPO, policy_lr=args.policy_lr))
-            with copic:
-                if mode == "ppo":
-                    copic.learn(range(1000 * seed, 1000 * seed + learn))
-                ev = copic.evaluate(range(5000, 5000 + held_out))
-            label = mode + (f" shaping {shaping}" if shaping else "")
-            print(f"{seed:<6}{label:<16}{100 * success_rate(ev):>7.1f}{share(ev):>12.2f}"
-                  f"{len(copic.updates):>9}{time.perf_counter() - start:>6.0f}", flush=True)
+    cases = [("SC2 easy", "sc2", lambda: SC2World("easy"), DEFAULT_SETS["sc2"], 60),
+             ("household pick", "household",
+              lambda: HouseholdWorld(lambda: Household(receptacles=8,
+                                                       difficulty="pick_and_place"), budget=20),
+              [(), ("wrong-object",), ("wrong-object", "no-open")], 200)]
+    for title, kind, make, sets, learn in cases:
+        print(f"\nPPO check: {title}, good program + 2 flawed, {learn} learning episodes "
+              f"(K = 128), {held_out} held-out seeds; good share = the good program's share of "
+              f"contested steps")
+        print(f"{'seed':<6}{'config':<18}{'SR %':>7}{'good share':>12}{'updates':>9}{'s':>6}")
+        for seed in seeds:
+            for mode, shaping in (("uniform", 0.0), ("frozen", 0.0), ("ppo", 0.0), ("ppo", 0.5)):
+                start = time.perf_counter()
+                config = CopicConfig(critic=mode, evolve=False, seed=seed,
+                                     episodes_per_round=learn, summary_episodes=1, max_rounds=0,
+                                     shaping=shaping)
+                critic = None if mode == "uniform" else _critic("tiny", seed)
+                copic = Copic(make(), CopicWriter(kind, sets).llm(), critic, config,
+                              ppo=PPOConfig(**PPO, policy_lr=args.policy_lr))
+                with copic:
+                    if mode == "ppo":
+                        copic.learn(range(1000 * seed, 1000 * seed + learn))
+                    ev = copic.evaluate(range(5000, 5000 + held_out))
+                label = mode + (f" shaping {shaping}" if shaping else "")
+                print(f"{seed:<6}{label:<18}{100 * success_rate(ev):>7.1f}{share(ev):>12.2f}"
+                      f"{len(copic.updates):>9}{time.perf_counter() - start:>6.0f}", flush=True)
 
 
 def overhead(critic_kind: str, steps: int = 60) -> None:

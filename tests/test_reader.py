@@ -211,3 +211,42 @@ def test_init_fact_tokens_get_positions_only_when_a_diagnostic_needs_them():
     _, diags = read_problem(text)
     bad = [d for d in diags if d.code == "variable-in-init"]
     assert [(d.line, d.column) for d in bad] == [(4, 4)]
+
+
+def test_reading_with_lazy_init_positions_equals_reading_with_every_position(ipc_dir, llm_pairs,
+                                                                            monkeypatch):
+    """The reader gives the same models and diagnostics (positions and hints included) whether
+    the :init facts' names come without positions, placed only when a diagnostic needs them,
+    or every token is placed before reading, on the corpus's problems, LLM-written problems and
+    noise inside a problem's :init."""
+    import random
+
+    from pddlkit.pddl import reader
+    from pddlkit.pddl.sexpr import SList, place_tokens, read_sexpr
+
+    texts = [p.read_text(errors="replace") for p in sorted(ipc_dir.glob("*/p0*.pddl"))
+             if p.stat().st_size < 60_000]
+    texts += [v for pair in llm_pairs[::3] for k, v in pair.items()
+              if isinstance(v, str) and "(:init" in v]
+    rng = random.Random(3)
+    pieces = ["(", ")", " ", "\n", "a", "B", "?x", "-", ":", ";c\n", "(not (p a))", "(= (f a) 2)",
+              "(at a b)", "(and (p a))", "(p ?y b)", "(:effect", "(:goal", "1x", "(at 5 (p a))"]
+    texts += ["(define (problem p) (:domain d) (:objects a b) (:init " +
+              "".join(rng.choice(pieces) for _ in range(rng.randint(0, 40))) + ") (:goal (p a)))"
+              for _ in range(1500)]
+
+    def placed_first(text, sink):
+        tree = read_sexpr(text, sink)
+        for item in tree:
+            if isinstance(item, SList):
+                place_tokens(item, sink.line_text)
+        return tree
+
+    def outcome(text):
+        model, diags = read_problem(text)
+        return repr(model), [(d.code, d.message, d.line, d.column, d.hint) for d in diags]
+
+    lazy = [outcome(t) for t in texts]
+    monkeypatch.setattr(reader, "read_sexpr", placed_first)
+    assert [outcome(t) for t in texts] == lazy
+    assert sum(bool(diags) for _, diags in lazy) > 1000

@@ -6,6 +6,9 @@ mistakes its evolution fixes:
 * ``no-take``: the program walks to the object and opens its receptacle but never takes it (the
   case of Appendix G);
 * ``no-open``: the target receptacle is never opened, so a put into a closed one fails;
+* ``wrong-object``: the search for a free object forgets the type filter and takes the first
+  object it has seen, carrying the wrong one to the target: plans that run without an error and
+  get nowhere, the kind of mistake a critic has to learn to avoid rather than one that fails;
 * ``skip-transform``: the object goes to the target without being cleaned, heated, cooled, or
   looked at under the lamp (clean/heat/cool/look tasks);
 * ``crash`` (reads a property of an entity it has not seen) and ``infinite-loop`` (waits for the
@@ -18,7 +21,8 @@ from .world import checked_mistakes
 
 HOUSEHOLD_TASKS = ("pick_and_place", "pick_two_obj_and_place", "look_at_obj_in_light",
                    "pick_clean_then_place", "pick_heat_then_place", "pick_cool_then_place")
-HOUSEHOLD_MISTAKES = ("no-take", "no-open", "skip-transform", "crash", "infinite-loop")
+HOUSEHOLD_MISTAKES = ("no-take", "no-open", "wrong-object", "skip-transform", "crash",
+                      "infinite-loop")
 TRANSFORM = {"pick_clean_then_place": ("sinkbasin", "clean", "isclean"),
              "pick_heat_then_place": ("microwave", "heat", "ishot"),
              "pick_cool_then_place": ("fridge", "cool", "iscool")}
@@ -74,8 +78,10 @@ def household_program(task_type: str, mistakes=frozenset()) -> str:
         "    if self.holding is None or self.name2type(self.holding) != wanted:",
         "        if self.holding is not None:",
         "            self.put(self.holding, self.location)",
-        "        free = [o for o in self.find_objects(objecttype) or [] "
-        "if o.in_on and not placed(o)]",
+        ("        free = [o for o in self.seen_entitys.values() if o.isobject "
+         "and o.in_on and not placed(o)]" if "wrong-object" in mistakes else
+         "        free = [o for o in self.find_objects(objecttype) or [] "
+         "if o.in_on and not placed(o)]"),
         "        if not free:",
         "            self.explore()",
         "            return",

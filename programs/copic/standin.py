@@ -66,6 +66,13 @@ def _household_shows(mistake: str, results: str, section: str) -> bool:
         return any(acts_e and not any("take " in a for a in acts_e) for acts_e in acts)
     if mistake == "no-open":
         return bool(re.search(r"could not do put .*: .*is closed", section))
+    if mistake == "wrong-object":  # a failed episode took objects its task does not name
+        for e, acts_e in zip(failed, acts):
+            task = e.splitlines()[0].lower()
+            taken = re.findall(r"\btake ([a-z]+) \d+ from", " ".join(acts_e))
+            if any(f" {kind}" not in task for kind in taken):
+                return True
+        return False
     if mistake == "skip-transform":
         return any(any(a.startswith("put ") or "; put " in a for a in acts_e)
                    and not any(re.search(r"\b(heat|cool|clean|use) ", a) for a in acts_e)
