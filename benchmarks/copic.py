@@ -3,6 +3,8 @@ the per-step overhead of running 3 programs in the sandbox plus critic scoring.
 
     .venv/bin/python benchmarks/copic.py [--quick] [--critic tiny|gemma-3-270m|none]
                                          [--eval 20] [--parts overhead,critic,sc2,household,nethack]
+                                         [--learn N] [--critic-envs sc2,household]
+                                         [--critic-modes uniform,frozen,ppo,ppo+shaping]
 
 Layouts: Table 1 (household by task type: success and cost), Table 2 / Table 8 (SC2 by
 difficulty, NetHack by task: success, cost, steps). Each environment runs the protocol of
@@ -115,7 +117,9 @@ def critic_check(args, seeds=(0, 1, 2), held_out: int = 20) -> None:
     episodes); household pick (8 receptacles, 20 actions) with two programs that carry the first
     object they saw to the target (``wrong-object``; 200 learning episodes, as its episodes
     are shorter). Per critic seed, on the same held-out seeds: uniform choice, the untrained
-    critic (frozen), PPO without and with shaping."""
+    critic (frozen), PPO without and with shaping. ``--critic gemma-3-270m`` runs the same check
+    with the real model as the critic (one seed; ``--learn`` and ``--critic-envs`` keep it
+    within reach of a CPU, where a Gemma step takes about 2 s and a PPO update minutes)."""
     from pddlkit.critic.ppo import PPOConfig
     from pddlkit.envs.household import Household
     from pddlkit.programs.copic.household_world import HouseholdWorld
@@ -132,18 +136,24 @@ def critic_check(args, seeds=(0, 1, 2), held_out: int = 20) -> None:
               lambda: HouseholdWorld(lambda: Household(receptacles=8,
                                                        difficulty="pick_and_place"), budget=20),
               [(), ("wrong-object",), ("wrong-object", "no-open")], 200)]
+    kind_of_critic = "tiny" if args.critic in ("tiny", "none") else args.critic
+    cases = [c for c in cases if c[1] in args.critic_envs.split(",")]
+    modes = [m for m in (("uniform", 0.0), ("frozen", 0.0), ("ppo", 0.0), ("ppo", 0.5))
+             if m[0] + ("+shaping" if m[1] else "") in args.critic_modes.split(",")]
     for title, kind, make, sets, learn in cases:
-        print(f"\nPPO check: {title}, good program + 2 flawed, {learn} learning episodes "
+        learn = args.learn or learn
+        print(f"\nPPO check ({kind_of_critic} critic): {title}, good program + 2 flawed, {learn} "
+              f"learning episodes "
               f"(K = 128), {held_out} held-out seeds; good share = the good program's share of "
               f"contested steps")
         print(f"{'seed':<6}{'config':<18}{'SR %':>7}{'good share':>12}{'updates':>9}{'s':>6}")
         for seed in seeds:
-            for mode, shaping in (("uniform", 0.0), ("frozen", 0.0), ("ppo", 0.0), ("ppo", 0.5)):
+            for mode, shaping in modes:
                 start = time.perf_counter()
                 config = CopicConfig(critic=mode, evolve=False, seed=seed,
                                      episodes_per_round=learn, summary_episodes=1, max_rounds=0,
                                      shaping=shaping)
-                critic = None if mode == "uniform" else _critic("tiny", seed)
+                critic = None if mode == "uniform" else _critic(kind_of_critic, seed)
                 copic = Copic(make(), CopicWriter(kind, sets).llm(), critic, config,
                               ppo=PPOConfig(**PPO, policy_lr=args.policy_lr))
                 with copic:
@@ -213,6 +223,13 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=2, help="evolutions at most")
     parser.add_argument("--policy-lr", type=float, default=1e-2)
     parser.add_argument("--parts", default="overhead,critic,sc2,household,nethack")
+    parser.add_argument("--learn", type=int, default=0,
+                        help="learning episodes of the critic part (0: 60 on SC2, 200 on "
+                             "household)")
+    parser.add_argument("--critic-envs", default="sc2,household",
+                        help="the critic part's environments")
+    parser.add_argument("--critic-modes", default="uniform,frozen,ppo,ppo+shaping",
+                        help="the critic part's configurations")
     parser.add_argument("--quick", action="store_true",
                         help="6 held-out and 6 learning episodes per round, one round of "
                              "evolution, one task per table")
@@ -224,7 +241,8 @@ def main() -> int:
     if "overhead" in parts:
         overhead("tiny" if args.critic == "none" else args.critic)
     if "critic" in parts:
-        critic_check(args, seeds=(2,) if args.quick else (0, 1, 2))
+        real = args.critic not in ("tiny", "none")
+        critic_check(args, seeds=(2,) if args.quick else (0,) if real else (0, 1, 2))
     if "sc2" in parts:
         difficulties = ("easy",) if args.quick else ("easy", "medium", "hard")
         table("Table 2 / 8 layout: SC2 unit building (660 s of game time)",

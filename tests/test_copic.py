@@ -219,48 +219,56 @@ def _good_share(records) -> float:
     return sum(r.picks[0] for r in records) / contested
 
 
-@pytest.mark.slow
-def test_ppo_with_shaping_moves_selection_to_the_good_program(tmp_path):
-    """SC2 Easy, one correct program and two flawed ones (the stand-in's default set), a tiny
-    random critic: after 60 learning episodes with PPO (K = 128) and the simulator's shaping,
-    the good program's share of contested steps on 20 held-out seeds is above the same untrained
-    critic's, and the success rate is above the uniform-critic ablation on the same seeds. Token
-    normalization makes the untrained random critic start near uniform (with word
-    normalization it prefers the good program from the start, for no reason it learned)."""
+def _uniform_frozen_and_learned(tmp_path, make_world, kind: str, sets, seed: int,
+                                learn: range, min_updates: int) -> None:
+    """The same held-out seeds under a uniform choice, the untrained tiny critic and the critic
+    after PPO (K = 128) with shaping 0.5 on ``learn``: PPO's good-program share of contested
+    steps is above the untrained critic's + 0.15 and its success rate at least uniform's + 0.2.
+    Token normalization makes the untrained random critic start near uniform (with word
+    normalization it prefers some program from the start, for no reason it learned)."""
     need_module("torch", "pip install torch==2.13.0")
     need_module("peft", "pip install 'pddlkit[critic]'")
     from pddlkit import critic
     from pddlkit.critic import toy
     from pddlkit.critic.model import CriticSettings
     from pddlkit.critic.ppo import PPOConfig
-    from pddlkit.programs.copic.standin import DEFAULT_SETS
 
-    sets, held_out = DEFAULT_SETS["sc2"], range(5000, 5020)
-    folder, _ = toy.build(tmp_path / "lm", seed=2)
+    held_out = range(5000, 5020)
+    folder, _ = toy.build(tmp_path / "lm", seed=seed)
 
     def run(mode: str):
         model = None if mode == "uniform" else critic.load(
-            str(folder), device="cpu", template="copic", seed=2,
+            str(folder), device="cpu", template="copic", seed=seed,
             settings=CriticSettings(normalization="token"))
-        config = CopicConfig(critic=mode, programs=3, evolve=False, seed=2,
-                             episodes_per_round=60, summary_episodes=1, max_rounds=0,
+        config = CopicConfig(critic=mode, programs=3, evolve=False, seed=seed,
+                             episodes_per_round=len(learn), summary_episodes=1, max_rounds=0,
                              shaping=0.5 if mode == "ppo" else 0.0)
         ppo = PPOConfig(policy_lr=1e-2, value_lr=1e-3, steps_per_update=128, policy_batch=32,
                         epochs=2)
-        copic = Copic(SC2World("easy"), CopicWriter("sc2", sets).llm(), model, config, ppo=ppo)
+        copic = Copic(make_world(), CopicWriter(kind, sets).llm(), model, config, ppo=ppo)
         with copic:
             if mode == "ppo":
-                copic.learn(range(2000, 2060))
+                copic.learn(learn)
             return copic.evaluate(held_out), copic
 
     uniform, _ = run("uniform")
     frozen, _ = run("frozen")
     learned, copic = run("ppo")
-    assert len(copic.updates) >= 20
+    assert len(copic.updates) >= min_updates
     assert _good_share(learned) > _good_share(frozen) + 0.15, \
         (_good_share(frozen), _good_share(learned))
     assert success_rate(learned) >= success_rate(uniform) + 0.2, \
         (success_rate(uniform), success_rate(learned))
+
+
+@pytest.mark.slow
+def test_ppo_with_shaping_moves_selection_to_the_good_program(tmp_path):
+    """SC2 Easy, one correct program and two flawed ones (the stand-in's default set), a tiny
+    random critic (seed 2): 60 learning episodes with the simulator's shaping."""
+    from pddlkit.programs.copic.standin import DEFAULT_SETS
+
+    _uniform_frozen_and_learned(tmp_path, lambda: SC2World("easy"), "sc2", DEFAULT_SETS["sc2"],
+                                seed=2, learn=range(2000, 2060), min_updates=20)
 
 
 def test_household_evolution_repairs_a_program_that_takes_the_wrong_object():
@@ -283,42 +291,11 @@ def test_ppo_with_shaping_moves_household_pick_to_the_program_that_takes_the_nam
         tmp_path):
     """Household pick (8 receptacles, 20 actions), one correct program and two that carry the
     first object they saw to the target (``wrong-object``; they run without errors and get
-    nowhere), a tiny random critic: after 200 learning episodes with PPO (K = 128) and -h_add
-    shaping, the correct program's share of contested steps on 20 held-out seeds is above the
-    untrained critic's, and the success rate is above the uniform-critic ablation on the same
-    seeds (measured: 45% uniform, 40% frozen, 70% PPO; shares 0.55, 0.56, 0.81)."""
-    need_module("torch", "pip install torch==2.13.0")
-    need_module("peft", "pip install 'pddlkit[critic]'")
-    from pddlkit import critic
-    from pddlkit.critic import toy
-    from pddlkit.critic.model import CriticSettings
-    from pddlkit.critic.ppo import PPOConfig
-
-    sets, held_out = [(), ("wrong-object",), ("wrong-object", "no-open")], range(5000, 5020)
-    folder, _ = toy.build(tmp_path / "lm", seed=0)
-
-    def run(mode: str):
-        model = None if mode == "uniform" else critic.load(
-            str(folder), device="cpu", template="copic", seed=0,
-            settings=CriticSettings(normalization="token"))
-        config = CopicConfig(critic=mode, programs=3, evolve=False, seed=0,
-                             episodes_per_round=200, summary_episodes=1, max_rounds=0,
-                             shaping=0.5 if mode == "ppo" else 0.0)
-        ppo = PPOConfig(policy_lr=1e-2, value_lr=1e-3, steps_per_update=128, policy_batch=32,
-                        epochs=2)
-        world = HouseholdWorld(lambda: Household(receptacles=8, difficulty="pick_and_place"),
-                               budget=20)
-        copic = Copic(world, CopicWriter("household", sets).llm(), model, config, ppo=ppo)
-        with copic:
-            if mode == "ppo":
-                copic.learn(range(2000, 2200))
-            return copic.evaluate(held_out), copic
-
-    uniform, _ = run("uniform")
-    frozen, _ = run("frozen")
-    learned, copic = run("ppo")
-    assert len(copic.updates) >= 10
-    assert _good_share(learned) > _good_share(frozen) + 0.15, \
-        (_good_share(frozen), _good_share(learned))
-    assert success_rate(learned) >= success_rate(uniform) + 0.2, \
-        (success_rate(uniform), success_rate(learned))
+    nowhere), a tiny random critic (seed 0): 200 learning episodes with -h_add shaping
+    (measured: 45% uniform, 40% frozen, 70% PPO; shares 0.55, 0.56, 0.81)."""
+    sets = [(), ("wrong-object",), ("wrong-object", "no-open")]
+    _uniform_frozen_and_learned(
+        tmp_path, lambda: HouseholdWorld(lambda: Household(receptacles=8,
+                                                           difficulty="pick_and_place"),
+                                         budget=20),
+        "household", sets, seed=0, learn=range(2000, 2200), min_updates=10)
