@@ -5,6 +5,7 @@ the per-step overhead of running 3 programs in the sandbox plus critic scoring.
                                          [--eval 20] [--parts overhead,critic,sc2,household,nethack]
                                          [--learn N] [--critic-envs sc2,household]
                                          [--critic-modes uniform,frozen,ppo,ppo+shaping]
+                                         [--tasks easy,exp-level-3,...]
 
 Layouts: Table 1 (household by task type: success and cost), Table 2 / Table 8 (SC2 by
 difficulty, NetHack by task: success, cost, steps). Each environment runs the protocol of
@@ -97,6 +98,10 @@ def run_cell(env_id: str, options: dict, mode: str, critic_kind: str, args) -> d
 
 
 def table(title: str, cells: list[tuple[str, str, dict]], modes, critic_kind, args) -> None:
+    if args.tasks:
+        cells = [c for c in cells if c[0] in args.tasks.split(",")]
+        if not cells:
+            return
     print(f"\n{title}")
     print(f"{'task':<24}{'config':<11}{'SR %':>7}{'train %':>9}{'steps':>8}{'LLM tok':>9}"
           f"{'critic tok':>11}{'avoided':>8}{'evolved':>8}{'s':>6}   paper CoPiC")
@@ -230,6 +235,8 @@ def main() -> int:
                         help="the critic part's environments")
     parser.add_argument("--critic-modes", default="uniform,frozen,ppo,ppo+shaping",
                         help="the critic part's configurations")
+    parser.add_argument("--tasks", default="",
+                        help="only these table rows (e.g. exp-level-3,hard); all by default")
     parser.add_argument("--quick", action="store_true",
                         help="6 held-out and 6 learning episodes per round, one round of "
                              "evolution, one task per table")
