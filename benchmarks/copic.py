@@ -3,7 +3,7 @@ the per-step overhead of running 3 programs in the sandbox plus critic scoring.
 
     .venv/bin/python benchmarks/copic.py [--quick] [--critic tiny|gemma-3-270m|none]
                                          [--eval 20] [--parts overhead,critic,sc2,household,nethack]
-                                         [--learn N] [--critic-envs sc2,household]
+                                         [--learn N] [--critic-envs sc2-build,household]
                                          [--critic-modes uniform,frozen,ppo,ppo+shaping]
                                          [--tasks easy,exp-level-3,...]
 
@@ -26,10 +26,10 @@ comparison. Targets (issue 17): per-step overhead under 50 ms on CPU with the ti
 
 The ``critic`` part asks the question the tables cannot (evolution repairs the flawed programs
 within a round or two, after which every configuration succeeds): with the program set fixed,
-does PPO move selection to the good program, on SC2 Easy and on household pick? PPO runs with K = 128, minibatches of 32, two
-epochs, policy learning rate 1e-2 (TWOSOME's 1e-6 is for a 7B model) and, where the world has a
-model, potential-based shaping 0.5 (SC2: the simulator's relaxed estimate of the time still
-needed; household: -h_add).
+does PPO move selection to the good program, on SC2 Easy and on household pick? PPO runs with
+K = 128, minibatches of 32, two epochs, policy learning rate 1e-2 (TWOSOME's 1e-6 is for a 7B
+model) and, where the world has a model, potential-based shaping 0.5 (SC2: the simulator's
+relaxed estimate of the time still needed; household: -h_add).
 """
 
 from __future__ import annotations
@@ -126,31 +126,27 @@ def critic_check(args, seeds=(0, 1, 2), held_out: int = 20) -> None:
     with the real model as the critic (one seed; ``--learn`` and ``--critic-envs`` keep it
     within reach of a CPU, where a Gemma step takes about 2 s and a PPO update minutes)."""
     from pddlkit.critic.ppo import PPOConfig
-    from pddlkit.envs.household import Household
-    from pddlkit.programs.copic.household_world import HouseholdWorld
     from pddlkit.programs.copic.loop import Copic, CopicConfig, success_rate
-    from pddlkit.programs.copic.sc2_world import SC2World
+    from pddlkit.programs.copic.runner import make_world
     from pddlkit.programs.copic.standin import DEFAULT_SETS, CopicWriter
 
     def share(records):
         contested = sum(r.contested for r in records)
         return sum(r.picks[0] for r in records) / contested if contested else float("nan")
 
-    cases = [("SC2 easy", "sc2", lambda: SC2World("easy"), DEFAULT_SETS["sc2"], 60),
+    cases = [("SC2 easy", "sc2-build", {"difficulty": "easy"}, DEFAULT_SETS["sc2"], 60),
              ("household pick", "household",
-              lambda: HouseholdWorld(lambda: Household(receptacles=8,
-                                                       difficulty="pick_and_place"), budget=20),
+              {"difficulty": "pick_and_place", "receptacles": 8, "budget": 20},
               [(), ("wrong-object",), ("wrong-object", "no-open")], 200)]
     kind_of_critic = "tiny" if args.critic in ("tiny", "none") else args.critic
     cases = [c for c in cases if c[1] in args.critic_envs.split(",")]
     modes = [m for m in (("uniform", 0.0), ("frozen", 0.0), ("ppo", 0.0), ("ppo", 0.5))
              if m[0] + ("+shaping" if m[1] else "") in args.critic_modes.split(",")]
-    for title, kind, make, sets, learn in cases:
+    for title, env_id, options, sets, learn in cases:
         learn = args.learn or learn
         print(f"\nPPO check ({kind_of_critic} critic): {title}, good program + 2 flawed, {learn} "
-              f"learning episodes "
-              f"(K = 128), {held_out} held-out seeds; good share = the good program's share of "
-              f"contested steps")
+              f"learning episodes (K = 128), {held_out} held-out seeds; good share = the good "
+              f"program's share of contested steps")
         print(f"{'seed':<6}{'config':<18}{'SR %':>7}{'good share':>12}{'updates':>9}{'s':>6}")
         for seed in seeds:
             for mode, shaping in modes:
@@ -159,7 +155,8 @@ def critic_check(args, seeds=(0, 1, 2), held_out: int = 20) -> None:
                                      episodes_per_round=learn, summary_episodes=1, max_rounds=0,
                                      shaping=shaping)
                 critic = None if mode == "uniform" else _critic(kind_of_critic, seed)
-                copic = Copic(make(), CopicWriter(kind, sets).llm(), critic, config,
+                world = make_world(env_id, options)
+                copic = Copic(world, CopicWriter(world.kind, sets).llm(), critic, config,
                               ppo=PPOConfig(**PPO, policy_lr=args.policy_lr))
                 with copic:
                     if mode == "ppo":
@@ -231,7 +228,7 @@ def main() -> int:
     parser.add_argument("--learn", type=int, default=0,
                         help="learning episodes of the critic part (0: 60 on SC2, 200 on "
                              "household)")
-    parser.add_argument("--critic-envs", default="sc2,household",
+    parser.add_argument("--critic-envs", default="sc2-build,household",
                         help="the critic part's environments")
     parser.add_argument("--critic-modes", default="uniform,frozen,ppo,ppo+shaping",
                         help="the critic part's configurations")

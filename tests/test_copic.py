@@ -26,8 +26,8 @@ def _copic(world, sets, **config):
     return Copic(world, writer.llm(), config=CopicConfig(**options)), writer
 
 
-def _household(task_type):
-    return HouseholdWorld(lambda: Household(receptacles=8, difficulty=task_type))
+def _household(task_type, budget: int = 50):
+    return HouseholdWorld(lambda: Household(receptacles=8, difficulty=task_type), budget=budget)
 
 
 def test_shaping_without_a_model_is_refused_when_configured():
@@ -274,10 +274,8 @@ def test_ppo_with_shaping_moves_selection_to_the_good_program(tmp_path):
 def test_household_evolution_repairs_a_program_that_takes_the_wrong_object():
     """Three programs that take whatever object they saw first fail a tight budget; the
     summaries show objects the task does not name being taken, and the repaired set wins."""
-    world = HouseholdWorld(lambda: Household(receptacles=8, difficulty="pick_and_place"),
-                           budget=20)
-    copic, writer = _copic(world, [("wrong-object",)] * 3, evolve=True, episodes_per_round=4,
-                           summary_episodes=2, max_rounds=1)
+    copic, writer = _copic(_household("pick_and_place", budget=20), [("wrong-object",)] * 3,
+                           evolve=True, episodes_per_round=4, summary_episodes=2, max_rounds=1)
     with copic:
         rounds = copic.learn(range(8))
         prompt = copic.llm.requests[-1].messages[-1][1]
@@ -294,8 +292,6 @@ def test_ppo_with_shaping_moves_household_pick_to_the_program_that_takes_the_nam
     nowhere), a tiny random critic (seed 0): 200 learning episodes with -h_add shaping
     (measured: 45% uniform, 40% frozen, 70% PPO; shares 0.55, 0.56, 0.81)."""
     sets = [(), ("wrong-object",), ("wrong-object", "no-open")]
-    _uniform_frozen_and_learned(
-        tmp_path, lambda: HouseholdWorld(lambda: Household(receptacles=8,
-                                                           difficulty="pick_and_place"),
-                                         budget=20),
-        "household", sets, seed=0, learn=range(2000, 2200), min_updates=10)
+    _uniform_frozen_and_learned(tmp_path, lambda: _household("pick_and_place", budget=20),
+                                "household", sets, seed=0, learn=range(2000, 2200),
+                                min_updates=10)

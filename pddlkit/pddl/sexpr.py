@@ -127,11 +127,9 @@ def read_sexpr(text: str, sink: DiagnosticSink) -> list:
     last_line = 0           # the last line with a token, for the end of the file
     init = None             # the problem's (:init ...) list while it is open
     new = Token.__new__
-    for number, line in enumerate(text.split("\n"), 1):
-        if ";" in line or "?" in line:   # _line_values, inlined
-            values = [m.group(m.lastindex) for m in _TOKEN.finditer(line) if m.lastindex]
-        else:
-            values = line.replace("(", " ( ").replace(")", " ) ").split()
+    lines = text.split("\n")
+    for number, line in enumerate(lines, 1):
+        values = _line_values(line)
         if not values:
             continue
         last_line = number
@@ -185,8 +183,7 @@ def read_sexpr(text: str, sink: DiagnosticSink) -> list:
     if stack:
         last = None
         if last_line:
-            line = text.split("\n", last_line)[last_line - 1]
-            column, value = _line_tokens(line)[-1]
+            column, value = _line_tokens(lines[last_line - 1])[-1]
             last = (last_line, column, len(value))
         _unclosed_at_end(stack, sink, last)
     return top
