@@ -6,6 +6,7 @@ the per-step overhead of running 3 programs in the sandbox plus critic scoring.
                                          [--learn N] [--critic-envs sc2-build,household]
                                          [--critic-modes uniform,frozen,ppo,ppo+shaping]
                                          [--tasks easy,exp-level-3,...]
+                                         [--modes copic,uniform,no-evolve,copic+wm]
 
 Layouts: Table 1 (household by task type: success and cost), Table 2 / Table 8 (SC2 by
 difficulty, NetHack by task: success, cost, steps). Each environment runs the protocol of
@@ -234,6 +235,8 @@ def main() -> int:
                         help="the critic part's configurations")
     parser.add_argument("--tasks", default="",
                         help="only these table rows (e.g. exp-level-3,hard); all by default")
+    parser.add_argument("--modes", default="copic,uniform,no-evolve,copic+wm",
+                        help="the tables' configurations")
     parser.add_argument("--quick", action="store_true",
                         help="6 held-out and 6 learning episodes per round, one round of "
                              "evolution, one task per table")
@@ -241,7 +244,7 @@ def main() -> int:
     if args.quick:
         args.eval, args.round_episodes, args.rounds = 6, 6, 1
     parts = args.parts.split(",")
-    modes = ("copic", "uniform", "no-evolve", "copic+wm")
+    modes = tuple(args.modes.split(","))
     if "overhead" in parts:
         overhead("tiny" if args.critic == "none" else args.critic)
     if "critic" in parts:
