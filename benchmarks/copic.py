@@ -235,6 +235,9 @@ def main() -> int:
                         help="the critic part's configurations")
     parser.add_argument("--tasks", default="",
                         help="only these table rows (e.g. exp-level-3,hard); all by default")
+    parser.add_argument("--nethack-keys", type=int, default=0,
+                        help="NetHack keystrokes per episode (0: the tasks' defaults, 600 and "
+                             "2000 for exp-level-3)")
     parser.add_argument("--modes", default="copic,uniform,no-evolve,copic+wm",
                         help="the tables' configurations")
     parser.add_argument("--quick", action="store_true",
@@ -262,7 +265,8 @@ def main() -> int:
     if "nethack" in parts:
         tasks = ("drink",) if args.quick else ("drink", "open-box", "exp-level-3")
         table("Table 2 layout: NetHack (real NLE games)",
-              [(t, f"nethack-{t}", {}) for t in tasks], modes, args.critic, args)
+              [(t, f"nethack-{t}", {"max_keys": args.nethack_keys} if args.nethack_keys else {})
+               for t in tasks], modes, args.critic, args)
     return 0
 
 

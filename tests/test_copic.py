@@ -198,6 +198,21 @@ def test_cli_runs_copic_offline_and_explains_bad_input():
                          capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2
     assert "unknown difficulty 'impossible'" in bad.stderr and "Traceback" not in bad.stderr
+    keys = subprocess.run(run + ["--env", "sc2-build", "--max-keys", "100"],
+                          capture_output=True, text=True, timeout=120)
+    assert keys.returncode == 2 and "Traceback" not in keys.stderr
+    assert "--max-keys is NetHack's keystroke budget; sc2-build has none" in keys.stderr
+
+
+def test_cli_passes_the_nethack_keystroke_budget():
+    need_module("nle", "pip install 'pddlkit[nethack]'")
+    run = [sys.executable, "-m", "pddlkit.cli", "run", "--agent", "copic", "--env",
+           "nethack-exp-level-3", "--copic-critic", "uniform", "--round-episodes", "1",
+           "--summary-episodes", "1", "--max-rounds", "0", "--eval-episodes", "2", "--json"]
+    ok = subprocess.run(run + ["--max-keys", "40"], capture_output=True, text=True, timeout=300)
+    assert ok.returncode == 0, ok.stderr
+    metrics = json.loads(ok.stdout)
+    assert metrics["eval_success"] == 0.0 and 0 < metrics["steps"] <= 40
 
 
 @pytest.mark.parametrize("task", ["pick", "heat"])

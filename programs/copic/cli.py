@@ -36,6 +36,10 @@ def add_arguments(parser) -> None:
                             "rejects")
     group.add_argument("--max-seconds", type=float,
                        help="copic: SC2 game-time limit in seconds (default 660)")
+    group.add_argument("--max-keys", type=int,
+                       help="copic: NetHack keystrokes per episode (default 600; 2000 for "
+                            "exp-level-3). Seed 000 does not say its limit; level 3 needs "
+                            "game time for monsters to appear, so its success grows with this")
 
 
 def _options(args) -> dict:
@@ -48,6 +52,14 @@ def _options(args) -> dict:
             options["max_seconds"] = args.max_seconds
     if args.env == "household":
         options["budget"] = args.budget
+    if args.max_keys is not None:
+        if args.max_keys <= 0:
+            raise ValueError(f"--max-keys must be a positive number of keystrokes, got "
+                             f"{args.max_keys}")
+        if not args.env.startswith("nethack-"):
+            raise ValueError(f"--max-keys is NetHack's keystroke budget; {args.env} has none "
+                             f"(SC2: --max-seconds, household: --budget)")
+        options["max_keys"] = args.max_keys
     return options
 
 
