@@ -11,6 +11,11 @@ Choices the paper leaves open (``shared/specs/copic.md`` §4), written down here
   goes back in the prompt. **Evolution** asks the evolution prompt n times and replaces the
   whole set; an answer without a program keeps that slot's old program. Evolution stops after
   ``max_rounds`` rounds (the paper gives no cap) and never runs when evaluating.
+- **The summary** of the last M episodes is formatting, not an LLM call: the paper's
+  ``{<trajectory_i, signal_i>}`` rendered as ``Obs: ... / Act: ...`` lines, "only key parts"
+  (Appendix G; ``shared/specs/copic.md`` §1.4). :meth:`Copic.results_text` writes it (the last
+  ``world.trajectory_lines`` steps of each episode, its result, then what each program did), and
+  it fills the evolution template's ``$results``; so there is no summary template to ask.
 - **Programs run in the sandbox** (:mod:`pddlkit.sandbox`), one persistent worker each, called
   in parallel. A program that crashes, times out, returns a malformed plan or fails to load
   proposes nothing that step; its error is kept for the evolution prompt. A program that timed
