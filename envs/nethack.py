@@ -37,6 +37,8 @@ NetHack keystrokes here.
 
 from __future__ import annotations
 
+import signal
+import threading
 from collections import deque
 from dataclasses import dataclass, replace
 from typing import Optional
@@ -52,6 +54,7 @@ FEATURES = {23: "staircase up", 24: "staircase down", 27: "altar", 28: "grave", 
             30: "sink", 31: "fountain"}
 DIRECTIONS = {(0, -1): "k", (1, 0): "l", (0, 1): "j", (-1, 0): "h", (1, -1): "u", (1, 1): "n",
               (-1, 1): "b", (-1, -1): "y"}
+HOST_SIGNALS = tuple(getattr(signal, n) for n in ("SIGHUP", "SIGXCPU") if hasattr(signal, n))
 OBSERVATION_KEYS = ("glyphs", "blstats", "message", "inv_strs", "inv_letters",
                     "screen_descriptions", "tty_chars")
 
@@ -102,6 +105,9 @@ class NetHackTask:
             "character": character, "max_episode_steps": self.max_keys,
             "allow_all_yn_questions": True}))  # else NLE answers "n" itself
         self._key_index = {int(a): i for i, a in enumerate(self.env.unwrapped.actions)}
+        # NetHack's end-of-game code (death, or NLE ending the episode) ignores SIGHUP and
+        # SIGXCPU in this very process; they are put back when a game ends (see _game_over)
+        self._host_signals = {sig: signal.getsignal(sig) for sig in HOST_SIGNALS}
         self.seed = seed
         self.obs: dict = {}
         self.keys = 0
@@ -272,6 +278,8 @@ class NetHackTask:
             return
         self.obs, _, terminated, truncated, _ = self.env.step(self._key_index[ord(key)])
         self.keys += 1
+        if terminated or truncated:
+            self._game_over()
         self.done = terminated or truncated or self.keys >= self.max_keys
         self._remember()
         self._dismiss()
@@ -284,7 +292,20 @@ class NetHackTask:
                 return
             self.obs, _, terminated, truncated, _ = self.env.step(self._key_index[13])
             self.keys += 1
+            if terminated or truncated:
+                self._game_over()
             self.done = terminated or truncated or self.keys >= self.max_keys
+
+    def _game_over(self) -> None:
+        """Put back the signal dispositions NetHack's end of game changed in this process: a
+        host that ignores SIGXCPU passes that on to every process it starts (the sandbox's
+        workers set their own), and one that ignores SIGHUP outlives its terminal. Python
+        sets handlers only from the main thread; elsewhere they stay as NetHack left them."""
+        if threading.current_thread() is not threading.main_thread():
+            return
+        for sig, handler in self._host_signals.items():
+            if handler is not None:
+                signal.signal(sig, handler)
 
     def _bfs(self, start: tuple[int, int]) -> dict[tuple[int, int], int]:
         dist = {start: 0}

@@ -6,9 +6,15 @@ and the keystroke budget alone ends an episode."""
 from __future__ import annotations
 
 import re
+import signal
 
 import pytest
 from conftest import need_module
+
+
+def _ignored(sig: int) -> bool:
+    mask = next(line for line in open("/proc/self/status") if line.startswith("SigIgn:"))
+    return bool(int(mask.split()[1], 16) >> (sig - 1) & 1)
 
 
 @pytest.fixture(scope="module")
@@ -121,6 +127,10 @@ def test_the_keystroke_budget_alone_ends_an_episode(nethack):
             outcomes.append(small.skill({"name": "rest"}))
         assert small.keys == 23 and outcomes[-1].done and not outcomes[-1].won
         assert sum(o.keys for o in outcomes) == 23 and all(o.keys > 0 for o in outcomes)
+        # NLE ended the game, and NetHack's end-of-game code ignored SIGHUP and SIGXCPU in
+        # this process; the adapter puts them back (else every process started later,
+        # sandbox workers included, would inherit them ignored)
+        assert not _ignored(signal.SIGXCPU) and not _ignored(signal.SIGHUP)
     finally:
         small.close()
     # NLE truncates at 5000 steps on its own; a larger budget is passed to it

@@ -142,6 +142,18 @@ def test_the_cpu_limit_stops_a_busy_call_before_the_wall_clock():
     assert result.error.kind is ErrorKind.TIMEOUT and "CPU" in result.error.message
 
 
+def test_the_cpu_limit_holds_when_the_host_ignores_sigxcpu():
+    # ignored dispositions are inherited across exec (NetHack's end of game, run in-process by
+    # NLE, leaves SIGXCPU ignored): the worker must set its own
+    before = signal.signal(signal.SIGXCPU, signal.SIG_IGN)
+    try:
+        result = _run("def solve():\n    n = 0\n    while True:\n        n += 1\n",
+                      policy=Policy(call_timeout=30, cpu_seconds=1))
+    finally:
+        signal.signal(signal.SIGXCPU, before)
+    assert result.error.kind is ErrorKind.TIMEOUT and "CPU" in result.error.message
+
+
 def test_files_in_the_scratch_directory_are_allowed_and_removed():
     worker = SandboxWorker("def solve():\n    open('notes.txt', 'w').write('hi')\n"
                            "    return open('notes.txt').read()\n")

@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import os
 import resource
+import signal
 import sys
 import threading
 import time
@@ -45,6 +46,12 @@ def _limits(policy: dict) -> None:
         except (ValueError, OSError):
             pass
 
+    # the limits act through SIGXCPU and SIGXFSZ, whose dispositions a process inherits: a
+    # host that ignores them (NetHack's end-of-game code ignores SIGXCPU in the process that
+    # runs NLE) would turn the CPU and file-size limits off, so the worker sets its own
+    for name in ("SIGXCPU", "SIGXFSZ"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), signal.SIG_DFL)
     cap(resource.RLIMIT_AS, policy["memory_bytes"])
     try:  # a hard CPU cap for the worker's whole life: per-call soft limits stay below it
         resource.setrlimit(resource.RLIMIT_CPU, (resource.RLIM_INFINITY, CPU_LIFETIME))
