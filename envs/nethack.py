@@ -276,13 +276,17 @@ class NetHackTask:
     def _key(self, key: str) -> None:
         if self.done:
             return
+        self._step(key)
+        self._remember()
+        self._dismiss()
+
+    def _step(self, key: str) -> None:
+        """One key to NLE: it counts against the budget, and NLE's end of the game is ours."""
         self.obs, _, terminated, truncated, _ = self.env.step(self._key_index[ord(key)])
         self.keys += 1
         if terminated or truncated:
             self._game_over()
         self.done = terminated or truncated or self.keys >= self.max_keys
-        self._remember()
-        self._dismiss()
 
     def _dismiss(self) -> None:
         """Page through --More-- prompts (they need a key before anything else)."""
@@ -290,11 +294,7 @@ class NetHackTask:
             screen = bytes(self.obs["tty_chars"]).decode("latin-1")
             if "--More--" not in screen or self.done:
                 return
-            self.obs, _, terminated, truncated, _ = self.env.step(self._key_index[13])
-            self.keys += 1
-            if terminated or truncated:
-                self._game_over()
-            self.done = terminated or truncated or self.keys >= self.max_keys
+            self._step("\r")
 
     def _game_over(self) -> None:
         """Put back the signal dispositions NetHack's end of game changed in this process: a

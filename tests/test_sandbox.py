@@ -136,9 +136,11 @@ def test_huge_output_is_capped_and_the_value_still_returned():
     assert len(result.stdout) == 1000 and result.dropped == 100 * 100001 - 1000
 
 
+BUSY = "def solve():\n    n = 0\n    while True:\n        n += 1\n"
+
+
 def test_the_cpu_limit_stops_a_busy_call_before_the_wall_clock():
-    result = _run("def solve():\n    n = 0\n    while True:\n        n += 1\n",
-                  policy=Policy(call_timeout=60, cpu_seconds=1))
+    result = _run(BUSY, policy=Policy(call_timeout=60, cpu_seconds=1))
     assert result.error.kind is ErrorKind.TIMEOUT and "CPU" in result.error.message
 
 
@@ -147,8 +149,7 @@ def test_the_cpu_limit_holds_when_the_host_ignores_sigxcpu():
     # NLE, leaves SIGXCPU ignored): the worker must set its own
     before = signal.signal(signal.SIGXCPU, signal.SIG_IGN)
     try:
-        result = _run("def solve():\n    n = 0\n    while True:\n        n += 1\n",
-                      policy=Policy(call_timeout=30, cpu_seconds=1))
+        result = _run(BUSY, policy=Policy(call_timeout=30, cpu_seconds=1))
     finally:
         signal.signal(signal.SIGXCPU, before)
     assert result.error.kind is ErrorKind.TIMEOUT and "CPU" in result.error.message
