@@ -2,7 +2,7 @@
 
 This module runs in the sandbox worker process only (see :mod:`.worker`); the host never
 imports it. Once :func:`arm` has run, every audited operation of the process goes through
-:func:`_hook`, which Python code cannot remove (``sys.addaudithook`` has no undo):
+:func:`_hook` (``sys.addaudithook`` has no undo, though the hook's state can be reached):
 
 * files: reading only under the interpreter's own prefix, the allowed packages and the
   scratch directory; writing, renaming, deleting only under the scratch directory; no file
@@ -14,11 +14,14 @@ imports it. Once :func:`arm` has run, every audited operation of the process goe
   *loaded* at all afterwards, however the import is reached.
 
 A violation raises :class:`SandboxViolation` (or :class:`ForbiddenImport`) at the operation.
+
+This layer is defense in depth and the source of clear messages, not the boundary: it runs in
+the program's own interpreter, so a program that walks a traceback to :data:`STATE` can switch
+it off. What holds then is what the kernel keeps (see :mod:`.kernel` and the README).
 """
 
 from __future__ import annotations
 
-import _thread
 import builtins
 import os
 import sys
@@ -63,7 +66,6 @@ class _State:
     scratch = ""
     read_roots: tuple[str, ...] = ()
     modules: frozenset = frozenset()
-    trusted_thread: int = 0  # the worker's watchdog, which removes the scratch on exit
     budget_code = None       # the worker's function that sets each call's CPU limit
 
 
@@ -87,7 +89,7 @@ def _deny(kind: str, message: str):
 
 
 def _hook(event: str, args: tuple) -> None:
-    if not STATE.armed or (STATE.trusted_thread and _thread.get_ident() == STATE.trusted_thread):
+    if not STATE.armed:
         return
     if event == "open":
         path, mode, flags = (tuple(args) + (None, None))[:3]

@@ -2,31 +2,53 @@
 function on many inputs.
 
 ``SandboxWorker(source, policy).call(*args)`` returns a :class:`CallResult`; it never raises for
-the program's faults. A call that runs past its wall-clock limit kills the worker's whole
-process group; a worker that dies (CPU limit, a crash in native code, a kill from outside) is
-reported as data, and the next call starts a fresh worker and loads the program again. The
-worker's scratch directory is removed on close, by the worker itself when the host dies, and
-by the next pddlkit process otherwise (:mod:`pddlkit.planners.tempdirs`).
+the program's faults. A worker that dies (CPU limit, a crash in native code, a kill from
+outside) is reported as data, and the next call starts a fresh worker and loads the program
+again.
+
+The limits a program could switch off from inside are kept here, in the host, or by the kernel:
+
+* the wall clock and the CPU time of each call are watched by the host, which kills the worker
+  (the CPU time is read from the kernel's account of the worker, ``/proc/PID/stat``, so a
+  program that ignores SIGXCPU or spins inside one C call is stopped all the same);
+* every request carries a fresh id that its reply must echo: a line the host did not ask for
+  (a program writing to the reply pipe) ends the worker with a ``forbidden-operation`` error,
+  and data left on the pipe before a request gets the worker replaced;
+* workers are started from one long-lived thread, because the kernel's parent-death signal
+  (bubblewrap's ``--die-with-parent``, the worker's PR_SET_PDEATHSIG) follows the *thread*
+  that started a process: a worker started from a pool's short-lived thread would be killed
+  when that thread ended.
+
+Inside bubblewrap (:mod:`.kernel`) the scratch folder is a tmpfs in the worker's own mount
+namespace and the log an anonymous file: nothing is left on disk, whatever happens to the host.
+Without bubblewrap the scratch folder is on the host's disk: removed on close, and by the next
+pddlkit process when the host was killed (:mod:`pddlkit.planners.tempdirs`).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import queue
 import select
 import shutil
 import signal
 import subprocess
 import sys
+import tempfile
+import threading
 import time
+from concurrent.futures import Future
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Optional
 
 from ..planners.tempdirs import make_workdir, remove_workdir
 from ..processes import kill_group
+from . import kernel
 from .errors import ErrorKind, ProgramError
 from .policy import DEFAULT_POLICY, Policy
+from .syscall_filter import ARCHES, bpf_bytes
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # the worker and guard modules are imported from this folder as top-level modules, without
@@ -34,6 +56,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 BOOT = ("import sys; sys.path.insert(0, sys.argv.pop(1)); "
         "from worker import main; main(sys.argv)")
 LOG_TAIL = 2000
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+CORES = os.cpu_count() or 1
+#: a call shorter than this costs no CPU reading at all; what a longer one used before the
+#: first reading is counted as this much (at most this times the cores can go uncounted)
+FIRST_CPU_LOOK = 0.02
 
 
 @dataclass
@@ -83,66 +110,232 @@ def _network_wrapper() -> tuple[str, ...]:
 
 
 def network_isolated() -> bool:
-    """Whether workers get a private network namespace here (see :func:`_network_wrapper`)."""
-    return bool(_network_wrapper())
+    """Whether workers get a private network namespace here (bubblewrap's, or ``unshare``'s)."""
+    return not kernel.unavailable() or bool(_network_wrapper())
+
+
+class _Spawner:
+    """Starts every worker from one thread that lives as long as the process (see the module
+    docstring: the parent-death signal follows the starting thread)."""
+
+    def __init__(self) -> None:
+        self._jobs: "queue.Queue[tuple[Future, list, dict]]" = queue.Queue()
+        self._thread: Optional[threading.Thread] = None
+        self._lock = threading.Lock()
+
+    def popen(self, command: list, **options) -> subprocess.Popen:
+        if threading.current_thread() is threading.main_thread():
+            return subprocess.Popen(command, **options)
+        with self._lock:
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._serve, name="sandbox-spawner",
+                                                daemon=True)
+                self._thread.start()
+        job: Future = Future()
+        self._jobs.put((job, command, options))
+        return job.result()
+
+    def _serve(self) -> None:
+        while True:
+            job, command, options = self._jobs.get()
+            try:
+                job.set_result(subprocess.Popen(command, **options))
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller
+                job.set_exception(exc)
+
+
+_SPAWNER = _Spawner()
+
+
+def _cpu_seconds(pid: Optional[int]) -> Optional[float]:
+    """The CPU time (user + system, all threads) the kernel has charged to ``pid``."""
+    if pid is None:
+        return None
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            fields = fh.read().rsplit(b")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` exists and is not a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return fh.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return False
+
+
+def _own_namespaces(pid: Optional[int]) -> list[str]:
+    """The namespaces ``pid`` does not share with this process."""
+    if pid is None:
+        return []
+    own = []
+    for name in ("cgroup", "ipc", "mnt", "net", "pid", "user", "uts"):
+        try:
+            if os.readlink(f"/proc/{pid}/ns/{name}") != os.readlink(f"/proc/self/ns/{name}"):
+                own.append(name)
+        except OSError:
+            pass
+    return own
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as fh:
+            return [int(x) for x in fh.read().split()]
+    except (OSError, ValueError):
+        return []
 
 
 class SandboxWorker:
-    """A program loaded in one worker process (started on first use)."""
+    """A program loaded in one worker process (started on first use).
+
+    ``isolation`` (after the first start) says what guards the worker and, under
+    ``"guarantees"``, which of them the kernel keeps, which the host, and which only the Python
+    layers inside the worker (which a determined program can switch off)."""
 
     def __init__(self, source: str, policy: Policy = DEFAULT_POLICY) -> None:
         self.source = source
         self.policy = policy
         self.proc: Optional[subprocess.Popen] = None
-        self.base: Optional[str] = None      # holds scratch/ and worker.log
-        self.scratch: Optional[str] = None
+        self.pid: Optional[int] = None       # the program's process, as the host sees it
+        self.base: Optional[str] = None      # the host folder holding scratch/ (no bubblewrap)
+        self.scratch: Optional[str] = None   # the scratch folder, as the program sees it
         self.load_error: Optional[ProgramError] = None
         self._load_failed_for_good = False
-        self.restarts = 0  # workers started again after a time-out or a crash
+        self.restarts = 0  # workers started again after a time-out, a crash or a violation
         self._starts = 0
         self.isolation: dict = {}
         self._r = self._w = None
         self._buffer = b""
         self._log = None
+        self._expect: Optional[str] = None
+        self._sandbox_init: Optional[int] = None
 
     # ------------------------------------------------------------------ lifecycle
 
     def _start(self) -> None:
-        self.base = make_workdir()
-        self.scratch = os.path.join(self.base, "scratch")
-        os.mkdir(self.scratch)
+        in_kernel = kernel.choose(self.policy)  # raises when required and not available
         host_r, worker_w = os.pipe()
         worker_r, host_w = os.pipe()
-        self._log = open(os.path.join(self.base, "worker.log"), "w+b")
-        wrapper = _network_wrapper() if self.policy.network_namespace else ()
-        command = [*wrapper, *(["--"] if wrapper else []), sys.executable, "-I", "-c", BOOT,
-                   HERE, str(worker_r), str(worker_w), self.scratch]
+        self._log = tempfile.TemporaryFile()  # anonymous: nothing on disk once it is closed
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "OPENBLAS_NUM_THREADS": "1",
                "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "LANG": "C.UTF-8"}
         for key in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):
             if key in os.environ:
                 env[key] = os.environ[key]
+        extra = {}
+        own_fds: list[int] = []
+        info_r = None
+        if in_kernel:
+            self.base, self.scratch = None, kernel.SCRATCH
+            seccomp_r, seccomp_w = os.pipe()
+            machine = os.uname().machine
+            if machine in ARCHES:  # the filter before the interpreter's first instruction
+                os.write(seccomp_w, bpf_bytes(machine, allow_exec=True))
+            os.close(seccomp_w)
+            info_r, info_w = os.pipe()
+            own_fds = [seccomp_r, info_w]
+            _, paths = kernel.package_paths(self.policy.extra_modules)
+            extra = {"paths": paths}
+            argv = [kernel.interpreter(), "-I", "-S", "-c", BOOT, HERE, str(worker_r),
+                    str(worker_w), self.scratch]
+            command = kernel.command(self.policy, HERE, argv,
+                                     seccomp_fd=seccomp_r if machine in ARCHES else None,
+                                     info_fd=info_w)
+            if machine not in ARCHES:
+                os.close(seccomp_r)
+                own_fds = [info_w]
+            cwd = "/"
+            wrapper: tuple = ()
+        else:
+            self.base = make_workdir()
+            self.scratch = os.path.join(self.base, "scratch")
+            os.mkdir(self.scratch)
+            wrapper = _network_wrapper() if self.policy.network_namespace else ()
+            command = [*wrapper, *(["--"] if wrapper else []), sys.executable, "-I", "-c", BOOT,
+                       HERE, str(worker_r), str(worker_w), self.scratch]
+            extra = {"host_pid": os.getpid()}
+            cwd = self.scratch
         try:
-            self.proc = subprocess.Popen(command, stdin=subprocess.DEVNULL,
-                                         stdout=subprocess.DEVNULL, stderr=self._log,
-                                         pass_fds=(worker_r, worker_w), cwd=self.scratch,
-                                         env=env, start_new_session=True)
+            self.proc = _SPAWNER.popen(command, stdin=subprocess.DEVNULL,
+                                       stdout=subprocess.DEVNULL, stderr=self._log,
+                                       pass_fds=(worker_r, worker_w, *own_fds), cwd=cwd,
+                                       env=env, start_new_session=True)
         finally:
-            os.close(worker_r)
-            os.close(worker_w)
+            for fd in (worker_r, worker_w, *own_fds):
+                os.close(fd)
         self._r, self._w, self._buffer = host_r, host_w, b""
-        self._send({**self.policy.to_dict()})
-        ready = self._receive(time.monotonic() + self.policy.load_timeout)
+        try:
+            self._send({**self.policy.to_dict(), **extra})
+            ready = self._receive(time.monotonic() + self.policy.load_timeout, None)
+        finally:
+            if info_r is not None:
+                self._read_info(info_r)
         if "ready" not in ready:
             raise _WorkerGone(self._crash("the sandbox worker did not start"))
-        #: what guards this worker beyond the audit hook: the seccomp filter (True, or why
-        #: not) and the private network namespace
-        self.isolation = {"seccomp": ready.get("seccomp"), "network_namespace": bool(wrapper)}
+        self.pid = self._program_pid(in_kernel)
+        self.isolation = self._isolation(in_kernel, ready.get("seccomp"), bool(wrapper),
+                                         _own_namespaces(self.pid))
+
+    def _read_info(self, info_r: int) -> None:
+        """bubblewrap's report on the sandbox: the host pid of its init (the program's
+        parent)."""
+        try:
+            ready, _, _ = select.select([info_r], [], [], 0)
+            data = os.read(info_r, 1 << 16) if ready else b""
+        finally:
+            os.close(info_r)
+        try:
+            info = json.loads(data or b"{}")
+        except ValueError:
+            info = {}
+        self._sandbox_init = info.get("child-pid")
+        return []
+
+    def _program_pid(self, in_kernel: bool) -> Optional[int]:
+        if not in_kernel:
+            return self.proc.pid if self.proc else None
+        init = self._sandbox_init
+        children = _children(init) if init else []
+        return children[0] if children else None
+
+    def _isolation(self, in_kernel: bool, seccomp, unshared_net: bool,
+                   namespaces: list[str]) -> dict:
+        k, py, host = "kernel", "python", "host"
+        why_not = "" if in_kernel else (kernel.unavailable() if self.policy.kernel_isolation
+                                        else "off in the policy (kernel_isolation=False)")
+        guarantees = {
+            "no reads outside the interpreter, allowed packages and scratch": k if in_kernel else py,
+            "no writes outside scratch": k if in_kernel else py,
+            "scratch size capped in all": k if in_kernel else "none (per file only)",
+            "no host environment, processes or /proc": k if in_kernel else py,
+            "no new processes or programs": k if seccomp is True else py,
+            "no network": k if (in_kernel and self.policy.network_namespace) or unshared_net
+            or seccomp is True else py,
+            "no native code (ctypes)": py,
+            "imports limited to the policy": py,
+            "memory, file size and descriptor limits": k,
+            "CPU and wall-clock limit per call": host,
+            "replies only to the host's requests": host,
+            "dies with the host": k if in_kernel else k + " (PR_SET_PDEATHSIG)",
+            "nothing left on disk when the host dies": k if in_kernel
+            else "the next pddlkit process removes the folder",
+        }
+        return {"bubblewrap": True if in_kernel else why_not, "seccomp": seccomp,
+                "network_namespace": (in_kernel and self.policy.network_namespace)
+                or unshared_net,
+                "namespaces": namespaces, "scratch": self.scratch,
+                "scratch_bytes": self.policy.scratch_bytes if in_kernel else None,
+                "guarantees": guarantees}
 
     def _ensure_loaded(self) -> Optional[ProgramError]:
         if self._load_failed_for_good:
             return self.load_error
-        if self.proc is not None and self.proc.poll() is None:
+        if self.proc is not None and self.proc.poll() is None and not self._tampered():
             return self.load_error
         if self.proc is not None:
             self._cleanup()
@@ -150,14 +343,31 @@ class SandboxWorker:
             self.restarts += 1
         self._starts += 1
         self._start()
-        self._send({"op": "load", "source": self.source})
-        reply = self._receive(time.monotonic() + self.policy.load_timeout, loading=True)
+        self._request({"op": "load", "source": self.source})
+        reply = self._receive(time.monotonic() + self.policy.load_timeout, self._expect,
+                              loading=True)
         self.load_error = None if reply.get("ok") else ProgramError.from_dict(reply["error"])
+        if reply.get("retire"):  # module-level code left a thread: it would again
+            self._load_failed_for_good = True
+            self._cleanup()
         return self.load_error
+
+    def _tampered(self) -> bool:
+        """Whether anything waits on the reply pipe before a request: only the program could
+        have written it (a thread or a forged line), so the worker is not trusted again."""
+        if self._buffer:
+            return True
+        try:
+            ready, _, _ = select.select([self._r], [], [], 0)
+        except (OSError, ValueError):
+            return True
+        return bool(ready)
 
     def load(self) -> Optional[ProgramError]:
         """Start the worker and load the program: its error (syntax, a forbidden import at
-        module level, no entry function), or None."""
+        module level, no entry function), or None. Raises
+        :class:`~pddlkit.sandbox.kernel.KernelIsolationUnavailable` only when the policy
+        requires bubblewrap and it cannot run here."""
         try:
             return self._ensure_loaded()
         except _WorkerGone as gone:  # the module-level code hung or killed the worker
@@ -173,17 +383,19 @@ class SandboxWorker:
             return CallResult(False, error=error)
         start = time.monotonic()
         try:
-            self._send({"op": "call", "args": list(args), "kwargs": kwargs})
+            self._request({"op": "call", "args": list(args), "kwargs": kwargs})
         except (TypeError, ValueError) as exc:  # the host's input is not JSON
             raise TypeError(f"sandbox call arguments must be JSON values: {exc}") from None
         except _WorkerGone as gone:
             self._cleanup()
             return CallResult(False, error=gone.error, seconds=time.monotonic() - start)
         try:
-            reply = self._receive(start + self.policy.call_timeout)
+            reply = self._receive(start + self.policy.call_timeout, self._expect, cpu=True)
         except _WorkerGone as gone:
             self._cleanup()
             return CallResult(False, error=gone.error, seconds=time.monotonic() - start)
+        if reply.get("retire"):
+            self._cleanup()
         return self._result(reply)
 
     def call_many(self, items: list[tuple[list, dict]]) -> list[CallResult]:
@@ -195,24 +407,29 @@ class SandboxWorker:
             if error is not None:
                 return results + [CallResult(False, error=error)] * (len(items) - len(results))
             rest = items[len(results):]
+            ids = [os.urandom(8).hex() for _ in rest]
             try:
-                self._send({"op": "calls", "items": [[list(a), dict(k)] for a, k in rest]})
+                self._send({"op": "calls", "items": [[i, list(a), dict(k)]
+                                                     for i, (a, k) in zip(ids, rest)]})
             except (TypeError, ValueError) as exc:  # the host's inputs are not JSON
                 raise TypeError(f"sandbox call arguments must be JSON values: {exc}") from None
             except _WorkerGone as gone:
                 self._cleanup()
                 results.append(CallResult(False, error=gone.error))
                 continue
-            for _ in rest:
+            for expected in ids:
                 start = time.monotonic()
                 try:
-                    reply = self._receive(start + self.policy.call_timeout)
+                    reply = self._receive(start + self.policy.call_timeout, expected, cpu=True)
                 except _WorkerGone as gone:
                     self._cleanup()
                     results.append(CallResult(False, error=gone.error,
                                               seconds=time.monotonic() - start))
                     break
                 results.append(self._result(reply))
+                if reply.get("retire"):  # the worker has exited: the rest on a fresh one
+                    self._cleanup()
+                    break
         return results
 
     @staticmethod
@@ -245,6 +462,11 @@ class SandboxWorker:
 
     # ------------------------------------------------------------------ pipes
 
+    def _request(self, data: dict) -> None:
+        """Send one request under a fresh id (kept in ``_expect`` for its reply)."""
+        self._expect = os.urandom(8).hex()
+        self._send({**data, "id": self._expect})
+
     def _send(self, data: dict) -> None:
         payload = (json.dumps(data, allow_nan=False) + "\n").encode()
         try:
@@ -254,16 +476,37 @@ class SandboxWorker:
         except (BrokenPipeError, OSError):
             raise _WorkerGone(self._crash("the sandbox worker exited")) from None
 
-    def _receive(self, deadline: float, loading: bool = False) -> dict:
+    def _receive(self, deadline: float, expected: Optional[str], loading: bool = False,
+                 cpu: bool = False) -> dict:
+        """The reply to request ``expected``, within the wall clock; with ``cpu``, also within
+        the policy's CPU time, as the kernel accounts it (see :data:`FIRST_CPU_LOOK`)."""
+        start = time.monotonic()
+        budget = self.policy.cpu_seconds
+        look = start + FIRST_CPU_LOOK if cpu or loading else float("inf")
+        base = None  # (CPU seconds at the first look, wall seconds before it)
         while b"\n" not in self._buffer:
-            remaining = deadline - time.monotonic()
+            now = time.monotonic()
+            remaining = deadline - now
             if remaining <= 0:
                 limit = self.policy.load_timeout if loading else self.policy.call_timeout
                 self._kill()
                 raise _WorkerGone(ProgramError(
                     ErrorKind.TIMEOUT, f"the program ran past its time limit of {limit:g} s "
                     "(wall clock) and was stopped"))
-            ready, _, _ = select.select([self._r], [], [], min(remaining, 3600.0))
+            if now >= look:
+                used_now = _cpu_seconds(self.pid)
+                if used_now is None:
+                    look = float("inf")
+                else:
+                    if base is None:
+                        base = (used_now, now - start)
+                    used = used_now - base[0] + base[1]
+                    if used > budget:
+                        self._kill()
+                        raise _WorkerGone(self._cpu_error())
+                    look = now + max(FIRST_CPU_LOOK, (budget - used) / CORES)
+            ready, _, _ = select.select([self._r], [], [],
+                                        max(0.0, min(remaining, look - now, 3600.0)))
             if not ready:
                 continue
             chunk = os.read(self._r, 1 << 20)
@@ -274,13 +517,21 @@ class SandboxWorker:
         try:
             reply = json.loads(line)
         except ValueError:
+            reply = None
+        if not isinstance(reply, dict) or reply.get("id") != expected:
             self._kill()
-            raise _WorkerGone(ProgramError(ErrorKind.CRASH, "the worker's reply was garbled "
-                                           "(the program wrote to the sandbox's pipe)"))
-        if not isinstance(reply, dict):
-            self._kill()
-            raise _WorkerGone(ProgramError(ErrorKind.CRASH, "the worker's reply was garbled"))
+            raise _WorkerGone(ProgramError(
+                ErrorKind.FORBIDDEN_OPERATION,
+                "the sandbox's reply channel carried a line the host did not ask for, or a "
+                "garbled one (the program wrote to the sandbox's pipe or tampered with the "
+                "worker's modules); the worker was stopped",
+                advice="return the answer from the entry function; do not write to file "
+                       "descriptors"))
         return reply
+
+    def _cpu_error(self) -> ProgramError:
+        return ProgramError(ErrorKind.TIMEOUT, f"the program used more than its CPU limit of "
+                            f"{self.policy.cpu_seconds:g} s and was stopped")
 
     def _crash(self, what: str) -> ProgramError:
         """Why the worker is gone: its exit status in words, and its log's last lines."""
@@ -294,8 +545,19 @@ class SandboxWorker:
         if code is not None and code < 0:
             sig = signal.Signals(-code).name
             if sig == "SIGXCPU":
-                return ProgramError(ErrorKind.TIMEOUT, f"the program used more than its CPU "
-                                    f"limit of {self.policy.cpu_seconds:g} s and was stopped")
+                return self._cpu_error()
+            if sig == "SIGXFSZ":
+                return ProgramError(ErrorKind.FORBIDDEN_OPERATION, "the program wrote a file "
+                                    f"larger than {self.policy.max_file_bytes} bytes")
+            detail = f"{what}: killed by {sig}"
+        elif code is not None and code > 128 and self.base is None:
+            # bubblewrap reports its command's death by signal N as exit code 128 + N
+            try:
+                sig = signal.Signals(code - 128).name
+            except ValueError:
+                sig = f"signal {code - 128}"
+            if sig == "SIGXCPU":
+                return self._cpu_error()
             if sig == "SIGXFSZ":
                 return ProgramError(ErrorKind.FORBIDDEN_OPERATION, "the program wrote a file "
                                     f"larger than {self.policy.max_file_bytes} bytes")
@@ -321,6 +583,12 @@ class SandboxWorker:
     def _kill(self) -> None:
         if self.proc is not None:
             kill_group(self.proc)
+        if self.pid is not None and self.base is None:
+            # bubblewrap's --die-with-parent takes the sandbox down after its outer process;
+            # wait for it, so a killed worker's CPU and memory are free when this returns
+            deadline = time.monotonic() + 2.0
+            while time.monotonic() < deadline and _running(self.pid):
+                time.sleep(0.005)
 
     def _cleanup(self) -> None:
         self._kill()
@@ -336,5 +604,6 @@ class SandboxWorker:
             self._log = None
         if self.base:
             remove_workdir(self.base)
-            self.base = self.scratch = None
+        self.base = self.scratch = None
         self.proc = None
+        self.pid = None

@@ -23,7 +23,13 @@ STDLIB_ALLOWED = frozenset({
 
 @dataclass(frozen=True)
 class Policy:
-    """Limits for one program. Times in seconds, sizes in bytes."""
+    """Limits for one program. Times in seconds, sizes in bytes.
+
+    ``scratch_bytes`` caps the scratch folder as a whole (the kernel's tmpfs size, when the
+    worker runs inside bubblewrap; without it only ``max_file_bytes`` per file holds).
+    ``kernel_isolation=False`` runs workers with the Python layers only (for comparison);
+    ``require_kernel_isolation=True`` refuses to start a worker where bubblewrap cannot run.
+    """
 
     extra_modules: tuple[str, ...] = ()       # beyond STDLIB_ALLOWED, e.g. ("numpy",)
     call_timeout: float = 10.0                # wall clock per call
@@ -37,6 +43,9 @@ class Policy:
     recursion_limit: int = 5000
     entry: str = "solve"
     network_namespace: bool = True            # try a private network namespace first
+    scratch_bytes: int = 64 * 1024 * 1024     # the scratch folder in all (a tmpfs, kernel mode)
+    kernel_isolation: bool = True             # start workers inside bubblewrap when it works
+    require_kernel_isolation: bool = False    # refuse to run without it (no Python-only mode)
 
     @property
     def modules(self) -> frozenset:
@@ -51,7 +60,8 @@ class Policy:
                 "memory_bytes": self.memory_bytes, "max_output": self.max_output,
                 "max_reply": self.max_reply, "max_open_files": self.max_open_files,
                 "max_file_bytes": self.max_file_bytes, "recursion_limit": self.recursion_limit,
-                "entry": self.entry, "network_namespace": self.network_namespace}
+                "entry": self.entry, "network_namespace": self.network_namespace,
+                "scratch_bytes": self.scratch_bytes}
 
 
 DEFAULT_POLICY = Policy()

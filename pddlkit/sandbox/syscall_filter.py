@@ -26,10 +26,14 @@ _ALLOW, _ERRNO = 0x7FFF0000, 0x00050000
 EPERM, ENOSYS = 1, 38
 
 
-def program(machine: str) -> list[tuple[int, int, int, int]]:
-    """The BPF instructions (code, jt, jf, k) for ``machine``."""
+def program(machine: str, allow_exec: bool = False) -> list[tuple[int, int, int, int]]:
+    """The BPF instructions (code, jt, jf, k) for ``machine``. ``allow_exec`` keeps
+    ``execve`` open: bubblewrap loads that variant before it starts the interpreter (so the
+    kernel refuses processes and sockets from the first instruction on), and the worker then
+    adds the full filter itself, closing ``execve`` too (stacked filters: the strictest wins)."""
     arch, calls = ARCHES[machine]
-    refused = [n for name, n in calls.items() if name not in ("clone", "clone3")]
+    kept = ("clone", "clone3") + (("execve", "execveat") if allow_exec else ())
+    refused = [n for name, n in calls.items() if name not in kept]
     body: list = [("ld", 4), ("jeq-arch", arch), ("ld", 0), ("jeq", calls["clone"], "clone"),
                   ("jeq", calls["clone3"], "nosys")]
     body += [("jeq", n, "deny") for n in refused]
@@ -55,6 +59,14 @@ def program(machine: str) -> list[tuple[int, int, int, int]]:
             k = {"allow": _ALLOW, "deny": _ERRNO | EPERM, "nosys": _ERRNO | ENOSYS}[item[1]]
             out.append((_RET, 0, 0, k))
     return out
+
+
+def bpf_bytes(machine: str, allow_exec: bool = False) -> bytes:
+    """The filter as the kernel's ``struct sock_filter`` array (what ``bwrap --seccomp``
+    reads from its descriptor)."""
+    import struct
+
+    return b"".join(struct.pack("=HBBI", *insn) for insn in program(machine, allow_exec))
 
 
 def install() -> str:

@@ -1,13 +1,20 @@
-"""The sandbox worker: ``python -I -c BOOT SANDBOX_DIR RFD WFD SCRATCH`` (see :mod:`.host`).
+"""The sandbox worker: ``python -I [-S] -c BOOT SANDBOX_DIR RFD WFD SCRATCH`` (see :mod:`.host`).
 
 It imports nothing of pddlkit: BOOT puts this folder on ``sys.path`` and imports this file
 and :mod:`.guard` as top-level modules, so the worker holds no module the program could abuse
 (pddlkit's planners import ``subprocess`` and ``sqlite3``), only the standard library.
 
-It runs in its own process group (the host kills the whole group on a time-out), in a private
-network namespace where the kernel allows one, with its standard streams on /dev/null and a
-log file, and talks to the host over two inherited pipes (one JSON object per line), so a
-program that writes to fd 1 cannot forge a reply.
+It runs inside bubblewrap where that works (:mod:`.kernel`: its own mount, PID, network and
+user namespaces, a capped tmpfs as scratch), otherwise in its own process group in a private
+network namespace where the kernel allows one; with its standard streams on /dev/null and an
+anonymous log file, it talks to the host over two inherited pipes (one JSON object per line).
+Every request carries an id that its reply echoes, so a line the program writes to the pipe
+itself is caught by the host (which then stops the worker).
+
+Nothing of the worker runs beside the program: no watchdog thread (the kernel kills the worker
+when the host dies, :func:`_die_with_parent`; the host ends calls that run too long). Between
+calls the worker undoes the timers, signal handlers and mask, and trace functions a program
+left behind; a program that leaves a thread running gets its worker replaced.
 
 Order of work, and why: the limits are set and the allowed modules imported while the code
 running is the sandbox's own (the trusted phase); then the audit hook is armed for good, and
@@ -26,7 +33,7 @@ import os
 import resource
 import signal
 import sys
-import threading
+import _thread
 import time
 import traceback
 
@@ -84,24 +91,60 @@ def _cpu_budget(seconds: float) -> None:
         pass
 
 
-def _watch_parent(parent: int, base: str) -> None:
-    """Exit (and remove the worker's directory) when the host is gone, even mid-program."""
-    import shutil
+def _die_with_parent(host_pid: int | None) -> None:
+    """PR_SET_PDEATHSIG: the kernel sends SIGKILL when the process that started the worker
+    dies, however it died, even while the program is busy in a C call (a thread watching the
+    parent from inside the program's interpreter was both slower and a way in for the program).
+    Inside bubblewrap the parent is bubblewrap's own init, which dies with the host
+    (``--die-with-parent``) and takes the PID namespace with it."""
+    try:
+        import ctypes
 
-    STATE = GUARD.STATE
-    started = threading.Event()
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    except Exception:  # no ctypes here: the host's sweep still removes what is left
+        pass
+    if host_pid is not None and os.getppid() != host_pid:  # the host died before the prctl
+        os._exit(0)
 
-    def watch():
-        STATE.trusted_thread = threading.get_ident()
-        started.set()
-        while True:
-            time.sleep(0.25)
-            if os.getppid() != parent:
-                shutil.rmtree(base, ignore_errors=True)
-                os._exit(0)
 
-    threading.Thread(target=watch, name="sandbox-watchdog", daemon=True).start()
-    started.wait()
+def _baseline_signals() -> dict:
+    """The worker's own signal dispositions, restored around every call."""
+    table = {}
+    for sig in signal.valid_signals():
+        if sig in (signal.SIGKILL, signal.SIGSTOP):
+            continue
+        try:
+            handler = signal.getsignal(sig)
+        except (OSError, ValueError):
+            continue
+        if handler is not None:
+            table[sig] = handler
+    return table
+
+
+BASELINE: dict = {}
+TIMERS = tuple(getattr(signal, n) for n in ("ITIMER_REAL", "ITIMER_VIRTUAL", "ITIMER_PROF")
+               if hasattr(signal, n))
+
+
+def _reset_after_call() -> str | None:
+    """Undo what a call may have left that would break the next one: its timers, signal
+    handlers and mask, trace and profile functions. A thread still running cannot be undone:
+    the reason is returned and the host replaces the worker."""
+    for which in TIMERS:
+        signal.setitimer(which, 0)
+    for sig, handler in BASELINE.items():
+        if signal.getsignal(sig) is not handler:
+            try:
+                signal.signal(sig, handler)
+            except (OSError, ValueError):
+                pass
+    signal.pthread_sigmask(signal.SIG_SETMASK, ())
+    sys.settrace(None)
+    sys.setprofile(None)
+    if _thread._count():
+        return f"the program left {_thread._count()} thread(s) running after its call"
+    return None
 
 
 class Worker:
@@ -137,12 +180,17 @@ class Worker:
             kind, e = "memory", exc
         elif isinstance(exc, PermissionError) and exc.errno in (1, 13):
             kind, e = "forbidden-operation", exc  # refused by the kernel (seccomp, limits)
+        elif isinstance(exc, OSError) and exc.errno in (27, 28):  # EFBIG, ENOSPC
+            kind, e = "forbidden-operation", exc
         else:
             kind, e = "crash", exc
         message = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
         if isinstance(e, MemoryError):
             message = f"MemoryError: the program went over its memory limit " \
                       f"({self.policy['memory_bytes'] // (1 << 20)} MiB)"
+        if isinstance(e, OSError) and e.errno == 28:
+            message = (f"OSError: no space left in the scratch folder (it holds at most "
+                       f"{self.policy['scratch_bytes'] // (1 << 20)} MiB in all)")
         if isinstance(e, RecursionError):
             message = "RecursionError: maximum recursion depth exceeded (a recursion " \
                       "without a base case, or too deep)"
@@ -220,6 +268,12 @@ class Worker:
 
 def main(argv: list[str]) -> None:
     rfd, wfd, scratch = int(argv[1]), int(argv[2]), argv[3]
+    del argv[1:]  # the channel's descriptors are not left where the program can read them
+    # everything else inherited (bubblewrap's seccomp and info descriptors) is closed
+    low, high = sorted((rfd, wfd))
+    os.closerange(3, low)
+    os.closerange(low + 1, high)
+    os.closerange(high + 1, 1 << 16)
     buffer = b""
 
     def readline() -> bytes | None:
@@ -232,7 +286,8 @@ def main(argv: list[str]) -> None:
         line, buffer = buffer.split(b"\n", 1)
         return line
 
-    def reply(data: dict) -> None:
+    def reply(data: dict, request_id) -> None:
+        data["id"] = request_id  # the host takes only the reply to the request it sent
         if "value_json" in data:  # the value is already JSON: splice it, do not re-encode
             value = data.pop("value_json")
             text = json.dumps(data)[:-1] + ', "value": ' + value + "}"
@@ -244,44 +299,63 @@ def main(argv: list[str]) -> None:
             n = os.write(wfd, view)
             view = view[n:]
 
+    def finish(answer: dict, request_id, loading: bool = False) -> None:
+        """Reply, after undoing what the call left behind; a worker whose program left a
+        thread running says so and exits, and the host starts a fresh one."""
+        retire = _reset_after_call()
+        if retire:
+            answer["retire"] = retire
+            if loading:  # at module level: the program cannot be used
+                answer.update(ok=False, error={
+                    "kind": "forbidden-operation", "message": retire + " (at module level)",
+                    "line": 0, "source_line": None, "exception": None,
+                    "advice": "start no threads, or join them before returning"})
+        reply(answer, request_id)
+        if retire:
+            os._exit(0)
+
     first = readline()
     if first is None:
         return
     policy = json.loads(first)
     global GUARD
+    sys.path[:0] = policy.get("paths", [])  # the allowed packages (the worker runs with -S)
     import guard as GUARD  # held here: it leaves sys.modules once armed
     os.chdir(scratch)
     os.environ.clear()
     os.environ.update({"HOME": scratch, "TMPDIR": scratch, "PATH": "/nonexistent"})
     _limits(policy)
-    _watch_parent(os.getppid(), os.path.dirname(scratch))
+    _die_with_parent(policy.get("host_pid"))
     sys.setrecursionlimit(policy["recursion_limit"])
     import syscall_filter
 
     seccomp = syscall_filter.install()  # '' when installed
     GUARD.STATE.budget_code = _cpu_budget.__code__
     GUARD.arm(scratch, frozenset(policy["modules"]))
+    BASELINE.update(_baseline_signals())
     worker = Worker(policy, scratch)
     # the sandbox's own modules leave the module table: a program that reaches sys.modules
-    # by introspection does not find the guard's state there (the seccomp filter and the
-    # process limits hold even for one that finds it some other way)
+    # by introspection does not find the guard's state there (the kernel's boundary, the
+    # seccomp filter and the process limits hold even for one that finds it some other way)
     for name in ("guard", "worker", "syscall_filter", "ctypes", "_ctypes", "ctypes._endian"):
         sys.modules.pop(name, None)
-    reply({"ready": os.getpid(), "seccomp": seccomp or True})
+    reply({"ready": os.getpid(), "seccomp": seccomp or True}, None)
     while True:
         line = readline()
         if line is None:
             return
+        request_id = op = None
         try:
             request = json.loads(line)
+            request_id = request.get("id")
             op = request.get("op")
             if op == "load":
                 answer = worker.load(request["source"])
             elif op == "call":
                 answer = worker.call(request.get("args", []), request.get("kwargs", {}))
             elif op == "calls":  # a batch: one reply line per item, as each finishes
-                for args, kwargs in request["items"]:
-                    reply(worker.call(args, kwargs))
+                for item_id, args, kwargs in request["items"]:
+                    finish(worker.call(args, kwargs), item_id)
                 continue
             elif op == "exit":
                 return
@@ -293,7 +367,7 @@ def main(argv: list[str]) -> None:
             answer = {"ok": False, "error": {"kind": "memory", "message": "MemoryError in the "
                       "sandbox while handling the request", "line": 0, "source_line": None,
                       "exception": "MemoryError"}}
-        reply(answer)
+        finish(answer, request_id, loading=op == "load")
 
 
 if __name__ == "__main__":
