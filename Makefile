@@ -25,13 +25,16 @@ install: $(STAMP)
 # extra builds llama-cpp-python from source, about 10 minutes the first time; pip caches the
 # wheel), so it needs torch (CPU build, pinned first: see below),
 # transformers and peft; TextWorld games; MiniGrid; NetHack (NLE); Crafter; MicroRTS (its
-# engine files from the package index, JPype, and Java where it is missing); and the harness's
+# engine files from the package index, JPype, and Java where it is missing); bubblewrap, the
+# sandbox's kernel boundary for generated programs (apt, like Java); and the harness's
 # plots and Ray executor.
 $(TEST_STAMP): $(STAMP)
 	$(PY) -m pip install -q torch==2.13.0
 	$(PY) -m pip install -q -e '.[test,hf,critic,textworld,bench,ray,minigrid,nethack,crafter,microrts,local-llm]'
 	command -v java >/dev/null || (apt-get update -qq && apt-get install -y -qq openjdk-17-jre-headless) \
 	  || sudo apt-get install -y -qq openjdk-17-jre-headless
+	command -v bwrap >/dev/null || (apt-get update -qq && apt-get install -y -qq bubblewrap) \
+	  || sudo apt-get install -y -qq bubblewrap
 	$(PY) -m pddlkit.envs.microrts_assets
 	touch $(TEST_STAMP)
 
