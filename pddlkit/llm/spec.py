@@ -6,7 +6,9 @@
     hf:/path/to/model                          a local Hugging Face model folder
     hf:/path/to/model?adapter=/path/to/lora     ... with a PEFT adapter
     hf:gemma-3-270m                            a known model, in-process (transformers)
-    local:gemma-3-270m                         a local llama.cpp server (started or reused)
+    local:qwen2.5-coder-1.5b                   a local llama.cpp server (started or reused);
+                                               plain ``local:`` means this model
+    local:gemma-3-270m                         ... with the base Gemma 3 270M
     local:/models/model.gguf                   ... for any GGUF file
     replay:run.jsonl                           replay a recorded transcript
     scripted:answers.json                      answers from a JSON list of strings, in order
@@ -54,6 +56,10 @@ def _hf(arg: Optional[str], **options: Any) -> LLM:
     return HFLocal(path, **options)
 
 
+#: seconds a ``local:`` request may take (generation on a CPU, ~15 tokens/s on 2 cores)
+LOCAL_TIMEOUT = 3600.0
+
+
 def _local(arg: Optional[str], **options: Any) -> LLM:
     """A local llama.cpp server for a GGUF model (:mod:`.local_server`), started or reused,
     spoken to through the real :class:`~.openai_chat.OpenAIChat` over HTTP."""
@@ -61,6 +67,10 @@ def _local(arg: Optional[str], **options: Any) -> LLM:
     from .openai_chat import OpenAIChat
 
     server = start(arg or DEFAULT_MODEL)
+    # a CPU model takes minutes for a long answer: wait for it (an hour at most) rather than
+    # time out, and never send a timed-out request again unasked (it would run again in full)
+    options.setdefault("timeout", LOCAL_TIMEOUT)
+    options.setdefault("retry_timeouts", False)
     return OpenAIChat(server.model, base_url=server.base_url, **options)
 
 

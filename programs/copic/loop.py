@@ -58,6 +58,7 @@ from __future__ import annotations
 
 import logging
 import random
+import zlib
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -194,19 +195,29 @@ class Copic:
         self.rounds: list[RoundRecord] = []
         self.updates: list = []
         self.generation_failures: list[str] = []
+        self._rounds: dict[str, int] = {}  # program sets asked for so far, per task type
         self.ledger = getattr(llm, "ledger", None)
         self._pool = ThreadPoolExecutor(max_workers=max(1, self.config.programs))
 
     # -- programs -------------------------------------------------------------------------
-    def _ask(self, prompt: str, task_type: str) -> Optional[str]:
+    def _sample_seed(self, task_type: str, slot: int) -> int:
+        """The seed of program ``slot`` in the current round of ``task_type``: n slots send n
+        requests that differ, so a caching backend (whose key holds messages, temperature and
+        seed) gives n samples, not one sample n times; the same run asks the same requests
+        again, so a rerun is served from the cache."""
+        key = f"{self.config.seed}|{task_type}|{self._rounds.get(task_type, 0)}|{slot}"
+        return zlib.crc32(key.encode()) & 0x7FFFFFFF
+
+    def _ask(self, prompt: str, task_type: str, slot: int = 0) -> Optional[str]:
         """One program from the LLM, asked up to three times; None if none came."""
         from pddlkit.llm.errors import LLMError
 
         messages = [{"role": "user", "content": prompt}]
+        seed = self._sample_seed(task_type, slot)
         for _ in range(3):
             try:
                 with self._episode(task_type):
-                    answer = self.llm.complete(messages, temperature=0.7).text
+                    answer = self.llm.complete(messages, temperature=0.7, seed=seed).text
             except LLMError as exc:
                 self.generation_failures.append(f"{task_type}: {exc}")
                 return None
@@ -230,7 +241,8 @@ class Copic:
     def generate(self, task_type: str) -> list[Program]:
         """The initial program set of a task type (n LLM calls)."""
         prompt = self.world.init_prompt(None)
-        bodies = [self._ask(prompt, task_type) for _ in range(self.config.programs)]
+        bodies = [self._ask(prompt, task_type, slot) for slot in range(self.config.programs)]
+        self._rounds[task_type] = self._rounds.get(task_type, 0) + 1
         programs = [self._make(b) for b in bodies if b is not None]
         if not programs:
             last = self.generation_failures[-1] if self.generation_failures else "?"
@@ -265,7 +277,8 @@ class Copic:
         old = self.programs[task_type]
         prompt = self.world.evolve_prompt([p.body for p in old],
                                           self.results_text(task_type, episodes), None)
-        bodies = [self._ask(prompt, task_type) for _ in range(self.config.programs)]
+        bodies = [self._ask(prompt, task_type, slot) for slot in range(self.config.programs)]
+        self._rounds[task_type] = self._rounds.get(task_type, 0) + 1
         new = [self._make(b) if b is not None else self._make(old[i % len(old)].body)
                for i, b in enumerate(bodies)]
         for p in old:
