@@ -29,6 +29,7 @@ start (for harvested = now + spent - start), all read from the engine's units cy
 from __future__ import annotations
 
 import json
+import os
 import sys
 import traceback
 
@@ -78,6 +79,75 @@ class Engine:
         ai = cls(self.utt)
         self._seed(ai, seed)
         return ai
+
+    def static_randoms(self, home: str) -> list:
+        """Every static ``java.util.Random`` field of the engine's and bots' classes (found
+        once, by reading the jars' class lists). They are shared by every game in this JVM
+        (``util.Sampler``, ``GameState.r``, ``UnitAction.r``, ...), so a seed given to the bots
+        alone left games irreproducible: :meth:`seed_statics` reseeds them at each game."""
+        if getattr(self, "_statics", None) is not None:
+            return self._statics
+        import zipfile
+
+        Modifier = self.jvm.JClass("java.lang.reflect.Modifier")
+        Class = self.jvm.JClass("java.lang.Class")
+        loader = self.jvm.JClass("java.lang.ClassLoader").getSystemClassLoader()
+        jars = [f"{home}/{jar}" for jar in ("microrts.jar", "Coac.jar")
+                if os.path.isfile(f"{home}/{jar}")]
+        stamp = [[j, os.path.getsize(j)] for j in jars]
+        listing = os.path.join(home, "static-randoms.json")  # the scan is ~2 s: kept
+        try:
+            with open(listing) as fh:
+                saved = json.load(fh)
+            names = saved["fields"] if saved.get("jars") == stamp else None
+        except (OSError, ValueError, KeyError):
+            names = None
+        if names is None:
+            names = []
+            for jar in jars:
+                try:
+                    entries = zipfile.ZipFile(jar).namelist()
+                except (OSError, zipfile.BadZipFile):
+                    continue
+                for name in entries:
+                    if not name.endswith(".class") or "$" in name:
+                        continue
+                    try:
+                        cls = Class.forName(name[:-6].replace("/", "."), False, loader)
+                        fields = cls.getDeclaredFields()
+                    except Exception:  # noqa: BLE001 - a class that cannot load: no field
+                        continue
+                    names += [[str(cls.getName()), str(f.getName())] for f in fields
+                              if f.getType().getName() == "java.util.Random"
+                              and Modifier.isStatic(f.getModifiers())]
+            try:
+                with open(listing, "w") as fh:
+                    json.dump({"jars": stamp, "fields": names}, fh)
+            except OSError:
+                pass
+        found = []
+        for class_name, field_name in dict.fromkeys(map(tuple, names)):  # Coac.jar repeats some
+            try:
+                found.append(Class.forName(class_name, False, loader)
+                             .getDeclaredField(field_name))
+            except Exception:  # noqa: BLE001
+                continue
+        self._statics = found
+        return found
+
+    def seed_statics(self, home: str, seed: int) -> None:
+        """Reseed every static Random field (see :meth:`static_randoms`), each its own stream."""
+        Random = self.jvm.JClass("java.util.Random")
+        for k, f in enumerate(self.static_randoms(home)):
+            try:
+                f.setAccessible(True)
+                current = f.get(None)
+                if current is not None:
+                    current.setSeed(seed * 1_000_003 + k)
+                else:
+                    f.set(None, Random(seed * 1_000_003 + k))
+            except Exception:  # noqa: BLE001 - a final field not yet set: nothing to seed
+                continue
 
     def _seed(self, obj, seed: int) -> None:
         """Seed every java.util.Random field of ``obj`` (its class and superclasses)."""
@@ -233,6 +303,7 @@ def main() -> None:
             if op in ("start", "play"):
                 engine.boot(req["home"])
             if op == "start":
+                engine.seed_statics(req["home"], int(req.get("seed", 0)))
                 gs = engine.load(req["home"], req["map"])
                 player = int(req.get("player", 0))
                 opponent = None if req["opponent"] == "external" else \
@@ -263,8 +334,9 @@ def main() -> None:
                           "rejected_opponent": rejected_other,
                           "metrics": game["metrics"]}
             elif op == "play":
-                gs = engine.load(req["home"], req["map"])
                 seed = int(req.get("seed", 0))
+                engine.seed_statics(req["home"], seed)
+                gs = engine.load(req["home"], req["map"])
                 ais = [engine.make_ai(req["ai0"], seed), engine.make_ai(req["ai1"], seed + 1)]
                 metrics = engine.new_metrics(gs)
                 last = engine.units(gs)

@@ -152,6 +152,21 @@ def test_noisy_lines_and_a_failing_planner_never_stop_the_game():
     assert record.planner_errors == [(100, "RuntimeError: the model timed out")]
 
 
+def test_a_seed_gives_the_same_game_every_time():
+    """The engine's static Random fields (util.Sampler, GameState.r, UnitAction.r) are reseeded
+    at each game: bot-vs-bot games and a planner's game against RandomBiasedAI repeat exactly,
+    within one engine process and across processes."""
+    lengths, planned = [], []
+    for _ in range(2):
+        with MicroRTS(opponent="RandomBiasedAI") as env:
+            lengths.append([env.play("RandomBiasedAI", "RandomBiasedAI", seed=0)[0]["time"]
+                            for _ in range(2)])
+            record = play_game(env, NoisyPlanner(0.5, seed=1), seed=3)
+            planned.append((record.metrics.time, record.metrics.result, len(record.dropped)))
+    assert lengths[0] == lengths[1] and len(set(lengths[0])) == 1, lengths
+    assert planned[0] == planned[1]
+
+
 def test_the_llm_planner_sends_fig_3s_prompt_in_each_variant():
     from pddlkit.llm import ScriptedLLM, UsageLedger
     from pddlkit.skills.plap.planner import LLMPlanner, build_prompt
