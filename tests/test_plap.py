@@ -152,6 +152,38 @@ def test_noisy_lines_and_a_failing_planner_never_stop_the_game():
     assert record.planner_errors == [(100, "RuntimeError: the model timed out")]
 
 
+def test_a_game_without_any_plan_is_invalid_not_lost():
+    from pddlkit.skills.plap.cli import summarize
+
+    class Silent:
+        def plan(self, observation, state, player):
+            raise RuntimeError("the model timed out")
+
+    with MicroRTS(opponent="WorkerRush", max_cycles=300) as env:
+        record = play_game(env, Silent(), seed=0)
+    tries = len(record.planner_errors)
+    assert record.plans == 0 and tries >= 2
+    assert record.invalid == (f"the planner gave no plan in {tries} tries (first: "
+                              "RuntimeError: the model timed out)")
+    summary = summarize([record])
+    assert (summary["games"], summary["losses"], summary["invalid"]) == (0, 0, 1)
+    assert summary["planner_errors"] == tries
+
+
+def test_an_unreachable_llm_ends_the_run_with_exit_2_and_the_connection_error():
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "pddlkit.cli", "run", "--agent", "plap", "--env", "microrts",
+         "--llm", "openai:gpt-4o-mini@http://127.0.0.1:9/v1", "--episodes", "2"],
+        capture_output=True, text=True, timeout=300,
+        env={**__import__("os").environ, "PDDLKIT_NO_CACHE": "1"})
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "cannot connect to http://127.0.0.1:9/v1" in done.stderr
+    assert "Traceback" not in done.stderr and "won" not in done.stdout
+
+
 def test_a_seed_gives_the_same_game_every_time():
     """The engine's static Random fields (util.Sampler, GameState.r, UnitAction.r) are reseeded
     at each game: bot-vs-bot games and a planner's game against RandomBiasedAI repeat exactly,

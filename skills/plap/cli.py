@@ -53,7 +53,7 @@ def run(args) -> int:
     from pddlkit.envs.microrts_assets import MicroRTSMissing
     from pddlkit.llm.errors import LLMError
 
-    from .game import play_game
+    from .game import PlannerUnreachable, play_game
 
     if args.env != "microrts":
         print(f"pddlkit run --agent plap: environment {args.env!r} is not supported; use "
@@ -71,20 +71,26 @@ def run(args) -> int:
                 records.append(record)
                 if not args.quiet and not args.json:
                     m = record.metrics
-                    print(f"game {k} vs {args.opponent}: "
-                          f"{ {1: 'won', 0: 'draw', -1: 'lost'}[m.result]} at cycle {m.time}; "
+                    outcome = f"invalid ({record.invalid})" if record.invalid else \
+                        f"{ {1: 'won', 0: 'draw', -1: 'lost'}[m.result]} at cycle {m.time}"
+                    print(f"game {k} vs {args.opponent}: {outcome}; "
                           f"{record.plans} plans, {record.lines} lines run, "
-                          f"{len(record.dropped)} dropped")
-    except (LLMError, MicroRTSMissing, ValueError, RuntimeError, OSError) as exc:
+                          f"{len(record.dropped)} dropped, "
+                          f"{len(record.planner_errors)} planner errors")
+    except (PlannerUnreachable, LLMError, MicroRTSMissing, ValueError, RuntimeError,
+            OSError) as exc:
+        if records:  # the finished games are not lost with the run
+            print(_summary_line(args.opponent, summarize(records)), file=sys.stderr)
         print(f"pddlkit run --agent plap: {exc}", file=sys.stderr)
         return 2
     summary = summarize(records)
     if args.json:
         print(json.dumps(summary, indent=2))
         return 0
-    print(f"vs {args.opponent}: {summary['wins']} won, {summary['draws']} drawn, "
-          f"{summary['losses']} lost; score {summary['score']:+d}; RHR {summary['RHR']:.2f}, "
-          f"RUR {summary['RUR']:.2f}, UPR {summary['UPR']:.2f}, CER {summary['CER']}")
+    print(_summary_line(args.opponent, summary))
+    errors = [why for r in records for _, why in r.planner_errors]
+    if errors:
+        print(f"  planner errors: {len(errors)} (first: {errors[0]})")
     reasons = {}
     for r in records:
         for _, _, why in r.dropped:
@@ -92,6 +98,19 @@ def run(args) -> int:
     for why, n in sorted(reasons.items(), key=lambda kv: -kv[1])[:5]:
         print(f"  dropped {n}x: {why}")
     return 0
+
+
+def _summary_line(opponent: str, summary: dict) -> str:
+    def number(key: str) -> str:
+        value = summary[key]
+        return "n/a" if value is None else f"{value:.2f}"
+
+    line = (f"vs {opponent}: {summary['wins']} won, {summary['draws']} drawn, "
+            f"{summary['losses']} lost; score {summary['score']:+d}; RHR {number('RHR')}, "
+            f"RUR {number('RUR')}, UPR {number('UPR')}, CER {summary['CER']}")
+    if summary["invalid"]:
+        line += f"; {summary['invalid']} invalid (no plan obtained, not counted)"
+    return line
 
 
 def summarize(records) -> dict:
@@ -103,12 +122,16 @@ def summarize(records) -> dict:
 
     tally = Tally("")
     for r in records:
-        tally.add(r.metrics)
+        if not r.invalid:  # a game without any plan says nothing of the planner
+            tally.add(r.metrics)
     row = tally.row()
     return {"games": row["games"], "wins": row["W"], "draws": row["D"], "losses": row["L"],
             "score": row["score"], "success": row["WR"], "RHR": row["RHR"], "RUR": row["RUR"],
             "UPR": row["UPR"], "CER": round(row["CER"], 2) if row["CER"] is not None else None,
             "dropped": sum(len(r.dropped) for r in records),
+            "invalid": sum(bool(r.invalid) for r in records),
+            "invalid_reasons": [r.invalid for r in records if r.invalid],
+            "planner_errors": sum(len(r.planner_errors) for r in records),
             "steps": statistics.mean(m.time for m in tally.metrics) if tally.metrics else 0.0}
 
 

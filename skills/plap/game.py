@@ -11,19 +11,34 @@ the parser, impossible ones from the check. A planner with a ``feedback(dropped)
 told which lines of its answer were dropped and why (the LLM planner puts them in its next
 prompt; the paper's planner saw nothing of it). A planner that raises or answers nothing keeps
 its previous plan (recorded in :attr:`GameRecord.planner_errors`); the game never stops for it.
+A game in which the planner never gave a plan at all is marked invalid with the reason
+(:attr:`GameRecord.invalid`): it says nothing about the planner's play, so it is neither a
+loss nor counted in the tally. An LLM that cannot be reached at all (connection refused, a
+request the server rejects: a wrong model name or key) ends the run instead
+(:class:`PlannerUnreachable`), since every later game would fail the same way.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Optional
 
 from .check import check_lines
 from .executor import Executor
 from .plan import parse_skill_plan
 
 K = 100
+
+
+class PlannerUnreachable(RuntimeError):
+    """The planner's LLM cannot be reached or refuses every request; the run cannot go on."""
+
+
+def _fatal(exc: Exception) -> bool:
+    from pddlkit.llm.errors import LLMConnectionError, LLMRequestError, LLMSpecError
+
+    return isinstance(exc, (LLMConnectionError, LLMRequestError, LLMSpecError))
 
 
 @dataclass
@@ -36,6 +51,7 @@ class GameRecord:
     dropped: list = field(default_factory=list)   # (cycle, text, reason)
     planner_errors: list = field(default_factory=list)
     seconds: float = 0.0
+    invalid: Optional[str] = None    # why the game says nothing of the planner (no plan ever)
 
     @property
     def result(self) -> int:
@@ -55,6 +71,8 @@ class _Side:
         try:
             answer = self.planner.plan(text, state, self.player)
         except Exception as exc:  # noqa: BLE001 - a planner failure is data, not a crash
+            if _fatal(exc):
+                raise PlannerUnreachable(str(exc)) from exc
             record.planner_errors.append((t, f"{type(exc).__name__}: {exc}"))
             return
         if answer is None:
@@ -74,6 +92,16 @@ class _Side:
         record.plans += 1
         record.lines += len(lines)
 
+    def finish(self, metrics, start: float) -> GameRecord:
+        record = self.record
+        record.metrics = metrics
+        record.seconds = time.monotonic() - start
+        if record.plans == 0:
+            first = record.planner_errors[0][1] if record.planner_errors else "no answer"
+            record.invalid = (f"the planner gave no plan in {len(record.planner_errors)} "
+                              f"tries (first: {first})")
+        return record
+
 
 def _name(planner) -> str:
     return getattr(planner, "name", type(planner).__name__)
@@ -91,9 +119,7 @@ def play_game(env, planner, seed: int = 0, k: int = K, check: bool = True) -> Ga
         if t % k == 0:
             side.plan(t, text, env.state, costs, check)
         text = env.step(side.executor.actions(env.state)).observation
-    side.record.metrics = env.game_metrics()
-    side.record.seconds = time.monotonic() - start
-    return side.record
+    return side.finish(env.game_metrics(), start)
 
 
 def play_match(env, blue, red, seed: int = 0, k: int = K, check: bool = True
@@ -114,7 +140,6 @@ def play_match(env, blue, red, seed: int = 0, k: int = K, check: bool = True
             for side in sides:
                 side.plan(t, env.describe(side.player), env.state, costs, check)
         env.step(sides[0].executor.actions(env.state), sides[1].executor.actions(env.state))
-    for side in sides:
-        side.record.metrics = metrics_for(env.state, env.metrics, side.player)
-        side.record.seconds = time.monotonic() - start
-    return sides[0].record, sides[1].record
+    blue_record, red_record = (side.finish(metrics_for(env.state, env.metrics, side.player),
+                                           start) for side in sides)
+    return blue_record, red_record
