@@ -88,6 +88,9 @@ class CrafterGoal:
 class CrafterWorld:
     """``CrafterWorld(peaceful=True)``; ``reset(seed)``; ``run_goal("collect", "wood", 3)``."""
 
+    #: what DEPS's prompts call this world (its planner and explainer prompts are Crafter's)
+    game = "Crafter"
+
     def __init__(self, peaceful: bool = True, length: int = 10000, render: bool = False,
                  timeouts: Optional[dict] = None, target: str = "diamond") -> None:
         crafter = _crafter()

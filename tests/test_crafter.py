@@ -83,3 +83,23 @@ def test_cli_runs_deps_on_crafter():
     assert json.loads(ok.stdout)["success"] == 1.0
     bad = subprocess.run(run + ["--task", "planks"], capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "Crafter has no task 'planks'" in bad.stderr
+
+
+def test_a_real_model_on_crafter_is_asked_about_crafter_items():
+    """The planner and the explainer get Crafter's prompts on Crafter (not Minecraft's logs and
+    planks, which Crafter does not have), in the paper's format."""
+    from pddlkit.llm import ScriptedLLM
+    from pddlkit.llm.usage import UsageLedger
+    from pddlkit.skills.deps.explain import LLMExplainer
+    from pddlkit.skills.deps.loop import Deps, DepsConfig
+
+    llm = ScriptedLLM(["def obtain_1_stone_pickaxe(inventory={}):\nmine({'stone':1}, null);\n",
+                       "Because mining stone needs to use the tool wood_pickaxe."],
+                      ledger=UsageLedger())
+    episode = Deps(llm, LLMExplainer(llm), DepsConfig(max_rounds=0)).run(
+        CrafterWorld(target="stone_pickaxe"), seed=0)
+    planner, explainer = (r.messages[-1][1] for r in llm.requests)
+    assert "How to obtain 1 stone_pickaxe in Crafter step-by-step?" in planner
+    assert "Minecraft" not in planner and "planks" not in planner and "log'" not in planner
+    assert "Failed Action: mine({'stone':1}, null)" in explainer and "iron_ore" not in explainer
+    assert episode.failures[0].explanation.startswith("Because mining stone needs")

@@ -77,15 +77,27 @@ class LLMExplainer:
 
     def __init__(self, llm, template: Optional[str] = None) -> None:
         self.llm = llm
-        self.template = Template(template or (PROMPTS / "explainer.txt").read_text())
+        self.fixed = Template(template) if template else None  # else the world's game's
 
-    def prompt(self, goal: Goal, inventory: Mapping[str, int]) -> str:
+    @property
+    def template(self) -> Template:
+        return self.fixed or self._for_game("Minecraft")
+
+    @staticmethod
+    def _for_game(game: str) -> Template:
+        from .loop import explainer_prompt
+
+        return Template(explainer_prompt(game))
+
+    def prompt(self, goal: Goal, inventory: Mapping[str, int], game: str = "Minecraft") -> str:
         held = inventory_text(inventory)
-        return self.template.safe_substitute(action=goal.call,
-                                             inventory="null" if held == "nothing" else held)
+        template = self.fixed or self._for_game(game)
+        return template.safe_substitute(action=goal.call,
+                                        inventory="null" if held == "nothing" else held)
 
     def explain(self, goal: Goal, failure: Optional[CraftFailure], world: Any) -> str:
+        game = getattr(world, "game", "Minecraft")
         answer = self.llm.complete([{"role": "user",
-                                     "content": self.prompt(goal, world.inventory)}],
+                                     "content": self.prompt(goal, world.inventory, game)}],
                                    stop=["###"]).text.strip()
         return (answer.splitlines() or ["Because the action failed."])[0].strip()

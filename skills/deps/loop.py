@@ -1,7 +1,8 @@
 """The DEPS loop (seed 003, Eq. 1): describe, explain, plan, select.
 
 One growing dialogue per task, as in App. G: the planner prompt with its two demonstrations, the
-question ("How to obtain 1 <item> in Minecraft step-by-step?"), the plan, then per failure a
+question ("How to obtain 1 <item> in Minecraft step-by-step?", or in Crafter with Crafter's own
+prompt when the world is Crafter), the plan, then per failure a
 ``Descriptor:`` line, an ``Explainer:`` line and ``User: Please fix the above errors and replan
 the task "obtain 1 <item>".``, answered by a ``RePlanner:`` plan from the current inventory. The
 new plan replaces the remaining goals.
@@ -44,6 +45,18 @@ from .select import PREDICTORS, select
 
 PROMPTS = Path(__file__).resolve().parent.parent / "prompts" / "deps"
 ROUND_LIMIT = 30
+#: the prompt files of each game a world says it is (``world.game``; Minecraft by default):
+#: Crafter's are written for Crafter's items, in the paper's format (see the prompts' README)
+PROMPT_FILES = {"Minecraft": ("planner.txt", "explainer.txt"),
+                "Crafter": ("planner-crafter.txt", "explainer-crafter.txt")}
+
+
+def planner_prompt(game: str) -> str:
+    return (PROMPTS / PROMPT_FILES[game][0]).read_text().rstrip("\n")
+
+
+def explainer_prompt(game: str) -> str:
+    return (PROMPTS / PROMPT_FILES[game][1]).read_text()
 
 
 @dataclass
@@ -106,7 +119,7 @@ class Deps:
         self.config = config or DepsConfig()
         self.predictor = predictor or PREDICTORS[self.config.selector]()
         self.rng = random.Random(self.config.seed)
-        self.opening = (PROMPTS / "planner.txt").read_text().rstrip("\n")
+        self.opening = planner_prompt("Minecraft")
 
     def _ask(self, dialogue: list[str], label: str) -> str:
         answer = self.llm.complete([{"role": "user", "content": "\n".join(dialogue)
@@ -124,8 +137,10 @@ class Deps:
                              f"selector='order')")
         world.reset(seed)
         item = world.target
-        dialogue = [self.opening, "==========",
-                    f"User: How to obtain 1 {item} in Minecraft step-by-step?"]
+        game = getattr(world, "game", "Minecraft")
+        opening = self.opening if game == "Minecraft" else planner_prompt(game)
+        dialogue = [opening, "==========",
+                    f"User: How to obtain 1 {item} in {game} step-by-step?"]
         cap = ROUND_LIMIT if self.config.max_rounds is None else self.config.max_rounds
         rounds, goals_run = 0, 0
         failures: list[FailureRecord] = []
