@@ -195,3 +195,43 @@ def test_the_symbolic_explainer_says_when_the_task_cannot_be_finished(monkeypatc
     assert text.startswith("Because smelting iron_ingot needs to have 1 iron_ore in inventory")
     assert text.endswith("Also, no recipe makes iron_ore, which smelt iron_ingot needs, and my "
                          "inventory has none, so iron_pickaxe cannot be made")
+
+
+def test_a_dialogue_is_trimmed_to_the_context_oldest_rounds_first():
+    from pddlkit.llm.context import estimate_tokens
+    from pddlkit.skills.deps.loop import fit_dialogue
+
+    head = ["OPENING " * 50, "==========", "User: How to obtain 1 stick?", "Planner: plan 0"]
+    rounds = []
+    for k in range(1, 6):
+        rounds += [f"Descriptor: failed {k} " + "x" * 300, f"Explainer: because {k}",
+                   'User: Please fix the above errors and replan the task "obtain 1 stick".',
+                   f"RePlanner: plan {k}"]
+    dialogue = head + rounds
+    assert fit_dialogue(dialogue, None) == dialogue
+    budget = estimate_tokens("\n".join(head + rounds[-8:])) + 30
+    kept = fit_dialogue(dialogue, budget)
+    assert kept[:4] == head and kept[-1] == "RePlanner: plan 5"
+    assert kept[4] == "User: (3 earlier rounds left out to fit the model's context.)"
+    assert "failed 3" not in "\n".join(kept) and "failed 4" in "\n".join(kept)
+    assert estimate_tokens("\n".join(kept)) <= budget
+
+
+def test_an_llm_failure_ends_the_episode_with_its_reason_and_the_run_goes_on():
+    from pddlkit.llm.errors import LLMServerError
+    from pddlkit.skills.deps.runner import run_deps
+
+    calls = []
+
+    def answer(messages):
+        calls.append(messages)
+        if len(calls) == 2:  # the re-plan of the first episode: the context is full
+            raise LLMServerError("local at http://127.0.0.1/v1 failed with HTTP 400: the "
+                                 "request exceeds the available context size")
+        return "mine({'log':1}, null);"
+
+    outcome = run_deps(["stick"], ScriptedLLM(answer, ledger=UsageLedger()), episodes=2)
+    first, second = outcome.episodes
+    assert not first.won and first.failures[-1].code == "llm-error"
+    assert "HTTP 400" in first.failures[-1].explanation
+    assert len(calls) > 2 and second.task == "stick"  # the second episode was played

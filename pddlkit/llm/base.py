@@ -137,6 +137,9 @@ class BaseLLM(abc.ABC):
     """
 
     model: str = ""
+    #: the model's context in tokens when known (``local:`` servers set it), for front ends
+    #: that trim growing prompts (:mod:`pddlkit.llm.context`)
+    context_tokens: Optional[int] = None
     #: backends whose answers are free and deterministic (scripts, replays) default to no cache
     default_cache: bool = True
 

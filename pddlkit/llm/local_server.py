@@ -47,6 +47,7 @@ class LocalServer:
     port: int
     pid: int
     started: float
+    context: int = 4096     # the server's context (tokens), what front ends trim prompts to
 
     @property
     def base_url(self) -> str:
@@ -122,7 +123,8 @@ def start(model: str = DEFAULT_MODEL, *, port: Optional[int] = None,
     with open(log, "wb") as out:
         process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT,
                                    stdin=subprocess.DEVNULL, start_new_session=True)
-    server = LocalServer(model, str(gguf), "127.0.0.1", port, process.pid, time.time())
+    server = LocalServer(model, str(gguf), "127.0.0.1", port, process.pid, time.time(),
+                         context)
     deadline = time.monotonic() + wait
     while time.monotonic() < deadline:
         if process.poll() is not None:

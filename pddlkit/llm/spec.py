@@ -71,7 +71,9 @@ def _local(arg: Optional[str], **options: Any) -> LLM:
     # time out, and never send a timed-out request again unasked (it would run again in full)
     options.setdefault("timeout", LOCAL_TIMEOUT)
     options.setdefault("retry_timeouts", False)
-    return OpenAIChat(server.model, base_url=server.base_url, **options)
+    llm = OpenAIChat(server.model, base_url=server.base_url, **options)
+    llm.context_tokens = getattr(server, "context", None)  # what front ends trim prompts to
+    return llm
 
 
 def _replay(arg: Optional[str], **options: Any) -> LLM:

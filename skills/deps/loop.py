@@ -22,6 +22,13 @@ Choices where the paper is silent (see ``shared/specs/deps.md`` §4):
   goal that would fail is described and explained before any action is spent (a round, with no
   actions).
 - **Selector** (``selector=`` exact | learned | order | random): see :mod:`.select`.
+- **Context.** When the model's context is known (``local:`` servers), the dialogue sent is
+  trimmed to fit it with room for the answer (:data:`ANSWER_TOKENS`): the opening prompt, the
+  question and the first plan stay, the oldest failure rounds after them go first, and a
+  ``User:`` line says how many were left out. The episode's record keeps the whole dialogue.
+- **The LLM fails** (a server error, a time-out, a refused request): the episode ends there as
+  a failure whose record names the error (code ``llm-error``); the run goes on and its summary
+  is printed, so nothing already played is lost.
 - **Worlds.** The crafting world (:class:`~pddlkit.envs.craft.CraftWorld`) and Crafter
   (:class:`~pddlkit.envs.crafter_world.CrafterWorld`) both run goals with ``run_goal(kind,
   item, count)`` and report the first false precondition. The plan check and the selector read
@@ -41,10 +48,13 @@ from .describe import describe_check, describe_failure, describe_success, descri
 from .explain import Explainer, SymbolicExplainer
 from .check import check_plan
 from .goals import Goal, parse_plan
+from pddlkit.llm.context import estimate_tokens, room
 from .select import PREDICTORS, select
 
 PROMPTS = Path(__file__).resolve().parent.parent / "prompts" / "deps"
 ROUND_LIMIT = 30
+#: tokens kept free for one planner answer when the dialogue is trimmed to the context
+ANSWER_TOKENS = 1024
 #: the prompt files of each game a world says it is (``world.game``; Minecraft by default):
 #: Crafter's are written for Crafter's items, in the paper's format (see the prompts' README)
 PROMPT_FILES = {"Minecraft": ("planner.txt", "explainer.txt"),
@@ -122,7 +132,8 @@ class Deps:
         self.opening = planner_prompt("Minecraft")
 
     def _ask(self, dialogue: list[str], label: str) -> str:
-        answer = self.llm.complete([{"role": "user", "content": "\n".join(dialogue)
+        answer = self.llm.complete([{"role": "user", "content": "\n".join(
+                                        fit_dialogue(dialogue, room(self.llm, ANSWER_TOKENS)))
                                      + f"\n{label}:"}],
                                    temperature=self.config.temperature, stop=["Descriptor:",
                                                                               "User:"]).text
@@ -130,6 +141,23 @@ class Deps:
         return answer
 
     def run(self, world: Any, seed: Optional[int] = None) -> DepsEpisode:
+        """One episode; an LLM failure ends it as a failure naming the error (see the module)."""
+        from pddlkit.llm.errors import LLMError
+
+        self._trace = None
+        try:
+            return self._run(world, seed)
+        except LLMError as exc:
+            item, dialogue, rounds, goals_run, failures, horizons = self._trace or (
+                getattr(world, "target", "?"), [], 0, 0, [], [])
+            message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            failures.append(FailureRecord(rounds, "", "llm-error", None,
+                                          f"the LLM failed: {message}"))
+            return DepsEpisode(item, getattr(world, "group", ""), False, rounds,
+                               getattr(world, "actions", 0), goals_run, failures,
+                               "\n".join(dialogue), horizons)
+
+    def _run(self, world: Any, seed: Optional[int] = None) -> DepsEpisode:
         if not isinstance(world, CraftWorld) and (self.config.check_plan
                                                   or self.config.selector != "order"):
             raise ValueError(f"{type(world).__name__} has no PDDL model: the plan check and the "
@@ -145,6 +173,7 @@ class Deps:
         rounds, goals_run = 0, 0
         failures: list[FailureRecord] = []
         horizons: list = []
+        self._trace = (item, dialogue, rounds, goals_run, failures, horizons)
         answer = self._ask(dialogue, "Planner")
         while True:
             parsed = parse_plan(answer)
@@ -177,6 +206,7 @@ class Deps:
             dialogue.append(f'User: Please fix the above errors and replan the task "obtain 1 '
                             f'{item}".')
             rounds += 1
+            self._trace = (item, dialogue, rounds, goals_run, failures, horizons)
             answer = self._ask(dialogue, "RePlanner")
         return DepsEpisode(item, world.group, world.won, rounds, world.actions,
                            goals_run, failures, "\n".join(dialogue), horizons)
@@ -210,6 +240,23 @@ class Deps:
         last = goals[-1] if goals else Goal("craft", world.target, 1)
         return (describe_failure(done[:-1], done[-1] if done else 1, last.call,
                                  world.inventory), last, _incomplete(world.target), False), ran
+
+
+def fit_dialogue(dialogue: list[str], budget: Optional[int]) -> list[str]:
+    """The dialogue within ``budget`` tokens (see the module docstring, Context): the opening,
+    the question and the first plan kept; whole failure rounds dropped oldest first."""
+    if budget is None or estimate_tokens("\n".join(dialogue)) <= budget:
+        return dialogue
+    head, rest = dialogue[:4], dialogue[4:]
+    # rounds start at each "Descriptor:" line (Descriptor, Explainer, User fix, RePlanner)
+    starts = [i for i, line in enumerate(rest) if line.startswith("Descriptor:")] or [0]
+    for cut in starts[1:] + [len(rest)]:
+        dropped = sum(1 for s in starts if s < cut)
+        kept = head + [f"User: ({dropped} earlier round{'s' if dropped > 1 else ''} left out "
+                       "to fit the model's context.)"] + rest[cut:]
+        if estimate_tokens("\n".join(kept)) <= budget or cut == len(rest):
+            return kept
+    return dialogue
 
 
 def _incomplete(item: str) -> CraftFailure:
