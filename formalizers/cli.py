@@ -158,6 +158,15 @@ def env_options(args) -> dict:
 
 def run_command(args) -> int:
     if args.agent not in ("pddlego", "plangen"):
+        # the common flags hold for every agent: the files must be writable before anything
+        # runs, and every LLM call goes to --transcript (the LLM layer reads the variable)
+        for path, flag in ((args.record, "--record"), (args.transcript, "--transcript")):
+            problem = _writable_file(path, flag)
+            if problem:
+                print(f"pddlkit run: {problem}", file=sys.stderr)
+                return 2
+        if args.transcript:
+            os.environ["PDDLKIT_TRANSCRIPT"] = args.transcript
         return _run_agents()[args.agent].load().run(args)
     from pddlkit.envs import make
     from pddlkit.llm.errors import LLMError

@@ -33,6 +33,18 @@ def add_arguments(parser) -> None:
                                               "into this folder")
 
 
+def _write_record(path: str, env: str, outcome) -> None:
+    """The run as JSON lines: one per round (its program, scores, failures, why no program),
+    then the summary (held-out mean, usage)."""
+    result = outcome.result
+    with open(path, "w", encoding="utf-8") as fh:
+        for r in result.rounds:
+            fh.write(json.dumps({"type": "round", "task": env, "round": r.index,
+                                 "program": r.program, "mean": r.mean, "failures": r.failures,
+                                 "worst": r.worst, "error": r.error}) + "\n")
+        fh.write(json.dumps({"type": "summary", "task": env, **outcome.metrics()}) + "\n")
+
+
 def run(args) -> int:
     from pddlkit.llm.errors import LLMError
 
@@ -54,6 +66,8 @@ def run(args) -> int:
         print(f"pddlkit run --agent ipp: {exc}", file=sys.stderr)
         return 2
     result = outcome.result
+    if getattr(args, "record", None):
+        _write_record(args.record, env, outcome)
     if args.json:
         print(json.dumps(outcome.metrics(), indent=2))
     else:

@@ -105,7 +105,9 @@ def test_persistent_429_is_rate_limited_error(server, tmp_path):
 
 def test_a_hanging_server_times_out(server, tmp_path):
     server.script.extend([hang(5), hang(5)])
-    llm = chat(server, tmp_path, timeout=0.5, max_retries=1)
+    # (a loopback server is taken for a local model, which gets no retry after a time-out
+    # unless asked: this test stands for a remote one)
+    llm = chat(server, tmp_path, timeout=0.5, max_retries=1, retry_timeouts=True)
     t0 = time.monotonic()
     with pytest.raises(LLMTimeout) as err:
         llm.complete("hi")
@@ -124,21 +126,25 @@ def test_a_timed_out_request_is_not_sent_again_when_retries_of_timeouts_are_off(
     server.script.clear()
     server.script.extend([hang(3), answer("second try")])
     with caplog.at_level("WARNING", logger="pddlkit.llm"):  # retried: said, never silent
-        assert chat(server, tmp_path, timeout=0.5, max_retries=3, cache=False) \
-            .complete("again").text == "second try"
+        assert chat(server, tmp_path, timeout=0.5, max_retries=3, cache=False,
+                    retry_timeouts=True).complete("again").text == "second try"
     assert any("asking again" in r.getMessage() for r in caplog.records)
 
 
 def test_the_local_spec_waits_for_generation_and_does_not_resend(monkeypatch):
-    from pddlkit.llm import local_server, spec
+    from pddlkit.llm import local_server
 
     class Running:
         model, base_url = "qwen2.5-coder-1.5b", "http://127.0.0.1:9/v1"
 
+    from pddlkit.llm.openai_chat import LOCAL_TIMEOUT
+
     monkeypatch.setattr(local_server, "start", lambda model: Running)
     llm = load_llm("local:", cache=False)
-    assert llm.timeout == spec.LOCAL_TIMEOUT and llm.retry_timeouts is False
+    assert llm.timeout == LOCAL_TIMEOUT and llm.retry_timeouts is False
     assert llm.model == "qwen2.5-coder-1.5b"
+    remote = OpenAIChat("m", base_url="https://api.example.com/v1", cache=False)
+    assert remote.timeout == 120.0 and remote.retry_timeouts is True
 
 
 def test_connection_refused_names_the_url(tmp_path):

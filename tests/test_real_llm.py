@@ -64,9 +64,15 @@ def test_the_local_spec_reuses_the_running_server_and_counts_real_usage(server):
 
 @pytest.mark.parametrize("env,options", EPISODES, ids=[e for e, _ in EPISODES])
 def test_a_real_model_drives_an_episode_that_ends_and_replays(server, env, options, tmp_path):
+    check_episode(server, env, options, tmp_path)
+
+
+def check_episode(server, env: str, options: list, tmp_path, budget: int = 6, retries: int = 2,
+                  max_tokens: int = 384) -> dict:
+    """One PDDLego+ episode with a real model (also used by test_real_qwen); the row."""
     record, transcript = tmp_path / "record.jsonl", tmp_path / "transcript.jsonl"
-    common = ["--env", env, *options, "--seed", "0", "--budget", "6", "--retries", "2",
-              "--max-tokens", "384", "--json", "--quiet"]
+    common = ["--env", env, *options, "--seed", "0", "--budget", str(budget), "--retries",
+              str(retries), "--max-tokens", str(max_tokens), "--json", "--quiet"]
     with UsageProxy(server.base_url) as proxy:
         done = _run([*common, "--llm", f"openai:{server.model}@{proxy.base_url}",
                      "--record", str(record),
@@ -75,8 +81,8 @@ def test_a_real_model_drives_an_episode_that_ends_and_replays(server, env, optio
     assert "Traceback" not in done.stderr, done.stderr[-2000:]
     (row,) = json.loads(done.stdout)
     # the episode ended within its budgets: won, or stopped with its reason
-    assert row["success"] or row["abort_reason"] or row["actions"] >= 6, row
-    assert row["actions"] <= 6
+    assert row["success"] or row["abort_reason"] or row["actions"] >= budget, row
+    assert row["actions"] <= budget
     # the ledger's tokens are the server's own counts
     assert row["llm_calls"] == proxy.calls > 0
     assert (row["prompt_tokens"], row["completion_tokens"]) == \
@@ -98,6 +104,7 @@ def test_a_real_model_drives_an_episode_that_ends_and_replays(server, env, optio
     keys = ("success", "steps", "actions", "llm_calls", "solver_errors", "simulation_errors",
             "abort_reason", "prompt_tokens", "completion_tokens")
     assert {k: replayed[k] for k in keys} == {k: row[k] for k in keys}
+    return row
 
 
 def test_one_ipp_refinement_round_turns_unusable_programs_into_structured_errors(server,

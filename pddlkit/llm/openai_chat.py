@@ -36,20 +36,35 @@ def is_reasoning_model(model: str) -> bool:
     return bool(_REASONING.match(model.split("/")[-1]))
 
 
+#: seconds a request to a server on this machine may take (generation on a CPU)
+LOCAL_TIMEOUT = 3600.0
+
+
+def is_loopback(url: str) -> bool:
+    """Whether ``url`` points at this machine (127.0.0.0/8, ::1, localhost)."""
+    from urllib.parse import urlparse
+
+    host = (urlparse(url).hostname or "").lower()
+    return host == "localhost" or host.startswith("127.") or host == "::1"
+
+
 class OpenAIChat(BaseLLM):
     """Chat completions over HTTP with the ``openai`` package.
 
     ``model``, ``base_url`` and ``api_key`` default to ``PDDLKIT_MODEL``, ``OPENAI_BASE_URL``
     and ``OPENAI_API_KEY``. A local server needs no key (a placeholder is sent). ``timeout`` is
     per attempt; ``max_retries`` bounds the retries; ``max_backoff`` caps one wait, including
-    a server's Retry-After. Every retry is logged (``pddlkit.llm``, warning); with
+    a server's Retry-After. A server on this machine (a loopback address) is taken for a local
+    model, which may take minutes for a long answer on a CPU: by default it gets an hour per
+    request and a timed-out request is not sent again; a remote one gets 120 s and retries.
+    Every retry is logged (``pddlkit.llm``, warning); with
     ``retry_timeouts=False`` (what ``local:`` uses) a timed-out request is an error at once,
     since asking again would make a CPU server generate the whole answer again.
     """
 
     def __init__(self, model: Optional[str] = None, *, base_url: Optional[str] = None,
-                 api_key: Optional[str] = None, timeout: float = 120.0, max_retries: int = 5,
-                 retry_timeouts: bool = True,
+                 api_key: Optional[str] = None, timeout: Optional[float] = None,
+                 max_retries: int = 5, retry_timeouts: Optional[bool] = None,
                  backoff: float = 1.0, max_backoff: float = 60.0,
                  reasoning: Optional[bool] = None, cache: CacheSpec = None, ledger=None,
                  transcript=None, client: Any = None) -> None:
@@ -69,9 +84,10 @@ class OpenAIChat(BaseLLM):
                     "no OpenAI API key", hint="set OPENAI_API_KEY, or point OPENAI_BASE_URL "
                     "(or base_url=) at a local OpenAI-compatible server")
             key = "not-needed"  # local servers ignore it, the client insists on one
-        self.timeout = timeout
+        local = is_loopback(self.base_url)
+        self.timeout = timeout if timeout is not None else (LOCAL_TIMEOUT if local else 120.0)
         self.max_retries = max_retries
-        self.retry_timeouts = retry_timeouts
+        self.retry_timeouts = (not local) if retry_timeouts is None else retry_timeouts
         self.backoff = backoff
         self.max_backoff = max_backoff
         self.reasoning = is_reasoning_model(model) if reasoning is None else reasoning

@@ -56,10 +56,6 @@ def _hf(arg: Optional[str], **options: Any) -> LLM:
     return HFLocal(path, **options)
 
 
-#: seconds a ``local:`` request may take (generation on a CPU, ~15 tokens/s on 2 cores)
-LOCAL_TIMEOUT = 3600.0
-
-
 def _local(arg: Optional[str], **options: Any) -> LLM:
     """A local llama.cpp server for a GGUF model (:mod:`.local_server`), started or reused,
     spoken to through the real :class:`~.openai_chat.OpenAIChat` over HTTP."""
@@ -67,10 +63,8 @@ def _local(arg: Optional[str], **options: Any) -> LLM:
     from .openai_chat import OpenAIChat
 
     server = start(arg or DEFAULT_MODEL)
-    # a CPU model takes minutes for a long answer: wait for it (an hour at most) rather than
-    # time out, and never send a timed-out request again unasked (it would run again in full)
-    options.setdefault("timeout", LOCAL_TIMEOUT)
-    options.setdefault("retry_timeouts", False)
+    # a CPU model takes minutes for a long answer: OpenAIChat waits for a loopback server (an
+    # hour at most) rather than time out, and never sends a timed-out request again unasked
     llm = OpenAIChat(server.model, base_url=server.base_url, **options)
     llm.context_tokens = getattr(server, "context", None)  # what front ends trim prompts to
     return llm

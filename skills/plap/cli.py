@@ -60,6 +60,7 @@ def run(args) -> int:
               f"microrts", file=sys.stderr)
         return 2
     records = []
+    planner = None
     try:
         with MicroRTS(map=args.map, opponent=args.opponent, max_cycles=args.max_cycles) as env:
             env.reset(args.seed)
@@ -84,6 +85,10 @@ def run(args) -> int:
         print(f"pddlkit run --agent plap: {exc}", file=sys.stderr)
         return 2
     summary = summarize(records)
+    usage = getattr(getattr(getattr(planner, "llm", None), "ledger", None), "run", None)
+    summary.update(llm_calls=usage.calls if usage else 0,
+                   prompt_tokens=usage.prompt_tokens if usage else 0,
+                   completion_tokens=usage.completion_tokens if usage else 0)
     if args.json:
         print(json.dumps(summary, indent=2))
         return 0
@@ -91,6 +96,9 @@ def run(args) -> int:
     errors = [why for r in records for _, why in r.planner_errors]
     if errors:
         print(f"  planner errors: {len(errors)} (first: {errors[0]})")
+    if usage:
+        print(f"  LLM calls {usage.calls}, tokens {usage.prompt_tokens}+"
+              f"{usage.completion_tokens}")
     reasons = {}
     for r in records:
         for _, _, why in r.dropped:

