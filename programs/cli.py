@@ -41,6 +41,7 @@ def _write_record(path: str, env: str, outcome) -> None:
         for r in result.rounds:
             fh.write(json.dumps({"type": "round", "task": env, "round": r.index,
                                  "program": r.program, "mean": r.mean, "failures": r.failures,
+                                 "instances": len(r.scores), "scores": r.scores,
                                  "worst": r.worst, "error": r.error}) + "\n")
         fh.write(json.dumps({"type": "summary", "task": env, **outcome.metrics()}) + "\n")
 
