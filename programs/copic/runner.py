@@ -127,6 +127,8 @@ class CopicOutcome:
                 "ppo_updates": len(self.copic.updates),
                 "avoided_failures": sum(e.avoided for e in self.copic.episodes + ev),
                 "program_errors": sum(e.program_errors for e in self.copic.episodes + ev),
+                # answers that held no usable program (or LLM failures), told to the LLM
+                "answers_without_program": len(self.copic.generation_failures),
                 "repaired": list(self.writer.repaired) if self.writer else [],
                 "seconds": self.seconds}
 

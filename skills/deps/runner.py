@@ -61,6 +61,10 @@ class DepsOutcome:
                 "failures": len(failures),
                 "explained": sum(f.named for f in failures),
                 "checked": sum(f.checked for f in failures),
+                # planner answers (the first plan and each re-plan) and those with goal lines
+                # that could not be read: what a real model's answers look like
+                "plans": sum(e.rounds + 1 for e in eps),
+                "unreadable": sum(f.code == "unreadable" for e in eps for f in e.failures),
                 "llm_calls": usage.calls if usage else 0,
                 "llm_tokens": usage.total_tokens if usage else 0,
                 "cost_usd": usage.cost_usd if usage else 0.0,

@@ -138,6 +138,10 @@ def summarize(records) -> dict:
             "UPR": row["UPR"], "CER": round(row["CER"], 2) if row["CER"] is not None else None,
             "dropped": sum(len(r.dropped) for r in records),
             "invalid": sum(bool(r.invalid) for r in records),
+            "plans": sum(r.plans for r in records),
+            "lines_written": sum(r.written for r in records),
+            "lines_unreadable": sum(r.unreadable for r in records),
+            "lines_run": sum(r.lines for r in records),
             "invalid_reasons": [r.invalid for r in records if r.invalid],
             "planner_errors": sum(len(r.planner_errors) for r in records),
             "steps": statistics.mean(m.time for m in tally.metrics) if tally.metrics else 0.0}

@@ -48,6 +48,8 @@ class GameRecord:
     metrics: Any                     # pddlkit.envs.microrts.GameMetrics
     plans: int = 0
     lines: int = 0                   # lines handed to the executor
+    written: int = 0                 # lines the planner wrote (skill lines or not)
+    unreadable: int = 0              # of those, lines the parser could not read
     dropped: list = field(default_factory=list)   # (cycle, text, reason)
     planner_errors: list = field(default_factory=list)
     seconds: float = 0.0
@@ -80,6 +82,8 @@ class _Side:
             return
         parsed = parse_skill_plan(answer)
         record.dropped += [(t, d.text, d.reason) for d in parsed.dropped]
+        record.written += len(parsed.lines) + len(parsed.dropped)
+        record.unreadable += len(parsed.dropped)
         lines = parsed.lines
         if check:
             checked = check_lines(state, self.player, costs, lines)
