@@ -250,7 +250,10 @@ def run_command(args) -> int:
         rows.append({"seed": seed, **asdict(result.metrics)})
         if not args.json:
             m = result.metrics
-            print(f"\nepisode seed {seed}: {'WON' if result.won else 'LOST'} in {m.actions} "
+            who = {"observation": " [stand-in: PDDL from the environment's own observations]",
+                   "noisy": " [stand-in: observation PDDL with injected slips]"}.get(
+                args.llm.split(":")[0], "")
+            print(f"\nepisode seed {seed}{who}: {'WON' if result.won else 'LOST'} in {m.actions} "
                   f"actions, {m.steps} steps; solver errors {m.solver_errors} "
                   f"(fixed {m.solver_fixed}), simulation errors {m.simulation_errors} (fixed "
                   f"{m.simulation_fixed}); LLM calls {m.llm_calls}, tokens "

@@ -84,7 +84,9 @@ def run(args) -> int:
                   f"repaired {', '.join(outcome.writer.repaired) or 'nothing'}")
         extra = f", completion {outcome.completion:.2f}" if outcome.completion is not None \
             else ""
-        print(f"{env}: training mean {outcome.train_mean:.3f} (direct generation "
+        who = "stand-in (our own strategy, with injected mistakes)" \
+            if outcome.writer is not None else llm
+        print(f"{env} [{who}]: training mean {outcome.train_mean:.3f} (direct generation "
               f"{result.direct_mean:.3f}); held-out mean {outcome.eval_mean:.3f}{extra}; "
               f"LLM calls {result.usage.get('calls', 0)}, tokens "
               f"{result.usage.get('prompt_tokens', 0)}+"

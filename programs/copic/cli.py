@@ -102,7 +102,9 @@ def run(args) -> int:
     for r in outcome.copic.rounds:
         print(f"round {r.round} on {r.task_type}: success {r.success_rate:.2f} over "
               f"{r.episodes} episodes{', evolved the programs' if r.evolved else ''}")
-    print(f"{outcome.env}: learning success {outcome.train_rate:.2f}, held-out success "
+    who = "stand-in (programs written from the simulator's tables)" \
+        if outcome.writer is not None else args.llm
+    print(f"{outcome.env} [{who}]: learning success {outcome.train_rate:.2f}, held-out success "
           f"{outcome.eval_rate:.2f} over {len(outcome.evaluation)} episodes "
           f"(mean {metrics['steps']:.1f} steps), {metrics['llm_calls']} LLM calls, "
           f"{metrics['llm_tokens']} LLM tokens, {metrics['critic_tokens']} critic tokens, "

@@ -84,7 +84,9 @@ def run(args) -> int:
         print(json.dumps(metrics, indent=2))
         return 0
     groups = "  ".join(f"{g} {100 * r:.1f}" for g, r in metrics["by_group"].items())
-    print(f"success {100 * metrics['success']:.1f}% over {metrics['episodes']} episodes "
+    who = "stand-in (the true recipe table minus injected omissions)" \
+        if str(llm).split(":")[0] == "standin" else llm
+    print(f"[{who}] success {100 * metrics['success']:.1f}% over {metrics['episodes']} episodes "
           f"({groups}); {metrics['rounds']:.2f} re-plans per episode; {metrics['failures']} "
           f"failures, {metrics['explained']} explanations naming the false precondition; "
           f"{metrics['llm_calls']} LLM calls, {metrics['llm_tokens']} tokens, "

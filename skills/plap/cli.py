@@ -92,7 +92,10 @@ def run(args) -> int:
     if args.json:
         print(json.dumps(summary, indent=2))
         return 0
-    print(_summary_line(args.opponent, summary))
+    who = "stand-in (the expert tips)" if args.llm in ("standin", "observation", None) else \
+        "stand-in (the expert tips, with noisy lines)" if str(args.llm).startswith(
+            "standin-noisy") else args.llm
+    print(f"[{who}] " + _summary_line(args.opponent, summary))
     errors = [why for r in records for _, why in r.planner_errors]
     if errors:
         print(f"  planner errors: {len(errors)} (first: {errors[0]})")
