@@ -47,9 +47,16 @@ class Task(Protocol):
 
 
 def _failed(result: CallResult, worst: float) -> Optional[Scored]:
-    if result.ok and isinstance(result.value, list):
+    if result.ok and isinstance(result.value, list) and all(
+            isinstance(a, str) for a in result.value):
         return None
-    if result.ok:
+    if result.ok and isinstance(result.value, list):
+        k, item = next((k, a) for k, a in enumerate(result.value) if not isinstance(a, str))
+        why = (f"bad-return: solve returned a list whose item {k} is a "
+               f"{type(item).__name__} ({str(item)[:60]}), not an action string; return "
+               "only the list of actions (a tuple such as (actions, energy) arrives as a "
+               "list of its parts)")
+    elif result.ok:
         why = (f"bad-return: solve returned a {type(result.value).__name__}, not a list of "
                "action strings")
     else:

@@ -259,3 +259,14 @@ def test_cot_answers_every_instance_and_costs_more_than_one_program(grasp_task):
     assert read_actions("<actions>[MOVE, LEFT]</actions>", "actions") == ["MOVE", "LEFT"]
     with pytest.raises(ValueError, match="no <final_answer>"):
         read_actions("I give up.", "final_answer")
+
+
+def test_a_returned_tuple_is_named_as_the_wrong_type():
+    from pddlkit.programs.tasks import _failed
+    from pddlkit.sandbox import CallResult
+
+    failed = _failed(CallResult(True, [["up", "down"], 5]), -10.0)
+    assert failed.score == -11.0 and not failed.ok
+    assert failed.account.startswith("bad-return: solve returned a list whose item 0 is a list")
+    assert "(actions, energy)" in failed.account
+    assert _failed(CallResult(True, ["up", "take"]), -10.0) is None

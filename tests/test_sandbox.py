@@ -307,3 +307,15 @@ def test_inputs_that_are_not_json_are_the_callers_error():
     with SandboxPool("def solve(x):\n    return 1\n", workers=2) as pool:
         with pytest.raises(TypeError, match="JSON values"):
             pool.map([[1], [object()]])
+
+
+def test_code_that_runs_at_load_time_is_named_as_such():
+    """Small models leave example calls at the top level: the error says it ran at load time
+    and what to do, at the program's own line."""
+    result = _run("def solve(grid):\n    return grid[0]\n\nprint(solve([]))\n")
+    assert result.error.kind is ErrorKind.CRASH and result.error.line == 2  # where it broke
+    assert result.error.message.startswith("when the program was loaded (module level, line "
+                                           "4): IndexError")
+    assert "keep only imports and definitions at the top level" in result.error.hint
+    inside = _run("def solve(grid):\n    return grid[0]\n", [])  # a crash inside solve is not
+    assert not inside.error.message.startswith("when the program was loaded")

@@ -164,6 +164,14 @@ class Worker:
         text = self.lines[line - 1] if 0 < line <= len(self.lines) else None
         return line, text
 
+    @staticmethod
+    def _module_line(tb) -> int:
+        """The line of the program's module-level statement that was running in ``tb`` (0 if
+        none: a syntax-level failure)."""
+        return next((lineno for frame, lineno in traceback.walk_tb(tb)
+                     if frame.f_code.co_filename == PROGRAM
+                     and frame.f_code.co_name == "<module>"), 0)
+
     def _error(self, exc: BaseException) -> dict:
         ForbiddenImport, SandboxViolation = GUARD.ForbiddenImport, GUARD.SandboxViolation
         chain, seen = [], exc
@@ -218,7 +226,16 @@ class Worker:
         try:
             exec(code, namespace)
         except BaseException as exc:  # noqa: BLE001 - the program's own failure, as data
-            return {"ok": False, "error": self._error(exc)}
+            error = self._error(exc)
+            top = self._module_line(exc.__traceback__)  # e.g. an example call left in
+            if top:
+                error["message"] = (f"when the program was loaded (module level, line {top}): "
+                                    + error["message"])
+                error["advice"] = ("that line runs when the program is loaded: keep only "
+                                   "imports and definitions at the top level (no example "
+                                   f"calls or prints); the sandbox calls "
+                                   f"{self.policy['entry']} itself")
+            return {"ok": False, "error": error}
         entry = namespace.get(self.policy["entry"])
         if not callable(entry):
             defined = sorted(k for k, v in namespace.items()
