@@ -29,9 +29,18 @@ class PromptedLLM:
         self.max_tokens = max_tokens
 
 
+#: the temperature of a prompt asked again unchanged (see LLMFormalizer)
+RETRY_TEMPERATURE = 0.7
+
+
 class LLMFormalizer(PromptedLLM):
     """``LLMFormalizer(llm, env_id, goal_style="detailed", prompts=None)``: the paper's
-    prompts, answered with ``{"df": ..., "pf": ...}``."""
+    prompts, answered with ``{"df": ..., "pf": ...}``.
+
+    A prompt asked again unchanged (a retry whose error text is the same as the last one's)
+    would get the same answer back at temperature 0, so every retry would repeat one mistake:
+    the n-th repeat of a prompt is asked at :data:`RETRY_TEMPERATURE` with seed n, so it can
+    differ, and a transcript still replays it (the seed is part of the request)."""
 
     name = "pddlego"
 
@@ -42,6 +51,7 @@ class LLMFormalizer(PromptedLLM):
                          max_tokens=max_tokens)
         self.goal_style = goal_style
         self.last_prompt = ""
+        self._asked: dict[int, int] = {}  # prompt hash -> times asked
 
     def render(self, context: Context) -> str:
         prev = context.previous
@@ -61,6 +71,12 @@ class LLMFormalizer(PromptedLLM):
 
     def propose(self, context: Context) -> Files:
         self.last_prompt = self.render(context)
+        key = hash(self.last_prompt)
+        repeat = self._asked.get(key, 0)
+        self._asked[key] = repeat + 1
+        options = {} if not repeat else {
+            "temperature": max(self.temperature, RETRY_TEMPERATURE), "seed": repeat}
         answer = self.llm.complete([{"role": "user", "content": self.last_prompt}],
-                                   temperature=self.temperature, max_tokens=self.max_tokens)
+                                   **{"temperature": self.temperature, **options},
+                                   max_tokens=self.max_tokens)
         return parse_answer(answer.text)

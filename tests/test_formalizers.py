@@ -273,6 +273,22 @@ def test_hand_written_transcript_drives_openai_chat_through_an_episode(tmp_path)
     assert replayed.won and replayed.plans == result.plans
 
 
+def test_a_prompt_asked_again_unchanged_is_sampled_with_a_new_seed():
+    """At temperature 0 an unchanged prompt gets the same answer back, so a retry with the
+    same error text repeated one mistake until the budget was spent."""
+    llm = pddlkit.ScriptedLLM(["not json"] * 4)
+    env = make("coin-collector", rooms=2)
+    result = run_episode(env, LLMFormalizer(llm, "coin-collector"), seed=0)
+    assert not result.won
+    sent = [(r.temperature, r.seed) for r in llm.requests]
+    prompts = [r.messages[-1][1] for r in llm.requests]
+    assert sent[0] == (0.0, None)
+    for k in range(1, len(prompts)):  # each repeat of an earlier prompt: a new seed
+        repeats = prompts[:k].count(prompts[k])
+        assert sent[k] == ((0.7, repeats) if repeats else (0.0, None))
+    assert any(seed for _, seed in sent)
+
+
 # --------------------------------------------------------------------------- API and answers
 
 
