@@ -253,12 +253,13 @@ def run_command(args) -> int:
             who = {"observation": " [stand-in: PDDL from the environment's own observations]",
                    "noisy": " [stand-in: observation PDDL with injected slips]"}.get(
                 args.llm.split(":")[0], "")
-            print(f"\nepisode seed {seed}{who}: {'WON' if result.won else 'LOST'} in {m.actions} "
+            print(f"\nepisode seed {seed}: {'WON' if result.won else 'LOST'} in {m.actions} "
                   f"actions, {m.steps} steps; solver errors {m.solver_errors} "
                   f"(fixed {m.solver_fixed}), simulation errors {m.simulation_errors} (fixed "
                   f"{m.simulation_fixed}); LLM calls {m.llm_calls}, tokens "
                   f"{m.prompt_tokens}+{m.completion_tokens}"
-                  + (f"; stopped: {m.abort_reason}" if m.abort_reason and not result.won else ""))
+                  + (f"; stopped: {m.abort_reason}" if m.abort_reason and not result.won else "")
+                  + who)
     if args.json:
         print(json.dumps(rows, indent=2))
     elif args.episodes > 1:
