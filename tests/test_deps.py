@@ -235,3 +235,21 @@ def test_an_llm_failure_ends_the_episode_with_its_reason_and_the_run_goes_on():
     assert not first.won and first.failures[-1].code == "llm-error"
     assert "HTTP 400" in first.failures[-1].explanation
     assert len(calls) > 2 and second.task == "stick"  # the second episode was played
+
+
+def test_off_template_stand_in_mistakes_let_the_explainer_rows_fail():
+    """The default stand-in's mistakes are the ones Listing 1's sentences name; the
+    off-template ones (a wrong name, the wrong kind of recipe, an extra material, an
+    unreadable line) are repaired only from the sentences that name them, so a row can fail,
+    and the Listing 1 explainer (which names none of them) fails more than the symbolic one."""
+    from pddlkit.skills.deps.loop import DepsConfig
+
+    def rate(llm, explainer):
+        return run_deps(["stone_pickaxe"], llm, explainer=explainer, episodes=3,
+                        config=DepsConfig(max_rounds=5)).metrics()
+
+    template = rate("standin:1.0", "symbolic")
+    symbolic, listing = rate("standin-off:1.0", "symbolic"), rate("standin-off:1.0", "llm")
+    assert template["success"] == 1.0 and template["unreadable"] == 0
+    assert symbolic["unreadable"] > 0 and symbolic["success"] < 1.0
+    assert listing["success"] < symbolic["success"]

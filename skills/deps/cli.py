@@ -84,8 +84,9 @@ def run(args) -> int:
         print(json.dumps(metrics, indent=2))
         return 0
     groups = "  ".join(f"{g} {100 * r:.1f}" for g, r in metrics["by_group"].items())
-    who = "stand-in (the true recipe table minus injected omissions)" \
-        if str(llm).split(":")[0] == "standin" else llm
+    who = {"standin": "stand-in (the true recipe table minus injected omissions)",
+           "standin-off": "stand-in (the true recipe table with off-template mistakes)"}.get(
+        str(llm).split(":")[0], llm)
     print(f"[{who}] success {100 * metrics['success']:.1f}% over {metrics['episodes']} episodes "
           f"({groups}); {metrics['rounds']:.2f} re-plans per episode; {metrics['failures']} "
           f"failures, {metrics['explained']} explanations naming the false precondition; "

@@ -18,7 +18,7 @@ from pddlkit.envs.craft import CraftWorld, DEFAULT_MAX_ACTIONS, task as find_tas
 
 from .explain import LLMExplainer, SymbolicExplainer
 from .loop import Deps, DepsConfig, DepsEpisode
-from .standin import StandinDeps
+from .standin import MISTAKES, OFF_TEMPLATE, StandinDeps
 
 EXPLAINERS = ("symbolic", "llm")
 
@@ -119,8 +119,11 @@ def run_deps(tasks_or_groups: Optional[Sequence[str]] = None, llm: Any = "standi
     config = config or DepsConfig()
     ledger = UsageLedger()
     standin_rate = None
-    if isinstance(llm, str) and llm.split(":")[0] == "standin":
+    standin_mistakes = MISTAKES
+    if isinstance(llm, str) and llm.split(":")[0] in ("standin", "standin-off"):
         standin_rate = float(llm.split(":", 1)[1]) if ":" in llm else 0.3
+        if llm.startswith("standin-off"):
+            standin_mistakes = OFF_TEMPLATE
         shared = None
     else:
         shared = load_llm(llm, ledger=ledger) if isinstance(llm, str) else llm
@@ -131,7 +134,8 @@ def run_deps(tasks_or_groups: Optional[Sequence[str]] = None, llm: Any = "standi
         for k in range(episodes):
             s = seed + k
             model = shared or StandinDeps(seed=s * 1009 + zlib.crc32(t.item.encode()) % 1000,
-                                          error_rate=standin_rate, table=table).llm(ledger)
+                                          error_rate=standin_rate, table=table,
+                                          mistakes=standin_mistakes).llm(ledger)
             explain = SymbolicExplainer() if explainer == "symbolic" else LLMExplainer(model)
             deps = Deps(model, explain, DepsConfig(**{**config.__dict__, "seed": s}))
             with ledger.episode(f"{t.item}#{s}"):

@@ -20,6 +20,16 @@ The explainer answers Listing 1's prompt from its own belief (another seed): it 
 precondition it believes missing from the inventory; when it believes nothing is missing it says
 only that the action failed.
 
+Off-template mode (``mistakes=OFF_TEMPLATE``, the spec ``standin-off[:rate]``): mistakes that
+Listing 1's sentences do not cover, as a real model makes them, so that the explainer rows can
+fail: a material under a wrong name (``wrong-name``: "plank"), the wrong kind of recipe
+(``wrong-kind``: mining planks), a material the recipe does not use (``extra-material``), and a
+goal line that cannot be read (``unreadable``: the count written as a word). They are repaired
+only from sentences that name them: the world's "did you mean 'planks'?", the symbolic
+explainer's "planks cannot be mined: craft 4 planks from 1 log", and the descriptor's "I cannot
+read the plan: ... <item> ...". An extra material is never named by anyone: it only costs
+actions. The Listing 1 stand-in explainer names none of them, so with it those rows fail.
+
 ``StandinLLM`` answers both prompts (the planner's dialogue, the explainer's Listing 1) and is
 a :class:`pddlkit.llm.ScriptedLLM`, so costs and transcripts go through the LLM layer as a
 real model's would.
@@ -38,6 +48,7 @@ from pddlkit.envs.craft import Recipe, recipes
 from .goals import Goal, program
 
 MISTAKES = ("no-tool", "no-station", "no-material", "fewer")
+OFF_TEMPLATE = ("wrong-name", "wrong-kind", "extra-material", "unreadable")
 STATIONS = ("crafting_table", "furnace", "table")
 _INV = re.compile(r"My inventory now has (.*?)\.\s*$", re.M)
 
@@ -51,6 +62,8 @@ class RecipeBelief:
     table: Optional[list] = None                   # the true recipes (default: the craft world's)
     beliefs: dict = field(default_factory=dict)    # item -> Recipe (believed)
     mistakes: dict = field(default_factory=dict)   # item -> mistake name
+    kinds: tuple = MISTAKES                        # the mistakes it may hold
+    unreadable: set = field(default_factory=set)   # items whose goal line it writes unreadably
 
     def __post_init__(self) -> None:
         rng = random.Random(self.seed)
@@ -60,11 +73,13 @@ class RecipeBelief:
                 continue   # the first recipe of an object is the one it knows
             believed = r
             if rng.random() < self.error_rate:
-                options = [m for m in MISTAKES if self._applies(m, r)]
+                options = [m for m in self.kinds if self._applies(m, r)]
                 if options:
                     mistake = rng.choice(options)
                     believed = self._apply(mistake, r)
                     self.mistakes[r.item] = mistake
+                    if mistake == "unreadable":
+                        self.unreadable.add(r.item)
             self.beliefs[r.item] = believed
 
     @staticmethod
@@ -72,12 +87,26 @@ class RecipeBelief:
         return {"no-tool": bool(r.tool) and r.tool not in STATIONS,
                 "no-station": r.tool in STATIONS,
                 "no-material": len(r.materials) > 1,
-                "fewer": any(n > 1 for _, n in r.materials)}[mistake]
+                "fewer": any(n > 1 for _, n in r.materials),
+                "wrong-name": bool(r.materials),
+                "wrong-kind": r.kind == "craft",
+                "extra-material": r.kind != "mine" and r.item != "stick",
+                "unreadable": True}[mistake]
 
     @staticmethod
     def _apply(mistake: str, r: Recipe) -> Recipe:
         if mistake in ("no-tool", "no-station"):
             return replace(r, tool=None)
+        if mistake == "wrong-name":
+            (name, n), *rest = r.materials
+            wrong = name[:-1] if name.endswith("s") else name + "s"
+            return replace(r, materials=((wrong, n), *rest))
+        if mistake == "wrong-kind":
+            return replace(r, kind="mine", materials=(), tool=None)
+        if mistake == "extra-material":
+            return replace(r, materials=(*r.materials, ("stick", 1)))
+        if mistake == "unreadable":
+            return r
         if mistake == "no-material":
             return replace(r, materials=r.materials[:-1])
         mats = list(r.materials)
@@ -109,6 +138,19 @@ class RecipeBelief:
             if new != self.beliefs[item]:
                 self.beliefs[item] = new
                 fixed.append(item)
+        for m in re.finditer(r"no object '(\w+)' in this world; did you mean '(\w+)'",
+                             explanation):
+            wrong, right = m.groups()
+            for item, r in list(self.beliefs.items()):
+                if any(name == wrong for name, _ in r.materials):
+                    self.beliefs[item] = replace(r, materials=tuple(
+                        (right if name == wrong else name, n) for name, n in r.materials))
+                    fixed.append(item)
+        for m in re.finditer(r"I cannot read the plan: (.*)", explanation):
+            for item in sorted(self.unreadable):
+                if re.search(rf"\b{re.escape(item)}\b", m.group(1)):
+                    self.unreadable.discard(item)
+                    fixed.append(item)
         for m in re.finditer(r"(\w+) cannot be \w+: (mine|craft|smelt) (\d+) (\w+)", explanation):
             item, kind = m.group(1), m.group(2)
             true = [r for r in self.table if r.item == item and r.kind == kind]
@@ -172,14 +214,18 @@ def _inventory(text: str) -> dict:
     return out
 
 
+_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 8: "eight"}
+
+
 class StandinDeps:
     """Answers the DEPS planner dialogue and the Listing 1 explainer prompt offline."""
 
     def __init__(self, seed: int = 0, error_rate: float = 0.3,
-                 explainer_error_rate: Optional[float] = None, table: Optional[list] = None
-                 ) -> None:
+                 explainer_error_rate: Optional[float] = None, table: Optional[list] = None,
+                 mistakes: tuple = MISTAKES) -> None:
         self.seed, self.error_rate, self.table = seed, error_rate, table
-        self.planner = RecipeBelief(seed, error_rate, table)
+        self.kinds = tuple(mistakes)
+        self.planner = RecipeBelief(seed, error_rate, table, kinds=self.kinds)
         rate = error_rate if explainer_error_rate is None else explainer_error_rate
         self.explainer = RecipeBelief(seed + 7919, rate, table)
         self.read = 0   # explainer lines of the dialogue already learned from
@@ -206,9 +252,10 @@ class StandinDeps:
 
     def _plan(self, dialogue: str) -> str:
         session = dialogue.rsplit("==========", 1)[-1]
-        explanations = re.findall(r"^Explainer: (.*)$", session, re.M)
+        explanations = re.findall(r"^(?:Explainer|Descriptor): (.*)$", session, re.M)
         if not explanations:   # a new task: what was learned in another dialogue is gone
-            self.planner = RecipeBelief(self.seed, self.error_rate, self.table)
+            self.planner = RecipeBelief(self.seed, self.error_rate, self.table,
+                                        kinds=self.kinds)
             self.read = 0
         for e in explanations[self.read:]:
             self.planner.learn(e)
@@ -219,11 +266,16 @@ class StandinDeps:
         goals = self.planner.plan(target, inventory)
         head = "The code for obtaining 1 {t} is as follows:" if not explanations else \
             "The code for crafting {t} is as bellows:"
-        return head.format(t=target) + "\n" + program(target, goals, inventory)
+        text = program(target, goals, inventory)
+        for item in self.planner.unreadable:  # the count written as a word: a line that calls
+            text = re.sub(rf"(\w+\(\{{'{re.escape(item)}':)(\d+)\}}",  # a goal, unreadably
+                          lambda m: f"{m.group(1)} {_WORDS.get(int(m.group(2)), 'some')}}}", text)
+        return head.format(t=target) + "\n" + text
 
     def llm(self, ledger=None):
         from pddlkit.llm import ScriptedLLM
         from pddlkit.llm.usage import UsageLedger
 
-        return ScriptedLLM(self.answer, model="standin-deps",
+        return ScriptedLLM(self.answer, model="standin-deps" if self.kinds == MISTAKES else
+                           "standin-deps-off-template",
                            ledger=ledger if ledger is not None else UsageLedger())
