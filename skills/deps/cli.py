@@ -9,6 +9,7 @@ agent of ``pddlkit bench`` (``pddlkit.agents``).
 ``--task`` takes an object (``stone_pickaxe``) or a group (``MT1`` .. ``MT8``); without it all
 69 tasks run; on Crafter it is the target item (default stone_pickaxe), in peaceful mode unless
 ``--hostile``. ``--llm standin[:rate]`` (the default) is the offline planner with recipe mistakes
+(``standin-off[:rate]``: mistakes off the explainer's templates, see the stand-in module)
 at that rate.
 """
 
