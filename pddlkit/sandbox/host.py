@@ -168,6 +168,19 @@ def _running(pid: int) -> bool:
         return False
 
 
+def _seccomp_pipe() -> Optional[int]:
+    """A pipe's read end holding the seccomp filter that bubblewrap loads before the
+    interpreter starts (``execve`` still open for it), or None on an architecture without
+    one."""
+    machine = os.uname().machine
+    if machine not in ARCHES:
+        return None
+    read, write = os.pipe()
+    os.write(write, bpf_bytes(machine, allow_exec=True))  # ~150 bytes: within a pipe's buffer
+    os.close(write)
+    return read
+
+
 def _own_namespaces(pid: Optional[int]) -> list[str]:
     """The namespaces ``pid`` does not share with this process."""
     if pid is None:
@@ -232,23 +245,15 @@ class SandboxWorker:
         info_r = None
         if in_kernel:
             self.base, self.scratch = None, kernel.SCRATCH
-            seccomp_r, seccomp_w = os.pipe()
-            machine = os.uname().machine
-            if machine in ARCHES:  # the filter before the interpreter's first instruction
-                os.write(seccomp_w, bpf_bytes(machine, allow_exec=True))
-            os.close(seccomp_w)
+            seccomp = _seccomp_pipe()
             info_r, info_w = os.pipe()
-            own_fds = [seccomp_r, info_w]
+            own_fds = [info_w] + ([seccomp] if seccomp is not None else [])
             _, paths = kernel.package_paths(self.policy.extra_modules)
             extra = {"paths": paths}
             argv = [kernel.interpreter(), "-I", "-S", "-c", BOOT, HERE, str(worker_r),
                     str(worker_w), self.scratch]
-            command = kernel.command(self.policy, HERE, argv,
-                                     seccomp_fd=seccomp_r if machine in ARCHES else None,
+            command = kernel.command(self.policy, HERE, argv, seccomp_fd=seccomp,
                                      info_fd=info_w)
-            if machine not in ARCHES:
-                os.close(seccomp_r)
-                own_fds = [info_w]
             cwd = "/"
             wrapper: tuple = ()
         else:
