@@ -74,9 +74,8 @@ class LLMFormalizer(PromptedLLM):
         key = hash(self.last_prompt)
         repeat = self._asked.get(key, 0)
         self._asked[key] = repeat + 1
-        options = {} if not repeat else {
-            "temperature": max(self.temperature, RETRY_TEMPERATURE), "seed": repeat}
+        temperature = max(self.temperature, RETRY_TEMPERATURE) if repeat else self.temperature
         answer = self.llm.complete([{"role": "user", "content": self.last_prompt}],
-                                   **{"temperature": self.temperature, **options},
+                                   temperature=temperature, seed=repeat or None,
                                    max_tokens=self.max_tokens)
         return parse_answer(answer.text)

@@ -34,9 +34,6 @@ class SplitGGUF:
     size: int
     sha256: str
 
-    def pip_names(self) -> list[str]:
-        return [f"{self.pip_prefix}{i}=={self.version}" for i in range(1, len(self.part_sha256) + 1)]
-
     def part_file(self, index: int) -> Path:
         module = f"{self.module_prefix}{index}"
         spec = importlib.util.find_spec(module)

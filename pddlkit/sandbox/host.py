@@ -147,25 +147,27 @@ class _Spawner:
 _SPAWNER = _Spawner()
 
 
-def _cpu_seconds(pid: Optional[int]) -> Optional[float]:
-    """The CPU time (user + system, all threads) the kernel has charged to ``pid``."""
+def _stat(pid: Optional[int]) -> Optional[list[bytes]]:
+    """``/proc/PID/stat``'s fields after the command name (state first), or None."""
     if pid is None:
         return None
     try:
         with open(f"/proc/{pid}/stat", "rb") as fh:
-            fields = fh.read().rsplit(b")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
-    except (OSError, IndexError, ValueError):
+            return fh.read().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError):
         return None
+
+
+def _cpu_seconds(pid: Optional[int]) -> Optional[float]:
+    """The CPU time (user + system, all threads) the kernel has charged to ``pid``."""
+    fields = _stat(pid)
+    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS if fields else None
 
 
 def _running(pid: int) -> bool:
     """Whether ``pid`` exists and is not a zombie."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
-            return fh.read().rsplit(b")", 1)[1].split()[0] != b"Z"
-    except (OSError, IndexError):
-        return False
+    fields = _stat(pid)
+    return bool(fields) and fields[0] != b"Z"
 
 
 def _seccomp_pipe() -> Optional[int]:
@@ -193,6 +195,20 @@ def _own_namespaces(pid: Optional[int]) -> list[str]:
         except OSError:
             pass
     return own
+
+
+def _sandbox_init(info_r: int) -> Optional[int]:
+    """The host pid of bubblewrap's init (the program's parent), from its ``--info-fd``
+    report; closes the descriptor."""
+    try:
+        ready, _, _ = select.select([info_r], [], [], 0)
+        data = os.read(info_r, 1 << 16) if ready else b""
+    finally:
+        os.close(info_r)
+    try:
+        return json.loads(data or b"{}").get("child-pid")
+    except (ValueError, AttributeError):
+        return None
 
 
 def _children(pid: int) -> list[int]:
@@ -226,12 +242,12 @@ class SandboxWorker:
         self._buffer = b""
         self._log = None
         self._expect: Optional[str] = None
-        self._sandbox_init: Optional[int] = None
+        self._in_kernel = False
 
     # ------------------------------------------------------------------ lifecycle
 
     def _start(self) -> None:
-        in_kernel = kernel.choose(self.policy)  # raises when required and not available
+        in_kernel = self._in_kernel = kernel.choose(self.policy)  # raises if required, missing
         host_r, worker_w = os.pipe()
         worker_r, host_w = os.pipe()
         self._log = tempfile.TemporaryFile()  # anonymous: nothing on disk once it is closed
@@ -248,8 +264,8 @@ class SandboxWorker:
             seccomp = _seccomp_pipe()
             info_r, info_w = os.pipe()
             own_fds = [info_w] + ([seccomp] if seccomp is not None else [])
-            _, paths = kernel.package_paths(self.policy.extra_modules)
-            extra = {"paths": paths}
+            _, paths = kernel.package_paths(tuple(self.policy.extra_modules))
+            extra = {"paths": list(paths)}
             argv = [kernel.interpreter(), "-I", "-S", "-c", BOOT, HERE, str(worker_r),
                     str(worker_w), self.scratch]
             command = kernel.command(self.policy, HERE, argv, seccomp_fd=seccomp,
@@ -274,39 +290,21 @@ class SandboxWorker:
             for fd in (worker_r, worker_w, *own_fds):
                 os.close(fd)
         self._r, self._w, self._buffer = host_r, host_w, b""
+        init = None
         try:
             self._send({**self.policy.to_dict(), **extra})
             ready = self._receive(time.monotonic() + self.policy.load_timeout, None)
         finally:
             if info_r is not None:
-                self._read_info(info_r)
+                init = _sandbox_init(info_r)
         if "ready" not in ready:
             raise _WorkerGone(self._crash("the sandbox worker did not start"))
-        self.pid = self._program_pid(in_kernel)
+        if in_kernel:  # the program's process is the child of bubblewrap's init
+            self.pid = next(iter(_children(init)), None) if init else None
+        else:
+            self.pid = self.proc.pid
         self.isolation = self._isolation(in_kernel, ready.get("seccomp"), bool(wrapper),
                                          _own_namespaces(self.pid))
-
-    def _read_info(self, info_r: int) -> None:
-        """bubblewrap's report on the sandbox: the host pid of its init (the program's
-        parent)."""
-        try:
-            ready, _, _ = select.select([info_r], [], [], 0)
-            data = os.read(info_r, 1 << 16) if ready else b""
-        finally:
-            os.close(info_r)
-        try:
-            info = json.loads(data or b"{}")
-        except ValueError:
-            info = {}
-        self._sandbox_init = info.get("child-pid")
-        return []
-
-    def _program_pid(self, in_kernel: bool) -> Optional[int]:
-        if not in_kernel:
-            return self.proc.pid if self.proc else None
-        init = self._sandbox_init
-        children = _children(init) if init else []
-        return children[0] if children else None
 
     def _isolation(self, in_kernel: bool, seccomp, unshared_net: bool,
                    namespaces: list[str]) -> dict:
@@ -547,20 +545,14 @@ class SandboxWorker:
             except subprocess.TimeoutExpired:
                 self._kill()
                 code = self.proc.returncode
-        if code is not None and code < 0:
-            sig = signal.Signals(-code).name
-            if sig == "SIGXCPU":
-                return self._cpu_error()
-            if sig == "SIGXFSZ":
-                return ProgramError(ErrorKind.FORBIDDEN_OPERATION, "the program wrote a file "
-                                    f"larger than {self.policy.max_file_bytes} bytes")
-            detail = f"{what}: killed by {sig}"
-        elif code is not None and code > 128 and self.base is None:
-            # bubblewrap reports its command's death by signal N as exit code 128 + N
+        # a signal's death: the exit status itself, or bubblewrap's 128 + N for its command's
+        number = -code if code is not None and code < 0 else \
+            code - 128 if code is not None and code > 128 and self._in_kernel else None
+        if number is not None:
             try:
-                sig = signal.Signals(code - 128).name
+                sig = signal.Signals(number).name
             except ValueError:
-                sig = f"signal {code - 128}"
+                sig = f"signal {number}"
             if sig == "SIGXCPU":
                 return self._cpu_error()
             if sig == "SIGXFSZ":
@@ -588,7 +580,7 @@ class SandboxWorker:
     def _kill(self) -> None:
         if self.proc is not None:
             kill_group(self.proc)
-        if self.pid is not None and self.base is None:
+        if self.pid is not None and self._in_kernel:
             # bubblewrap's --die-with-parent takes the sandbox down after its outer process;
             # wait for it, so a killed worker's CPU and memory are free when this returns
             deadline = time.monotonic() + 2.0

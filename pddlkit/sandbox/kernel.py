@@ -63,15 +63,17 @@ def interpreter() -> str:
     return os.path.realpath(getattr(sys, "_base_executable", None) or sys.executable)
 
 
-def _interpreter_dirs() -> list[str]:
+@lru_cache(maxsize=1)
+def _interpreter_dirs() -> tuple[str, ...]:
     python = interpreter()
     dirs = {os.path.realpath(p) for p in (sys.base_prefix, sys.base_exec_prefix) if p}
     if not any(python.startswith(d.rstrip(os.sep) + os.sep) for d in dirs):
         dirs.add(os.path.dirname(python))
-    return sorted(dirs)
+    return tuple(sorted(dirs))
 
 
-def package_paths(modules: Sequence[str]) -> tuple[list[str], list[str]]:
+@lru_cache(maxsize=32)
+def package_paths(modules: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(folders to bind read-only, folders to put on the worker's ``sys.path``) for the allowed
     modules that live outside the standard library: each package's own folder, and its
     ``<name>.libs`` beside it where a wheel keeps its shared libraries. A package that imports
@@ -102,7 +104,7 @@ def package_paths(modules: Sequence[str]) -> tuple[list[str], list[str]]:
             binds.append(libs)
         if parent not in paths:
             paths.append(parent)
-    return binds, paths
+    return tuple(binds), tuple(paths)
 
 
 def _bind_args(paths: Sequence[str]) -> list[str]:
@@ -129,7 +131,7 @@ def command(policy: Policy, worker_code: str, argv: Sequence[str],
             seccomp_fd: int | None = None, info_fd: int | None = None) -> list[str]:
     """The bwrap command line that runs ``argv`` (an interpreter command) in the sandbox."""
     bwrap = shutil.which("bwrap") or "bwrap"
-    binds, _ = package_paths(policy.extra_modules)
+    binds, _ = package_paths(tuple(policy.extra_modules))
     args = [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
             "--uid", NOBODY, "--gid", NOBODY]
     if not policy.network_namespace:

@@ -142,9 +142,8 @@ def _reset_after_call() -> str | None:
     signal.pthread_sigmask(signal.SIG_SETMASK, ())
     sys.settrace(None)
     sys.setprofile(None)
-    if _thread._count():
-        return f"the program left {_thread._count()} thread(s) running after its call"
-    return None
+    threads = _thread._count()
+    return f"the program left {threads} thread(s) running after its call" if threads else None
 
 
 class Worker:

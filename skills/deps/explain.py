@@ -17,7 +17,6 @@ only what the explanation says.
 
 from __future__ import annotations
 
-from pathlib import Path
 from string import Template
 from typing import Any, Mapping, Optional, Protocol
 
@@ -25,7 +24,6 @@ from pddlkit.envs.craft import CraftFailure, inventory_text
 
 from .goals import Goal
 
-PROMPTS = Path(__file__).resolve().parent.parent / "prompts" / "deps"
 _GERUND = {"mine": "mining", "craft": "crafting", "smelt": "smelting", "collect": "collecting",
            "place": "placing", "make": "making"}
 
@@ -79,19 +77,11 @@ class LLMExplainer:
         self.llm = llm
         self.fixed = Template(template) if template else None  # else the world's game's
 
-    @property
-    def template(self) -> Template:
-        return self.fixed or self._for_game("Minecraft")
-
-    @staticmethod
-    def _for_game(game: str) -> Template:
+    def prompt(self, goal: Goal, inventory: Mapping[str, int], game: str = "Minecraft") -> str:
         from .loop import explainer_prompt
 
-        return Template(explainer_prompt(game))
-
-    def prompt(self, goal: Goal, inventory: Mapping[str, int], game: str = "Minecraft") -> str:
         held = inventory_text(inventory)
-        template = self.fixed or self._for_game(game)
+        template = self.fixed or Template(explainer_prompt(game))
         return template.safe_substitute(action=goal.call,
                                         inventory="null" if held == "nothing" else held)
 

@@ -38,6 +38,7 @@ Choices where the paper is silent (see ``shared/specs/deps.md`` §4):
 from __future__ import annotations
 
 import random
+from functools import lru_cache
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
@@ -61,10 +62,12 @@ PROMPT_FILES = {"Minecraft": ("planner.txt", "explainer.txt"),
                 "Crafter": ("planner-crafter.txt", "explainer-crafter.txt")}
 
 
+@lru_cache(maxsize=None)
 def planner_prompt(game: str) -> str:
     return (PROMPTS / PROMPT_FILES[game][0]).read_text().rstrip("\n")
 
 
+@lru_cache(maxsize=None)
 def explainer_prompt(game: str) -> str:
     return (PROMPTS / PROMPT_FILES[game][1]).read_text()
 
@@ -129,7 +132,6 @@ class Deps:
         self.config = config or DepsConfig()
         self.predictor = predictor or PREDICTORS[self.config.selector]()
         self.rng = random.Random(self.config.seed)
-        self.opening = planner_prompt("Minecraft")
 
     def _ask(self, dialogue: list[str], label: str) -> str:
         answer = self.llm.complete([{"role": "user", "content": "\n".join(
@@ -144,20 +146,6 @@ class Deps:
         """One episode; an LLM failure ends it as a failure naming the error (see the module)."""
         from pddlkit.llm.errors import LLMError
 
-        self._trace = None
-        try:
-            return self._run(world, seed)
-        except LLMError as exc:
-            item, dialogue, rounds, goals_run, failures, horizons = self._trace or (
-                getattr(world, "target", "?"), [], 0, 0, [], [])
-            message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            failures.append(FailureRecord(rounds, "", "llm-error", None,
-                                          f"the LLM failed: {message}"))
-            return DepsEpisode(item, getattr(world, "group", ""), False, rounds,
-                               getattr(world, "actions", 0), goals_run, failures,
-                               "\n".join(dialogue), horizons)
-
-    def _run(self, world: Any, seed: Optional[int] = None) -> DepsEpisode:
         if not isinstance(world, CraftWorld) and (self.config.check_plan
                                                   or self.config.selector != "order"):
             raise ValueError(f"{type(world).__name__} has no PDDL model: the plan check and the "
@@ -166,16 +154,18 @@ class Deps:
         world.reset(seed)
         item = world.target
         game = getattr(world, "game", "Minecraft")
-        opening = self.opening if game == "Minecraft" else planner_prompt(game)
-        dialogue = [opening, "==========",
+        dialogue = [planner_prompt(game), "==========",
                     f"User: How to obtain 1 {item} in {game} step-by-step?"]
         cap = ROUND_LIMIT if self.config.max_rounds is None else self.config.max_rounds
         rounds, goals_run = 0, 0
         failures: list[FailureRecord] = []
         horizons: list = []
-        self._trace = (item, dialogue, rounds, goals_run, failures, horizons)
-        answer = self._ask(dialogue, "Planner")
-        while True:
+        try:
+            answer = self._ask(dialogue, "Planner")
+        except LLMError as exc:
+            answer = None
+            failures.append(_llm_failure(rounds, exc))
+        while answer is not None:
             parsed = parse_plan(answer)
             goals = list(parsed.goals)
             problem: Optional[tuple[str, Optional[Goal], Optional[CraftFailure], bool]] = None
@@ -192,7 +182,11 @@ class Deps:
             text, goal, failure, checked = problem
             dialogue.append(f"Descriptor: {text}")
             if goal is not None:
-                explanation = self.explainer.explain(goal, failure, world)
+                try:
+                    explanation = self.explainer.explain(goal, failure, world)
+                except LLMError as exc:  # the LLM explainer's call
+                    failures.append(_llm_failure(rounds, exc))
+                    break
             else:
                 explanation = "Because some lines of the plan are not goals I can run."
             dialogue.append(f"Explainer: {explanation}")
@@ -206,8 +200,11 @@ class Deps:
             dialogue.append(f'User: Please fix the above errors and replan the task "obtain 1 '
                             f'{item}".')
             rounds += 1
-            self._trace = (item, dialogue, rounds, goals_run, failures, horizons)
-            answer = self._ask(dialogue, "RePlanner")
+            try:
+                answer = self._ask(dialogue, "RePlanner")
+            except LLMError as exc:
+                failures.append(_llm_failure(rounds, exc))
+                break
         return DepsEpisode(item, world.group, world.won, rounds, world.actions,
                            goals_run, failures, "\n".join(dialogue), horizons)
 
@@ -240,6 +237,11 @@ class Deps:
         last = goals[-1] if goals else Goal("craft", world.target, 1)
         return (describe_failure(done[:-1], done[-1] if done else 1, last.call,
                                  world.inventory), last, _incomplete(world.target), False), ran
+
+
+def _llm_failure(round_: int, exc: Exception) -> FailureRecord:
+    message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return FailureRecord(round_, "", "llm-error", None, f"the LLM failed: {message}")
 
 
 def fit_dialogue(dialogue: list[str], budget: Optional[int]) -> list[str]:
