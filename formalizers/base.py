@@ -34,8 +34,16 @@ class Memory:
     def observation(self) -> str:
         return self.history[-1][1] if self.history else ""
 
-    def history_text(self) -> str:
-        return "\n".join(f"Action: {a}\n{o}" for a, o in self.history)
+
+def history_text(entries, left_out: int = 0) -> str:
+    """'Action: a\nobservation' for each (command, observation); with ``left_out`` > 0, a line
+    after the first entry says how many were left out to fit the model's context."""
+    shown = [f"Action: {a}\n{o}" for a, o in entries]
+    if left_out:
+        s = "s" if left_out > 1 else ""
+        shown.insert(min(1, len(shown)), f"({left_out} earlier action{s} and observation{s} "
+                                          "left out to fit the model's context)")
+    return "\n".join(shown)
 
 
 @dataclass

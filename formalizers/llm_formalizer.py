@@ -1,13 +1,23 @@
-"""The LLM formalizer: the paper's prompts in, ``{"df": ..., "pf": ...}`` out."""
+"""The LLM formalizer: the paper's prompts in, ``{"df": ..., "pf": ...}`` out.
+
+Context: the prompt carries the episode's whole history, which grows by one entry a command.
+When the backend knows its model's context (``local:`` servers do, see
+:mod:`pddlkit.llm.context`) and the prompt would not leave room for the answer
+(``max_tokens``, or :data:`ANSWER_TOKENS` when unset), the oldest entries after the first
+observation go first, the last one is always kept, and the history says how many were left out.
+The files themselves (the previous domain and problem) are never trimmed: they are what the
+model edits.
+"""
 
 from __future__ import annotations
 
 from typing import Optional, Union
 
 from pddlkit.llm.base import LLM
+from pddlkit.llm.context import fit_by_dropping, room
 
 from .answer import Files, parse_answer
-from .base import Context
+from .base import Context, history_text
 from .prompts import Prompts, optional
 
 
@@ -27,10 +37,13 @@ class PromptedLLM:
         self.prompts = Prompts.for_env(env_id, prompts)
         self.temperature = temperature
         self.max_tokens = max_tokens
+        self.history_left_out = 0  # history entries the last prompt left out to fit the context
 
 
 #: the temperature of a prompt asked again unchanged (see LLMFormalizer)
 RETRY_TEMPERATURE = 0.7
+#: tokens kept free for the answer when ``max_tokens`` is not set (a domain and a problem file)
+ANSWER_TOKENS = 1024
 
 
 class LLMFormalizer(PromptedLLM):
@@ -54,20 +67,29 @@ class LLMFormalizer(PromptedLLM):
         self._asked: dict[int, int] = {}  # prompt hash -> times asked
 
     def render(self, context: Context) -> str:
+        """The prompt for ``context``, its history trimmed to the model's context (see the
+        module docstring); ``history_left_out`` says how many entries went."""
         prev = context.previous
-        last_action, last_obs = (context.memory.history[-1] if context.memory.history
-                                 else ("look around", ""))
-        return self.prompts.render(
-            context.kind if context.previous is not None or context.kind != "update" else "initial",
-            self.goal_style, task=context.memory.task,
-            observation=f"Action: {last_action}\n{last_obs}",
-            valid_actions=str(context.valid_actions), action_signatures=context.signatures,
-            n_actions=str(context.n_actions),
-            previous_df=optional(prev.domain if prev else None),
-            previous_pf=optional(prev.problem if prev else None),
-            history=context.memory.history_text(), error=optional(context.error),
-            failed_action=optional(context.failed_action),
-            executed=", ".join(context.executed) or "(none)")
+        history = context.memory.history
+        last_action, last_obs = history[-1] if history else ("look around", "")
+
+        def prompt(kept, left_out: int) -> str:
+            return self.prompts.render(
+                context.kind if context.previous is not None or context.kind != "update"
+                else "initial",
+                self.goal_style, task=context.memory.task,
+                observation=f"Action: {last_action}\n{last_obs}",
+                valid_actions=str(context.valid_actions), action_signatures=context.signatures,
+                n_actions=str(context.n_actions),
+                previous_df=optional(prev.domain if prev else None),
+                previous_pf=optional(prev.problem if prev else None),
+                history=history_text(kept, left_out), error=optional(context.error),
+                failed_action=optional(context.failed_action),
+                executed=", ".join(context.executed) or "(none)")
+
+        text, self.history_left_out = fit_by_dropping(
+            prompt, history, room(self.llm, self.max_tokens or ANSWER_TOKENS), keep_first=1)
+        return text
 
     def propose(self, context: Context) -> Files:
         self.last_prompt = self.render(context)

@@ -60,6 +60,7 @@ class Metrics:
     abort_reason: Optional[str] = None
     repairs: int = 0  # trivial slips fixed in code (repair option)
     facts_merged: int = 0  # remembered facts put back (fact_memory option)
+    history_left_out: int = 0  # the most history entries one prompt left out for the context
     loop_seconds: float = 0.0
     planner_seconds: float = 0.0
 
@@ -146,6 +147,10 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
                 emit("abort", reason=m.abort_reason)
                 return _finish(result, ledger, before, started, emit)
             commands, error = tried.commands, tried.error
+            left_out = getattr(formalizer, "history_left_out", 0)
+            if left_out:
+                m.history_left_out = max(m.history_left_out, left_out)
+                emit("history-trimmed", step=m.steps, left_out=left_out)
             if tried.fixes:
                 m.repairs += len(tried.fixes)
                 emit("repair", step=m.steps, fixes=tried.fixes)

@@ -16,9 +16,14 @@ import os
 import time
 from typing import Optional, Union
 
+from pddlkit.llm.context import fit_by_dropping, room
 from pddlkit.llm.usage import usage_snapshot
 
+from .base import history_text
 from .llm_formalizer import PromptedLLM
+
+#: tokens kept free for the answer when ``max_tokens`` is not set (one action as JSON)
+ANSWER_TOKENS = 256
 from .loop import EpisodeRecord, EpisodeResult, Limits, Metrics, _finish, emitter
 from .prompts import optional
 
@@ -30,13 +35,22 @@ class PlanGenAgent(PromptedLLM):
 
     def render(self, task: str, history: list[tuple[str, str]], valid: list[str],
                error: Optional[str]) -> str:
+        """The prompt; the history is trimmed to the model's context as the PDDLego+
+        formalizer's is (oldest entries after the first go first, and the prompt says so)."""
         action, observation = history[-1]
-        return self.prompts.templates["plangen"].safe_substitute(
-            task=task, observation=f"Action: {action}\n{observation}",
-            valid_actions=str(valid),
-            history="\n".join(f"Action: {a}\n{o}" for a, o in history[:-1]) or
-            "No additional memory available.",
-            error=optional(error) if error else "No errors or obstacles mentioned.").strip() + "\n"
+
+        def prompt(kept, left_out: int) -> str:
+            return self.prompts.templates["plangen"].safe_substitute(
+                task=task, observation=f"Action: {action}\n{observation}",
+                valid_actions=str(valid),
+                history=history_text(kept, left_out) or "No additional memory available.",
+                error=optional(error) if error else "No errors or obstacles mentioned."
+            ).strip() + "\n"
+
+        text, self.history_left_out = fit_by_dropping(
+            prompt, history[:-1], room(self.llm, self.max_tokens or ANSWER_TOKENS),
+            keep_first=1, keep_last=0)
+        return text
 
     def act(self, task: str, history: list[tuple[str, str]], valid: list[str],
             error: Optional[str]) -> tuple[Optional[str], Optional[str]]:
@@ -88,6 +102,9 @@ def run_plangen(env, agent: PlanGenAgent, *, seed: Optional[int] = None,
             m.abort_reason = f"llm: {exc.message}"
             emit("abort", reason=m.abort_reason)
             break
+        if agent.history_left_out:
+            m.history_left_out = max(m.history_left_out, agent.history_left_out)
+            emit("history-trimmed", step=m.steps, left_out=agent.history_left_out)
         if command is None:
             failed, error = "(unreadable answer)", unreadable
         else:

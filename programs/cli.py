@@ -42,7 +42,8 @@ def _write_record(path: str, env: str, outcome) -> None:
             fh.write(json.dumps({"type": "round", "task": env, "round": r.index,
                                  "program": r.program, "mean": r.mean, "failures": r.failures,
                                  "instances": len(r.scores), "scores": r.scores,
-                                 "worst": r.worst, "error": r.error}) + "\n")
+                                 "worst": r.worst, "error": r.error,
+                                 "samples_left_out": r.samples_left_out}) + "\n")
         fh.write(json.dumps({"type": "summary", "task": env, **outcome.metrics()}) + "\n")
 
 

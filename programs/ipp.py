@@ -14,6 +14,12 @@ its worst instances.
   the wrong type never stops the run: its error is the next prompt's feedback, and it scores as
   the worst (see :mod:`.tasks`).
 
+* Context: when the backend knows its model's context (``local:`` servers do), a refinement
+  prompt that would leave less than :data:`ANSWER_TOKENS` for the answer shows fewer worst
+  instances, the least bad going first (the worst one always stays), and says how many it left
+  out. The curriculum's one chat is not trimmed: a step the server refuses ends the curriculum
+  with the server's error as that step's, and the steps before it are kept.
+
 Generated code runs only in :mod:`pddlkit.sandbox`. The result keeps every round's program
 and scores, and :meth:`IPPResult.save` writes the winning program next to its scores so it can
 be reused without an LLM.
@@ -28,6 +34,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Sequence, Union
 
+from pddlkit.llm.context import fit_by_dropping, room
 from pddlkit.llm.errors import LLMError
 from pddlkit.llm.usage import usage_delta, usage_snapshot
 from pddlkit.sandbox import Policy, SandboxPool
@@ -45,6 +52,7 @@ class Round:
     scores: list[float] = field(default_factory=list, repr=False)
     worst: list[int] = field(default_factory=list)   # indices of the k worst instances
     error: Optional[str] = None                      # why there is no program this round
+    samples_left_out: int = 0   # worst instances its prompt left out to fit the context
 
 
 @dataclass
@@ -96,14 +104,22 @@ def _worst(scored: list[Scored], k: int) -> list[int]:
     return order[:k]
 
 
+#: tokens a refinement prompt leaves for the answer (a program), whatever ``max_tokens`` says:
+#: the server cuts ``max_tokens`` to what the context has left
+ANSWER_TOKENS = 1536
+
+
 def _samples(task: Task, instances: Sequence, scored: list[Scored], worst: list[int],
-             feedback: str) -> str:
+             feedback: str, left_out: int = 0) -> str:
     parts = []
     for i in worst:
         shown = task.show(instances[i])
         if feedback == "rich":
             shown += f"\nyour program's result: {scored[i].account}"
         parts.append(shown)
+    if left_out:
+        parts.append(f"({left_out} more of your worst instance{'s' if left_out > 1 else ''} "
+                     "left out to fit the model's context)")
     return "\n———\n".join(parts)
 
 
@@ -126,6 +142,7 @@ class IPP:
         self.workers = workers
         self.temperature, self.max_tokens = temperature, max_tokens
         self.patience = patience  # rounds without improvement allowed (0: the paper's rule)
+        self.samples_left_out = 0  # worst instances the last refinement prompt left out
 
     def _ask(self, messages: list[dict]) -> tuple[Optional[str], Optional[str], str]:
         """(program, problem, the raw answer)."""
@@ -163,10 +180,18 @@ class IPP:
 
     def refine(self, program: str, instances: Sequence, scored: list[Scored],
                worst: list[int]) -> tuple[Optional[str], Optional[str]]:
-        prompt = template("refine.txt").format(
-            signature=self.task.signature, rules=self.task.rules(), code=program.strip(),
-            samples=_samples(self.task, instances, scored, worst, self.feedback))
-        program, problem, _ = self._ask([{"role": "user", "content": prompt}])
+        def prompt(kept: Sequence[int], left_out: int) -> str:
+            return template("refine.txt").format(
+                signature=self.task.signature, rules=self.task.rules(), code=code,
+                samples=_samples(self.task, instances, scored, list(reversed(kept)),
+                                 self.feedback, left_out))
+
+        code = program.strip()
+        # reversed: the least bad instance is dropped first, the worst one always stays
+        text, self.samples_left_out = fit_by_dropping(
+            prompt, list(reversed(worst)), room(self.llm, min(self.max_tokens or ANSWER_TOKENS,
+                                                              ANSWER_TOKENS)))
+        program, problem, _ = self._ask([{"role": "user", "content": text}])
         return program, problem
 
     def _round(self, index: int, program: Optional[str], problem: Optional[str],
@@ -255,7 +280,9 @@ class IPP:
                     previous_mean = max(previous_mean, current.mean)
                 program, problem = self.refine(current.program, instances, scored,
                                                current.worst)
+            left_out, self.samples_left_out = self.samples_left_out, 0
             current, scored = self._round(len(rounds), program, problem, instances)
+            current.samples_left_out = left_out
             rounds.append(current)
             last_program = current.program or last_program
         return _result(self.task.name, rounds, ledger, before, start)

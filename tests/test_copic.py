@@ -80,6 +80,29 @@ def test_evolution_replaces_a_failing_set_from_what_the_results_show():
     assert "units not in the task:" in evolve_prompt
 
 
+def test_an_evolution_prompt_over_the_context_shows_fewer_episodes_and_says_so():
+    from pddlkit.llm.context import estimate_tokens
+    from pddlkit.programs.copic.loop import ANSWER_TOKENS
+
+    sets = [("no-fusioncore", "viking-techlab"), ("no-fusioncore", "example-units")]
+
+    def evolve_prompt(context_tokens=None):
+        copic, writer = _copic(SC2World("easy"), sets, evolve=True, episodes_per_round=2,
+                               summary_episodes=2, max_rounds=1)
+        copic.llm.context_tokens = context_tokens
+        with copic:
+            copic.learn(range(4))
+            return copic.llm.requests[len(sets)].messages[-1][1], copic
+
+    full, copic = evolve_prompt()
+    assert "Episode 1:" in full and "Episode 2:" in full and not copic.episodes_left_out
+    trimmed, copic = evolve_prompt(estimate_tokens(full) + ANSWER_TOKENS - 1)
+    assert "(1 older episode left out to fit the model's context)" in trimmed
+    assert "Episode 1:" not in trimmed and "Episode 2:" in trimmed  # the newest stays
+    assert "Program 2:" in trimmed  # what each program did is never trimmed
+    assert copic.episodes_left_out and copic.episodes_left_out[0][1] == 1
+
+
 def test_n_programs_come_from_n_distinct_requests_through_a_caching_backend(tmp_path):
     """With a response cache keyed on messages, temperature and seed, n requests for the same
     prompt once returned one program n times. Each slot and round now has its own seed: n

@@ -289,6 +289,48 @@ def test_a_prompt_asked_again_unchanged_is_sampled_with_a_new_seed():
     assert any(seed for _, seed in sent)
 
 
+def test_a_history_longer_than_the_context_is_trimmed_and_the_prompt_says_so(tmp_path):
+    """A small local model's context is a few thousand tokens; the history grows by one entry
+    a command. The oldest entries after the first go, the newest stays, the prompt says how many
+    went, and the episode is still won."""
+    from pddlkit.llm.context import estimate_tokens
+
+    seen: list = []
+
+    class Watching(LLMFormalizer):  # the scripted model answers from what the agent was shown
+        def propose(self, context):
+            seen.append((context, list(context.memory.history)))
+            return super().propose(context)
+
+    reader = ObservationFormalizer("coin-collector")
+
+    def model(messages):
+        files = reader.propose(seen[-1][0])
+        return _json(files.domain, files.problem)
+
+    llm = pddlkit.ScriptedLLM(model)
+    formalizer = Watching(llm, "coin-collector", max_tokens=200)
+    env = make("coin-collector", rooms=7)
+    untrimmed = run_episode(env, Watching(pddlkit.ScriptedLLM(model), "coin-collector"), seed=3)
+    assert untrimmed.won and untrimmed.metrics.history_left_out == 0
+    llm.context_tokens = estimate_tokens(reader_prompt := formalizer.render(seen[1][0])) + 200 + 40
+    seen.clear()
+    result = run_episode(env, formalizer, seed=3, record=tmp_path / "episode.jsonl")
+    assert result.won, result.metrics.abort_reason
+    assert result.metrics.history_left_out > 0
+    prompts = [r.messages[-1][1] for r in llm.requests]
+    assert all(estimate_tokens(p) <= llm.context_tokens - 200 for p in prompts)
+    trimmed = [(p, h) for p, (_, h) in zip(prompts, seen)
+               if "left out to fit the model's context" in p]
+    assert trimmed and reader_prompt
+    prompt, history = trimmed[-1]
+    assert f"Action: {history[0][0]}\n{history[0][1]}" in prompt   # the first entry stays
+    assert f"Action: {history[-1][0]}\n{history[-1][1]}" in prompt  # and the newest
+    assert f"Action: {history[1][0]}\n{history[1][1]}\n" not in prompt
+    events = [json.loads(x)["type"] for x in (tmp_path / "episode.jsonl").read_text().splitlines()]
+    assert "history-trimmed" in events
+
+
 # --------------------------------------------------------------------------- API and answers
 
 

@@ -270,3 +270,28 @@ def test_a_returned_tuple_is_named_as_the_wrong_type():
     assert failed.account.startswith("bad-return: solve returned a list whose item 0 is a list")
     assert "(actions, energy)" in failed.account
     assert _failed(CallResult(True, ["up", "take"]), -10.0) is None
+
+
+def test_a_refinement_prompt_over_the_context_shows_fewer_worst_instances(grasp_task):
+    """A small local model's context: the least bad of the k worst instances goes first, the
+    worst one always stays, and the prompt says how many were left out."""
+    from pddlkit.llm.context import estimate_tokens
+    from pddlkit.programs.ipp import ANSWER_TOKENS
+
+    writer = ProgramWriter("grasp", mistakes=["no-return"])
+    llm = writer.llm()
+    full = IPP(grasp_task, llm, workers=2, policy=QUICK, max_rounds=1).run()
+    refine = llm.requests[-1].messages[-1][1]
+    assert full.rounds[1].samples_left_out == 0 and "left out" not in refine
+    writer = ProgramWriter("grasp", mistakes=["no-return"])
+    llm = writer.llm()
+    llm.context_tokens = estimate_tokens(refine) + ANSWER_TOKENS - 1
+    result = IPP(grasp_task, llm, workers=2, policy=QUICK, max_rounds=1).run()
+    trimmed = llm.requests[-1].messages[-1][1]
+    assert result.rounds[1].samples_left_out == 1
+    assert "(1 more of your worst instance left out to fit the model's context)" in trimmed
+    assert estimate_tokens(trimmed) <= llm.context_tokens - ANSWER_TOKENS
+    samples = refine.split("<sample_grids>\n")[1].split("\n</sample_grids>")[0].split("\n———\n")
+    assert len(samples) == 3 and samples[0] in trimmed and samples[1] in trimmed
+    assert samples[2] not in trimmed  # the least bad went, the worst stayed
+    assert result.rounds[1].program is not None

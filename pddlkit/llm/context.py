@@ -8,7 +8,9 @@ token, where English prose and PDDL average nearer 4), so a trimmed prompt fits.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Callable, Optional, Sequence, TypeVar
+
+T = TypeVar("T")
 
 CHARS_PER_TOKEN = 3.0
 
@@ -29,3 +31,26 @@ def room(llm: Any, answer_tokens: int) -> Optional[int]:
     """Tokens a prompt may take so that ``answer_tokens`` still fit, or None if unknown."""
     total = context_tokens(llm)
     return None if total is None else max(256, total - answer_tokens)
+
+
+def fit_by_dropping(render: Callable[[Sequence[T], int], str], items: Sequence[T],
+                    budget: Optional[int], *, keep_first: int = 0, keep_last: int = 1
+                    ) -> tuple[str, int]:
+    """The prompt ``render(kept, dropped)`` within ``budget`` tokens, and how many items were
+    dropped to get there.
+
+    Items go oldest first, after the first ``keep_first`` (an opening that frames the rest),
+    and never the last ``keep_last`` (the newest, which the question is about). ``render`` is
+    told how many were dropped so the prompt can say so: a model must not take a trimmed
+    history for the whole one. When even the fewest items do not fit, that prompt is returned
+    and the server's refusal is the error the caller reports."""
+    items = list(items)
+    prompt = render(items, 0)
+    if budget is None or estimate_tokens(prompt) <= budget:
+        return prompt, 0
+    droppable = max(0, len(items) - keep_first - keep_last)
+    dropped = 0
+    while dropped < droppable and estimate_tokens(prompt) > budget:
+        dropped += 1
+        prompt = render(items[:keep_first] + items[keep_first + dropped:], dropped)
+    return prompt, dropped

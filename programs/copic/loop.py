@@ -49,6 +49,10 @@ Choices the paper leaves open (``shared/specs/copic.md`` §4), written down here
   not with seed 0 (0.50, success 0.60 = uniform): a random critic's start decides how fast
   it learns (``tests/test_copic.py::test_ppo_with_shaping_moves_selection_to_the_good_program``
   checks seed 2).
+- **Context**: when the backend knows its model's context (``local:`` servers do), an evolution
+  prompt that would leave less than :data:`ANSWER_TOKENS` for the answer shows fewer of the last
+  M episodes, oldest first (the newest always stays), and says how many it left out
+  (``Copic.episodes_left_out``); the programs and their counts are never trimmed.
 - **Costs**: LLM calls go to the LLM's ledger under the task type's name; critic scoring is
   recorded in the same ledger as model ``critic:<name>`` (prompt tokens in, candidate tokens
   out), as Table 9 counts TinyLlama's tokens.
@@ -64,6 +68,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Optional, Sequence
 
+from pddlkit.llm.context import fit_by_dropping, room
 from pddlkit.sandbox import Policy, SandboxWorker
 
 from ..answer import ProgramAnswerError, extract_program
@@ -71,6 +76,8 @@ from .world import Executed, ProgramWorld, plan_text
 
 log = logging.getLogger("pddlkit.programs.copic")
 CRITIC_MODES = ("ppo", "frozen", "uniform")
+#: tokens an evolution prompt leaves for the answer (one program)
+ANSWER_TOKENS = 1536
 
 
 @dataclass
@@ -195,6 +202,7 @@ class Copic:
         self.rounds: list[RoundRecord] = []
         self.updates: list = []
         self.generation_failures: list[str] = []
+        self.episodes_left_out: list[tuple[str, int]] = []  # per evolution that trimmed
         self._rounds: dict[str, int] = {}  # program sets asked for so far, per task type
         self.ledger = getattr(llm, "ledger", None)
         self._pool = ThreadPoolExecutor(max_workers=max(1, self.config.programs))
@@ -254,10 +262,13 @@ class Copic:
     def program_set(self, task_type: str) -> list[Program]:
         return self.programs.get(task_type) or self.generate(task_type)
 
-    def results_text(self, task_type: str, episodes: Sequence[EpisodeRecord]) -> str:
-        """The evolution prompt's results: the last M episodes and what each program did."""
-        lines = []
-        for k, e in enumerate(episodes, 1):
+    def results_text(self, task_type: str, episodes: Sequence[EpisodeRecord],
+                     left_out: int = 0) -> str:
+        """The evolution prompt's results: the last M episodes and what each program did;
+        ``left_out`` older episodes are said to be missing (the model's context)."""
+        lines = [f"({left_out} older episode{'s' if left_out > 1 else ''} left out to fit the "
+                 f"model's context)"] if left_out else []
+        for k, e in enumerate(episodes, 1 + left_out):
             lines.append(f"Episode {k}: {e.result} ({'success' if e.won else 'failure'}, "
                          f"{e.steps} steps)")
             shown = e.trajectory[-self.world.trajectory_lines:] \
@@ -275,8 +286,12 @@ class Copic:
     def evolve(self, task_type: str, episodes: Sequence[EpisodeRecord]) -> list[Program]:
         """A new program set from the current one and the results of ``episodes``."""
         old = self.programs[task_type]
-        prompt = self.world.evolve_prompt([p.body for p in old],
-                                          self.results_text(task_type, episodes), None)
+        prompt, left_out = fit_by_dropping(
+            lambda kept, n: self.world.evolve_prompt([p.body for p in old],
+                                                     self.results_text(task_type, kept, n), None),
+            episodes, room(self.llm, ANSWER_TOKENS))
+        if left_out:
+            self.episodes_left_out.append((task_type, left_out))
         bodies = [self._ask(prompt, task_type, slot) for slot in range(self.config.programs)]
         self._rounds[task_type] = self._rounds.get(task_type, 0) + 1
         new = [self._make(b) if b is not None else self._make(old[i % len(old)].body)
