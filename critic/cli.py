@@ -113,4 +113,4 @@ def bench_agent(cell: dict) -> dict:
                           fixed_seed=bool(options.get("fixed_seed")),
                           shaping=options.get("shaping", 0.0), history=options.get("history", 1),
                           greedy=bool(options.get("greedy")), ppo=ppo)
-    return outcome.metrics()
+    return {**outcome.metrics(), "stand_in": None}  # a real model (a known name)

@@ -14,6 +14,7 @@ Each takes a cell (a dict: ``env``, ``env_options``, ``llm``, ``seed``, ``rng_se
 from __future__ import annotations
 
 from dataclasses import asdict
+from typing import Optional
 
 from pddlkit.envs import make
 
@@ -35,6 +36,14 @@ def _offline(llm: str) -> bool:
     return llm in ("", "observation") or llm.startswith("noisy")
 
 
+def stand_in(llm: str) -> Optional[str]:
+    """What a stand-in formalizer knows, for row labels and summaries; None for a real LLM."""
+    return {"": "stand-in (PDDL from the environment's own observations)",
+            "observation": "stand-in (PDDL from the environment's own observations)",
+            "noisy": "stand-in (observation PDDL with injected slips)"}.get(
+        (llm or "").split(":")[0])
+
+
 def pddlego(cell: dict) -> dict:
     options = cell.get("options") or {}
     env = make(cell["env"], **cell.get("env_options", {}))
@@ -48,7 +57,7 @@ def pddlego(cell: dict) -> dict:
                          limits=_limits(options), record=cell.get("record"),
                          repair=bool(options.get("repair")),
                          fact_memory=bool(options.get("fact_memory")))
-    return asdict(result.metrics)
+    return {**asdict(result.metrics), "stand_in": stand_in(llm)}
 
 
 def plangen(cell: dict) -> dict:

@@ -173,6 +173,7 @@ def run_command(args) -> int:
 
     from .api import make_formalizer
     from .loop import Limits, run_episode
+    from .bench_agents import stand_in
 
     options = {}
     for path, flag in ((args.record if args.episodes == 1 or not args.record
@@ -250,9 +251,7 @@ def run_command(args) -> int:
         rows.append({"seed": seed, **asdict(result.metrics)})
         if not args.json:
             m = result.metrics
-            who = {"observation": " [stand-in: PDDL from the environment's own observations]",
-                   "noisy": " [stand-in: observation PDDL with injected slips]"}.get(
-                args.llm.split(":")[0], "")
+            who = f" [{stand_in(args.llm)}]" if stand_in(args.llm) else ""
             print(f"\nepisode seed {seed}: {'WON' if result.won else 'LOST'} in {m.actions} "
                   f"actions, {m.steps} steps; solver errors {m.solver_errors} "
                   f"(fixed {m.solver_fixed}), simulation errors {m.simulation_errors} (fixed "

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import Optional
 from pathlib import Path
 
 
@@ -45,6 +46,13 @@ def _write_record(path: str, env: str, outcome) -> None:
                                  "worst": r.worst, "error": r.error,
                                  "samples_left_out": r.samples_left_out}) + "\n")
         fh.write(json.dumps({"type": "summary", "task": env, **outcome.metrics()}) + "\n")
+
+
+def stand_in(llm: Optional[str]) -> Optional[str]:
+    """What the stand-in program writer knows, for row labels and summaries; None for an LLM."""
+    if llm in (None, "", "observation", "standin") or str(llm).startswith("standin:"):
+        return "stand-in (our own strategy, with injected mistakes)"
+    return None
 
 
 def run(args) -> int:
@@ -85,8 +93,7 @@ def run(args) -> int:
                   f"repaired {', '.join(outcome.writer.repaired) or 'nothing'}")
         extra = f", completion {outcome.completion:.2f}" if outcome.completion is not None \
             else ""
-        who = "stand-in (our own strategy, with injected mistakes)" \
-            if outcome.writer is not None else llm
+        who = stand_in(llm) or llm
         print(f"{env} [{who}]: training mean {outcome.train_mean:.3f} (direct generation "
               f"{result.direct_mean:.3f}); held-out mean {outcome.eval_mean:.3f}{extra}; "
               f"LLM calls {result.usage.get('calls', 0)}, tokens "
@@ -109,4 +116,4 @@ def bench_agent(cell: dict) -> dict:
                        rounds=options.get("rounds", 5), k=options.get("k", 3),
                        feedback=options.get("feedback", "rich"),
                        patience=options.get("patience", 0), workers=1)
-    return outcome.metrics()
+    return {**outcome.metrics(), "stand_in": stand_in(cell.get("llm") or "standin")}

@@ -117,9 +117,11 @@ def test_the_report_matches_a_recount_and_the_plots_are_images(killed_and_resume
     text = markdown(rows)
     for env, levels in (("coin-collector", ["3", "5"]), ("household", ["basic&use", "heat"])):
         table = _table(text, f"Success rate (%) by difficulty: {env}")
-        assert [r[0] for r in table] == ["reference", "PDDLego", "PDDLego+"]
+        # every row here is a stand-in's, and its label says so
+        assert [r[0] for r in table] == ["reference [stand-in]", "PDDLego [stand-in]",
+                                         "PDDLego+ [stand-in]"]
         for line in table:
-            mine = [r for r in rows if r["agent"] == line[0] and r["env"] == env]
+            mine = [r for r in rows if r["agent"] + " [stand-in]" == line[0] and r["env"] == env]
             for level, shown in zip(levels, line[1:]):
                 cell = [r for r in mine if r["difficulty"] == level]
                 assert len(cell) == 20
@@ -130,13 +132,18 @@ def test_the_report_matches_a_recount_and_the_plots_are_images(killed_and_resume
     fields = ("solver_errors", "solver_fixed", "solver_aborts", "simulation_errors",
               "simulation_fixed", "simulation_aborts")
     for line in errors:
-        mine = [r for r in rows if r["agent"] == line[0] and r["env"] == line[1]]
+        mine = [r for r in rows if r["agent"] + " [stand-in]" == line[0] and r["env"] == line[1]]
         assert line[2] == str(len(mine)) == "40"
         assert line[4:] == [str(sum(r[f] for r in mine)) for f in fields]
     # the paper's shape: without refine loops PDDLego loses episodes that PDDLego+ wins
-    success = {(line[0], line[1]): int(line[3]) for line in errors}
+    success = {(line[0].replace(" [stand-in]", ""), line[1]): int(line[3]) for line in errors}
     assert success[("reference", "coin-collector")] == 100
     assert success[("PDDLego", "household")] < success[("PDDLego+", "household")]
+    knows = text.split("### Stand-in rows", 1)[1]
+    assert "- reference [stand-in]: stand-in (PDDL from the environment's own observations)" \
+        in knows
+    assert "- PDDLego+ [stand-in]: stand-in (observation PDDL with injected slips)" in knows
+    assert all(r["stand_in"] for r in rows)
 
     need_module("matplotlib", "pip install 'pddlkit[bench]'")
     code = subprocess.run([sys.executable, "-m", "pddlkit.cli", "report", str(out), "--plots",
@@ -150,6 +157,20 @@ def test_the_report_matches_a_recount_and_the_plots_are_images(killed_and_resume
         assert image.shape[0] >= 300 and image.shape[1] >= 400, image.shape
         assert image[..., :3].std() > 0.05  # not blank
         assert len({tuple(p) for p in image[::7, ::7, :3].reshape(-1, 3).round(2)}) > 10
+
+
+def test_rows_a_model_played_are_not_labelled_and_old_rows_are_judged_by_their_llm():
+    base = {"env": "coin-collector", "difficulty": "3", "level_index": 0, "seed": 0,
+            "success": True}
+    rows = [{**base, "agent": "qwen", "llm": "local:qwen2.5-coder-1.5b", "stand_in": None},
+            {**base, "agent": "deps", "llm": "", "stand_in": "stand-in (the true recipe table)"},
+            {**base, "agent": "old-replay", "llm": "replay:run.jsonl"},  # no stand_in field
+            {**base, "agent": "old-noisy", "llm": "noisy:0.3"}]
+    table = _table(markdown(rows), "Success rate (%) by difficulty: coin-collector")
+    assert [r[0] for r in table] == ["qwen", "deps [stand-in]", "old-replay",
+                                     "old-noisy [stand-in]"]
+    assert "- deps [stand-in]: stand-in (the true recipe table)" in markdown(rows)
+    assert "qwen [stand-in]" not in markdown(rows)
 
 
 def test_results_file_drops_a_cut_line_and_skips_a_broken_one(tmp_path):

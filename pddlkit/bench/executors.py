@@ -59,6 +59,11 @@ def run_cell(cell: dict, record: Optional[str]) -> dict:
     row = {k: cell[k] for k in ("key", "agent", "kind", "llm", "env", "difficulty",
                                 "level_index", "seed")}
     row.update(metrics)
+    if "stand_in" not in row:  # an agent that does not say: judged from its LLM spec
+        from pddlkit.llm.spec import names_a_model
+
+        row["stand_in"] = None if names_a_model(cell["llm"]) else \
+            f"stand-in (agent {cell['kind']!r} with no LLM: {cell['llm'] or 'its default'})"
     row["record"] = record
     row["seconds"] = round(time.monotonic() - started, 4)
     return row

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .report import agents_in_order, envs_in_order, groups, levels, success_by_difficulty
+from .report import (agents_in_order, envs_in_order, groups, labelled, levels,
+                     success_by_difficulty)
 
 
 def _pyplot():
@@ -84,5 +85,6 @@ def cost_vs_success(rows: list[dict], path: Path) -> Path:
 
 def write_plots(rows: list[dict], folder: Path) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
+    rows = labelled(rows)
     return [success_vs_difficulty(rows, folder / "success_vs_difficulty.png"),
             cost_vs_success(rows, folder / "cost_vs_success.png")]

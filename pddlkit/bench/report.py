@@ -8,6 +8,11 @@
 
 Rows are grouped by the agent's label (which includes the LLM spec when a config sweeps
 several) and by environment; difficulty columns keep the config's order (``level_index``).
+
+Stand-ins are said plainly: a row played by a front end's offline stand-in (its ``stand_in``
+field, set by the agent, or judged from its LLM spec for rows written before the field existed)
+has ``[stand-in]`` in its label in every table and plot, and the report ends with what each
+stand-in knows, since stand-ins are written to pass and their figures are not a model's.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 from statistics import mean
-from typing import Iterable
+from typing import Iterable, Optional
 
 
 @dataclass
@@ -33,6 +38,24 @@ class Group:
     @property
     def success(self) -> float:
         return 100.0 * sum(bool(r.get("success")) for r in self.rows) / max(1, len(self.rows))
+
+
+STAND_IN = " [stand-in]"
+
+
+def stand_in(row: dict) -> Optional[str]:
+    """What the stand-in behind ``row`` knows, or None when a model played it."""
+    if "stand_in" in row:
+        return row["stand_in"] or None
+    from pddlkit.llm.spec import names_a_model
+
+    return None if names_a_model(row.get("llm")) else "stand-in (an offline agent, no LLM)"
+
+
+def labelled(rows: list[dict]) -> list[dict]:
+    """The rows with ``[stand-in]`` added to the agent label of every stand-in's row."""
+    return [{**r, "agent": r["agent"] + STAND_IN} if stand_in(r) and
+            not str(r["agent"]).endswith(STAND_IN) else r for r in rows]
 
 
 def agents_in_order(rows: list[dict]) -> list[str]:
@@ -83,6 +106,7 @@ def _pct(won: int, n: int) -> str:
 def markdown(rows: list[dict]) -> str:
     if not rows:
         return "no results yet"
+    rows = labelled(rows)
     parts = [f"{len(rows)} episodes, {len(agents_in_order(rows))} agents, "
              f"{len(envs_in_order(rows))} environments\n"]
     table = success_by_difficulty(rows)
@@ -117,6 +141,11 @@ def markdown(rows: list[dict]) -> str:
         [[g.agent, g.env, f"{g.mean('llm_calls'):.1f}", f"{g.mean('prompt_tokens'):.0f}",
           f"{g.mean('completion_tokens'):.0f}", f"{g.total('cost_usd'):.4f}"] for g in gs])
         + "\n")
+    known = {r["agent"]: stand_in(r) for r in rows if stand_in(r)}
+    if known:
+        parts.append("### Stand-in rows\n\nThese rows were played by programs we wrote, not by "
+                     "a model; they know what a model would have to find out:\n\n"
+                     + "\n".join(f"- {agent}: {what}" for agent, what in known.items()) + "\n")
     return "\n".join(parts)
 
 

@@ -96,6 +96,18 @@ BUILTIN_KINDS: dict[str, Callable[..., LLM]] = {
     "openai": _openai, "hf": _hf, "local": _local, "replay": _replay, "scripted": _scripted}
 
 
+def names_a_model(spec: Optional[str]) -> bool:
+    """Whether ``spec`` names an LLM backend (a built-in kind or an installed plugin's), as
+    opposed to a front end's offline stand-in (``observation``, ``noisy``, ``standin``...):
+    the benchmark harness labels rows of the latter ``stand-in``."""
+    if not spec:
+        return False
+    kind = str(spec).split(":", 1)[0]
+    if kind in BUILTIN_KINDS:
+        return True
+    return kind in {ep.name for ep in entry_points(group=ENTRY_POINT_GROUP)}
+
+
 def load_llm(spec: str, **options: Any) -> LLM:
     """Build the LLM a spec string names; ``options`` go to its constructor (cache=, ...)."""
     if not isinstance(spec, str) or not spec.strip():

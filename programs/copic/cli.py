@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import Optional
 
 
 def add_arguments(parser) -> None:
@@ -63,6 +64,14 @@ def _options(args) -> dict:
     return options
 
 
+def stand_in(llm: Optional[str]) -> Optional[str]:
+    """What the stand-in program writer knows, for row labels and summaries; None for an LLM."""
+    if llm in (None, "", "observation", "standin") or str(llm).startswith("standin:"):
+        return ("stand-in (programs we wrote with injected mistakes; SC2's from the "
+                "simulator's tables)")
+    return None
+
+
 def run(args) -> int:
     from pddlkit.llm.errors import LLMError
 
@@ -102,8 +111,7 @@ def run(args) -> int:
     for r in outcome.copic.rounds:
         print(f"round {r.round} on {r.task_type}: success {r.success_rate:.2f} over "
               f"{r.episodes} episodes{', evolved the programs' if r.evolved else ''}")
-    who = "stand-in (programs written from the simulator's tables)" \
-        if outcome.writer is not None else args.llm
+    who = stand_in(args.llm) or args.llm
     print(f"{outcome.env} [{who}]: learning success {outcome.train_rate:.2f}, held-out success "
           f"{outcome.eval_rate:.2f} over {len(outcome.evaluation)} episodes "
           f"(mean {metrics['steps']:.1f} steps), {metrics['llm_calls']} LLM calls, "
@@ -139,4 +147,4 @@ def bench_agent(cell: dict) -> dict:
                         env_options=cell.get("env_options") or {}, config=config,
                         critic_model=options.get("model", "auto"), ppo=ppo, seed=cell["seed"],
                         evaluate=options.get("eval", 10))
-    return outcome.metrics()
+    return {**outcome.metrics(), "stand_in": stand_in(options.get("llm", "standin"))}

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import Optional
 
 ENVS = ("craft", "crafter")
 
@@ -54,6 +55,15 @@ def _config(args):
                       check_plan=args.check_plan, seed=args.seed)
 
 
+def stand_in(llm: Optional[str]) -> Optional[str]:
+    """What the stand-in planner knows, for row labels and summaries; None for an LLM."""
+    return {"": "stand-in (the true recipe table minus injected omissions)",
+            "observation": "stand-in (the true recipe table minus injected omissions)",
+            "standin": "stand-in (the true recipe table minus injected omissions)",
+            "standin-off": "stand-in (the true recipe table with off-template mistakes)"}.get(
+        str(llm or "").split(":")[0])
+
+
 def run(args) -> int:
     from pddlkit.llm.errors import LLMError
 
@@ -85,9 +95,7 @@ def run(args) -> int:
         print(json.dumps(metrics, indent=2))
         return 0
     groups = "  ".join(f"{g} {100 * r:.1f}" for g, r in metrics["by_group"].items())
-    who = {"standin": "stand-in (the true recipe table minus injected omissions)",
-           "standin-off": "stand-in (the true recipe table with off-template mistakes)"}.get(
-        str(llm).split(":")[0], llm)
+    who = stand_in(llm) or llm
     print(f"[{who}] success {100 * metrics['success']:.1f}% over {metrics['episodes']} episodes "
           f"({groups}); {metrics['rounds']:.2f} re-plans per episode; {metrics['failures']} "
           f"failures, {metrics['explained']} explanations naming the false precondition; "
@@ -114,4 +122,4 @@ def bench_agent(cell: dict) -> dict:
                        env_options=crafter if env == "crafter" else None,
                        seed=cell["seed"], config=config,
                        explainer=options.get("explainer", "symbolic"))
-    return outcome.metrics()
+    return {**outcome.metrics(), "stand_in": stand_in(options.get("llm", "standin"))}

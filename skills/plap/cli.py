@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import Optional
 
 
 def add_arguments(parser) -> None:
@@ -46,6 +47,16 @@ def make_planner(spec: str, env, variant: str = "zs", seed: int = 0, feedback: b
     from pddlkit.llm import load_llm
 
     return LLMPlanner(load_llm(spec), env.units_table, variant, feedback=feedback)
+
+
+def stand_in(llm: Optional[str]) -> Optional[str]:
+    """What the stand-in planner knows, for row labels and summaries; None for an LLM."""
+    spec = str(llm or "").split("@")[0]
+    if spec in ("", "standin", "observation"):
+        return "stand-in (the expert tips)"
+    if spec.startswith("standin-noisy"):
+        return "stand-in (the expert tips, with noisy lines)"
+    return None
 
 
 def run(args) -> int:
@@ -92,9 +103,7 @@ def run(args) -> int:
     if args.json:
         print(json.dumps(summary, indent=2))
         return 0
-    who = "stand-in (the expert tips)" if args.llm in ("standin", "observation", None) else \
-        "stand-in (the expert tips, with noisy lines)" if str(args.llm).startswith(
-            "standin-noisy") else args.llm
+    who = stand_in(args.llm) or args.llm
     print(f"[{who}] " + _summary_line(args.opponent, summary))
     errors = [why for r in records for _, why in r.planner_errors]
     if errors:
@@ -175,4 +184,5 @@ def bench_agent(cell: dict) -> dict:
     options = {k: env_options[k] for k in ("map", "max_cycles") if k in env_options}
     mb, mr = play(blue, red, cell["seed"], **options)
     m = mb if side == "blue" else mr
-    return {**m.as_dict(), "success": float(m.result == 1), "steps": m.time}
+    return {**m.as_dict(), "success": float(m.result == 1), "steps": m.time,
+            "stand_in": stand_in(entry)}
