@@ -29,7 +29,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Optional
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -52,46 +54,90 @@ def speed(llm, prompt: str, new_tokens: int = 64) -> tuple[int, float, int, floa
             made.completion_tokens / made_s)
 
 
-# (front end, environment, CLI arguments in --quick, in the full table, stand-in spec, paper row)
+@dataclass
+class Row:
+    """One front end on one environment: its ``pddlkit run`` arguments in the quick table (None:
+    full table only) and in the full table, the stand-in's ``--llm`` (None: the front end has no
+    stand-in), and the paper's row. ``example`` runs a script in examples/ instead."""
+
+    front: str
+    env: str
+    quick: Optional[list[str]]
+    full: list[str]
+    standin: Optional[str]
+    paper: str
+    example: Optional[str] = None
+
+    @property
+    def name(self) -> str:
+        return f"{self.front}/{self.env}"
+
+
+COIN = ["--env", "coin-collector", "--rooms", "3"]
 ROWS = [
-    ("PDDLego+", "CoinCollector, 3 rooms",
-     ["--env", "coin-collector", "--rooms", "3", "--budget", "6", "--retries", "2",
-      "--max-tokens", "512", "--episodes", "1"],
-     ["--env", "coin-collector", "--rooms", "3", "--budget", "10", "--retries", "3",
-      "--max-tokens", "768", "--episodes", "3"],
-     "noisy", "o3-mini 86% (CoinCollector, 100 trials)"),
-    ("DEPS", "crafting world, wooden_pickaxe",
-     ["--agent", "deps", "--env", "craft", "--task", "wooden_pickaxe", "--replan-rounds", "1"],
-     ["--agent", "deps", "--env", "craft", "--task", "stone_pickaxe", "--replan-rounds", "3",
-      "--episodes", "2"],
-     "standin", "48.56% average over MT1-MT8 (Minecraft)"),
-    ("PLAP", "MicroRTS vs RandomBiasedAI",
-     ["--agent", "plap", "--env", "microrts", "--max-cycles", "300"],
-     ["--agent", "plap", "--env", "microrts", "--max-cycles", "1000", "--episodes", "2"],
-     "standin", "GPT-4o 84.3% WR (leaderboard, among LLM agents)"),
-    ("CoPiC", "SC2 build, easy",
-     ["--agent", "copic", "--env", "sc2-build", "--difficulty", "easy", "--copic-critic",
-      "uniform", "--programs", "2", "--no-evolve", "--round-episodes", "1",
-      "--summary-episodes", "1", "--eval-episodes", "2"],
-     ["--agent", "copic", "--env", "sc2-build", "--difficulty", "easy", "--copic-critic",
-      "uniform", "--programs", "3", "--round-episodes", "2", "--summary-episodes", "2",
-      "--max-rounds", "1", "--eval-episodes", "5"],
-     "standin", "100% (SC2 easy)"),
-    ("IPP", "GRASP",
-     ["--agent", "ipp", "--env", "grasp", "--train", "3", "--eval", "3", "--rounds", "0",
-      "--max-tokens", "700"],
-     ["--agent", "ipp", "--env", "grasp", "--train", "10", "--eval", "20", "--rounds", "1",
-      "--max-tokens", "1000"],
-     "standin", "o3-mini IR: best net energy of the LLM programs (GRASP)"),
+    Row("PDDLego+", "CoinCollector, 3 rooms",
+        [*COIN, "--budget", "6", "--retries", "2", "--max-tokens", "512", "--episodes", "1"],
+        [*COIN, "--budget", "10", "--retries", "3", "--max-tokens", "768", "--episodes", "2"],
+        "noisy", "o3-mini 86% (CoinCollector, 100 trials)"),
+    Row("PDDLego+", "household, 8 receptacles, basic&use", None,
+        ["--env", "household", "--receptacles", "8", "--difficulty", "basic&use", "--budget",
+         "10", "--retries", "2", "--max-tokens", "768", "--episodes", "1"],
+        "noisy", "o3-mini 38% (ALFWorld, all groups)"),
+    Row("PDDLego+", "ALFWorld (real), pick", None,
+        ["--env", "alfworld", "--task", "pick", "--budget", "10", "--retries", "2",
+         "--max-tokens", "768", "--episodes", "1"],
+        "observation", "o3-mini 38% (ALFWorld, all groups)"),
+    Row("PlanGen", "CoinCollector, 3 rooms", None,
+        ["--agent", "plangen", *COIN, "--budget", "10", "--retries", "3", "--max-tokens", "64",
+         "--episodes", "1"],
+        None, "GPT-4.1 94% (CoinCollector, PlanGen baseline)"),
+    Row("DEPS", "crafting world, wooden_pickaxe",
+        ["--agent", "deps", "--env", "craft", "--task", "wooden_pickaxe", "--replan-rounds", "1"],
+        ["--agent", "deps", "--env", "craft", "--task", "stone_pickaxe", "--replan-rounds", "3",
+         "--episodes", "2"],
+        "standin", "48.56% average over MT1-MT8 (Minecraft)"),
+    Row("DEPS", "Crafter, wood_pickaxe", None,
+        ["--agent", "deps", "--env", "crafter", "--task", "wood_pickaxe", "--replan-rounds",
+         "2", "--episodes", "1"],
+        "standin", "no Crafter row in the paper (Minecraft MT1-MT8)"),
+    Row("PLAP", "MicroRTS vs RandomBiasedAI",
+        ["--agent", "plap", "--env", "microrts", "--max-cycles", "300"],
+        ["--agent", "plap", "--env", "microrts", "--max-cycles", "600", "--episodes", "1"],
+        "standin", "GPT-4o 84.3% WR (leaderboard, among LLM agents)"),
+    Row("CoPiC", "SC2 build, easy",
+        ["--agent", "copic", "--env", "sc2-build", "--difficulty", "easy", "--copic-critic",
+         "uniform", "--programs", "2", "--no-evolve", "--round-episodes", "1",
+         "--summary-episodes", "1", "--eval-episodes", "2"],
+        ["--agent", "copic", "--env", "sc2-build", "--difficulty", "easy", "--copic-critic",
+         "uniform", "--programs", "2", "--round-episodes", "2", "--summary-episodes", "2",
+         "--max-rounds", "1", "--eval-episodes", "4"],
+        "standin", "100% (SC2 easy)"),
+    Row("CoPiC", "household, pick_and_place", None,
+        ["--agent", "copic", "--env", "household", "--difficulty", "pick_and_place",
+         "--copic-critic", "uniform", "--programs", "2", "--no-evolve", "--round-episodes", "2",
+         "--summary-episodes", "1", "--eval-episodes", "4"],
+        "standin", "100% on 5 of 6 ALFWorld task types (134 unseen tasks)"),
+    Row("IPP", "GRASP",
+        ["--agent", "ipp", "--env", "grasp", "--train", "3", "--eval", "3", "--rounds", "0",
+         "--max-tokens", "700"],
+        ["--agent", "ipp", "--env", "grasp", "--train", "10", "--eval", "20", "--rounds", "1",
+         "--max-tokens", "1000"],
+        "standin", "o3-mini IR: net energy 0.16 ± 0.21 (GRASP)"),
+    Row("IPP", "MiniGrid DoorKey", None,
+        ["--agent", "ipp", "--env", "minigrid-doorkey", "--train", "6", "--eval", "6",
+         "--rounds", "1", "--max-tokens", "1000"],
+        "standin", "o3-mini IR: reward 0.98 (MiniGrid DoorKey)"),
+    Row("own world", "examples/own_env.py, dark house", None, ["--budget", "12"], "",
+        "no paper row (a user's own environment)", example="own_env.py"),
 ]
 
 
-def _run(args: list[str], timeout: float) -> tuple[dict, float, str]:
-    """``pddlkit run ... --json``: (its JSON, wall seconds, the error when it failed)."""
+def _run(command: list[str], timeout: float) -> tuple[dict, float, str]:
+    """One row's process (``pddlkit run ... --json`` or an example's ``--json``): (its JSON,
+    wall seconds, the error when it failed)."""
     start = time.perf_counter()
     try:
-        done = subprocess.run([sys.executable, "-m", "pddlkit.cli", "run", *args, "--json",
-                               "--quiet"], capture_output=True, text=True, timeout=timeout,
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout,
                               env={**os.environ, "PDDLKIT_NO_CACHE": "1"}, cwd=str(REPO))
     except subprocess.TimeoutExpired:
         return {}, time.perf_counter() - start, f"timed out after {timeout:.0f} s"
@@ -104,18 +150,39 @@ def _run(args: list[str], timeout: float) -> tuple[dict, float, str]:
     return data, wall, error
 
 
+def _command(row: Row, args: list[str], llm: Optional[str], record: Path) -> list[str]:
+    if row.example:
+        return [sys.executable, str(REPO / "examples" / row.example), *args, "--json",
+                *(["--llm", llm] if llm else [])]
+    extra = ["--record", str(record)] if row.front in ("IPP", "PlanGen") else []
+    return [sys.executable, "-m", "pddlkit.cli", "run", *args, "--seed", "0", "--llm", llm,
+            *extra, "--json", "--quiet"]
+
+
+def _records(record: Path) -> list[dict]:
+    return [json.loads(line) for line in record.read_text().splitlines()] \
+        if record.is_file() else []
+
+
 def _figures(front: str, data, record: Path) -> tuple[str, int, int, str]:
     """(success or score, LLM calls, tokens, parsed share) from one run's JSON."""
     def share(part: float, whole: float) -> str:
         return f"{100 * part / whole:.0f}%" if whole else "n/a"
 
-    if front == "PDDLego+":
+    if front in ("PDDLego+", "PlanGen"):
         rows = data if isinstance(data, list) else [data]
         calls = sum(r["llm_calls"] for r in rows)
         tokens = sum(r["prompt_tokens"] + r["completion_tokens"] for r in rows)
         won = sum(bool(r["success"]) for r in rows)
+        if front == "PlanGen":  # an unreadable answer is a failed command named so
+            unreadable = sum(1 for e in _records(record) if e.get("type") == "simulation-error"
+                             and e.get("command") == "(unreadable answer)")
+            return f"{won}/{len(rows)} won", calls, tokens, share(calls - unreadable, calls)
         return (f"{won}/{len(rows)} won", calls, tokens,
                 share(sum(r["planner_calls"] for r in rows), calls))
+    if front == "own world":
+        return ("won" if data["won"] else "lost", data["llm_calls"],
+                data["prompt_tokens"] + data["completion_tokens"], "n/a")
     if front == "DEPS":
         return (f"{100 * data['success']:.0f}% of {data['episodes']}", data["llm_calls"],
                 data["llm_tokens"], share(data["plans"] - data["unreadable"], data["plans"]))
@@ -128,37 +195,46 @@ def _figures(front: str, data, record: Path) -> tuple[str, int, int, str]:
         return (f"{100 * data['eval_success']:.0f}% held-out", data["llm_calls"],
                 data["prompt_tokens"] + data["completion_tokens"],
                 share(data["llm_calls"] - data["answers_without_program"], data["llm_calls"]))
-    rounds = [json.loads(line) for line in record.read_text().splitlines()] \
-        if record.is_file() else []
-    made = [r for r in rounds if r.get("type") == "round"]
+    made = [r for r in _records(record) if r.get("type") == "round"]
     return (f"held-out mean {data['eval_mean']:.3f}", data["llm_calls"],
             data["prompt_tokens"] + data["completion_tokens"],
             share(sum(r["program"] is not None for r in made), len(made)))
 
 
-def table(model: str, quick: bool) -> list[str]:
+HEAD = ["| front end | environment | row | success | LLM calls | tokens | wall s | "
+        "answers parsed |", "|---|---|---|---|---|---|---|---|"]
+
+
+def table(model: str, quick: bool, only: Optional[list[str]] = None) -> list[str]:
+    """The rows (those whose name holds one of ``only``, if given), printed as they finish."""
     from pddlkit.llm import local_server
 
     server = local_server.start(model)
-    spec = f"local:{model}"
-    head = (f"| front end | environment | row | success | LLM calls | tokens | wall s | "
-            f"answers parsed |")
-    lines = [head, "|---|---|---|---|---|---|---|---|"]
-    for front, env, quick_args, full_args, standin, paper in ROWS:
-        args = [*(quick_args if quick else full_args), "--seed", "0"]
-        for label, llm in ((f"{model} (local)", spec), ("stand-in", standin)):
+    lines = list(HEAD)
+    for row in ROWS:
+        args = row.quick if quick else row.full
+        if args is None or (only and not any(o.lower() in row.name.lower() for o in only)):
+            continue
+        runs = [(f"{model} (local)", f"local:{model}")]
+        if row.standin is not None:
+            runs.append(("stand-in", row.standin))
+        for label, llm in runs:
             with tempfile.TemporaryDirectory() as tmp:
                 record = Path(tmp) / "record.jsonl"
-                extra = ["--record", str(record)] if front == "IPP" else []
-                data, wall, error = _run([*args, "--llm", llm, *extra], 3600)
-                if error:
-                    cells = (f"failed: {error[:80]}", "", "", "")
-                else:
-                    cells = _figures(front, data, record)
-            lines.append(f"| {front} | {env} | {label} | {cells[0]} | {cells[1]} | {cells[2]} | "
-                         f"{wall:.0f} | {cells[3]} |")
+                data, wall, error = _run(_command(row, args, llm, record), 3600)
+                try:
+                    cells = (f"failed: {error[:80]}", "", "", "") if error else \
+                        _figures(row.front, data, record)
+                except (KeyError, TypeError) as exc:
+                    cells = (f"unexpected output: {exc}", "", "", "")
+            lines.append(f"| {row.front} | {row.env} | {label} | {cells[0]} | {cells[1]} | "
+                         f"{cells[2]} | {wall:.0f} | {cells[3]} |")
             print(lines[-1], flush=True)
-        lines.append(f"| {front} | {env} | paper | {paper} | | | | |")
+        if row.standin is None:
+            lines.append(f"| {row.front} | {row.env} | stand-in | none: the front end needs "
+                         f"a model | | | | |")
+            print(lines[-1], flush=True)
+        lines.append(f"| {row.front} | {row.env} | paper | {row.paper} | | | | |")
         print(lines[-1], flush=True)
     print(f"(server {server.base_url}; {'--quick' if quick else 'full'} settings)")
     return lines
@@ -170,6 +246,8 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="the short table (~15 min)")
     parser.add_argument("--speed", action="store_true", help="prompt and generation speed only")
     parser.add_argument("--out", help="also write the table (Markdown) here")
+    parser.add_argument("--only", action="append", metavar="NAME",
+                        help="only rows whose 'front end/environment' holds NAME (repeatable)")
     args = parser.parse_args()
     if args.speed:
         from pddlkit.llm import load_llm
@@ -182,9 +260,9 @@ def main() -> None:
               f"generation {made} tokens at {made_rate:.1f} tokens/s")
         return
     started = time.perf_counter()
-    lines = table(args.model, args.quick)
+    lines = table(args.model, args.quick, args.only)
     took = time.perf_counter() - started
-    command = f".venv/bin/python benchmarks/real_llm.py{' --quick' if args.quick else ''}"
+    command = " ".join([".venv/bin/python benchmarks/real_llm.py", *sys.argv[1:]])
     footer = [f"", f"Produced by `{command}` in {took / 60:.1f} min on {os.cpu_count()} cores."]
     if args.out:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)

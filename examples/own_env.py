@@ -26,6 +26,7 @@ every (command, observation) pair back.
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 from typing import Optional
@@ -136,39 +137,59 @@ class StandInFormalizer:
 
 def run(llm: Optional[str] = None, budget: int = 20, quiet: bool = False) -> bool:
     """One episode; True when the light in the target room is on."""
+    return play(llm, budget, quiet)["won"]
+
+
+def play(llm: Optional[str] = None, budget: int = 20, quiet: bool = False) -> dict:
+    """One episode: whether it was won, the actions run, and the LLM's calls and tokens."""
     env = DarkHouse()
     observation, _ = env.reset()
     say = (lambda *a: None) if quiet else print
     say(f"task: {env.task}\n{observation}")
     formalizer = llm or StandInFormalizer(env.target)
     result = formalize_and_plan(observation, llm=formalizer, env=env)
-    actions = 0
-    while actions < budget:
+    outcome = {"won": False, "actions": 0, "llm_calls": 0, "prompt_tokens": 0,
+               "completion_tokens": 0, "stand_in": None if llm else
+               "stand-in (PDDL read from this world's own observations)"}
+
+    def count(result) -> None:
+        for key, name in (("llm_calls", "calls"), ("prompt_tokens", "prompt_tokens"),
+                          ("completion_tokens", "completion_tokens")):
+            outcome[key] += result.usage.get(name, 0)
+
+    count(result)
+    while outcome["actions"] < budget:
         if not result.solved:
             say("no plan:\n  " + "\n  ".join(result.diagnostics[-3:]))
-            return False
+            return outcome
         say(f"plan: {result.commands}")
         pairs = []
         for command in result.commands:
             step = env.step(command)
-            actions += 1
+            outcome["actions"] += 1
             pairs.append((command, step.observation))
             say(f"> {command}\n  {step.observation}")
             if step.won or step.error:
                 break
         if env.won:
-            say(f"done in {actions} actions")
-            return True
+            say(f"done in {outcome['actions']} actions")
+            outcome["won"] = True
+            return outcome
         result = formalize_and_plan(pairs, memory=result.memory)
-    return False
+        count(result)
+    return outcome
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--llm", help="an LLM spec (default: the offline stand-in)")
     parser.add_argument("--budget", type=int, default=20, help="environment actions at most")
+    parser.add_argument("--json", action="store_true", help="print the outcome as JSON only")
     args = parser.parse_args()
-    return 0 if run(args.llm, args.budget) else 1
+    outcome = play(args.llm, args.budget, quiet=args.json)
+    if args.json:
+        print(json.dumps(outcome))
+    return 0 if outcome["won"] else 1
 
 
 if __name__ == "__main__":
