@@ -10,7 +10,7 @@ Columns: success (or the front end's score), LLM calls, tokens (prompt + complet
 ledger's count), wall seconds, and the share of answers that parsed: for PDDLego+ the answers
 that gave PDDL the planner could read; DEPS, plans with no unreadable goal line; PLAP, skill
 lines the parser could read; CoPiC, answers holding a program; IPP, rounds with a program.
-Each row is one ``pddlkit run ... --json`` process, so the numbers are what a user gets.
+Each row is one ``pddlkit run AGENT ... --json`` process, so the numbers are what a user gets.
 
 Stand-in rows are labelled ``stand-in``: they are programs we wrote that know the answer
 (PDDLego+: the environment's observations, with injected slips; DEPS: the true recipe table
@@ -76,55 +76,57 @@ class Row:
 COIN = ["--env", "coin-collector", "--rooms", "3"]
 ROWS = [
     Row("PDDLego+", "CoinCollector, 3 rooms",
-        [*COIN, "--budget", "6", "--retries", "2", "--max-tokens", "512", "--episodes", "1"],
-        [*COIN, "--budget", "10", "--retries", "3", "--max-tokens", "768", "--episodes", "2"],
+        ["pddlego", *COIN, "--budget", "6", "--retries", "2", "--max-tokens", "512",
+         "--episodes", "1"],
+        ["pddlego", *COIN, "--budget", "10", "--retries", "3", "--max-tokens", "768",
+         "--episodes", "2"],
         "noisy", "o3-mini 86% (CoinCollector, 100 trials)"),
     Row("PDDLego+", "household, 8 receptacles, basic&use", None,
-        ["--env", "household", "--receptacles", "8", "--difficulty", "basic&use", "--budget",
-         "10", "--retries", "2", "--max-tokens", "768", "--episodes", "1"],
+        ["pddlego", "--env", "household", "--receptacles", "8", "--difficulty", "basic&use",
+         "--budget", "10", "--retries", "2", "--max-tokens", "768", "--episodes", "1"],
         "noisy", "o3-mini 38% (ALFWorld, all groups)"),
     Row("PDDLego+", "ALFWorld (real), pick", None,
-        ["--env", "alfworld", "--task", "pick", "--budget", "10", "--retries", "2",
+        ["pddlego", "--env", "alfworld", "--task", "pick", "--budget", "10", "--retries", "2",
          "--max-tokens", "768", "--episodes", "1"],
         "observation", "o3-mini 38% (ALFWorld, all groups)"),
     Row("PlanGen", "CoinCollector, 3 rooms", None,
-        ["--agent", "plangen", *COIN, "--budget", "10", "--retries", "3", "--max-tokens", "64",
+        ["plangen", *COIN, "--budget", "10", "--retries", "3", "--max-tokens", "64",
          "--episodes", "1"],
         None, "GPT-4.1 94% (CoinCollector, PlanGen baseline)"),
     Row("DEPS", "crafting world, wooden_pickaxe",
-        ["--agent", "deps", "--env", "craft", "--task", "wooden_pickaxe", "--replan-rounds", "1"],
-        ["--agent", "deps", "--env", "craft", "--task", "stone_pickaxe", "--replan-rounds", "3",
+        ["deps", "--env", "craft", "--task", "wooden_pickaxe", "--replan-rounds", "1"],
+        ["deps", "--env", "craft", "--task", "stone_pickaxe", "--replan-rounds", "3",
          "--episodes", "2"],
         "standin", "48.56% average over MT1-MT8 (Minecraft)"),
     Row("DEPS", "Crafter, wood_pickaxe", None,
-        ["--agent", "deps", "--env", "crafter", "--task", "wood_pickaxe", "--replan-rounds",
+        ["deps", "--env", "crafter", "--task", "wood_pickaxe", "--replan-rounds",
          "2", "--episodes", "1"],
         "standin", "no Crafter row in the paper (Minecraft MT1-MT8)"),
     Row("PLAP", "MicroRTS vs RandomBiasedAI",
-        ["--agent", "plap", "--env", "microrts", "--max-cycles", "300"],
-        ["--agent", "plap", "--env", "microrts", "--max-cycles", "600", "--episodes", "1"],
+        ["plap", "--env", "microrts", "--max-cycles", "300"],
+        ["plap", "--env", "microrts", "--max-cycles", "600", "--episodes", "1"],
         "standin", "GPT-4o 84.3% WR (leaderboard, among LLM agents)"),
     Row("CoPiC", "SC2 build, easy",
-        ["--agent", "copic", "--env", "sc2-build", "--difficulty", "easy", "--copic-critic",
+        ["copic", "--env", "sc2-build", "--difficulty", "easy", "--copic-critic",
          "uniform", "--programs", "2", "--no-evolve", "--round-episodes", "1",
          "--summary-episodes", "1", "--eval-episodes", "2"],
-        ["--agent", "copic", "--env", "sc2-build", "--difficulty", "easy", "--copic-critic",
+        ["copic", "--env", "sc2-build", "--difficulty", "easy", "--copic-critic",
          "uniform", "--programs", "2", "--round-episodes", "2", "--summary-episodes", "2",
          "--max-rounds", "1", "--eval-episodes", "4"],
         "standin", "100% (SC2 easy)"),
     Row("CoPiC", "household, pick_and_place", None,
-        ["--agent", "copic", "--env", "household", "--difficulty", "pick_and_place",
+        ["copic", "--env", "household", "--difficulty", "pick_and_place",
          "--copic-critic", "uniform", "--programs", "2", "--no-evolve", "--round-episodes", "2",
          "--summary-episodes", "1", "--eval-episodes", "4"],
         "standin", "100% on 5 of 6 ALFWorld task types (134 unseen tasks)"),
     Row("IPP", "GRASP",
-        ["--agent", "ipp", "--env", "grasp", "--train", "3", "--eval", "3", "--rounds", "0",
+        ["ipp", "--env", "grasp", "--train", "3", "--eval", "3", "--rounds", "0",
          "--max-tokens", "700"],
-        ["--agent", "ipp", "--env", "grasp", "--train", "10", "--eval", "20", "--rounds", "1",
+        ["ipp", "--env", "grasp", "--train", "10", "--eval", "20", "--rounds", "1",
          "--max-tokens", "1000"],
         "standin", "o3-mini IR: net energy 0.16 ± 0.21 (GRASP)"),
     Row("IPP", "MiniGrid DoorKey", None,
-        ["--agent", "ipp", "--env", "minigrid-doorkey", "--train", "6", "--eval", "6",
+        ["ipp", "--env", "minigrid-doorkey", "--train", "6", "--eval", "6",
          "--rounds", "1", "--max-tokens", "1000"],
         "standin", "o3-mini IR: reward 0.98 (MiniGrid DoorKey)"),
     Row("own world", "examples/own_env.py, dark house", None, ["--budget", "12"], "",
@@ -154,9 +156,8 @@ def _command(row: Row, args: list[str], llm: Optional[str], record: Path) -> lis
     if row.example:
         return [sys.executable, str(REPO / "examples" / row.example), *args, "--json",
                 *(["--llm", llm] if llm else [])]
-    extra = ["--record", str(record)] if row.front in ("IPP", "PlanGen") else []
     return [sys.executable, "-m", "pddlkit.cli", "run", *args, "--seed", "0", "--llm", llm,
-            *extra, "--json", "--quiet"]
+            "--record", str(record), "--json", "--quiet"]
 
 
 def _records(record: Path) -> list[dict]:
@@ -165,39 +166,46 @@ def _records(record: Path) -> list[dict]:
 
 
 def _figures(front: str, data, record: Path) -> tuple[str, int, int, str]:
-    """(success or score, LLM calls, tokens, parsed share) from one run's JSON."""
+    """(success or score, LLM calls, tokens, parsed share) from one run's JSON: the rows of
+    ``pddlkit run --json`` (or the example's own object)."""
     def share(part: float, whole: float) -> str:
         return f"{100 * part / whole:.0f}%" if whole else "n/a"
 
+    if front == "own world":
+        return ("won" if data["won"] else "lost", data["llm_calls"],
+                data["prompt_tokens"] + data["completion_tokens"], "n/a")
+    rows = data if isinstance(data, list) else [data]
+    calls = sum(r["llm_calls"] for r in rows)
+    tokens = sum(r["prompt_tokens"] + r["completion_tokens"] for r in rows)
     if front in ("PDDLego+", "PlanGen"):
-        rows = data if isinstance(data, list) else [data]
-        calls = sum(r["llm_calls"] for r in rows)
-        tokens = sum(r["prompt_tokens"] + r["completion_tokens"] for r in rows)
-        won = sum(bool(r["success"]) for r in rows)
+        won = sum(r["won"] for r in rows)
         if front == "PlanGen":  # an unreadable answer is a failed command named so
             unreadable = sum(1 for e in _records(record) if e.get("type") == "simulation-error"
                              and e.get("command") == "(unreadable answer)")
             return f"{won}/{len(rows)} won", calls, tokens, share(calls - unreadable, calls)
         return (f"{won}/{len(rows)} won", calls, tokens,
                 share(sum(r["planner_calls"] for r in rows), calls))
-    if front == "own world":
-        return ("won" if data["won"] else "lost", data["llm_calls"],
-                data["prompt_tokens"] + data["completion_tokens"], "n/a")
     if front == "DEPS":
-        return (f"{100 * data['success']:.0f}% of {data['episodes']}", data["llm_calls"],
-                data["llm_tokens"], share(data["plans"] - data["unreadable"], data["plans"]))
+        trials = sum(r["trials"] for r in rows)
+        won = sum(r["success_rate"] * r["trials"] for r in rows)
+        plans = sum(r["plans"] for r in rows)
+        return (f"{100 * won / max(1, trials):.0f}% of {trials}", calls, tokens,
+                share(plans - sum(r["unreadable"] for r in rows), plans))
     if front == "PLAP":
-        result = f"{data['wins']}W/{data['draws']}D/{data['losses']}L" + \
-            (f", {data['invalid']} invalid" if data["invalid"] else "")
-        return (result, data["llm_calls"], data["prompt_tokens"] + data["completion_tokens"],
-                share(data["lines_written"] - data["lines_unreadable"], data["lines_written"]))
+        valid = [r for r in rows if not r.get("invalid")]
+        results = [r["result"] for r in valid]
+        result = (f"{results.count(1)}W/{results.count(0)}D/{results.count(-1)}L"
+                  + (f", {len(rows) - len(valid)} invalid" if len(valid) < len(rows) else ""))
+        written = sum(r["lines_written"] for r in rows)
+        return (result, calls, tokens,
+                share(written - sum(r["lines_unreadable"] for r in rows), written))
     if front == "CoPiC":
-        return (f"{100 * data['eval_success']:.0f}% held-out", data["llm_calls"],
-                data["prompt_tokens"] + data["completion_tokens"],
-                share(data["llm_calls"] - data["answers_without_program"], data["llm_calls"]))
+        games = sum(r["trials"] for r in rows)
+        won = sum(r["success_rate"] * r["trials"] for r in rows)
+        return (f"{100 * won / max(1, games):.0f}% held-out", calls, tokens,
+                share(calls - sum(r["answers_without_program"] for r in rows), calls))
     made = [r for r in _records(record) if r.get("type") == "round"]
-    return (f"held-out mean {data['eval_mean']:.3f}", data["llm_calls"],
-            data["prompt_tokens"] + data["completion_tokens"],
+    return (f"held-out mean {sum(r['eval_mean'] for r in rows) / len(rows):.3f}", calls, tokens,
             share(sum(r["program"] is not None for r in made), len(made)))
 
 

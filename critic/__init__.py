@@ -8,7 +8,7 @@ actions by a causal LM's likelihood, a value head, and PPO on an environment's r
 
 Needs torch, peft and transformers (``pip install torch==2.13.0`` first, then
 ``pip install 'pddlkit[critic]'``). The core never imports it; CoPiC and the TWOSOME agent
-(``pddlkit run --agent twosome``) use it.
+(``pddlkit run twosome``) use it.
 """
 
 from __future__ import annotations

@@ -1,116 +1,111 @@
-"""``pddlkit run --agent twosome`` (an entry point of ``pddlkit.run_agents``) and the
-``twosome`` agent of ``pddlkit bench`` (``pddlkit.agents``).
+"""TWOSOME as an agent of :mod:`pddlkit.agents` (entry point ``twosome``): ``pddlkit run
+twosome``, ``pddlkit bench`` cells and ``run_job`` all go through :data:`TWOSOME`.
 
-    pddlkit run --agent twosome --env household --receptacles 8 --difficulty pick_and_place \\
-        --episodes 200 --fixed-seed --policy-lr 3e-3 --shaping 0.5 --critic-model gemma-3-270m
+    pddlkit run twosome --env household --receptacles 8 --difficulty pick_and_place \\
+        --train-episodes 200 --fixed-seed --policy-lr 3e-3 --shaping 0.5 \\
+        --critic-model gemma-3-270m
+
+An episode is one training run: the policy (a language model scoring the admissible commands,
+trained with PPO) is evaluated on ``--eval-episodes`` held-out layouts, trained for
+``--train-episodes`` episodes, and evaluated again. The row's trials are the evaluation games
+after training, ``success_rate`` their share won, ``won`` whether all were; the untrained
+rate and ``improved`` are columns. Its LLM usage is the policy's: a decision is one call,
+the prompt's tokens in and the candidates' out. (In the earlier ``--agent twosome`` spelling,
+``--episodes`` meant the training episodes; that spelling still means so.)
 """
 
 from __future__ import annotations
 
-import json
-import sys
+from dataclasses import dataclass
+from typing import Optional
+
+from pddlkit.agents import AgentError, AgentSpec, option
 
 
-def add_arguments(parser) -> None:
-    group = parser.add_argument_group("twosome (--agent twosome)")
-    group.add_argument("--critic-model", default="auto",
-                       help="twosome: tinyllama, gemma-3-270m, a model folder or a .gguf file "
-                            "(auto: tinyllama if cached, else gemma-3-270m)")
-    group.add_argument("--critic-device", default="auto",
-                       help="twosome: auto (CUDA in bf16 if present, else CPU), cpu, cuda")
-    group.add_argument("--eval-episodes", type=int, default=10,
-                       help="twosome: evaluation episodes before and after training")
-    group.add_argument("--greedy", action="store_true",
-                       help="twosome: evaluate with the most probable command (default: sample "
-                            "from the policy)")
-    group.add_argument("--fixed-seed", action="store_true",
-                       help="twosome: train and evaluate on the --seed layout only")
-    group.add_argument("--policy-lr", type=float, default=1e-6,
-                       help="twosome: LoRA learning rate (TWOSOME's 1e-6 suits 7B models; small "
-                            "models learn at 1e-4..3e-3)")
-    group.add_argument("--value-lr", type=float, default=5e-5, help="twosome: value head rate")
-    group.add_argument("--ppo-steps", type=int, default=128,
-                       help="twosome: environment steps per PPO update (K)")
-    group.add_argument("--ppo-batch", type=int, default=32,
-                       help="twosome: transitions per policy step (TWOSOME: 32)")
-    group.add_argument("--shaping", type=float, default=0.0,
-                       help="twosome, copic: weight of the world model's potential-based "
-                            "shaping (PDDL worlds, SC2; 0: the environment's reward only)")
-    group.add_argument("--history", type=int, default=1,
-                       help="twosome: earlier steps shown in the prompt (default 1)")
-    group.add_argument("--save-critic", help="twosome: save the trained critic in this folder")
-    group.add_argument("--load-critic", help="twosome: start from a saved critic")
+@dataclass
+class TwosomeOptions:
+    train_episodes: int = option(50, "training episodes", aliases=("episodes",))
+    eval_episodes: int = option(10, "evaluation episodes before and after training",
+                                aliases=("eval",))
+    budget: int = option(50, "commands per episode")
+    critic_model: str = option("auto", "tinyllama, gemma-3-270m, a model folder or a .gguf "
+                                       "file (auto: tinyllama if cached, else gemma-3-270m)",
+                               aliases=("model",))
+    critic_device: str = option("auto", "auto (CUDA in bf16 if present, else CPU), cpu, cuda")
+    greedy: bool = option(False, "evaluate with the most probable command (default: sample "
+                                 "from the policy)")
+    fixed_seed: bool = option(False, "train and evaluate on the --seed layout only")
+    policy_lr: float = option(1e-6, "LoRA learning rate (TWOSOME's 1e-6 suits 7B models; "
+                                    "small models learn at 1e-4..3e-3)")
+    value_lr: float = option(5e-5, "value head learning rate")
+    ppo_steps: int = option(128, "environment steps per PPO update (K)")
+    ppo_batch: int = option(32, "transitions per policy step (TWOSOME: 32)")
+    shaping: float = option(0.0, "weight of the world model's potential-based shaping (PDDL "
+                                 "worlds, SC2; 0: the environment's reward only)")
+    history: int = option(1, "earlier steps shown in the prompt")
+    save_critic: Optional[str] = option(None, "save the trained critic in this folder")
+    load_critic: Optional[str] = option(None, "start from a saved critic")
 
 
-def _options(args) -> dict:
-    from pddlkit.formalizers.cli import env_options
+def _check(o: TwosomeOptions) -> None:
+    if o.history < 0:
+        raise AgentError("--history must be 0 or more")
+    for name in ("eval_episodes", "ppo_steps", "ppo_batch", "train_episodes"):
+        if getattr(o, name) < 1:
+            raise AgentError(f"--{name.replace('_', '-')} must be at least 1")
 
-    return env_options(args)
 
-
-def run(args) -> int:
-    from pddlkit.llm.errors import LLMError
-
+def play(job):
     from .runner import run_twosome
 
-    if args.history < 0:
-        print("pddlkit run --agent twosome: --history must be 0 or more", file=sys.stderr)
-        return 2
-    for name in ("eval_episodes", "ppo_steps", "ppo_batch"):
-        if getattr(args, name) < 1:
-            print(f"pddlkit run --agent twosome: --{name.replace('_', '-')} must be at least 1",
-                  file=sys.stderr)
-            return 2
+    o = job.options
+    _check(o)
+    for seed in job.seeds:
+        episode = job.episode(seed)
 
-    def show(i, result):
-        if not args.quiet and not args.json:
-            print(f"episode {i + 1} (seed {result.seed}): {'won' if result.won else 'lost'} in "
-                  f"{result.steps} steps: {'; '.join(result.commands[-6:])}")
+        def show(i, result):
+            episode.emit("training-episode", index=i + 1, seed=result.seed, won=result.won,
+                         steps=result.steps, commands=result.commands[-6:])
 
-    try:
         outcome = run_twosome(
-            args.env, env_options=_options(args), model=args.critic_model, seed=args.seed,
-            episodes=args.episodes, evaluate=args.eval_episodes, budget=args.budget,
-            fixed_seed=args.fixed_seed, shaping=args.shaping, device=args.critic_device,
-            history=args.history, greedy=args.greedy,
-            ppo={"policy_lr": args.policy_lr, "value_lr": args.value_lr,
-                 "steps_per_update": args.ppo_steps, "policy_batch": args.ppo_batch},
-            load=args.load_critic, save=args.save_critic, on_episode=show)
-    except (LLMError, LookupError, ValueError, TypeError, FileNotFoundError, ImportError) as exc:
-        print(f"pddlkit run --agent twosome: {exc}", file=sys.stderr)
-        return 2
-    metrics = outcome.metrics()
-    if args.json:
-        print(json.dumps(metrics, indent=2))
-    else:
+            job.env, env_options=job.env_options, model=o.critic_model, seed=seed,
+            episodes=o.train_episodes, evaluate=o.eval_episodes, budget=o.budget,
+            fixed_seed=o.fixed_seed, shaping=o.shaping, device=o.critic_device,
+            history=o.history, greedy=o.greedy,
+            ppo={"policy_lr": o.policy_lr, "value_lr": o.value_lr,
+                 "steps_per_update": o.ppo_steps, "policy_batch": o.ppo_batch},
+            load=o.load_critic, save=o.save_critic, on_episode=show)
         for u in outcome.agent.log.updates:
-            print(f"update {u.update}: policy loss {u.policy_loss:.4f}, value loss "
-                  f"{u.value_loss:.4f}, entropy {u.entropy:.3f}, KL {u.approx_kl:.4f}, "
-                  f"explained variance {u.explained_variance:.3f}")
-        mode = "greedy" if args.greedy else "sampled"
-        print(f"{outcome.env} with {outcome.model}: {mode} success {outcome.before_rate:.2f} "
-              f"untrained -> {outcome.after_rate:.2f} after {metrics['episodes']} episodes "
-              f"({metrics['updates']} PPO updates, {outcome.seconds:.0f} s)")
-        if outcome.saved:
-            print(f"saved the critic in {outcome.saved}")
-    return 0
+            episode.emit("update", update=u.update, policy_loss=u.policy_loss,
+                         value_loss=u.value_loss, entropy=u.entropy, kl=u.approx_kl,
+                         explained_variance=u.explained_variance)
+        m = outcome.metrics()
+        m.pop("episodes")
+        mode = "greedy" if o.greedy else "sampled"
+        summary = (f"{outcome.env} with {outcome.model}: {mode} success "
+                   f"{outcome.before_rate:.2f} untrained -> {outcome.after_rate:.2f} after "
+                   f"{o.train_episodes} episodes ({m['updates']} PPO updates)"
+                   + (f"; saved the critic in {outcome.saved}" if outcome.saved else ""))
+        usage = {"calls": m["llm_calls"], "prompt_tokens": m["prompt_tokens"],
+                 "completion_tokens": m["completion_tokens"], "cost_usd": m["cost_usd"]}
+        yield episode.row(outcome.after_rate == 1.0, outcome.after_rate,
+                          max(1, len(outcome.after)), summary, usage=usage,
+                          train_episodes=o.train_episodes, **m)
 
 
-def bench_agent(cell: dict) -> dict:
-    """``agent = "twosome"`` in a sweep config; options ``model``, ``episodes``, ``eval``,
-    ``budget``, ``fixed_seed``, ``shaping``, ``history``, ``greedy``, ``policy_lr``,
-    ``value_lr``, ``ppo_steps``."""
-    from .runner import run_twosome
+def describe(kind: str, data: dict) -> Optional[str]:
+    if kind == "training-episode":
+        return (f"episode {data['index']} (seed {data['seed']}): "
+                f"{'won' if data['won'] else 'lost'} in {data['steps']} steps: "
+                f"{'; '.join(data['commands'])}")
+    if kind == "update":
+        return (f"update {data['update']}: policy loss {data['policy_loss']:.4f}, value loss "
+                f"{data['value_loss']:.4f}, entropy {data['entropy']:.3f}, KL {data['kl']:.4f}, "
+                f"explained variance {data['explained_variance']:.3f}")
+    return None
 
-    options = cell.get("options") or {}
-    ppo = {k: options[k] for k in ("policy_lr", "value_lr") if k in options}
-    if "ppo_steps" in options:
-        ppo["steps_per_update"] = options["ppo_steps"]
-    outcome = run_twosome(cell["env"], env_options=cell.get("env_options") or {},
-                          model=options.get("model", "auto"), seed=cell["seed"],
-                          episodes=options.get("episodes", 50), evaluate=options.get("eval", 10),
-                          budget=options.get("budget", 50),
-                          fixed_seed=bool(options.get("fixed_seed")),
-                          shaping=options.get("shaping", 0.0), history=options.get("history", 1),
-                          greedy=bool(options.get("greedy")), ppo=ppo)
-    return {**outcome.metrics(), "stand_in": None}  # a real model (a known name)
+
+TWOSOME = AgentSpec(
+    "twosome", "TWOSOME: a language model as the policy over admissible commands, trained "
+    "with PPO (the LoRA critic)", TwosomeOptions, play, default_llm="", default_env="household",
+    describe=describe, renamed={"--episodes": "--train-episodes"})

@@ -1,5 +1,5 @@
 """Training and evaluating the TWOSOME agent on a registered environment: what the command line
-(``pddlkit run --agent twosome``) and the benchmark harness (``agent = "twosome"``) share.
+(``pddlkit run twosome``) and the benchmark harness (``agent = "twosome"``) share.
 
 The run: evaluate the untrained critic on the evaluation seeds (sampling from its policy, as it
 acts while learning; ``greedy=True`` takes the most probable command instead, which on a policy
@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+
+from pddlkit.llm.usage import Usage
 from pathlib import Path
 from typing import Callable, Optional
 
@@ -47,9 +49,12 @@ class TwosomeOutcome:
         log = self.agent.log
         n = len(log.episodes)
         last = log.updates[-1] if log.updates else None
-        return {"success": self.after_rate > self.before_rate,
+        usage = self.agent.ledger.run if self.agent.ledger is not None else Usage()
+        return {"improved": self.after_rate > self.before_rate,
                 "steps": sum(e.steps for e in log.episodes), "actions": 0,
-                "llm_calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0,
+                # the policy's decisions (it is an LLM), counted by the agent's ledger
+                "llm_calls": usage.calls, "prompt_tokens": usage.prompt_tokens,
+                "completion_tokens": usage.completion_tokens, "cost_usd": usage.cost_usd,
                 "model": self.model, "episodes": n, "updates": len(log.updates),
                 "untrained_success": self.before_rate, "trained_success": self.after_rate,
                 "train_success_first_half": log.success_rate(0, n // 2),
@@ -83,8 +88,10 @@ def run_twosome(env_id: str, *, env_options: Optional[dict] = None, model: str =
                                           device=device)  # auto: the model it was saved with
     else:
         critic = critic_model.load(model, device=device, template=template, seed=seed)
+    from pddlkit.llm.usage import UsageLedger
+
     agent = TwosomeAgent(critic, PPOConfig(seed=seed, **(ppo or {})), history=history,
-                         shaping=shaping, seed=seed)
+                         shaping=shaping, seed=seed, ledger=UsageLedger())
     eval_seeds = [seed] * evaluate if fixed_seed else \
         list(range(seed + episodes, seed + episodes + evaluate))
     before = agent.evaluate(make_env, eval_seeds, budget=budget, sample=not greedy)

@@ -66,9 +66,13 @@ class TwosomeAgent:
     """``TwosomeAgent(critic, PPOConfig(policy_lr=1e-4))``; ``agent.train(make_env, 50)``."""
 
     def __init__(self, critic: Critic, config: Optional[PPOConfig] = None, *, history: int = 1,
-                 step_penalty: float = 0.0, shaping: float = 0.0, seed: int = 0) -> None:
+                 step_penalty: float = 0.0, shaping: float = 0.0, seed: int = 0,
+                 ledger=None) -> None:
         import torch
 
+        #: the policy is an LLM: each decision is counted in ``ledger`` (when given) as one
+        #: call of model ``policy:<name>``, the prompt's tokens in and the candidates' out
+        self.ledger = ledger
         self.critic = critic
         self.trainer = PPOTrainer(critic, config)
         self.history = history
@@ -118,6 +122,7 @@ class TwosomeAgent:
                 self._update(self.critic.value(prompt))
             decision = self.critic.act(prompt, candidates, sample=sample,
                                        generator=self.generator)
+            self._count(prompt, candidates)
             command = candidates[decision.index]
             outcome = env.step(command)
             reward = float(outcome.reward) - self.step_penalty
@@ -141,6 +146,17 @@ class TwosomeAgent:
         if learn:
             self.log.episodes.append(result)
         return result
+
+    def _count(self, prompt: str, candidates: Sequence[str]) -> None:
+        if self.ledger is None:
+            return
+        from pddlkit.llm.base import Completion
+
+        tok = self.critic.tokenizer
+        read = len(tok(prompt).input_ids)
+        scored = sum(len(tok(" " + c, add_special_tokens=False).input_ids) for c in candidates)
+        self.ledger.record(Completion("", read, scored,
+                                      model=f"policy:{self.critic.model_name}"))
 
     def _update(self, next_value: float) -> None:
         self.log.updates.append(self.trainer.update(next_value))

@@ -243,15 +243,17 @@ def build_parser() -> argparse.ArgumentParser:
                         ".gguf file")
     p.add_argument("--port", type=int, help="default: a free port")
     p.set_defaults(func=_cmd_llm)
+    from .agents.cli import register as register_run
     from .bench.cli import register as register_bench
 
+    register_run(sub)
     register_bench(sub)
     _plugin_commands(sub)
     return parser
 
 
 def _plugin_commands(sub) -> None:
-    """Subcommands of front ends (``pddlkit run``), found through the ``pddlkit.commands``
+    """Subcommands of front ends (``pddlkit domains``), found through the ``pddlkit.commands``
     entry points, so the core never imports the front ends."""
     from importlib.metadata import entry_points
 
@@ -269,6 +271,11 @@ def _version() -> str:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["run"]:  # the agent's own parser takes everything after the agent's name
+        from .agents.cli import main as run_main
+
+        return run_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     for attr in ("domain", "problem", "plan"):

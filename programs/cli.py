@@ -1,51 +1,48 @@
-"""``pddlkit run --agent ipp`` (an entry point of ``pddlkit.run_agents``) and the ``ipp``
-agent of ``pddlkit bench`` (``pddlkit.agents``).
+"""IPP as an agent of :mod:`pddlkit.agents` (entry point ``ipp``): ``pddlkit run ipp``, ``pddlkit
+bench`` cells and ``run_job`` all go through :data:`IPP_AGENT`.
 
-    pddlkit run --agent ipp --env grasp --llm standin:carry,cost
-    pddlkit run --agent ipp --env minigrid-doorkey --llm openai:o3-mini --save-program out/
+    pddlkit run ipp --env grasp --llm standin:carry,cost
+    pddlkit run ipp --env minigrid-doorkey --llm openai:o3-mini --save-program out/
+
+An episode is one IPP run (direct generation, then refinement) with the seed splitting the
+instances; its row is ``won`` when the best program ran on every training and held-out
+instance, and its ``success_rate`` is the held-out completion on MiniGrid, or on GRASP (whose
+instances have a score, not an end) the share of held-out instances the program ran on without
+failing. The held-out and training means, the direct-generation mean and the best round are
+columns. The record has one ``round`` event per round (its program, scores, failures, why no
+program, worst instances left out to fit the context).
 """
 
 from __future__ import annotations
 
-import json
-import sys
-from typing import Optional
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Optional
+
+from pddlkit.agents import AgentSpec, option
+
+from .runner import TASK_IDS
 
 
-def add_arguments(parser) -> None:
-    group = parser.add_argument_group("ipp (--agent ipp)")
-    group.add_argument("--train", type=int, help="ipp: training grids (GRASP) or seeds "
-                       "(MiniGrid); default all 1,000 GRASP grids of the split, 100 seeds")
-    group.add_argument("--eval", dest="evaluate", type=int,
-                       help="ipp: held-out grids or seeds to report on (default 1,000 / 100)")
-    group.add_argument("--rounds", type=int, default=5, help="ipp: refinement rounds at most")
-    group.add_argument("--feedback", default="rich", choices=["rich", "bare"],
-                       help="ipp: rich (settings, scores, the simulator's account) or bare "
-                            "(the paper's grids only)")
-    group.add_argument("--mode", default="ir", choices=["ir", "pe", "curriculum"],
-                       help="ipp: iterative refinement from direct generation (ir), from the "
-                            "paper's pseudocode extension (pe, GRASP), or the step-by-step "
-                            "curriculum (GRASP)")
-    group.add_argument("--patience", type=int, default=0,
-                       help="ipp: refinement rounds without improvement allowed (0: the "
-                            "paper's rule)")
-    group.add_argument("--save-program", help="ipp: write the best program and its scores "
-                                              "into this folder")
-
-
-def _write_record(path: str, env: str, outcome) -> None:
-    """The run as JSON lines: one per round (its program, scores, failures, why no program),
-    then the summary (held-out mean, usage)."""
-    result = outcome.result
-    with open(path, "w", encoding="utf-8") as fh:
-        for r in result.rounds:
-            fh.write(json.dumps({"type": "round", "task": env, "round": r.index,
-                                 "program": r.program, "mean": r.mean, "failures": r.failures,
-                                 "instances": len(r.scores), "scores": r.scores,
-                                 "worst": r.worst, "error": r.error,
-                                 "samples_left_out": r.samples_left_out}) + "\n")
-        fh.write(json.dumps({"type": "summary", "task": env, **outcome.metrics()}) + "\n")
+@dataclass
+class IPPOptions:
+    train: Optional[int] = option(None, "training grids (GRASP) or seeds (MiniGrid); default "
+                                        "all 1,000 GRASP grids of the split, 100 seeds")
+    evaluate: Optional[int] = option(None, "held-out grids or seeds to report on (default "
+                                           "1,000 / 100)", flag="--eval", aliases=("eval",))
+    rounds: int = option(5, "refinement rounds at most", minimum=0)
+    k: int = option(3, "worst instances shown in each refinement prompt", minimum=1)
+    feedback: str = option("rich", "rich (settings, scores, the simulator's account) or bare "
+                                   "(the paper's grids only)", choices=("rich", "bare"))
+    mode: str = option("ir", "iterative refinement from direct generation (ir), from the "
+                             "paper's pseudocode extension (pe, GRASP), or the step-by-step "
+                             "curriculum (GRASP)", choices=("ir", "pe", "curriculum"))
+    patience: int = option(0, "refinement rounds without improvement allowed (0: the paper's "
+                              "rule)", minimum=0)
+    workers: Optional[int] = option(None, "sandbox workers scoring programs (default: the "
+                                          "cores)")
+    save_program: Optional[str] = option(None, "write the best program and its scores into "
+                                               "this folder")
 
 
 def stand_in(llm: Optional[str]) -> Optional[str]:
@@ -55,65 +52,64 @@ def stand_in(llm: Optional[str]) -> Optional[str]:
     return None
 
 
-def run(args) -> int:
-    from pddlkit.llm.errors import LLMError
-
-    from .runner import TASK_IDS, run_task
-
-    env = args.env if args.env in TASK_IDS else None
-    if env is None:
-        print(f"pddlkit run --agent ipp: --env must be one of {', '.join(TASK_IDS)}, got "
-              f"{args.env!r}", file=sys.stderr)
-        return 2
-    llm = "standin" if args.llm == "observation" else args.llm
-    try:
-        outcome = run_task(env, llm, seed=args.seed, train=args.train, evaluate=args.evaluate,
-                           rounds=args.rounds, feedback=args.feedback,
-                           patience=args.patience, mode=args.mode,
-                           save=Path(args.save_program) if args.save_program else None,
-                           max_tokens=getattr(args, "max_tokens", None) or 4000)
-    except (ValueError, FileNotFoundError, ImportError, LLMError) as exc:
-        print(f"pddlkit run --agent ipp: {exc}", file=sys.stderr)
-        return 2
-    result = outcome.result
-    if getattr(args, "record", None):
-        _write_record(args.record, env, outcome)
-    if args.json:
-        print(json.dumps(outcome.metrics(), indent=2))
-    else:
-        for r in result.rounds:
-            what = f"mean {r.mean:.3f}, failures {r.failures}" if r.program else \
-                f"no program: {r.error}"
-            kind = f"step {r.index}" if args.mode == "curriculum" else \
-                "direct generation" if r.index == 0 else "refinement"
-            print(f"round {r.index} ({kind}):"
-                  f" {what}{'  <- best' if r.index == result.best else ''}")
-        if outcome.writer is not None:
-            print(f"stand-in: injected {', '.join(outcome.writer.injected) or 'nothing'}; "
-                  f"repaired {', '.join(outcome.writer.repaired) or 'nothing'}")
-        extra = f", completion {outcome.completion:.2f}" if outcome.completion is not None \
-            else ""
-        who = stand_in(llm) or llm
-        print(f"{env} [{who}]: training mean {outcome.train_mean:.3f} (direct generation "
-              f"{result.direct_mean:.3f}); held-out mean {outcome.eval_mean:.3f}{extra}; "
-              f"LLM calls {result.usage.get('calls', 0)}, tokens "
-              f"{result.usage.get('prompt_tokens', 0)}+"
-              f"{result.usage.get('completion_tokens', 0)}, "
-              f"${result.usage.get('cost_usd', 0.0):.4f}")
-        if args.save_program:
-            print(f"saved the best program in {args.save_program}/program.py")
-    return 0 if result.program is not None else 1
-
-
-def bench_agent(cell: dict) -> dict:
-    """``agent = "ipp"`` in a sweep config: ``env`` is a task id, options ``train``, ``eval``,
-    ``rounds``, ``feedback``, ``k``."""
+def play(job):
     from .runner import run_task
 
-    options = cell.get("options") or {}
-    outcome = run_task(cell["env"], cell.get("llm") or "standin", seed=cell["seed"],
-                       train=options.get("train"), evaluate=options.get("eval"),
-                       rounds=options.get("rounds", 5), k=options.get("k", 3),
-                       feedback=options.get("feedback", "rich"),
-                       patience=options.get("patience", 0), workers=1)
-    return {**outcome.metrics(), "stand_in": stand_in(cell.get("llm") or "standin")}
+    o = job.options
+    llm = "standin" if job.llm in ("observation", "") else job.llm
+    for seed in job.seeds:
+        episode = job.episode(seed)
+        outcome = run_task(job.env, llm, seed=seed, train=o.train, evaluate=o.evaluate,
+                           rounds=o.rounds, k=o.k, feedback=o.feedback, patience=o.patience,
+                           mode=o.mode, workers=o.workers,
+                           save=Path(o.save_program) if o.save_program else None,
+                           max_tokens=job.max_tokens or 4000)
+        result = outcome.result
+        for r in result.rounds:
+            episode.emit("round", task=job.env, round=r.index, program=r.program, mean=r.mean,
+                         failures=r.failures, instances=len(r.scores), scores=r.scores,
+                         worst=r.worst, error=r.error, samples_left_out=r.samples_left_out,
+                         best=r.index == result.best, mode=o.mode)
+        if outcome.writer is not None:
+            episode.emit("stand-in", injected=outcome.writer.injected,
+                         repaired=outcome.writer.repaired)
+        best = result.rounds[result.best]
+        ran = outcome.eval_instances - outcome.eval_failures
+        rate = outcome.completion if outcome.completion is not None else \
+            ran / max(1, outcome.eval_instances)
+        extra = f", completion {outcome.completion:.2f}" if outcome.completion is not None \
+            else ""
+        summary = (f"training mean {outcome.train_mean:.3f} (direct generation "
+                   f"{result.direct_mean:.3f}); held-out mean {outcome.eval_mean:.3f}{extra}")
+        if o.save_program:
+            summary += f"; saved the best program in {o.save_program}/program.py"
+        yield episode.row(
+            result.program is not None and best.failures == 0 and outcome.eval_failures == 0,
+            rate, max(1, outcome.eval_instances), summary, usage=result.usage,
+            rounds=len(result.rounds), direct_mean=result.direct_mean,
+            train_mean=outcome.train_mean, eval_mean=outcome.eval_mean,
+            completion=outcome.completion, best_round=result.best,
+            eval_failures=outcome.eval_failures, program=result.program is not None,
+            injected=outcome.writer.injected if outcome.writer else None,
+            repaired=outcome.writer.repaired if outcome.writer else None)
+
+
+def describe(kind: str, data: dict) -> Optional[str]:
+    if kind == "round":
+        what = f"mean {data['mean']:.3f}, failures {data['failures']}" if data["program"] \
+            else f"no program: {data['error']}"
+        name = f"step {data['round']}" if data["mode"] == "curriculum" else \
+            "direct generation" if data["round"] == 0 else "refinement"
+        return f"round {data['round']} ({name}): {what}{'  <- best' if data['best'] else ''}"
+    if kind == "stand-in":
+        return (f"stand-in: injected {', '.join(data['injected']) or 'nothing'}; repaired "
+                f"{', '.join(data['repaired']) or 'nothing'}")
+    return None
+
+
+IPP_AGENT = AgentSpec(
+    "ipp", "IPP: the LLM writes one program for every instance and refines it on its worst "
+    "instances (run in the sandbox)", IPPOptions, play, stand_in=stand_in, envs=TASK_IDS,
+    default_env="grasp", describe=describe,
+    usage="stand-in: --llm standin[:MISTAKE,MISTAKE] (our own strategy with injected mistakes, "
+          "repaired only when the feedback shows them)")

@@ -1,4 +1,4 @@
-"""One IPP run on a named task, shared by ``pddlkit run --agent ipp`` and ``pddlkit bench``.
+"""One IPP run on a named task, shared by ``pddlkit run ipp`` and ``pddlkit bench``.
 
 Task ids: ``grasp``, ``minigrid-unlock``, ``minigrid-doorkey``, ``minigrid-unlockpickup``.
 GRASP uses the published grids when ``../shared/corpus/grasp`` is beside the checkout, and our
@@ -35,6 +35,7 @@ class TaskRun:
     eval_failures: int
     completion: Optional[float]  # MiniGrid: share of held-out instances completed
     writer: Any = None        # the stand-in, when one was used
+    eval_instances: int = 0   # held-out instances scored
 
     def metrics(self) -> dict:
         """A row for ``pddlkit bench``: the harness's counts plus IPP's own figures."""
@@ -115,11 +116,11 @@ def run_task(task_id: str, llm: Any, *, seed: int = 0, train: Optional[int] = No
     if save:
         result.save(save)
     if result.program is None:
-        return TaskRun(result, float("-inf"), float("-inf"), len(held), 0.0, writer)
+        return TaskRun(result, float("-inf"), float("-inf"), len(held), 0.0, writer, len(held))
     args = curriculum_args(result.best) if mode == "curriculum" else None
     scored = score(task, result.program, held, policy, workers, args)
     completion = None
     if task_id.startswith("minigrid-"):
         completion = sum(s.ok and s.score > 0 for s in scored) / len(scored)
     return TaskRun(result, result.best_mean, statistics.fmean(s.score for s in scored),
-                   sum(not s.ok for s in scored), completion, writer)
+                   sum(not s.ok for s in scored), completion, writer, len(held))

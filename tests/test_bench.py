@@ -125,8 +125,8 @@ def test_the_report_matches_a_recount_and_the_plots_are_images(killed_and_resume
             for level, shown in zip(levels, line[1:]):
                 cell = [r for r in mine if r["difficulty"] == level]
                 assert len(cell) == 20
-                assert shown == f"{100 * sum(r['success'] for r in cell) / 20:.0f}"
-            assert line[-1] == f"{100 * sum(r['success'] for r in mine) / len(mine):.0f}"
+                assert shown == f"{100 * sum(r['won'] for r in cell) / 20:.0f}"
+            assert line[-1] == f"{100 * sum(r['won'] for r in mine) / len(mine):.0f}"
     errors = _table(text, "Errors (Appendix A)")
     assert len(errors) == 6
     fields = ("solver_errors", "solver_fixed", "solver_aborts", "simulation_errors",

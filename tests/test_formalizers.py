@@ -466,7 +466,8 @@ def test_cli_run_prints_a_live_transcript_and_metrics(tmp_path):
     assert out.returncode == 0, out.stdout + out.stderr
     assert "simulation error on 'move north'" in out.stdout
     assert "episode seed 3: WON" in out.stdout
-    assert json.loads(record.read_text().splitlines()[-1])["success"] is True
+    outcome = json.loads(record.read_text().splitlines()[-1])
+    assert outcome["type"] == "outcome" and outcome["won"] is True and outcome["seed"] == 3
     bad = subprocess.run([sys.executable, "-m", "pddlkit.cli", "run", "--env", "coin-colector"],
                          capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "did you mean 'coin-collector'" in bad.stderr
@@ -693,18 +694,19 @@ def test_cli_run_plangen_and_the_options(tmp_path):
     plan = _true_plan(env, 0)
     answers = tmp_path / "answers.json"
     answers.write_text(json.dumps([json.dumps({"actions": [c]}) for c in plan]))
-    out = subprocess.run([sys.executable, "-m", "pddlkit.cli", "run", "--rooms", "3",
-                          "--agent", "plangen", "--llm", f"scripted:{answers}"],
+    out = subprocess.run([sys.executable, "-m", "pddlkit.cli", "run", "plangen", "--rooms", "3",
+                          "--llm", f"scripted:{answers}"],
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0 and "episode seed 0: WON" in out.stdout, out.stdout + out.stderr
-    offline = subprocess.run([sys.executable, "-m", "pddlkit.cli", "run", "--agent", "plangen"],
+    offline = subprocess.run([sys.executable, "-m", "pddlkit.cli", "run", "plangen"],
                              capture_output=True, text=True, timeout=120)
     assert offline.returncode == 2 and "needs an LLM" in offline.stderr
     opts = subprocess.run([sys.executable, "-m", "pddlkit.cli", "run", "--rooms", "9",
                            "--seed", "1", "--llm", "noisy:1.0", "--fact-memory", "--repair",
                            "--json"], capture_output=True, text=True, timeout=300)
-    row = json.loads(opts.stdout)[0]
-    assert opts.returncode == (0 if row["success"] else 1), opts.stderr
+    row = json.loads(opts.stdout)[0]  # the earlier spelling: pddlego without its name
+    assert opts.returncode == (0 if row["won"] else 1), opts.stderr
+    assert "is now 'pddlkit run pddlego ...'" in opts.stderr
     assert row["facts_merged"] > 0 and row["repairs"] > 0, row  # both options acted
 
 

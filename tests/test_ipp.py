@@ -184,10 +184,11 @@ def _cli(*args):
 
 def test_pddlkit_run_agent_ipp_saves_the_winning_program(tmp_path, grasp_task):
     _need(SHARED / "corpus" / "grasp" / "grids")
-    out = _cli("run", "--agent", "ipp", "--env", "grasp", "--llm", "standin:carry,no-return",
+    out = _cli("run", "ipp", "--env", "grasp", "--llm", "standin:carry,no-return",
                "--train", 30, "--eval", 30, "--save-program", tmp_path / "best", "--json")
     assert out.returncode == 0, out.stderr
-    row = json.loads(out.stdout)
+    [row] = json.loads(out.stdout)
+    assert row["won"] and row["trials"] == 30 * 8 and row["llm_calls"] >= 3
     assert row["train_mean"] > row["direct_mean"] and row["eval_mean"] > 0
     program = (tmp_path / "best" / "program.py").read_text()
     assert "def solve(" in program
@@ -199,8 +200,8 @@ def test_pddlkit_run_agent_ipp_saves_the_winning_program(tmp_path, grasp_task):
     with SandboxWorker(program) as worker:
         reused = worker.call(**instance.program_args())
     assert reused.ok and simulate(instance, reused.value).score >= 0
-    bad = _cli("run", "--agent", "ipp", "--env", "coin-collector")
-    assert bad.returncode == 2 and "--env must be one of grasp" in bad.stderr
+    bad = _cli("run", "ipp", "--env", "coin-collector")
+    assert bad.returncode == 2 and "use one of grasp" in bad.stderr
 
 
 def test_ipp_as_a_bench_agent(tmp_path):

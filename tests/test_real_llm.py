@@ -71,7 +71,8 @@ def check_episode(server, env: str, options: list, tmp_path, budget: int = 6, re
                   max_tokens: int = 384) -> dict:
     """One PDDLego+ episode with a real model (also used by test_real_qwen); the row."""
     record, transcript = tmp_path / "record.jsonl", tmp_path / "transcript.jsonl"
-    common = ["--env", env, *options, "--seed", "0", "--budget", str(budget), "--retries",
+    common = ["pddlego", "--env", env, *options, "--seed", "0", "--budget", str(budget),
+              "--retries",
               str(retries), "--max-tokens", str(max_tokens), "--json", "--quiet"]
     with UsageProxy(server.base_url) as proxy:
         done = _run([*common, "--llm", f"openai:{server.model}@{proxy.base_url}",
@@ -81,7 +82,7 @@ def check_episode(server, env: str, options: list, tmp_path, budget: int = 6, re
     assert "Traceback" not in done.stderr, done.stderr[-2000:]
     (row,) = json.loads(done.stdout)
     # the episode ended within its budgets: won, or stopped with its reason
-    assert row["success"] or row["abort_reason"] or row["actions"] >= budget, row
+    assert row["won"] or row["abort_reason"] or row["actions"] >= budget, row
     assert row["actions"] <= budget
     # the ledger's tokens are the server's own counts
     assert row["llm_calls"] == proxy.calls > 0
@@ -101,7 +102,7 @@ def check_episode(server, env: str, options: list, tmp_path, budget: int = 6, re
     again = _run([*common, "--llm", f"replay:{transcript}"], timeout=300)
     assert again.returncode == done.returncode, again.stderr[-2000:]
     (replayed,) = json.loads(again.stdout)
-    keys = ("success", "steps", "actions", "llm_calls", "solver_errors", "simulation_errors",
+    keys = ("won", "steps", "actions", "llm_calls", "solver_errors", "simulation_errors",
             "abort_reason", "prompt_tokens", "completion_tokens")
     assert {k: replayed[k] for k in keys} == {k: row[k] for k in keys}
     return row
@@ -114,7 +115,7 @@ def test_one_ipp_refinement_round_turns_unusable_programs_into_structured_errors
     is what the model is told next, and the ledger is the server's count."""
     transcript = tmp_path / "transcript.jsonl"
     with UsageProxy(server.base_url) as proxy:
-        done = _run(["--agent", "ipp", "--env", "grasp", "--llm",
+        done = _run(["ipp", "--env", "grasp", "--llm",
                      f"openai:{server.model}@{proxy.base_url}", "--train", "3", "--eval", "3",
                      "--rounds", "1", "--max-tokens", "256"],
                     PDDLKIT_TRANSCRIPT=str(transcript))

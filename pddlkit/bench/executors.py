@@ -1,9 +1,11 @@
 """Where cells run: in this process, in local worker processes, or as Ray tasks.
 
 Each executor takes the cells to run and yields ``(cell, row, error)`` as episodes finish, in
-whatever order they finish; the runner alone writes rows. Workers import the agent by name
-(:func:`load_agent`), so an agent is a plug-in: an entry point of ``pddlkit.agents`` or a
-``"package.module:function"`` path, importable in any worker or on any Ray node.
+whatever order they finish; the runner alone writes rows. Workers find the agent by name in
+the agents registry (:mod:`pddlkit.agents`: an entry point of ``pddlkit.agents``) or as a
+``"package.module:NAME"`` path to an :class:`~pddlkit.agents.AgentSpec`, importable in any
+worker or on any Ray node. A cell is one episode: a :class:`~pddlkit.agents.Job` of one seed,
+with the cell's LLM, environment options and agent options.
 """
 
 from __future__ import annotations
@@ -11,59 +13,52 @@ from __future__ import annotations
 import importlib
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from importlib.metadata import entry_points
 from multiprocessing import get_context
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Optional
+from typing import Iterable, Iterator, Optional
+
+from pddlkit.agents import AgentSpec, Job, UnknownAgentError, get_agent
 
 from .config import Cell
 
 EXECUTORS = ("process", "inline", "ray")
-AgentFunction = Callable[[dict], dict]
 
 
-class UnknownAgentError(LookupError):
-    pass
-
-
-def agents() -> dict[str, str]:
-    """Registered agents: name -> 'module:function'."""
-    return {ep.name: ep.value for ep in entry_points(group="pddlkit.agents")}
-
-
-def load_agent(name: str) -> AgentFunction:
-    if ":" in name:
-        module, _, attr = name.partition(":")
-    else:
-        known = agents()
-        if name not in known:
-            raise UnknownAgentError(f"unknown agent {name!r}; registered: "
-                                    f"{', '.join(sorted(known)) or '(none)'}, or give "
-                                    "'package.module:function'")
-        module, _, attr = known[name].partition(":")
+def load_agent(name: str) -> AgentSpec:
+    """The agent ``name``: a registered name or ``"package.module:NAME"``."""
+    if ":" not in name:
+        return get_agent(name)
+    module, _, attr = name.partition(":")
     try:
-        return getattr(importlib.import_module(module), attr)
+        spec = getattr(importlib.import_module(module), attr)
     except (ImportError, AttributeError) as exc:
         raise UnknownAgentError(f"agent {name!r} cannot be loaded: {exc}") from None
+    if not isinstance(spec, AgentSpec):
+        raise UnknownAgentError(f"agent {name!r} is a {type(spec).__name__}, not an "
+                                "AgentSpec (see pddlkit.agents)")
+    return spec
 
 
 def run_cell(cell: dict, record: Optional[str]) -> dict:
     """Play one cell; the row to append. Runs in a worker (process or Ray task)."""
-    run = load_agent(cell["kind"])
+    spec = load_agent(cell["kind"])
     if record:
         path = Path(record)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.unlink(missing_ok=True)  # a record left by a killed run starts over
     started = time.monotonic()
-    metrics = run({**cell, "record": record})
-    row = {k: cell[k] for k in ("key", "agent", "kind", "llm", "env", "difficulty",
-                                "level_index", "seed")}
-    row.update(metrics)
-    if "stand_in" not in row:  # an agent that does not say: judged from its LLM spec
-        from pddlkit.llm.spec import names_a_model
-
-        row["stand_in"] = None if names_a_model(cell["llm"]) else \
-            f"stand-in (agent {cell['kind']!r} with no LLM: {cell['llm'] or 'its default'})"
+    options = dict(cell.get("options") or {})
+    llm = cell["llm"] or options.pop("llm", "") or spec.default_llm
+    options.pop("llm", None)
+    job = Job(spec, cell["env"], llm, [cell["seed"]], spec.make_options(options),
+              dict(cell.get("env_options") or {}), record, rng_seed=cell.get("rng_seed"))
+    rows = list(spec.play(job))
+    if len(rows) != 1:
+        raise RuntimeError(f"agent {spec.name!r} gave {len(rows)} rows for one episode")
+    row = rows[0].as_dict()
+    row.update({k: cell[k] for k in ("key", "agent", "kind", "env", "difficulty",
+                                     "level_index", "seed")})
+    row["llm"] = llm
     row["record"] = record
     row["seconds"] = round(time.monotonic() - started, 4)
     return row

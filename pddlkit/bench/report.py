@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from statistics import mean
 from typing import Iterable, Optional
 
+from pddlkit.agents.row import row_won, trials, won_trials
+
 
 @dataclass
 class Group:
@@ -37,7 +39,10 @@ class Group:
 
     @property
     def success(self) -> float:
-        return 100.0 * sum(bool(r.get("success")) for r in self.rows) / max(1, len(self.rows))
+        """Won trials over trials, in percent (a row of a DEPS task list or CoPiC's held-out
+        games is several trials at its success rate)."""
+        return 100.0 * sum(won_trials(r) for r in self.rows) / max(1, sum(trials(r)
+                                                                          for r in self.rows))
 
 
 STAND_IN = " [stand-in]"
@@ -82,13 +87,13 @@ def groups(rows: list[dict]) -> list[Group]:
             if (a, e) in by]
 
 
-def success_by_difficulty(rows: list[dict]) -> dict[str, dict[str, dict[str, tuple[int, int]]]]:
-    """env -> agent -> difficulty -> (won, episodes)."""
+def success_by_difficulty(rows: list[dict]) -> dict[str, dict[str, dict[str, tuple[float, int]]]]:
+    """env -> agent -> difficulty -> (won trials, trials)."""
     out: dict = {}
     for r in rows:
         cell = out.setdefault(r["env"], {}).setdefault(r["agent"], {})
         won, n = cell.get(r["difficulty"], (0, 0))
-        cell[r["difficulty"]] = (won + bool(r.get("success")), n + 1)
+        cell[r["difficulty"]] = (won + won_trials(r), n + trials(r))
     return out
 
 
@@ -134,7 +139,7 @@ def markdown(rows: list[dict]) -> str:
         ["agent", "env", "steps", "actions", "planner calls", "won: steps"],
         [[g.agent, g.env, f"{g.mean('steps'):.1f}", f"{g.mean('actions'):.1f}",
           f"{g.mean('planner_calls'):.1f}",
-          _mean_if([r.get("steps", 0) for r in g.rows if r.get("success")])] for g in gs]) + "\n")
+          _mean_if([r.get("steps", 0) for r in g.rows if row_won(r)])] for g in gs]) + "\n")
     parts.append("### LLM usage\n\n" + _table(
         ["agent", "env", "calls / episode", "prompt tokens / episode",
          "completion tokens / episode", "cost $ (total)"],

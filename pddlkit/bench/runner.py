@@ -6,6 +6,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import Optional, TextIO
 
+from pddlkit.agents.row import row_won
+
 from .config import Sweep
 from .executors import executor, load_agent
 from .results import ResultsFile
@@ -34,7 +36,7 @@ def run_sweep(sweep: Sweep, *, executor_name: str = "process", progress: bool = 
     for kind in sorted({c.kind for c in pending}):
         load_agent(kind)  # an unknown agent fails here, not in every worker
     outcome = SweepOutcome(len(sweep.cells), len(sweep.cells) - len(pending))
-    outcome.won = sum(1 for c in sweep.cells if done.get(c.key, {}).get("success"))
+    outcome.won = sum(1 for c in sweep.cells if c.key in done and row_won(done[c.key]))
     bar = _bar(outcome, progress, stream)
     jobs = [(c, str(sweep.records_dir / c.record_name())) for c in pending]
     try:
@@ -46,7 +48,7 @@ def run_sweep(sweep: Sweep, *, executor_name: str = "process", progress: bool = 
             else:
                 results.append(row)
                 outcome.ran += 1
-                outcome.won += bool(row.get("success"))
+                outcome.won += row_won(row)
             if bar is not None:
                 bar.update(1)
                 finished = outcome.skipped + outcome.ran

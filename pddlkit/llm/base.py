@@ -134,6 +134,9 @@ class BaseLLM(abc.ABC):
     ``ledger``: a :class:`~pddlkit.llm.usage.UsageLedger` (default: the process-wide one).
     ``transcript``: a path or :class:`~pddlkit.llm.transcript.Transcript` (default:
     ``$PDDLKIT_TRANSCRIPT`` if set), where every call is appended as one JSON line.
+    ``max_tokens_cap``: the most tokens any answer may have, whatever a front end asks
+    (default: ``$PDDLKIT_MAX_TOKENS`` if set; ``pddlkit run --max-tokens`` sets it, so the cap
+    holds for every agent without each one passing it down).
     """
 
     model: str = ""
@@ -151,6 +154,9 @@ class BaseLLM(abc.ABC):
         self.cache = resolve_cache(self.default_cache if cache is None else cache)
         self.ledger = DEFAULT_LEDGER if ledger is None else ledger
         self.transcript = resolve_transcript(transcript)
+        cap = os.environ.get("PDDLKIT_MAX_TOKENS", "").strip()
+        self.max_tokens_cap: Optional[int] = int(cap) if cap.isdigit() and int(cap) > 0 \
+            else None
 
     @property
     def cache_model(self) -> str:
@@ -163,6 +169,9 @@ class BaseLLM(abc.ABC):
         """Answer ``messages``. With ``response_format="json"`` the answer's JSON is parsed into
         ``Completion.data``; an answer with no usable JSON raises :class:`BadAnswerError`
         (recorded and counted, but not cached, so a retry asks the model again)."""
+        cap = getattr(self, "max_tokens_cap", None)
+        if cap is not None and (max_tokens is None or max_tokens > cap):
+            max_tokens = cap
         request = Request.build(messages, temperature, max_tokens, stop, response_format, seed)
         key = request.key(self.cache_model)
         completion = self.cache.get(key) if self.cache is not None else None

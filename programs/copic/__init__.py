@@ -9,5 +9,5 @@
   :mod:`.household_agent`), :mod:`.nethack_world`.
 - :mod:`.standin`: the offline program writer (:mod:`.sc2_programs`,
   :mod:`.household_programs`, :mod:`.nethack_programs`).
-- :mod:`.runner` and :mod:`.cli`: ``pddlkit run --agent copic`` and the ``copic`` bench agent.
+- :mod:`.runner` and :mod:`.cli`: ``pddlkit run copic`` and the ``copic`` bench agent.
 """

@@ -1,67 +1,59 @@
-"""``pddlkit run --agent copic`` (an entry point of ``pddlkit.run_agents``) and the ``copic``
-agent of ``pddlkit bench`` (``pddlkit.agents``).
+"""CoPiC as an agent of :mod:`pddlkit.agents` (entry point ``copic``): ``pddlkit run copic``,
+``pddlkit bench`` cells and ``run_job`` all go through :data:`COPIC`.
 
-    pddlkit run --agent copic --env sc2-build --difficulty easy --llm standin --copic-critic uniform
-    pddlkit run --agent copic --env household --difficulty pick_heat_then_place --wm-filter
-    pddlkit run --agent copic --env nethack-drink --llm openai:gpt-4o --critic-model gemma-3-270m
+    pddlkit run copic --env sc2-build --difficulty easy --llm standin --copic-critic uniform
+    pddlkit run copic --env household --difficulty pick_heat_then_place --wm-filter
+    pddlkit run copic --env nethack-drink --llm openai:gpt-4o --critic-model gemma-3-270m
 
-The critic options (``--critic-model``, ``--critic-device``, ``--policy-lr``, ``--value-lr``,
-``--ppo-steps``, ``--ppo-batch``, ``--shaping``, ``--eval-episodes``, ``--save-critic``,
-``--load-critic``) are the twosome agent's, shared; ``--shaping`` works on SC2 and the household
-(worlds with a model of their own) and is refused with one line elsewhere.
+An episode is one CoPiC run: learning on training seeds (programs written and evolved by the
+LLM, the critic trained by PPO), then the frozen programs and critic on ``--eval-episodes``
+held-out seeds. Its row's trials are the held-out games, ``success_rate`` their share won and
+``won`` whether all were; learning success, evolutions, critic tokens and the rest are
+columns. The critic options are the twosome agent's, under the same names; ``--shaping`` works
+on SC2 and the household (worlds with a model of their own) and is refused elsewhere.
 """
 
 from __future__ import annotations
 
-import json
-import sys
+from dataclasses import dataclass
 from typing import Optional
 
+from pddlkit.agents import AgentError, AgentSpec, option
 
-def add_arguments(parser) -> None:
-    group = parser.add_argument_group("copic (--agent copic)")
-    group.add_argument("--copic-critic", default="ppo", choices=["ppo", "frozen", "uniform"],
-                       help="copic: learn the critic with PPO, keep it frozen, or choose "
-                            "uniformly (the paper's no-critic ablation; needs no torch)")
-    group.add_argument("--programs", type=int, default=3, help="copic: programs per task (n)")
-    group.add_argument("--round-episodes", type=int, default=20,
-                       help="copic: episodes between evolution checks (N)")
-    group.add_argument("--summary-episodes", type=int, default=5,
-                       help="copic: episodes summarized for evolution (M)")
-    group.add_argument("--threshold", type=float, default=0.9,
-                       help="copic: success rate at which evolution stops")
-    group.add_argument("--max-rounds", type=int, default=5, help="copic: evolutions at most")
-    group.add_argument("--no-evolve", action="store_true", help="copic: never evolve")
-    group.add_argument("--wm-filter", action="store_true",
-                       help="copic: drop candidates whose first action the world model "
-                            "rejects")
-    group.add_argument("--max-seconds", type=float,
-                       help="copic: SC2 game-time limit in seconds (default 660)")
-    group.add_argument("--max-keys", type=int,
-                       help="copic: NetHack keystrokes per episode (default 600; 2000 for "
-                            "exp-level-3). Seed 000 does not say its limit; level 3 needs "
-                            "game time for monsters to appear, so its success grows with this")
+from .runner import ENV_IDS
 
 
-def _options(args) -> dict:
-    from pddlkit.formalizers.cli import env_options
-
-    options = env_options(args)
-    if args.env == "sc2-build":
-        options.pop("receptacles", None)
-        if args.max_seconds:
-            options["max_seconds"] = args.max_seconds
-    if args.env == "household":
-        options["budget"] = args.budget
-    if args.max_keys is not None:
-        if args.max_keys <= 0:
-            raise ValueError(f"--max-keys must be a positive number of keystrokes, got "
-                             f"{args.max_keys}")
-        if not args.env.startswith("nethack-"):
-            raise ValueError(f"--max-keys is NetHack's keystroke budget; {args.env} has none "
-                             f"(SC2: --max-seconds, household: --budget)")
-        options["max_keys"] = args.max_keys
-    return options
+@dataclass
+class CopicOptions:
+    copic_critic: str = option("ppo", "learn the critic with PPO, keep it frozen, or choose "
+                                      "uniformly (the paper's no-critic ablation; needs no "
+                                      "torch)", choices=("ppo", "frozen", "uniform"),
+                               aliases=("critic",))
+    programs: int = option(3, "programs per task (n)", minimum=1)
+    round_episodes: int = option(20, "episodes between evolution checks (N)", minimum=1)
+    summary_episodes: int = option(5, "episodes summarized for evolution (M)", minimum=1)
+    threshold: float = option(0.9, "success rate at which evolution stops")
+    max_rounds: int = option(5, "evolutions at most", minimum=0)
+    evolve: bool = option(True, "evolve the programs (--no-evolve: never)", flag="--no-evolve")
+    wm_filter: bool = option(False, "drop candidates whose first action the world model "
+                                    "rejects")
+    eval_episodes: int = option(10, "held-out episodes after learning", aliases=("eval",),
+                                minimum=1)
+    budget: int = option(50, "household: commands per episode")
+    max_seconds: Optional[float] = option(None, "SC2 game-time limit in seconds (default 660)")
+    max_keys: Optional[int] = option(None, "NetHack keystrokes per episode (default 600; 2000 "
+                                           "for exp-level-3)")
+    critic_model: str = option("auto", "tinyllama, gemma-3-270m, a model folder or a .gguf "
+                                       "file", aliases=("model",))
+    critic_device: str = option("auto", "auto (CUDA in bf16 if present, else CPU), cpu, cuda")
+    policy_lr: float = option(1e-6, "the critic's LoRA learning rate")
+    value_lr: float = option(5e-5, "the value head's learning rate")
+    ppo_steps: int = option(128, "environment steps per PPO update (K)")
+    ppo_batch: int = option(32, "transitions per policy step")
+    shaping: float = option(0.0, "weight of the world model's potential-based shaping (SC2, "
+                                 "household; 0: the environment's reward only)")
+    save_critic: Optional[str] = option(None, "save the trained critic in this folder")
+    load_critic: Optional[str] = option(None, "start from a saved critic")
 
 
 def stand_in(llm: Optional[str]) -> Optional[str]:
@@ -72,79 +64,85 @@ def stand_in(llm: Optional[str]) -> Optional[str]:
     return None
 
 
-def run(args) -> int:
-    from pddlkit.llm.errors import LLMError
+def env_options(env: str, given: dict, o: CopicOptions) -> dict:
+    options = dict(given)
+    if env == "sc2-build":
+        options.pop("receptacles", None)
+        if o.max_seconds:
+            options["max_seconds"] = o.max_seconds
+    if env == "household":
+        options["budget"] = o.budget
+    if o.max_keys is not None:
+        if o.max_keys <= 0:
+            raise AgentError(f"--max-keys must be a positive number of keystrokes, got "
+                             f"{o.max_keys}")
+        if not env.startswith("nethack-"):
+            raise AgentError(f"--max-keys is NetHack's keystroke budget; {env} has none "
+                             f"(SC2: --max-seconds, household: --budget)")
+        options["max_keys"] = o.max_keys
+    return options
 
+
+def play(job):
     from .loop import CopicConfig
     from .runner import run_copic
 
-    def show(record):
-        if not args.quiet and not args.json:
-            print(f"round {record.round} {record.task_type} (seed {record.seed}): "
-                  f"{'won' if record.won else 'lost'} in {record.steps} steps; {record.result}")
+    o = job.options
+    llm = job.llm if job.llm not in ("observation", "") else "standin"
+    options = env_options(job.env, job.env_options, o)
+    for seed in job.seeds:
+        episode = job.episode(seed)
 
-    llm = args.llm if args.llm not in ("observation", None) else "standin"
-    try:
-        config = CopicConfig(programs=args.programs, episodes_per_round=args.round_episodes,
-                             summary_episodes=args.summary_episodes, threshold=args.threshold,
-                             max_rounds=args.max_rounds, critic=args.copic_critic,
-                             evolve=not args.no_evolve, world_model_filter=args.wm_filter,
-                             shaping=getattr(args, "shaping", 0.0) or 0.0, seed=args.seed)
-        ppo = {"policy_lr": getattr(args, "policy_lr", 1e-6),
-               "value_lr": getattr(args, "value_lr", 5e-5),
-               "steps_per_update": getattr(args, "ppo_steps", 128),
-               "policy_batch": getattr(args, "ppo_batch", 32)}
-        outcome = run_copic(args.env, llm, env_options=_options(args), config=config,
-                            critic_model=getattr(args, "critic_model", "auto"),
-                            critic_device=getattr(args, "critic_device", "auto"), ppo=ppo,
-                            seed=args.seed, evaluate=getattr(args, "eval_episodes", 10),
-                            load_critic=getattr(args, "load_critic", None),
-                            save_critic=getattr(args, "save_critic", None), on_episode=show)
-    except (LLMError, LookupError, ValueError, TypeError, FileNotFoundError, ImportError,
-            RuntimeError) as exc:
-        print(f"pddlkit run --agent copic: {exc}", file=sys.stderr)
-        return 2
-    metrics = outcome.metrics()
-    if args.json:
-        print(json.dumps({**metrics, "costs": outcome.costs()}, indent=2))
-        return 0
-    for r in outcome.copic.rounds:
-        print(f"round {r.round} on {r.task_type}: success {r.success_rate:.2f} over "
-              f"{r.episodes} episodes{', evolved the programs' if r.evolved else ''}")
-    who = stand_in(args.llm) or args.llm
-    print(f"{outcome.env} [{who}]: learning success {outcome.train_rate:.2f}, held-out success "
-          f"{outcome.eval_rate:.2f} over {len(outcome.evaluation)} episodes "
-          f"(mean {metrics['steps']:.1f} steps), {metrics['llm_calls']} LLM calls, "
-          f"{metrics['llm_tokens']} LLM tokens, {metrics['critic_tokens']} critic tokens, "
-          f"${metrics['cost_usd']:.4f}, {outcome.seconds:.0f} s")
-    if args.wm_filter:
-        print(f"world-model filter: {metrics['avoided_failures']} candidates known to fail "
-              f"were not run")
-    if outcome.writer is not None and outcome.writer.repaired:
-        print(f"evolution repaired: {', '.join(outcome.writer.repaired)}")
-    return 0
+        def show(record):
+            episode.emit("game", round=record.round, task_type=record.task_type,
+                         seed=record.seed, won=record.won, steps=record.steps,
+                         result=record.result)
+
+        config = CopicConfig(programs=o.programs, episodes_per_round=o.round_episodes,
+                             summary_episodes=o.summary_episodes, threshold=o.threshold,
+                             max_rounds=o.max_rounds, critic=o.copic_critic, evolve=o.evolve,
+                             world_model_filter=o.wm_filter, shaping=o.shaping, seed=seed)
+        ppo = {"policy_lr": o.policy_lr, "value_lr": o.value_lr,
+               "steps_per_update": o.ppo_steps, "policy_batch": o.ppo_batch}
+        outcome = run_copic(job.env, llm, env_options=options, config=config,
+                            critic_model=o.critic_model, critic_device=o.critic_device,
+                            ppo=ppo, seed=seed, evaluate=o.eval_episodes,
+                            load_critic=o.load_critic, save_critic=o.save_critic,
+                            on_episode=show)
+        for r in outcome.copic.rounds:
+            episode.emit("round", round=r.round, task_type=r.task_type,
+                         success_rate=r.success_rate, episodes=r.episodes, evolved=r.evolved)
+        m = outcome.metrics()
+        m.pop("success")
+        games = len(outcome.evaluation)
+        summary = (f"learning success {outcome.train_rate:.2f}, held-out success "
+                   f"{outcome.eval_rate:.2f} over {games} games (mean {m['steps']:.1f} steps), "
+                   f"{m['evolutions']} evolutions, {m['critic_tokens']} critic tokens")
+        if o.wm_filter:
+            summary += f"; world-model filter: {m['avoided_failures']} candidates known to " \
+                       f"fail were not run"
+        if m["repaired"]:
+            summary += f"; evolution repaired: {', '.join(m['repaired'])}"
+        usage = {"calls": m["llm_calls"], "prompt_tokens": m["prompt_tokens"],
+                 "completion_tokens": m["completion_tokens"], "cost_usd": m["cost_usd"]}
+        yield episode.row(games > 0 and outcome.eval_rate == 1.0, outcome.eval_rate,
+                          max(1, games), summary, usage=usage, costs=outcome.costs(), **m)
 
 
-def bench_agent(cell: dict) -> dict:
-    """``agent = "copic"`` in a sweep config; options ``llm``, ``critic`` (ppo, frozen,
-    uniform), ``model``, ``programs``, ``round_episodes``, ``summary_episodes``, ``max_rounds``,
-    ``threshold``, ``evolve``, ``wm_filter``, ``eval``, ``policy_lr``."""
-    from .loop import CopicConfig
-    from .runner import run_copic
+def describe(kind: str, data: dict) -> Optional[str]:
+    if kind == "game":
+        return (f"round {data['round']} {data['task_type']} (seed {data['seed']}): "
+                f"{'won' if data['won'] else 'lost'} in {data['steps']} steps; {data['result']}")
+    if kind == "round":
+        return (f"round {data['round']} on {data['task_type']}: success "
+                f"{data['success_rate']:.2f} over {data['episodes']} episodes"
+                + (", evolved the programs" if data["evolved"] else ""))
+    return None
 
-    options = cell.get("options") or {}
-    config = CopicConfig(programs=options.get("programs", 3),
-                         episodes_per_round=options.get("round_episodes", 20),
-                         summary_episodes=options.get("summary_episodes", 5),
-                         threshold=options.get("threshold", 0.9),
-                         max_rounds=options.get("max_rounds", 5),
-                         critic=options.get("critic", "ppo"),
-                         evolve=bool(options.get("evolve", True)),
-                         world_model_filter=bool(options.get("wm_filter", False)),
-                         seed=cell["seed"])
-    ppo = {k: options[k] for k in ("policy_lr", "value_lr") if k in options}
-    outcome = run_copic(cell["env"], options.get("llm", "standin"),
-                        env_options=cell.get("env_options") or {}, config=config,
-                        critic_model=options.get("model", "auto"), ppo=ppo, seed=cell["seed"],
-                        evaluate=options.get("eval", 10))
-    return {**outcome.metrics(), "stand_in": stand_in(options.get("llm", "standin"))}
+
+COPIC = AgentSpec(
+    "copic", "CoPiC: LLM-written planning programs propose plans, a LoRA critic chooses, the "
+    "programs evolve", CopicOptions, play, stand_in=stand_in, envs=ENV_IDS,
+    default_env="sc2-build", describe=describe,
+    usage="stand-in: --llm standin[:MISTAKES] (programs we wrote with injected mistakes, "
+          "repaired by evolution only when the results show them)")

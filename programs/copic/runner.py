@@ -1,4 +1,4 @@
-"""One CoPiC run on a named environment, shared by ``pddlkit run --agent copic``, the ``copic``
+"""One CoPiC run on a named environment, shared by ``pddlkit run copic``, the ``copic``
 bench agent and ``benchmarks/copic.py``.
 
 Environments: ``sc2-build`` (``difficulty`` easy, medium or hard), ``household`` (``difficulty``
@@ -67,9 +67,10 @@ def make_llm(spec: Any, kind: str):
         writer = CopicWriter(kind, parse_spec(spec))
         return writer.llm(), writer
     if isinstance(spec, str):
-        from pddlkit.llm import load_llm
+        from pddlkit.llm import UsageLedger, load_llm
 
-        return load_llm(spec), None
+        # a ledger of the run's own: its counts (LLM and critic, per task type) are this run's
+        return load_llm(spec, ledger=UsageLedger()), None
     return spec, None
 
 

@@ -1,58 +1,53 @@
-"""``pddlkit run --agent deps`` (an entry point of ``pddlkit.run_agents``) and the ``deps``
-agent of ``pddlkit bench`` (``pddlkit.agents``).
+"""DEPS as an agent of :mod:`pddlkit.agents` (entry point ``deps``): ``pddlkit run deps``,
+``pddlkit bench`` cells and ``run_job`` all go through :data:`DEPS`.
 
-    pddlkit run --agent deps --env craft --task iron_pickaxe
-    pddlkit run --agent deps --env craft --task MT6 --replan-rounds 3 --explainer llm
-    pddlkit run --agent deps --env craft --task diamond --llm openai:gpt-4o --check-plan
-    pddlkit run --agent deps --env crafter --task iron_pickaxe --episodes 5 --hostile
+    pddlkit run deps --env craft --task iron_pickaxe
+    pddlkit run deps --env craft --task MT6 --replan-rounds 3 --explainer llm
+    pddlkit run deps --env craft --task diamond --llm openai:gpt-4o --check-plan
+    pddlkit run deps --env crafter --task iron_pickaxe --episodes 5 --hostile
 
-``--task`` takes an object (``stone_pickaxe``) or a group (``MT1`` .. ``MT8``); without it all
-69 tasks run; on Crafter it is the target item (default stone_pickaxe), in peaceful mode unless
-``--hostile``. ``--llm standin[:rate]`` (the default) is the offline planner with recipe mistakes
-(``standin-off[:rate]``: mistakes off the explainer's templates, see the stand-in module)
-at that rate.
+``--task`` (an environment option) takes an object (``stone_pickaxe``) or a group (``MT1`` ..
+``MT8``); without it all 69 tasks run; on Crafter it is the target item (default
+stone_pickaxe), in peaceful mode unless ``--hostile``. ``--llm standin[:rate]`` (the default)
+is the offline planner with recipe mistakes at that rate (``standin-off[:rate]``: mistakes off
+the explainer's templates, see the stand-in module).
+
+An episode plays every chosen task once with the episode's seed; its row's trials are the
+tasks, ``success_rate`` the share won and ``won`` whether all were; the per-group rates,
+re-plans, failures and explanations are columns.
 """
 
 from __future__ import annotations
 
-import json
-import sys
+from dataclasses import dataclass
 from typing import Optional
+
+from pddlkit.agents import AgentSpec, option
 
 ENVS = ("craft", "crafter")
 
 
 def _rounds(text: str):
-    if text.lower() in ("inf", "none", "unlimited"):
+    if str(text).lower() in ("inf", "none", "unlimited"):
         return None
     value = int(text)
     if value < 0:
-        raise ValueError
+        raise ValueError(f"re-plans must be 0 or more, or inf; got {text!r}")
     return value
 
 
-def add_arguments(parser) -> None:
-    group = parser.add_argument_group("deps (--agent deps)")
-    group.add_argument("--replan-rounds", type=_rounds, default=None, metavar="N|inf",
-                       help="deps: re-plans at most (Table 4: 0, 1, 3, 5, inf; default inf)")
-    group.add_argument("--explainer", default="symbolic", choices=["symbolic", "llm"],
-                       help="deps: the world model's explanation, or Listing 1 sent to the LLM")
-    group.add_argument("--selector", default="order",
-                       choices=["exact", "learned", "order", "random"],
-                       help="deps: how order-free goals are chosen (default: plan order)")
-    group.add_argument("--check-plan", action="store_true",
-                       help="deps: check each plan on the world model before acting")
-    group.add_argument("--max-actions", type=int, default=200,
-                       help="deps: recipe applications per episode (craft)")
-    group.add_argument("--hostile", action="store_true",
-                       help="deps: Crafter with zombies and skeletons (default: peaceful)")
-
-
-def _config(args):
-    from .loop import DepsConfig
-
-    return DepsConfig(max_rounds=args.replan_rounds, selector=args.selector,
-                      check_plan=args.check_plan, seed=args.seed)
+@dataclass
+class DepsOptions:
+    replan_rounds: Optional[int] = option(None, "re-plans at most (Table 4: 0, 1, 3, 5, inf; "
+                                                "default inf)", parse=_rounds, metavar="N|inf",
+                                          aliases=("rounds",))
+    explainer: str = option("symbolic", "the world model's explanation, or Listing 1 sent to "
+                                        "the LLM", choices=("symbolic", "llm"))
+    selector: str = option("order", "how order-free goals are chosen (default: plan order)",
+                           choices=("exact", "learned", "order", "random"))
+    check_plan: bool = option(False, "check each plan on the world model before acting")
+    max_actions: int = option(200, "recipe applications per episode (craft)", minimum=1)
+    hostile: bool = option(False, "Crafter with zombies and skeletons (default: peaceful)")
 
 
 def stand_in(llm: Optional[str]) -> Optional[str]:
@@ -64,62 +59,51 @@ def stand_in(llm: Optional[str]) -> Optional[str]:
         str(llm or "").split(":")[0])
 
 
-def run(args) -> int:
-    from pddlkit.llm.errors import LLMError
-
-    from .runner import run_deps
-
-    if args.env not in ENVS:
-        print(f"pddlkit run --agent deps: environment {args.env!r} is not supported; use one "
-              f"of {', '.join(ENVS)}", file=sys.stderr)
-        return 2
-
-    def show(e):
-        if not args.quiet and not args.json:
-            last = e.failures[-1].explanation if e.failures and not e.won else ""
-            print(f"{e.group} {e.task}: {'won' if e.won else 'lost'} after {e.rounds} re-plans, "
-                  f"{e.actions} actions" + (f"; {last}" if last else ""))
-
-    llm = args.llm if args.llm not in ("observation", None) else "standin"
-    try:
-        outcome = run_deps([args.task] if args.task else None, llm, env=args.env,
-                           env_options={"peaceful": not args.hostile} if args.env == "crafter"
-                           else None, episodes=args.episodes,
-                           seed=args.seed, config=_config(args), explainer=args.explainer,
-                           max_actions=args.max_actions, on_episode=show)
-    except (LLMError, LookupError, ValueError, TypeError, FileNotFoundError, ImportError) as exc:
-        print(f"pddlkit run --agent deps: {exc}", file=sys.stderr)
-        return 2
-    metrics = outcome.metrics()
-    if args.json:
-        print(json.dumps(metrics, indent=2))
-        return 0
-    groups = "  ".join(f"{g} {100 * r:.1f}" for g, r in metrics["by_group"].items())
-    who = stand_in(llm) or llm
-    print(f"[{who}] success {100 * metrics['success']:.1f}% over {metrics['episodes']} episodes "
-          f"({groups}); {metrics['rounds']:.2f} re-plans per episode; {metrics['failures']} "
-          f"failures, {metrics['explained']} explanations naming the false precondition; "
-          f"{metrics['llm_calls']} LLM calls, {metrics['llm_tokens']} tokens, "
-          f"${metrics['cost_usd']:.4f}")
-    return 0
-
-
-def bench_agent(cell: dict) -> dict:
-    """``agent = "deps"`` in a sweep config; options ``llm``, ``task`` (object or group),
-    ``rounds`` (None: unlimited), ``explainer``, ``selector``, ``check_plan``."""
+def play(job):
     from .loop import DepsConfig
     from .runner import run_deps
 
-    options = cell.get("options") or {}
-    env_options = cell.get("env_options") or {}
-    task = options.get("task") or env_options.get("task")
-    config = DepsConfig(max_rounds=options.get("rounds"), selector=options.get("selector",
-                                                                               "order"),
-                        check_plan=bool(options.get("check_plan", False)), seed=cell["seed"])
-    env = cell.get("env", "craft")
-    crafter = {k: v for k, v in env_options.items() if k in ("peaceful", "length")}
-    outcome = run_deps([task] if task else None, options.get("llm", "standin"), env=env,
-                       env_options=crafter if env == "crafter" else None,
-                       seed=cell["seed"], config=config,
-                       explainer=options.get("explainer", "symbolic"))
-    return {**outcome.metrics(), "stand_in": stand_in(options.get("llm", "standin"))}
+    o = job.options
+    llm = job.llm if job.llm not in ("observation", "") else "standin"
+    task = job.env_options.get("task")
+    crafter = {k: v for k, v in job.env_options.items() if k in ("peaceful", "length")}
+    if job.env == "crafter":
+        crafter.setdefault("peaceful", not o.hostile)
+    for seed in job.seeds:
+        episode = job.episode(seed)
+
+        def show(e):
+            last = e.failures[-1].explanation if e.failures and not e.won else ""
+            episode.emit("task", group=e.group, task=e.task, won=e.won, rounds=e.rounds,
+                         actions=e.actions, explanation=last)
+
+        config = DepsConfig(max_rounds=o.replan_rounds, selector=o.selector,
+                            check_plan=o.check_plan, seed=seed)
+        outcome = run_deps([task] if task else None, llm, env=job.env,
+                           env_options=crafter if job.env == "crafter" else None,
+                           seed=seed, config=config, explainer=o.explainer,
+                           max_actions=o.max_actions, on_episode=show, ledger=job.ledger)
+        metrics = outcome.metrics()
+        n = metrics.pop("episodes")
+        metrics.pop("success")
+        groups = "  ".join(f"{g} {100 * r:.1f}" for g, r in metrics["by_group"].items())
+        summary = (f"{groups}; {metrics['rounds']:.2f} re-plans per task; "
+                   f"{metrics['failures']} failures, {metrics['explained']} explanations naming "
+                   f"the false precondition")
+        yield episode.row(all(e.won for e in outcome.episodes) and n > 0, outcome.rate(),
+                          max(1, n), summary, **metrics)
+
+
+def describe(kind: str, data: dict) -> Optional[str]:
+    if kind == "task":
+        return (f"{data['group']} {data['task']}: {'won' if data['won'] else 'lost'} after "
+                f"{data['rounds']} re-plans, {data['actions']} actions"
+                + (f"; {data['explanation']}" if data["explanation"] else ""))
+    return None
+
+
+DEPS = AgentSpec(
+    "deps", "DEPS: describe, explain, plan, select over a crafting world's skills",
+    DepsOptions, play, stand_in=stand_in, envs=ENVS, default_env="craft", describe=describe,
+    usage="stand-ins: --llm standin[:rate] (the true recipe table minus injected omissions), "
+          "standin-off[:rate] (mistakes off the explainer's templates)")

@@ -100,9 +100,11 @@ def run_deps(tasks_or_groups: Optional[Sequence[str]] = None, llm: Any = "standi
              env: str = "craft", env_options: Optional[dict] = None,
              episodes: int = 1, seed: int = 0, config: Optional[DepsConfig] = None,
              explainer: str = "symbolic", max_actions: int = DEFAULT_MAX_ACTIONS,
-             on_episode: Optional[Callable[[DepsEpisode], None]] = None) -> DepsOutcome:
+             on_episode: Optional[Callable[[DepsEpisode], None]] = None,
+             ledger: Any = None) -> DepsOutcome:
     """DEPS on ``env`` ("craft": tasks or groups MT1-MT8; "crafter": target items, default
-    stone_pickaxe, ``env_options`` such as ``peaceful=False``), ``episodes`` seeds per task."""
+    stone_pickaxe, ``env_options`` such as ``peaceful=False``), ``episodes`` seeds per task;
+    usage goes to ``ledger`` (default: a fresh one)."""
     from pddlkit.llm import UsageLedger, load_llm
 
     if explainer not in EXPLAINERS:
@@ -117,7 +119,7 @@ def run_deps(tasks_or_groups: Optional[Sequence[str]] = None, llm: Any = "standi
 
         table = crafter_recipes()
     config = config or DepsConfig()
-    ledger = UsageLedger()
+    ledger = ledger if ledger is not None else UsageLedger()
     standin_rate = None
     standin_mistakes = MISTAKES
     if isinstance(llm, str) and llm.split(":")[0] in ("standin", "standin-off"):

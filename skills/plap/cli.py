@@ -1,141 +1,116 @@
-"""``pddlkit run --agent plap`` (an entry point of ``pddlkit.run_agents``) and the ``plap``
-agent of ``pddlkit bench`` (``pddlkit.agents``).
+"""PLAP as an agent of :mod:`pddlkit.agents` (entry point ``plap``): ``pddlkit run plap``,
+``pddlkit bench`` cells and ``run_job`` all go through :data:`PLAP`.
 
-    pddlkit run --agent plap --env microrts --opponent RandomBiasedAI --episodes 10
-    pddlkit run --agent plap --env microrts --llm standin-noisy --opponent WorkerRush
-    pddlkit run --agent plap --env microrts --llm openai:gpt-4o-mini --variant fs-tip
+    pddlkit run plap --env microrts --opponent RandomBiasedAI --episodes 10
+    pddlkit run plap --env microrts --llm standin-noisy --opponent WorkerRush
+    pddlkit run plap --env microrts --llm openai:gpt-4o-mini --variant fs-tip
 
 ``--llm standin`` (the default) is the planner written from the expert tips; ``standin-noisy``
 adds malformed, impossible and wasteful lines; any other value is an LLM spec, prompted with
-seed 002's Fig. 3 in the chosen ``--variant``. Games are on basesWorkers8x8 by default, the
-planner plays blue, seeds ``--seed`` onwards.
+seed 002's Fig. 3 in the chosen ``--variant``. Games are on basesWorkers8x8 by default; the
+planner plays blue against a built-in bot. An episode is one game: ``won`` is a win, a draw
+is not; a game in which no plan was ever obtained is ``invalid`` (a column giving the reason)
+and left out of the tally, since it says nothing of the planner. For the leaderboard, a bench
+cell's environment options may put the planner on the red ``side`` or against another
+planner (``opponent = "plap:<entry>"``, or ``match = "red:plap:standin"``).
 """
 
 from __future__ import annotations
 
-import json
-import sys
-from typing import Optional
+from dataclasses import dataclass
+
+from pddlkit.agents import AgentSpec, option
+
+from .entries import make_planner, stand_in
 
 
-def add_arguments(parser) -> None:
-    group = parser.add_argument_group("plap (--agent plap)")
-    group.add_argument("--opponent", default="RandomBiasedAI",
-                       help="plap: the built-in bot (RandomBiasedAI, LightRush, WorkerRush, "
-                            "NaiveMCTS, CoacAI, ...)")
-    group.add_argument("--map", default="basesWorkers8x8", help="plap: a MicroRTS map")
-    group.add_argument("--variant", default="zs", choices=["zs", "zs-tip", "fs", "fs-tip"],
-                       help="plap: the prompt (zero-/few-shot, with or without tips)")
-    group.add_argument("--plan-every", type=int, default=100, help="plap: k, cycles per plan")
-    group.add_argument("--max-cycles", type=int, default=2000, help="plap: game length")
-    group.add_argument("--no-check", action="store_true",
-                       help="plap: do not check plans against the skills' PDDL annotations")
-    group.add_argument("--no-feedback", action="store_true",
-                       help="plap: do not tell the LLM which lines were dropped (the paper's "
-                            "stateless planner)")
+@dataclass
+class PlapOptions:
+    opponent: str = option("RandomBiasedAI", "the built-in bot (RandomBiasedAI, LightRush, "
+                                             "WorkerRush, NaiveMCTS, CoacAI, ...)")
+    map: str = option("basesWorkers8x8", "a MicroRTS map")
+    variant: str = option("zs", "the prompt (zero-/few-shot, with or without tips)",
+                          choices=("zs", "zs-tip", "fs", "fs-tip"))
+    plan_every: int = option(100, "k, cycles per plan", minimum=1)
+    max_cycles: int = option(2000, "game length", minimum=1)
+    check: bool = option(True, "check plans against the skills' PDDL annotations (--no-check: "
+                               "do not)", flag="--no-check")
+    feedback: bool = option(True, "tell the LLM which lines were dropped (--no-feedback: the "
+                                  "paper's stateless planner)", flag="--no-feedback")
 
 
-def make_planner(spec: str, env, variant: str = "zs", seed: int = 0, feedback: bool = True):
-    from .planner import LLMPlanner
-    from .standin import NoisyPlanner, TipsPlanner
-
-    if spec in ("standin", "observation", None):
-        return TipsPlanner()
-    if spec.startswith("standin-noisy"):
-        rate = float(spec.split(":", 1)[1]) if ":" in spec else 0.3
-        return NoisyPlanner(rate, seed)
-    from pddlkit.llm import load_llm
-
-    return LLMPlanner(load_llm(spec), env.units_table, variant, feedback=feedback)
-
-
-def stand_in(llm: Optional[str]) -> Optional[str]:
-    """What the stand-in planner knows, for row labels and summaries; None for an LLM."""
-    spec = str(llm or "").split("@")[0]
-    if spec in ("", "standin", "observation"):
-        return "stand-in (the expert tips)"
-    if spec.startswith("standin-noisy"):
-        return "stand-in (the expert tips, with noisy lines)"
-    return None
+def _setting(job) -> dict:
+    """The options, with a bench cell's environment options over them."""
+    o = job.options
+    setting = {"opponent": o.opponent, "map": o.map, "max_cycles": o.max_cycles,
+               "side": "blue"}
+    setting.update({k: v for k, v in job.env_options.items()
+                    if k in ("opponent", "map", "max_cycles", "side")})
+    if "match" in job.env_options:
+        setting["side"], _, setting["opponent"] = str(job.env_options["match"]).partition(":")
+    if setting["side"] not in ("blue", "red"):
+        raise ValueError(f"side must be blue or red, got {setting['side']!r}")
+    return setting
 
 
-def run(args) -> int:
+def play(job):
+    setting = _setting(job)
+    opponent = str(setting["opponent"])
+    if setting["side"] == "red" or opponent.startswith(("plap:", "bot:")):
+        yield from _league_games(job, setting)
+        return
     from pddlkit.envs.microrts import MicroRTS
-    from pddlkit.envs.microrts_assets import MicroRTSMissing
-    from pddlkit.llm.errors import LLMError
 
-    from .game import PlannerUnreachable, play_game
+    from .game import play_game
 
-    if args.env != "microrts":
-        print(f"pddlkit run --agent plap: environment {args.env!r} is not supported; use "
-              f"microrts", file=sys.stderr)
-        return 2
-    records = []
-    planner = None
-    try:
-        with MicroRTS(map=args.map, opponent=args.opponent, max_cycles=args.max_cycles) as env:
-            env.reset(args.seed)
-            for k in range(args.episodes):
-                planner = make_planner(args.llm, env, args.variant, args.seed + k,
-                                       feedback=not args.no_feedback)
-                record = play_game(env, planner, seed=args.seed + k, k=args.plan_every,
-                                   check=not args.no_check)
-                records.append(record)
-                if not args.quiet and not args.json:
-                    m = record.metrics
-                    outcome = f"invalid ({record.invalid})" if record.invalid else \
-                        f"{ {1: 'won', 0: 'draw', -1: 'lost'}[m.result]} at cycle {m.time}"
-                    print(f"game {k} vs {args.opponent}: {outcome}; "
-                          f"{record.plans} plans, {record.lines} lines run, "
-                          f"{len(record.dropped)} dropped, "
-                          f"{len(record.planner_errors)} planner errors")
-    except (PlannerUnreachable, LLMError, MicroRTSMissing, ValueError, RuntimeError,
-            OSError) as exc:
-        if records:  # the finished games are not lost with the run
-            print(_summary_line(args.opponent, summarize(records)), file=sys.stderr)
-        print(f"pddlkit run --agent plap: {exc}", file=sys.stderr)
-        return 2
-    summary = summarize(records)
-    usage = getattr(getattr(getattr(planner, "llm", None), "ledger", None), "run", None)
-    summary.update(llm_calls=usage.calls if usage else 0,
-                   prompt_tokens=usage.prompt_tokens if usage else 0,
-                   completion_tokens=usage.completion_tokens if usage else 0)
-    if args.json:
-        print(json.dumps(summary, indent=2))
-        return 0
-    who = stand_in(args.llm) or args.llm
-    print(f"[{who}] " + _summary_line(args.opponent, summary))
-    errors = [why for r in records for _, why in r.planner_errors]
-    if errors:
-        print(f"  planner errors: {len(errors)} (first: {errors[0]})")
-    if usage:
-        print(f"  LLM calls {usage.calls}, tokens {usage.prompt_tokens}+"
-              f"{usage.completion_tokens}")
-    reasons = {}
-    for r in records:
-        for _, _, why in r.dropped:
-            reasons[why] = reasons.get(why, 0) + 1
-    for why, n in sorted(reasons.items(), key=lambda kv: -kv[1])[:5]:
-        print(f"  dropped {n}x: {why}")
-    return 0
+    o = job.options
+    with MicroRTS(map=setting["map"], opponent=opponent,
+                  max_cycles=int(setting["max_cycles"])) as env:
+        env.reset(job.seeds[0])
+        for seed in job.seeds:
+            episode = job.episode(seed)
+            planner = make_planner(job.llm, env, o.variant, seed, feedback=o.feedback)
+            record = play_game(env, planner, seed=seed, k=o.plan_every, check=o.check)
+            m = record.metrics
+            for cycle, text, why in record.dropped:
+                episode.emit("dropped", cycle=cycle, line=text, reason=why)
+            outcome = f"invalid ({record.invalid})" if record.invalid else \
+                f"{ {1: 'won', 0: 'draw', -1: 'lost'}[m.result]} at cycle {m.time}"
+            summary = (f"vs {opponent}: {outcome}; {record.plans} plans, {record.lines} lines "
+                       f"run, {len(record.dropped)} dropped, {len(record.planner_errors)} "
+                       f"planner errors"
+                       + (f" (first: {record.planner_errors[0][1]})"
+                          if record.planner_errors else ""))
+            yield episode.row(m.result == 1 and not record.invalid, summary=summary,
+                              **m.as_dict(), steps=m.time, opponent=opponent,
+                              invalid=record.invalid, plans=record.plans,
+                              lines_written=record.written, lines_unreadable=record.unreadable,
+                              lines_run=record.lines, dropped=len(record.dropped),
+                              planner_errors=len(record.planner_errors))
 
 
-def _summary_line(opponent: str, summary: dict) -> str:
-    def number(key: str) -> str:
-        value = summary[key]
-        return "n/a" if value is None else f"{value:.2f}"
+def _league_games(job, setting: dict):
+    """Games for the leaderboard: the planner on either side, against a bot or a planner."""
+    from .leaderboard import play as play_league
 
-    line = (f"vs {opponent}: {summary['wins']} won, {summary['draws']} drawn, "
-            f"{summary['losses']} lost; score {summary['score']:+d}; RHR {number('RHR')}, "
-            f"RUR {number('RUR')}, UPR {number('UPR')}, CER {summary['CER']}")
-    if summary["invalid"]:
-        line += f"; {summary['invalid']} invalid (no plan obtained, not counted)"
-    return line
+    opponent = str(setting["opponent"])
+    other = opponent.split(":", 1)[1] if opponent.startswith("plap:") else \
+        (opponent if opponent.startswith("bot:") else f"bot:{opponent}")
+    entry = job.llm if "@" in job.llm else f"{job.llm}@{job.options.variant}"
+    for seed in job.seeds:
+        episode = job.episode(seed)
+        blue, red = (entry, other) if setting["side"] == "blue" else (other, entry)
+        mb, mr = play_league(blue, red, seed, map=setting["map"],
+                             max_cycles=int(setting["max_cycles"]), k=job.options.plan_every)
+        m = mb if setting["side"] == "blue" else mr
+        yield episode.row(m.result == 1, summary=f"{setting['side']} vs {opponent}: result "
+                          f"{m.result:+d} at cycle {m.time}", **m.as_dict(), steps=m.time,
+                          opponent=opponent, side=setting["side"])
 
 
 def summarize(records) -> dict:
     """Wins, draws, losses and seed 002's mean metrics of a planner's games (the leaderboard's
-    tally), plus the lines dropped and the mean game length."""
+    tally), plus the lines dropped and the mean game length (``records``: GameRecords)."""
     import statistics
 
     from .leaderboard import Tally
@@ -159,30 +134,23 @@ def summarize(records) -> dict:
             "steps": statistics.mean(m.time for m in tally.metrics) if tally.metrics else 0.0}
 
 
-def bench_agent(cell: dict) -> dict:
-    """``agent = "plap"`` in a sweep config: one game. The planner is the cell's ``llm``
-    (``standin``, ``standin-noisy``, an LLM spec; ``@variant`` picks the prompt); env options
-    ``opponent`` (a built-in bot, or ``plap:<entry>`` / ``bot:<name>`` for the leaderboard),
-    ``side`` (blue or red), or both as ``match = "red:plap:standin"``; ``map``,
-    ``max_cycles``. The row has the game's result and seed 002's metrics for the planner's
-    side."""
-    from .leaderboard import play
+def tally_lines(rows) -> list[str]:
+    """The run's tally: wins, draws, losses (invalid games left out) and the mean metrics."""
+    valid = [r for r in rows if not r.columns.get("invalid")]
+    results = [r.columns["result"] for r in valid]
+    line = (f"W/D/L {sum(x == 1 for x in results)}/{sum(x == 0 for x in results)}/"
+            f"{sum(x == -1 for x in results)}; score {sum(results):+d}")
+    for key in ("RHR", "RUR", "UPR"):
+        values = [r.columns[key] for r in valid if r.columns.get(key) is not None]
+        line += f"; {key} {sum(values) / len(values):.2f}" if values else f"; {key} n/a"
+    invalid = len(rows) - len(valid)
+    if invalid:
+        line += f"; {invalid} invalid (no plan obtained, not counted)"
+    return [line]
 
-    env_options = cell.get("env_options") or {}
-    llm = cell.get("llm")
-    entry = llm if llm not in (None, "None", "", "observation") else \
-        (cell.get("options") or {}).get("llm", "standin")
-    side = env_options.get("side", "blue")
-    opponent = str(env_options.get("opponent", "RandomBiasedAI"))
-    if "match" in env_options:
-        side, _, opponent = str(env_options["match"]).partition(":")
-    other = opponent.split(":", 1)[1] if opponent.startswith("plap:") else \
-        (opponent if opponent.startswith("bot:") else f"bot:{opponent}")
-    if side not in ("blue", "red"):
-        raise ValueError(f"side must be blue or red, got {side!r}")
-    blue, red = (entry, other) if side == "blue" else (other, entry)
-    options = {k: env_options[k] for k in ("map", "max_cycles") if k in env_options}
-    mb, mr = play(blue, red, cell["seed"], **options)
-    m = mb if side == "blue" else mr
-    return {**m.as_dict(), "success": float(m.result == 1), "steps": m.time,
-            "stand_in": stand_in(entry)}
+
+PLAP = AgentSpec(
+    "plap", "PLAP: an LLM plans over MicroRTS's parameterized skills, checked against their "
+    "PDDL annotations", PlapOptions, play, stand_in=stand_in, envs=("microrts",),
+    default_env="microrts", summarize=tally_lines,
+    usage="stand-ins: --llm standin (the expert tips), standin-noisy[:rate] (with noisy lines)")

@@ -51,7 +51,7 @@ class Tally:
 
 
 def _planner(entry: str, env, seed: int):
-    from .cli import make_planner
+    from .entries import make_planner
 
     spec, _, variant = entry.partition("@")
     return make_planner(spec, env, variant or "zs", seed)

@@ -1,0 +1,207 @@
+"""PDDLego+ and PlanGen as agents of :mod:`pddlkit.agents` (entry points ``pddlego`` and
+``plangen`` of ``pddlkit.agents``): ``pddlkit run pddlego``, ``pddlkit bench`` cells, and
+``run_job`` from Python all go through :data:`PDDLEGO` and :data:`PLANGEN`.
+
+    pddlkit run pddlego --env coin-collector --rooms 7 --llm openai:gpt-4o-mini
+    pddlkit run pddlego --env coin-collector --llm noisy          # offline, injected errors
+    pddlkit run plangen --env coin-collector --llm local:qwen2.5-coder-1.5b
+
+``retries`` sets both retry limits (5 in the paper; 0 and 0 give the paper's PDDLego
+baseline, no refine loops), ``solver_retries`` / ``simulation_retries`` each one. ``repair``,
+``fact_memory`` and the domain library options (``save_domain``, ``reuse_domain``) are the
+options beyond the paper. The ``noisy`` stand-in draws its mistakes from the episode's
+``rng_seed`` (a bench cell's own, else the seed).
+"""
+
+from __future__ import annotations
+
+import textwrap
+from dataclasses import asdict, dataclass
+from typing import Optional
+
+from pddlkit.agents import AgentError, AgentSpec, option
+
+from .loop import Limits
+
+
+def stand_in(llm: Optional[str]) -> Optional[str]:
+    """What a stand-in formalizer knows, for row labels and summaries; None for a real LLM."""
+    return {"": "stand-in (PDDL from the environment's own observations)",
+            "observation": "stand-in (PDDL from the environment's own observations)",
+            "noisy": "stand-in (observation PDDL with injected slips)"}.get(
+        (llm or "").split(":")[0])
+
+
+def offline(llm: Optional[str]) -> bool:
+    return stand_in(llm) is not None
+
+
+@dataclass
+class PDDLegoOptions:
+    budget: int = option(50, "environment actions per episode", aliases=("action_budget",),
+                         minimum=1)
+    retries: int = option(5, "solver and simulation retry limits (0: the paper's PDDLego)",
+                          minimum=0)
+    solver_retries: Optional[int] = option(None, "solver retry limit (default: --retries)")
+    simulation_retries: Optional[int] = option(None, "simulation retry limit (default: "
+                                                     "--retries)")
+    goal_style: str = option("detailed", "the prompts' goal guidance",
+                             choices=("detailed", "simple"))
+    prompts: Optional[str] = option(None, "a folder of prompt templates overriding the "
+                                          "bundled ones")
+    temperature: float = option(0.0, "the LLM's sampling temperature")
+    planner: str = option("fast-downward", "a planner name (pddlkit planners)")
+    planner_timeout: float = option(30.0, "seconds per planner call")
+    repair: bool = option(False, "fix trivial PDDL slips in code before spending an LLM call")
+    fact_memory: bool = option(False, "merge facts confirmed in earlier steps into each new "
+                                      "problem file")
+    library: Optional[str] = option(None, "domain library folder (default: the user's)")
+    save_domain: bool = option(False, "save the domain of each won episode to the library")
+    reuse_domain: bool = option(False, "freeze the library's best verified domain for this "
+                                       "environment")
+
+
+@dataclass
+class PlanGenOptions:
+    budget: int = option(50, "environment actions per episode", aliases=("action_budget",),
+                         minimum=1)
+    retries: int = option(5, "consecutive failed commands allowed", minimum=0)
+    prompts: Optional[str] = option(None, "a folder of prompt templates overriding the "
+                                          "bundled ones")
+    temperature: float = option(0.0, "the LLM's sampling temperature")
+
+
+def limits(o) -> Limits:
+    solver = getattr(o, "solver_retries", None)
+    simulation = getattr(o, "simulation_retries", None)
+    return Limits(max_solver_retries=o.retries if solver is None else solver,
+                  max_simulation_retries=o.retries if simulation is None else simulation,
+                  action_budget=o.budget,
+                  planner_timeout=getattr(o, "planner_timeout", 30.0))
+
+
+def _metrics_summary(result) -> str:
+    m = result.metrics
+    return (f"in {m.actions} actions, {m.steps} steps; solver errors {m.solver_errors} "
+            f"(fixed {m.solver_fixed}), simulation errors {m.simulation_errors} (fixed "
+            f"{m.simulation_fixed})"
+            + (f"; stopped: {m.abort_reason}" if m.abort_reason and not result.won else ""))
+
+
+def _columns(result) -> dict:
+    metrics = asdict(result.metrics)
+    metrics.pop("success")  # the row's won says it
+    return metrics
+
+
+def play_pddlego(job):
+    from pddlkit.envs import make
+
+    from .api import make_formalizer
+    from .loop import run_episode
+
+    o = job.options
+    library = None
+    if o.reuse_domain or o.save_domain:
+        from .library import DomainLibrary
+
+        library = DomainLibrary(o.library)
+    for seed in job.seeds:
+        episode = job.episode(seed)
+        env = make(job.env, **job.env_options)
+        extra = {} if offline(job.llm) else {
+            "goal_style": o.goal_style, "prompts": o.prompts, "temperature": o.temperature,
+            "max_tokens": job.max_tokens}
+        formalizer = make_formalizer(job.llm, env.id, **extra)
+        if hasattr(formalizer, "rng"):
+            formalizer.rng.seed(episode.rng_seed)
+        frozen = None
+        if o.reuse_domain:
+            entry = library.find(env.id, env.task)
+            check = library.verify(entry) if entry else None
+            if check is None or not check.ok:
+                raise AgentError(f"no verified domain for {env.id} in {library.root}"
+                                 + (f":\n{check.format()}" if check else ""))
+            frozen = entry.domain_text
+        result = run_episode(env, formalizer, seed=seed, planner=o.planner, limits=limits(o),
+                             on_event=episode.on_event, domain=frozen, repair=o.repair,
+                             fact_memory=o.fact_memory)
+        summary = _metrics_summary(result)
+        if o.save_domain and result.won:
+            saved = library.save_episode(result, model=job.llm)
+            if saved is not None:
+                summary += f"; saved the domain as {saved.id} in {library.root}"
+        yield episode.row(result.won, summary=summary, **_columns(result))
+
+
+def play_plangen(job):
+    from pddlkit.envs import make
+
+    from .plangen import PlanGenAgent, run_plangen
+
+    if offline(job.llm):
+        raise AgentError("plangen needs an LLM (openai:..., local:..., hf:..., replay:..., "
+                         "scripted:...); the offline formalizers write PDDL, not commands")
+    o = job.options
+    for seed in job.seeds:
+        episode = job.episode(seed)
+        env = make(job.env, **job.env_options)
+        agent = PlanGenAgent(job.llm, env.id, prompts=o.prompts, temperature=o.temperature,
+                             max_tokens=job.max_tokens)
+        result = run_plangen(env, agent, seed=seed, limits=limits(o), on_event=episode.on_event)
+        yield episode.row(result.won, summary=_metrics_summary(result), **_columns(result))
+
+
+def describe(kind: str, data: dict) -> Optional[str]:
+    """An episode event as the live transcript's lines."""
+    if kind == "start" and "task" in data:
+        return f"== {data['env']} seed {data['seed']}: {data['task']}\n" \
+               f"{_indent(data['observation'])}"
+    if kind == "files":
+        return f"-- step {data['step']}: the formalizer wrote the files; goal: " \
+               f"{_goal(data['problem'])}"
+    if kind == "solver-error":
+        return f"   solver error (fed back):\n{_indent(data['message'], 6)}"
+    if kind == "plan":
+        return f"   plan: {', '.join(data['commands'])}"
+    if kind == "action":
+        return f"   > {data['command']}\n{_indent(data['observation'], 6)}"
+    if kind == "simulation-error":
+        return (f"   simulation error on '{data['command']}': {data['message']} (environment "
+                "restored to the start of the step; fed back)")
+    if kind == "repair":
+        return "   repaired in code: " + "; ".join(data["fixes"])
+    if kind == "facts-merged":
+        return f"   fact memory put back: {' '.join(data['facts'])}"
+    if kind == "history-trimmed":
+        return f"   {data['left_out']} earlier history entries left out to fit the context"
+    if kind == "abort":
+        return f"   aborted: {data['reason']}"
+    return None
+
+
+def _goal(problem: str) -> str:
+    from .answer import _close
+
+    start = problem.rfind("(:goal")
+    end = _close(problem, start) if start >= 0 else None
+    if end is None:
+        return "(unreadable)"
+    return " ".join(problem[start + len("(:goal"):end - 1].split())
+
+
+def _indent(text: str, n: int = 3) -> str:
+    lines = str(text).splitlines()[:12]
+    return textwrap.indent("\n".join(lines), " " * n)
+
+
+PDDLEGO = AgentSpec(
+    "pddlego", "the PDDLego+ loop: the LLM writes PDDL, pddlkit checks and plans, errors are "
+    "fed back", PDDLegoOptions, play_pddlego, stand_in=stand_in, default_llm="observation",
+    default_env="coin-collector", describe=describe,
+    usage="stand-ins: --llm observation (PDDL read from the observations), noisy[:rate] (with "
+          "injected slips, repaired only when the feedback names them)")
+PLANGEN = AgentSpec(
+    "plangen", "PlanGen, the LLM-as-planner baseline: the LLM picks each command",
+    PlanGenOptions, play_plangen, default_llm="", default_env="coin-collector",
+    describe=describe)

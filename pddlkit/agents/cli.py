@@ -1,0 +1,224 @@
+"""``pddlkit run AGENT --env ID [common flags] [environment options] [agent options]``.
+
+    pddlkit run pddlego --env coin-collector --rooms 7 --llm openai:gpt-4o-mini
+    pddlkit run deps --env craft --task stone_pickaxe --episodes 3 --json
+    pddlkit run ipp --help                       # the agent's own options
+
+The common flags mean the same for every agent: ``--llm`` (an LLM spec, or the agent's
+stand-in; default: the stand-in), ``--seed`` and ``--episodes`` (one episode per seed, seed,
+seed+1, ...), ``--record`` (every episode's events and its outcome row, appended as JSON
+lines), ``--transcript`` (every LLM call, as JSON lines), ``--max-tokens`` (a cap on every LLM
+answer), ``--quiet`` (no live lines) and ``--json`` (the rows as a JSON list on stdout).
+Exit status: 0 when every episode was won, 1 when one was not, 2 for bad input or an error
+that stopped the run; the rows already played are printed (and recorded) either way.
+
+The spelling of earlier releases, ``pddlkit run --agent NAME ...`` (and ``pddlkit run --env
+...`` for PDDLego+), still works for this release, with a one-line note on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Optional
+
+from .errors import AgentError
+from .registry import UnknownAgentError, agent_names, get_agent
+from .row import Row
+from .spec import AgentSpec, OptionError, add_option_flags, options_from_namespace
+
+#: environment options, passed to the environment (or to the agent that builds it)
+ENV_FLAGS = (("--rooms", int, "coin-collector: number of rooms"),
+             ("--receptacles", int, "household: number of receptacles"),
+             ("--difficulty", str, "household: basic&use, clean, cool, heat, slice+ (CoPiC, "
+                                   "TWOSOME: a task type); sc2-build: easy, medium, hard"),
+             ("--task", str, "alfworld: pick, look, clean, heat, cool, pick_two; craft and "
+                             "crafter (DEPS): an item or a group MT1..MT8"),
+             ("--floorplan", int, "alfworld: the AI2-THOR scene (default: by seed)"))
+
+
+def count(least: int):
+    """argparse type: an integer of at least ``least``."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number")
+        if value < least:
+            raise argparse.ArgumentTypeError(f"must be {least} or more, got {value}")
+        return value
+    return parse
+
+
+def writable_file(path: Optional[str], flag: str) -> Optional[str]:
+    """Why ``path`` cannot take appended JSON lines (a directory, an unwritable place), or
+    None. Checked before anything runs, so no work is lost to a bad path at the end."""
+    if not path:
+        return None
+    where = Path(path)
+    if where.is_dir():
+        return f"{flag} {path} is a directory; name a file, e.g. {where / 'episode.jsonl'}"
+    try:
+        where.parent.mkdir(parents=True, exist_ok=True)
+        with open(where, "a", encoding="utf-8"):
+            pass
+    except OSError as exc:
+        return f"{flag} {path}: cannot write there ({exc.strerror or exc}); name a file in a " \
+               "folder you can write to"
+    return None
+
+
+def register(sub) -> None:
+    p = sub.add_parser("run", help="play episodes with an agent: pddlkit run AGENT --env ID "
+                                   "(pddlkit run --help lists the agents)", add_help=False)
+    p.add_argument("rest", nargs=argparse.REMAINDER)
+    p.set_defaults(func=lambda args: main(args.rest))
+
+
+def parser_for(spec: AgentSpec) -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog=f"pddlkit run {spec.name}",
+                                description=spec.summary + (f"\n\n{spec.usage}" if spec.usage
+                                                            else ""),
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    envs = f" ({', '.join(spec.envs)})" if spec.envs else ""
+    p.add_argument("--env", default=spec.default_env, required=spec.default_env is None,
+                   help=f"an environment id{envs}")
+    p.add_argument("--llm", default=spec.default_llm,
+                   help=f"an LLM spec (openai:gpt-4o-mini, local:qwen2.5-coder-1.5b, ...), or "
+                        f"the offline stand-in (default: {spec.default_llm})")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--episodes", type=count(1), default=1, help="seeds seed, seed+1, ...")
+    p.add_argument("--record", help="append every episode's events and outcome (JSONL) here")
+    p.add_argument("--transcript", help="append every LLM call (JSONL) here")
+    p.add_argument("--max-tokens", type=count(1), default=None,
+                   help="cap on each LLM answer's tokens (small local models may otherwise "
+                        "write until their context is full)")
+    p.add_argument("--quiet", action="store_true", help="no live lines")
+    p.add_argument("--json", action="store_true", help="print the rows as a JSON list")
+    group = p.add_argument_group("environment options")
+    for flag, kind, text in ENV_FLAGS:
+        group.add_argument(flag, type=kind, help=text)
+    add_option_flags(p, spec.options, f"{spec.name} options")
+    return p
+
+
+def _agents_help() -> str:
+    lines = ["usage: pddlkit run AGENT --env ID [options]  (pddlkit run AGENT --help: its "
+             "options)", "", "agents:"]
+    for name in agent_names():
+        try:
+            summary = get_agent(name).summary
+        except UnknownAgentError as exc:
+            summary = f"(cannot load: {exc})"
+        lines.append(f"  {name:<10} {summary}")
+    return "\n".join(lines)
+
+
+def legacy(argv: list[str]) -> tuple[list[str], Optional[str]]:
+    """``--agent NAME ...`` (or no agent: PDDLego+) as ``NAME ...``, with the note to print."""
+    if argv and not argv[0].startswith("-"):
+        return argv, None
+    if argv and argv[0] in ("-h", "--help"):
+        return argv, None
+    argv = list(argv)
+    name, old = "pddlego", "pddlkit run --env ..."
+    for i, word in enumerate(argv):
+        if word == "--agent" and i + 1 < len(argv):
+            name = argv[i + 1]
+            del argv[i:i + 2]
+            old = f"pddlkit run --agent {name}"
+            break
+        if word.startswith("--agent="):
+            name = word.split("=", 1)[1]
+            del argv[i]
+            old = f"pddlkit run --agent {name}"
+            break
+    try:
+        renamed = get_agent(name).renamed
+    except UnknownAgentError:
+        renamed = {}
+    argv = [renamed.get(word, word) for word in argv]
+    return [name, *argv], (f"pddlkit run: note: '{old}' is now 'pddlkit run {name} ...'; the "
+                           f"old spelling works for this release only")
+
+
+def main(argv: list[str]) -> int:
+    argv, note = legacy(list(argv))
+    if not argv or argv[0] in ("-h", "--help"):
+        print(_agents_help())
+        return 0 if argv else 2
+    if note:
+        print(note, file=sys.stderr)
+    try:
+        spec = get_agent(argv[0])
+    except UnknownAgentError as exc:
+        print(f"pddlkit run: {exc}", file=sys.stderr)
+        return 2
+    args = parser_for(spec).parse_args(argv[1:])
+    return run(spec, args)
+
+
+def _row_line(row: Row) -> str:
+    rate = f" ({100 * row.success_rate:.0f}% of {row.trials})" if row.trials > 1 else ""
+    usage = f"; LLM calls {row.llm_calls}, tokens {row.prompt_tokens}+{row.completion_tokens}" \
+        if row.llm_calls else ""
+    who = f" [{row.stand_in}]" if row.stand_in else ""
+    return (f"episode seed {row.seed}: {'WON' if row.won else 'LOST'}{rate}"
+            + (f"; {row.summary}" if row.summary else "") + usage + who)
+
+
+def run(spec: AgentSpec, args) -> int:
+    from pddlkit.llm.errors import LLMError
+
+    from .episode import Job
+
+    name = f"pddlkit run {spec.name}"
+    for path, flag in ((args.record, "--record"), (args.transcript, "--transcript")):
+        problem = writable_file(path, flag)
+        if problem:
+            print(f"{name}: {problem}", file=sys.stderr)
+            return 2
+    if spec.envs and args.env not in spec.envs:
+        print(f"{name}: environment {args.env!r} is not one it plays; use one of "
+              f"{', '.join(spec.envs)}", file=sys.stderr)
+        return 2
+    # every LLM the agent makes reads these (pddlkit.llm.base): one place, every agent
+    if args.transcript:
+        os.environ["PDDLKIT_TRANSCRIPT"] = args.transcript
+    if args.max_tokens:
+        os.environ["PDDLKIT_MAX_TOKENS"] = str(args.max_tokens)
+    env_options = {flag[2:]: getattr(args, flag[2:]) for flag, _, _ in ENV_FLAGS
+                   if getattr(args, flag[2:]) is not None}
+    try:
+        options = options_from_namespace(spec, args)
+    except OptionError as exc:
+        print(f"{name}: {exc}", file=sys.stderr)
+        return 2
+    live = not args.quiet and not args.json
+    job = Job(spec, args.env, args.llm, [args.seed + i for i in range(args.episodes)], options,
+              env_options, args.record, args.max_tokens, print if live else None)
+    rows: list[Row] = []
+    error = None
+    try:
+        for row in spec.play(job):
+            rows.append(row)
+            if not args.json:
+                print(_row_line(row), flush=True)
+    except (AgentError, OptionError, LLMError, LookupError, ValueError, TypeError,
+            FileNotFoundError, ImportError, RuntimeError, OSError) as exc:
+        error = str(exc).strip() or type(exc).__name__
+    if args.json:
+        print(json.dumps([r.as_dict() for r in rows], indent=2, default=str))
+    elif rows and (len(rows) > 1 or spec.summarize is not None):
+        won = sum(r.won for r in rows)
+        print(f"\n{won}/{len(rows)} episodes won"
+              + (f" (of {len(job.seeds)} asked)" if error else ""))
+        for line in (spec.summarize(rows) if spec.summarize else []):
+            print(line)
+    if error:
+        print(f"{name}: {error}", file=sys.stderr)
+        return 2
+    return 0 if rows and all(r.won for r in rows) else 1

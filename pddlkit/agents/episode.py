@@ -1,0 +1,140 @@
+"""A job (what ``pddlkit run AGENT`` or a bench cell asks for) and its episodes.
+
+An :class:`Episode` owns what every front end used to do its own way: the JSONL record (one
+line per event, ``{"type": ..., "time": ..., "episode": seed, ...}``, appended, so a run
+stopped halfway keeps what it wrote), the live transcript (the agent's ``describe`` turns an
+event into a line for people), the LLM-usage scope (calls and tokens spent between the
+episode's start and its row, read from the process-wide ledger every pddlkit LLM records into
+unless given its own), and the metrics, which end as one :class:`~.row.Row`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Optional, Union
+
+from .row import Row
+from .spec import AgentSpec
+
+
+def _ledger():
+    from pddlkit.llm.usage import DEFAULT_LEDGER
+
+    return DEFAULT_LEDGER
+
+
+class RecordFile:
+    """JSON lines appended to ``path`` (nothing when ``path`` is None)."""
+
+    def __init__(self, path: Union[str, os.PathLike, None]) -> None:
+        self.path = Path(path) if path else None
+        if self.path:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+
+    def write(self, kind: str, **data: Any) -> None:
+        if self.path is None:
+            return
+        with open(self.path, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps({"type": kind, **data, "time": time.time()},
+                                ensure_ascii=False, default=str) + "\n")
+
+
+@dataclass
+class Job:
+    """What to play: ``spec`` on ``env`` (with ``env_options``) with ``llm``, one episode per
+    seed in ``seeds``, with the agent's ``options`` dataclass. ``record`` is the JSONL file
+    every episode appends to; ``show`` prints live lines (None: quiet); ``ledger`` is the
+    usage ledger episodes are scoped on (default: the process-wide one)."""
+
+    spec: AgentSpec
+    env: str
+    llm: str
+    seeds: list[int]
+    options: Any
+    env_options: dict = field(default_factory=dict)
+    record: Union[str, os.PathLike, None] = None
+    max_tokens: Optional[int] = None
+    show: Optional[Callable[[str], None]] = None
+    ledger: Any = None
+    #: the seed of a stand-in's own randomness (a bench cell's, so cells that share a seed
+    #: differ); None: each episode's seed
+    rng_seed: Optional[int] = None
+
+    def __post_init__(self) -> None:
+        self._record = RecordFile(self.record)
+        if self.ledger is None:
+            self.ledger = _ledger()
+
+    @property
+    def stand_in(self) -> Optional[str]:
+        return self.spec.stand_in(self.llm)
+
+    def episode(self, seed: Optional[int]) -> "Episode":
+        return Episode(self, seed)
+
+    def say(self, line: str) -> None:
+        if self.show is not None:
+            self.show(line)
+
+
+class Episode:
+    """One episode of a job; ``emit`` events while playing, then ``row(...)`` once."""
+
+    def __init__(self, job: Job, seed: Optional[int]) -> None:
+        self.job, self.seed = job, seed
+        self.rng_seed = job.rng_seed if job.rng_seed is not None else (seed or 0)
+        self.started = time.monotonic()
+        self._before = job.ledger.run.to_dict()
+        # the "start" line: written with the agent's own first event when that is a "start"
+        # (a loop's, with the task and first observation), else before whatever comes first
+        self._header: Optional[dict] = {"agent": job.spec.name, "env": job.env, "llm": job.llm,
+                                        "seed": seed, "env_options": job.env_options}
+
+    def _start(self, data: Optional[dict] = None) -> None:
+        if self._header is not None:
+            header, self._header = self._header, None
+            self.job._record.write("start", episode=self.seed, **{**header, **(data or {})})
+
+    def emit(self, kind: str, **data: Any) -> None:
+        """An event: appended to the record; shown live if the agent describes it. A loop's
+        own ``outcome`` event is not written: the episode's outcome is its row."""
+        if kind == "outcome":
+            return
+        if kind == "start" and self._header is not None:
+            self._start(data)
+        else:
+            self._start()
+            self.job._record.write(kind, episode=self.seed, **data)
+        if self.job.show is not None and self.job.spec.describe is not None:
+            line = self.job.spec.describe(kind, data)
+            if line:
+                self.job.show(line)
+
+    def on_event(self, kind: str, data: dict) -> None:
+        """``emit`` in the ``on_event(kind, data)`` shape front-end loops call."""
+        self.emit(kind, **data)
+
+    def usage(self) -> dict:
+        after = self.job.ledger.run.to_dict()
+        return {k: after[k] - self._before.get(k, 0) for k in after}
+
+    def row(self, won: bool, success_rate: Optional[float] = None, trials: int = 1,
+            summary: str = "", usage: Optional[dict] = None, **columns: Any) -> Row:
+        """The episode's row, with its usage and stand-in; written to the record as
+        ``outcome``. ``success_rate`` defaults to 1.0 or 0.0 from ``won``. ``usage`` (calls,
+        prompt_tokens, completion_tokens, cost_usd) is for an agent whose LLM keeps a ledger
+        of its own (a stand-in's); by default it is the job ledger's count for the episode."""
+        used = self.usage() if usage is None else usage
+        row = Row(self.job.spec.name, self.job.env, self.job.llm, self.seed, won,
+                  float(won) if success_rate is None else success_rate, trials,
+                  used.get("calls", 0), used.get("prompt_tokens", 0),
+                  used.get("completion_tokens", 0), round(used.get("cost_usd", 0.0), 6),
+                  round(time.monotonic() - self.started, 3), self.job.stand_in,
+                  dict(columns), summary)
+        self._start()
+        self.job._record.write("outcome", episode=self.seed, **row.as_dict())
+        return row

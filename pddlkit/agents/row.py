@@ -1,0 +1,83 @@
+"""One result shape for every agent: what ``pddlkit run`` prints and ``pddlkit bench`` stores.
+
+Before this shape, ``success`` meant four things (a won episode, a success *rate*, "the
+trained critic beat the untrained one", "the program ran everywhere") and the harness counted
+any non-zero rate as a won cell. A :class:`Row` separates them:
+
+* ``won``: the episode was won (for an agent whose episode holds several trials, such as a
+  DEPS task list or CoPiC's held-out games: every trial was won);
+* ``success_rate``: the share of the episode's ``trials`` that were won, in [0, 1];
+* ``trials``: how many trials the rate is over (1 for a plain episode);
+* usage: LLM calls, prompt and completion tokens and dollars spent in this episode (the
+  episode's own scope of the ledger, so runs of several episodes do not count twice);
+* ``stand_in``: what the stand-in that played knows, or None when a model played;
+* ``columns``: the agent's own figures (solver errors, held-out mean, RHR, ...), which the
+  report renders after the common ones.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Optional
+
+#: the keys every row has, in the order JSON output shows them
+COMMON = ("agent", "env", "llm", "seed", "won", "success_rate", "trials", "llm_calls",
+          "prompt_tokens", "completion_tokens", "cost_usd", "seconds", "stand_in", "summary")
+
+
+@dataclass
+class Row:
+    agent: str
+    env: str
+    llm: str
+    seed: Optional[int]
+    won: bool
+    success_rate: float
+    trials: int = 1
+    llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    seconds: float = 0.0
+    stand_in: Optional[str] = None
+    columns: dict[str, Any] = field(default_factory=dict)
+    summary: str = ""  # the agent's line about the episode, for people
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= float(self.success_rate) <= 1.0:
+            raise ValueError(f"success_rate must be in [0, 1], got {self.success_rate!r}")
+        self.won = bool(self.won)
+        self.success_rate = float(self.success_rate)
+
+    def as_dict(self) -> dict:
+        """Flat: the common keys, then the agent's columns (a column never hides a common key)."""
+        data = asdict(self)
+        columns = data.pop("columns")
+        return {**data, **{k: v for k, v in columns.items() if k not in data}}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Row":
+        common = {k: data[k] for k in COMMON if k in data}
+        columns = {k: v for k, v in data.items() if k not in COMMON}
+        return cls(**{"agent": "", "env": "", "llm": "", "seed": None, "won": False,
+                      "success_rate": 0.0, **common}, columns=columns)
+
+
+def won_trials(row: dict) -> float:
+    """Won trials of a stored row; rows written before :class:`Row` existed carry ``success``
+    (a bool, or a rate for CoPiC and DEPS), read as a rate over one trial."""
+    if "success_rate" in row:
+        return float(row["success_rate"]) * int(row.get("trials", 1) or 1)
+    value = row.get("success")
+    return float(value) if isinstance(value, (int, float)) else float(bool(value))
+
+
+def trials(row: dict) -> int:
+    return int(row.get("trials", 1) or 1) if "success_rate" in row else 1
+
+
+def row_won(row: dict) -> bool:
+    if "won" in row:
+        return bool(row["won"])
+    value = row.get("success")
+    return value is True or (isinstance(value, (int, float)) and value >= 1)

@@ -1,0 +1,178 @@
+"""An agent's declaration: its name, its options as one dataclass, and the function that plays.
+
+Every front end describes each of its agents with one :class:`AgentSpec` and registers it
+under the entry-point group ``pddlkit.agents``. The options dataclass is the single place an
+option is written down: its fields become the agent's ``pddlkit run AGENT`` flags (with their
+help and defaults), the keys of a ``pddlkit bench`` cell's ``options``, and the defaults of a
+call from Python. Field metadata (see :func:`option`) says what argparse needs beyond the
+type and default: the help text, choices, a flag spelling other than ``--field-name``, a
+parser for the value, and the older names a bench config may still use.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional, Sequence
+
+
+class OptionError(ValueError):
+    """An option the agent does not have, or a value it cannot take."""
+
+
+def option(default: Any = None, help: str = "", *, choices: Optional[Sequence[str]] = None,
+           flag: Optional[str] = None, parse: Optional[Callable[[str], Any]] = None,
+           metavar: Optional[str] = None, aliases: Sequence[str] = (),
+           minimum: Optional[float] = None) -> Any:
+    """A field of an agent's options dataclass: ``rounds: int = option(5, "refinement rounds
+    at most")``. ``flag`` overrides the command-line spelling (``"--no-evolve"`` for a field
+    ``evolve`` that defaults to True); ``parse`` turns the text into the value; ``aliases`` are
+    older names a bench config may use for it; ``minimum`` is the least value it takes."""
+    return field(default=default, metadata={"help": help, "choices": choices, "flag": flag,
+                                            "parse": parse, "metavar": metavar,
+                                            "aliases": tuple(aliases), "minimum": minimum})
+
+
+def at_least(least: float, kind: type = int) -> Callable[[str], Any]:
+    """argparse type: a number of ``kind`` of at least ``least``."""
+    import argparse
+
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a {'whole ' if kind is int else ''}"
+                                             f"number") from None
+        if value < least:
+            raise argparse.ArgumentTypeError(f"must be {least} or more, got {value}")
+        return value
+    return parse
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """One agent. ``play(job)`` plays ``job.seeds`` (one :class:`~.episode.Episode` per seed)
+    and yields a :class:`~.row.Row` per episode, as each ends, so a run stopped by an error
+    keeps the rows it has; it raises :class:`~.errors.AgentError` (or a ValueError,
+    LookupError, ImportError, FileNotFoundError or LLMError, which the CLI reports alike) for
+    bad input. ``stand_in(llm)`` says what the agent's offline stand-in knows when ``llm``
+    names one, else None. ``envs`` lists the environment ids it plays (empty: any).
+    ``default_llm`` is what ``--llm`` means when not given. ``describe(kind, data)`` turns an
+    episode event into a line for the live transcript (None: not shown). ``usage`` is more
+    help text (examples)."""
+
+    name: str
+    summary: str
+    options: type
+    play: Callable[..., Any]
+    stand_in: Callable[[Optional[str]], Optional[str]] = lambda llm: None
+    envs: tuple[str, ...] = ()
+    default_llm: str = "standin"
+    default_env: Optional[str] = None
+    describe: Optional[Callable[[str, dict], Optional[str]]] = None
+    #: lines about a whole run's rows, printed after them (a tally, a league table)
+    summarize: Optional[Callable[[list], list]] = None
+    usage: str = ""
+    #: flags the earlier ``pddlkit run --agent NAME`` spelling used in another sense
+    #: (``{"--episodes": "--train-episodes"}``), translated for that spelling only
+    renamed: dict = field(default_factory=dict)
+
+    def make_options(self, values: Optional[dict] = None, **more: Any):
+        """The options dataclass from a mapping (a bench cell's ``options``, argparse's
+        namespace): keys are field names or their aliases; an unknown key is an
+        :class:`OptionError` naming the ones the agent has."""
+        return options_from(self.options, {**(values or {}), **more}, self.name)
+
+
+def fields_of(options: type) -> list[dataclasses.Field]:
+    return list(dataclasses.fields(options))
+
+
+def _hints(options: type) -> dict[str, Any]:
+    try:
+        return typing.get_type_hints(options)
+    except Exception:  # a hint that cannot be resolved: fall back to the default's type
+        return {}
+
+
+def value_type(options: type, f: dataclasses.Field) -> Optional[type]:
+    """The field's plain type: int, float, str or bool (Optional[...] unwrapped), or None."""
+    hint = _hints(options).get(f.name)
+    args = typing.get_args(hint)
+    if args and type(None) in args:
+        hint = next(a for a in args if a is not type(None))
+    if hint in (int, float, str, bool):
+        return hint
+    if f.default is not dataclasses.MISSING and f.default is not None:
+        return type(f.default)
+    return None
+
+
+def options_from(options: type, values: dict, agent: str = "agent"):
+    names = {}
+    for f in fields_of(options):
+        names[f.name] = f.name
+        for alias in f.metadata.get("aliases", ()):
+            names[alias] = f.name
+    given: dict[str, Any] = {}
+    for key, value in values.items():
+        if key not in names:
+            known = ", ".join(f.name for f in fields_of(options))
+            raise OptionError(f"{agent} has no option {key!r}; its options are: {known}")
+        given[names[key]] = value
+    for f in fields_of(options):
+        if f.name not in given:
+            continue
+        kind, value = value_type(options, f), given[f.name]
+        if value is None or kind is None or isinstance(value, kind) and not (
+                kind is int and isinstance(value, bool)):
+            pass
+        elif kind is float and isinstance(value, int) and not isinstance(value, bool):
+            given[f.name] = float(value)
+        elif isinstance(value, str) and f.metadata.get("parse"):
+            given[f.name] = f.metadata["parse"](value)
+        else:
+            raise OptionError(f"{agent} option {f.name!r} takes a {kind.__name__}, got "
+                              f"{value!r}")
+        least = f.metadata.get("minimum")
+        if least is not None and given[f.name] is not None and given[f.name] < least:
+            raise OptionError(f"{agent} option {f.name!r} must be {least} or more, got "
+                              f"{given[f.name]!r}")
+        choices = f.metadata.get("choices")
+        if choices and given[f.name] not in choices:
+            raise OptionError(f"{agent} option {f.name!r} must be one of "
+                              f"{', '.join(map(str, choices))}, got {given[f.name]!r}")
+    return options(**given)
+
+
+def add_option_flags(parser, options: type, title: str) -> list[str]:
+    """The options dataclass's fields as flags in an argument group; the destinations added."""
+    group = parser.add_argument_group(title)
+    dests = []
+    for f in fields_of(options):
+        meta = f.metadata
+        flag = meta.get("flag") or "--" + f.name.replace("_", "-")
+        kind = value_type(options, f)
+        dest = f"agent_{f.name}"
+        if kind is bool:
+            action = "store_false" if f.default is True else "store_true"
+            group.add_argument(flag, dest=dest, action=action, default=f.default,
+                               help=meta.get("help", ""))
+        else:
+            kw: dict[str, Any] = {"dest": dest, "default": f.default, "help": meta.get("help", "")}
+            if meta.get("choices"):
+                kw["choices"] = list(meta["choices"])
+            if not meta.get("choices"):
+                kw["metavar"] = meta.get("metavar") or f.name.upper()
+            kw["type"] = meta.get("parse") or (
+                at_least(meta["minimum"], kind) if meta.get("minimum") is not None and kind in
+                (int, float) else kind if kind in (int, float) else str)
+            group.add_argument(flag, **kw)
+        dests.append(dest)
+    return dests
+
+
+def options_from_namespace(spec: AgentSpec, namespace) -> Any:
+    values = {f.name: getattr(namespace, f"agent_{f.name}") for f in fields_of(spec.options)}
+    return spec.options(**values)

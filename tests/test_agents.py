@@ -1,0 +1,252 @@
+"""The agents layer (pddlkit.agents): one CLI shape, one row shape, every common flag on every
+agent, bench counts over rows that carry rates, sweeps whose rows use the LLM they name, and
+the import graph (the core imports no front end; no front end imports another)."""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import need_module
+from pddlkit.agents import Row, agent_names, get_agent
+from pddlkit.bench.report import markdown
+from pddlkit.envs import make
+
+REPO = Path(__file__).resolve().parent.parent
+FRONT_ENDS = ("formalizers", "programs", "skills", "critic")
+
+
+def _run(*args, env=None, timeout=600):
+    return subprocess.run([sys.executable, "-m", "pddlkit.cli", "run", *map(str, args)],
+                          capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, "PDDLKIT_NO_CACHE": "1", **(env or {})})
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    need_module("torch", "pip install torch==2.13.0")
+    need_module("peft", "pip install 'pddlkit[critic]'")
+    from pddlkit.critic import toy as tiny_lm
+
+    folder, _ = tiny_lm.build(tmp_path_factory.mktemp("tiny-lm"))
+    return folder
+
+
+def _plangen_answers(folder: Path) -> Path:
+    """A scripted model that answers CoinCollector's true plan (from the full PDDL world the
+    environment is built on), one command a call, for seeds 1 and 2."""
+    import pddlkit
+    from pddlkit.pddl.writer import write_domain, write_problem
+
+    commands = []
+    for seed in (1, 2):
+        env = make("coin-collector", rooms=3)
+        env.reset(seed)
+        planned = pddlkit.plan(write_domain(env.domain), write_problem(env.problem))
+        commands += env.commands_for_plan(planned.plan)
+    path = folder / "answers.json"
+    path.write_text(json.dumps([json.dumps({"actions": [c]}) for c in commands]))
+    return path
+
+
+#: each agent with settings that keep one episode short
+FAST = {
+    "pddlego": ["--env", "coin-collector", "--rooms", "3", "--llm", "noisy"],
+    "plangen": ["--env", "coin-collector", "--rooms", "3"],
+    "ipp": ["--env", "grasp", "--train", "4", "--eval", "4", "--rounds", "1", "--workers", "1"],
+    "deps": ["--env", "craft", "--task", "wooden_pickaxe"],
+    "copic": ["--env", "sc2-build", "--difficulty", "easy", "--copic-critic", "uniform",
+              "--programs", "1", "--no-evolve", "--round-episodes", "1", "--summary-episodes",
+              "1", "--eval-episodes", "1"],
+    "plap": ["--env", "microrts", "--max-cycles", "150", "--plan-every", "50"],
+    "twosome": ["--env", "household", "--receptacles", "8", "--critic-device", "cpu",
+                "--train-episodes", "1", "--eval-episodes", "1", "--budget", "3",
+                "--ppo-steps", "4"],
+}
+#: agents whose stand-in (or scripted model) asks through a pddlkit LLM, so the transcript fills
+ASKS_AN_LLM = ("plangen", "ipp", "deps", "copic")
+
+
+def test_every_agent_is_registered_with_fast_settings_here():
+    assert sorted(FAST) == agent_names()
+
+
+@pytest.mark.parametrize("agent", sorted(FAST))
+def test_every_common_flag_works_on_every_agent(agent, tmp_path, request):
+    args = list(FAST[agent])
+    if agent == "plangen":
+        args += ["--llm", f"scripted:{_plangen_answers(tmp_path)}"]
+    if agent == "twosome":
+        args += ["--critic-model", str(request.getfixturevalue("tiny"))]
+    record, transcript = tmp_path / "run.jsonl", tmp_path / "llm.jsonl"
+    done = _run(agent, *args, "--seed", 1, "--episodes", 2, "--record", record, "--transcript",
+                transcript, "--max-tokens", 40, "--quiet", "--json")
+    assert done.returncode in (0, 1), done.stderr[-3000:]
+    rows = json.loads(done.stdout)  # --quiet and --json: nothing but the rows on stdout
+    assert [r["seed"] for r in rows] == [1, 2] and all(r["agent"] == agent for r in rows)
+    for r in rows:
+        assert {"won", "success_rate", "trials", "llm_calls", "prompt_tokens", "stand_in"} \
+            <= set(r)
+        assert isinstance(r["won"], bool) and 0.0 <= r["success_rate"] <= 1.0
+        assert r["won"] == (r["success_rate"] == 1.0)
+    events = [json.loads(line) for line in record.read_text().splitlines()]
+    assert [e["episode"] for e in events if e["type"] == "start"] == [1, 2]
+    outcomes = [e for e in events if e["type"] == "outcome"]
+    assert [e["seed"] for e in outcomes] == [1, 2]
+    assert [e["won"] for e in outcomes] == [r["won"] for r in rows]
+    assert done.returncode == (0 if all(r["won"] for r in rows) else 1)
+    assert transcript.exists()
+    if agent in ASKS_AN_LLM:
+        calls = [json.loads(line) for line in transcript.read_text().splitlines()]
+        assert calls and all(c["request"]["max_tokens"] <= 40 for c in calls), calls[:1]
+        assert sum(r["llm_calls"] for r in rows) == len(calls)
+
+
+def test_run_lists_the_agents_and_each_agent_has_its_own_help():
+    listing = _run("--help")
+    assert listing.returncode == 0
+    for name in agent_names():
+        assert f"  {name} " in listing.stdout
+    deps = _run("deps", "--help")
+    assert deps.returncode == 0 and "--replan-rounds" in deps.stdout
+    assert "--copic-critic" not in deps.stdout and "--max-tokens" in deps.stdout
+    unknown = _run("dep")
+    assert unknown.returncode == 2 and "did you mean 'deps'" in unknown.stderr
+
+
+def test_an_environment_the_agent_does_not_play_is_one_line():
+    done = _run("deps", "--env", "coin-collector")
+    assert done.returncode == 2 and "use one of craft, crafter" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_the_report_counts_trials_not_rows_that_carry_a_rate():
+    """A DEPS row at half its tasks, and a pre-agents-layer row whose success was a rate, are
+    neither counted as won cells."""
+    base = {"env": "craft", "difficulty": "-", "level_index": 0, "llm": "standin",
+            "stand_in": "stand-in"}
+    rows = [{**base, "agent": "deps", "seed": 0, "won": False, "success_rate": 0.5,
+             "trials": 4},
+            {**base, "agent": "deps", "seed": 1, "won": True, "success_rate": 1.0, "trials": 4},
+            {**base, "agent": "old", "seed": 0, "success": 0.25}]
+    table = markdown(rows).split("Success rate (%) by difficulty: craft", 1)[1].split("###")[0]
+    lines = {ln.split("|")[1].strip(): ln.split("|")[-2].strip() for ln in table.splitlines()
+             if ln.startswith("| ") and "agent" not in ln}
+    assert lines["deps [stand-in]"] == "75"  # 6 of 8 tasks, not 2 of 2 "successful" cells
+    assert lines["old [stand-in]"] == "25"
+    from pddlkit.agents.row import row_won
+
+    assert [row_won(r) for r in rows] == [False, True, False]
+
+
+def test_a_sweep_over_llms_runs_each_llm_it_names(tmp_path):
+    """CoPiC and DEPS bench cells used to read the LLM from their options, so a sweep over
+    ``llms`` ran the stand-in under every model's label."""
+    from pddlkit.bench import load_sweep, run_sweep
+    from pddlkit.bench.results import ResultsFile
+
+    for name, answer in (("a", "I would rather not."), ("b", "no plan today")):
+        (tmp_path / f"{name}.json").write_text(json.dumps([answer] * 40))
+    config = tmp_path / "sweep.toml"
+    config.write_text(f"""
+name = "llms"
+seeds = 1
+[[agents]]
+agent = "deps"
+llms = ["scripted:{tmp_path / 'a.json'}", "scripted:{tmp_path / 'b.json'}"]
+options = {{ replan_rounds = 1 }}
+[[agents]]
+agent = "copic"
+llms = ["scripted:{tmp_path / 'a.json'}", "scripted:{tmp_path / 'b.json'}"]
+options = {{ critic = "uniform", programs = 1, evolve = false, eval = 1 }}
+[[envs]]
+env = "craft"
+options = {{ task = "wooden_pickaxe" }}
+[[envs]]
+env = "sc2-build"
+options = {{ difficulty = "easy" }}
+""")
+    sweep = load_sweep(config, output=tmp_path / "out")
+    sweep.cells[:] = [c for c in sweep.cells if (c.kind, c.env) in (("deps", "craft"),
+                                                                      ("copic", "sc2-build"))]
+    outcome = run_sweep(sweep, executor_name="inline", progress=False)
+    rows = ResultsFile(sweep.results_path).rows()
+    deps = [r for r in rows if r["kind"] == "deps"]
+    assert sorted(r["llm"] for r in deps) == sorted(f"scripted:{tmp_path / n}.json"
+                                                    for n in "ab")
+    # the scripted model was asked (its answers are unreadable plans), not the stand-in
+    assert all(r["stand_in"] is None and r["unreadable"] > 0 and not r["won"] for r in deps)
+    copic = [error for key, error in outcome.failed if key.startswith("copic")]
+    assert len(copic) == 2 and all("wrote no program" in e for e in copic), outcome.failed
+
+
+def test_rows_are_one_shape_and_round_trip():
+    row = Row("deps", "craft", "standin", 0, False, 0.5, 4, columns={"by_group": {"MT1": 0.5}})
+    data = row.as_dict()
+    assert data["won"] is False and data["by_group"] == {"MT1": 0.5}
+    assert Row.from_dict(data) == row
+    with pytest.raises(ValueError, match="success_rate"):
+        Row("x", "y", "z", 0, True, 1.5)
+
+
+def test_bench_options_are_checked_against_the_agents_options():
+    from pddlkit.agents import OptionError
+
+    spec = get_agent("deps")
+    assert spec.make_options({"rounds": "inf"}).replan_rounds is None
+    with pytest.raises(OptionError, match="deps has no option 'replan'; its options are"):
+        spec.make_options({"replan": 3})
+    with pytest.raises(OptionError, match="must be one of symbolic, llm"):
+        spec.make_options({"explainer": "oracle"})
+    with pytest.raises(OptionError, match="must be 1 or more"):
+        spec.make_options({"max_actions": 0})
+
+
+def _imports(path: Path) -> list[str]:
+    """Absolute module names ``path`` imports (relative imports resolved in its package)."""
+    tree = ast.parse(path.read_text())
+    folder = path.parent.relative_to(REPO).parts
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = folder[:len(folder) - node.level + 1]
+                out.append(".".join(("pddlkit", *base, *([node.module] if node.module else []))
+                                    if base[:1] != ("pddlkit",) else
+                                    (*base, *([node.module] if node.module else []))))
+            elif node.module:
+                out.append(node.module)
+    return out
+
+
+def _front_end(module: str):
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[0] == "pddlkit" and parts[1] in FRONT_ENDS \
+        else None
+
+
+#: the one edge between front ends, by design: CoPiC chooses among its programs with the LoRA
+#: critic and trains it with the critic's PPO (seed 000), so programs/copic uses critic/
+ALLOWED = {("programs", "critic")}
+
+
+def test_the_core_imports_no_front_end_and_no_front_end_imports_another():
+    core = [p for p in (REPO / "pddlkit").rglob("*.py")]
+    for path in core:
+        for module in _imports(path):
+            assert _front_end(module) is None and not module.startswith("pddlkit.envs"), \
+                (str(path.relative_to(REPO)), module)
+    for name in FRONT_ENDS:
+        for path in (REPO / name).rglob("*.py"):
+            for module in _imports(path):
+                other = _front_end(module)
+                assert other in (None, name) or (name, other) in ALLOWED, \
+                    (str(path.relative_to(REPO)), module)
