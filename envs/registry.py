@@ -1,31 +1,31 @@
 """Environment ids, like gymnasium's registry: ``make("coin-collector", rooms=7, seed=0)``.
 
-The built-in ids are declared as entry points (group ``pddlkit.envs``) in pyproject.toml, the
-same way a third-party package adds its own; ``register`` adds one at run time. ``pddlkit envs``
-lists them all.
+Every id the front ends play is registered here, with what gymnasium's ``EnvSpec`` holds:
+the entry point, default keyword arguments (``nethack-drink`` is ``NetHackTask`` with
+``task="drink"``), an optional step budget (``max_episode_steps``: ``make`` wraps the
+environment in :class:`TimeLimit`, which ends an episode as *truncated* after that many
+steps), and a one-line summary. ``kind`` says what ``make`` builds: ``"text"``, an environment
+played step by step (the :class:`~.api.TextEnv` protocol), or ``"instances"``, a program
+task's training and held-out instances (:class:`~.instance_sets.InstanceSplit`, what IPP
+refines one program on). A front end asks the registry which ids it can play
+(:func:`ids`), so no front end keeps its own table of ids.
+
+Installed packages add ids through the entry-point group ``pddlkit.envs`` (an entry point is
+a class or factory: ``myenv = "mypkg.envs:MyEnv"``); ``register`` adds one at run time.
+``pddlkit envs`` lists them all.
 """
 
 from __future__ import annotations
 
 import difflib
 import importlib
-from dataclasses import dataclass
+import inspect
+from dataclasses import dataclass, field, replace
 from importlib.metadata import entry_points
-from typing import Any, Callable, Union
+from typing import Any, Callable, Optional, Union
 
 ENTRY_POINT_GROUP = "pddlkit.envs"
-BUILTIN = {
-    "coin-collector": "pddlkit.envs.coin_collector:CoinCollector",
-    "household": "pddlkit.envs.household:Household",
-    "textworld": "pddlkit.envs.textworld_adapter:TextWorldEnv",
-    "alfworld": "pddlkit.envs.alfworld_adapter:ALFWorldEnv",
-    "sc2-build": "pddlkit.envs.sc2_build:SC2Build",
-    "nethack": "pddlkit.envs.nethack:NetHackTask",
-    "craft": "pddlkit.envs.craft:CraftWorld",
-    "crafter": "pddlkit.envs.crafter_world:CrafterWorld",
-    "microrts": "pddlkit.envs.microrts:MicroRTS",
-}
-_RUNTIME: dict[str, Union[str, Callable[..., Any]]] = {}
+KINDS = ("text", "instances")
 
 
 class UnknownEnvError(LookupError):
@@ -38,21 +38,100 @@ class UnknownEnvError(LookupError):
 @dataclass(frozen=True)
 class EnvSpec:
     id: str
-    entry_point: str
-    summary: str
+    entry_point: Union[str, Callable[..., Any]]
+    summary: str = ""
+    kwargs: dict = field(default_factory=dict)
+    max_episode_steps: Optional[int] = None
+    kind: str = "text"
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"{self.id}: kind must be one of {', '.join(KINDS)}, got "
+                             f"{self.kind!r}")
+
+    @property
+    def target(self) -> str:
+        ep = self.entry_point
+        return ep if isinstance(ep, str) else f"{ep.__module__}:{ep.__qualname__}"
+
+    def load(self) -> Callable[..., Any]:
+        return _load(self.entry_point)
+
+    def options(self) -> dict[str, Any]:
+        """The keyword options ``make`` takes for this id, with their defaults (this spec's
+        own kwargs are fixed, so not among them)."""
+        try:
+            params = inspect.signature(self.load()).parameters
+        except (TypeError, ValueError, ImportError):
+            return {}
+        return {n: (None if p.default is inspect.Parameter.empty else p.default)
+                for n, p in params.items()
+                if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and n not in self.kwargs
+                and n != "self"}
 
 
-def register(env_id: str, entry_point: Union[str, Callable[..., Any]], replace: bool = False) -> None:
-    """Make ``env_id`` build environments with ``entry_point`` ('module:Class' or a callable)."""
+def _spec(env_id: str, target: str, summary: str, kind: str = "text", **kwargs: Any) -> EnvSpec:
+    return EnvSpec(env_id, target, summary, kwargs, None, kind)
+
+
+#: the ids pddlkit ships; entry points and ``register`` add others
+BUILTIN: dict[str, EnvSpec] = {s.id: s for s in (
+    _spec("coin-collector", "pddlkit.envs.coin_collector:CoinCollector",
+          "CoinCollector (PDDLego+): rooms joined by doors, find the coin and take it."),
+    _spec("household", "pddlkit.envs.household:Household",
+          "A native ALFWorld-like household (PDDLego+ groups, CoPiC and TWOSOME task types)."),
+    _spec("textworld", "pddlkit.envs.textworld_adapter:TextWorldEnv",
+          "A TextWorld game (tw-coin_collector, tw-simple, or a compiled file) as a TextEnv."),
+    _spec("alfworld", "pddlkit.envs.alfworld_adapter:ALFWorldEnv",
+          "ALFWorld text games (six task types, 120 scenes), built from the alfworld wheel."),
+    _spec("sc2-build", "pddlkit.envs.sc2_build:SC2Build",
+          "StarCraft II unit building (CoPiC): a Terran build order simulator, easy to hard."),
+    _spec("nethack", "pddlkit.envs.nethack:NetHackTask",
+          "NetHack through NLE (CoPiC): a task of drink, open-box, exp-level-3."),
+    _spec("nethack-drink", "pddlkit.envs.nethack:NetHackTask",
+          "NetHack through NLE: drink from a potion the character holds.", task="drink"),
+    _spec("nethack-open-box", "pddlkit.envs.nethack:NetHackTask",
+          "NetHack through NLE: find a box and open it.", task="open-box"),
+    _spec("nethack-exp-level-3", "pddlkit.envs.nethack:NetHackTask",
+          "NetHack through NLE: reach experience level 3.", task="exp-level-3"),
+    _spec("craft", "pddlkit.envs.craft:CraftWorld",
+          "DEPS's crafting world: the Minecraft tech tree MT1-MT8 as recipes and tools."),
+    _spec("crafter", "pddlkit.envs.crafter_world:CrafterWorld",
+          "Crafter (the real package) with skills as goals: collect, place, make."),
+    _spec("microrts", "pddlkit.envs.microrts:MicroRTS",
+          "MicroRTS (the real Java engine, PLAP): a planner's side against a built-in bot."),
+    _spec("grasp", "pddlkit.envs.instance_sets:grasp",
+          "GRASP (IPP): 11x11 energy grids under 8 settings; one program for every instance.",
+          kind="instances"),
+    _spec("minigrid-unlock", "pddlkit.envs.instance_sets:minigrid",
+          "MiniGrid Unlock (IPP, the real minigrid package): open the locked door.",
+          kind="instances", task="unlock"),
+    _spec("minigrid-doorkey", "pddlkit.envs.instance_sets:minigrid",
+          "MiniGrid DoorKey 8x8 (IPP): get the key, open the door, reach the goal.",
+          kind="instances", task="doorkey"),
+    _spec("minigrid-unlockpickup", "pddlkit.envs.instance_sets:minigrid",
+          "MiniGrid UnlockPickup (IPP): open the door and pick up the box behind it.",
+          kind="instances", task="unlockpickup"),
+)}
+_RUNTIME: dict[str, EnvSpec] = {}
+
+
+def register(env_id: str, entry_point: Union[str, Callable[..., Any]], replace: bool = False,
+             *, kwargs: Optional[dict] = None, max_episode_steps: Optional[int] = None,
+             summary: str = "", kind: str = "text") -> EnvSpec:
+    """Make ``env_id`` build environments with ``entry_point`` ('module:Class' or a
+    callable), with default ``kwargs`` and an optional step budget."""
     if not replace and env_id in _known():
         raise ValueError(f"environment {env_id!r} is already registered (pass replace=True)")
-    _RUNTIME[env_id] = entry_point
+    spec = EnvSpec(env_id, entry_point, summary, dict(kwargs or {}), max_episode_steps, kind)
+    _RUNTIME[env_id] = spec
+    return spec
 
 
-def _known() -> dict[str, Union[str, Callable[..., Any]]]:
-    table: dict[str, Union[str, Callable[..., Any]]] = dict(BUILTIN)
+def _known() -> dict[str, EnvSpec]:
+    table: dict[str, EnvSpec] = dict(BUILTIN)
     for ep in entry_points(group=ENTRY_POINT_GROUP):
-        table.setdefault(ep.name, ep.value)
+        table.setdefault(ep.name, EnvSpec(ep.name, ep.value))
     table.update(_RUNTIME)
     return table
 
@@ -64,24 +143,80 @@ def _load(target: Union[str, Callable[..., Any]]) -> Callable[..., Any]:
     return getattr(importlib.import_module(module), attr)
 
 
-def make(env_id: str, **kwargs: Any):
-    """Build the environment ``env_id`` with its options (rooms=, receptacles=, seed=, ...)."""
+def spec(env_id: str) -> EnvSpec:
     table = _known()
     if env_id not in table:
         raise UnknownEnvError(env_id, sorted(table))
-    return _load(table[env_id])(**kwargs)
+    return table[env_id]
+
+
+def ids(kind: Optional[str] = None, prefix: str = "") -> tuple[str, ...]:
+    """Registered ids (of one ``kind``, starting with ``prefix``), sorted."""
+    return tuple(sorted(i for i, s in _known().items()
+                        if (kind is None or s.kind == kind) and i.startswith(prefix)))
+
+
+def make(env_id: str, *, max_episode_steps: Optional[int] = None, **kwargs: Any):
+    """Build ``env_id`` with its options (rooms=, receptacles=, seed=, ...) over the spec's
+    default kwargs; a step budget (the spec's, or ``max_episode_steps``) wraps a text
+    environment in :class:`TimeLimit`. A keyword the environment does not take is a
+    TypeError naming the ones it does."""
+    s = spec(env_id)
+    factory = s.load()
+    options = {**s.kwargs, **kwargs}
+    accepted = s.options()
+    unknown = [k for k in kwargs if accepted and k not in accepted and k not in s.kwargs]
+    if unknown and not any(p.kind == p.VAR_KEYWORD
+                           for p in inspect.signature(factory).parameters.values()):
+        raise TypeError(f"{env_id} has no option {', '.join(map(repr, unknown))}; its options "
+                        f"are: {', '.join(accepted) or '(none)'}")
+    env = factory(**options)
+    budget = max_episode_steps if max_episode_steps is not None else s.max_episode_steps
+    if budget is not None and s.kind == "text":
+        env = TimeLimit(env, budget)
+    return env
 
 
 def list_envs() -> list[EnvSpec]:
+    """Every registered id's spec, sorted, each with its summary (the factory's first
+    docstring line when the spec has none)."""
     out = []
-    for env_id, target in sorted(_known().items()):
-        name = target if isinstance(target, str) else f"{target.__module__}:{target.__qualname__}"
-        try:
-            doc = (_load(target).__doc__ or "").strip().splitlines()
-            from pddlkit.cli import plain
-
-            summary = plain(doc[0]) if doc else ""
-        except Exception as exc:  # a broken plugin must not break the listing
-            summary = f"(cannot load: {type(exc).__name__}: {exc})"
-        out.append(EnvSpec(env_id, name, summary))
+    for env_id, s in sorted(_known().items()):
+        summary = s.summary
+        if not summary:
+            try:
+                doc = (s.load().__doc__ or "").strip().splitlines()
+                summary = doc[0] if doc else ""
+            except Exception as exc:  # a broken plugin must not break the listing
+                summary = f"(cannot load: {type(exc).__name__}: {exc})"
+        out.append(replace(s, summary=summary))
     return out
+
+
+class TimeLimit:
+    """gymnasium's TimeLimit for text environments: after ``max_episode_steps`` steps the
+    step is returned *truncated* (``info["TimeLimit.truncated"]`` set); everything else is
+    the wrapped environment's (attributes pass through)."""
+
+    def __init__(self, env: Any, max_episode_steps: int) -> None:
+        if max_episode_steps < 1:
+            raise ValueError(f"max_episode_steps must be 1 or more, got {max_episode_steps}")
+        self.env = env
+        self.max_episode_steps = int(max_episode_steps)
+        self.elapsed = 0
+
+    def reset(self, *args: Any, **kwargs: Any):
+        self.elapsed = 0
+        return self.env.reset(*args, **kwargs)
+
+    def step(self, command: str):
+        step = self.env.step(command)
+        self.elapsed += 1
+        if self.elapsed >= self.max_episode_steps and not step.terminated:
+            info = dict(step.info)
+            info["TimeLimit.truncated"] = True
+            step = type(step)(step.observation, step.reward, step.terminated, True, info)
+        return step
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.env, name)

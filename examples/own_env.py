@@ -1,6 +1,6 @@
 """Bring your own environment: ``formalize_and_plan`` on a world that is not a pddlkit PDDL world.
 
-What pddlkit needs from an environment (``pddlkit.formalizers.api.check_env`` names whatever is
+What pddlkit needs from an environment (``pddlkit.envs.api.check_env`` names whatever is
 missing, in one error):
 
 - ``id`` and ``task`` (the goal as a sentence);

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Sequence, Union
 
+from pddlkit.envs.api import check_env  # beside the env protocol; used here, and re-exported
 from pddlkit.llm.usage import usage_delta, usage_snapshot
 
 from .answer import Files
@@ -59,44 +60,6 @@ class FormalizeResult:
     @property
     def solved(self) -> bool:
         return self.commands is not None
-
-
-ENV_NEEDS = (
-    ("id", "a short name (str), e.g. 'lights'"),
-    ("task", "the goal as a sentence (str)"),
-    ("action_schema", "a tuple of ActionTemplate: each PDDL action with the command that "
-                      "performs it, e.g. ActionTemplate('go', ('?from', '?to'), 'go to {to}')"),
-    ("reset", "reset(seed=None) -> (observation, info)"),
-    ("step", "step(command) -> Step (observation, reward, terminated, truncated, info)"),
-    ("admissible_commands", "admissible_commands() -> list[str] (may be empty)"),
-)
-
-
-def check_env(env: Any) -> None:
-    """A TypeError naming everything ``env`` lacks to be formalized (see
-    ``examples/own_env.py``); nothing when it has it all."""
-    from pddlkit.envs.api import ActionTemplate
-
-    missing = [f"{name}: {what}" for name, what in ENV_NEEDS
-               if not hasattr(env, name) or (name in ("reset", "step", "admissible_commands")
-                                             and not callable(getattr(env, name)))]
-    schema = getattr(env, "action_schema", ())
-    if hasattr(env, "action_schema") and (
-            not schema or not all(isinstance(t, ActionTemplate) for t in schema)):
-        missing.append("action_schema: a non-empty tuple of ActionTemplate")
-    if not hasattr(env, "domain"):
-        declared = getattr(env, "action_signatures", None)
-        actions = {t.action for t in schema if isinstance(t, ActionTemplate)}
-        if not isinstance(declared, dict) or not actions <= set(declared):
-            lacking = sorted(actions - set(declared)) if isinstance(declared, dict) else []
-            missing.append("action_signatures: the typed parameters of each action, e.g. "
-                           "{'go': '?from - room ?to - room'}"
-                           + (f" (none for {', '.join(lacking)})" if lacking else "")
-                           + "; or a PDDL `domain` whose actions they are")
-    if missing:
-        raise TypeError(f"{type(env).__name__} cannot be formalized; it lacks:\n  - "
-                        + "\n  - ".join(missing)
-                        + "\n(examples/own_env.py shows an environment with all of them)")
 
 
 def _rate(text: str) -> float:

@@ -132,28 +132,6 @@ def plain(text: str) -> str:
     return text.replace("``", "")
 
 
-def _cmd_envs(args) -> int:
-    """List environment ids. They are found through the ``pddlkit.envs`` entry points (the
-    native ones are declared in pyproject.toml), so the core never imports the environments."""
-    from importlib.metadata import entry_points
-
-    rows = []
-    for ep in sorted(entry_points(group="pddlkit.envs"), key=lambda e: e.name):
-        try:
-            doc = (ep.load().__doc__ or "").strip().splitlines()
-            summary = plain(doc[0]) if doc else ""
-        except Exception as exc:  # a broken plugin must not break the listing
-            summary = f"(cannot load: {type(exc).__name__}: {exc})"
-        rows.append({"id": ep.name, "entry_point": ep.value, "summary": summary})
-    if args.json:
-        print(json.dumps(rows, indent=2))
-        return 0
-    width = max((len(r["id"]) for r in rows), default=0)
-    for r in rows:
-        print(f"{r['id']:<{width}}  {r['summary']}")
-    return 0
-
-
 def _cmd_demo(args) -> int:
     from .demo import run_demo
 
@@ -227,10 +205,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.add_argument("--no-up", action="store_true", help="skip unified-planning's engines")
     p.set_defaults(func=_cmd_planners)
-
-    p = sub.add_parser("envs", help="list the text environments (ids for envs.make)")
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(func=_cmd_envs)
 
     p = sub.add_parser("demo", help="offline demonstration on a bundled domain")
     p.set_defaults(func=_cmd_demo)

@@ -1,6 +1,7 @@
 """One IPP run on a named task, shared by ``pddlkit run ipp`` and ``pddlkit bench``.
 
-Task ids: ``grasp``, ``minigrid-unlock``, ``minigrid-doorkey``, ``minigrid-unlockpickup``.
+Task ids: the environment registry's program tasks (``pddlkit envs``: ``grasp``,
+``minigrid-unlock``, ``minigrid-doorkey``, ``minigrid-unlockpickup``).
 GRASP uses the published grids when ``../shared/corpus/grasp`` is beside the checkout, and our
 seeded generator's grids (the same factors and statistics, :func:`pddlkit.envs.grasp.
 generate_corpus`) otherwise.
@@ -24,7 +25,14 @@ from pddlkit.sandbox import Policy
 
 from .ipp import IPP, IPPResult, curriculum_args, score
 
-TASK_IDS = ("grasp", "minigrid-unlock", "minigrid-doorkey", "minigrid-unlockpickup")
+def task_ids() -> tuple[str, ...]:
+    """The program tasks IPP refines on: the registry's ids of kind ``instances``."""
+    from pddlkit.envs.registry import ids
+
+    return ids(kind="instances")
+
+
+TASK_IDS = task_ids()
 
 
 @dataclass
@@ -54,31 +62,19 @@ class TaskRun:
 
 def make_task(task_id: str, train: Optional[int] = None, evaluate: Optional[int] = None,
               split_seed: int = 0, corpus: Optional[Path] = None):
-    """(task over the training set, held-out instances)."""
+    """(task over the training set, held-out instances), from the registry's instance split
+    (:mod:`pddlkit.envs.instance_sets`)."""
+    from pddlkit.envs import make
+
+    from .tasks import GraspTask, MiniGridTask
+
+    if task_id not in task_ids():
+        raise ValueError(f"unknown IPP task {task_id!r}; use one of {', '.join(task_ids())}")
+    options = {"corpus": corpus} if corpus and task_id == "grasp" else {}
+    split = make(task_id, train=train, evaluate=evaluate, seed=split_seed, **options)
     if task_id == "grasp":
-        from pddlkit.envs import grasp
-
-        from .tasks import GraspTask
-
-        try:
-            grids = grasp.load_corpus(corpus or grasp.corpus_folder())
-        except FileNotFoundError:  # a user's clone: our generator's grids, same factors
-            grids = grasp.generate_corpus(seed=0)
-        train_grids, eval_grids = grasp.split(grids, 0.5, seed=split_seed)
-        train_grids = train_grids[:train] if train else train_grids
-        eval_grids = eval_grids[:evaluate] if evaluate else eval_grids
-        return GraspTask(grasp.instances(train_grids)), grasp.instances(eval_grids)
-    if task_id.startswith("minigrid-") and task_id[len("minigrid-"):] in (
-            "unlock", "doorkey", "unlockpickup"):
-        from pddlkit.envs import minigrid_tasks as M
-
-        from .tasks import MiniGridTask
-
-        name = task_id[len("minigrid-"):]
-        task = MiniGridTask(name, range(train or 100))
-        held = [M.observe(name, s) for s in list(M.HELD_OUT_SEEDS)[:evaluate or 100]]
-        return task, held
-    raise ValueError(f"unknown IPP task {task_id!r}; use one of {', '.join(TASK_IDS)}")
+        return GraspTask(split.train), split.held_out
+    return MiniGridTask(task_id[len("minigrid-"):], instances=split.train), split.held_out
 
 
 def make_llm(spec: Any, task_name: str, seed: int = 0):

@@ -120,12 +120,15 @@ MISSIONS = {"unlock": ("open the door", "The game ends when the door is open."),
 class MiniGridTask:
     signature = "solve(grid, start_direction)"
 
-    def __init__(self, task: str, seeds: Sequence[int], sample_seed: int = 0) -> None:
+    def __init__(self, task: str, seeds: Sequence[int] = (), sample_seed: int = 0, *,
+                 instances: Optional[Sequence] = None) -> None:
+        """Over the instances of ``seeds``, or over ``instances`` already observed."""
         from pddlkit.envs import minigrid_tasks as M
 
         self.task = task
         self.name = f"minigrid-{task}"
-        self.instances = [M.observe(task, s) for s in seeds]
+        self.instances = list(instances) if instances is not None else \
+            [M.observe(task, s) for s in seeds]
         self._sample = M.observe(task, sample_seed)
         self._sample_solution, _ = M.planner_baseline(task, sample_seed)
 

@@ -312,9 +312,64 @@ def test_registry_makes_envs_and_suggests_names():
         make("housework")
 
 
-def test_cli_lists_the_environments():
+EVERY_ID = {"coin-collector", "household", "textworld", "alfworld", "grasp", "minigrid-unlock",
+            "minigrid-doorkey", "minigrid-unlockpickup", "nethack-drink", "nethack-open-box",
+            "nethack-exp-level-3", "sc2-build", "craft", "crafter", "microrts"}
+
+
+def test_cli_lists_every_environment_the_front_ends_play():
     out = subprocess.run([sys.executable, "-m", "pddlkit.cli", "envs", "--json"],
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
-    ids = {row["id"] for row in json.loads(out.stdout)}
-    assert {"coin-collector", "household", "textworld"} <= ids
+    rows = {row["id"]: row for row in json.loads(out.stdout)}
+    assert EVERY_ID <= set(rows)
+    assert all(len(rows[i]["summary"].split()) >= 5 for i in EVERY_ID)  # a whole sentence
+    assert rows["nethack-drink"]["kwargs"] == {"task": "drink"}
+    assert rows["grasp"]["kind"] == "instances" and "train" in rows["grasp"]["options"]
+    assert rows["coin-collector"]["options"]["rooms"] == 7
+    text = subprocess.run([sys.executable, "-m", "pddlkit.cli", "envs"], capture_output=True,
+                          text=True, timeout=120).stdout
+    assert "options: rooms=7" in text
+
+
+def test_the_front_ends_take_their_ids_from_the_registry():
+    from pddlkit.agents import get_agent
+    from pddlkit.envs.registry import ids
+
+    assert set(get_agent("ipp").envs) == set(ids(kind="instances")) == {
+        "grasp", "minigrid-unlock", "minigrid-doorkey", "minigrid-unlockpickup"}
+    assert set(ids(prefix="nethack-")) <= set(get_agent("copic").envs)
+
+
+def test_an_option_the_environment_does_not_take_is_named_with_those_it_does():
+    with pytest.raises(TypeError, match="coin-collector has no option 'room'; its options "
+                                        "are: rooms, seed"):
+        make("coin-collector", room=3)
+
+
+def test_a_step_budget_truncates_the_episode():
+    from pddlkit.envs.registry import register, spec
+
+    env = make("coin-collector", rooms=3, max_episode_steps=2)
+    env.reset(0)
+    first, second = env.step("look"), env.step("look")
+    assert not first.truncated and second.truncated and second.info["TimeLimit.truncated"]
+    assert env.rooms == 3  # the wrapped environment's attributes pass through
+    register("coin-collector-short", "pddlkit.envs.coin_collector:CoinCollector",
+             kwargs={"rooms": 2}, max_episode_steps=1, summary="two rooms, one step")
+    short = make("coin-collector-short")
+    short.reset(0)
+    assert short.rooms == 2 and short.step("look").truncated
+    assert spec("coin-collector-short").summary == "two rooms, one step"
+
+
+def test_program_task_instances_are_held_out_by_instance():
+    from pddlkit.envs.instance_sets import InstanceSplit
+
+    split = make("grasp", train=20, evaluate=20, seed=3)
+    assert len(split.train) == len(split.held_out) == 20 * 8
+    grids = lambda xs: {(i.grid.distribution, i.grid.obstacles, i.grid.start_position,  # noqa
+                         i.grid.index) for i in xs}
+    assert not grids(split.train) & grids(split.held_out)
+    with pytest.raises(ValueError, match="both training and held-out"):
+        InstanceSplit("grasp", split.train[:3], split.train[2:5])

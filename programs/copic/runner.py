@@ -22,8 +22,15 @@ from typing import Any, Callable, Optional
 
 from .loop import Copic, CopicConfig, EpisodeRecord, success_rate
 
-ENV_IDS = ("sc2-build", "household", "alfworld", "nethack-drink", "nethack-open-box",
-           "nethack-exp-level-3")
+def env_ids() -> tuple[str, ...]:
+    """The registered ids CoPiC has a program world for: SC2, the household, ALFWorld, and
+    every NetHack task the registry names (``nethack-<task>``)."""
+    from pddlkit.envs.registry import ids
+
+    return ("sc2-build", "household", "alfworld", *ids(prefix="nethack-"))
+
+
+ENV_IDS = env_ids()
 HELD_OUT = {"nethack": 50}
 
 
@@ -51,11 +58,12 @@ def make_world(env_id: str, options: Optional[dict] = None):
 
         task = options.get("task") or "pick"
         return HouseholdWorld(lambda: ALFWorldEnv(task), budget=options.get("budget", 50))
-    if env_id.startswith("nethack-") and env_id[len("nethack-"):] in (
-            "drink", "open-box", "exp-level-3"):
+    if env_id.startswith("nethack-") and env_id in env_ids():
+        from pddlkit.envs.registry import spec
+
         from .nethack_world import NetHackWorld
 
-        return NetHackWorld(env_id[len("nethack-"):], max_keys=options.get("max_keys"))
+        return NetHackWorld(spec(env_id).kwargs["task"], max_keys=options.get("max_keys"))
     raise ValueError(f"CoPiC has no environment {env_id!r}; use one of {', '.join(ENV_IDS)}")
 
 
