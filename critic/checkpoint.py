@@ -9,8 +9,10 @@ A saved critic is a folder:
 
 Loading checks that the base model is the one the adapters were trained on (by fingerprint, not
 only by name) and that the template is the same text; either mismatch is a
-:class:`~pddlkit.critic.errors.CheckpointMismatch` naming both sides and the fix. The base
-weights are never saved: they are the model's own and are loaded by name.
+:class:`~pddlkit.critic.errors.CheckpointMismatch` naming both sides and the fix
+(:meth:`~.model.Critic.load`, which builds the critic; this module only writes and reads the
+folder, so it does not import the model). The base weights are never saved: they are the
+model's own and are loaded by name.
 """
 
 from __future__ import annotations
@@ -18,10 +20,9 @@ from __future__ import annotations
 import json
 from dataclasses import asdict
 from pathlib import Path
-from typing import Optional, Union
+from typing import Union
 
-from .errors import CheckpointMismatch, CriticError
-from .template import PromptTemplate
+from .errors import CriticError
 
 FORMAT = 1
 
@@ -56,41 +57,6 @@ def read_meta(folder: Union[str, Path]) -> dict:
         raise CriticError(f"{path}: format {meta.get('format')!r}, this pddlkit reads {FORMAT}",
                           hint="save the critic again with this version of pddlkit")
     return meta
-
-
-def load(folder: Union[str, Path], *, model: Optional[str] = None, device: str = "auto",
-         template: Optional[PromptTemplate] = None, net=None, tokenizer=None):
-    """The critic saved in ``folder``, on ``model`` (default: the model it names) or on an
-    already loaded ``net``/``tokenizer``."""
-    from safetensors.torch import load_file
-
-    from .model import Critic, CriticSettings, base_fingerprint, load_base
-
-    folder = Path(folder)
-    meta = read_meta(folder)
-    settings = CriticSettings(**meta["settings"])
-    saved_template = PromptTemplate((folder / "template.txt").read_text(), str(folder))
-    template = template or saved_template
-    if template.sha256 != meta["template_sha256"]:
-        raise CheckpointMismatch(
-            f"{folder}: the critic learned on prompt template {meta['template_sha256'][:12]}, "
-            f"but {template.source} is {template.sha256[:12]}",
-            hint=f"use the saved template ({folder / 'template.txt'}), or train a new critic on "
-                 "the changed template")
-    name = model or meta["model"]
-    if net is None:
-        net, tokenizer, name = load_base(name, device)
-    fingerprint = base_fingerprint(net)
-    if fingerprint != meta["fingerprint"]:
-        raise CheckpointMismatch(
-            f"{folder}: the adapters were trained on {meta['model']} (fingerprint "
-            f"{meta['fingerprint']}), not on {name} (fingerprint {fingerprint})",
-            hint=f"load it with model={meta['model']!r}, the base model it was trained on")
-    critic = Critic(net, tokenizer, model_name=name, settings=settings, template=template,
-                    device=device, adapter=folder / "adapter")
-    critic.value_head.load_state_dict(load_file(str(folder / "value_head.safetensors")))
-    critic.value_head.to(critic.device)
-    return critic
 
 
 def _version() -> str:

@@ -22,6 +22,7 @@ import contextlib
 import hashlib
 import os
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any, Optional, Sequence
 
 from pddlkit.llm.errors import LLMError
@@ -244,10 +245,41 @@ class Critic:
 
     @classmethod
     def load(cls, folder, *, model: Optional[str] = None, device: str = "auto",
-             template: Optional[PromptTemplate] = None) -> "Critic":
-        from .checkpoint import load as load_checkpoint
+             template: Optional[PromptTemplate] = None, net=None, tokenizer=None) -> "Critic":
+        """The critic saved in ``folder``, on ``model`` (default: the model it names) or on an
+        already loaded ``net``/``tokenizer``; a base model or template other than the one it
+        learned on is a :class:`CheckpointMismatch` naming both."""
+        from safetensors.torch import load_file
 
-        return load_checkpoint(folder, model=model, device=device, template=template)
+        from .checkpoint import read_meta
+        from .errors import CheckpointMismatch
+
+        folder = Path(folder)
+        meta = read_meta(folder)
+        settings = CriticSettings(**meta["settings"])
+        saved_template = PromptTemplate((folder / "template.txt").read_text(), str(folder))
+        template = template or saved_template
+        if template.sha256 != meta["template_sha256"]:
+            raise CheckpointMismatch(
+                f"{folder}: the critic learned on prompt template "
+                f"{meta['template_sha256'][:12]}, but {template.source} is "
+                f"{template.sha256[:12]}",
+                hint=f"use the saved template ({folder / 'template.txt'}), or train a new critic "
+                     "on the changed template")
+        name = model or meta["model"]
+        if net is None:
+            net, tokenizer, name = load_base(name, device)
+        fingerprint = base_fingerprint(net)
+        if fingerprint != meta["fingerprint"]:
+            raise CheckpointMismatch(
+                f"{folder}: the adapters were trained on {meta['model']} (fingerprint "
+                f"{meta['fingerprint']}), not on {name} (fingerprint {fingerprint})",
+                hint=f"load it with model={meta['model']!r}, the base model it was trained on")
+        critic = cls(net, tokenizer, model_name=name, settings=settings, template=template,
+                     device=device, adapter=folder / "adapter")
+        critic.value_head.load_state_dict(load_file(str(folder / "value_head.safetensors")))
+        critic.value_head.to(critic.device)
+        return critic
 
     def describe(self) -> dict:
         return {"model": self.model_name, "fingerprint": self.fingerprint,

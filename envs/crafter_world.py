@@ -30,7 +30,6 @@ controller reads only ``info``), which about doubles the step rate.
 from __future__ import annotations
 
 import heapq
-from dataclasses import dataclass
 from typing import Optional
 
 from .craft import CraftFailure, GoalOutcome
@@ -76,13 +75,6 @@ def _env_class(peaceful: bool):
             return super()._balance_object(chunk, objs, cls, *args, **kwargs)
 
     return Env
-
-
-@dataclass(frozen=True)
-class CrafterGoal:
-    kind: str      # collect | place | make
-    item: str
-    count: int = 1
 
 
 class CrafterWorld:

@@ -216,12 +216,6 @@ def planner_baseline(task: str, seed: int, alias: str = "lama-first",
     return actions, run(task, seed, actions)
 
 
-def upper_bound(steps: int, max_steps: int) -> float:
-    """The reward of a success in ``steps`` steps (the best any program can score when
-    ``steps`` is the optimal plan's length)."""
-    return 1 - 0.9 * steps / max_steps
-
-
 def validate_actions(observed: Observed, actions: Sequence[str]) -> str:
     """Check a program's actions on the PDDL model: '' if they reach the goal, else the first
     failing step and its false precondition, or the goal atoms left unmet. Turns and moves

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from pddlkit.check import check
+from pddlkit.checks import check
 from pddlkit.pddl.reader import read_domain, read_problem
 
 from .answer import Files

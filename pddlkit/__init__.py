@@ -21,8 +21,8 @@ _LAZY = {
     "write_problem": "pddlkit.pddl.writer",
     "parse_plan": "pddlkit.pddl.plan",
     "Plan": "pddlkit.pddl.plan",
-    "check": "pddlkit.check",
-    "CheckReport": "pddlkit.check",
+    "check": "pddlkit.checks",
+    "CheckReport": "pddlkit.checks",
     "validate_plan": "pddlkit.semantics.validate",
     "PlanValidation": "pddlkit.semantics.validate",
     "World": "pddlkit.semantics.world",
@@ -75,7 +75,7 @@ def __dir__():
 
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .check import CheckReport, check
+    from .checks import CheckReport, check
     from .diagnostics import (Diagnostic, PDDLError, PDDLSemanticError, PDDLSyntaxError,
                               PlanFormatError, Severity)
     from .llm.base import Completion

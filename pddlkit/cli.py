@@ -19,7 +19,7 @@ from typing import Optional, Sequence
 
 
 def _cmd_check(args) -> int:
-    from .check import check
+    from .checks import check
     from .diagnostics import diagnostics_to_json
 
     report = check(Path(args.domain), Path(args.problem) if args.problem else None,
@@ -40,7 +40,7 @@ def _cmd_check(args) -> int:
 
 
 def _cmd_validate(args) -> int:
-    from .check import check
+    from .checks import check
     from .diagnostics import PDDLError
     from .pddl.plan import parse_plan
     from .semantics.validate import validate_plan

@@ -8,7 +8,7 @@ a model (here: one missing connection) leaves no plan.
 
 from __future__ import annotations
 
-from .check import check
+from .checks import check
 from .pddl.plan import parse_plan
 from .planners import plan as find_plan
 from .semantics.validate import validate_plan

@@ -250,3 +250,45 @@ def test_the_core_imports_no_front_end_and_no_front_end_imports_another():
                 other = _front_end(module)
                 assert other in (None, name) or (name, other) in ALLOWED, \
                     (str(path.relative_to(REPO)), module)
+
+
+def _module_graph() -> dict[str, set[str]]:
+    """Every pddlkit module and the pddlkit modules it imports, anywhere in it (a lazy import
+    inside a function included; TYPE_CHECKING blocks left out)."""
+    roots = {"pddlkit": "pddlkit", **{f: f"pddlkit.{f}" for f in (*FRONT_ENDS, "envs")}}
+    modules = {}
+    for folder, package in roots.items():
+        for path in (REPO / folder).rglob("*.py"):
+            parts = [p for p in path.relative_to(REPO / folder).with_suffix("").parts
+                     if p != "__init__"]
+            modules[".".join([package, *parts])] = path
+    graph = {}
+    for name, path in modules.items():
+        base = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+        found = set()
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):  # type-only imports are not imports at run time
+            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.dump(node.test):
+                node.body = [ast.Pass()]
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                found |= {a.name for a in node.names}
+            elif isinstance(node, ast.ImportFrom):
+                module = ".".join(base[:len(base) - node.level + 1] + [node.module or ""]) \
+                    .rstrip(".") if node.level else node.module
+                found |= {f"{module}.{a.name}" if f"{module}.{a.name}" in modules else module
+                          for a in node.names}
+        graph[name] = {m for m in found if m in modules and m != name}
+    return graph
+
+
+def test_no_import_cycles():
+    graph = _module_graph()
+    for start in graph:  # a path from a module back to itself is a cycle
+        seen, todo = set(), list(graph[start])
+        while todo:
+            module = todo.pop()
+            assert module != start, f"{start} imports itself through {sorted(seen)[:6]}"
+            if module not in seen:
+                seen.add(module)
+                todo += graph[module]

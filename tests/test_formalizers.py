@@ -478,7 +478,7 @@ def test_the_core_does_not_import_the_front_ends():
     import sys
 
     # the CLI loads front-end subcommands through entry points only when it builds its parser
-    code = ("import sys, pddlkit, pddlkit.cli, pddlkit.planners, pddlkit.llm, pddlkit.check, "
+    code = ("import sys, pddlkit, pddlkit.cli, pddlkit.planners, pddlkit.llm, pddlkit.checks, "
             "pddlkit.sandbox, pddlkit.sandbox.pool; "
             "from pddlkit.domains import path; "
             "pddlkit.plan(path('coin-collector/domain.pddl'), path('coin-collector/p3.pddl')); "
@@ -570,10 +570,13 @@ def test_pddlkit_check_stays_callable_after_its_module_is_imported():
     import subprocess
     import sys
 
-    code = ("import pddlkit, pddlkit.check; from pddlkit.domains import path; "
-            "print(pddlkit.check(path('coin-collector/domain.pddl')).ok)")
+    # the static checks live in pddlkit.checks, so pddlkit.check stays the function (it was a
+    # module made callable)
+    code = ("import pddlkit, pddlkit.checks; from pddlkit.domains import path; "
+            "print(pddlkit.check(path('coin-collector/domain.pddl')).ok, "
+            "type(pddlkit.check).__name__)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-    assert out.stdout.strip() == "True", out.stderr
+    assert out.stdout.split() == ["True", "function"], out.stderr
 
 
 # ---------------------------------------------------------------- options beyond the paper

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from pddlkit import PDDLError, parse_domain, parse_problem
-from pddlkit.check import check
+from pddlkit.checks import check
 
 #: pairs Fast Downward accepted that pddlkit flags (measured: 59 of 6,139, each a real defect
 #: FD tolerates: undeclared parameter types, variables used as objects, invalid names); a new

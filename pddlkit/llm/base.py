@@ -10,105 +10,15 @@ the response cache, the usage ledger and the transcript before a backend is aske
 from __future__ import annotations
 
 import abc
-import hashlib
-import json
 import os
 import time
-from dataclasses import dataclass, field
 from typing import Any, Optional, Protocol, Sequence, Union, runtime_checkable
 
 from .errors import BadAnswerError
 from .extract import extract_json
 
-Message = dict  # {"role": "system" | "user" | "assistant", "content": str}
-Messages = Union[str, Sequence[Message]]
-RESPONSE_FORMATS = ("text", "json")
-
-
-@dataclass(frozen=True)
-class Request:
-    """One call's input: what the cache key, the transcript and replay are made of."""
-
-    messages: tuple[tuple[str, str], ...]
-    temperature: float = 0.0
-    max_tokens: Optional[int] = None
-    stop: tuple[str, ...] = ()
-    response_format: str = "text"
-    seed: Optional[int] = None
-
-    @classmethod
-    def build(cls, messages: Messages, temperature: float = 0.0, max_tokens: Optional[int] = None,
-              stop: Union[str, Sequence[str], None] = None, response_format: str = "text",
-              seed: Optional[int] = None) -> "Request":
-        if response_format not in RESPONSE_FORMATS:
-            raise ValueError(f"response_format must be one of {RESPONSE_FORMATS}, "
-                             f"not {response_format!r}")
-        return cls(normalize_messages(messages), float(temperature), max_tokens,
-                   (stop,) if isinstance(stop, str) else tuple(stop or ()), response_format, seed)
-
-    @property
-    def message_dicts(self) -> list[dict]:
-        return [{"role": r, "content": c} for r, c in self.messages]
-
-    def to_dict(self) -> dict:
-        return {"messages": self.message_dicts, "temperature": self.temperature,
-                "max_tokens": self.max_tokens, "stop": list(self.stop),
-                "response_format": self.response_format, "seed": self.seed}
-
-    @classmethod
-    def from_dict(cls, data: dict) -> "Request":
-        return cls.build(data["messages"], data.get("temperature", 0.0), data.get("max_tokens"),
-                         data.get("stop"), data.get("response_format", "text"), data.get("seed"))
-
-    def key(self, model: str) -> str:
-        """Cache key: the model plus everything in the request that changes the answer."""
-        blob = json.dumps({"model": model, **self.to_dict()}, sort_keys=True, ensure_ascii=False)
-        return hashlib.sha256(blob.encode()).hexdigest()
-
-
-def normalize_messages(messages: Messages) -> tuple[tuple[str, str], ...]:
-    """A bare string is one user message; dicts need a role and string content."""
-    if isinstance(messages, str):
-        return (("user", messages),)
-    out = []
-    for i, m in enumerate(messages):
-        if not isinstance(m, dict) or "role" not in m or "content" not in m:
-            raise ValueError(f"message {i} must be a dict with 'role' and 'content', got {m!r}")
-        if not isinstance(m["content"], str):
-            raise ValueError(f"message {i}: content must be a string, got "
-                             f"{type(m['content']).__name__}")
-        out.append((str(m["role"]), m["content"]))
-    if not out:
-        raise ValueError("no messages: give at least one {'role': 'user', 'content': ...}")
-    return tuple(out)
-
-
-@dataclass
-class Completion:
-    """An answer with its cost: token counts, latency, whether the cache served it."""
-
-    text: str
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    model: str = ""
-    latency_s: float = 0.0
-    cached: bool = False
-    raw: dict = field(default_factory=dict, repr=False)
-    #: the parsed JSON when the request asked for response_format="json"
-    data: Any = None
-
-    @property
-    def total_tokens(self) -> int:
-        return self.prompt_tokens + self.completion_tokens
-
-    def json(self) -> Any:
-        """The JSON object in the answer (fenced, tagged or bare); BadAnswerError if none."""
-        return self.data if self.data is not None else extract_json(self.text)
-
-    def to_dict(self) -> dict:
-        return {"text": self.text, "prompt_tokens": self.prompt_tokens,
-                "completion_tokens": self.completion_tokens, "model": self.model,
-                "latency_s": self.latency_s, "cached": self.cached}
+from .messages import (RESPONSE_FORMATS, Completion, Message, Messages,  # noqa: F401
+                       Request, normalize_messages)
 
 
 @runtime_checkable

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Optional, Union
 
-from .base import Completion, Request
+from .messages import Completion, Request
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (

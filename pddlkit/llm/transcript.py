@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Iterator, Optional, Union
 
-from .base import Completion, Request
+from .messages import Completion, Request
 
 
 class Transcript:

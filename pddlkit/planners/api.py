@@ -81,7 +81,7 @@ def plan(domain: DomainInput, problem: ProblemInput, planner: Union[str, Planner
             return _input_error(chosen, exc, start)
         warnings: tuple[Diagnostic, ...] = task.warnings
         if check:
-            from ..check import check as static_check
+            from ..checks import check as static_check
 
             # Fast Downward's own limits (either types, negative costs) are errors for it only
             report = static_check(task.domain, task.problem, planner=chosen.name)

@@ -9,7 +9,6 @@ a task asks for it (``Policy(extra_modules=("numpy",))``).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Optional
 
 #: standard-library modules a planning program may import (top-level names)
 STDLIB_ALLOWED = frozenset({
@@ -66,7 +65,3 @@ class Policy:
 
 DEFAULT_POLICY = Policy()
 
-
-def policy_for(modules: Optional[tuple[str, ...]] = None, **limits) -> Policy:
-    """A policy allowing ``modules`` beyond the standard set, with other limits overridden."""
-    return Policy(extra_modules=tuple(modules or ()), **limits)

@@ -78,7 +78,7 @@ class LLMExplainer:
         self.fixed = Template(template) if template else None  # else the world's game's
 
     def prompt(self, goal: Goal, inventory: Mapping[str, int], game: str = "Minecraft") -> str:
-        from .loop import explainer_prompt
+        from .prompts import explainer_prompt
 
         held = inventory_text(inventory)
         template = self.fixed or Template(explainer_prompt(game))

@@ -38,40 +38,22 @@ Choices where the paper is silent (see ``shared/specs/deps.md`` §4):
 from __future__ import annotations
 
 import random
-from functools import lru_cache
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Optional
 
 from pddlkit.envs.craft import CraftFailure, CraftWorld
+from pddlkit.llm.context import estimate_tokens, room
 
+from .check import check_plan
 from .describe import describe_check, describe_failure, describe_success, describe_unreadable
 from .explain import Explainer, SymbolicExplainer
-from .check import check_plan
 from .goals import Goal, parse_plan
-from pddlkit.llm.context import estimate_tokens, room
+from .prompts import planner_prompt
 from .select import PREDICTORS, select
 
-PROMPTS = Path(__file__).resolve().parent.parent / "prompts" / "deps"
 ROUND_LIMIT = 30
 #: tokens kept free for one planner answer when the dialogue is trimmed to the context
 ANSWER_TOKENS = 1024
-#: the prompt files of each game a world says it is (``world.game``; Minecraft by default):
-#: Crafter's are written for Crafter's items, in the paper's format (see the prompts' README)
-PROMPT_FILES = {"Minecraft": ("planner.txt", "explainer.txt"),
-                "Crafter": ("planner-crafter.txt", "explainer-crafter.txt")}
-
-
-@lru_cache(maxsize=None)
-def planner_prompt(game: str) -> str:
-    return (PROMPTS / PROMPT_FILES[game][0]).read_text().rstrip("\n")
-
-
-@lru_cache(maxsize=None)
-def explainer_prompt(game: str) -> str:
-    return (PROMPTS / PROMPT_FILES[game][1]).read_text()
-
-
 @dataclass
 class DepsConfig:
     max_rounds: Optional[int] = None      # None: unlimited (up to ROUND_LIMIT)

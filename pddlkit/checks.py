@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import difflib
 import math
-import sys
 from dataclasses import dataclass, field
 from typing import Iterable, Optional, Union
 
@@ -621,14 +620,3 @@ def check(domain: Union[Domain, Source], problem: Union[Problem, Source, None] =
         checker.check_problem(prob, psink)
         report.diagnostics.extend(psink.items)
     return report
-
-
-class _CallableModule(type(sys.modules[__name__])):
-    """``pddlkit.check(...)`` must stay the function even after ``pddlkit.check`` the module
-    has been imported (importing a submodule sets the package attribute of the same name)."""
-
-    def __call__(self, *args, **kwargs):
-        return check(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule
