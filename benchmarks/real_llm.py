@@ -3,7 +3,7 @@ machine (Qwen2.5-Coder 1.5B Instruct behind llama.cpp's server, over HTTP throug
 ``openai`` client), beside the offline stand-in's row and the paper's, on fixed seeds.
 
     .venv/bin/python benchmarks/real_llm.py --quick        # about 15 minutes on 2 cores
-    .venv/bin/python benchmarks/real_llm.py                # the full table, about an hour
+    .venv/bin/python benchmarks/real_llm.py                # the full table, about 50 minutes
     .venv/bin/python benchmarks/real_llm.py --speed        # prompt and generation speed only
 
 Columns: success (or the front end's score), LLM calls, tokens (prompt + completion, the
@@ -93,7 +93,7 @@ ROWS = [
         ["plangen", *COIN, "--budget", "10", "--retries", "3", "--max-tokens", "64",
          "--episodes", "1"],
         None, "GPT-4.1 94% (CoinCollector, PlanGen baseline)"),
-    Row("DEPS", "crafting world, wooden_pickaxe",
+    Row("DEPS", "crafting world (quick: wooden_pickaxe; full: stone_pickaxe)",
         ["deps", "--env", "craft", "--task", "wooden_pickaxe", "--replan-rounds", "1"],
         ["deps", "--env", "craft", "--task", "stone_pickaxe", "--replan-rounds", "3",
          "--episodes", "2"],

@@ -152,32 +152,28 @@ def play_plangen(job):
         yield episode.row(result.won, summary=_metrics_summary(result), **_columns(result))
 
 
+#: each loop event's line in the live transcript
+LINES = {
+    "start": lambda d: f"== {d['env']} seed {d['seed']}: {d['task']}\n{_indent(d['observation'])}",
+    "files": lambda d: f"-- step {d['step']}: the formalizer wrote the files; goal: "
+                       f"{_goal(d['problem'])}",
+    "solver-error": lambda d: f"   solver error (fed back):\n{_indent(d['message'], 6)}",
+    "plan": lambda d: f"   plan: {', '.join(d['commands'])}",
+    "action": lambda d: f"   > {d['command']}\n{_indent(d['observation'], 6)}",
+    "simulation-error": lambda d: f"   simulation error on '{d['command']}': {d['message']} "
+                                  "(environment restored to the start of the step; fed back)",
+    "repair": lambda d: "   repaired in code: " + "; ".join(d["fixes"]),
+    "facts-merged": lambda d: f"   fact memory put back: {' '.join(d['facts'])}",
+    "history-trimmed": lambda d: f"   {d['left_out']} earlier history entries left out to fit "
+                                 "the context",
+    "abort": lambda d: f"   aborted: {d['reason']}",
+}
+
+
 def describe(kind: str, data: dict) -> Optional[str]:
-    """An episode event as the live transcript's lines."""
-    if kind == "start" and "task" in data:
-        return f"== {data['env']} seed {data['seed']}: {data['task']}\n" \
-               f"{_indent(data['observation'])}"
-    if kind == "files":
-        return f"-- step {data['step']}: the formalizer wrote the files; goal: " \
-               f"{_goal(data['problem'])}"
-    if kind == "solver-error":
-        return f"   solver error (fed back):\n{_indent(data['message'], 6)}"
-    if kind == "plan":
-        return f"   plan: {', '.join(data['commands'])}"
-    if kind == "action":
-        return f"   > {data['command']}\n{_indent(data['observation'], 6)}"
-    if kind == "simulation-error":
-        return (f"   simulation error on '{data['command']}': {data['message']} (environment "
-                "restored to the start of the step; fed back)")
-    if kind == "repair":
-        return "   repaired in code: " + "; ".join(data["fixes"])
-    if kind == "facts-merged":
-        return f"   fact memory put back: {' '.join(data['facts'])}"
-    if kind == "history-trimmed":
-        return f"   {data['left_out']} earlier history entries left out to fit the context"
-    if kind == "abort":
-        return f"   aborted: {data['reason']}"
-    return None
+    """An episode event as the live transcript's lines (None: not shown)."""
+    line = LINES.get(kind)
+    return line(data) if line and (kind != "start" or "task" in data) else None
 
 
 def _goal(problem: str) -> str:
@@ -198,9 +194,7 @@ def _indent(text: str, n: int = 3) -> str:
 PDDLEGO = AgentSpec(
     "pddlego", "the PDDLego+ loop: the LLM writes PDDL, pddlkit checks and plans, errors are "
     "fed back", PDDLegoOptions, play_pddlego, stand_in=stand_in, default_llm="observation",
-    default_env="coin-collector", describe=describe,
-    usage="stand-ins: --llm observation (PDDL read from the observations), noisy[:rate] (with "
-          "injected slips, repaired only when the feedback names them)")
+    default_env="coin-collector", describe=describe)
 PLANGEN = AgentSpec(
     "plangen", "PlanGen, the LLM-as-planner baseline: the LLM picks each command",
     PlanGenOptions, play_plangen, default_llm="", default_env="coin-collector",

@@ -17,13 +17,12 @@
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any, Optional, Union
 
+from pddlkit.agents.episode import RecordFile as EpisodeRecord  # JSONL: every event
 from pddlkit.llm.usage import usage_delta, usage_snapshot
 
 from .answer import AnswerError, Files
@@ -80,22 +79,6 @@ class EpisodeResult:
     @property
     def won(self) -> bool:
         return self.metrics.success
-
-
-class EpisodeRecord:
-    """JSONL: every version of the files, plans, errors, observations and the outcome."""
-
-    def __init__(self, path: Union[str, os.PathLike, None]) -> None:
-        self.path = Path(path) if path else None
-        if self.path:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-
-    def write(self, kind: str, **data: Any) -> None:
-        if self.path is None:
-            return
-        with open(self.path, "a", encoding="utf-8") as fh:
-            fh.write(json.dumps({"type": kind, "time": time.time(), **data},
-                                ensure_ascii=False, default=str) + "\n")
 
 
 def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,

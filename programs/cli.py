@@ -4,6 +4,9 @@ bench`` cells and ``run_job`` all go through :data:`IPP_AGENT`.
     pddlkit run ipp --env grasp --llm standin:carry,cost
     pddlkit run ipp --env minigrid-doorkey --llm openai:o3-mini --save-program out/
 
+``--llm standin[:MISTAKE,MISTAKE]`` (the default) is the stand-in program writer: our own
+strategy with injected mistakes, each repaired only when the feedback shows its symptom.
+
 An episode is one IPP run (direct generation, then refinement) with the seed splitting the
 instances; its row is ``won`` when the best program ran on every training and held-out
 instance, and its ``success_rate`` is the held-out completion on MiniGrid, or on GRASP (whose
@@ -110,6 +113,4 @@ def describe(kind: str, data: dict) -> Optional[str]:
 IPP_AGENT = AgentSpec(
     "ipp", "IPP: the LLM writes one program for every instance and refines it on its worst "
     "instances (run in the sandbox)", IPPOptions, play, stand_in=stand_in, envs=TASK_IDS,
-    default_env="grasp", describe=describe,
-    usage="stand-in: --llm standin[:MISTAKE,MISTAKE] (our own strategy with injected mistakes, "
-          "repaired only when the feedback shows them)")
+    default_env="grasp", describe=describe)

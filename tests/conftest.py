@@ -61,3 +61,15 @@ def ipc_instances(ipc_manifest) -> list[dict]:
 def llm_pairs() -> list[dict]:
     path = _need(LLM_PAIRS)
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+@pytest.fixture(scope="session")
+def tiny(tmp_path_factory):
+    """A tiny random Llama written to disk (pddlkit.critic.toy): the critic's and TWOSOME's
+    model in tests, loaded as a real one is."""
+    need_module("torch", "pip install torch==2.13.0")
+    need_module("peft", "pip install 'pddlkit[critic]'")
+    from pddlkit.critic import toy as tiny_lm
+
+    folder, _ = tiny_lm.build(tmp_path_factory.mktemp("tiny-lm"))
+    return folder

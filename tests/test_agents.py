@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from conftest import need_module
 from pddlkit.agents import Row, agent_names, get_agent
 from pddlkit.bench.report import markdown
 from pddlkit.envs import make
@@ -26,16 +25,6 @@ def _run(*args, env=None, timeout=600):
     return subprocess.run([sys.executable, "-m", "pddlkit.cli", "run", *map(str, args)],
                           capture_output=True, text=True, timeout=timeout,
                           env={**os.environ, "PDDLKIT_NO_CACHE": "1", **(env or {})})
-
-
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory):
-    need_module("torch", "pip install torch==2.13.0")
-    need_module("peft", "pip install 'pddlkit[critic]'")
-    from pddlkit.critic import toy as tiny_lm
-
-    folder, _ = tiny_lm.build(tmp_path_factory.mktemp("tiny-lm"))
-    return folder
 
 
 def _plangen_answers(folder: Path) -> Path:

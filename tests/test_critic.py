@@ -20,14 +20,6 @@ PROMPT_WORDS = tiny_lm.CORPUS
 
 
 @pytest.fixture(scope="module")
-def tiny(tmp_path_factory):
-    need_module("torch", "pip install torch==2.13.0")
-    need_module("peft", "pip install 'pddlkit[critic]'")
-    folder, _ = tiny_lm.build(tmp_path_factory.mktemp("tiny-lm"))
-    return folder
-
-
-@pytest.fixture(scope="module")
 def other_tiny(tmp_path_factory):
     folder, _ = tiny_lm.build(tmp_path_factory.mktemp("other-lm"), seed=1)
     return folder

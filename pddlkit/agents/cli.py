@@ -80,8 +80,7 @@ def register(sub) -> None:
 
 def parser_for(spec: AgentSpec) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog=f"pddlkit run {spec.name}",
-                                description=spec.summary + (f"\n\n{spec.usage}" if spec.usage
-                                                            else ""),
+                                description=f"{spec.summary}\n\n{spec.help_text()}".rstrip(),
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     envs = f" ({', '.join(spec.envs)})" if spec.envs else ""
     p.add_argument("--env", default=spec.default_env, required=spec.default_env is None,

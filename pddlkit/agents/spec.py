@@ -59,8 +59,8 @@ class AgentSpec:
     bad input. ``stand_in(llm)`` says what the agent's offline stand-in knows when ``llm``
     names one, else None. ``envs`` lists the environment ids it plays (empty: any).
     ``default_llm`` is what ``--llm`` means when not given. ``describe(kind, data)`` turns an
-    episode event into a line for the live transcript (None: not shown). ``usage`` is more
-    help text (examples)."""
+    episode event into a line for the live transcript (None: not shown). ``usage`` is the help
+    text after the summary (default: the docstring of ``play``'s module)."""
 
     name: str
     summary: str
@@ -77,6 +77,18 @@ class AgentSpec:
     #: flags the earlier ``pddlkit run --agent NAME`` spelling used in another sense
     #: (``{"--episodes": "--train-episodes"}``), translated for that spelling only
     renamed: dict = field(default_factory=dict)
+
+    def help_text(self) -> str:
+        """``usage``, or else the docstring of the module that defines ``play`` (a front end's
+        agent module says there what the agent does, with examples and its stand-ins)."""
+        if self.usage:
+            return self.usage
+        import sys
+
+        from pddlkit.cli import plain
+
+        doc = getattr(sys.modules.get(getattr(self.play, "__module__", "")), "__doc__", "")
+        return plain(doc or "").strip()
 
     def make_options(self, values: Optional[dict] = None, **more: Any):
         """The options dataclass from a mapping (a bench cell's ``options``, argparse's

@@ -5,6 +5,10 @@
     pddlkit run copic --env household --difficulty pick_heat_then_place --wm-filter
     pddlkit run copic --env nethack-drink --llm openai:gpt-4o --critic-model gemma-3-270m
 
+``--llm standin[:MISTAKES]`` (the default) is the stand-in writer: programs we wrote (SC2's
+from the simulator's tables) with injected mistakes, repaired by evolution only when the
+results show them.
+
 An episode is one CoPiC run: learning on training seeds (programs written and evolved by the
 LLM, the critic trained by PPO), then the frozen programs and critic on ``--eval-episodes``
 held-out seeds. Its row's trials are the held-out games, ``success_rate`` their share won and
@@ -143,6 +147,4 @@ def describe(kind: str, data: dict) -> Optional[str]:
 COPIC = AgentSpec(
     "copic", "CoPiC: LLM-written planning programs propose plans, a LoRA critic chooses, the "
     "programs evolve", CopicOptions, play, stand_in=stand_in, envs=ENV_IDS,
-    default_env="sc2-build", describe=describe,
-    usage="stand-in: --llm standin[:MISTAKES] (programs we wrote with injected mistakes, "
-          "repaired by evolution only when the results show them)")
+    default_env="sc2-build", describe=describe)

@@ -104,6 +104,4 @@ def describe(kind: str, data: dict) -> Optional[str]:
 
 DEPS = AgentSpec(
     "deps", "DEPS: describe, explain, plan, select over a crafting world's skills",
-    DepsOptions, play, stand_in=stand_in, envs=ENVS, default_env="craft", describe=describe,
-    usage="stand-ins: --llm standin[:rate] (the true recipe table minus injected omissions), "
-          "standin-off[:rate] (mistakes off the explainer's templates)")
+    DepsOptions, play, stand_in=stand_in, envs=ENVS, default_env="craft", describe=describe)
