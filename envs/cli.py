@@ -17,7 +17,7 @@ def register(sub) -> None:
 
 
 def _plain(text: str) -> str:
-    from pddlkit.cli import plain
+    from pddlkit.markup import plain
 
     return plain(text)
 

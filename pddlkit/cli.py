@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from pathlib import Path
 from typing import Optional, Sequence
+
+from .markup import plain
 
 
 def _cmd_check(args) -> int:
@@ -119,17 +120,6 @@ def _cmd_planners(args) -> int:
         state = "ok" if i.available else "unavailable: " + i.reason
         print(f"{i.name:<{width}}  {i.source:<20}  {state}")
     return 0
-
-
-_ROLE = re.compile(r":[a-z]+:`(~?)([^`]+)`")
-
-
-def plain(text: str) -> str:
-    """Docstring markup as plain text for the terminal: ``code`` and :role:`target` lose their
-    marks (a ``~`` target keeps only its last name)."""
-    text = _ROLE.sub(lambda m: m.group(2).rsplit(".", 1)[-1] if m.group(1) else m.group(2),
-                     text)
-    return text.replace("``", "")
 
 
 def _cmd_demo(args) -> int:

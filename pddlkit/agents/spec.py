@@ -85,7 +85,7 @@ class AgentSpec:
             return self.usage
         import sys
 
-        from pddlkit.cli import plain
+        from pddlkit.markup import plain
 
         doc = getattr(sys.modules.get(getattr(self.play, "__module__", "")), "__doc__", "")
         return plain(doc or "").strip()
