@@ -216,34 +216,40 @@ def planner_baseline(task: str, seed: int, alias: str = "lama-first",
     return actions, run(task, seed, actions)
 
 
+def model(observed: Observed):
+    """(domain, problem, World) of the PDDL model of ``observed``."""
+    from pddlkit.pddl.reader import parse_domain, parse_problem
+    from pddlkit.semantics.world import World
+
+    domain = parse_domain(domain_text())
+    problem = parse_problem(problem_for(observed))
+    return domain, problem, World(domain, problem)
+
+
+#: each program action's PDDL schemas (turns, moves and the rest are one schema each)
+SCHEMAS = {program: tuple(s for s, p in PLAN_ACTIONS.items() if p == program)
+           for program in set(PLAN_ACTIONS.values())}
+
+
+def model_step(world, state, name: str):
+    """The ground action a program action performs in the model's ``state``
+    (:func:`pddlkit.semantics.simulate.first_applicable`), or None when none applies."""
+    from pddlkit.semantics.simulate import first_applicable
+
+    return first_applicable(world, state, SCHEMAS.get(str(name).strip().upper(), ()))
+
+
 def validate_actions(observed: Observed, actions: Sequence[str]) -> str:
     """Check a program's actions on the PDDL model: '' if they reach the goal, else the first
     failing step and its false precondition, or the goal atoms left unmet. Turns and moves
     into walls or closed doors fail here (in MiniGrid they silently do nothing)."""
     import pddlkit
-    from pddlkit.pddl.reader import parse_domain, parse_problem
-    from pddlkit.semantics.grounding import ground
-    from pddlkit.semantics.world import World
 
-    domain = parse_domain(domain_text())
-    problem = parse_problem(problem_for(observed))
-    world = World(domain, problem)
+    domain, problem, world = model(observed)
     state = world.initial_state
-    actions_by_name = {a.name: a for a in domain.actions}
     plan = []
     for i, name in enumerate(actions, start=1):
-        found = None
-        for schema_name, program_name in PLAN_ACTIONS.items():
-            if program_name != str(name).strip().upper():
-                continue
-            schema = actions_by_name[schema_name]
-            for binding in world.bindings(list(schema.parameters)):
-                g = ground(schema, tuple(binding[p.name] for p in schema.parameters))
-                if g.applicable(state, world):
-                    found = g
-                    break
-            if found:
-                break
+        found = model_step(world, state, name)
         if found is None:
             return (f"step {i} {name}: not possible here (in the model no "
                     f"{name} action is applicable: a wall, a closed door, nothing to pick up, "
