@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pddlkit.check import check
+from pddlkit.checks import check
 
 BASE = """(define (domain d)
   (:requirements :strips :typing :negative-preconditions)

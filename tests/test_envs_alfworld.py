@@ -47,7 +47,7 @@ def test_fast_downward_on_the_true_model_wins_every_task_type(task):
 
 
 def test_the_shipped_domain_is_not_standard_pddl_and_the_adapter_says_why():
-    from pddlkit.check import check
+    from pddlkit.checks import check
 
     from pddlkit.envs import make
 

@@ -6,7 +6,7 @@ import random
 import time
 
 from pddlkit import PDDLError, parse_domain, parse_problem
-from pddlkit.check import check
+from pddlkit.checks import check
 
 N_MUTATIONS = 3000
 TIME_LIMIT_S = 2.0

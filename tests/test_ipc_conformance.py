@@ -8,7 +8,7 @@ from concurrent.futures import ProcessPoolExecutor
 import pytest
 
 from pddlkit import parse_domain, parse_plan, parse_problem, validate_plan, write_domain, write_problem
-from pddlkit.check import check
+from pddlkit.checks import check
 from pddlkit.pddl.model import iter_atoms
 
 from up_counts import up_counts
