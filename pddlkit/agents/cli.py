@@ -162,8 +162,9 @@ def main(argv: list[str]) -> int:
 
 def _row_line(row: Row) -> str:
     rate = f" ({100 * row.success_rate:.0f}% of {row.trials})" if row.trials > 1 else ""
-    usage = f"; LLM calls {row.llm_calls}, tokens {row.prompt_tokens}+{row.completion_tokens}" \
-        if row.llm_calls else ""
+    u = row.usage
+    usage = f"; LLM calls {u.calls}, tokens {u.prompt_tokens}+{u.completion_tokens}" \
+        if u.calls else ""
     who = f" [{row.stand_in}]" if row.stand_in else ""
     return (f"episode seed {row.seed}: {'WON' if row.won else 'LOST'}{rate}"
             + (f"; {row.summary}" if row.summary else "") + usage + who)

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional, Union
 
+from pddlkit.llm.usage import Usage
+
 from .row import Row
 from .spec import AgentSpec
 
@@ -129,10 +131,11 @@ class Episode:
         prompt_tokens, completion_tokens, cost_usd) is for an agent whose LLM keeps a ledger
         of its own (a stand-in's); by default it is the job ledger's count for the episode."""
         used = self.usage() if usage is None else usage
+        counted = Usage(calls=used.get("calls", 0), prompt_tokens=used.get("prompt_tokens", 0),
+                        completion_tokens=used.get("completion_tokens", 0),
+                        cost_usd=round(used.get("cost_usd", 0.0), 6))
         row = Row(self.job.spec.name, self.job.env, self.job.llm, self.seed, won,
-                  float(won) if success_rate is None else success_rate, trials,
-                  used.get("calls", 0), used.get("prompt_tokens", 0),
-                  used.get("completion_tokens", 0), round(used.get("cost_usd", 0.0), 6),
+                  float(won) if success_rate is None else success_rate, trials, counted,
                   round(time.monotonic() - self.started, 3), self.job.stand_in,
                   dict(columns), summary)
         self._start()

@@ -8,8 +8,9 @@ any non-zero rate as a won cell. A :class:`Row` separates them:
   DEPS task list or CoPiC's held-out games: every trial was won);
 * ``success_rate``: the share of the episode's ``trials`` that were won, in [0, 1];
 * ``trials``: how many trials the rate is over (1 for a plain episode);
-* usage: LLM calls, prompt and completion tokens and dollars spent in this episode (the
-  episode's own scope of the ledger, so runs of several episodes do not count twice);
+* ``usage``: LLM calls, prompt and completion tokens and dollars spent in this episode (the
+  ledger's :class:`~pddlkit.llm.usage.Usage`, scoped to the episode so runs of several
+  episodes do not count twice; flat as ``llm_calls``, ``prompt_tokens``, ... in JSON);
 * ``stand_in``: what the stand-in that played knows, or None when a model played;
 * ``columns``: the agent's own figures (solver errors, held-out mean, RHR, ...), which the
   report renders after the common ones.
@@ -17,12 +18,15 @@ any non-zero rate as a won cell. A :class:`Row` separates them:
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, Optional
+
+from pddlkit.llm.usage import Usage
 
 #: the keys every row has, in the order JSON output shows them
 COMMON = ("agent", "env", "llm", "seed", "won", "success_rate", "trials", "llm_calls",
           "prompt_tokens", "completion_tokens", "cost_usd", "seconds", "stand_in", "summary")
+USAGE_KEYS = ("llm_calls", "prompt_tokens", "completion_tokens", "cost_usd")
 
 
 @dataclass
@@ -34,10 +38,7 @@ class Row:
     won: bool
     success_rate: float
     trials: int = 1
-    llm_calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float = 0.0
+    usage: Usage = field(default_factory=Usage)  # the ledger's count for the episode
     seconds: float = 0.0
     stand_in: Optional[str] = None
     columns: dict[str, Any] = field(default_factory=dict)
@@ -49,18 +50,31 @@ class Row:
         self.won = bool(self.won)
         self.success_rate = float(self.success_rate)
 
+    @property
+    def llm_calls(self) -> int:
+        return self.usage.calls
+
     def as_dict(self) -> dict:
-        """Flat: the common keys, then the agent's columns (a column never hides a common key)."""
-        data = asdict(self)
-        columns = data.pop("columns")
-        return {**data, **{k: v for k, v in columns.items() if k not in data}}
+        """Flat, in :data:`COMMON`'s order (the usage as ``llm_calls``, ``prompt_tokens``,
+        ``completion_tokens``, ``cost_usd``), then the agent's columns (a column never hides a
+        common key)."""
+        u = self.usage
+        data = {"agent": self.agent, "env": self.env, "llm": self.llm, "seed": self.seed,
+                "won": self.won, "success_rate": self.success_rate, "trials": self.trials,
+                "llm_calls": u.calls, "prompt_tokens": u.prompt_tokens,
+                "completion_tokens": u.completion_tokens, "cost_usd": u.cost_usd,
+                "seconds": self.seconds, "stand_in": self.stand_in, "summary": self.summary}
+        return {**data, **{k: v for k, v in self.columns.items() if k not in data}}
 
     @classmethod
     def from_dict(cls, data: dict) -> "Row":
-        common = {k: data[k] for k in COMMON if k in data}
+        usage = Usage(calls=data.get("llm_calls", 0), prompt_tokens=data.get("prompt_tokens", 0),
+                      completion_tokens=data.get("completion_tokens", 0),
+                      cost_usd=data.get("cost_usd", 0.0))
+        common = {k: data[k] for k in COMMON if k in data and k not in USAGE_KEYS}
         columns = {k: v for k, v in data.items() if k not in COMMON}
         return cls(**{"agent": "", "env": "", "llm": "", "seed": None, "won": False,
-                      "success_rate": 0.0, **common}, columns=columns)
+                      "success_rate": 0.0, **common}, usage=usage, columns=columns)
 
 
 def won_trials(row: dict) -> float:
