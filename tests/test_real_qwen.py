@@ -107,20 +107,25 @@ def test_plap_against_a_bot(qwen, tmp_path):
     assert {k: replayed[k] for k in keys} == {k: summary[k] for k in keys}
 
 
-def test_copic_asks_n_distinct_programs_and_plays(qwen, tmp_path):
+def test_copic_writes_a_seeded_program_and_plays(qwen, tmp_path):
+    """One program slot (each costs a minute and a half here); that n slots send n distinct
+    requests is checked offline through a caching backend (test_copic.py)."""
     transcript = tmp_path / "transcript.jsonl"
     with UsageProxy(qwen.base_url) as proxy:
         done = _run(["copic", "--env", "sc2-build", "--difficulty", "easy",
                      "--llm", f"openai:{qwen.model}@{proxy.base_url}", "--copic-critic",
-                     "uniform", "--programs", "2", "--no-evolve", "--round-episodes", "1",
+                     "uniform", "--programs", "1", "--no-evolve", "--round-episodes", "1",
                      "--summary-episodes", "1", "--eval-episodes", "1", "--json",
                      "--transcript", str(transcript)])
     _clean(done)
     [metrics] = json.loads(done.stdout)
-    assert metrics["llm_calls"] == proxy.calls == 2  # two slots, two requests
+    assert metrics["llm_calls"] == proxy.calls >= 1
+    assert (metrics["prompt_tokens"], metrics["completion_tokens"]) == \
+        (proxy.prompt_tokens, proxy.completion_tokens)
     calls = [json.loads(line) for line in transcript.read_text().splitlines()]
-    seeds = {c["request"].get("seed") for c in calls}
-    assert len(seeds) == 2 and None not in seeds
+    assert len(calls) == proxy.calls
+    assert all(c["request"].get("seed") is not None for c in calls)  # the slot's own seed
+    assert metrics["trials"] == 1 and metrics["won"] == (metrics["success_rate"] == 1.0)
 
 
 def test_ipp_writes_a_program_that_runs_on_every_training_instance(qwen, tmp_path):
