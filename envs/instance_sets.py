@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional
+from typing import Optional
 
 
 @dataclass
@@ -64,8 +64,3 @@ def minigrid(task: str, train: Optional[int] = None, evaluate: Optional[int] = N
     return InstanceSplit(f"minigrid-{task}",
                          [M.observe(task, s) for s in list(M.TRAIN_SEEDS)[:train or 100]],
                          [M.observe(task, s) for s in list(M.HELD_OUT_SEEDS)[:evaluate or 100]])
-
-
-def describe(split: Any) -> str:
-    return f"{split.name}: {len(split.train)} training and {len(split.held_out)} held-out " \
-           "instances"

@@ -163,14 +163,16 @@ def make(env_id: str, *, max_episode_steps: Optional[int] = None, **kwargs: Any)
     TypeError naming the ones it does."""
     s = spec(env_id)
     factory = s.load()
-    options = {**s.kwargs, **kwargs}
-    accepted = s.options()
-    unknown = [k for k in kwargs if accepted and k not in accepted and k not in s.kwargs]
-    if unknown and not any(p.kind == p.VAR_KEYWORD
-                           for p in inspect.signature(factory).parameters.values()):
-        raise TypeError(f"{env_id} has no option {', '.join(map(repr, unknown))}; its options "
-                        f"are: {', '.join(accepted) or '(none)'}")
-    env = factory(**options)
+    try:
+        params = inspect.signature(factory).parameters
+    except (TypeError, ValueError):  # a factory whose signature cannot be read takes its chance
+        params = {}
+    if params and not any(p.kind == p.VAR_KEYWORD for p in params.values()):
+        unknown = [k for k in kwargs if k not in params]
+        if unknown:
+            raise TypeError(f"{env_id} has no option {', '.join(map(repr, unknown))}; its "
+                            f"options are: {', '.join(s.options()) or '(none)'}")
+    env = factory(**{**s.kwargs, **kwargs})
     budget = max_episode_steps if max_episode_steps is not None else s.max_episode_steps
     if budget is not None and s.kind == "text":
         env = TimeLimit(env, budget)

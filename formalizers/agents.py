@@ -26,10 +26,9 @@ from .loop import Limits
 
 def stand_in(llm: Optional[str]) -> Optional[str]:
     """What a stand-in formalizer knows, for row labels and summaries; None for a real LLM."""
-    return {"": "stand-in (PDDL from the environment's own observations)",
-            "observation": "stand-in (PDDL from the environment's own observations)",
+    return {"observation": "stand-in (PDDL from the environment's own observations)",
             "noisy": "stand-in (observation PDDL with injected slips)"}.get(
-        (llm or "").split(":")[0])
+        (llm or "observation").split(":")[0])
 
 
 def offline(llm: Optional[str]) -> bool:

@@ -281,3 +281,16 @@ def test_no_import_cycles():
             if module not in seen:
                 seen.add(module)
                 todo += graph[module]
+
+
+def test_run_job_plays_an_agent_from_python(tmp_path):
+    from pddlkit.agents import run_job
+
+    spec = get_agent("deps")
+    rows = run_job(spec, env="craft", seeds=[0, 1], env_options={"task": "wooden_pickaxe"},
+                   options=spec.make_options({"replan_rounds": 3}), record=tmp_path / "r.jsonl")
+    assert [r.seed for r in rows] == [0, 1] and all(r.trials == 1 for r in rows)
+    assert all(r.stand_in and r.llm == "standin" and r.usage.calls >= 1 for r in rows)
+    outcomes = [json.loads(x) for x in (tmp_path / "r.jsonl").read_text().splitlines()
+                if json.loads(x)["type"] == "outcome"]
+    assert [o["won"] for o in outcomes] == [r.won for r in rows]

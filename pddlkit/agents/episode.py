@@ -78,10 +78,6 @@ class Job:
     def episode(self, seed: Optional[int]) -> "Episode":
         return Episode(self, seed)
 
-    def say(self, line: str) -> None:
-        if self.show is not None:
-            self.show(line)
-
 
 class Episode:
     """One episode of a job; ``emit`` events while playing, then ``row(...)`` once."""

@@ -137,14 +137,12 @@ def options_from(options: type, values: dict, agent: str = "agent"):
         if f.name not in given:
             continue
         kind, value = value_type(options, f), given[f.name]
-        if value is None or kind is None or isinstance(value, kind) and not (
-                kind is int and isinstance(value, bool)):
-            pass
-        elif kind is float and isinstance(value, int) and not isinstance(value, bool):
-            given[f.name] = float(value)
-        elif isinstance(value, str) and f.metadata.get("parse"):
+        if isinstance(value, str) and f.metadata.get("parse"):
             given[f.name] = f.metadata["parse"](value)
-        else:
+        elif kind is float and type(value) is int:
+            given[f.name] = float(value)
+        elif value is not None and kind is not None and not (
+                isinstance(value, kind) and (kind is bool or not isinstance(value, bool))):
             raise OptionError(f"{agent} option {f.name!r} takes a {kind.__name__}, got "
                               f"{value!r}")
         least = f.metadata.get("minimum")

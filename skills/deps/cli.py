@@ -52,11 +52,10 @@ class DepsOptions:
 
 def stand_in(llm: Optional[str]) -> Optional[str]:
     """What the stand-in planner knows, for row labels and summaries; None for an LLM."""
-    return {"": "stand-in (the true recipe table minus injected omissions)",
-            "observation": "stand-in (the true recipe table minus injected omissions)",
-            "standin": "stand-in (the true recipe table minus injected omissions)",
-            "standin-off": "stand-in (the true recipe table with off-template mistakes)"}.get(
-        str(llm or "").split(":")[0])
+    kind = str(llm or "standin").split(":")[0]
+    kind = "standin" if kind == "observation" else kind
+    return {"standin": "stand-in (the true recipe table minus injected omissions)",
+            "standin-off": "stand-in (the true recipe table with off-template mistakes)"}.get(kind)
 
 
 def play(job):

@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from pddlkit.envs.craft import CraftFailure, CraftWorld
-from pddlkit.llm.context import estimate_tokens, room
+from pddlkit.llm.context import fit_by_dropping, room
 
 from .check import check_plan
 from .describe import describe_check, describe_failure, describe_success, describe_unreadable
@@ -228,19 +228,21 @@ def _llm_failure(round_: int, exc: Exception) -> FailureRecord:
 
 def fit_dialogue(dialogue: list[str], budget: Optional[int]) -> list[str]:
     """The dialogue within ``budget`` tokens (see the module docstring, Context): the opening,
-    the question and the first plan kept; whole failure rounds dropped oldest first."""
-    if budget is None or estimate_tokens("\n".join(dialogue)) <= budget:
-        return dialogue
+    the question and the first plan kept; whole failure rounds dropped oldest first
+    (:func:`pddlkit.llm.context.fit_by_dropping`)."""
     head, rest = dialogue[:4], dialogue[4:]
     # rounds start at each "Descriptor:" line (Descriptor, Explainer, User fix, RePlanner)
-    starts = [i for i, line in enumerate(rest) if line.startswith("Descriptor:")] or [0]
-    for cut in starts[1:] + [len(rest)]:
-        dropped = sum(1 for s in starts if s < cut)
-        kept = head + [f"User: ({dropped} earlier round{'s' if dropped > 1 else ''} left out "
-                       "to fit the model's context.)"] + rest[cut:]
-        if estimate_tokens("\n".join(kept)) <= budget or cut == len(rest):
-            return kept
-    return dialogue
+    starts = [i for i, line in enumerate(rest) if line.startswith("Descriptor:")][1:]
+    rounds = [rest[a:b] for a, b in zip([0, *starts], [*starts, len(rest)])] if rest else []
+
+    def lines(kept, dropped: int) -> list[str]:
+        note = [f"User: ({dropped} earlier round{'s' if dropped > 1 else ''} left out to fit "
+                "the model's context.)"] if dropped else []
+        return head + note + [line for r in kept for line in r]
+
+    _, dropped = fit_by_dropping(lambda kept, n: "\n".join(lines(kept, n)), rounds, budget,
+                                 keep_last=0)
+    return lines(rounds[dropped:], dropped)
 
 
 def _incomplete(item: str) -> CraftFailure:
