@@ -23,9 +23,14 @@ What the paper leaves open, and what this simulator does (``shared/specs/copic.m
   has one.
 - **The episode ends** when every target count is reached by finished units (success), or after
   ``max_seconds`` of game time (30 minutes).
-- **As PDDL**: :func:`tech_domain` and :func:`tech_problem` give the tech tree (no costs or
-  counts), for build orders from ``pddlkit.plan`` and ``why_no_plan`` on a tree that lacks a
-  building.
+- **As PDDL**: :func:`tech_model` and :func:`tech_goal` (as text: :func:`tech_domain`,
+  :func:`tech_problem`) give the tech tree (no costs or counts), for build orders from
+  ``pddlkit.plan`` and ``why_no_plan`` on a tree that lacks a building. The simulator checks the
+  tree first, in the model's precondition order (:func:`tech_needs`), and both say why in the
+  same words (:func:`tech_sentence`, :data:`TECH_MESSAGES`); ``tests/test_world_models.py``
+  walks random build orders and checks that they accept the same actions and name the same
+  first missing kind. Where they differ by design: the model has no costs, supply, idle
+  producers, free SCVs or geysers (a refusal for one of those is the simulator's alone).
 - **Task families** (Appendix C.2.1): Easy {SCV, BATTLECRUISER}, Medium {SCV, THOR, BANSHEE,
   RAVEN}, Hard {SCV, SIEGETANK, MEDIVAC, VIKINGFIGHTER, GHOST}; counts drawn per seed, SCV 16-22
   and the others 1-4 (the paper's examples: Medium (16, 3, 3, 4) and (22, 4, 3, 5); it gives no
@@ -38,7 +43,7 @@ import math
 import random
 from collections import Counter
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from typing import Iterable, Optional, Sequence
 
 from . import sc2_data as data
 from .api import Step
@@ -180,9 +185,9 @@ class SC2Build:
             return f"unknown action {action!r}: use BUILD <building> or TRAIN <unit>"
         if (verb == "TRAIN") != kind.is_unit:
             return f"{name} is {'a unit: TRAIN' if kind.is_unit else 'a building: BUILD'} it"
-        for need in kind.requires:
+        for need in tech_needs(name):   # the tech tree first, in the model's order
             if self._finished(need) == 0:
-                return f"{name} needs a finished {need}"
+                return tech_sentence(name, need)
         if kind.minerals > self.minerals or kind.gas > self.gas:
             return (f"{name} costs {kind.minerals} minerals and {kind.gas} gas; there are "
                     f"{int(self.minerals)} and {int(self.gas)}")
@@ -196,12 +201,10 @@ class SC2Build:
                 return "every geyser already has a refinery"
             return None
         if self._producer(kind) is None:
-            if self._finished(kind.producer) == 0:
-                return f"{name} needs a finished {kind.producer}"
-            if kind.needs_techlab:
-                return f"{name} needs a {kind.producer} with a {TECHLAB_OF[kind.producer]}"
             if name in TECHLAB_OF.values():
                 return f"every {kind.producer} already has an add-on or is busy"
+            if kind.needs_techlab:
+                return f"every {kind.producer} with a {TECHLAB_OF[kind.producer]} is busy"
             return f"every {kind.producer} is busy"
         return None
 
@@ -369,40 +372,89 @@ def tech_chain(name: str) -> list[str]:
     return list(dict.fromkeys(chain))
 
 
-def _needs(name: str) -> list[str]:
+def tech_needs(name: str) -> list[str]:
+    """What must exist, finished, before ``name`` can start, in the order the simulator checks
+    it (and the tech model states it): its required buildings, its producer, the producer's
+    TechLab when it needs one, and a refinery when it costs gas (gas comes from nowhere else)."""
     kind = KINDS[name]
-    needs = [kind.producer, *kind.requires]
-    if kind.gas and name != "REFINERY":
-        needs.append("REFINERY")
+    needs = [*kind.requires, kind.producer]
     if kind.needs_techlab:
         needs.append(TECHLAB_OF[kind.producer])
-    return needs
+    if kind.gas and name != "REFINERY":
+        needs.append("REFINERY")
+    return list(dict.fromkeys(needs))
+
+
+def tech_sentence(name: str, need: str) -> str:
+    """Why ``name`` cannot start while ``need`` (one of :func:`tech_needs`) is missing: the
+    simulator's skip reason and the tech model's message (:data:`TECH_MESSAGES`) alike."""
+    kind = KINDS[name]
+    if kind.needs_techlab and need == TECHLAB_OF[kind.producer]:
+        return f"{name} needs a {kind.producer} with a {need}"
+    if need == "REFINERY" and need not in kind.requires:
+        return f"{name} costs {kind.gas} gas and needs a finished REFINERY to gather it"
+    return f"{name} needs a finished {need}"
+
+
+def _have(name: str) -> str:
+    return f"have-{name.lower()}"
+
+
+def _tech_messages():
+    from pddlkit.semantics.simulate import MessageBook
+
+    # the context is the kind being made: the sentence names it and the missing kind
+    return MessageBook({(_have(k), True): (lambda args, name, k=k: tech_sentence(name, k))
+                        for k in KINDS})
+
+
+#: the tech model's false ``(have-x)`` as the simulator's sentence; pass the kind being made as
+#: the context: ``TECH_MESSAGES.first_sentence(simulated, context="THOR")``
+TECH_MESSAGES = _tech_messages()
+
+
+def tech_model(forbid: Sequence[str] = ()):
+    """The Terran tech tree as a PDDL model (:class:`~pddlkit.pddl.model.Domain`): one action
+    per kind, ``make-<kind>``, possible once everything :func:`tech_needs` names exists, in that
+    order, so the first false precondition is the simulator's skip reason. Costs, time, supply,
+    counts and idle producers stay with the simulator: the model answers "in which order?" and
+    "why can this never be made?". Kinds in ``forbid`` have no action (a tech tree that does not
+    know them), so ``why_no_plan`` names what is missing."""
+    from pddlkit.pddl.build import action, domain
+
+    actions = [action(f"make-{name.lower()}", (), [f"({_have(n)})" for n in tech_needs(name)],
+                      [f"({_have(name)})"])
+               for name in KINDS if name not in forbid]
+    return domain("sc2-tech", predicates=[f"({_have(n)})" for n in KINDS], actions=actions)
 
 
 def tech_domain(forbid: Sequence[str] = ()) -> str:
-    """The Terran tech tree as PDDL: one action per kind, ``make-<kind>``, possible once its
-    producer and everything it needs exist (gas needs a refinery, TechLab units their add-on).
-    Costs, time and counts stay with the simulator: the model answers "in which order?" and "why
-    can this never be made?". Kinds in ``forbid`` have no action (a tech tree that does not know
-    them), so ``why_no_plan`` names what is missing."""
-    preds = " ".join(f"(have-{n.lower()})" for n in KINDS)
-    actions = []
-    for name in KINDS:
-        if name in forbid:
-            continue
-        pre = " ".join(f"(have-{n.lower()})" for n in dict.fromkeys(_needs(name)))
-        actions.append(f"  (:action make-{name.lower()}\n    :precondition (and {pre})\n"
-                       f"    :effect (have-{name.lower()}))")
-    return ("(define (domain sc2-tech)\n  (:requirements :strips)\n"
-            f"  (:predicates {preds})\n" + "\n".join(actions) + ")\n")
+    """:func:`tech_model` as PDDL text."""
+    from pddlkit.pddl.writer import write_domain
+
+    return write_domain(tech_model(forbid))
+
+
+def tech_goal(goal: Sequence[str], have: Sequence[str] = ("COMMANDCENTER", "SCV")):
+    """Make every kind in ``goal`` starting from ``have``: a problem for :func:`tech_model`."""
+    from pddlkit.pddl.build import problem
+
+    return problem("sc2-build", "sc2-tech", init=[f"({_have(n)})" for n in have],
+                   goal=[f"({_have(g)})" for g in goal])
 
 
 def tech_problem(goal: Sequence[str], have: Sequence[str] = ("COMMANDCENTER", "SCV")) -> str:
-    """Make every kind in ``goal`` starting from ``have`` (for :func:`tech_domain`)."""
-    init = " ".join(f"(have-{n.lower()})" for n in have)
-    goal_text = " ".join(f"(have-{g.lower()})" for g in goal)
-    return (f"(define (problem sc2-build) (:domain sc2-tech)\n  (:init {init})\n"
-            f"  (:goal (and {goal_text})))\n")
+    """:func:`tech_goal` as PDDL text."""
+    from pddlkit.pddl.writer import write_problem
+
+    return write_problem(tech_goal(goal, have))
+
+
+def tech_state(have: Iterable[str]):
+    """The tech model's state where exactly the kinds in ``have`` exist."""
+    from pddlkit.semantics.state import State
+
+    return State({(_have(k),) for k in have})
 
 
 def reference_planner(obs: dict, action_space: list, task: dict) -> list:

@@ -148,9 +148,9 @@ def test_the_paper_protocol_deploys_without_llm_calls():
 
 def test_the_tech_tree_world_model_names_the_missing_building():
     obs = {"Building": {"COMMANDCENTER": 1, "SUPPLYDEPOT": 1, "BARRACKS": 1}, "Unit": {"SCV": 12}}
-    assert "have-factory" in tech_failure(obs, "BUILD STARPORT")
-    assert tech_failure(obs, "BUILD FACTORY") is None or "refinery" in tech_failure(
-        obs, "BUILD FACTORY")
+    assert tech_failure(obs, "BUILD STARPORT") == "STARPORT needs a finished FACTORY"
+    assert tech_failure(obs, "BUILD FACTORY") == ("FACTORY costs 100 gas and needs a finished "
+                                                  "REFINERY to gather it")
     assert tech_failure(obs, "TRAIN MARINE") is None
 
 

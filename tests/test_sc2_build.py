@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from pddlkit.envs import sc2_data
-from pddlkit.envs.sc2_build import (
+from pddlkit.envs.sc2_build import (Structure, 
     SC2Build, building_ins_reward, public_obs, reference_planner, tech_chain,
 )
 
@@ -46,7 +46,8 @@ def test_requirements_supply_and_producers_are_enforced():
     assert "a building: BUILD it" in env.why_not("TRAIN BARRACKS")
     assert "unknown action" in env.why_not("DANCE")
     env.minerals = 10_000
-    env.gas = 10_000
+    env.gas = 10_000   # as if gathered: a refinery stands (gas comes from nowhere else)
+    env.structures.append(Structure("REFINERY", 0.0))
     env.step(["BUILD SUPPLYDEPOT"])
     env.step([])
     assert env.why_not("BUILD BARRACKS") == "BARRACKS needs a finished SUPPLYDEPOT"  # 21.4 s

@@ -10,7 +10,7 @@ paper's program API, ``planner(obs, action_space, task) -> list[str]`` (Appendix
 - **The task type** is the difficulty: one program set per difficulty, as the paper evolves one
   per task family; the unit counts vary by seed.
 - **The world-model filter** reads the tech tree as PDDL (:func:`~pddlkit.envs.sc2_build.
-  tech_domain`) with a believed state built from the observation the programs see: a kind is
+  tech_model`, tried through :func:`pddlkit.semantics.simulate.simulate`) with a believed state built from the observation the programs see: a kind is
   "had" when its count is above 0 (the count includes buildings still under construction, so the
   belief is optimistic and a rejection is always right: the first action needs a building that
   is not even started).
@@ -26,8 +26,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
-from pddlkit.envs.sc2_build import (DIFFICULTIES, MAX_PLAN, SC2Build, public_obs, tech_domain,
-                                    tech_problem)
+from pddlkit.envs.sc2_build import (DIFFICULTIES, MAX_PLAN, TECH_MESSAGES, SC2Build, public_obs,
+                                    tech_goal, tech_model, tech_state)
 from pddlkit.envs.sc2_data import KINDS
 
 from .world import Executed, programs_block, render
@@ -37,38 +37,32 @@ PROMPTS = Path(__file__).resolve().parent.parent / "prompts" / "copic" / "sc2"
 
 @lru_cache(maxsize=1)
 def _tech_world():
-    from pddlkit.pddl.reader import parse_domain, parse_problem
     from pddlkit.semantics.world import World
 
-    domain = parse_domain(tech_domain())
-    problem = parse_problem(tech_problem(["SCV"]))
-    return World(domain, problem), {a.name: a for a in domain.actions}
+    return World(tech_model(), tech_goal(["SCV"]))
 
 
 def believed_state(obs: dict):
     """The tech-tree state the observation shows: ``(have-x)`` for every kind counted."""
-    from pddlkit.semantics.state import State
-
-    have = {**obs["Building"], **obs["Unit"]}
-    return State({(f"have-{k.lower()}",) for k, n in have.items() if n > 0})
+    return tech_state(k for k, n in {**obs["Building"], **obs["Unit"]}.items() if n > 0)
 
 
 def tech_failure(obs: dict, action: str) -> Optional[str]:
-    """Why ``action`` cannot start in any state the observation allows, by the tech tree; None
-    when the tree allows it (costs, supply and idle producers stay with the simulator)."""
-    from pddlkit.semantics.grounding import ground
+    """Why ``action`` cannot start in any state the observation allows, by the tech tree (the
+    world-model service, :func:`pddlkit.semantics.simulate.simulate`, and the simulator's own
+    sentences); None when the tree allows it (costs, supply and idle producers stay with the
+    simulator)."""
+    from pddlkit.semantics.simulate import simulate
 
     verb, _, name = action.strip().upper().partition(" ")
     if verb not in ("BUILD", "TRAIN") or name not in KINDS:
         return f"unknown action {action!r}"
     if (verb == "TRAIN") != KINDS[name].is_unit:
         return f"{name} cannot be {'trained' if verb == 'TRAIN' else 'built'}"
-    world, actions = _tech_world()
-    ground_action = ground(actions[f"make-{name.lower()}"], ())
-    missing = ground_action.unsatisfied(believed_state(obs), world)
-    if missing:
-        return f"{name} needs " + ", ".join(str(m) for m in missing)
-    return None
+    tried = simulate(_tech_world(), believed_state(obs), f"make-{name.lower()}")
+    if tried.applicable:
+        return None
+    return TECH_MESSAGES.first_sentence(tried, context=name) or str(tried.first)
 
 
 class SC2World:
