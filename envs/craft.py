@@ -350,71 +350,129 @@ def _name(item: str) -> str:
     return item.replace("_", "-")
 
 
-def craft_domain(goal: Mapping[str, int], inventory: Mapping[str, int] = {}) -> str:
-    """The recipes ``goal`` (item -> count) can need, as STRIPS with counts as levels."""
-    rules = closure(list(goal))
-    bounds = _all_bounds(goal, inventory, rules)
-    top = max(bounds.values())
-    consts = " ".join(f"n{k}" for k in range(top + 1))
-    item_consts = " ".join(_name(i) for i in sorted(bounds))
-    actions = []
-    for r in rules:
-        params, pre, eff = [], [], []
-        if r.tool:
-            params.append("?t")
-            pre += [f"(count {_name(r.tool)} ?t)", "(atleast ?t n1)"]
-        for k, (material, n) in enumerate(r.materials):
-            a, b = f"?m{k}", f"?r{k}"
-            params += [a, b]
-            pre += [f"(count {_name(material)} {a})", f"(add {b} n{n} {a})"]
-            eff += [f"(not (count {_name(material)} {a}))", f"(count {_name(material)} {b})"]
-        params += ["?o0", "?o1"]
-        pre += [f"(count {_name(r.item)} ?o0)", f"(add ?o0 n{r.count} ?o1)",
-                f"(level {_name(r.item)} ?o1)"]
-        eff += [f"(not (count {_name(r.item)} ?o0))", f"(count {_name(r.item)} ?o1)"]
-        actions.append(_action(_name(r.action), params, pre, eff))
-    wanted = list(goal.items())
-    actions.append(_action(FINISH, [f"?g{k}" for k in range(len(wanted))],
-                           [f"(count {_name(i)} ?g{k}) (atleast ?g{k} n{max(1, n)})"
-                            for k, (i, n) in enumerate(wanted)], ["(obtained)"]))
-    return ("(define (domain craft)\n"
-            "  (:requirements :strips :typing)\n"
-            "  (:types item num)\n"
-            f"  (:constants {item_consts} - item {consts} - num)\n"
-            "  (:predicates (count ?i - item ?n - num) (level ?i - item ?n - num)\n"
-            "    (add ?a ?k ?b - num) (atleast ?n ?k - num) (obtained))\n"
-            + "\n".join(actions) + ")\n")
+def _n(k: int) -> str:
+    return f"n{k}"
 
 
 #: the last action of every plan: the goal counts are held (not a recipe; not counted)
 FINISH = "finish"
 
 
-def _action(name: str, params: list[str], pre: list[str], eff: list[str]) -> str:
-    typed = f"{' '.join(params)} - num" if params else ""
-    return (f"  (:action {name}\n    :parameters ({typed})\n"
-            f"    :precondition (and {' '.join(pre)})\n    :effect (and {' '.join(eff)}))")
+def _recipe_action(r: Recipe):
+    """One application of ``r``: the tool held (``(count tool ?t) (atleast ?t n1)``), each
+    material's count ``?m`` down by its amount to ``?r`` (``(add ?r nN ?m)``), in the recipe's
+    order, then the item's count ``?o0`` up to ``?o1`` within its levels. The order is the
+    simulator's (:func:`recipe_failure`), so the first false part is its failure."""
+    from pddlkit.pddl.build import action, atom, delete, typed
+
+    params, pre, eff = [], [], []
+    if r.tool:
+        params.append("?t")
+        pre += [atom("count", _name(r.tool), "?t"), atom("atleast", "?t", "n1")]
+    for k, (material, n) in enumerate(r.materials):
+        a, b = f"?m{k}", f"?r{k}"
+        params += [a, b]
+        pre += [atom("count", _name(material), a), atom("add", b, _n(n), a)]
+        eff += [delete(atom("count", _name(material), a)), atom("count", _name(material), b)]
+    params += ["?o0", "?o1"]
+    pre += [atom("count", _name(r.item), "?o0"), atom("add", "?o0", _n(r.count), "?o1"),
+            atom("level", _name(r.item), "?o1")]
+    eff += [delete(atom("count", _name(r.item), "?o0")), atom("count", _name(r.item), "?o1")]
+    return action(_name(r.action), typed(" ".join(params) + " - num"), pre, eff)
 
 
-def craft_problem(goal: Mapping[str, int], inventory: Mapping[str, int] = {}) -> str:
-    """Hold ``goal`` (item -> count) starting from ``inventory``; pairs with
-    :func:`craft_domain` called with the same arguments."""
+def craft_model(goal: Mapping[str, int], inventory: Mapping[str, int] = {}):
+    """The recipes ``goal`` (item -> count) can need, from ``inventory``, as a STRIPS model with
+    counts as levels: ``(domain, problem)`` (:mod:`pddlkit.pddl.model` objects, for
+    ``pddlkit.plan`` or a :class:`~pddlkit.semantics.world.World`). A count is held only up to
+    its level bound (what a plan for ``goal`` can need at once): beyond it the model has no
+    state, which is where it and the simulator part by design."""
+    from pddlkit.pddl.build import action, atom, domain, problem, typed
+
     rules = closure(list(goal))
     bounds = _all_bounds(goal, inventory, rules)
     top = max(bounds.values())
+    wanted = list(goal.items())
+    finish = action(FINISH, typed(" ".join(f"?g{k}" for k in range(len(wanted))) + " - num")
+                    if wanted else (),
+                    [part for k, (i, n) in enumerate(wanted)
+                     for part in (atom("count", _name(i), f"?g{k}"),
+                                  atom("atleast", f"?g{k}", _n(max(1, n))))],
+                    ["(obtained)"])
+    dom = domain("craft", requirements=(":strips", ":typing"), types=["item num"],
+                 constants=typed(" ".join(_name(i) for i in sorted(bounds)) + " - item",
+                                 " ".join(_n(k) for k in range(top + 1)) + " - num"),
+                 predicates=["(count ?i - item ?n - num)", "(level ?i - item ?n - num)",
+                             "(add ?a ?k ?b - num)", "(atleast ?n ?k - num)", "(obtained)"],
+                 actions=[*(_recipe_action(r) for r in rules), finish])
     steps = sorted({r.count for r in rules} | {n for r in rules for _, n in r.materials})
     init = []
     for i, bound in sorted(bounds.items()):
         have = inventory.get(i, 0)
-        init.append(f"(count {_name(i)} n{have})")
-        init += [f"(level {_name(i)} n{k})" for k in range(max(bound, have) + 1)]
+        init.append(atom("count", _name(i), _n(have)))
+        init += [atom("level", _name(i), _n(k)) for k in range(max(bound, have) + 1)]
     for k in steps:
-        init += [f"(add n{a} n{k} n{a + k})" for a in range(top + 1 - k)]
+        init += [atom("add", _n(a), _n(k), _n(a + k)) for a in range(top + 1 - k)]
     for k in sorted({1, *(max(1, n) for n in goal.values())}):
-        init += [f"(atleast n{a} n{k})" for a in range(k, top + 1)]
-    return ("(define (problem obtain) (:domain craft)\n"
-            f"  (:init {' '.join(init)})\n"
-            "  (:goal (obtained)))\n")
+        init += [atom("atleast", _n(a), _n(k)) for a in range(k, top + 1)]
+    return dom, problem("obtain", "craft", init=init, goal=["(obtained)"])
+
+
+def craft_domain(goal: Mapping[str, int], inventory: Mapping[str, int] = {}) -> str:
+    """:func:`craft_model`'s domain as PDDL text."""
+    from pddlkit.pddl.writer import write_domain
+
+    return write_domain(craft_model(goal, inventory)[0])
+
+
+def craft_problem(goal: Mapping[str, int], inventory: Mapping[str, int] = {}) -> str:
+    """Hold ``goal`` (item -> count) starting from ``inventory``: :func:`craft_model`'s
+    problem as PDDL text (pairs with :func:`craft_domain` called with the same arguments)."""
+    from pddlkit.pddl.writer import write_problem
+
+    return write_problem(craft_model(goal, inventory)[1])
+
+
+def model_args(recipe: Recipe, inventory: Mapping[str, int]) -> tuple[str, ...]:
+    """The ground arguments of ``recipe``'s model action in the state ``inventory`` shows: each
+    count as it is, each material's remainder (``n0`` when there is too little, so the
+    ``add`` part is the false one) and the item's count after."""
+    args = []
+    if recipe.tool:
+        args.append(_n(inventory.get(recipe.tool, 0)))
+    for material, n in recipe.materials:
+        have = inventory.get(material, 0)
+        args += [_n(have), _n(max(0, have - n) if have >= n else 0)]
+    have = inventory.get(recipe.item, 0)
+    return (*args, _n(have), _n(have + recipe.count))
+
+
+def _model_sentence(predicate: str):
+    def sentence(args: tuple, recipe: Recipe) -> Optional[str]:
+        verb = f"{recipe.kind} {recipe.item}"
+        if predicate == "atleast" and recipe.tool:
+            return f"{verb} needs a {recipe.tool}, but my inventory has no {recipe.tool}"
+        if predicate == "add":
+            left, n, have = (int(a[1:]) for a in args)
+            for material, m in recipe.materials:
+                if m == n and have < n:
+                    return (f"{verb} needs {n} {material}, but my inventory has {have} "
+                            f"{material}")
+        if predicate == "level":
+            return f"the model holds at most {int(args[1][1:]) - recipe.count} {recipe.item}"
+        return None
+    return sentence
+
+
+def _craft_messages():
+    from pddlkit.semantics.simulate import MessageBook
+
+    return MessageBook({(p, True): _model_sentence(p) for p in ("atleast", "add", "level")})
+
+
+#: the craft model's false precondition parts as the simulator's sentences; the context is the
+#: recipe tried: ``CRAFT_MESSAGES.first_sentence(simulated, context=recipe)``
+CRAFT_MESSAGES = _craft_messages()
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ as IPP (seed 001) poses them to programs, and as PDDL problems for Fast Downward
 * Scoring: by default the run stops at the first success (an action after the goal cannot
   undo it). ``authors=True`` keeps the authors' rule: the whole list runs, and the recorded
   reward is the last step's (one action after the goal scores 0).
-* The symbolic side: :func:`problem_for` writes the same grid as a problem of
+* The symbolic side: :func:`problem_model` builds the same grid as a problem of
   ``domains/minigrid/domain.pddl``, so Fast Downward gives a planner baseline and an upper
   bound per instance, and a program's action list can be checked step by step with pddlkit's
   semantics (:func:`validate_actions`: the failing step and the false precondition).
@@ -141,8 +141,11 @@ def _state(env) -> tuple:
 # --------------------------------------------------------------------------- PDDL
 
 
-def problem_for(observed: Observed) -> str:
-    """The PDDL problem of ``observed`` over ``domains/minigrid/domain.pddl``."""
+def problem_model(observed: Observed):
+    """The PDDL problem of ``observed`` over ``domains/minigrid/domain.pddl``, as a
+    :class:`~pddlkit.pddl.model.Problem` (built with :mod:`pddlkit.pddl.build`)."""
+    from pddlkit.pddl.build import problem, typed
+
     rows, cols = len(observed.grid), len(observed.grid[0])
     cells, init, things = [], ["(handempty)"], []
     name = lambda x, y: f"c{x}_{y}"  # noqa: E731
@@ -183,11 +186,18 @@ def problem_for(observed: Observed) -> str:
     box = next((t for t, kind in things if kind == "box"), None)
     target = {"unlock": "(open door1)", "doorkey": f"(at {goal})",
               "unlockpickup": f"(holding {box})"}[observed.task]
-    objects = (f"{' '.join(cells)} - cell right down left up - dir "
-               + " ".join(f"{t} - {kind}" for t, kind in things)
-               + (" door1 - door" if door else ""))
-    return (f"(define (problem minigrid-{observed.task}-{observed.seed}) (:domain minigrid)\n"
-            f"  (:objects {objects})\n  (:init {' '.join(init)})\n  (:goal {target}))\n")
+    objects = typed(f"{' '.join(cells)} - cell", "right down left up - dir",
+                    *(f"{t} - {kind}" for t, kind in things),
+                    *(["door1 - door"] if door else []))
+    return problem(f"minigrid-{observed.task}-{observed.seed}", "minigrid", objects=objects,
+                   init=init, goal=[target])
+
+
+def problem_for(observed: Observed) -> str:
+    """:func:`problem_model` as PDDL text."""
+    from pddlkit.pddl.writer import write_problem
+
+    return write_problem(problem_model(observed))
 
 
 def domain_text() -> str:
@@ -218,11 +228,11 @@ def planner_baseline(task: str, seed: int, alias: str = "lama-first",
 
 def model(observed: Observed):
     """(domain, problem, World) of the PDDL model of ``observed``."""
-    from pddlkit.pddl.reader import parse_domain, parse_problem
+    from pddlkit.pddl.reader import parse_domain
     from pddlkit.semantics.world import World
 
     domain = parse_domain(domain_text())
-    problem = parse_problem(problem_for(observed))
+    problem = problem_model(observed)
     return domain, problem, World(domain, problem)
 
 

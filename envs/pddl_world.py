@@ -29,19 +29,22 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Callable, Mapping, Optional, Sequence, Union
 
-from pddlkit.pddl.model import And, Atom, Domain, Not, Or, Problem
-from pddlkit.semantics.formulas import compile_formula, holds
+from pddlkit.pddl.model import And, Atom, Domain, Problem
+from pddlkit.semantics.formulas import Unsatisfied, compile_formula, holds
 from pddlkit.semantics.grounding import GroundAction, ground
+from pddlkit.semantics.simulate import MessageBook, first_false_literal
 from pddlkit.semantics.state import State
 from pddlkit.semantics.world import World
 
 from .api import ActionTemplate, Step, info_dict, plan_commands
 
 NOTHING_HAPPENS = "Nothing happens."
-#: (predicate, True) is the message when a needed atom is false; (predicate, False) when an
-#: atom that must be false is true. A template's {0}, {1}, ... are the atom's arguments as
-#: shown to the player; a callable gets (args, env) and returns the sentence.
-MessageBook = Mapping[tuple[str, bool], Union[str, Callable[[tuple, Any], str]]]
+#: a subclass's ``MESSAGES``: (predicate, True) is the message when a needed atom is false;
+#: (predicate, False) when an atom that must be false is true. A template's {0}, {1}, ... are
+#: the atom's arguments as shown to the player; a callable gets (args, env) and returns the
+#: sentence. The environment reads it through the world-model service's
+#: :class:`~pddlkit.semantics.simulate.MessageBook`.
+Messages = Mapping[tuple[str, bool], Union[str, Callable[[tuple, Any], str]]]
 
 
 @dataclass(frozen=True)
@@ -69,20 +72,20 @@ class PDDLWorldEnv:
     """
 
     id = "pddl-world"
-    MESSAGES: MessageBook = {}
+    MESSAGES: Messages = {}
     META_COMMANDS: tuple[str, ...] = ("look", "inventory")
 
     def __init__(self, domain: Domain, problem: Optional[Problem] = None,
                  templates: Sequence[ActionTemplate] = (), *, terse: bool = False,
                  max_steps: int = 100, seed: Optional[int] = None,
-                 messages: Optional[MessageBook] = None) -> None:
+                 messages: Optional[Messages] = None) -> None:
         self.domain = domain
         self._fixed_problem = problem
         self.action_schema: tuple[ActionTemplate, ...] = tuple(templates)
         self.terse = terse
         self.max_steps = max_steps
         self.seed = seed
-        self.messages: MessageBook = {**self.MESSAGES, **(messages or {})}
+        self.messages = MessageBook({**self.MESSAGES, **(messages or {})})
         self._actions = {a.name: a for a in domain.actions}
         for t in self.action_schema:
             if t.action not in self._actions:
@@ -369,22 +372,22 @@ class PDDLWorldEnv:
         return out
 
     def _explain(self, formula, binding: dict) -> _Failure:
-        literal = _first_false_literal(formula, self.state, binding, self.world, self.messages)
+        literal = first_false_literal(formula, self.state, binding, self.world, self.messages)
         if literal is None:
             return _Failure("precondition", "You can't do that now.")
-        atom, positive = literal
-        return self._failure_for(atom, binding, positive)
+        return self._said(literal)
 
     def _failure_for(self, atom: Atom, binding: dict, positive: bool) -> _Failure:
         args = tuple(binding.get(a) if a.startswith("?") else a for a in atom.args)
-        template = self.messages.get((atom.predicate, positive))
-        if template is None:
-            shown = "(" + " ".join([atom.predicate, *(self.display(a) for a in args)]) + ")"
-            return _Failure("precondition", f"You can't do that: {shown} is "
-                                            f"{'not true' if positive else 'true'}.")
-        if callable(template):
-            return _Failure("precondition", template(args, self))
-        return _Failure("precondition", template.format(*(self.display(a) for a in args)))
+        return self._said(Unsatisfied("", (atom.predicate, *args), not positive))
+
+    def _said(self, failed: Unsatisfied) -> _Failure:
+        sentence = self.messages.sentence(failed, self.display, context=self)
+        if sentence is None:
+            shown = "(" + " ".join([failed.atom[0], *(self.display(a) for a in failed.atom[1:])]) + ")"
+            sentence = (f"You can't do that: {shown} is "
+                        f"{'true' if failed.negated else 'not true'}.")
+        return _Failure("precondition", sentence)
 
 
 @dataclass
@@ -437,28 +440,3 @@ def _predicates(formula) -> set:
                 stack.append(part)
         stack.extend(getattr(f, "parts", ()))
     return found
-
-
-def _first_false_literal(f, state: State, binding: dict, world: World,
-                         messages: MessageBook) -> Optional[tuple[Atom, bool]]:
-    """The first literal that makes ``f`` false, as (atom, needed-true?). Inside a
-    disjunction, the first alternative with a message template is preferred, positive
-    requirements first (a closed door, rather than 'there is a door')."""
-    if holds(f, state, binding, world):
-        return None
-    if isinstance(f, Atom):
-        return f, True
-    if isinstance(f, Not) and isinstance(f.formula, Atom):
-        return f.formula, False
-    if isinstance(f, And):
-        for p in f.parts:
-            found = _first_false_literal(p, state, binding, world, messages)
-            if found is not None:
-                return found
-        return None
-    if isinstance(f, Or):
-        options = [x for x in (_first_false_literal(p, state, binding, world, messages)
-                               for p in f.parts) if x is not None]
-        options.sort(key=lambda x: (not x[1], (x[0].predicate, x[1]) not in messages))
-        return options[0] if options else None
-    return None  # quantifiers: no single literal to blame

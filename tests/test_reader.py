@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+import pddlkit
 from pddlkit import PDDLError, parse_domain, parse_problem, read_domain, read_problem
 from pddlkit.pddl.model import And, Atom, Exists, ForallEffect, Literal, Not, NumericEffect, When
 
@@ -250,3 +251,22 @@ def test_reading_with_lazy_init_positions_equals_reading_with_every_position(ipc
     monkeypatch.setattr(reader, "read_sexpr", placed_first)
     assert [outcome(t) for t in texts] == lazy
     assert sum(bool(diags) for _, diags in lazy) > 1000
+
+
+def test_a_model_built_in_code_writes_and_reads_back_equal_and_plans():
+    from pddlkit.pddl.build import ModelBuildError, action, atom, delete, domain, problem, typed
+    from pddlkit.pddl.reader import parse_domain, parse_problem
+    from pddlkit.pddl.writer import write_domain, write_problem
+
+    move = action("move", typed("?a ?b - room"), ["(at ?a)", atom("door", "?a", "?b")],
+                  [delete("(at ?a)"), "(at ?b)"])
+    dom = domain("rooms", requirements=(":strips", ":typing"), types=["room"],
+                 predicates=["(at ?r - room)", "(door ?a ?b - room)"], actions=[move])
+    prob = problem("two", "rooms", objects=typed("r1 r2 - room"),
+                   init=["(at r1)", "(door r1 r2)"], goal=["(at r2)"])
+    assert parse_domain(write_domain(dom)) == dom
+    assert parse_problem(write_problem(prob)) == prob
+    result = pddlkit.plan(dom, prob)
+    assert result.status == "solved" and [str(s) for s in result.plan.steps] == ["(move r1 r2)"]
+    with pytest.raises(ModelBuildError, match="action jump: \\?c used but not a parameter"):
+        action("jump", typed("?a - room"), ["(door ?a ?c)"])

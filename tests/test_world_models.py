@@ -112,3 +112,145 @@ def _some_args(world, action, limit: int = 40):
         if len(out) >= limit:
             break
     return out
+
+
+# -- SC2 unit building: the simulator against its tech model ------------------------------------
+
+
+def _sc2_disagreements(model, seeds=range(3), steps=70) -> tuple[int, int]:
+    """(states compared x actions, disagreements) over random build orders: at every step each
+    BUILD/TRAIN action is tried in the simulator and in ``model`` (the state: every kind the
+    simulator has finished); both must refuse the same actions for the tree's reasons, in the
+    same words, and the model must accept what the simulator refuses only for what the model
+    leaves out (costs, supply, idle producers, free SCVs, geysers)."""
+    from pddlkit.envs.sc2_build import (
+        BUILDINGS, DIFFICULTIES, KINDS, TECH_MESSAGES, UNITS, SC2Build, reference_planner,
+        tech_goal, tech_sentence, tech_state)
+
+    world = World(model, tech_goal(["SCV"]))
+    actions = [f"BUILD {b}" for b in BUILDINGS] + [f"TRAIN {u}" for u in UNITS]
+    compared = wrong = 0
+    for difficulty in DIFFICULTIES:
+        for seed in seeds:
+            env = SC2Build(difficulty, seed=seed, max_seconds=10_000)
+            rng = random.Random(seed)
+            for _ in range(steps):
+                state = tech_state(k for k in KINDS if env._finished(k) > 0)
+                for action in actions:
+                    name = action.split()[1]
+                    native = env.why_not(action)
+                    tried = simulate(world, state, f"make-{name.lower()}")
+                    tech_reasons = {tech_sentence(name, k) for k in KINDS}
+                    if tried.applicable:
+                        ok = native is None or native not in tech_reasons
+                    else:
+                        ok = native == TECH_MESSAGES.first_sentence(tried, context=name)
+                    compared += 1
+                    wrong += not ok
+                plan = reference_planner(public(env), env.action_space(), env.task) \
+                    if rng.random() < 0.6 else rng.sample(actions, 3)
+                env.step(plan)
+                if env.won:
+                    break
+    return compared, wrong
+
+
+def public(env):
+    from pddlkit.envs.sc2_build import public_obs
+
+    return public_obs(env.observe())
+
+
+def test_sc2_build_and_its_tech_model_refuse_the_same_actions_for_the_same_reason():
+    from pddlkit.envs.sc2_build import tech_model
+
+    compared, wrong = _sc2_disagreements(tech_model())
+    assert compared > 10_000 and wrong == 0
+
+
+def test_a_tech_model_missing_one_requirement_is_caught():
+    from dataclasses import replace
+
+    from pddlkit.envs.sc2_build import tech_model
+    from pddlkit.pddl.model import And
+
+    model = tech_model()
+    thor = model.action("make-thor")
+    loose = replace(thor, precondition=And(tuple(p for p in thor.precondition.parts
+                                                 if p.predicate != "have-armory")))
+    mutated = replace(model, actions=tuple(loose if a is thor else a for a in model.actions))
+    assert _sc2_disagreements(mutated, seeds=range(2))[1] > 0
+
+
+# -- the crafting world: the simulator against its counts-as-levels model ----------------------
+
+
+def _craft_disagreements(mutate=lambda domain: domain, items=("iron_pickaxe", "diamond",
+                                                                "cooked_porkchop", "furnace_minecart")):
+    """(comparisons, disagreements, outside): random recipe sequences from an empty inventory,
+    each recipe the target can need tried in the simulator (:func:`recipe_failure`) and in the
+    model (:func:`craft_model`, ground by :func:`model_args`); both must accept the same ones,
+    the model's first false part must be said in the simulator's words, and an accepted recipe
+    must reach the same counts. ``outside`` counts the refusals by design: a count above the
+    level bound the model keeps (see craft_model)."""
+    from pddlkit.envs.craft import (CRAFT_MESSAGES, CraftWorld, _name, closure, craft_model,
+                                    model_args, recipe_failure)
+    from pddlkit.semantics.state import State
+
+    compared = wrong = outside = 0
+    for item in items:
+        domain, problem = craft_model({item: 1})
+        world = World(mutate(domain), problem)
+        static = {a.ground({}) for a in problem.init if a.predicate != "count"}
+        known = sorted({a.args[0] for a in problem.init if a.predicate == "count"})
+        rules = closure([item])
+        for seed in range(4):
+            rng = random.Random(seed)
+            env = CraftWorld(item)
+            env.inventory.clear()
+            for _ in range(60):
+                inv = dict(env.inventory)
+                state = State(static | {("count", i, f"n{inv.get(i.replace('-', '_'), 0)}")
+                                        for i in known})
+                for r in rules:
+                    native = recipe_failure(r, inv)
+                    tried = simulate(world, state, (_name(r.action), *model_args(r, inv)))
+                    if tried.problem is not None or (tried.first and tried.first.atom[0] == "level"):
+                        outside += 1
+                        continue
+                    compared += 1
+                    if native is None:
+                        after = dict(inv)
+                        for m, n in r.materials:
+                            after[m] -= n
+                        after[r.item] = after.get(r.item, 0) + r.count
+                        wrong += not (tried.applicable and all(
+                            ("count", _name(i), f"n{after.get(i, 0)}") in tried.successor.atoms
+                            for i in after))
+                    else:
+                        wrong += tried.applicable or CRAFT_MESSAGES.first_sentence(
+                            tried, context=r) != native.message
+                possible = [r for r in rules if not recipe_failure(r, inv)]
+                r = rng.choice(possible if possible and rng.random() < 0.8 else rules)
+                env.apply(r.kind, r.item)
+    return compared, wrong, outside
+
+
+def test_the_crafting_world_and_its_model_accept_the_same_recipes_and_say_why_not_alike():
+    compared, wrong, outside = _craft_disagreements()
+    assert compared > 2_000 and wrong == 0
+    assert outside < compared  # the level bound is the exception, not the rule
+
+
+def test_a_craft_model_that_forgets_a_tool_is_caught():
+    from dataclasses import replace
+
+    from pddlkit.pddl.model import And
+
+    def no_tools(domain):
+        loose = [replace(a, precondition=And(tuple(p for p in a.precondition.parts
+                                                   if p.predicate != "atleast")))
+                 if a.name != "finish" else a for a in domain.actions]
+        return replace(domain, actions=tuple(loose))
+
+    assert _craft_disagreements(no_tools, items=("iron_pickaxe",))[1] > 0

@@ -102,10 +102,10 @@ def _variables(formula: object) -> set[str]:
 def action(name: str, parameters: Sequence[TypedName] = (),
            precondition: Iterable[Union[Formula, str]] = (),
            effects: Iterable[Union[Effect, str]] = ()) -> Action:
-    """One action; a string effect is an add effect. Every ``?variable`` used must be a
+    """One action; a string or an atom as an effect is an add effect. Every ``?variable`` used must be a
     parameter (the error names the action and the variable)."""
     pre = conjunction(precondition)
-    effs = tuple(add(e) if isinstance(e, str) else e for e in effects)
+    effs = tuple(add(e) if isinstance(e, (str, Atom)) else e for e in effects)
     declared = {p.name for p in parameters}
     loose = sorted((_variables(pre) | set().union(*map(_variables, effs))) - declared)
     if loose:

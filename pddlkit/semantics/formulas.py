@@ -201,11 +201,14 @@ def _candidates(names: dict, body: Formula, state, binding: dict, world: "World"
 
 @dataclass(frozen=True)
 class Unsatisfied:
-    """One reason a condition is false: a ground literal, or a compound condition as text."""
+    """One reason a condition is false: a ground literal (``atom``, ``negated`` when it must be
+    false), a numeric condition on a fluent (``fluent``: its ground function term, the left
+    side of the comparison), or a compound condition as text only."""
 
     text: str
     atom: Optional[tuple] = None
     negated: bool = False
+    fluent: Optional[tuple] = None
 
     def __str__(self) -> str:
         return self.text
@@ -237,6 +240,9 @@ def unsatisfied(f: Formula, state: State, binding: dict, world: "World",
             inner = {**binding, **b}
             if not holds(f.body, state, inner, world):
                 return unsatisfied(f.body, state, inner, world, _explain_derived)
+    if isinstance(f, Comparison) and isinstance(f.left, FunctionTerm):
+        fluent = (f.left.name, *_bind(f.left.args, binding))
+        return [Unsatisfied(ground_text(f, binding), fluent=fluent)]
     return [Unsatisfied(ground_text(f, binding))]
 
 

@@ -16,7 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
 
-from .formulas import Unsatisfied
+from ..pddl.model import And, Atom, Not, Or
+from .formulas import Unsatisfied, holds
 from .grounding import GroundAction, ground
 from .state import State
 from .world import World
@@ -115,9 +116,10 @@ class MessageBook:
 
     def sentence(self, failed: Unsatisfied, show: Callable[[str], str] = lambda s: s,
                  context: Any = None) -> Optional[str]:
-        if failed.atom is None:
+        key = failed.atom if failed.atom is not None else failed.fluent
+        if key is None:
             return None
-        predicate, args = failed.atom[0], tuple(failed.atom[1:])
+        predicate, args = key[0], tuple(key[1:])
         template = self.templates.get((predicate, not failed.negated))
         if template is None:
             return None
@@ -133,3 +135,37 @@ class MessageBook:
             if text:
                 return text
         return None
+
+
+def first_false_literal(formula: Any, state: State, binding: Mapping[str, str], world: World,
+                        prefer: Optional[MessageBook] = None) -> Optional[Unsatisfied]:
+    """The first literal that makes ``formula`` false under ``binding``, or None (it holds, or
+    only a quantifier or a numeric part is false). Inside a disjunction no alternative is the
+    first: the one ``prefer`` has a sentence for wins, positive requirements first (a closed
+    door, rather than "there is a door"). This is what a text world blames for a refused
+    command (:class:`~pddlkit.envs.pddl_world.PDDLWorldEnv`)."""
+    if holds(formula, state, dict(binding), world):
+        return None
+    if isinstance(formula, Atom):
+        return _literal(formula, binding, negated=False)
+    if isinstance(formula, Not) and isinstance(formula.formula, Atom):
+        return _literal(formula.formula, binding, negated=True)
+    if isinstance(formula, And):
+        for part in formula.parts:
+            found = first_false_literal(part, state, binding, world, prefer)
+            if found is not None:
+                return found
+        return None
+    if isinstance(formula, Or):
+        options = [x for x in (first_false_literal(p, state, binding, world, prefer)
+                               for p in formula.parts) if x is not None]
+        options.sort(key=lambda x: (x.negated, prefer is None
+                                    or (x.atom[0], not x.negated) not in prefer))
+        return options[0] if options else None
+    return None
+
+
+def _literal(atom: Atom, binding: Mapping[str, str], negated: bool) -> Unsatisfied:
+    args = tuple(binding.get(a) if a.startswith("?") else a for a in atom.args)
+    text = "(" + " ".join([atom.predicate, *(a or "?" for a in args)]) + ")"
+    return Unsatisfied(f"(not {text})" if negated else text, (atom.predicate, *args), negated)

@@ -41,7 +41,13 @@ def _loc(xy) -> str:
     return f"l{xy[0]}-{xy[1]}"
 
 
-def problem_text(state: dict, player: int, costs: dict, lines: list[SkillLine]) -> str:
+def battlefield(state: dict, player: int, costs: dict, lines: list[SkillLine]):
+    """The skills model's problem for this moment of the game (a
+    :class:`~pddlkit.pddl.model.Problem`, built with :mod:`pddlkit.pddl.build`): the locations
+    the lines name and the mineral fields, which are in the map, free or hold minerals, the
+    unit types' static roles, and the counts, resources and costs as fluents."""
+    from pddlkit.pddl.build import problem, typed
+
     w, h = state["width"], state["height"]
     occupied = {(u["x"], u["y"]) for u in state["units"]}
     minerals = {(u["x"], u["y"]) for u in state["units"]
@@ -50,14 +56,14 @@ def problem_text(state: dict, player: int, costs: dict, lines: list[SkillLine]) 
     for line in lines:
         places.update(p for p in line.params if isinstance(p, tuple))
     locations = " ".join(sorted(_loc(p) for p in places))
-    objects = (f"{locations} - location " if locations else "") + \
-        " ".join(DIRECTIONS) + " - direction"
-    init = ["(mobile worker)", "(mobile light)", "(mobile heavy)", "(mobile ranged)",
-            "(combat worker)", "(combat light)", "(combat heavy)", "(combat ranged)",
+    objects = typed(*([f"{locations} - location"] if locations else []),
+                    " ".join(DIRECTIONS) + " - direction")
+    init = [*(f"(mobile {t})" for t in ("worker", "light", "heavy", "ranged")),
+            *(f"(combat {t})" for t in ("worker", "light", "heavy", "ranged")),
             "(building base)", "(building barracks)", "(producer base worker)",
-            "(producer barracks light)", "(producer barracks heavy)",
-            "(producer barracks ranged)", f"(= (resources) {state['resources'][player]})"]
-    for p in places:
+            *(f"(producer barracks {t})" for t in ("light", "heavy", "ranged"))]
+    numeric = [("(resources)", state["resources"][player])]
+    for p in sorted(places):
         inside = 0 <= p[0] < w and 0 <= p[1] < h
         if inside:
             init.append(f"(in-map {_loc(p)})")
@@ -68,10 +74,10 @@ def problem_text(state: dict, player: int, costs: dict, lines: list[SkillLine]) 
     for engine_name, t in TYPE_NAMES.items():
         own = sum(u["player"] == player and u["type"] == engine_name for u in state["units"])
         foe = sum(u["player"] == 1 - player and u["type"] == engine_name for u in state["units"])
-        init += [f"(= (own {t}) {own})", f"(= (enemy {t}) {foe})",
-                 f"(= (cost {t}) {costs.get(engine_name, 1)})"]
-    return (f"(define (problem battlefield) (:domain microrts-skills)\n  (:objects {objects})\n"
-            f"  (:init {' '.join(init)})\n  (:goal (and)))\n")
+        numeric += [(f"(own {t})", own), (f"(enemy {t})", foe),
+                    (f"(cost {t})", costs.get(engine_name, 1))]
+    return problem("battlefield", "microrts-skills", objects=objects, init=init,
+                   numeric=numeric)
 
 
 def _args(line: SkillLine) -> list[str]:
@@ -85,28 +91,39 @@ def _args(line: SkillLine) -> list[str]:
     return [p[0], p[1]]
 
 
-def _sentence(text: str, line: SkillLine, state_resources: float) -> str:
-    """One false condition in words."""
-    p = line.params
-    rules = [
-        ("(mineral-at", f"there is no mineral field with resources at {p[0]}"),
-        ("(in-map", "the location is outside the map"),
-        ("(free", "the location is not free"),
-        ("(own worker)", "you have no worker"),
-        ("(own base)", "you have no base"),
-        ("(own barracks)", "you have no barracks to produce it"),
-        ("(resources)", f"too few resources (you have {state_resources:g})"),
-        ("(mobile", f"{p[0]} is a building and cannot move or be produced this way"),
-        ("(building", f"{p[0]} is not a building"),
-        ("(combat", f"{p[0]} cannot attack"),
-        ("(enemy", f"the enemy has no {p[-1]}"),
-        ("(own ", f"you have no {p[0]}"),
-        ("(producer", f"{p[0]} is not produced by that building"),
-    ]
-    for key, words in rules:
-        if key in text:
-            return words
-    return text
+@dataclass(frozen=True)
+class _Said:
+    """What a sentence may name: the line (its parameters as the LLM wrote them) and the
+    resources at that point of the plan."""
+
+    line: SkillLine
+    resources: float
+
+
+def _messages():
+    from pddlkit.semantics.simulate import MessageBook
+
+    def first(text: str):
+        return lambda args, said: text.format(p=said.line.params)
+
+    return MessageBook({
+        ("mineral-at", True): first("there is no mineral field with resources at {p[0]}"),
+        ("in-map", True): "the location is outside the map",
+        ("free", True): "the location is not free",
+        ("own", True): lambda args, said: ("you have no barracks to produce it"
+                                           if args[0] == "barracks" else f"you have no {args[0]}"),
+        ("resources", True): lambda args, said: f"too few resources (you have "
+                                                f"{said.resources:g})",
+        ("mobile", True): first("{p[0]} is a building and cannot move or be produced this way"),
+        ("building", True): first("{p[0]} is not a building"),
+        ("combat", True): first("{p[0]} cannot attack"),
+        ("enemy", True): lambda args, said: f"the enemy has no {args[0]}",
+        ("producer", True): first("{p[0]} is not produced by that building"),
+    })
+
+
+#: the skills model's false initiation conditions in words (the context: a :class:`_Said`)
+MESSAGES = _messages()
 
 
 @dataclass(frozen=True)
@@ -118,24 +135,25 @@ class CheckedLine:
 def check_lines(state: dict, player: int, costs: dict, lines: list[SkillLine]
                 ) -> list[CheckedLine]:
     """Each line with why it cannot start (None when it can), effects applied in order."""
-    from pddlkit.pddl.reader import parse_problem
-    from pddlkit.semantics.grounding import ground
+    from pddlkit.semantics.simulate import simulate
     from pddlkit.semantics.world import World
 
-    dom = domain()
-    world = World(dom, parse_problem(problem_text(state, player, costs, lines)))
+    world = World(domain(), battlefield(state, player, costs, lines))
     current = world.initial_state
     out = []
     for line in lines:
-        action = ground(dom.action_map[ACTIONS[line.skill]], _args(line))
-        missing = action.unsatisfied(current, world)
-        if missing:
-            resources = current.value(("resources",)) or 0
-            reasons = list(dict.fromkeys(_sentence(str(m), line, resources) for m in missing))
+        tried = simulate(world, current, (ACTIONS[line.skill], *_args(line)))
+        if tried.problem is not None:   # a type name the model does not know
+            out.append(CheckedLine(line, tried.problem))
+            continue
+        if not tried.applicable:
+            said = _Said(line, current.value(("resources",)) or 0)
+            reasons = list(dict.fromkeys(MESSAGES.sentence(m, context=said) or str(m)
+                                         for m in tried.unsatisfied))
             if "the location is outside the map" in reasons:   # then it cannot be free either
                 reasons = [r for r in reasons if r != "the location is not free"]
             out.append(CheckedLine(line, "; ".join(reasons)))
             continue
-        current = action.apply(current, world)
+        current = tried.successor
         out.append(CheckedLine(line, None))
     return out
