@@ -7,6 +7,14 @@ the same grid. Two native behaviours are outside the model by design (the domain
 the model's actions are MiniGrid's for the tasks' purposes): toggling an *open* door closes it,
 and toggling a box in UnlockPickup replaces it with its contents; a walk stops at either,
 since the two worlds differ from then on.
+
+SC2 unit building: the simulator's skip reasons against its tech model (same refusals for the
+tree's reasons, in the same words; costs, supply and idle producers are the simulator's alone).
+The crafting world: the simulator against its counts-as-levels model (same recipes accepted,
+the same sentence for the first false part, the same counts after; a count above the model's
+level bound is outside it by design). PLAP: the skills model holds necessary conditions only,
+so a line the executor starts (with the engine's costs) must pass it, not the converse.
+Each has a test that a model with one condition wrong is caught.
 """
 
 from __future__ import annotations
@@ -254,3 +262,100 @@ def test_a_craft_model_that_forgets_a_tool_is_caught():
         return replace(domain, actions=tuple(loose))
 
     assert _craft_disagreements(no_tools, items=("iron_pickaxe",))[1] > 0
+
+
+# -- PLAP: the skills model against the skill executor and the engine's rules ------------------
+
+#: the MicroRTS engine's unit costs (its default UnitTypeTable)
+ENGINE_COSTS = {"Worker": 1, "Light": 2, "Heavy": 2, "Ranged": 2, "Base": 10, "Barracks": 5}
+
+
+def _battlefield(rng: random.Random) -> dict:
+    cells = rng.sample([(x, y) for x in range(8) for y in range(8)], 24)
+    units: list = []
+
+    def put(player, kind, resources=0):
+        x, y = cells[len(units)]
+        units.append({"id": len(units), "player": player, "type": kind, "x": x, "y": y,
+                      "resources": resources, "hp": 1,
+                      "action": "noop" if rng.random() < 0.85 else "move"})
+
+    for player in (0, 1):
+        for kind, chance in (("Base", 0.7), ("Barracks", 0.4)):
+            if rng.random() < chance:
+                put(player, kind)
+        for kind, most in (("Worker", 3), ("Light", 1), ("Heavy", 1), ("Ranged", 1)):
+            for _ in range(rng.randint(0, most)):
+                put(player, kind)
+    for _ in range(rng.randint(0, 3)):
+        put(-1, "Resource", rng.choice([0, 5, 5]))
+    return {"width": 8, "height": 8, "units": units, "resources": [rng.randint(0, 12), 5]}
+
+
+def _skill_line(rng: random.Random, state: dict):
+    from pddlkit.skills.plap.plan import (BUILDINGS, DIRECTIONS, ENEMY_TYPES, SKILLS, UNIT_TYPES,
+                                          SkillLine)
+
+    minerals = [(u["x"], u["y"]) for u in state["units"] if u["type"] == "Resource"]
+    cell = rng.choice(minerals) if minerals and rng.random() < 0.5 else \
+        (rng.randint(-1, 8), rng.randint(-1, 8))
+    skill = rng.choice(SKILLS)
+    params = {"Deploy Unit": (rng.choice(UNIT_TYPES), cell), "Harvest Mineral": (cell,),
+              "Build Building": (rng.choice(BUILDINGS), cell),
+              "Produce Unit": (rng.choice(UNIT_TYPES), rng.choice(DIRECTIONS)),
+              "Attack Enemy": (rng.choice(UNIT_TYPES), rng.choice(ENEMY_TYPES))}[skill]
+    return SkillLine(skill, params, f"[{skill}]{params}", 1)
+
+
+def _plap_disagreements(n: int = 1500) -> tuple[int, int, int]:
+    """(lines the executor ran, lines the model refused, lines the executor ran that the model
+    refused). The model holds PLAP's initiation conditions, which are necessary, not sufficient:
+    a line the executor starts (and the engine accepts: a produced unit or a building is paid
+    for) must pass the model; the model may pass a line the executor cannot start now (every
+    fitting unit busy, no path, the produced unit's cell taken), as skills/plap/check.py says.
+    A Build Building line starts when its worker builds, not while it walks to the site (the
+    executor walks even when the player cannot pay yet; the engine takes the cost at the
+    building, and the check drops the line at plan time)."""
+    from pddlkit.skills.plap.check import check_lines
+    from pddlkit.skills.plap.executor import ENGINE_TYPES, Executor
+
+    rng = random.Random(7)
+    ran = refused = wrong = 0
+    for _ in range(n):
+        state = _battlefield(rng)
+        line = _skill_line(rng, state)
+        executor = Executor(player=0)
+        executor.set_plan([line], state)
+        actions = executor.actions(state)
+        issued = executor.tasks[0].unit if executor.tasks else None
+        action = next((a for a in actions if a["unit"] == issued), None)
+        if action is not None and line.skill == "Build Building" and action["type"] == "move":
+            action = None   # the walk to the site: the building starts (and is paid) there
+        if action is not None and action["type"] == "produce":
+            paid = state["resources"][0] >= ENGINE_COSTS[ENGINE_TYPES[line.params[0]]]
+            action = action if paid else None
+        reason = check_lines(state, 0, ENGINE_COSTS, [line])[0].reason
+        ran += action is not None
+        refused += reason is not None
+        wrong += action is not None and reason is not None
+    return ran, refused, wrong
+
+
+def test_a_skill_line_the_executor_starts_always_passes_the_skills_model():
+    ran, refused, wrong = _plap_disagreements()
+    assert ran > 200 and refused > 300 and wrong == 0
+
+
+def test_a_skills_model_with_a_wrong_condition_is_caught(monkeypatch):
+    from dataclasses import replace
+
+    from pddlkit.pddl.model import And, Atom
+    from pddlkit.skills.plap import check
+
+    model = check.domain()
+    harvest = model.action("harvest-mineral")
+    strict = replace(harvest, precondition=And((*harvest.precondition.parts,
+                                                Atom("free", ("?l",)))))
+    mutated = replace(model, actions=tuple(strict if a is harvest else a for a in model.actions))
+    monkeypatch.setattr(check, "domain", lambda: mutated)
+    assert _plap_disagreements(400)[2] > 0
