@@ -108,4 +108,4 @@ def describe(kind: str, data: dict) -> Optional[str]:
 TWOSOME = AgentSpec(
     "twosome", "TWOSOME: a language model as the policy over admissible commands, trained "
     "with PPO (the LoRA critic)", TwosomeOptions, play, default_llm="", default_env="household",
-    describe=describe, renamed={"--episodes": "--train-episodes"})
+    describe=describe, renamed={"--episodes": "--train-episodes"}, step_budget="budget")

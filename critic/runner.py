@@ -20,21 +20,21 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from .errors import CriticError
-from .twosome import EpisodeResult, TwosomeAgent
+from .twosome import TwosomeEpisode, TwosomeAgent
 
 
 @dataclass
 class TwosomeOutcome:
     env: str
     model: str
-    before: list[EpisodeResult]
-    after: list[EpisodeResult]
+    before: list[TwosomeEpisode]
+    after: list[TwosomeEpisode]
     agent: TwosomeAgent
     seconds: float
     saved: Optional[Path] = None
 
     @staticmethod
-    def _rate(results: list[EpisodeResult]) -> float:
+    def _rate(results: list[TwosomeEpisode]) -> float:
         return sum(r.won for r in results) / len(results) if results else 0.0
 
     @property
@@ -69,7 +69,7 @@ def run_twosome(env_id: str, *, env_options: Optional[dict] = None, model: str =
                 history: int = 1, device: str = "auto", load: Optional[str] = None,
                 greedy: bool = False,
                 save: Optional[str] = None, template: Optional[str] = None,
-                on_episode: Optional[Callable[[int, EpisodeResult], None]] = None
+                on_episode: Optional[Callable[[int, TwosomeEpisode], None]] = None
                 ) -> TwosomeOutcome:
     from pddlkit.envs import make
 

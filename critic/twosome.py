@@ -36,7 +36,10 @@ from .ppo import PPOConfig, PPOTrainer, Transition, UpdateStats
 
 
 @dataclass
-class EpisodeResult:
+class TwosomeEpisode:
+    """One TWOSOME episode: what the critic chose (``commands``) and how it went (named apart
+    from PDDLego+'s ``EpisodeResult``: a different record)."""
+
     seed: Optional[int]
     won: bool
     steps: int
@@ -46,7 +49,7 @@ class EpisodeResult:
 
 @dataclass
 class TrainingLog:
-    episodes: list[EpisodeResult] = field(default_factory=list)
+    episodes: list[TwosomeEpisode] = field(default_factory=list)
     updates: list[UpdateStats] = field(default_factory=list)
 
     def success_rate(self, first: int = 0, last: Optional[int] = None) -> float:
@@ -103,7 +106,7 @@ class TwosomeAgent:
         return -min(h, 100.0)  # an unreachable goal: a large finite distance
 
     def play(self, env, seed: Optional[int] = None, budget: int = 50, *,
-             learn: bool = True, sample: Optional[bool] = None) -> EpisodeResult:
+             learn: bool = True, sample: Optional[bool] = None) -> TwosomeEpisode:
         """One episode; ``learn`` adds its steps to the PPO buffer and updates every K steps;
         ``sample`` defaults to ``learn`` (greedy when evaluating)."""
         sample = learn if sample is None else sample
@@ -142,7 +145,7 @@ class TwosomeAgent:
                 break
         if learn and self.trainer.ready:
             self._update(0.0)
-        result = EpisodeResult(seed, won, steps, total, [c for c, _ in past])
+        result = TwosomeEpisode(seed, won, steps, total, [c for c, _ in past])
         if learn:
             self.log.episodes.append(result)
         return result
@@ -163,7 +166,7 @@ class TwosomeAgent:
 
     def train(self, make_env: Callable[[], object], episodes: int, *, budget: int = 50,
               seeds: Optional[Sequence[int]] = None,
-              on_episode: Optional[Callable[[int, EpisodeResult], None]] = None) -> TrainingLog:
+              on_episode: Optional[Callable[[int, TwosomeEpisode], None]] = None) -> TrainingLog:
         """``episodes`` learning episodes on ``make_env()``, seeds cycling through ``seeds``
         (default: seed i for episode i)."""
         env = make_env()
@@ -175,7 +178,7 @@ class TwosomeAgent:
         return self.log
 
     def evaluate(self, make_env: Callable[[], object], seeds: Sequence[int], *,
-                 budget: int = 50, sample: bool = False) -> list[EpisodeResult]:
+                 budget: int = 50, sample: bool = False) -> list[TwosomeEpisode]:
         env = make_env()
         return [self.play(env, seed, budget, learn=False, sample=sample) for seed in seeds]
 

@@ -31,6 +31,7 @@ def envs_command(args) -> int:
         rows.append({"id": s.id, "kind": s.kind, "entry_point": s.target,
                      "summary": _plain(s.summary), "kwargs": s.kwargs,
                      "max_episode_steps": s.max_episode_steps,
+                     "step_budget": s.step_budget(),
                      "options": {k: v for k, v in options.items()}})
     if args.json:
         print(json.dumps(rows, indent=2, default=repr))
@@ -42,4 +43,9 @@ def envs_command(args) -> int:
         if r["options"]:
             shown = ", ".join(f"{k}={v!r}" for k, v in r["options"].items())
             print(f"{'':<{width}}  options: {shown}")
+        if r["step_budget"]:
+            keyword, default = r["step_budget"]
+            default = "the environment's own" if default is None else default
+            print(f"{'':<{width}}  step budget: {keyword}, default {default} (pddlkit run "
+                  f"--max-steps N; make(id, max_episode_steps=N))")
     return 0

@@ -2,9 +2,11 @@
 
 Every id the front ends play is registered here, with what gymnasium's ``EnvSpec`` holds:
 the entry point, default keyword arguments (``nethack-drink`` is ``NetHackTask`` with
-``task="drink"``), an optional step budget (``max_episode_steps``: ``make`` wraps the
-environment in :class:`TimeLimit`, which ends an episode as *truncated* after that many
-steps), and a one-line summary. ``kind`` says what ``make`` builds: ``"text"``, an environment
+``task="drink"``), a step budget (``max_episode_steps``: ``make`` passes it to the
+environment's own budget keyword, :attr:`EnvSpec.budget`, when it has one, so the front ends'
+``action_budget``, ``max_actions``, ``max_cycles``, ``max_keys`` and ``max_steps`` are one
+budget under one name; otherwise it wraps the environment in :class:`TimeLimit`, which ends an
+episode as *truncated* after that many steps), and a one-line summary. ``kind`` says what ``make`` builds: ``"text"``, an environment
 played step by step (the :class:`~.api.TextEnv` protocol), or ``"instances"``, a program
 task's training and held-out instances (:class:`~.instance_sets.InstanceSplit`, what IPP
 refines one program on). A front end asks the registry which ids it can play
@@ -43,6 +45,10 @@ class EnvSpec:
     kwargs: dict = field(default_factory=dict)
     max_episode_steps: Optional[int] = None
     kind: str = "text"
+    #: the keyword of the environment's own step budget (craft's ``max_actions``, NetHack's
+    #: ``max_keys``, MicroRTS's ``max_cycles``, ...): ``make(max_episode_steps=N)`` passes N
+    #: there, so the environment counts steps its own way; None: a TimeLimit counts them
+    budget: Optional[str] = None
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -70,36 +76,44 @@ class EnvSpec:
                 and n != "self"}
 
 
-def _spec(env_id: str, target: str, summary: str, kind: str = "text", **kwargs: Any) -> EnvSpec:
-    return EnvSpec(env_id, target, summary, kwargs, None, kind)
+    def step_budget(self) -> Optional[tuple[str, Any]]:
+        """(keyword, default) of the environment's own step budget, or None."""
+        if self.budget is None:
+            return None
+        return self.budget, self.max_episode_steps or self.options().get(self.budget)
+
+
+def _spec(env_id: str, target: str, summary: str, kind: str = "text",
+          budget: Optional[str] = None, **kwargs: Any) -> EnvSpec:
+    return EnvSpec(env_id, target, summary, kwargs, None, kind, budget)
 
 
 #: the ids pddlkit ships; entry points and ``register`` add others
 BUILTIN: dict[str, EnvSpec] = {s.id: s for s in (
     _spec("coin-collector", "pddlkit.envs.coin_collector:CoinCollector",
-          "CoinCollector (PDDLego+): rooms joined by doors, find the coin and take it."),
+          "CoinCollector (PDDLego+): rooms joined by doors, find the coin and take it.", budget="max_steps"),
     _spec("household", "pddlkit.envs.household:Household",
-          "A native ALFWorld-like household (PDDLego+ groups, CoPiC and TWOSOME task types)."),
+          "A native ALFWorld-like household (PDDLego+ groups, CoPiC and TWOSOME task types).", budget="max_steps"),
     _spec("textworld", "pddlkit.envs.textworld_adapter:TextWorldEnv",
-          "A TextWorld game (tw-coin_collector, tw-simple, or a compiled file) as a TextEnv."),
+          "A TextWorld game (tw-coin_collector, tw-simple, or a compiled file) as a TextEnv.", budget="max_steps"),
     _spec("alfworld", "pddlkit.envs.alfworld_adapter:ALFWorldEnv",
-          "ALFWorld text games (six task types, 120 scenes), built from the alfworld wheel."),
+          "ALFWorld text games (six task types, 120 scenes), built from the alfworld wheel.", budget="max_steps"),
     _spec("sc2-build", "pddlkit.envs.sc2_build:SC2Build",
           "StarCraft II unit building (CoPiC): a Terran build order simulator, easy to hard."),
     _spec("nethack", "pddlkit.envs.nethack:NetHackTask",
-          "NetHack through NLE (CoPiC): a task of drink, open-box, exp-level-3."),
+          "NetHack through NLE (CoPiC): a task of drink, open-box, exp-level-3.", budget="max_keys"),
     _spec("nethack-drink", "pddlkit.envs.nethack:NetHackTask",
-          "NetHack through NLE: drink from a potion the character holds.", task="drink"),
+          "NetHack through NLE: drink from a potion the character holds.", task="drink", budget="max_keys"),
     _spec("nethack-open-box", "pddlkit.envs.nethack:NetHackTask",
-          "NetHack through NLE: find a box and open it.", task="open-box"),
+          "NetHack through NLE: find a box and open it.", task="open-box", budget="max_keys"),
     _spec("nethack-exp-level-3", "pddlkit.envs.nethack:NetHackTask",
-          "NetHack through NLE: reach experience level 3.", task="exp-level-3"),
+          "NetHack through NLE: reach experience level 3.", task="exp-level-3", budget="max_keys"),
     _spec("craft", "pddlkit.envs.craft:CraftWorld",
-          "DEPS's crafting world: the Minecraft tech tree MT1-MT8 as recipes and tools."),
+          "DEPS's crafting world: the Minecraft tech tree MT1-MT8 as recipes and tools.", budget="max_actions"),
     _spec("crafter", "pddlkit.envs.crafter_world:CrafterWorld",
-          "Crafter (the real package) with skills as goals: collect, place, make."),
+          "Crafter (the real package) with skills as goals: collect, place, make.", budget="length"),
     _spec("microrts", "pddlkit.envs.microrts:MicroRTS",
-          "MicroRTS (the real Java engine, PLAP): a planner's side against a built-in bot."),
+          "MicroRTS (the real Java engine, PLAP): a planner's side against a built-in bot.", budget="max_cycles"),
     _spec("grasp", "pddlkit.envs.instance_sets:grasp",
           "GRASP (IPP): 11x11 energy grids under 8 settings; one program for every instance.",
           kind="instances"),
@@ -158,8 +172,9 @@ def ids(kind: Optional[str] = None, prefix: str = "") -> tuple[str, ...]:
 
 def make(env_id: str, *, max_episode_steps: Optional[int] = None, **kwargs: Any):
     """Build ``env_id`` with its options (rooms=, receptacles=, seed=, ...) over the spec's
-    default kwargs; a step budget (the spec's, or ``max_episode_steps``) wraps a text
-    environment in :class:`TimeLimit`. A keyword the environment does not take is a
+    default kwargs. A step budget (``max_episode_steps``, or the spec's) goes to the
+    environment's own budget keyword when it has one (:attr:`EnvSpec.budget`), and otherwise
+    wraps a text environment in :class:`TimeLimit`: one name for five budgets. A keyword the environment does not take is a
     TypeError naming the ones it does."""
     s = spec(env_id)
     factory = s.load()
@@ -172,8 +187,11 @@ def make(env_id: str, *, max_episode_steps: Optional[int] = None, **kwargs: Any)
         if unknown:
             raise TypeError(f"{env_id} has no option {', '.join(map(repr, unknown))}; its "
                             f"options are: {', '.join(s.options()) or '(none)'}")
-    env = factory(**{**s.kwargs, **kwargs})
     budget = max_episode_steps if max_episode_steps is not None else s.max_episode_steps
+    if budget is not None and s.budget is not None and (not params or s.budget in params):
+        kwargs = {**kwargs, s.budget: budget}   # the environment's own count
+        budget = None
+    env = factory(**{**s.kwargs, **kwargs})
     if budget is not None and s.kind == "text":
         env = TimeLimit(env, budget)
     return env

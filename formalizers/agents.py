@@ -193,8 +193,8 @@ def _indent(text: str, n: int = 3) -> str:
 PDDLEGO = AgentSpec(
     "pddlego", "the PDDLego+ loop: the LLM writes PDDL, pddlkit checks and plans, errors are "
     "fed back", PDDLegoOptions, play_pddlego, stand_in=stand_in, default_llm="observation",
-    default_env="coin-collector", describe=describe)
+    default_env="coin-collector", describe=describe, step_budget="budget")
 PLANGEN = AgentSpec(
     "plangen", "PlanGen, the LLM-as-planner baseline: the LLM picks each command",
     PlanGenOptions, play_plangen, default_llm="", default_env="coin-collector",
-    describe=describe)
+    describe=describe, step_budget="budget")

@@ -294,3 +294,28 @@ def test_run_job_plays_an_agent_from_python(tmp_path):
     outcomes = [json.loads(x) for x in (tmp_path / "r.jsonl").read_text().splitlines()
                 if json.loads(x)["type"] == "outcome"]
     assert [o["won"] for o in outcomes] == [r.won for r in rows]
+
+
+def test_max_steps_is_one_budget_flag_for_every_agent_and_environment():
+    from pddlkit.agents.cli import options_for, parser_for
+    from pddlkit.agents.spec import OptionError, budget_field
+
+    where = {"copic": ["--env", "household"]}
+    for name in agent_names():
+        spec = get_agent(name)
+        argv = where.get(name, FAST[name][:2])
+        args = parser_for(spec).parse_args([*argv, "--max-steps", "7"])
+        field = budget_field(spec, args.env)
+        if field is None:
+            with pytest.raises(OptionError, match="has no step budget"):
+                options_for(spec, args)
+            continue
+        assert getattr(options_for(spec, args), field) == 7, name
+    assert budget_field(get_agent("copic"), "nethack-drink") == "max_keys"
+    assert budget_field(get_agent("ipp"), "grasp") is None
+    done = _run("ipp", "--env", "grasp", "--max-steps", "3")
+    assert done.returncode == 2 and "ipp on grasp has no step budget" in done.stderr
+    # the registry passes a step budget to the environment's own keyword, else a TimeLimit
+    assert make("craft", max_episode_steps=3).max_actions == 3
+    coin = make("coin-collector", rooms=3, max_episode_steps=4)
+    assert type(coin).__name__ == "CoinCollector" and coin.max_steps == 4

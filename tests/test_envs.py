@@ -350,16 +350,18 @@ def test_an_option_the_environment_does_not_take_is_named_with_those_it_does():
 def test_a_step_budget_truncates_the_episode():
     from pddlkit.envs.registry import register, spec
 
-    env = make("coin-collector", rooms=3, max_episode_steps=2)
+    env = make("coin-collector", rooms=3, max_episode_steps=2)   # its own max_steps
     env.reset(0)
     first, second = env.step("look"), env.step("look")
-    assert not first.truncated and second.truncated and second.info["TimeLimit.truncated"]
-    assert env.rooms == 3  # the wrapped environment's attributes pass through
+    assert not first.truncated and second.truncated and env.max_steps == 2
+    # an id that names no budget keyword of its environment is wrapped in a TimeLimit
     register("coin-collector-short", "pddlkit.envs.coin_collector:CoinCollector",
              kwargs={"rooms": 2}, max_episode_steps=1, summary="two rooms, one step")
     short = make("coin-collector-short")
     short.reset(0)
-    assert short.rooms == 2 and short.step("look").truncated
+    step = short.step("look")
+    assert step.truncated and step.info["TimeLimit.truncated"]
+    assert short.rooms == 2  # the wrapped environment's attributes pass through
     assert spec("coin-collector-short").summary == "two rooms, one step"
 
 

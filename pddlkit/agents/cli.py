@@ -23,12 +23,13 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 from .errors import AgentError
 from .registry import UnknownAgentError, agent_names, get_agent
 from .row import Row
-from .spec import AgentSpec, OptionError, add_option_flags, options_from_namespace
+from .spec import (AgentSpec, OptionError, add_option_flags, budget_field,
+                   options_from_namespace)
 
 #: environment options, passed to the environment (or to the agent that builds it)
 ENV_FLAGS = (("--rooms", int, "coin-collector: number of rooms"),
@@ -95,6 +96,11 @@ def parser_for(spec: AgentSpec) -> argparse.ArgumentParser:
     p.add_argument("--max-tokens", type=count(1), default=None,
                    help="cap on each LLM answer's tokens (small local models may otherwise "
                         "write until their context is full)")
+    budget = f" (sets --{spec.step_budget.replace('_', '-')})" \
+        if isinstance(spec.step_budget, str) else "" if spec.step_budget else \
+        " (this agent has none)"
+    p.add_argument("--max-steps", type=count(1), default=None,
+                   help=f"the step budget per episode, whatever the environment counts{budget}")
     p.add_argument("--quiet", action="store_true", help="no live lines")
     p.add_argument("--json", action="store_true", help="print the rows as a JSON list")
     group = p.add_argument_group("environment options")
@@ -170,6 +176,18 @@ def _row_line(row: Row) -> str:
             + (f"; {row.summary}" if row.summary else "") + usage + who)
 
 
+def options_for(spec: AgentSpec, args) -> Any:
+    """The agent's options from parsed flags, ``--max-steps`` put in the agent's own budget
+    field for the environment (:func:`~.spec.budget_field`); OptionError for a bad value."""
+    if args.max_steps is not None:
+        field = budget_field(spec, args.env)
+        if field is None:
+            raise OptionError(f"--max-steps: {spec.name} on {args.env} has no step budget (its "
+                              f"episodes are not counted in steps); leave the flag out")
+        setattr(args, f"agent_{field}", args.max_steps)
+    return options_from_namespace(spec, args)
+
+
 def run(spec: AgentSpec, args) -> int:
     from pddlkit.llm.errors import LLMError
 
@@ -193,7 +211,7 @@ def run(spec: AgentSpec, args) -> int:
     env_options = {flag[2:]: getattr(args, flag[2:]) for flag, _, _ in ENV_FLAGS
                    if getattr(args, flag[2:]) is not None}
     try:
-        options = options_from_namespace(spec, args)
+        options = options_for(spec, args)
     except OptionError as exc:
         print(f"{name}: {exc}", file=sys.stderr)
         return 2

@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import typing
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence, Union
 
 
 class OptionError(ValueError):
@@ -74,6 +74,11 @@ class AgentSpec:
     #: lines about a whole run's rows, printed after them (a tally, a league table)
     summarize: Optional[Callable[[list], list]] = None
     usage: str = ""
+    #: the options field that holds the agent's step budget per episode (``budget``,
+    #: ``max_actions``, ``max_cycles``, ``max_keys``), or a function of the environment id
+    #: giving it: the common ``--max-steps`` sets it; None: the agent has none there (its
+    #: episodes are not step by step, or the environment counts time, not steps)
+    step_budget: Union[str, Callable[[str], Optional[str]], None] = None
     #: flags the earlier ``pddlkit run --agent NAME`` spelling used in another sense
     #: (``{"--episodes": "--train-episodes"}``), translated for that spelling only
     renamed: dict = field(default_factory=dict)
@@ -181,6 +186,12 @@ def add_option_flags(parser, options: type, title: str) -> list[str]:
             group.add_argument(flag, **kw)
         dests.append(dest)
     return dests
+
+
+def budget_field(spec: AgentSpec, env: str) -> Optional[str]:
+    """The options field ``--max-steps`` sets for ``spec`` on ``env`` (None: none)."""
+    budget = spec.step_budget
+    return budget(env) if callable(budget) else budget
 
 
 def options_from_namespace(spec: AgentSpec, namespace) -> Any:

@@ -68,6 +68,12 @@ def stand_in(llm: Optional[str]) -> Optional[str]:
     return None
 
 
+def budget_field(env: str) -> Optional[str]:
+    """What ``--max-steps`` sets: NetHack's keystrokes, the household's commands; SC2 counts
+    game time (``--max-seconds``), not steps."""
+    return "max_keys" if env.startswith("nethack") else "budget" if env == "household" else None
+
+
 def env_options(env: str, given: dict, o: CopicOptions) -> dict:
     options = dict(given)
     if env == "sc2-build":
@@ -147,4 +153,4 @@ def describe(kind: str, data: dict) -> Optional[str]:
 COPIC = AgentSpec(
     "copic", "CoPiC: LLM-written planning programs propose plans, a LoRA critic chooses, the "
     "programs evolve", CopicOptions, play, stand_in=stand_in, envs=ENV_IDS,
-    default_env="sc2-build", describe=describe)
+    default_env="sc2-build", describe=describe, step_budget=budget_field)
