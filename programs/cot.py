@@ -51,7 +51,7 @@ def read_actions(text: str, tag: str) -> list[str]:
 
 
 def grasp_prompt(instance) -> str:
-    return template("cot_grasp.txt").format(grid=_ascii(instance.grid.cells),
+    return template("cot_grasp.txt").fill(grid=_ascii(instance.grid.cells),
                                             start=list(instance.grid.start))
 
 
@@ -67,7 +67,7 @@ def run_cot(task, instances: Sequence, llm: Any, temperature: float = 0.0,
         if task.name == "grasp":
             prompt, tag = grasp_prompt(instance), "final_answer"
         else:
-            prompt = template("cot_minigrid.txt").format(
+            prompt = template("cot_minigrid.txt").fill(
                 rules=task.rules(), grid=_rows(instance.grid),
                 start_direction=instance.start_direction)
             tag = "actions"

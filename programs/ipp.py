@@ -161,14 +161,14 @@ class IPP:
         pseudocode extension (PE, GRASP): the first turn also shows its greedy pseudocode."""
         rules = self.task.rules()
         first = "pseudocode_extension.txt" if extension else "pseudocode.txt"
-        chat = [{"role": "user", "content": template(first).format(rules=rules)}]
+        chat = [{"role": "user", "content": template(first).fill(rules=rules)}]
         try:
             pseudo = self.llm.complete(chat, temperature=self.temperature,
                                        max_tokens=self.max_tokens).text
         except LLMError as exc:
             return None, f"the LLM call failed: {exc}"
         chat += [{"role": "assistant", "content": pseudo},
-                 {"role": "user", "content": template("code.txt").format(
+                 {"role": "user", "content": template("code.txt").fill(
                      signature=self.task.signature)}]
         program, problem, answer = self._ask(chat)
         if program is None and problem and not problem.startswith("the LLM call failed"):
@@ -181,7 +181,7 @@ class IPP:
     def refine(self, program: str, instances: Sequence, scored: list[Scored],
                worst: list[int]) -> tuple[Optional[str], Optional[str]]:
         def prompt(kept: Sequence[int], left_out: int) -> str:
-            return template("refine.txt").format(
+            return template("refine.txt").fill(
                 signature=self.task.signature, rules=self.task.rules(), code=code,
                 samples=_samples(self.task, instances, scored, list(reversed(kept)),
                                  self.feedback, left_out))
@@ -207,7 +207,7 @@ class IPP:
         """Ask again after an answer that held no usable program, saying why."""
         shown = f"Your last working code was:\n<your_code>\n{previous.strip()}\n</your_code>\n" \
             if previous else ""
-        prompt = template("retry.txt").format(rules=self.task.rules(), problem=problem,
+        prompt = template("retry.txt").fill(rules=self.task.rules(), problem=problem,
                                               previous=shown, signature=self.task.signature)
         program, problem, _ = self._ask([{"role": "user", "content": prompt}])
         return program, problem
@@ -221,7 +221,7 @@ class IPP:
         instances = list(instances if instances is not None else self.task.instances)
         from .tasks import _ascii
 
-        chat = [{"role": "user", "content": template("curriculum_start.txt").format(
+        chat = [{"role": "user", "content": template("curriculum_start.txt").fill(
             sample_grid=_ascii(self.task.sample.grid.cells))}]
         rounds: list[Round] = []
         for step, (constraint, signature) in enumerate(CURRICULUM):
@@ -234,7 +234,7 @@ class IPP:
                 break
             chat.append({"role": "assistant", "content": reply})
             if step == 0:  # the first reply is the pseudocode; now the code of step 0
-                chat.append({"role": "user", "content": template("curriculum_code.txt")})
+                chat.append({"role": "user", "content": template("curriculum_code.txt").text})
                 program, problem, reply = self._ask(chat)
                 chat.append({"role": "assistant", "content": reply})
             else:
@@ -246,7 +246,7 @@ class IPP:
                                       curriculum_args(step))[0])
             if step + 1 < len(CURRICULUM):
                 nxt, sig = CURRICULUM[step + 1]
-                chat.append({"role": "user", "content": template("curriculum_step.txt").format(
+                chat.append({"role": "user", "content": template("curriculum_step.txt").fill(
                     constraint=nxt, signature=sig)})
         return rounds
 

@@ -20,8 +20,11 @@ from pddlkit.sandbox import CallResult
 PROMPTS = Path(__file__).resolve().parent / "prompts" / "ipp"
 
 
-def template(name: str) -> str:
-    return (PROMPTS / name).read_text()
+def template(name: str):
+    """One of IPP's prompt files (``$name`` placeholders, :mod:`pddlkit.llm.prompts`)."""
+    from pddlkit.llm.prompts import read_prompt
+
+    return read_prompt(PROMPTS, name)
 
 
 @dataclass
@@ -77,7 +80,7 @@ class GraspTask:
         self.sample = sample or self.instances[0]
 
     def rules(self) -> str:
-        return template("grasp_rules.txt").format(sample_grid=_ascii(self.sample.grid.cells))
+        return template("grasp_rules.txt").fill(sample_grid=_ascii(self.sample.grid.cells))
 
     def program_args(self, instance) -> dict:
         return instance.program_args()
@@ -134,7 +137,7 @@ class MiniGridTask:
 
     def rules(self) -> str:
         mission, rule = MISSIONS[self.task]
-        return template("minigrid_rules.txt").format(
+        return template("minigrid_rules.txt").fill(
             mission=mission, task_rule=rule, sample_grid=_rows(self._sample.grid),
             start_direction=self._sample.start_direction,
             sample_solution=self._sample_solution)

@@ -451,3 +451,29 @@ def test_extract_json_says_what_is_wrong(text, problem):
     with pytest.raises(BadAnswerError) as err:
         extract_json(text)
     assert problem in err.value.problem
+
+
+def test_prompt_files_have_one_syntax_and_a_missing_value_is_named(tmp_path):
+    from string import Template
+
+    from pddlkit.llm.prompts import PromptTemplateError, fill, read_prompt
+
+    root = Path(__file__).resolve().parent.parent
+    files = [p for folder in ("formalizers", "programs", "skills", "critic")
+             for p in (root / folder / "prompts").rglob("*.txt")]
+    assert len(files) > 30
+    for path in files:   # every bundled prompt is a valid $name template
+        text = path.read_text()
+        bad = [m.group(0) for m in Template.pattern.finditer(text) if m.group("invalid")]
+        assert not bad, (path, bad)
+    (tmp_path / "ask.txt").write_text("Solve ${task} in $steps steps for $$5.")
+    prompt = read_prompt(tmp_path, "ask.txt")
+    assert prompt.fields == {"task", "steps"}
+    assert prompt.fill(task="the maze", steps=3, unused="x") == "Solve the maze in 3 steps for $5."
+    with pytest.raises(PromptTemplateError, match=r"ask.txt: no value for \$steps; the values "
+                                                  r"here are \$task"):
+        prompt.fill(task="the maze")
+    with pytest.raises(FileNotFoundError, match="the prompts there: ask.txt"):
+        read_prompt(tmp_path, "asks.txt")
+    with pytest.raises(PromptTemplateError, match="write \\$\\$ for a dollar sign"):
+        fill("costs $5")

@@ -202,10 +202,10 @@ class HouseholdWorld:
                 "example_method_name": example_type}
 
     def init_prompt(self, example: Optional[str] = None) -> str:
-        return render((PROMPTS / "init.txt").read_text(), **self._fields())
+        return render(PROMPTS, "init.txt", **self._fields())
 
     def evolve_prompt(self, programs: Sequence[str], results: str,
                       example: Optional[str] = None) -> str:
         return self.init_prompt() + "\n" + render(
-            (PROMPTS / "evolve.txt").read_text(), programs=programs_block(programs),
+            PROMPTS, "evolve.txt", programs=programs_block(programs),
             results=results, **self._fields())

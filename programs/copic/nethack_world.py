@@ -120,10 +120,10 @@ class NetHackWorld:
         return body
 
     def init_prompt(self, example: Optional[str] = None) -> str:
-        return render((PROMPTS / "init.txt").read_text(), task=self.env.task)
+        return render(PROMPTS, "init.txt", task=self.env.task)
 
     def evolve_prompt(self, programs: Sequence[str], results: str,
                       example: Optional[str] = None) -> str:
         return self.init_prompt() + "\n\n" + render(
-            (PROMPTS / "evolve.txt").read_text(), task=self.env.task,
+            PROMPTS, "evolve.txt", task=self.env.task,
             count=str(len(programs)), programs=programs_block(programs), results=results)

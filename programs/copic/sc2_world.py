@@ -156,11 +156,11 @@ class SC2World:
 
     def init_prompt(self, example: Optional[str] = None) -> str:
         task = {u: f"num_{i}" for i, u in enumerate(DIFFICULTIES[self.difficulty], 1)}
-        return render((PROMPTS / "init.txt").read_text(), task=json.dumps(task, indent=0))
+        return render(PROMPTS, "init.txt", task=json.dumps(task, indent=0))
 
     def evolve_prompt(self, programs: Sequence[str], results: str,
                       example: Optional[str] = None) -> str:
-        evolve = render((PROMPTS / "evolve.txt").read_text(), count=str(len(programs)),
+        evolve = render(PROMPTS, "evolve.txt", count=str(len(programs)),
                         programs=programs_block(programs), results=results)
         return self.init_prompt() + "\n\n" + evolve
 

@@ -11,7 +11,7 @@ NetHack programs choose one skill per step. The loop (:mod:`.loop`) only sees th
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from string import Template
+from pathlib import Path
 from typing import Any, Optional, Protocol, Sequence, runtime_checkable
 
 
@@ -76,9 +76,12 @@ def plan_text(plan: Sequence[str]) -> str:
     return "; ".join(plan)
 
 
-def render(template: str, **fields: str) -> str:
-    """A prompt from a ``string.Template`` file (unknown ``$names`` are left as they are)."""
-    return Template(template).safe_substitute(**fields)
+def render(folder: Path, name: str, **fields: str) -> str:
+    """A CoPiC prompt file filled with ``fields`` (:mod:`pddlkit.llm.prompts`: ``$name``
+    placeholders, and a placeholder with no value is an error naming the file)."""
+    from pddlkit.llm.prompts import read_prompt
+
+    return read_prompt(folder, name).fill(**fields)
 
 
 def programs_block(programs: Sequence[str]) -> str:

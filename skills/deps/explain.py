@@ -17,10 +17,10 @@ only what the explanation says.
 
 from __future__ import annotations
 
-from string import Template
 from typing import Any, Mapping, Optional, Protocol
 
 from pddlkit.envs.craft import CraftFailure, inventory_text
+from pddlkit.llm.prompts import PromptFile
 
 from .goals import Goal
 
@@ -75,15 +75,15 @@ class LLMExplainer:
 
     def __init__(self, llm, template: Optional[str] = None) -> None:
         self.llm = llm
-        self.fixed = Template(template) if template else None  # else the world's game's
+        # a template of the caller's, else the world's game's (pddlkit.llm.prompts)
+        self.fixed = PromptFile(template, "the explainer template given") if template else None
 
     def prompt(self, goal: Goal, inventory: Mapping[str, int], game: str = "Minecraft") -> str:
         from .prompts import explainer_prompt
 
         held = inventory_text(inventory)
-        template = self.fixed or Template(explainer_prompt(game))
-        return template.safe_substitute(action=goal.call,
-                                        inventory="null" if held == "nothing" else held)
+        template = self.fixed or explainer_prompt(game)
+        return template.fill(action=goal.call, inventory="null" if held == "nothing" else held)
 
     def explain(self, goal: Goal, failure: Optional[CraftFailure], world: Any) -> str:
         game = getattr(world, "game", "Minecraft")

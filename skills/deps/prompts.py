@@ -15,9 +15,15 @@ PROMPT_FILES = {"Minecraft": ("planner.txt", "explainer.txt"),
 
 @lru_cache(maxsize=None)
 def planner_prompt(game: str) -> str:
-    return (PROMPTS / PROMPT_FILES[game][0]).read_text().rstrip("\n")
+    from pddlkit.llm.prompts import read_prompt
+
+    return read_prompt(PROMPTS, PROMPT_FILES[game][0]).text.rstrip("\n")
 
 
 @lru_cache(maxsize=None)
-def explainer_prompt(game: str) -> str:
-    return (PROMPTS / PROMPT_FILES[game][1]).read_text()
+def explainer_prompt(game: str):
+    """The explainer's template (:class:`pddlkit.llm.prompts.PromptFile`: ``$action``,
+    ``$inventory``)."""
+    from pddlkit.llm.prompts import read_prompt
+
+    return read_prompt(PROMPTS, PROMPT_FILES[game][1])

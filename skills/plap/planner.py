@@ -13,7 +13,6 @@ after the battlefield, as "## Feedback on your last plan".
 from __future__ import annotations
 
 from pathlib import Path
-from string import Template
 from typing import Any
 
 PROMPTS = Path(__file__).resolve().parent.parent / "prompts" / "plap"
@@ -21,8 +20,11 @@ VARIANTS = ("zs", "zs-tip", "fs", "fs-tip")
 SIDES = ("BLUE", "RED")
 
 
-def _read(name: str) -> str:
-    return (PROMPTS / name).read_text().rstrip("\n")
+def _read(name: str, **values: Any) -> str:
+    """A PLAP prompt file, filled (:mod:`pddlkit.llm.prompts`: ``$name`` placeholders)."""
+    from pddlkit.llm.prompts import read_prompt
+
+    return read_prompt(PROMPTS, name).fill(**values).rstrip("\n")
 
 
 def unit_lines(table: list) -> str:
@@ -43,14 +45,13 @@ def build_prompt(observation: str, units_table: list, player: int = 0,
     if variant not in VARIANTS:
         raise ValueError(f"variant must be one of {', '.join(VARIANTS)}, got {variant!r}")
     parts = [_read("instruction.txt"),
-             Template(_read("manual.txt")).safe_substitute(units=unit_lines(units_table)),
+             _read("manual.txt", units=unit_lines(units_table)),
              _read("skills.txt")]
     if variant.startswith("fs"):
         parts.append(_read("examples.txt"))
     if variant.endswith("tip"):
         parts.append(_read("tips.txt"))
-    parts.append(Template(_read("situation.txt")).safe_substitute(
-        observation=observation, side=SIDES[player]))
+    parts.append(_read("situation.txt", observation=observation, side=SIDES[player]))
     return "\n\n".join(parts) + "\n"
 
 
