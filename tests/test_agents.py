@@ -59,7 +59,7 @@ FAST = {
                 "--ppo-steps", "4"],
 }
 #: agents whose stand-in (or scripted model) asks through a pddlkit LLM, so the transcript fills
-ASKS_AN_LLM = ("plangen", "ipp", "deps", "copic")
+ASKS_AN_LLM = ("plangen", "ipp", "deps", "copic", "plap")
 
 
 def test_every_agent_is_registered_with_fast_settings_here():

@@ -131,6 +131,23 @@ def test_the_tips_planner_beats_random_biased_ai_in_most_games():
     assert results.count(1) >= 6, results
 
 
+def test_the_stand_in_is_an_llm_that_knows_only_the_battlefield_text(passive):
+    from pddlkit.skills.plap.entries import make_planner
+    from pddlkit.skills.plap.standin import read_battlefield
+
+    passive.reset(seed=0)
+    key = lambda u: (u["player"], u["type"], u["x"], u["y"], u["hp"], u["resources"],  # noqa
+                     u["action"])
+    for player in (0, 1):
+        state, side = read_battlefield(passive.describe(player))
+        assert side == player and state["resources"] == passive.state["resources"]
+        assert sorted(map(key, state["units"])) == sorted(map(key, passive.state["units"]))
+    planner = make_planner("standin", passive)
+    answer = planner.plan(passive.describe(0), {"units": []}, 0)   # the state is not read
+    assert "[Harvest Mineral]" in answer and planner.llm.calls == 1
+    assert planner.llm.model == "standin-tips"
+
+
 def test_noisy_lines_and_a_failing_planner_never_stop_the_game():
     class Flaky:
         def __init__(self):

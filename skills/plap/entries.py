@@ -1,6 +1,7 @@
 """The planners a PLAP entry names: ``standin`` (the expert tips), ``standin-noisy[:rate]``
-(with malformed, impossible and wasteful lines), or an LLM spec prompted with seed 002's
-Fig. 3 in a prompt ``variant``; shared by the agent and the leaderboard."""
+(with malformed, impossible and wasteful lines), or an LLM spec, each asked through the same
+:class:`~.planner.LLMPlanner` (seed 002's Fig. 3 prompt in a ``variant``): the stand-ins are
+LLMs that read the prompt; shared by the agent and the leaderboard."""
 
 from __future__ import annotations
 
@@ -13,13 +14,15 @@ def make_planner(spec: Optional[str], env, variant: str = "zs", seed: int = 0,
     from .standin import NoisyPlanner, TipsPlanner
 
     if spec in ("standin", "observation", None, ""):
-        return TipsPlanner()
-    if spec.startswith("standin-noisy"):
+        llm = TipsPlanner().llm()
+    elif spec.startswith("standin-noisy"):
         rate = float(spec.split(":", 1)[1]) if ":" in spec else 0.3
-        return NoisyPlanner(rate, seed)
-    from pddlkit.llm import load_llm
+        llm = NoisyPlanner(rate, seed).llm()
+    else:
+        from pddlkit.llm import load_llm
 
-    return LLMPlanner(load_llm(spec), env.units_table, variant, feedback=feedback)
+        llm = load_llm(spec)
+    return LLMPlanner(llm, env.units_table, variant, feedback=feedback)
 
 
 def stand_in(llm: Optional[str]) -> Optional[str]:

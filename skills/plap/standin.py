@@ -6,6 +6,13 @@ producing workers, no barracks while resources are below 8 and then one beside t
 ranged unit first, attack the enemy's barracks first, then its workers, then its base, with
 every other unit. It answers in the skill-plan format, as an LLM would.
 
+Both are LLMs to the rest of PLAP, as the other front ends' stand-ins are: :meth:`llm` wraps one
+in a :class:`pddlkit.llm.ScriptedLLM`, and the game asks it through the same
+:class:`~.planner.LLMPlanner`, prompt and parser as a real model, so its calls and tokens are
+counted and transcribed alike. What it knows is what the prompt says: :func:`read_battlefield`
+reads the map size, the mineral fields, each side's resources and units and which side it plays
+from the battlefield text in the prompt; it never sees the engine's state.
+
 :class:`NoisyPlanner` wraps it and, at ``rate`` per line (seeded), adds the mistakes the
 paper's parser and executor must survive: malformed lines (a unit called ``worker1``, a missing
 bracket), impossible ones (a mineral where there is none, a light unit without barracks, an
@@ -15,9 +22,53 @@ enemy type that does not exist) and wasteful ones (a worker deployed to a far co
 from __future__ import annotations
 
 import random
+import re
 from typing import Optional
 
 from .plan import plan_text
+
+_MAP = re.compile(r"The game map is a (\d+)x(\d+) grid")
+_MINERAL = re.compile(r"^- Mineral Field \((\d+), (\d+)\) resource: (\d+)", re.M)
+_SIDE = re.compile(r"You are (?:now )?the \*\*(\w+)\*\* side", re.I)
+_UNIT = re.compile(r"^- \((\d+), (\d+)\), HP (\d+)(?:, carrying (\d+))?(?:, stock (\d+))?, "
+                   r"action: (\w+)")
+
+
+def read_battlefield(text: str) -> tuple[dict, int]:
+    """(state, player) from the battlefield text of a PLAP prompt (the last one in ``text``):
+    the map size, mineral fields, each side's resources and units, in the engine's state
+    shape, and the side the planner plays (blue 0, red 1). ValueError when there is none."""
+    start = text.rfind("The game map is a")
+    size = _MAP.search(text, start) if start >= 0 else None
+    if size is None:
+        raise ValueError("the prompt has no battlefield description")
+    body = text[start:]
+    side = _SIDE.findall(body) or _SIDE.findall(text)
+    player = 1 if side and side[-1].lower() == "red" else 0
+    units = [{"player": -1, "type": "Resource", "x": int(x), "y": int(y), "resources": int(r),
+              "hp": 1, "action": "noop"} for x, y, r in _MINERAL.findall(body)]
+    resources = [0, 0]
+    owner, kind = None, None
+    for line in body.splitlines():
+        head = re.match(r"^(Blue|Red)'s (Resource|Units)(?:: (\d+))?", line)
+        if head:
+            owner = 0 if head.group(1) == "Blue" else 1
+            if head.group(2) == "Resource":
+                resources[owner] = int(head.group(3) or 0)
+            continue
+        group = re.match(r"^(base|barracks|worker|light|heavy|ranged): \d+$", line)
+        if group:
+            kind = group.group(1).capitalize()
+            continue
+        unit = _UNIT.match(line)
+        if unit and owner is not None and kind is not None:
+            x, y, hp, carrying, stock, action = unit.groups()
+            units.append({"player": owner, "type": kind, "x": int(x), "y": int(y),
+                          "hp": int(hp), "resources": int(carrying or stock or 0),
+                          "action": action})
+    state = {"width": int(size.group(1)), "height": int(size.group(2)), "units": units,
+             "resources": resources}
+    return state, player
 
 DIRECTIONS = ("north", "east", "south", "west")
 
@@ -32,7 +83,21 @@ def _toward(a: dict, b: dict) -> str:
 class TipsPlanner:
     name = "standin-tips"
 
+    def answer(self, messages: list[dict]) -> str:
+        """The skill plan for the battlefield the prompt describes."""
+        return self.plan_for(*read_battlefield(messages[-1]["content"]))
+
+    def llm(self, ledger=None):
+        """This stand-in as an LLM (:class:`pddlkit.llm.ScriptedLLM`)."""
+        from pddlkit.llm import ScriptedLLM
+
+        return ScriptedLLM(self.answer, model=self.name, ledger=ledger)
+
     def plan(self, observation: str, state: dict, player: int) -> str:
+        """The planner shape of the game loop, from the observation text alone."""
+        return self.plan_for(*read_battlefield(observation))
+
+    def plan_for(self, state: dict, player: int) -> str:
         units = state["units"]
         own = [u for u in units if u["player"] == player]
         foes = [u for u in units if u["player"] == 1 - player]
@@ -79,16 +144,15 @@ class TipsPlanner:
         return None
 
 
-class NoisyPlanner:
+class NoisyPlanner(TipsPlanner):
     name = "standin-noisy"
 
     def __init__(self, rate: float = 0.3, seed: int = 0) -> None:
         self.rate = rate
         self.rng = random.Random(seed)
-        self.inner = TipsPlanner()
 
-    def plan(self, observation: str, state: dict, player: int) -> str:
-        good = self.inner.plan(observation, state, player).splitlines()
+    def plan_for(self, state: dict, player: int) -> str:
+        good = super().plan_for(state, player).splitlines()
         body = good[1:-1]
         w, h = state["width"], state["height"]
         bad = ["[Produce Unit](worker1, 0)",                       # malformed type
