@@ -88,44 +88,53 @@ def _spec(env_id: str, target: str, summary: str, kind: str = "text",
     return EnvSpec(env_id, target, summary, kwargs, None, kind, budget)
 
 
+#: NetHack's tasks (CoPiC), one id each: ``nethack-<task>``
+NETHACK_TASKS = {"drink": "drink from a potion the character holds.",
+                 "open-box": "find a box and open it.",
+                 "exp-level-3": "reach experience level 3."}
+#: MiniGrid's tasks (IPP, the real minigrid package), one id each: ``minigrid-<task>``
+MINIGRID_TASKS = {"unlock": "MiniGrid Unlock (IPP, the real minigrid package): open the locked "
+                            "door.",
+                  "doorkey": "MiniGrid DoorKey 8x8 (IPP): get the key, open the door, reach "
+                             "the goal.",
+                  "unlockpickup": "MiniGrid UnlockPickup (IPP): open the door and pick up the "
+                                  "box behind it."}
+
+#: the text environments pddlkit ships: id, entry point (in ``pddlkit.envs``), the keyword of
+#: its own step budget (None: a TimeLimit counts), summary
+TEXT_ENVS = (
+    ("coin-collector", "coin_collector:CoinCollector", "max_steps",
+     "CoinCollector (PDDLego+): rooms joined by doors, find the coin and take it."),
+    ("household", "household:Household", "max_steps",
+     "A native ALFWorld-like household (PDDLego+ groups, CoPiC and TWOSOME task types)."),
+    ("textworld", "textworld_adapter:TextWorldEnv", "max_steps",
+     "A TextWorld game (tw-coin_collector, tw-simple, or a compiled file) as a TextEnv."),
+    ("alfworld", "alfworld_adapter:ALFWorldEnv", "max_steps",
+     "ALFWorld text games (six task types, 120 scenes), built from the alfworld wheel."),
+    ("sc2-build", "sc2_build:SC2Build", None,
+     "StarCraft II unit building (CoPiC): a Terran build order simulator, easy to hard."),
+    ("nethack", "nethack:NetHackTask", "max_keys",
+     "NetHack through NLE (CoPiC): a task of drink, open-box, exp-level-3."),
+    ("craft", "craft:CraftWorld", "max_actions",
+     "DEPS's crafting world: the Minecraft tech tree MT1-MT8 as recipes and tools."),
+    ("crafter", "crafter_world:CrafterWorld", "length",
+     "Crafter (the real package) with skills as goals: collect, place, make."),
+    ("microrts", "microrts:MicroRTS", "max_cycles",
+     "MicroRTS (the real Java engine, PLAP): a planner's side against a built-in bot."),
+)
+
 #: the ids pddlkit ships; entry points and ``register`` add others
 BUILTIN: dict[str, EnvSpec] = {s.id: s for s in (
-    _spec("coin-collector", "pddlkit.envs.coin_collector:CoinCollector",
-          "CoinCollector (PDDLego+): rooms joined by doors, find the coin and take it.", budget="max_steps"),
-    _spec("household", "pddlkit.envs.household:Household",
-          "A native ALFWorld-like household (PDDLego+ groups, CoPiC and TWOSOME task types).", budget="max_steps"),
-    _spec("textworld", "pddlkit.envs.textworld_adapter:TextWorldEnv",
-          "A TextWorld game (tw-coin_collector, tw-simple, or a compiled file) as a TextEnv.", budget="max_steps"),
-    _spec("alfworld", "pddlkit.envs.alfworld_adapter:ALFWorldEnv",
-          "ALFWorld text games (six task types, 120 scenes), built from the alfworld wheel.", budget="max_steps"),
-    _spec("sc2-build", "pddlkit.envs.sc2_build:SC2Build",
-          "StarCraft II unit building (CoPiC): a Terran build order simulator, easy to hard."),
-    _spec("nethack", "pddlkit.envs.nethack:NetHackTask",
-          "NetHack through NLE (CoPiC): a task of drink, open-box, exp-level-3.", budget="max_keys"),
-    _spec("nethack-drink", "pddlkit.envs.nethack:NetHackTask",
-          "NetHack through NLE: drink from a potion the character holds.", task="drink", budget="max_keys"),
-    _spec("nethack-open-box", "pddlkit.envs.nethack:NetHackTask",
-          "NetHack through NLE: find a box and open it.", task="open-box", budget="max_keys"),
-    _spec("nethack-exp-level-3", "pddlkit.envs.nethack:NetHackTask",
-          "NetHack through NLE: reach experience level 3.", task="exp-level-3", budget="max_keys"),
-    _spec("craft", "pddlkit.envs.craft:CraftWorld",
-          "DEPS's crafting world: the Minecraft tech tree MT1-MT8 as recipes and tools.", budget="max_actions"),
-    _spec("crafter", "pddlkit.envs.crafter_world:CrafterWorld",
-          "Crafter (the real package) with skills as goals: collect, place, make.", budget="length"),
-    _spec("microrts", "pddlkit.envs.microrts:MicroRTS",
-          "MicroRTS (the real Java engine, PLAP): a planner's side against a built-in bot.", budget="max_cycles"),
+    *(_spec(env_id, f"pddlkit.envs.{target}", summary, budget=budget)
+      for env_id, target, budget, summary in TEXT_ENVS),
+    *(_spec(f"nethack-{task}", "pddlkit.envs.nethack:NetHackTask",
+            f"NetHack through NLE: {text}", budget="max_keys", task=task)
+      for task, text in NETHACK_TASKS.items()),
     _spec("grasp", "pddlkit.envs.instance_sets:grasp",
           "GRASP (IPP): 11x11 energy grids under 8 settings; one program for every instance.",
           kind="instances"),
-    _spec("minigrid-unlock", "pddlkit.envs.instance_sets:minigrid",
-          "MiniGrid Unlock (IPP, the real minigrid package): open the locked door.",
-          kind="instances", task="unlock"),
-    _spec("minigrid-doorkey", "pddlkit.envs.instance_sets:minigrid",
-          "MiniGrid DoorKey 8x8 (IPP): get the key, open the door, reach the goal.",
-          kind="instances", task="doorkey"),
-    _spec("minigrid-unlockpickup", "pddlkit.envs.instance_sets:minigrid",
-          "MiniGrid UnlockPickup (IPP): open the door and pick up the box behind it.",
-          kind="instances", task="unlockpickup"),
+    *(_spec(f"minigrid-{task}", "pddlkit.envs.instance_sets:minigrid", text, kind="instances",
+            task=task) for task, text in MINIGRID_TASKS.items()),
 )}
 _RUNTIME: dict[str, EnvSpec] = {}
 
