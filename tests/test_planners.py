@@ -513,3 +513,78 @@ def test_cli_cache_paths_that_cannot_hold_a_cache(tmp_path):
     good = tmp_path / "plans.sqlite"
     assert _cli("plan", str(DOMAIN), str(PROBLEM), "--cache", str(good)).returncode == 0
     assert good.is_file()
+
+
+def test_a_crashed_command_planner_is_an_error_never_unsolvable_and_never_cached(tmp_path):
+    crash = CommandPlanner("sh -c 'echo \"RuntimeError: search failed to allocate\"; exit 1' "
+                           "{domain} {problem} {plan}", name="crasher")
+    cache = str(tmp_path / "plans.sqlite")
+    first = pddlkit.plan(DOMAIN, PROBLEM, planner=crash, cache=cache)
+    assert first.status is PlanStatus.ERROR and first.diagnostics[0].code == "planner-failed"
+    assert "search failed to allocate" in first.diagnostics[0].message
+    again = pddlkit.plan(DOMAIN, PROBLEM, planner=crash, cache=cache)
+    assert again.status is PlanStatus.ERROR and not again.cached
+    # declared proofs: an exit code, or a message the planner prints only then
+    said = CommandPlanner("sh -c 'echo \"no plan exists\"; exit 3' {domain} {problem} {plan}",
+                          name="honest", unsolvable_output=r"no plan exists")
+    assert pddlkit.plan(DOMAIN, PROBLEM, planner=said, cache=False).status \
+        is PlanStatus.UNSOLVABLE
+
+
+def test_command_placeholders_are_exact_and_printed_plans_are_read():
+    braces = pddlkit.plan(DOMAIN, PROBLEM, cache=False, planner=CommandPlanner(
+        "awk '{print}' {domain} {problem}", name="awk"))
+    assert braces.status is PlanStatus.ERROR
+    assert braces.diagnostics[0].code == "planner-failed"   # ran, and wrote no plan
+    ff = CommandPlanner("sh -c 'printf \"ff: found legal plan as follows\\n\\nstep    0: PICK-UP A"
+                        "\\n        1: STACK A B\\n\\ntime spent: 0.00 seconds\\n\"' {domain} "
+                        "{problem}", name="ff-like")
+    result = pddlkit.plan(BLOCKS, BLOCKS_PROBLEM, planner=ff, cache=False)
+    assert result.solved and result.actions == ["(pick-up a)", "(stack a b)"]
+
+
+def test_a_child_that_leaves_the_process_group_cannot_hold_the_call(private_tmp):
+    import time
+
+    escaper = CommandPlanner("sh -c 'setsid sleep 40 & sleep 30' {domain} {problem} {plan}",
+                             name="escaper")
+    start = time.monotonic()
+    result = pddlkit.plan(DOMAIN, PROBLEM, planner=escaper, cache=False, timeout=2)
+    assert result.status is PlanStatus.TIMEOUT and time.monotonic() - start < 10
+
+
+def test_in_process_plugins_are_held_to_the_limit_and_to_the_return_type():
+    import time
+
+    from pddlkit.planners import register_planner, unregister_planner
+
+    class Sleeper:
+        name = "sleeper"
+
+        def config(self):
+            return {}
+
+        def solve(self, task, timeout=None, memory_limit=None):
+            time.sleep(20)
+            return pddlkit.plan(DOMAIN, PROBLEM, cache=False)
+
+    class Lister(Sleeper):
+        name = "lister"
+
+        def solve(self, task, timeout=None, memory_limit=None):
+            return ["(take coin kitchen)"]
+
+    register_planner("sleeper", Sleeper, replace=True)
+    register_planner("lister", Lister, replace=True)
+    try:
+        start = time.monotonic()
+        slow = pddlkit.plan(DOMAIN, PROBLEM, planner="sleeper", cache=False, timeout=2)
+        assert slow.status is PlanStatus.TIMEOUT and time.monotonic() - start < 8
+        assert "cannot be stopped" in slow.diagnostics[0].message
+        wrong = pddlkit.plan(DOMAIN, PROBLEM, planner="lister", cache=False)
+        assert wrong.status is PlanStatus.ERROR
+        assert wrong.diagnostics[0].code == "planner-bad-result"
+        assert "returned a list, not a PlanResult" in wrong.diagnostics[0].message
+    finally:
+        unregister_planner("sleeper")
+        unregister_planner("lister")

@@ -10,6 +10,7 @@ an unsolvable task comes back with :func:`~pddlkit.planners.explain.why_no_plan`
 from __future__ import annotations
 
 import dataclasses
+import threading
 import time
 from pathlib import Path
 from typing import Any, Optional, Union
@@ -19,7 +20,7 @@ from .cache import CACHEABLE, DEFAULT_CACHE, MemoryPlanCache, PlanCache, SQLiteP
     config_key, entry_key
 from .protocol import Planner, StartedSolve, check_timeout, parse_memory
 from .registry import get_planner
-from .result import PlanResult, PlanStatus, Timings
+from .result import PlanResult, PlanStatus, Timings, error_result
 from .task import DomainInput, ProblemInput, TaskSource, load_task, raw_key, source_text
 
 DEFAULT_TIMEOUT = 60.0
@@ -99,17 +100,11 @@ def plan(domain: DomainInput, problem: ProblemInput, planner: Union[str, Planner
                 return dataclasses.replace(hit, cached=True,
                                            timings=Timings(total=time.monotonic() - start))
         remaining = None if timeout is None else max(0.001, timeout - (time.monotonic() - start))
-        try:
-            if running is not None:
-                started, running = running, None
-                result = started.finish(task)
-            else:
-                result = chosen.solve(task, remaining, memory)
-        except Exception as exc:  # a plugin's bug must come back as data, like any failure
-            result = PlanResult(PlanStatus.ERROR, chosen.name, config=chosen.config(), diagnostics=(
-                Diagnostic("planner-crashed", Severity.ERROR,
-                           f"planner {chosen.name} raised {type(exc).__name__}: {exc}",
-                           hint="a bug in the planner plugin; report it to its authors"),))
+        if running is not None:
+            started, running = running, None
+            result = _answer(chosen, lambda: started.finish(task))
+        else:
+            result = _solve_within(chosen, task, remaining, memory)
     finally:
         if running is not None:
             running.cancel()
@@ -126,6 +121,53 @@ def plan(domain: DomainInput, problem: ProblemInput, planner: Union[str, Planner
     if store is not None and result.status in CACHEABLE:
         store.put([rkey, ckey], result)
     return result
+
+
+def _answer(chosen: Planner, call) -> PlanResult:
+    """``call()``'s PlanResult; a plug-in's exception or a wrong return type as an ERROR."""
+    try:
+        result = call()
+    except Exception as exc:  # a plugin's bug must come back as data, like any failure
+        return PlanResult(PlanStatus.ERROR, chosen.name, config=chosen.config(), diagnostics=(
+            Diagnostic("planner-crashed", Severity.ERROR,
+                       f"planner {chosen.name} raised {type(exc).__name__}: {exc}",
+                       hint="a bug in the planner plugin; report it to its authors"),))
+    if not isinstance(result, PlanResult):
+        return PlanResult(PlanStatus.ERROR, chosen.name, config=chosen.config(), diagnostics=(
+            Diagnostic("planner-bad-result", Severity.ERROR,
+                       f"planner {chosen.name} returned a {type(result).__name__}, not a "
+                       f"PlanResult",
+                       hint="a planner's solve() returns pddlkit.planners.PlanResult (see "
+                            "pddlkit.planners.protocol); report it to its authors"),))
+    return result
+
+
+#: how long past the time limit an in-process plug-in is waited for before it is abandoned
+GRACE_S = 1.0
+
+
+def _solve_within(chosen: Planner, task, remaining: Optional[float],
+                  memory: Optional[int]) -> PlanResult:
+    """The planner's answer within ``remaining`` seconds. Planners that stop themselves at the
+    limit (``limits_itself``: ours run in killed subprocesses) are called directly; any other
+    plug-in runs in a daemon thread, and one that has not answered ``GRACE_S`` after the limit
+    is abandoned with a TIMEOUT (an in-process planner cannot be killed; its late answer is
+    discarded)."""
+    call = lambda: chosen.solve(task, remaining, memory)  # noqa: E731
+    if remaining is None or getattr(chosen, "limits_itself", False):
+        return _answer(chosen, call)
+    box: list[PlanResult] = []
+    worker = threading.Thread(target=lambda: box.append(_answer(chosen, call)), daemon=True,
+                              name=f"pddlkit-plan-{chosen.name}")
+    worker.start()
+    worker.join(remaining + GRACE_S)
+    if box:
+        return box[0]
+    return error_result(chosen.name, "planner-timeout",
+                        f"planner {chosen.name} gave no answer within {remaining:g}s; it runs "
+                        f"in this process and cannot be stopped, so its answer is discarded",
+                        hint="raise timeout=, or make the plug-in stop at the limit it is given",
+                        config=chosen.config(), total=remaining, status=PlanStatus.TIMEOUT)
 
 
 def _start_early(chosen: Planner, source: TaskSource, timeout: Optional[float],

@@ -89,6 +89,9 @@ def fd_aliases() -> dict[str, list[str]]:
 class FastDownward:
     """Fast Downward with an alias (lama-first, lama, optimal, ...) or explicit search options."""
 
+    #: solve() stops at the time limit itself (the search runs in a killed subprocess)
+    limits_itself = True
+
     name = "fast-downward"
 
     def __init__(self, alias: str = DEFAULT_ALIAS, search_options: Optional[Sequence[str]] = None,

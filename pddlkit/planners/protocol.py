@@ -23,6 +23,10 @@ class Planner(Protocol):
         """Everything that changes the answer (alias, options): part of the cache key."""
         ...
 
+    # Optional: ``limits_itself = True`` when solve() stops at ``timeout`` on its own (a
+    # subprocess killed at the limit). Other planners run in a thread that pddlkit.plan
+    # abandons once the limit has passed, since an in-process call cannot be stopped.
+
     def solve(self, task: PlanningTask, timeout: Optional[float] = None,
               memory_limit: Optional[int] = None) -> PlanResult:
         """Plan for ``task`` within ``timeout`` seconds (wall) and ``memory_limit`` bytes."""

@@ -45,6 +45,9 @@ def up_engine_names() -> list[str]:
 
 
 class UPPlanner:
+    #: solve() stops at the time limit itself (a killed subprocess)
+    limits_itself = True
+
     def __init__(self, engine: str) -> None:
         self.engine = engine
         self.name = f"up:{engine}"
