@@ -27,8 +27,10 @@ at all (it reads as infinity) is an error.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Iterable, Optional, Union
 
@@ -120,16 +122,35 @@ class _Checker:
         self.objects: dict[str, tuple] = {}  # the problem's objects, once it is checked
         self.features: dict[str, tuple] = {}
         self._ancestors: dict[str, frozenset] = {}
+        #: (code, name) -> [its first diagnostic, how many more uses of the same name]
+        self.repeats: dict[tuple, list] = {}
 
     # ------------------------------------------------------------------ helpers
 
     def add(self, code: str, message: str, pos, hint: Optional[str] = None,
-            severity: Severity = Severity.ERROR) -> None:
+            severity: Severity = Severity.ERROR, subject: Optional[str] = None) -> None:
+        """One diagnostic; the uses of one undeclared ``subject`` after the first are only
+        counted, and the first says how many more there are (one root cause, one error)."""
+        key = (code, subject)
+        if subject is not None and key in self.repeats:
+            self.repeats[key][1] += 1
+            return
         line, col = pos if pos else (0, 0)
-        self.sink.add(code, message, line=line, column=col, hint=hint, severity=severity)
+        diag = self.sink.add(code, message, line=line, column=col, hint=hint, severity=severity)
+        if subject is not None:
+            self.repeats[key] = [diag, 0]
 
     def warn(self, code: str, message: str, pos, hint: Optional[str] = None) -> None:
         self.add(code, message, pos, hint, Severity.WARNING)
+
+    def summarized(self, items: list[Diagnostic]) -> list[Diagnostic]:
+        """``items`` with each repeated name's first diagnostic saying how many more uses of
+        the same name there are (the others were only counted)."""
+        more = {id(d): n for d, n in self.repeats.values() if n}
+        return [dataclasses.replace(d, message=f"{d.message} (and {more[id(d)]} more use"
+                                                f"{'s' if more[id(d)] > 1 else ''} of the same "
+                                                f"name)") if id(d) in more else d
+                for d in items]
 
     def uses(self, feature: str, pos) -> None:
         self.features.setdefault(feature, pos)
@@ -174,7 +195,7 @@ class _Checker:
                     self.add("undeclared-type", f"type '{t}' of {tn.name} in {where} is not "
                              "declared", tn.pos,
                              hint=f"{_dym(t, self.types)}declare it in (:types ... {t}) or use "
-                                  "a declared type")
+                                  "a declared type", subject=t)
 
     def check_single_types(self, names: Iterable[TypedName], where: str) -> None:
         for tn in names:
@@ -339,8 +360,12 @@ class _Checker:
                 for t in iter_numeric_terms(e):
                     self.function_term(t, scope, where, part)
 
-    def term(self, arg: str, scope: dict, where: str, part: str, pos) -> Optional[tuple]:
-        """The type(s) of an argument, or None (with a diagnostic) if it is not declared."""
+    def term(self, arg: str, scope: dict, where: str, part: str, pos,
+             expected: tuple = ()) -> Optional[tuple]:
+        """The type(s) of an argument, or None (with a diagnostic) if it is not declared.
+        ``expected``: the type(s) the place it fills wants (a predicate's parameter), for the
+        hint; in the problem an unknown name is a missing object, so the hint says where to
+        add it and with which type, and the caret goes on the name itself."""
         if arg.startswith("?"):
             if arg not in scope:
                 self.add("undeclared-variable", f"variable {arg} in the {part} of {where} is not "
@@ -354,11 +379,32 @@ class _Checker:
         extra = self.objects
         if arg in extra:
             return extra[arg]
+        known = list(self.constants) + list(extra)
+        if where == "the problem":
+            kind = next((t for t in expected if t != "object"), None)
+            declared = f"{arg} - {kind}" if kind else arg
+            self.add("undeclared-object", f"'{arg}' in the {part} of the problem is not a "
+                     "declared object or constant", self.name_pos(pos, arg),
+                     hint=f"{_dym(arg, known)}add {declared} to (:objects ...) of the problem",
+                     subject=arg)
+            return None
         self.add("undeclared-constant", f"'{arg}' in the {part} of {where} is not a declared "
-                 "constant" + (" or object" if extra else ""), pos,
-                 hint=f"{_dym(arg, list(self.constants) + list(extra))}declare {arg} in "
-                      f"(:constants ...) of the domain, or make it a parameter ?{arg}")
+                 "constant" + (" or object" if extra else ""), self.name_pos(pos, arg),
+                 hint=f"{_dym(arg, known)}declare {arg} in (:constants ...) of the domain, or "
+                      f"make it a parameter ?{arg}", subject=arg)
         return None
+
+    def name_pos(self, pos, name: str):
+        """The position of ``name`` itself in the atom that starts at ``pos`` (the caret on
+        the name, not on the atom's parenthesis); ``pos`` when it cannot be found."""
+        if not pos:
+            return pos
+        line = self.sink.line_text(pos[0]) or ""
+        start = max(0, pos[1] - 1)
+        close = line.find(")", start)
+        found = re.search(rf"(?<![\w?-]){re.escape(name)}(?![\w-])",
+                          line[start:close if close >= 0 else len(line)], re.I)
+        return (pos[0], start + found.start() + 1) if found else pos
 
     def atom(self, f: Atom, scope: dict, where: str, part: str) -> None:
         pred = self.predicates.get(f.predicate)
@@ -380,7 +426,7 @@ class _Checker:
                 self.term(arg, scope, where, part, f.pos)
             return
         for arg, param in zip(f.args, pred.parameters):
-            types = self.term(arg, scope, where, part, f.pos)
+            types = self.term(arg, scope, where, part, f.pos, param.types)
             if types is None or param.types == ("object",):
                 continue
             if self.subtype(types, param.types):
@@ -473,9 +519,11 @@ class _Checker:
         self.features = {}
         d = self.domain
         if problem.domain_name and problem.domain_name != d.name:
-            self.warn("domain-name-mismatch", f"the problem is for domain '{problem.domain_name}'"
-                      f" but the domain is named '{d.name}'", None,
-                      hint=f"write (:domain {d.name}) in the problem")
+            # Fast Downward refuses the pair (its translator exits 31): an error for it
+            self.add("domain-name-mismatch", f"the problem is for domain "
+                     f"'{problem.domain_name}' but the domain is named '{d.name}'", None,
+                     hint=f"write (:domain {d.name}) in the problem",
+                     severity=Severity.ERROR if self.fast_downward else Severity.WARNING)
         self.check_type_refs(problem.objects, "(:objects ...)", objects=True)
         self.check_single_types(problem.objects, "(:objects ...)")
         if problem.goal == And(()):
@@ -611,12 +659,12 @@ def check(domain: Union[Domain, Source], problem: Union[Problem, Source, None] =
         report.problem = prob
     if dom is None:
         return report
-    dsink = DiagnosticSink(dom.source or "", dom.file)
+    dsink = DiagnosticSink(dom.source or "", dom.file or "<domain>")
     checker = _Checker(dom, dsink, planner)
     checker.check_domain()
-    report.diagnostics.extend(dsink.items)
+    report.diagnostics.extend(checker.summarized(dsink.items))
     if prob is not None:
-        psink = DiagnosticSink(prob.source or "", prob.file)
+        psink = DiagnosticSink(prob.source or "", prob.file or "<problem>")
         checker.check_problem(prob, psink)
-        report.diagnostics.extend(psink.items)
+        report.diagnostics.extend(checker.summarized(psink.items))
     return report

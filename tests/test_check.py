@@ -81,8 +81,9 @@ def test_unsupported_requirement():
 
 
 @pytest.mark.parametrize("prob,code,error", [
-    (problem().replace("(:domain d)", "(:domain other)"), "domain-name-mismatch", False),
-    (problem().replace("(in apple kitchen)", "(in apple garden)"), "undeclared-constant", True),
+    # Fast Downward refuses a problem for another domain (its translator exits 31)
+    (problem().replace("(:domain d)", "(:domain other)"), "domain-name-mismatch", True),
+    (problem().replace("(in apple kitchen)", "(in apple garden)"), "undeclared-object", True),
     (problem().replace("apple - item", "apple - fruit"), "undeclared-type", True),
     (problem().replace("apple - item", "apple - item apple - item"), "duplicate-object", True),
     (problem().replace("kitchen - room", "kitchen hall - room"), "object-shadows-constant", True),
@@ -94,12 +95,25 @@ def test_problem_checks(prob, code, error):
     assert d.is_error == error and d.hint
 
 
+def test_a_problem_for_another_domain_is_only_a_warning_for_pddl_itself():
+    prob = problem().replace("(:domain d)", "(:domain other)")
+    assert not _one(check(domain(), prob, planner=None), "domain-name-mismatch").is_error
+
+
+def test_a_missing_object_says_where_to_add_it_with_its_type_and_counts_its_uses():
+    prob = problem().replace("(in apple kitchen)", "(in apple garden) (at garden)")
+    d = _one(check(domain(), prob), "undeclared-object")
+    assert d.hint.endswith("add garden - room to (:objects ...) of the problem"), d.hint
+    assert d.file == "<problem>" and d.source_line[d.column - 1:].startswith("garden")
+    assert "(and 1 more use of the same name)" in d.message
+
+
 def test_diagnostics_point_into_the_right_file(tmp_path):
     dom = tmp_path / "domain.pddl"
     prob = tmp_path / "problem.pddl"
     dom.write_text(domain())
     prob.write_text(problem().replace("(in apple kitchen)", "(in apple garden)"))
-    d = _one(check(dom, prob), "undeclared-constant")
+    d = _one(check(dom, prob), "undeclared-object")
     assert d.file == str(prob) and d.line == 2 and "garden" in d.source_line
 
 

@@ -829,7 +829,8 @@ class _Reader:
 
 
 def _read(text: str, file: Optional[str], kind: str):
-    sink = DiagnosticSink(text, file)
+    # text with no file is named by what it is, so a position says which one: <problem>:3:43
+    sink = DiagnosticSink(text, file or f"<{kind}>")
     # Reading makes hundreds of thousands of small objects and no reference cycles, so the
     # cyclic garbage collector's passes over the growing heap are pure cost (a third of the
     # time on the largest IPC problems); it is paused while reading and then restored.
