@@ -4,7 +4,18 @@ The contract: pass what the agent saw and either an ``llm`` (a spec string such 
 "openai:gpt-4o-mini", an LLM object, or "observation" for the offline formalizer) or a
 ``memory`` returned by an earlier call (which carries the formalizer and the episode so far),
 and the ``env`` whose actions the plan must use (an id such as "coin-collector" or an
-environment object). The call runs the inner refine loop: the formalizer writes the files,
+environment object).
+
+Nothing is guessed. With no ``llm=``, the configured default is used (``pddlkit.configure(
+llm=...)`` or ``PDDLKIT_LLM``); with none, the call raises :class:`~pddlkit.llm.defaults.
+NoLLMConfigured` naming both ways (the offline ``observation`` formalizer, which reads the
+answer from the environment, is used only when asked for by name). With no ``env=``, the
+model formalizes from the observations alone (``prompts/observation-only``: the actions are
+its own) and the commands are the plan's PDDL actions, ``(move kitchen hall)``. ``domain=`` is
+read and checked before any LLM call. Once the environment says the task is won
+(``env.won``), the call returns ``done=True`` with no commands and asks no one. The
+``memory`` given is never changed: each result carries a new one, so the same memory passed
+twice records its steps once each time. The call runs the inner refine loop: the formalizer writes the files,
 pddlkit checks and plans, and solver errors go back to the formalizer up to
 ``max_solver_retries`` times. It returns a :class:`FormalizeResult` and never raises for a
 model's mistakes: an unsolved result carries the diagnostics met.
@@ -23,6 +34,7 @@ merges the lasting facts of earlier problem files into new ones (see :mod:`.fact
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Sequence, Union
@@ -56,10 +68,26 @@ class FormalizeResult:
     diagnostics: list[str] = field(default_factory=list)
     usage: dict = field(default_factory=dict)
     memory: Optional[FormalizeMemory] = None
+    #: the task is won: there is nothing left to plan (``commands`` is then ``[]``)
+    done: bool = False
 
     @property
     def solved(self) -> bool:
         return self.commands is not None
+
+
+@dataclass
+class ObservationOnly:
+    """What ``formalize_and_plan`` plans for when no environment is given: no command
+    templates (the model defines the actions), and the plan given back as PDDL actions."""
+
+    task: str = ""
+    id: str = "observation-only"
+    action_schema: tuple = ()
+    won: bool = False
+
+    def commands_for_plan(self, plan) -> list[str]:
+        return [str(step) for step in plan.steps]
 
 
 def _rate(text: str) -> float:
@@ -113,7 +141,7 @@ def _observed_pairs(obs: Observed, action: str) -> list[tuple[str, str]]:
 
 def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-downward",
                        domain: Union[str, Path, None] = None,
-                       memory: Optional[FormalizeMemory] = None, env: Any = "coin-collector",
+                       memory: Optional[FormalizeMemory] = None, env: Any = None,
                        action: str = "look around", task: Optional[str] = None,
                        max_solver_retries: int = 5, timeout: float = 30.0,
                        repair: bool = False, fact_memory: bool = False) -> FormalizeResult:
@@ -121,18 +149,41 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
     observation (what ``action`` produced) or the (command, observation) pairs of every
     command run since the last call."""
     pairs = _observed_pairs(obs, action)
+    frozen = _frozen_domain(domain)   # a missing or broken file fails before any LLM call
     if memory is None:
-        if isinstance(env, str):
+        if llm is None:
+            from pddlkit.llm.defaults import default_llm
+
+            llm = default_llm("formalize_and_plan")
+        _check_llm(llm)
+        if env is None:
+            if llm == "observation":
+                raise ValueError("formalize_and_plan: llm='observation' reads the answer from "
+                                 "an environment's own model; pass env= (an id or an object), "
+                                 "or an LLM")
+            env = ObservationOnly(task or "")
+        elif isinstance(env, str):
             from pddlkit.envs import make
 
             env = make(env)
             env.reset()
-        check_env(env)
+        if not isinstance(env, ObservationOnly):
+            check_env(env)
         formalizer = make_formalizer(llm, env.id)
         memory = FormalizeMemory(formalizer, env, Memory(task or env.task, []))
         kind = INITIAL
     else:
+        if not isinstance(memory, FormalizeMemory):
+            hint = " (pass step.memory, not the result itself)" \
+                if isinstance(memory, FormalizeResult) else ""
+            raise TypeError(f"formalize_and_plan: memory= must be the .memory of an earlier "
+                            f"result (a FormalizeMemory), got {type(memory).__name__}{hint}")
+        memory = _copied(memory)
         kind = UPDATE
+    if getattr(memory.env, "won", False):   # the task is won: nothing to plan, no one to ask
+        prev = memory.previous
+        return FormalizeResult(prev.domain if prev else None, prev.problem if prev else None,
+                               [], None, [], {}, memory, done=True)
     if fact_memory:
         from .fact_memory import FactMemory
 
@@ -141,7 +192,6 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
         if kind == UPDATE:  # the caller ran the last plan and is back with what it saw
             memory.facts.confirm(memory.previous)
     memory.memory.history.extend(pairs)
-    frozen = _frozen_domain(domain)
     env_ = memory.env
     ledger = getattr(getattr(memory.formalizer, "llm", None), "ledger", None)
     before = usage_snapshot(ledger)
@@ -167,13 +217,52 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
                            None, diagnostics, usage_delta(ledger, before), memory)
 
 
+def _copied(memory: FormalizeMemory) -> FormalizeMemory:
+    """A new memory with the same formalizer and environment, and copies of what grows."""
+    import copy
+
+    episode = memory.memory
+    return dataclasses.replace(
+        memory, memory=dataclasses.replace(episode, history=list(episode.history),
+                                           files=list(episode.files),
+                                           failures=list(episode.failures)),
+        facts=copy.deepcopy(memory.facts))
+
+
+def _check_llm(llm: Any) -> None:
+    """A TypeError naming what ``llm=`` may be, for anything else."""
+    if isinstance(llm, str) or hasattr(llm, "propose") or callable(getattr(llm, "complete",
+                                                                           None)):
+        return
+    raise TypeError(f"formalize_and_plan: llm= must be an LLM spec string "
+                    f"(\"openai:gpt-4o-mini\", \"local:qwen2.5-coder-1.5b\", \"observation\"), an "
+                    f"LLM object with complete(), or a formalizer with propose(); got "
+                    f"{type(llm).__name__}: {str(llm)[:60]!r}")
+
+
 def _frozen_domain(domain) -> Optional[str]:
+    """The frozen domain's text, read and checked now (before any LLM is asked): a missing
+    file is FileNotFoundError, a domain with errors a ValueError listing them."""
     if domain is None:
         return None
     text = getattr(domain, "domain_text", None)
-    if text:
-        return text
-    p = Path(str(domain))
-    if "\n" not in str(domain) and p.is_file():
-        return p.read_text()
-    return str(domain)
+    if not text:
+        raw = str(domain)
+        looks_like_text = "(" in raw
+        if not looks_like_text:
+            path = Path(raw)
+            if not path.is_file():
+                raise FileNotFoundError(f"formalize_and_plan: domain={raw!r} is not a file; "
+                                        "pass a path to a .pddl file, its text, or a "
+                                        "DomainLibrary entry")
+            text = path.read_text(encoding="utf-8", errors="replace")
+        else:
+            text = raw
+    import pddlkit
+
+    report = pddlkit.check(text)
+    if not report.ok:
+        errors = "\n".join(d.format() for d in report.errors[:5])
+        raise ValueError(f"formalize_and_plan: the frozen domain has errors, so no plan could "
+                         f"use it:\n{errors}")
+    return text

@@ -34,7 +34,8 @@ class Prompts:
     @classmethod
     def for_env(cls, env_id: str, directory: Union[str, Path, None] = None) -> "Prompts":
         base = BUNDLED / SAME_PROMPTS.get(env_id, env_id)
-        bundled = [base] if base.is_dir() else [BUNDLED / name for name in GENERIC]
+        # a bundled folder may hold only the files that differ (observation-only: actions.txt)
+        bundled = ([base] if base.is_dir() else []) + [BUNDLED / name for name in GENERIC]
         own = Path(directory) if directory else None
         templates = {}
         for kind in KINDS:

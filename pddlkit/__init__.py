@@ -53,6 +53,8 @@ _LAZY = {
     "load_llm": "pddlkit.llm.spec",
     "Completion": "pddlkit.llm.base",
     "ScriptedLLM": "pddlkit.llm.scripted",
+    "configure": "pddlkit.llm.defaults",
+    "NoLLMConfigured": "pddlkit.llm.defaults",
     # front ends, re-exported lazily (the core itself never imports them)
     "formalize_and_plan": "pddlkit.formalizers.api",
     "FormalizeResult": "pddlkit.formalizers.api",

@@ -407,6 +407,66 @@ def test_formalize_and_plan_rejects_what_is_not_an_observation():
             formalize_and_plan(bad, memory=first.memory)
 
 
+def test_formalize_and_plan_never_guesses_the_llm(monkeypatch):
+    from pddlkit.llm import ScriptedLLM
+    from pddlkit.llm.defaults import NoLLMConfigured
+
+    monkeypatch.delenv("PDDLKIT_LLM", raising=False)
+    env = make("coin-collector", rooms=3, seed=0)
+    obs, _ = env.reset()
+    with pytest.raises(NoLLMConfigured, match="pddlkit.configure.*PDDLKIT_LLM"):
+        formalize_and_plan(obs, env=env)
+    monkeypatch.setenv("PDDLKIT_LLM", "observation")   # an explicit default, by name
+    assert formalize_and_plan(obs, env=env).solved
+    scripted = ScriptedLLM([_json(DOMAIN, FIRST_PROBLEM)], ledger=UsageLedger())
+    pddlkit.configure(llm=scripted)   # code wins over the environment variable
+    try:
+        step = formalize_and_plan("You are in the kitchen. A closed door leads north.")
+        assert scripted.calls == 1 and step.commands == ["(open-door kitchen room_north north)",
+                                                         "(move kitchen room_north north)"]
+    finally:
+        pddlkit.configure(llm=None)
+    with pytest.raises(TypeError, match="llm= must be an LLM spec string"):
+        formalize_and_plan(obs, llm=123, env=env)
+    with pytest.raises(ValueError, match="reads the answer from an environment"):
+        formalize_and_plan(obs, llm="observation")
+
+
+def test_formalize_and_plan_checks_its_inputs_before_asking_and_keeps_the_memory_given(tmp_path):
+    from pddlkit.llm import ScriptedLLM
+
+    env = make("coin-collector", rooms=3, seed=0)
+    obs, _ = env.reset()
+    silent = ScriptedLLM([], ledger=UsageLedger())
+    with pytest.raises(FileNotFoundError, match="is not a file"):
+        formalize_and_plan(obs, llm=silent, env=env, domain="/nonexistent")
+    (tmp_path / "broken.pddl").write_text(SYNTAX_ERROR)
+    with pytest.raises(ValueError, match="the frozen domain has errors"):
+        formalize_and_plan(obs, llm=silent, env=env, domain=tmp_path / "broken.pddl")
+    assert silent.calls == 0
+    first = formalize_and_plan(obs, llm="observation", env=env)
+    with pytest.raises(TypeError, match="pass step.memory"):
+        formalize_and_plan(obs, memory=first)
+    seen = env.step(first.commands[0]).observation
+    again = [formalize_and_plan(seen, memory=first.memory, action=first.commands[0])
+             for _ in range(2)]
+    assert first.memory.memory.history == [("look around", obs)]   # the given one unchanged
+    for step in again:
+        assert step.memory.memory.history == [("look around", obs), (first.commands[0], seen)]
+
+
+def test_formalize_and_plan_is_done_once_the_task_is_won():
+    env = make("coin-collector", rooms=3, seed=0)
+    obs, _ = env.reset()
+    step = formalize_and_plan(obs, llm="observation", env=env)
+    for _ in range(10):
+        executed = [(c, env.step(c).observation) for c in step.commands]
+        step = formalize_and_plan(executed, memory=step.memory)
+        if step.done:
+            break
+    assert env.won and step.done and step.commands == [] and step.solved
+
+
 def test_formalize_and_plan_reports_diagnostics_when_it_cannot_plan():
     from pddlkit.llm import ScriptedLLM
 
