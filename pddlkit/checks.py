@@ -232,7 +232,7 @@ class _Checker:
         declared_types = {x.name for x in d.types} | {"object"}
         reported: set = set()
         for t in d.types:
-            if t.name in t.parents:
+            if t.name in t.parents and t.name != "object":   # (:types object x) is harmless
                 self.warn("self-parent-type", f"type '{t.name}' is declared as a subtype of "
                           "itself", t.pos, hint=f"remove '{t.name}' from the names before "
                           f"'- {t.name}' in (:types ...)")
@@ -658,7 +658,7 @@ def check(domain: Union[Domain, Source], problem: Union[Problem, Source, None] =
         report.diagnostics.extend(pdiags)
         report.problem = prob
     if dom is None:
-        return report
+        return _capped(report)
     dsink = DiagnosticSink(dom.source or "", dom.file or "<domain>")
     checker = _Checker(dom, dsink, planner)
     checker.check_domain()
@@ -667,4 +667,24 @@ def check(domain: Union[Domain, Source], problem: Union[Problem, Source, None] =
         psink = DiagnosticSink(prob.source or "", prob.file or "<problem>")
         checker.check_problem(prob, psink)
         report.diagnostics.extend(checker.summarized(psink.items))
+    return _capped(report)
+
+
+#: the most diagnostics one report lists; past them a count (the first are the causes, the
+#: rest mostly their echoes, and a person or an LLM reads the head)
+MAX_DIAGNOSTICS = 40
+
+
+def _capped(report: CheckReport) -> CheckReport:
+    items = report.diagnostics
+    if len(items) <= MAX_DIAGNOSTICS:
+        return report
+    shown = items[:MAX_DIAGNOSTICS]
+    rest = items[MAX_DIAGNOSTICS:]
+    errors = sum(d.is_error for d in rest)
+    shown.append(Diagnostic(
+        "too-many-diagnostics", Severity.ERROR if errors else Severity.WARNING,
+        f"and {len(rest)} more diagnostics ({errors} errors) not listed", file=shown[-1].file,
+        hint="fix the first ones: most of the rest usually follow from them"))
+    report.diagnostics = shown
     return report

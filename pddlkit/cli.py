@@ -23,7 +23,7 @@ def _cmd_check(args) -> int:
     from .checks import check
     from .diagnostics import diagnostics_to_json
 
-    report = check(Path(args.domain), Path(args.problem) if args.problem else None,
+    report = check(_source(args.domain), _source(args.problem) if args.problem else None,
                    planner=None if args.planner == "any" else args.planner)
     if args.json:
         print(json.dumps({"ok": report.ok, "errors": len(report.errors),
@@ -40,22 +40,42 @@ def _cmd_check(args) -> int:
     return 0 if report.ok else 1
 
 
+def _source(value: str):
+    """A PDDL input named on the command line: a regular file as a Path, ``-`` or anything
+    that is not a regular file (``/dev/stdin``, a pipe) as the text read from it."""
+    if value == "-":
+        return sys.stdin.read()
+    path = Path(value)
+    if path.is_file():
+        return path
+    return path.read_text(encoding="utf-8", errors="replace")
+
+
 def _cmd_validate(args) -> int:
     from .checks import check
-    from .diagnostics import PDDLError
+    from .diagnostics import PDDLError, diagnostics_to_json
     from .pddl.plan import parse_plan
     from .semantics.validate import validate_plan
 
-    report = check(Path(args.domain), Path(args.problem))
+    def refused(diagnostics, why: str) -> int:
+        if args.json:
+            print(json.dumps({"valid": False, "error": why,
+                              "diagnostics": json.loads(diagnostics_to_json(diagnostics))},
+                             indent=2))
+        else:
+            print("\n".join(d.format() for d in diagnostics))
+            print(f"FAILED: {why}")
+        return 1
+
+    # PDDL itself, with numbers: Fast Downward's limits are for planning, not for validation
+    report = check(_source(args.domain), _source(args.problem), planner=None)
     if not report.ok:
-        print(report.format())
-        print("FAILED: the domain/problem have errors; fix them before validating a plan")
-        return 1
+        return refused(report.errors, "the domain/problem have errors; fix them before "
+                                      "validating a plan")
     try:
-        plan = parse_plan(Path(args.plan))
+        plan = parse_plan(_source(args.plan))
     except PDDLError as exc:
-        print("\n".join(d.format() for d in exc.diagnostics))
-        return 1
+        return refused(list(exc.diagnostics), "the plan could not be read")
     result = validate_plan(report.domain, report.problem, plan)
     if args.json:
         out = {"valid": result.valid, "steps_executed": result.steps_executed,
@@ -92,7 +112,7 @@ def _cmd_plan(args) -> int:
     if args.alias:
         options["alias"] = args.alias
     try:
-        result = plan(Path(args.domain), Path(args.problem), planner=args.planner,
+        result = plan(_source(args.domain), _source(args.problem), planner=args.planner,
                       timeout=args.timeout, memory_limit=args.memory_limit,
                       cache=args.cache or False, **options)
     except (UnknownPlannerError, ValueError, TypeError) as exc:
@@ -250,10 +270,20 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             print(f"pddlkit {args.command}: {value} is a directory, not a PDDL file: give the "
                   f"{attr} file itself{hint}", file=sys.stderr)
             return 2
-        if value and not Path(value).is_file():
+        if value and value != "-" and not Path(value).exists():
             print(f"pddlkit {args.command}: no such file: {value}", file=sys.stderr)
             return 2
-    return args.func(args)
+    if sum(getattr(args, attr, None) == "-" for attr in ("domain", "problem", "plan")) > 1:
+        print(f"pddlkit {args.command}: only one input can be read from stdin ('-')",
+              file=sys.stderr)
+        return 2
+    try:
+        return args.func(args)
+    except BrokenPipeError:   # the reader left (| head): stop quietly, as cat does
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

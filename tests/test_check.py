@@ -249,3 +249,28 @@ def test_binary_garbage_is_shown_escaped():
     line, caret = d.caret().splitlines()
     assert caret.index("^") - 4 == len(
         __import__("pddlkit").diagnostics.printable(d.source_line[:d.column - 1]))
+
+
+def test_input_that_is_not_pddl_is_one_error_and_the_output_stays_small(tmp_path):
+    binary = tmp_path / "tool.pddl"
+    binary.write_bytes(b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)) * 20)
+    report = check(binary)
+    assert [d.code for d in report.diagnostics] == ["unreadable-input"]
+    assert "byte 7 is 0x00" in report.diagnostics[0].message
+    latin = tmp_path / "latin.pddl"
+    latin.write_bytes("(define (domain caf\xe9))".encode("latin-1"))
+    assert "save it as UTF-8" in check(latin).diagnostics[0].message
+    import random
+
+    rng = random.Random(1)
+    junk = "".join(rng.choice("abc() :-?\n") for _ in range(4000))
+    report = check(junk)
+    assert len(report.diagnostics) == 41
+    assert report.diagnostics[-1].code == "too-many-diagnostics"
+    nested = "(define (domain x) " + "(a " * 200_000
+    assert any(d.code == "too-deeply-nested" for d in check(nested).diagnostics)
+
+
+def test_object_in_the_type_list_is_not_a_self_parent():
+    report = check(domain().replace("(:types room item)", "(:types object room item)"))
+    assert not [d for d in report.diagnostics if d.code == "self-parent-type"]

@@ -158,7 +158,27 @@ def test_domains_list_with_broken_entries(tmp_path):
 def test_plan_on_binary_files_is_a_diagnostic(tmp_path):
     blob = tmp_path / "d.pddl"
     blob.write_bytes(b"\x00\x1b[2J\xff\xfe(define (domain x))")
-    out = run("check", blob)
-    assert out.returncode == 1 and "\x1b" not in out.stdout and "\\x1b" in out.stdout
+    out = run("check", blob)   # one error naming the file, none of its bytes echoed
+    assert out.returncode == 1 and "\x1b" not in out.stdout and "unreadable-input" in out.stdout
     out = run("plan", blob, PROB)
     assert out.returncode == 1 and "Traceback" not in out.stderr and "\x1b" not in out.stdout
+
+
+def test_stdin_validate_json_on_errors_and_a_closed_pipe(tmp_path):
+    text = PROB.read_text()
+    piped = subprocess.run([sys.executable, "-m", "pddlkit.cli", "check", str(DOM), "-"],
+                           input=text, capture_output=True, text=True)
+    assert piped.returncode == 0 and "OK:" in piped.stdout, piped.stderr
+    both = run("check", "-", "-")
+    assert both.returncode == 2 and "only one input" in both.stderr
+    broken = tmp_path / "broken.pddl"
+    broken.write_text(PROB.read_text().replace("(:init", "(:init (nonsense"))
+    out = run("validate", DOM, broken, tmp_path / "missing-plan.txt")
+    assert out.returncode == 2 and "no such file" in out.stderr
+    (tmp_path / "plan.txt").write_text("(move kitchen pantry)\n")
+    out = run("validate", DOM, broken, tmp_path / "plan.txt", "--json")
+    data = json.loads(out.stdout)   # JSON on the error path too
+    assert out.returncode == 1 and data["valid"] is False and data["diagnostics"]
+    shell = subprocess.run(f"{sys.executable} -m pddlkit.cli planners --no-up | head -1",
+                           shell=True, capture_output=True, text=True)
+    assert "Traceback" not in shell.stderr and "BrokenPipe" not in shell.stderr

@@ -48,7 +48,7 @@ from .model import (
     TypeDecl,
     When,
 )
-from .sexpr import SList, place_tokens, read_file_text, read_sexpr
+from .sexpr import NotText, SList, place_tokens, read_file_text, read_sexpr
 
 Source = Union[str, Path]
 
@@ -106,6 +106,11 @@ def load_source(source: Source, file: Optional[str] = None) -> tuple[str, Option
             sink = DiagnosticSink("", str(path))
             sink.add("file-not-found", f"cannot read {path}: {exc.strerror or exc}",
                      hint="check the path; to pass PDDL text instead, pass the text itself")
+            raise PDDLSyntaxError(sink.items, f"cannot read {path}") from None
+        except NotText as exc:
+            sink = DiagnosticSink("", str(path))
+            sink.add("unreadable-input", f"{path} cannot be read as PDDL: {exc}",
+                     hint="pass the .pddl file itself (plain UTF-8 text)")
             raise PDDLSyntaxError(sink.items, f"cannot read {path}") from None
     return source, file
 

@@ -106,6 +106,11 @@ def lark_tokenize(text: str):
     return _lexer().lex(text)
 
 
+#: the most lists open at once: real PDDL nests a few dozen deep (the IPC's deepest formulas
+#: stay under 100); beyond this the input is junk, and reading it would only cost memory
+MAX_DEPTH = 1000
+
+
 def read_sexpr(text: str, sink: DiagnosticSink) -> list:
     """The top-level items of ``text`` as SLists and tokens; problems go to ``sink``.
 
@@ -140,6 +145,12 @@ def read_sexpr(text: str, sink: DiagnosticSink) -> list:
             if pending is not None:
                 if len(stack) > 1 and value[0] not in "()?" and value.lower() in SECTION_KEYWORDS:
                     _close_until(stack, 1, sink, f"({value}", _at(*pending))
+                if len(stack) >= MAX_DEPTH:   # no PDDL nests this deep: junk, stop here
+                    sink.add("too-deeply-nested", f"more than {MAX_DEPTH} lists open at once: "
+                             "this is not PDDL (or a generator gone wrong); reading stopped",
+                             line=pending[0], column=pending[1],
+                             hint="check that the file is the PDDL you meant to pass")
+                    return top
                 lst = SList(*pending)
                 if len(stack) == 1 and value[0] not in "()?" and value.lower() == ":init":
                     init = lst
@@ -358,5 +369,19 @@ def _close_until(stack: list[SList], depth: int, sink: DiagnosticSink, what: str
 
 
 def read_file_text(path: str | Path) -> str:
+    """A PDDL file's text. A file that is not text (a NUL byte, or bytes that are not UTF-8:
+    a binary, an archive, random data) raises :class:`NotText` naming the first bad byte,
+    so it is one clear error rather than hundreds of syntax errors about its bytes."""
     data = Path(path).read_bytes()
-    return data.decode("utf-8", errors="replace")
+    nul = data.find(b"\0", 0, 1 << 20)
+    if nul >= 0:
+        raise NotText(f"it is not text: byte {nul} is 0x00 (a binary file?)")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise NotText(f"it is not UTF-8 text: byte {exc.start} is {data[exc.start]:#04x} "
+                      f"(a binary file, or text in another encoding: save it as UTF-8)") from None
+
+
+class NotText(ValueError):
+    """A file whose bytes are not UTF-8 text."""

@@ -166,7 +166,9 @@ class FastDownward:
             return PlanResult(PlanStatus.TIMEOUT, note=EXIT_NAMES[code], diagnostics=(Diagnostic(
                 "planner-timeout", Severity.ERROR,
                 f"Fast Downward hit the time limit{limit} without a plan ({EXIT_NAMES[code]})",
-                hint="raise timeout=, try alias='lama-first', or make the problem smaller"),),
+                hint="raise timeout=" + ("" if self.search_options is None and self.alias in (
+                    "lama-first", DEFAULT_ALIAS) else ", try alias='lama-first'")
+                     + ", or make the problem smaller"),),
                 **base)
         if code in OUT_OF_MEMORY:
             return PlanResult(PlanStatus.OUT_OF_MEMORY, note=EXIT_NAMES[code], diagnostics=(
