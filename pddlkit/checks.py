@@ -220,10 +220,14 @@ class _Checker:
         d = self.domain
         for r in d.requirements:
             if r in NUMERIC_REQUIREMENTS:
-                self.add("unsupported-requirement", f"requirement {r} is not supported: "
-                         "pddlkit and Fast Downward handle numbers only as action costs", None,
-                         hint=f"replace {r} by :action-costs if the numbers are costs "
-                              "(increase (total-cost) ...); otherwise model them with objects")
+                # pddlkit's semantics simulates and validates numeric fluents; Fast Downward
+                # plans with numbers only as action costs
+                if self.fast_downward:
+                    self.add("unsupported-requirement", f"requirement {r} is not supported by "
+                             "Fast Downward: it handles numbers only as action costs", None,
+                             hint=f"replace {r} by :action-costs if the numbers are costs "
+                                  "(increase (total-cost) ...); otherwise model them with "
+                                  "objects, or check with --planner any to validate only")
             elif r not in SUPPORTED_REQUIREMENTS:
                 self.add("unsupported-requirement", f"requirement {r} is declared but not "
                          "supported by pddlkit (classical planning only)", None,

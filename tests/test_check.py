@@ -274,3 +274,24 @@ def test_input_that_is_not_pddl_is_one_error_and_the_output_stays_small(tmp_path
 def test_object_in_the_type_list_is_not_a_self_parent():
     report = check(domain().replace("(:types room item)", "(:types object room item)"))
     assert not [d for d in report.diagnostics if d.code == "self-parent-type"]
+
+
+def test_numbers_are_pddl_for_validation_and_refused_only_for_fast_downward(tmp_path):
+    numeric = """(define (domain t) (:requirements :strips :numeric-fluents :action-costs)
+ (:predicates (p) (q)) (:functions (total-cost) - number (fuel) - number)
+ (:action a :parameters () :precondition (and (p) (>= (fuel) 1))
+   :effect (and (q) (decrease (fuel) 1) (increase (total-cost) 1.5))))"""
+    task = """(define (problem tp) (:domain t) (:init (p) (= (fuel) 2) (= (total-cost) 0))
+ (:goal (q)) (:metric minimize (total-cost)))"""
+    assert check(numeric, task, planner=None).ok
+    codes = {d.code for d in check(numeric, task).errors}
+    assert codes == {"unsupported-requirement", "fractional-number"}
+    for name, text in (("d.pddl", numeric), ("p.pddl", task), ("plan.txt", "(a)\n")):
+        (tmp_path / name).write_text(text)
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "pddlkit.cli", "validate", tmp_path / "d.pddl",
+                          tmp_path / "p.pddl", tmp_path / "plan.txt"], capture_output=True,
+                         text=True)
+    assert out.returncode == 0 and "cost 1.5" in out.stdout, out.stdout + out.stderr
