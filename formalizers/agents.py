@@ -114,22 +114,30 @@ def play_pddlego(job):
         formalizer = make_formalizer(job.llm, env.id, **extra)
         if hasattr(formalizer, "rng"):
             formalizer.rng.seed(episode.rng_seed)
-        frozen = None
+        frozen = reused = None
         if o.reuse_domain:
-            entry = library.find(env.id, env.task)
-            check = library.verify(entry) if entry else None
-            if check is None or not check.ok:
+            reused, failed = library.choose(env.id, env.task, planner=o.planner)
+            if reused is None:
                 raise AgentError(f"no verified domain for {env.id} in {library.root}"
-                                 + (f":\n{check.format()}" if check else ""))
-            frozen = entry.domain_text
+                                 + "".join(f"\n{check.format()}" for check in failed))
+            frozen = reused.domain_text
+            for check in failed:   # passed over: say why, once per run is enough
+                episode.on_event("domain-skipped", {"entry": check.entry,
+                                                    "why": check.messages[:1]})
         result = run_episode(env, formalizer, seed=seed, planner=o.planner, limits=limits(o),
                              on_event=episode.on_event, domain=frozen, repair=o.repair,
                              fact_memory=o.fact_memory)
         summary = _metrics_summary(result)
-        if o.save_domain and result.won:
+        if reused is not None:
+            summary += f"; on the library's domain {reused.id}"
+        if o.save_domain and result.won and reused is not None:
+            summary += " (not saved again: a frozen domain was not learned here)"
+        elif o.save_domain and result.won:
             saved = library.save_episode(result, model=job.llm)
             if saved is not None:
                 summary += f"; saved the domain as {saved.id} in {library.root}"
+            elif library.not_saved:
+                summary += f"; the domain was not saved: {library.not_saved[0]}"
         yield episode.row(result.won, summary=summary, **_columns(result))
 
 
@@ -166,6 +174,8 @@ LINES = {
     "history-trimmed": lambda d: f"   {d['left_out']} earlier history entries left out to fit "
                                  "the context",
     "abort": lambda d: f"   aborted: {d['reason']}",
+    "domain-skipped": lambda d: f"   library entry {d['entry']} passed over: "
+                                + "; ".join(d["why"]),
 }
 
 

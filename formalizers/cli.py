@@ -14,7 +14,8 @@ import sys
 def register(sub) -> None:
     d = sub.add_parser("domains", help="the library of learned domains: list, show, verify")
     d.add_argument("action", choices=["list", "show", "verify"])
-    d.add_argument("entry", nargs="?", help="an id such as coin-collector/1a2b3c4d5e6f")
+    d.add_argument("entry", nargs="?", help="an id such as coin-collector/1a2b3c4d5e6f "
+                                            "(verify without one: every entry)")
     d.add_argument("--library", help="library folder (default: the user's)")
     d.add_argument("--env", help="list: only this environment")
     d.add_argument("--json", action="store_true")
@@ -37,6 +38,17 @@ def domains_command(args) -> int:
         for problem in library.skipped:
             print(f"pddlkit domains: skipped {problem}", file=sys.stderr)
         return 1 if library.skipped else 0
+    if not args.entry and args.action == "verify":   # all of them
+        entries = library.entries(args.env)
+        results = [library.verify(e) for e in entries]
+        if args.json:
+            print(json.dumps([r.__dict__ for r in results], indent=2))
+        else:
+            print("\n".join(r.format() for r in results) or f"no learned domains in "
+                                                             f"{library.root}")
+        for problem in library.skipped:
+            print(f"pddlkit domains: skipped {problem}", file=sys.stderr)
+        return 0 if all(r.ok for r in results) and not library.skipped else 1
     if not args.entry:
         print(f"pddlkit domains {args.action}: give an entry id (see `pddlkit domains list`)",
               file=sys.stderr)

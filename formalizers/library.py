@@ -1,14 +1,26 @@
 """DomainLibrary: domains learned in won episodes, checked before they are reused.
 
 PDDLego+ found that freezing learned domains helps weaker models but can hurt when a frozen
-domain is incomplete. So an entry keeps the problems its episodes planned on, and
-:meth:`DomainLibrary.verify` re-checks a domain before reuse: it must parse, pass pddlkit's
-static checks, and still solve every stored problem (each plan validated). A domain that lost
-an action or an effect fails with pddlkit's diagnostics and why-no-plan explanation, which
-name what is missing.
+domain is incomplete. So an entry keeps what its episodes showed about the world, and
+:meth:`DomainLibrary.verify` re-checks the domain against it before reuse, in both directions:
+
+- it must parse, pass pddlkit's static checks and still solve every stored problem (each plan
+  validated): a domain that lost an action or an effect fails with the diagnostics and the
+  why-no-plan explanation, which name what is missing;
+- every command the environment carried out must be applicable in the model at its state,
+  and every command the environment *refused* must be inapplicable there (``checks.json``):
+  a domain that lost a precondition (``(at ?loc1)`` gone from ``open-door``) plans happily and
+  solves its problems, and only this direction catches it, naming the refused command.
+
+Entries are content-addressed: the id is the hash of the domain as pddlkit writes it, and
+it is recomputed on every read, so a ``domain.pddl`` edited after it was saved is flagged
+(:attr:`DomainEntry.changed`), never trusted. Reuse (:meth:`DomainLibrary.choose`) tries the
+entries best first (same task, then most episodes won) until one verifies.
 
 Layout: ``<root>/<env>/<hash12>/`` holds ``domain.pddl``, ``meta.json`` (environment, tasks,
-models, episodes won, sha256, dates) and ``problems/*.pddl``. The default root is
+models, episodes won, sha256, dates), ``problems/*.pddl`` and ``checks.json`` (per stored
+problem, the PDDL actions the environment ran from its state and, if it refused the next one,
+that action with the command and the environment's answer). The default root is
 ``$PDDLKIT_DATA_DIR/domains`` (else ``~/.local/share/pddlkit/domains``); ``domains/learned``
 in the repository ships examples.
 """
@@ -21,7 +33,7 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional, Union
+from typing import Optional, Sequence, Union
 
 MAX_PROBLEMS = 20  # stored per entry: enough to catch a lost action, cheap to re-plan
 
@@ -42,6 +54,8 @@ class DomainEntry:
     episodes_won: int = 0
     created: float = 0.0
     updated: float = 0.0
+    #: why the entry cannot be trusted as stored (its domain changed since it was saved), or None
+    changed: Optional[str] = None
 
     @property
     def id(self) -> str:
@@ -53,6 +67,14 @@ class DomainEntry:
 
     def problems(self) -> list[Path]:
         return sorted((self.path / "problems").glob("*.pddl"))
+
+    def checks(self) -> list[dict]:
+        """The stored world checks (see the module doc); [] when there are none."""
+        path = self.path / "checks.json"
+        if not path.is_file():
+            return []
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return data if isinstance(data, list) else []
 
     def to_dict(self) -> dict:
         return {"id": self.id, "env": self.env, "sha256": self.sha256, "tasks": self.tasks,
@@ -80,13 +102,17 @@ class DomainLibrary:
         self.root = Path(root) if root else default_root()
         #: entries that could not be read, each with what is wrong and what to do
         self.skipped: list[str] = []
+        #: why the last save_episode saved nothing (the domain contradicts the episode)
+        self.not_saved: list[str] = []
 
     # ------------------------------------------------------------------ storing
 
     def save(self, env: str, domain: str, problems: list[str], *, task: str = "",
-             model: str = "") -> DomainEntry:
-        """Add a won episode: its domain (deduplicated by hash) and the problems it planned on."""
-        digest = hashlib.sha256(_canonical(domain).encode()).hexdigest()
+             model: str = "", checks: Sequence[dict] = ()) -> DomainEntry:
+        """Add a won episode: its domain (deduplicated by hash), the problems it planned on,
+        and ``checks``: ``{"problem": text, "ran": [PDDL actions], "refused": {"action",
+        "command", "observation"} or None}`` (see the module doc)."""
+        digest = digest_of(domain)
         folder = self.root / env / digest[:12]
         (folder / "problems").mkdir(parents=True, exist_ok=True)
         entry = self._read(folder) or DomainEntry(folder, env, digest, created=time.time())
@@ -98,6 +124,21 @@ class DomainLibrary:
                 n += 1
                 (folder / "problems" / f"p{n:03d}.pddl").write_text(text.rstrip() + "\n")
                 stored.add(text)
+        known = entry.checks()
+        names = {p.read_text(): p.name for p in entry.problems()}
+        for check in checks:
+            name = names.get(check["problem"].rstrip() + "\n") or names.get(check["problem"])
+            if name is None:
+                if len(names) >= 2 * MAX_PROBLEMS:
+                    continue
+                name = f"c{len(names) + 1:03d}.pddl"
+                (folder / "problems" / name).write_text(check["problem"].rstrip() + "\n")
+                names[check["problem"].rstrip() + "\n"] = name
+            record = {"problem": name, "ran": list(check.get("ran", [])),
+                      "refused": check.get("refused")}
+            if record not in known and len(known) < 4 * MAX_PROBLEMS:
+                known.append(record)
+        (folder / "checks.json").write_text(json.dumps(known, indent=1) + "\n")
         entry.episodes_won += 1
         entry.updated = time.time()
         for value, bucket in ((task, entry.tasks), (model, entry.models)):
@@ -115,8 +156,12 @@ class DomainLibrary:
         planned = getattr(result, "planned", None) or range(len(result.files))
         problems = [result.files[i].problem for i in planned
                     if _canonical(result.files[i].domain) == _canonical(domain)]
+        checks = episode_checks(result)
+        self.not_saved = _disagreements(domain, checks)
+        if self.not_saved:   # won, but the domain contradicts what the environment did
+            return None
         return self.save(env_id or result.env_id, domain, problems[-MAX_PROBLEMS:],
-                         task=result.task, model=model or result.formalizer)
+                         task=result.task, model=model or result.formalizer, checks=checks)
 
     # ------------------------------------------------------------------ finding
 
@@ -140,13 +185,28 @@ class DomainLibrary:
                               f"in {self.root} (entries: {known})")
         return matches[0]
 
+    def ranked(self, env: str, task: Optional[str] = None) -> list[DomainEntry]:
+        """``env``'s entries best first: learned on the same task, then most won, newest."""
+        return sorted(self.entries(env), reverse=True,
+                      key=lambda e: (task in e.tasks if task else False, e.episodes_won,
+                                     e.updated))
+
     def find(self, env: str, task: Optional[str] = None) -> Optional[DomainEntry]:
-        """The most-won entry for ``env``, preferring one learned on the same task."""
-        candidates = self.entries(env)
-        if not candidates:
-            return None
-        return max(candidates, key=lambda e: (task in e.tasks if task else False,
-                                              e.episodes_won, e.updated))
+        """The best entry for ``env`` (see :meth:`ranked`), verified or not."""
+        ranked = self.ranked(env, task)
+        return ranked[0] if ranked else None
+
+    def choose(self, env: str, task: Optional[str] = None, planner="fast-downward"
+               ) -> tuple[Optional[DomainEntry], list["Verification"]]:
+        """The best entry that verifies, and the verification of each one tried before it
+        (a good entry behind a broken one is still found)."""
+        failed = []
+        for entry in self.ranked(env, task):
+            check = self.verify(entry, planner)
+            if check.ok:
+                return entry, failed
+            failed.append(check)
+        return None, failed
 
     # ------------------------------------------------------------------ checking
 
@@ -156,8 +216,10 @@ class DomainLibrary:
 
         if isinstance(entry, str):
             entry = self.get(entry)
-        domain = entry.domain_text
-        report = pddlkit.check(domain)
+        if entry.changed:
+            return Verification(False, entry.id, len(entry.problems()), 0, [entry.changed])
+        domain_file = entry.path / "domain.pddl"
+        report = pddlkit.check(domain_file)
         messages = [d.format() for d in report.errors]
         problems = entry.problems()
         if not report.ok:
@@ -167,18 +229,30 @@ class DomainLibrary:
             return Verification(False, entry.id, 0, 0, ["no stored problems to verify against"])
         solved = 0
         for p in problems:
-            result = pddlkit.plan(domain, p.read_text(), planner=planner, timeout=timeout)
+            result = pddlkit.plan(domain_file, p, planner=planner, timeout=timeout)
             if result.solved:
                 solved += 1
             else:
                 messages.append(f"{p.name}: {result.format(timings=False)}")
-        return Verification(solved == len(problems), entry.id, len(problems), solved, messages)
+        try:
+            records = entry.checks()
+            disagreements = [m for record in records
+                             for m in _world_check(report.domain, entry.path, record)]
+        except (ValueError, OSError, KeyError, TypeError) as exc:
+            disagreements = [f"checks.json cannot be read ({exc}); fix or delete it"]
+        messages += disagreements
+        return Verification(solved == len(problems) and not disagreements, entry.id,
+                            len(problems), solved, messages)
 
     def _read(self, folder: Path) -> Optional[DomainEntry]:
         """The entry in ``folder``; a broken one is skipped and named in ``self.skipped``
         (one unreadable meta.json must not hide the rest of the library)."""
         meta = folder / "meta.json"
-        if not meta.is_file() or not (folder / "domain.pddl").is_file():
+        if not meta.is_file():
+            return None
+        if not (folder / "domain.pddl").is_file():
+            self.skipped.append(f"{folder}: domain.pddl is missing; restore it or delete the "
+                                "folder")
             return None
         try:
             data = json.loads(meta.read_text(encoding="utf-8"))
@@ -187,13 +261,102 @@ class DomainLibrary:
             missing = [k for k in ("env", "sha256") if not isinstance(data.get(k), str)]
             if missing:
                 raise ValueError(f"it lacks {' and '.join(repr(k) for k in missing)}")
-            return DomainEntry(folder, data["env"], data["sha256"], list(data.get("tasks", [])),
-                               list(data.get("models", [])), int(data.get("episodes_won", 0)),
-                               float(data.get("created", 0.0)), float(data.get("updated", 0.0)))
+            entry = DomainEntry(folder, data["env"], data["sha256"], list(data.get("tasks", [])),
+                                list(data.get("models", [])), int(data.get("episodes_won", 0)),
+                                float(data.get("created", 0.0)),
+                                float(data.get("updated", 0.0)))
+            actual = digest_of((folder / "domain.pddl").read_text(encoding="utf-8"))
+            if actual != entry.sha256 or not entry.sha256.startswith(folder.name):
+                entry.changed = (f"domain.pddl changed since it was saved: its hash is "
+                                 f"{actual[:12]}, the entry is {entry.sha256[:12]}; this is not "
+                                 f"the domain that won, so it is not trusted (save it again, "
+                                 f"or restore the file)")
+            return entry
         except (ValueError, TypeError, UnicodeDecodeError, OSError) as exc:
             self.skipped.append(f"{meta}: not a library entry ({exc}); fix the file or delete "
                                 "the folder")
             return None
+
+
+def digest_of(domain: str) -> str:
+    """An entry's id: the SHA-256 of the domain as pddlkit writes it."""
+    return hashlib.sha256(_canonical(domain).encode()).hexdigest()
+
+
+def episode_checks(result) -> list[dict]:
+    """What a won episode showed about the world, for :meth:`DomainLibrary.verify`: per plan
+    it ran, the problem file and the PDDL actions the environment carried out from its state;
+    per command the environment refused as the first of its plan, the problem file written
+    next (the same state, now with what the refusal taught: a closed door is in it) and the
+    refused action, command and answer. A refusal after other commands of its plan is not
+    kept: the environment was restored, and the next file need not know what those showed."""
+    refusals = {e["plan"]: e for e in getattr(result, "errors", ())
+                if e.get("kind") == "simulation" and "plan" in e}
+    out = []
+    plans = getattr(result, "actions", ())
+    for i, actions in enumerate(plans):
+        if i >= len(result.planned) or not actions:
+            continue
+        ran = result.ran[i] if i < len(result.ran) else 0
+        if ran:
+            out.append({"problem": result.files[result.planned[i]].problem,
+                        "ran": actions[:ran], "refused": None})
+        refused = refusals.get(i)
+        if refused is not None and ran == 0 and i + 1 < len(result.planned):
+            out.append({"problem": result.files[result.planned[i + 1]].problem, "ran": [],
+                        "refused": {"action": actions[0], "command": refused["command"],
+                                    "observation": refused["message"]}})
+    return out
+
+
+def _disagreements(domain_text: str, checks: Sequence[dict]) -> list[str]:
+    """What ``checks`` (with problem texts) say against a domain not yet saved."""
+    import tempfile
+
+    from pddlkit.pddl.reader import parse_domain
+
+    try:
+        domain = parse_domain(domain_text)
+    except Exception:  # noqa: BLE001 - a won episode's domain parses; be safe
+        return []
+    with tempfile.TemporaryDirectory() as folder:
+        (Path(folder) / "problems").mkdir()
+        out = []
+        for n, check in enumerate(checks):
+            (Path(folder) / "problems" / f"c{n}.pddl").write_text(check["problem"])
+            out += _world_check(domain, Path(folder), {**check, "problem": f"c{n}.pddl"})
+        return out
+
+
+def _world_check(domain, folder: Path, record: dict) -> list[str]:
+    """What the model says against one stored record (see the module doc): [] when it agrees,
+    else one line naming the command and the problem."""
+    from pddlkit.pddl.reader import read_problem
+    from pddlkit.semantics.simulate import simulate
+    from pddlkit.semantics.world import World
+
+    name = record.get("problem", "?")
+    problem, diags = read_problem(folder / "problems" / name)
+    if problem is None or any(d.is_error for d in diags):
+        return []   # a problem of an earlier vocabulary: it says nothing about this model
+    world = World(domain, problem)
+    state = world.initial_state
+    for action in record.get("ran", []):
+        tried = simulate(world, state, action)
+        if tried.problem is not None:
+            return []   # names this file does not know: it says nothing here
+        if not tried.applicable:
+            return [f"{name}: the model refuses {action}, which the environment carried out "
+                    f"(" + (str(tried.first) if tried.first else tried.problem or "?") + ")"]
+        state = tried.successor
+    refused = record.get("refused")
+    if refused:
+        tried = simulate(world, state, refused["action"])
+        if tried.problem is None and tried.applicable:
+            return [f"{name}: the model allows {refused['action']} ({refused['command']!r}), "
+                    f"which the environment refused: {refused['observation']!r}; a "
+                    f"precondition is missing"]
+    return []
 
 
 def _canonical(domain: str) -> str:

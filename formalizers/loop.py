@@ -75,6 +75,9 @@ class EpisodeResult:
     plans: list[list[str]] = field(default_factory=list)
     errors: list[dict] = field(default_factory=list)
     planned: list[int] = field(default_factory=list)  # indices of ``files`` that gave a plan
+    #: each plan's PDDL actions (parallel to ``plans``), and how many of its commands ran
+    actions: list[list[str]] = field(default_factory=list)
+    ran: list[int] = field(default_factory=list)
 
     @property
     def won(self) -> bool:
@@ -163,6 +166,8 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
             m.solver_fixed += 1
         result.planned.append(len(result.files) - 1)
         result.plans.append(commands)
+        result.actions.append([str(a) for a in tried.plan.steps] if tried.plan else [])
+        result.ran.append(0)
         emit("plan", step=m.steps, commands=commands)
         done: list[str] = []
         failure = None
@@ -179,6 +184,7 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
                 failure = (command, step.observation)
                 break
             done.append(command)
+            result.ran[-1] = len(done)
             if step.won:
                 break
         if failure is not None:
@@ -190,7 +196,8 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
             failed, error, executed = failure[0], failure[1], done
             memory.failures.append((len(memory.history), tuple(done), failed, error))
             result.errors.append({"step": m.steps, "kind": "simulation", "command": failed,
-                                  "message": error, "executed": done})
+                                  "message": error, "executed": done,
+                                  "plan": len(result.plans) - 1})
             emit("simulation-error", step=m.steps, command=failed, message=error, executed=done)
             if sim_retries > limits.max_simulation_retries:
                 m.simulation_aborts += 1

@@ -605,6 +605,63 @@ def test_an_incomplete_domain_fails_verification_and_says_what_is_missing(tmp_pa
     assert {e["id"] for e in json.loads(listing.stdout)} == {entry.id, broken.id}
 
 
+def test_verify_checks_what_the_environment_refused_and_reuse_skips_a_broken_entry(tmp_path):
+    """Both directions: a domain that lost the closed-door check of move still solves every
+    stored problem, but allows a move the environment refused, and verify names it; reuse
+    then takes the good entry behind it. A domain.pddl edited after saving is flagged."""
+    from pddlkit.formalizers.library import DomainLibrary
+    from pddlkit.formalizers.noisy import NoisyFormalizer
+
+    library = DomainLibrary(tmp_path / "lib")
+    # an episode that moved into a closed door, was told so and repaired its domain
+    result = run_episode(make("coin-collector", rooms=5),
+                         NoisyFormalizer("coin-collector", rate=0.3, seed=1,
+                                         kinds=("missing-precondition",)), seed=1)
+    assert result.won
+    good = library.save_episode(result, model="noisy")
+    records = good.checks()
+    assert any(r["refused"] for r in records) and library.verify(good).ok
+    text = good.domain_text
+    door_check = "(or (not (has-door ?from ?to ?dir)) (door-open ?from ?to ?dir))"
+    assert door_check in text
+    broken_text = text.replace(door_check, "", 1)
+    carried = [{"problem": (good.path / "problems" / r["problem"]).read_text(), **{
+        k: r[k] for k in ("ran", "refused")}} for r in records]
+    problems = [p.read_text() for p in good.problems()]
+    for _ in range(2):   # more wins than the good one, so it is tried first
+        broken = library.save("coin-collector", broken_text, problems, task=result.task,
+                              checks=carried)
+    check = library.verify(broken)
+    shown = "\n".join(check.messages)
+    assert not check.ok and check.solved == check.problems, shown   # it still plans
+    assert "which the environment refused: 'The door to the north is closed.'" in shown
+    chosen, passed_over = library.choose("coin-collector", result.task)
+    assert chosen.id == good.id and [c.entry for c in passed_over] == [broken.id]
+    reused = _cli("run", "pddlego", "--env", "coin-collector", "--rooms", "5", "--seed", "3",
+                  "--reuse-domain", "--save-domain", "--library", str(library.root))
+    assert reused.returncode == 0, reused.stdout + reused.stderr
+    assert f"on the library's domain {good.id}" in reused.stdout
+    assert "not saved again" in reused.stdout and f"{broken.id} passed over" in reused.stdout
+    # the paper's incomplete open-door, made by editing the saved file: flagged, not trusted
+    domain_file = good.path / "domain.pddl"
+    start = text.index("(:action open-door")
+    open_door = text[start:text.index("(:action", start + 1)]
+    assert "(at ?" in open_door
+    at = open_door[open_door.index("(at ?"):open_door.index(")", open_door.index("(at ?")) + 1]
+    domain_file.write_text(text[:start] + open_door.replace(at, "", 1)
+                           + text[start + len(open_door):])
+    edited = library.verify(good.id)
+    assert not edited.ok and "changed since it was saved" in edited.messages[0]
+    everything = _cli("domains", "verify", "--library", str(library.root))
+    assert everything.returncode == 1 and everything.stdout.count("FAILED") == 2
+    # a won episode whose final domain still lacks the check is not saved as learned
+    unrepaired = run_episode(make("coin-collector", rooms=3),
+                             NoisyFormalizer("coin-collector", rate=0.3, seed=1,
+                                             kinds=("missing-precondition",)), seed=1)
+    assert unrepaired.won and library.save_episode(unrepaired) is None
+    assert "which the environment refused" in library.not_saved[0]
+
+
 def _cli(*args):
     import subprocess
     import sys
