@@ -76,6 +76,9 @@ class CheckReport:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     domain: Optional[Domain] = None
     problem: Optional[Problem] = None
+    #: the PDDL features the files use (``negative``, ``conditional``, ...: :data:`COVERS`'s
+    #: keys), what a planner must support to plan them
+    features: frozenset = frozenset()
 
     @property
     def errors(self) -> list[Diagnostic]:
@@ -667,10 +670,13 @@ def check(domain: Union[Domain, Source], problem: Union[Problem, Source, None] =
     checker = _Checker(dom, dsink, planner)
     checker.check_domain()
     report.diagnostics.extend(checker.summarized(dsink.items))
+    features = set(checker.features)
     if prob is not None:
         psink = DiagnosticSink(prob.source or "", prob.file or "<problem>")
         checker.check_problem(prob, psink)
         report.diagnostics.extend(checker.summarized(psink.items))
+        features |= set(checker.features)
+    report.features = frozenset(features)
     return _capped(report)
 
 

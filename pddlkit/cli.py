@@ -130,15 +130,20 @@ def _cmd_plan(args) -> int:
 def _cmd_planners(args) -> int:
     from .planners import available_planners
 
+    from .planners.capabilities import describe
+
     infos = available_planners(include_up=not args.no_up)
     if args.json:
         print(json.dumps([{"name": i.name, "source": i.source, "available": i.available,
-                           "reason": i.reason} for i in infos], indent=2))
+                           "reason": i.reason,
+                           "supports": sorted(i.supports) if i.supports is not None else None}
+                          for i in infos], indent=2))
         return 0
     width = max(len(i.name) for i in infos)
     for i in infos:
         state = "ok" if i.available else "unavailable: " + i.reason
-        print(f"{i.name:<{width}}  {i.source:<20}  {state}")
+        can = "chooses per task" if i.name == "auto" else describe(i.supports)
+        print(f"{i.name:<{width}}  {i.source:<20}  {state:<4}  plans: {can}")
     return 0
 
 

@@ -443,8 +443,8 @@ def test_cli_plan_json_and_exit_codes(tmp_path):
 def test_cli_planners_lists_fast_downward():
     out = _cli("planners", "--no-up")
     assert out.returncode == 0
-    assert any(line.startswith("fast-downward") and line.endswith("ok")
-               for line in out.stdout.splitlines())
+    assert any(line.startswith("fast-downward") and " ok " in line and
+               line.endswith("plans: all") for line in out.stdout.splitlines()), out.stdout
 
 
 # --------------------------------------------------------------------------- bad limits, pool health
@@ -588,3 +588,20 @@ def test_in_process_plugins_are_held_to_the_limit_and_to_the_return_type():
     finally:
         unregister_planner("sleeper")
         unregister_planner("lister")
+
+
+def test_a_planner_that_cannot_read_a_feature_is_refused_before_it_runs_and_auto_picks_one():
+    refused = pddlkit.plan(DOMAIN, PROBLEM, planner="up:pyperplan", cache=False)
+    assert refused.status is PlanStatus.ERROR and refused.note == "the planner was not run"
+    d = refused.diagnostics[0]
+    assert d.code == "planner-unsupported" and "negative" in d.message
+    assert "fast-downward" in d.hint and "planner='auto'" in d.hint
+    auto = pddlkit.plan(DOMAIN, PROBLEM, planner="auto", cache=False)
+    assert auto.solved and auto.planner == "fast-downward" and "auto chose" in auto.note
+    plain = pddlkit.plan(BLOCKS, BLOCKS_PROBLEM, planner="up:pyperplan", cache=False)
+    assert plain.solved   # what it supports, it still plans
+    from pddlkit.planners import available_planners
+
+    listed = {i.name: i for i in available_planners()}
+    assert "negative" not in listed["up:pyperplan"].supports
+    assert listed["fast-downward"].supports >= {"negative", "conditional", "derived"}

@@ -92,6 +92,9 @@ def plan(domain: DomainInput, problem: ProblemInput, planner: Union[str, Planner
                                   note="the PDDL has errors; the planner was not run",
                                   timings=Timings(total=time.monotonic() - start))
             warnings += tuple(report.warnings)
+            refused = _unsupported(chosen, report.features, start)
+            if refused is not None:
+                return refused
         ckey = entry_key(task.canonical_key(), pkey)
         if store is not None:
             hit = store.get(ckey)
@@ -121,6 +124,28 @@ def plan(domain: DomainInput, problem: ProblemInput, planner: Union[str, Planner
     if store is not None and result.status in CACHEABLE:
         store.put([rkey, ckey], result)
     return result
+
+
+def _unsupported(chosen: Planner, features: frozenset, start: float) -> Optional[PlanResult]:
+    """An ERROR before running when ``chosen`` declares it cannot plan a feature the task
+    uses (:mod:`.capabilities`), naming the feature and the planners here that can."""
+    from .capabilities import supported
+
+    have = supported(chosen)
+    if have is None or features <= have:
+        return None
+    lacking = sorted(features - have)
+    from .registry import available_planners
+
+    able = [i.name for i in available_planners(include_up=True)
+            if i.available and i.supports is not None and features <= i.supports]
+    return PlanResult(PlanStatus.ERROR, chosen.name, config=chosen.config(), diagnostics=(
+        Diagnostic("planner-unsupported", Severity.ERROR,
+                   f"planner {chosen.name} cannot plan this task: it uses "
+                   f"{', '.join(lacking)} features, which {chosen.name} does not support",
+                   hint=(f"use {' or '.join(able[:3])}, or planner='auto'" if able else
+                         "no planner here supports them; rewrite the PDDL without them")),),
+        note="the planner was not run", timings=Timings(total=time.monotonic() - start))
 
 
 def _answer(chosen: Planner, call) -> PlanResult:

@@ -91,6 +91,9 @@ class FastDownward:
 
     #: solve() stops at the time limit itself (the search runs in a killed subprocess)
     limits_itself = True
+    #: every classical feature (numbers only as action costs, which the static checks ensure)
+    supports = frozenset({"typing", "negative", "disjunctive", "equality", "existential",
+                          "universal", "conditional", "costs", "derived"})
 
     name = "fast-downward"
 

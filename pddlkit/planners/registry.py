@@ -13,8 +13,9 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 from importlib.metadata import entry_points
-from typing import Any, Callable, Union
+from typing import Any, Callable, Optional, Union
 
+from .capabilities import supported
 from .protocol import Planner, availability
 
 ENTRY_POINT_GROUP = "pddlkit.planners"
@@ -40,7 +41,13 @@ def _fast_downward(**options: Any) -> Planner:
     return FastDownward(**options)
 
 
-_BUILTINS: dict[str, Factory] = {"fast-downward": _fast_downward}
+def _auto(**options: Any) -> Planner:
+    from .auto import AutoPlanner
+
+    return AutoPlanner(**options)
+
+
+_BUILTINS: dict[str, Factory] = {"fast-downward": _fast_downward, "auto": _auto}
 _RUNTIME: dict[str, Factory] = {}
 
 
@@ -99,30 +106,41 @@ class PlannerInfo:
     source: str  # builtin | runtime | plugin (distribution name) | unified-planning
     available: bool
     reason: str = ""
+    #: the PDDL features it declares it can plan (None: not declared)
+    supports: Optional[frozenset] = None
 
 
 def available_planners(include_up: bool = True) -> list[PlannerInfo]:
     """Every planner name and whether it can run here (what ``pddlkit planners`` prints)."""
     out = []
     for name in sorted(_BUILTINS):
-        out.append(PlannerInfo(name, "builtin", *availability(get_planner(name))))
+        planner = get_planner(name)
+        out.append(PlannerInfo(name, "builtin", *availability(planner),
+                               supports=supported(planner)))
     for name in sorted(_RUNTIME):
         try:
-            out.append(PlannerInfo(name, "runtime", *availability(get_planner(name))))
+            planner = get_planner(name)
+            out.append(PlannerInfo(name, "runtime", *availability(planner),
+                                   supports=supported(planner)))
         except Exception as exc:
             out.append(PlannerInfo(name, "runtime", False, f"{type(exc).__name__}: {exc}"))
     for name, ep in sorted(_plugins().items()):
         dist = getattr(getattr(ep, "dist", None), "name", None) or ep.value
         try:
-            out.append(PlannerInfo(name, f"plugin ({dist})", *availability(get_planner(name))))
+            planner = get_planner(name)
+            out.append(PlannerInfo(name, f"plugin ({dist})", *availability(planner),
+                                   supports=supported(planner)))
         except Exception as exc:
             out.append(PlannerInfo(name, f"plugin ({dist})", False, f"{type(exc).__name__}: {exc}"))
     if include_up:
         try:
             from .up_engine import up_engine_names
 
+            from .up_engine import UPPlanner
+
             for engine in sorted(up_engine_names()):
-                out.append(PlannerInfo(f"up:{engine}", "unified-planning", True))
+                out.append(PlannerInfo(f"up:{engine}", "unified-planning", True,
+                                       supports=supported(UPPlanner(engine))))
         except Exception as exc:
             out.append(PlannerInfo("up:*", "unified-planning", False, str(exc)))
     return out

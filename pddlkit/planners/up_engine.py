@@ -55,6 +55,15 @@ class UPPlanner:
     def config(self) -> dict:
         return {"engine": self.engine}
 
+    def supports(self) -> frozenset:
+        """What the engine's ``supported_kind()`` says it can plan (in our features)."""
+        from unified_planning.shortcuts import get_environment
+
+        from .capabilities import from_up_kind
+
+        engine = get_environment().factory.engine(self.engine)
+        return from_up_kind(engine.supported_kind().features)
+
     def available(self) -> tuple[bool, str]:
         try:
             names = up_engine_names()

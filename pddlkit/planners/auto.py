@@ -1,0 +1,69 @@
+"""``planner="auto"``: the first available planner that supports what the task uses.
+
+The order is pddlkit's built-in Fast Downward, then run-time and plug-in planners that declare
+what they support, then unified-planning's engines; a planner that declares nothing is not
+chosen (it might not read the task). The result names the planner that ran, and its note says
+that auto chose it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Optional
+
+from .capabilities import describe, supported
+from .result import PlanResult, PlanStatus, error_result
+from .task import PlanningTask
+
+
+class AutoPlanner:
+    name = "auto"
+    #: the chosen planner runs in its own process with the limit, or is held to it by plan()
+    limits_itself = False
+
+    def config(self) -> dict:
+        return {"auto": True}
+
+    def candidates(self) -> list:
+        from .registry import available_planners, get_planner
+        from .protocol import availability
+
+        out = []
+        for info in available_planners(include_up=True):
+            if info.name in ("auto", "up:*") or not info.available:
+                continue
+            try:
+                planner = get_planner(info.name)
+            except Exception:  # noqa: BLE001 - a broken plug-in is not a candidate
+                continue
+            if availability(planner)[0]:
+                out.append(planner)
+        return out
+
+    def choose(self, features: frozenset) -> tuple[Optional[object], list[str]]:
+        """The first candidate supporting ``features``, and why each one before it was not."""
+        passed = []
+        for planner in self.candidates():
+            have = supported(planner)
+            if have is not None and features <= have:
+                return planner, passed
+            passed.append(f"{planner.name}: {describe(have)}")
+        return None, passed
+
+    def solve(self, task: PlanningTask, timeout: Optional[float] = None,
+              memory_limit: Optional[int] = None) -> PlanResult:
+        from ..checks import check
+
+        features = check(task.domain, task.problem, planner=None).features
+        planner, passed = self.choose(features)
+        if planner is None:
+            return error_result("auto", "no-capable-planner",
+                                f"no planner here supports everything the task uses "
+                                f"({', '.join(sorted(features)) or 'plain STRIPS'})",
+                                hint="the planners here: " + "; ".join(passed))
+        result = planner.solve(task, timeout, memory_limit)
+        if not isinstance(result, PlanResult):
+            return PlanResult(PlanStatus.ERROR, planner.name, note="auto: not a PlanResult")
+        note = f"auto chose {planner.name}" + (f"; {result.note}" if result.note else "")
+        return dataclasses.replace(result, planner=result.planner or planner.name, note=note,
+                                   config={"auto": planner.name, **(result.config or {})})
