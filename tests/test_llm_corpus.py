@@ -55,3 +55,20 @@ def test_few_errors_on_pairs_fast_downward_accepted(reports):
     accepted = [(rec, r) for rec, r in reports if rec["fd"]["status"] in ("solved", "unsolvable")]
     flagged = [rec["id"] for rec, r in accepted if r.errors]
     assert len(accepted) == 6139 and len(flagged) <= MAX_FLAGGED_ACCEPTED, len(flagged)
+
+
+def test_a_problem_for_another_domain_is_refused_by_both(llm_pairs):
+    """The domain-name case, made from pairs Fast Downward solved: renamed in the problem,
+    the planner refuses them, and so does `pddlkit check` (it was a warning)."""
+    import re
+
+    import pddlkit
+
+    solved = [rec for rec in llm_pairs if rec["fd"]["status"] == "solved"][:4]
+    for rec in solved:
+        problem = re.sub(r"\(:domain\s+[^\s)]+\)", "(:domain elsewhere)", rec["problem"], 1)
+        assert problem != rec["problem"]
+        ran = pddlkit.plan(rec["domain"], problem, check=False, cache=False, explain=False)
+        assert ran.status.value == "error" and not ran.solved, (rec["id"], ran.format())
+        report = check(rec["domain"], problem)
+        assert "domain-name-mismatch" in {d.code for d in report.errors}, rec["id"]
