@@ -63,7 +63,7 @@ class DomainEntry:
 
     @property
     def domain_text(self) -> str:
-        return (self.path / "domain.pddl").read_text()
+        return (self.path / "domain.pddl").read_text(encoding="utf-8", errors="replace")
 
     def problems(self) -> list[Path]:
         return sorted((self.path / "problems").glob("*.pddl"))
@@ -117,7 +117,7 @@ class DomainLibrary:
         (folder / "problems").mkdir(parents=True, exist_ok=True)
         entry = self._read(folder) or DomainEntry(folder, env, digest, created=time.time())
         (folder / "domain.pddl").write_text(domain.rstrip() + "\n")
-        stored = {p.read_text() for p in entry.problems()}
+        stored = {p.read_text(errors="replace") for p in entry.problems()}
         n = len(stored)
         for text in problems:
             if text not in stored and n < MAX_PROBLEMS:
@@ -125,7 +125,7 @@ class DomainLibrary:
                 (folder / "problems" / f"p{n:03d}.pddl").write_text(text.rstrip() + "\n")
                 stored.add(text)
         known = entry.checks()
-        names = {p.read_text(): p.name for p in entry.problems()}
+        names = {p.read_text(errors="replace"): p.name for p in entry.problems()}
         for check in checks:
             name = names.get(check["problem"].rstrip() + "\n") or names.get(check["problem"])
             if name is None:
@@ -335,8 +335,13 @@ def _world_check(domain, folder: Path, record: dict) -> list[str]:
     from pddlkit.semantics.simulate import simulate
     from pddlkit.semantics.world import World
 
+    from pddlkit.diagnostics import PDDLError
+
     name = record.get("problem", "?")
-    problem, diags = read_problem(folder / "problems" / name)
+    try:
+        problem, diags = read_problem(folder / "problems" / name)
+    except PDDLError:   # unreadable: the stored-problems check reports it with its file
+        return []
     if problem is None or any(d.is_error for d in diags):
         return []   # a problem of an earlier vocabulary: it says nothing about this model
     world = World(domain, problem)

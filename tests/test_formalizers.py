@@ -662,6 +662,22 @@ def test_verify_checks_what_the_environment_refused_and_reuse_skips_a_broken_ent
     assert "which the environment refused" in library.not_saved[0]
 
 
+def test_a_damaged_library_entry_is_named_never_a_traceback(tmp_path):
+    from pddlkit.formalizers.library import DomainLibrary
+
+    library = DomainLibrary(tmp_path / "lib")
+    entry = _learn(library, rooms=3, seed=0)
+    (entry.path / "problems" / "p001.pddl").write_bytes(b"(define (problem \xff\xfe")
+    check = library.verify(entry)
+    assert not check.ok and "unreadable-input" in "\n".join(check.messages)
+    assert str(entry.path / "problems" / "p001.pddl") in "\n".join(check.messages)
+    (entry.path / "domain.pddl").unlink()
+    assert library.entries() == [] and "domain.pddl is missing" in library.skipped[0]
+    out = _cli("domains", "list", "--library", str(library.root))
+    assert out.returncode == 1 and "domain.pddl is missing" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
 def _cli(*args):
     import subprocess
     import sys
