@@ -337,12 +337,18 @@ def test_unified_planning_engine_by_name():
     assert "no engine 'no-such-engine'" in missing.diagnostics[0].message
 
 
-def test_register_planner_at_run_time():
-    class Echo:
-        name = "echo"
+class _Plugin:
+    """The least a planner plug-in has: a name and its configuration."""
 
-        def config(self):
-            return {}
+    name = "plugin"
+
+    def config(self):
+        return {}
+
+
+def test_register_planner_at_run_time():
+    class Echo(_Plugin):
+        name = "echo"
 
         def solve(self, task, timeout=None, memory_limit=None):
             return FastDownward().solve(task, timeout, memory_limit)
@@ -558,11 +564,8 @@ def test_in_process_plugins_are_held_to_the_limit_and_to_the_return_type():
 
     from pddlkit.planners import register_planner, unregister_planner
 
-    class Sleeper:
+    class Sleeper(_Plugin):
         name = "sleeper"
-
-        def config(self):
-            return {}
 
         def solve(self, task, timeout=None, memory_limit=None):
             time.sleep(20)
