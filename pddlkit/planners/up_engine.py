@@ -21,9 +21,11 @@ from ..pddl.plan import Plan, PlanStep
 from .result import PlanResult, PlanStatus, Timings, error_result
 from .task import PlanningTask
 
+#: only UNSOLVABLE_PROVEN is a proof; an incomplete search that found nothing is an ERROR
+#: (never cached), since another planner may well find a plan
 _STATUS = {
     "SOLVED_SATISFICING": PlanStatus.SOLVED, "SOLVED_OPTIMALLY": PlanStatus.SOLVED,
-    "UNSOLVABLE_PROVEN": PlanStatus.UNSOLVABLE, "UNSOLVABLE_INCOMPLETELY": PlanStatus.UNSOLVABLE,
+    "UNSOLVABLE_PROVEN": PlanStatus.UNSOLVABLE,
     "TIMEOUT": PlanStatus.TIMEOUT, "MEMOUT": PlanStatus.OUT_OF_MEMORY,
 }
 
@@ -116,8 +118,13 @@ class UPPlanner:
             plan = Plan(tuple(PlanStep(a[0], tuple(a[1:])) for a in reply["plan"]))
         diags = ()
         if status is PlanStatus.ERROR:
+            incomplete = reply["status"] == "UNSOLVABLE_INCOMPLETELY"
             diags = (Diagnostic("up-engine-error", Severity.ERROR,
-                                f"{self.name} answered {reply['status']}"),)
+                                f"{self.name} found no plan, but its search is incomplete, so "
+                                f"this does not prove there is none" if incomplete else
+                                f"{self.name} answered {reply['status']}",
+                                hint="try planner='fast-downward', which proves "
+                                     "unsolvability" if incomplete else None),)
         return PlanResult(status, self.name, plan=plan, config=self.config(), log=log,
                           timings=timings, diagnostics=diags, note=reply["status"].lower())
 
