@@ -9,7 +9,7 @@ that auto chose it.
 from __future__ import annotations
 
 import dataclasses
-from typing import Optional
+from typing import Callable, Optional
 
 from .capabilities import describe, supported
 from .result import PlanResult, PlanStatus, error_result
@@ -17,28 +17,18 @@ from .task import PlanningTask
 
 
 class AutoPlanner:
+    """``AutoPlanner(candidates)``: ``candidates()`` lists the usable planners in the order
+    above (the registry passes its own listing, so this module does not import it)."""
+
     name = "auto"
     #: the chosen planner runs in its own process with the limit, or is held to it by plan()
     limits_itself = False
 
+    def __init__(self, candidates: Callable[[], list]) -> None:
+        self.candidates = candidates
+
     def config(self) -> dict:
         return {"auto": True}
-
-    def candidates(self) -> list:
-        from .registry import available_planners, get_planner
-        from .protocol import availability
-
-        out = []
-        for info in available_planners(include_up=True):
-            if info.name in ("auto", "up:*") or not info.available:
-                continue
-            try:
-                planner = get_planner(info.name)
-            except Exception:  # noqa: BLE001 - a broken plug-in is not a candidate
-                continue
-            if availability(planner)[0]:
-                out.append(planner)
-        return out
 
     def choose(self, features: frozenset) -> tuple[Optional[object], list[str]]:
         """The first candidate supporting ``features``, and why each one before it was not."""

@@ -44,7 +44,20 @@ def _fast_downward(**options: Any) -> Planner:
 def _auto(**options: Any) -> Planner:
     from .auto import AutoPlanner
 
-    return AutoPlanner(**options)
+    return AutoPlanner(usable_planners, **options)
+
+
+def usable_planners() -> list[Planner]:
+    """Every planner that can run here, in ``available_planners`` order (``auto`` left out)."""
+    out = []
+    for info in available_planners(include_up=True):
+        if info.name in ("auto", "up:*") or not info.available:
+            continue
+        try:
+            out.append(get_planner(info.name))
+        except Exception:  # noqa: BLE001 - a broken plug-in is not a candidate
+            continue
+    return out
 
 
 _BUILTINS: dict[str, Factory] = {"fast-downward": _fast_downward, "auto": _auto}
