@@ -37,8 +37,8 @@ def save(critic, folder: Union[str, Path]) -> Path:
               str(folder / "value_head.safetensors"))
     (folder / "template.txt").write_text(critic.template.text)
     meta = {"format": FORMAT, "model": critic.model_name, "fingerprint": critic.fingerprint,
-            "settings": asdict(critic.settings), "template_sha256": critic.template.sha256,
-            "pddlkit": _version()}
+            "base": _resolved(critic), "settings": asdict(critic.settings),
+            "template_sha256": critic.template.sha256, "pddlkit": _version()}
     (folder / "critic.json").write_text(json.dumps(meta, indent=2) + "\n")
     return folder
 
@@ -57,6 +57,33 @@ def read_meta(folder: Union[str, Path]) -> dict:
         raise CriticError(f"{path}: format {meta.get('format')!r}, this pddlkit reads {FORMAT}",
                           hint="save the critic again with this version of pddlkit")
     return meta
+
+
+def _resolved(critic) -> str:
+    """Where the base model can be loaded from again: a known name as it is, a folder or a
+    file as its absolute path (the name alone is a basename, useless from elsewhere)."""
+    name = getattr(critic, "base_reference", None) or critic.model_name
+    path = Path(name).expanduser()
+    return str(path.resolve()) if path.exists() else name
+
+
+def base_reference(meta: dict) -> str:
+    """What to load the base model from: the resolved base a critic saved now, or the model
+    name older critics kept."""
+    return meta.get("base") or meta["model"]
+
+
+def read_part(folder: Union[str, Path], name: str) -> str:
+    """A saved critic's text file, or a :class:`CriticError` naming it."""
+    path = Path(folder) / name
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise CriticError(f"{path} is missing from the saved critic",
+                          hint="copy the whole folder Critic.save() wrote") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CriticError(f"{path} cannot be read ({exc})",
+                          hint="the file was damaged; save the critic again") from None
 
 
 def _version() -> str:

@@ -121,6 +121,10 @@ class Critic:
     """``Critic(net, tokenizer, model_name=...)`` wraps a loaded causal LM; most users call
     :func:`load` (a model name, folder or GGUF file) or :meth:`Critic.load` (a saved critic)."""
 
+    #: what the base model was loaded from (a known name, a folder, a file): saved so the
+    #: critic can be loaded again from anywhere
+    base_reference: Optional[str] = None
+
     def __init__(self, net, tokenizer, *, model_name: str,
                  settings: Optional[CriticSettings] = None,
                  template: Optional[PromptTemplate] = None, device: str = "auto", seed: int = 0,
@@ -251,13 +255,13 @@ class Critic:
         learned on is a :class:`CheckpointMismatch` naming both."""
         from safetensors.torch import load_file
 
-        from .checkpoint import read_meta
+        from .checkpoint import base_reference, read_meta, read_part
         from .errors import CheckpointMismatch
 
         folder = Path(folder)
         meta = read_meta(folder)
         settings = CriticSettings(**meta["settings"])
-        saved_template = PromptTemplate((folder / "template.txt").read_text(), str(folder))
+        saved_template = PromptTemplate(read_part(folder, "template.txt"), str(folder))
         template = template or saved_template
         if template.sha256 != meta["template_sha256"]:
             raise CheckpointMismatch(
@@ -266,7 +270,7 @@ class Critic:
                 f"{template.sha256[:12]}",
                 hint=f"use the saved template ({folder / 'template.txt'}), or train a new critic "
                      "on the changed template")
-        name = model or meta["model"]
+        name = model or base_reference(meta)
         if net is None:
             net, tokenizer, name = load_base(name, device)
         fingerprint = base_fingerprint(net)
@@ -274,11 +278,34 @@ class Critic:
             raise CheckpointMismatch(
                 f"{folder}: the adapters were trained on {meta['model']} (fingerprint "
                 f"{meta['fingerprint']}), not on {name} (fingerprint {fingerprint})",
-                hint=f"load it with model={meta['model']!r}, the base model it was trained on")
-        critic = cls(net, tokenizer, model_name=name, settings=settings, template=template,
-                     device=device, adapter=folder / "adapter")
-        critic.value_head.load_state_dict(load_file(str(folder / "value_head.safetensors")))
+                hint=f"load it with model={base_reference(meta)!r}, the base model it was "
+                     "trained on")
+        adapter = folder / "adapter"
+        if not (adapter / "adapter_config.json").is_file():
+            raise CriticError(f"{adapter}: the saved LoRA adapters are missing",
+                              hint="copy the whole folder Critic.save() wrote, or train and "
+                                   "save the critic again")
+        try:
+            critic = cls(net, tokenizer, model_name=name, settings=settings, template=template,
+                         device=device, adapter=adapter)
+        except CriticError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a damaged file, in peft's or torch's words
+            raise CriticError(f"{adapter}: the saved LoRA adapters cannot be read "
+                              f"({type(exc).__name__}: {str(exc)[:200]})",
+                              hint="the files were damaged; save the critic again") from None
+        head = folder / "value_head.safetensors"
+        try:
+            critic.value_head.load_state_dict(load_file(str(head)))
+        except FileNotFoundError:
+            raise CriticError(f"{head}: the saved value head is missing",
+                              hint="copy the whole folder Critic.save() wrote") from None
+        except Exception as exc:  # noqa: BLE001 - safetensors' or torch's own words
+            raise CriticError(f"{head}: the saved value head cannot be read "
+                              f"({type(exc).__name__}: {str(exc)[:200]})",
+                              hint="the file was damaged; save the critic again") from None
         critic.value_head.to(critic.device)
+        critic.base_reference = model or base_reference(meta)
         return critic
 
     def describe(self) -> dict:
@@ -327,5 +354,7 @@ def load(model: str = "auto", *, settings: Optional[CriticSettings] = None,
     net, tokenizer, name = load_base(model, device)
     if not isinstance(template, PromptTemplate):
         template = PromptTemplate.load(template)
-    return Critic(net, tokenizer, model_name=name, settings=settings, template=template,
-                  device=device, seed=seed)
+    critic = Critic(net, tokenizer, model_name=name, settings=settings, template=template,
+                    device=device, seed=seed)
+    critic.base_reference = name if model == "auto" else model   # what save() records
+    return critic

@@ -92,8 +92,10 @@ def run_twosome(env_id: str, *, env_options: Optional[dict] = None, model: str =
 
     agent = TwosomeAgent(critic, PPOConfig(seed=seed, **(ppo or {})), history=history,
                          shaping=shaping, seed=seed, ledger=UsageLedger())
-    eval_seeds = [seed] * evaluate if fixed_seed else \
-        list(range(seed + episodes, seed + episodes + evaluate))
+    from pddlkit.envs.instance_sets import SeedSplit
+
+    split = SeedSplit(seed, episodes, evaluate, held_out_from=0)   # right after training
+    eval_seeds = [seed] * evaluate if fixed_seed else list(split.held_out)
     before = agent.evaluate(make_env, eval_seeds, budget=budget, sample=not greedy)
     agent.train(make_env, episodes, budget=budget,
                 seeds=[seed] if fixed_seed else list(range(seed, seed + episodes)),

@@ -64,3 +64,35 @@ def minigrid(task: str, train: Optional[int] = None, evaluate: Optional[int] = N
     return InstanceSplit(f"minigrid-{task}",
                          [M.observe(task, s) for s in list(M.TRAIN_SEEDS)[:train or 100]],
                          [M.observe(task, s) for s in list(M.HELD_OUT_SEEDS)[:evaluate or 100]])
+
+
+@dataclass(frozen=True)
+class SeedSplit:
+    """Training and held-out episode seeds, disjoint by construction.
+
+    Why one helper: each front end used to pick its held-out seeds by a convention of its own
+    (1000 + seed; NetHack's index 50 while learning ran 0..119, so half the "held-out" games
+    were training games). Here the training seeds are ``train`` consecutive seeds from
+    ``seed``, and the held-out ones start at the environment's usual offset
+    (``held_out_from``, 1000 by default) or right after the last training seed, whichever is
+    later, so no held-out seed is ever a training seed, however many episodes learning took.
+    Seeds are instances here (a seed is one game), or indices into a list of distinct
+    instances, which keeps them disjoint too."""
+
+    seed: int
+    train_count: int
+    held_out_count: int
+    held_out_from: int = 1000
+
+    @property
+    def train(self) -> range:
+        return range(self.seed, self.seed + self.train_count)
+
+    @property
+    def held_out(self) -> range:
+        start = max(self.held_out_from + self.seed, self.seed + self.train_count)
+        return range(start, start + self.held_out_count)
+
+    def __post_init__(self) -> None:
+        if self.train_count < 0 or self.held_out_count < 0:
+            raise ValueError("seed counts cannot be negative")

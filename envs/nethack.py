@@ -12,17 +12,19 @@ NetHack keystrokes here.
   shows a gnomish Ranger; ``character=`` changes it). ``reset(seed)`` seeds NetHack's core and
   display generators, so a seed is the same game every time (``NetHackChallenge-v0`` forbids
   seeding). NetHack itself is 3.6.7 (the paper says 3.6.6).
-- **Maps**: plain NetHack places fountains and boxes on the first level only sometimes, so the
-  drink and box tasks use seeds whose first level shows one from the start
-  (:func:`task_seeds` scans seeds and keeps those); the paper used the full dungeon too. Level 3
-  needs no special map.
+- **Maps**: plain NetHack places fountains and boxes on the first level only sometimes. Every
+  seed is a game, as in the paper (CoPiC's default, ``seeds="all"``); :func:`task_seeds` scans
+  for seeds whose first level shows the target, reachable, from the first turn (CoPiC's
+  ``seeds="visible-target"``), a much easier set: name it when you report on it. Level 3 needs
+  no special map.
 - **Success**: *drink* when the game asks "Drink from the fountain/sink?" (or the sink's
   question) and the answer ``y`` is taken; *open-box* when looting a box or chest opens it (the
   game reports it open, empty, or shows its contents) or kicking breaks its lid open; *level 3*
   when the experience level in the status line reaches 3 on dungeon level 1.
 - **Budget**: ``max_keys`` keystrokes per episode (600 by default, 2000 for level 3, which
   takes several fights); death ends the episode. Seed 000 does not say its limit. NLE's own
-  cap (5000 steps) is set to ``max_keys``, so a larger budget is honoured. Level 3 depends on
+  cap (5000 steps) is set past ``max_keys``, so a larger budget is honoured and the episode
+  ends on the last real observation (NLE's own truncation returns a blank one). Level 3 depends on
   it most, since monsters keep appearing as game time passes: the correct stand-in program
   alone reaches level 3 on 15% of seeds at 2000 keys and 45% at 6000 (20 seeds).
 - **The observation dict** (the program API) keeps the parts of NetPlay's ``dict_obs`` these
@@ -96,13 +98,15 @@ class NetHackTask:
         gymnasium, self._nh = _import_nle()
         self.task_name = task
         self.max_keys = max_keys or (2000 if task == "exp-level-3" else 600)
-        # NLE truncates at its own max_episode_steps (5000 by default); every key here is one
-        # NLE step, so NLE gets our budget and ``max_keys`` alone decides. It goes in the
-        # spec's kwargs: make(max_episode_steps=) would only add gymnasium's TimeLimit
+        # NLE truncates at its own max_episode_steps (5000 by default) and then returns a
+        # blank observation; every key here is one NLE step, so NLE gets one step more than
+        # our budget and ``max_keys`` alone ends the episode, on a real observation (a level
+        # reached on the last key counts). It goes in the spec's kwargs:
+        # make(max_episode_steps=) would only add gymnasium's TimeLimit
         spec = gymnasium.spec("NetHackScore-v0")
         self.env = gymnasium.make(replace(spec, kwargs={
             **spec.kwargs, "actions": self._nh.ACTIONS, "observation_keys": OBSERVATION_KEYS,
-            "character": character, "max_episode_steps": self.max_keys,
+            "character": character, "max_episode_steps": self.max_keys + 1,
             "allow_all_yn_questions": True}))  # else NLE answers "n" itself
         self._key_index = {int(a): i for i, a in enumerate(self.env.unwrapped.actions)}
         # NetHack's end-of-game code (death, or NLE ending the episode) ignores SIGHUP and
@@ -282,7 +286,9 @@ class NetHackTask:
 
     def _step(self, key: str) -> None:
         """One key to NLE: it counts against the budget, and NLE's end of the game is ours."""
-        self.obs, _, terminated, truncated, _ = self.env.step(self._key_index[ord(key)])
+        obs, _, terminated, truncated, _ = self.env.step(self._key_index[ord(key)])
+        if not (terminated or truncated) or any(int(v) for v in obs["blstats"]):
+            self.obs = obs   # NLE's final observation can be blank: keep the last real one
         self.keys += 1
         if terminated or truncated:
             self._game_over()

@@ -199,6 +199,23 @@ def test_the_world_model_filter_never_runs_a_plan_whose_first_action_fails():
     assert sum(r.avoided for r in with_filter) > 0
 
 
+def test_world_model_rejections_reach_the_evolution_prompt_and_no_open_is_repaired():
+    """With the filter, plans into a closed receptacle never run; their reasons go into the
+    evolution prompt, and the stand-in repairs no-open from them (it used to look for a
+    'put' command the household does not have)."""
+    seeds = [6, 13, 15, 16]  # the target is closed when the object is brought to it
+    copic, writer = _copic(_household("pick_and_place", budget=30), [("no-open",)] * 2,
+                           world_model_filter=True, evolve=True, episodes_per_round=4,
+                           summary_episodes=2, max_rounds=1)
+    with copic:
+        rounds = copic.learn(seeds)
+        prompt = copic.llm.requests[-1].messages[-1][1]
+    assert "rejected by the world model before running, move " in prompt
+    assert "is closed" in prompt
+    assert writer.repaired == ["no-open", "no-open"]
+    assert rounds[0].evolved and rounds[-1].success_rate > rounds[0].success_rate
+
+
 def test_a_tiny_critic_scores_learns_and_is_counted(tmp_path):
     need_module("torch", "pip install torch==2.13.0")
     need_module("peft", "pip install 'pddlkit[critic]'")
@@ -341,6 +358,54 @@ def test_ppo_with_shaping_moves_selection_to_the_good_program(tmp_path):
                                 seed=2, learn=range(2000, 2060), min_updates=20)
 
 
+def test_ppo_transitions_end_with_their_episode_when_programs_abstain(tmp_path):
+    """Programs that never take abstain at some steps, so the fallback runs there; each
+    episode's last stored transition is still done=True (no bootstrap into the next episode),
+    and the rewards of steps after the last decision are not lost."""
+    need_module("torch", "pip install torch==2.13.0")
+    need_module("peft", "pip install 'pddlkit[critic]'")
+    from pddlkit import critic
+    from pddlkit.critic import toy
+    from pddlkit.critic.ppo import PPOConfig
+
+    folder, _ = toy.build(tmp_path / "lm", seed=0)
+    model = critic.load(str(folder), device="cpu", template="copic", seed=0)
+    config = CopicConfig(critic="ppo", programs=2, evolve=False, episodes_per_round=3,
+                         summary_episodes=1, max_rounds=0, shaping=0.5)
+    ppo = PPOConfig(steps_per_update=10_000)   # keep every transition in the buffer
+    world = _household("pick_and_place", budget=12)
+    copic = Copic(world, CopicWriter("household", [("no-take",)] * 2).llm(), model, config,
+                  ppo=ppo)
+    with copic:
+        records = [copic.play(seed, learn=True) for seed in range(3)]
+        buffer = list(copic.trainer.buffer)
+    assert buffer and buffer[-1].done
+    assert sum(t.done for t in buffer) == 3 == len(records)
+    ends = [i for i, t in enumerate(buffer) if t.done]
+    assert all(not t.done for i, t in enumerate(buffer) if i not in ends)
+
+
+def test_a_mixed_difficulty_keeps_rounds_and_evolves_each_task_type_on_its_own_episodes():
+    world = HouseholdWorld(lambda: Household(receptacles=8, difficulty="basic&use"), budget=20)
+    copic, writer = _copic(world, [("no-take",)] * 2, evolve=True, episodes_per_round=3,
+                           summary_episodes=2, max_rounds=1)
+    with copic:
+        rounds = copic.learn(range(40))
+        evolutions = [r.messages[-1][1] for r in copic.llm.requests
+                      if "Program 1:" in r.messages[-1][1]]
+    by_type: dict = {}
+    for r in rounds:
+        by_type.setdefault(r.task_type, []).append(r)
+    assert len(by_type) >= 2, rounds   # more than one type had its own rounds
+    for task_type, kept in by_type.items():
+        assert [r.round for r in kept] == list(range(len(kept)))
+        assert all(r.episodes == 3 for r in kept)
+    evolved = {r.task_type for r in rounds if r.evolved}
+    assert len(evolved) >= 2
+    for task_type in evolved:   # each type's evolution prompt asks for its own method
+        assert any(f"def {task_type}" in prompt for prompt in evolutions), task_type
+
+
 def test_household_evolution_repairs_a_program_that_takes_the_wrong_object():
     """Three programs that take whatever object they saw first fail a tight budget; the
     summaries show objects the task does not name being taken, and the repaired set wins."""
@@ -365,3 +430,29 @@ def test_ppo_with_shaping_moves_household_pick_to_the_program_that_takes_the_nam
     _uniform_frozen_and_learned(tmp_path, lambda: _household("pick_and_place", budget=20),
                                 "household", sets, seed=0, learn=range(2000, 2200),
                                 min_updates=10)
+
+
+@pytest.mark.parametrize("env_id", ["sc2-build", "household", "alfworld", "nethack-drink",
+                                    "nethack-open-box", "nethack-exp-level-3"])
+def test_held_out_seeds_are_never_training_seeds(env_id):
+    """However many episodes learning takes (NetHack's held-out games used to start at index
+    50 while learning played 0..119), the held-out seeds follow the training range."""
+    from pddlkit.programs.copic.runner import ENV_IDS, seed_split
+
+    assert env_id in ENV_IDS
+    for seed in (0, 7):
+        for config in (CopicConfig(), CopicConfig(episodes_per_round=300, summary_episodes=5,
+                                                  max_rounds=5)):
+            split = seed_split(seed, config, evaluate=10)
+            assert len(split.train) == config.episodes_per_round * (config.max_rounds + 1)
+            assert not set(split.train) & set(split.held_out) and len(split.held_out) == 10
+
+
+def test_a_copic_run_plays_no_held_out_game_while_learning():
+    from pddlkit.programs.copic.runner import run_copic
+
+    config = CopicConfig(critic="uniform", programs=1, evolve=False, episodes_per_round=3,
+                         summary_episodes=1, max_rounds=0)
+    outcome = run_copic("sc2-build", "standin", config=config, evaluate=2, seed=5)
+    learned = {e.seed for e in outcome.copic.episodes}
+    assert learned == {5, 6, 7} and not learned & {e.seed for e in outcome.evaluation}

@@ -9,6 +9,7 @@ import os
 import random
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -132,12 +133,49 @@ def test_save_and_load_round_trip_and_mismatches(tiny, other_tiny, tmp_path):
 
     with pytest.raises(critic.CheckpointMismatch, match="trained on") as wrong:
         critic.Critic.load(folder, model=str(other_tiny), device="cpu")
-    assert f"model={tiny.name!r}" in wrong.value.hint
+    assert f"model={str(Path(tiny).resolve())!r}" in wrong.value.hint   # loadable from anywhere
     changed = critic.PromptTemplate("Task: $task\nNow: $observation\nChoose:", "mine.txt")
     with pytest.raises(critic.CheckpointMismatch, match="prompt template"):
         critic.Critic.load(folder, model=str(tiny), device="cpu", template=changed)
     with pytest.raises(critic.CriticError, match="not a saved critic"):
         critic.Critic.load(tmp_path, model=str(tiny))
+
+
+def test_a_damaged_or_incomplete_checkpoint_is_one_critic_error_naming_the_file(tiny, tmp_path):
+    """Each damaged or missing part of a saved critic is a CriticError naming the file (it was
+    a safetensors or errno traceback); critic.json keeps the resolved base, so the critic
+    loads from another directory without model=."""
+    import os
+    import shutil
+
+    from pddlkit import critic
+
+    c = _critic(tiny)
+    folder = c.save(tmp_path / "saved")
+    meta = json.loads((folder / "critic.json").read_text())
+    assert meta["base"] == str(Path(tiny).resolve())
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    here = os.getcwd()
+    try:
+        os.chdir(elsewhere)
+        assert critic.Critic.load(folder, device="cpu").model_name == c.model_name
+    finally:
+        os.chdir(here)
+    cases = {
+        "value_head.safetensors": ("cannot be read", lambda p: p.write_bytes(b"\x00" * 40)),
+        "adapter/adapter_model.safetensors": ("cannot be read",
+                                              lambda p: p.write_bytes(b"garbage" * 10)),
+        "template.txt": ("is missing", lambda p: p.unlink()),
+        "adapter": ("LoRA adapters are missing", shutil.rmtree),
+    }
+    for part, (words, damage) in cases.items():
+        broken = tmp_path / part.replace("/", "-")
+        shutil.copytree(folder, broken)
+        damage(broken / part)
+        with pytest.raises(critic.CriticError, match=words) as caught:
+            critic.Critic.load(broken, device="cpu")
+        assert str(broken) in str(caught.value), part
 
 
 def test_gae_and_explained_variance():

@@ -128,15 +128,20 @@ def test_the_keystroke_budget_alone_ends_an_episode(nethack):
             outcomes.append(small.skill({"name": "rest"}))
         assert small.keys == 23 and outcomes[-1].done and not outcomes[-1].won
         assert sum(o.keys for o in outcomes) == 23 and all(o.keys > 0 for o in outcomes)
-        # NLE ended the game, and NetHack's end-of-game code ignored SIGHUP and SIGXCPU in
-        # this process; the adapter puts back what they were (else every process started
-        # later, sandbox workers included, would inherit them ignored)
+        # the episode ends on the last real observation, not NLE's blank final one (which
+        # read "HP 0 / 0, XP level 0" and failed a level reached on the last key)
+        stats = small.stats()
+        assert stats["HP"] != "0 / 0" and stats["level"] >= 1, stats
+        # NetHack's end-of-game code ignores SIGHUP and SIGXCPU in this process when a game
+        # ends; the adapter puts back what they were (else every process started later,
+        # sandbox workers included, would inherit them ignored)
         assert (_ignored(signal.SIGXCPU), _ignored(signal.SIGHUP)) == before
     finally:
         small.close()
-    # NLE truncates at 5000 steps on its own; a larger budget is passed to it
+    # NLE truncates at 5000 steps on its own; a larger budget is passed to it, one step past
+    # ours, so our budget ends the episode
     large = nethack.NetHackTask("exp-level-3", max_keys=6000)
     try:
-        assert large.env.unwrapped._max_episode_steps == 6000
+        assert large.env.unwrapped._max_episode_steps == 6001
     finally:
         large.close()

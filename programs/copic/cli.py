@@ -45,6 +45,8 @@ class CopicOptions:
                                 minimum=1)
     budget: int = option(50, "household: commands per episode")
     max_seconds: Optional[float] = option(None, "SC2 game-time limit in seconds (default 660)")
+    nethack_seeds: str = option("all", "NetHack games: all (every seed, the paper's setting) or "
+                                       "visible-target (the target in view at turn 1: easier)")
     max_keys: Optional[int] = option(None, "NetHack keystrokes per episode (default 600; 2000 "
                                            "for exp-level-3)")
     critic_model: str = option("auto", "tinyllama, gemma-3-270m, a model folder or a .gguf "
@@ -90,7 +92,26 @@ def env_options(env: str, given: dict, o: CopicOptions) -> dict:
             raise AgentError(f"--max-keys is NetHack's keystroke budget; {env} has none "
                              f"(SC2: --max-seconds, household: --budget)")
         options["max_keys"] = o.max_keys
+    if env.startswith("nethack-"):
+        from .nethack_world import SEED_SETS
+
+        if o.nethack_seeds not in SEED_SETS:
+            raise AgentError(f"--nethack-seeds must be one of {', '.join(SEED_SETS)}, got "
+                             f"{o.nethack_seeds!r}")
+        options["nethack_seeds"] = o.nethack_seeds
     return options
+
+
+#: CopicConfig's field names and the flags that set them, for its error messages
+FLAGS = {"summary_episodes (M)": "--summary-episodes", "episodes_per_round (N)":
+         "--round-episodes", "programs (n)": "--programs", "threshold": "--threshold",
+         "critic": "--copic-critic"}
+
+
+def _as_flags(message: str) -> str:
+    for name, flag in FLAGS.items():
+        message = message.replace(name, flag)
+    return message
 
 
 def play(job):
@@ -108,10 +129,14 @@ def play(job):
                          seed=record.seed, won=record.won, steps=record.steps,
                          result=record.result)
 
-        config = CopicConfig(programs=o.programs, episodes_per_round=o.round_episodes,
-                             summary_episodes=o.summary_episodes, threshold=o.threshold,
-                             max_rounds=o.max_rounds, critic=o.copic_critic, evolve=o.evolve,
-                             world_model_filter=o.wm_filter, shaping=o.shaping, seed=seed)
+        try:
+            config = CopicConfig(programs=o.programs, episodes_per_round=o.round_episodes,
+                                 summary_episodes=o.summary_episodes, threshold=o.threshold,
+                                 max_rounds=o.max_rounds, critic=o.copic_critic,
+                                 evolve=o.evolve, world_model_filter=o.wm_filter,
+                                 shaping=o.shaping, seed=seed)
+        except ValueError as exc:   # the loop's names, as the flags that set them
+            raise AgentError(_as_flags(str(exc))) from None
         ppo = {"policy_lr": o.policy_lr, "value_lr": o.value_lr,
                "steps_per_update": o.ppo_steps, "policy_batch": o.ppo_batch}
         outcome = run_copic(job.env, llm, env_options=options, config=config,

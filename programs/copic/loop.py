@@ -29,7 +29,8 @@ Choices the paper leaves open (``shared/specs/copic.md`` §4), written down here
 - **World-model filter** (``world_model_filter=True``, pddlkit's addition): a candidate whose
   first action is impossible in the believed state (the world's symbolic model) is dropped
   before scoring, and counted as an avoided failure; when every candidate would fail, the
-  fallback runs instead.
+  fallback runs instead. Each program's dropped plans, with the model's reason, go into the
+  evolution prompt (they never ran, so nothing else would tell the LLM).
 - **Critic modes**: ``"ppo"`` (score, sample, learn), ``"frozen"`` (score, no learning) and
   ``"uniform"`` (the paper's "without critic" ablation: a uniform choice). Sampling is used when
   learning and, by default, when evaluating (``sample_eval``).
@@ -49,6 +50,11 @@ Choices the paper leaves open (``shared/specs/copic.md`` §4), written down here
   not with seed 0 (0.50, success 0.60 = uniform): a random critic's start decides how fast
   it learns (``tests/test_copic.py::test_ppo_with_shaping_moves_selection_to_the_good_program``
   checks seed 2).
+- **Episode ends in PPO**: a decision's transition is stored once the next decision (its
+  successor state) or the episode's end is reached; steps in between where no program offered
+  a plan (the fallback ran) add their reward and shaping term to it, and the last transition
+  of an episode is ``done``, so GAE never adds the next episode's first value and the shaping
+  terms telescope within the episode as potential-based shaping needs.
 - **Context**: when the backend knows its model's context (``local:`` servers do), an evolution
   prompt that would leave less than :data:`ANSWER_TOKENS` for the answer shows fewer of the last
   M episodes, oldest first (the newest always stays), and says how many it left out
@@ -116,6 +122,8 @@ class ProgramStats:
     chosen: int = 0
     errors: Counter = field(default_factory=Counter)
     failed: Counter = field(default_factory=Counter)   # (action, reason) of its chosen plans
+    #: (first action, the world model's reason) of its plans the filter dropped unrun
+    rejected: Counter = field(default_factory=Counter)
 
 
 class Program:
@@ -204,6 +212,7 @@ class Copic:
         self.generation_failures: list[str] = []
         self.episodes_left_out: list[tuple[str, int]] = []  # per evolution that trimmed
         self._rounds: dict[str, int] = {}  # program sets asked for so far, per task type
+        self._round_of: dict[str, int] = {}  # learning rounds closed so far, per task type
         self.ledger = getattr(llm, "ledger", None)
         self._pool = ThreadPoolExecutor(max_workers=max(1, self.config.programs))
 
@@ -280,6 +289,8 @@ class Copic:
             lines.append(f"Program {i}: proposed {s.proposals} plans, {s.chosen} chosen")
             lines += [f"    could not do {a}: {why} ({n} times)"
                       for (a, why), n in s.failed.most_common(6)]
+            lines += [f"    rejected by the world model before running, {a}: {why} ({n} times)"
+                      for (a, why), n in s.rejected.most_common(6)]
             lines += [f"    error ({n} times): {err}" for err, n in s.errors.most_common(3)]
         return "\n".join(lines)
 
@@ -354,6 +365,7 @@ class Copic:
         total, won, done = 0.0, False, False
         trajectory = []
         contested, picks = 0, [0] * len(programs)
+        pending = None   # the last decision's transition, until its successor state is known
         while not done and steps < world.budget:
             proposals = self._propose(programs, world.program_args())
             errors += sum(p is None for p in proposals)
@@ -362,10 +374,14 @@ class Copic:
                 if plan is not None and (plan or getattr(world, "wait_is_a_plan", False)):
                     by_text.setdefault(self._label(plan), (plan, []))[1].append(i)
             if self.config.world_model_filter:
-                for text, (plan, _) in list(by_text.items()):
-                    if world.first_action_fails(plan):
+                for text, (plan, proposers) in list(by_text.items()):
+                    reason = world.first_action_fails(plan)
+                    if reason:
                         del by_text[text]
                         avoided += 1
+                        for i in proposers:   # the cheapest feedback there is: keep it
+                            programs[i].stats.rejected[(plan[0] if plan else "wait",
+                                                        str(reason))] += 1
             texts = list(by_text)
             prompt = decision = None
             if not texts:
@@ -374,6 +390,9 @@ class Copic:
                 prompt = self.critic.template.render(task=world.task_text,
                                                      observation=world.observation_text(),
                                                      candidates=texts)
+                if learning and pending is not None:   # its successor is this state
+                    self.trainer.add(pending)
+                    pending = None
                 if learning and self.trainer.ready:
                     self.updates.append(self.trainer.update(self.critic.value(prompt)))
                 decision = self.critic.act(prompt, texts, sample=sample,
@@ -408,44 +427,72 @@ class Copic:
             if learning and decision is not None:
                 from pddlkit.critic.ppo import Transition
 
-                self.trainer.add(Transition(prompt, texts, decision.index, decision.logprob,
-                                            decision.value, reward,
-                                            done or steps >= world.budget, decision.features))
+                pending = Transition(prompt, texts, decision.index, decision.logprob,
+                                     decision.value, reward, False, decision.features)
+            elif learning and pending is not None:
+                # a step no program offered a plan for (the fallback ran): its reward and
+                # shaping term belong to the last decision, whose consequences they are
+                pending.reward += reward
+        if learning and pending is not None:   # the episode ended: no bootstrap past it
+            pending.done = True
+            self.trainer.add(pending)
         if learning and self.trainer.ready:
             self.updates.append(self.trainer.update(0.0))
         record = EpisodeRecord(seed, task_type, won, steps, plans, total,
                                world.episode_result(won), avoided, errors, trajectory,
-                               len(self.rounds), contested, picks, first_failures)
+                               self._round_of.get(task_type, 0), contested, picks,
+                               first_failures)
         return record
 
     # -- learning and deployment ----------------------------------------------------------
     def learn(self, seeds: Sequence[int], *,
               on_episode: Optional[Callable[[EpisodeRecord], None]] = None
               ) -> list[RoundRecord]:
-        """Rounds of N episodes on ``seeds`` (cycled): after each round, stop if the success
-        rate reached the threshold, else evolve the program set (Algorithm 1)."""
+        """Rounds of N episodes per task type on ``seeds`` (cycled), as the paper keeps them:
+        each task type counts its own episodes, and once it has N since its program set was
+        made, its success rate decides: at the threshold (or after ``max_rounds``
+        evolutions) it is done, else its set is evolved from its own last M episodes. A world
+        whose seeds mix task types (the household's ``basic&use``) so evolves each type on
+        its own evidence. Learning ends when every type met is done."""
         config = self.config
         seeds = list(seeds)
-        for round_no in range(config.max_rounds + 1):
-            batch = []
-            for k in range(config.episodes_per_round):
-                seed = seeds[(round_no * config.episodes_per_round + k) % len(seeds)]
-                record = self.play(seed, learn=True)
+        since: dict[str, list[EpisodeRecord]] = {}   # each type's episodes in this round
+        done_types: set[str] = set()
+        played = 0
+        while True:
+            seed = seeds[played % len(seeds)]
+            played += 1
+            record = self.play(seed, learn=True)
+            self.episodes.append(record)
+            if on_episode:
+                on_episode(record)
+            task_type = record.task_type
+            if task_type not in done_types:
+                batch = since.setdefault(task_type, [])
                 batch.append(record)
-                self.episodes.append(record)
-                if on_episode:
-                    on_episode(record)
-            rate = sum(e.won for e in batch) / len(batch)
-            task_type = batch[-1].task_type
-            evolve = (config.evolve and rate < config.threshold
-                      and round_no < config.max_rounds)
-            self.rounds.append(RoundRecord(task_type, round_no, len(batch), rate, evolve))
-            log.info("round %d on %s: success %.2f%s", round_no, task_type, rate,
-                     ", evolving" if evolve else "")
-            if not evolve:
+                if len(batch) >= config.episodes_per_round:
+                    self._close_round(task_type, batch, done_types)
+                    since[task_type] = []
+            types = set(since) | done_types
+            cap = (config.max_rounds + 1) * config.episodes_per_round * max(1, len(types))
+            if (types and types <= done_types) or played >= cap:
                 break
-            self.evolve(task_type, batch[-config.summary_episodes:])
         return self.rounds
+
+    def _close_round(self, task_type: str, batch: list[EpisodeRecord],
+                     done_types: set[str]) -> None:
+        config = self.config
+        number = self._round_of.get(task_type, 0)
+        rate = success_rate(batch)
+        evolve = config.evolve and rate < config.threshold and number < config.max_rounds
+        self.rounds.append(RoundRecord(task_type, number, len(batch), rate, evolve))
+        self._round_of[task_type] = number + 1
+        log.info("round %d on %s: success %.2f%s", number, task_type, rate,
+                 ", evolving" if evolve else "")
+        if evolve:
+            self.evolve(task_type, batch[-config.summary_episodes:])
+        else:
+            done_types.add(task_type)
 
     def evaluate(self, seeds: Sequence[int]) -> list[EpisodeRecord]:
         """Frozen deployment: no LLM calls, no critic updates (programs must exist: call

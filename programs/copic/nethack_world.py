@@ -1,9 +1,10 @@
 """NetHack under CoPiC: :class:`pddlkit.envs.nethack.NetHackTask` behind ``planner(obs)``, one
 skill per step (Appendix B.2).
 
-- **The task type** is the task (drink, open-box, exp-level-3); episodes run on seeds whose
-  first level shows what the task needs (:func:`pddlkit.envs.nethack.task_seeds`): seed ``i``
-  of an episode is the ``i``-th such seed.
+- **The task type** is the task (drink, open-box, exp-level-3). Episode seed ``i`` is game
+  ``i`` (``seeds="all"``, the paper's setting, the default), or the ``i``-th seed whose first
+  level shows what the task needs, reachable (``seeds="visible-target"``,
+  :func:`pddlkit.envs.nethack.task_seeds`: a much easier set, named for what it is).
 - **A step** runs one skill; the budget is the game's keystrokes (``max_keys``), counted as
   the episode's steps.
 - **No world-model filter**: NetHack has no symbolic model here, so ``first_action_fails``
@@ -30,6 +31,10 @@ def skill_text(call: dict) -> str:
     return f"{call.get('name')}({params})"
 
 
+#: which games NetHack episodes play: every seed, or those whose target is in view at turn 1
+SEED_SETS = ("all", "visible-target")
+
+
 class NetHackWorld:
     """``NetHackWorld("drink")``."""
 
@@ -38,12 +43,16 @@ class NetHackWorld:
     max_plan = 1
     trajectory_lines = 8
 
-    def __init__(self, task: str = "drink", *, max_keys: Optional[int] = None) -> None:
+    def __init__(self, task: str = "drink", *, max_keys: Optional[int] = None,
+                 seeds: str = "all") -> None:
         from pddlkit.envs.nethack import NetHackTask
 
+        if seeds not in SEED_SETS:
+            raise ValueError(f"seeds must be one of {', '.join(SEED_SETS)}, got {seeds!r}")
         self.env = NetHackTask(task, max_keys=max_keys)
         self.task_name = task
         self.budget = self.env.max_keys
+        self.seeds = seeds
         self._seeds: list[int] = []
 
     @property
@@ -51,8 +60,13 @@ class NetHackWorld:
         return f"nethack-{self.task_name}"
 
     def seed_for(self, index: int) -> int:
+        """The game of episode ``index``: the seed itself (``seeds="all"``, every game, as
+        the paper), or the ``index``-th seed whose first level shows the target
+        (``"visible-target"``; level 3 has no target, so it is every seed either way)."""
         from pddlkit.envs.nethack import task_seeds
 
+        if self.seeds == "all":
+            return index
         while len(self._seeds) <= index:
             start = self._seeds[-1] + 1 if self._seeds else 0
             self._seeds += task_seeds(self.task_name, count=index + 1 - len(self._seeds),

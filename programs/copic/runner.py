@@ -7,8 +7,12 @@ pick_two) and ``nethack-drink``, ``nethack-open-box``, ``nethack-exp-level-3``.
 
 Protocol (seed 000, Appendix D): learn on training seeds ``seed, seed+1, ...`` (rounds of N
 episodes, evolving below the threshold), then freeze programs and critic and evaluate on
-held-out seeds ``1000 + seed, ...`` (NetHack: the held-out task seeds start at index 50) with
-no LLM call and no critic update.
+held-out seeds with no LLM call and no critic update. The seeds come from
+:class:`pddlkit.envs.instance_sets.SeedSplit`: held-out from ``1000 + seed``, or right after the
+last training seed when learning takes more, so they never overlap (NetHack's held-out games
+used to start at index 50 while learning played 0..119). Learning's seeds are cycled when a
+run takes more episodes than its rounds (mixed task types count rounds per type), within the
+training range.
 
 LLM specs: any pddlkit spec (``openai:gpt-4o-mini``, ``hf:...``, ``replay:...``), or
 ``standin`` / ``standin:A,B;;C`` for the offline writer (:mod:`.standin`).
@@ -31,7 +35,15 @@ def env_ids() -> tuple[str, ...]:
 
 
 ENV_IDS = env_ids()
-HELD_OUT = {"nethack": 50}
+
+
+def seed_split(seed: int, config: CopicConfig, evaluate: int):
+    """The run's training and held-out seeds (disjoint by construction)."""
+    from pddlkit.envs.instance_sets import SeedSplit
+
+    rounds = config.episodes_per_round * (config.max_rounds + 1) \
+        if config.max_rounds >= 0 and config.episodes_per_round > 0 else 0
+    return SeedSplit(seed, rounds, evaluate)
 
 
 def make_world(env_id: str, options: Optional[dict] = None):
@@ -63,7 +75,8 @@ def make_world(env_id: str, options: Optional[dict] = None):
 
         from .nethack_world import NetHackWorld
 
-        return NetHackWorld(spec(env_id).kwargs["task"], max_keys=options.get("max_keys"))
+        return NetHackWorld(spec(env_id).kwargs["task"], max_keys=options.get("max_keys"),
+                            seeds=options.get("nethack_seeds") or "all")
     raise ValueError(f"CoPiC has no environment {env_id!r}; use one of {', '.join(ENV_IDS)}")
 
 
@@ -156,8 +169,10 @@ def run_copic(env_id: str, llm: Any = "standin", *, env_options: Optional[dict] 
     if config.critic != "uniform" and critic is None:
         from pddlkit import critic as critic_pkg
 
-        if load_critic:
-            critic = critic_pkg.Critic.load(load_critic, device=critic_device)
+        if load_critic:   # on --critic-model when given: a base moved to another folder
+            critic = critic_pkg.Critic.load(load_critic, device=critic_device,
+                                            model=None if critic_model == "auto" else
+                                            critic_model)
         else:
             critic = critic_pkg.load(critic_model, device=critic_device, template="copic",
                                      seed=seed)
@@ -167,12 +182,11 @@ def run_copic(env_id: str, llm: Any = "standin", *, env_options: Optional[dict] 
         trainer_config = PPOConfig(**(ppo or {}))
     start = time.perf_counter()
     copic = Copic(world, model, critic, config, ppo=trainer_config)
-    held_out = HELD_OUT.get(world.kind, 1000)
+    seeds = seed_split(seed, config, evaluate)
     try:
-        if config.max_rounds >= 0 and config.episodes_per_round > 0:
-            copic.learn(range(seed, seed + config.episodes_per_round * (config.max_rounds + 1)),
-                        on_episode=on_episode)
-        evaluation = copic.evaluate(range(held_out + seed, held_out + seed + evaluate))
+        if seeds.train:
+            copic.learn(seeds.train, on_episode=on_episode)
+        evaluation = copic.evaluate(seeds.held_out)
         if save_critic and copic.critic is not None:
             copic.critic.save(save_critic)
     finally:

@@ -64,8 +64,10 @@ def _household_shows(mistake: str, results: str, section: str) -> bool:
     acts = [re.findall(r"^\s*Act: (.*)$", e, re.M) for e in failed]
     if mistake == "no-take":
         return any(acts_e and not any("take " in a for a in acts_e) for acts_e in acts)
-    if mistake == "no-open":
-        return bool(re.search(r"could not do put .*: .*is closed", section))
+    if mistake == "no-open":   # a put into a closed receptacle, run or rejected by the model
+        # (ALFWorld's command is "put X in/on Y", the household's "move X to Y")
+        return bool(re.search(r"(could not do|rejected by the world model before running,) "
+                              r"(put|move) [^:]*: .*is closed", section))
     if mistake == "wrong-object":  # a failed episode took objects its task does not name
         for e, acts_e in zip(failed, acts):
             task = e.splitlines()[0].lower()
