@@ -235,6 +235,9 @@ def main() -> int:
                         help="the critic part's configurations")
     parser.add_argument("--tasks", default="",
                         help="only these table rows (e.g. exp-level-3,hard); all by default")
+    parser.add_argument("--nethack-seeds", default="all", choices=("all", "visible-target"),
+                        help="NetHack games: all (the paper's setting) or visible-target (the "
+                             "target in view at turn 1: much easier)")
     parser.add_argument("--nethack-keys", type=int, default=0,
                         help="NetHack keystrokes per episode (0: the tasks' defaults, 600 and "
                              "2000 for exp-level-3)")
@@ -264,8 +267,12 @@ def main() -> int:
               [(t, "household", {"difficulty": t}) for t in tasks], modes, args.critic, args)
     if "nethack" in parts:
         tasks = ("drink",) if args.quick else ("drink", "open-box", "exp-level-3")
-        table("Table 2 layout: NetHack (real NLE games)",
-              [(t, f"nethack-{t}", {"max_keys": args.nethack_keys} if args.nethack_keys else {})
+        keys = f"{args.nethack_keys} keys" if args.nethack_keys else \
+            "600 keys (exp-level-3: 2000)"
+        table(f"Table 2 layout: NetHack (real NLE games; seeds: {args.nethack_seeds}; {keys})",
+              [(t, f"nethack-{t}", {"nethack_seeds": args.nethack_seeds,
+                                    **({"max_keys": args.nethack_keys}
+                                       if args.nethack_keys else {})})
                for t in tasks], modes, args.critic, args)
     return 0
 
