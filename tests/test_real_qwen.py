@@ -133,7 +133,7 @@ def test_ipp_writes_a_program_that_runs_on_every_training_instance(qwen, tmp_pat
     with UsageProxy(qwen.base_url) as proxy:
         done = _run(["ipp", "--env", "grasp", "--llm",
                      f"openai:{qwen.model}@{proxy.base_url}", "--train", "3", "--eval", "3",
-                     "--rounds", "0", "--max-tokens", "700", "--record", str(record)])
+                     "--rounds", "0", "--max-tokens", "500", "--record", str(record)])
     _clean(done)
     rows = [json.loads(line) for line in record.read_text().splitlines()]
     rounds = [r for r in rows if r["type"] == "round"]

@@ -40,6 +40,10 @@ def is_reasoning_model(model: str) -> bool:
 LOCAL_TIMEOUT = 3600.0
 
 
+#: retries of a refused connection to a server on this machine (it is not running, or starting)
+LOCAL_CONNECT_RETRIES = 1
+
+
 def is_loopback(url: str) -> bool:
     """Whether ``url`` points at this machine (127.0.0.0/8, ::1, localhost)."""
     from urllib.parse import urlparse
@@ -56,7 +60,9 @@ class OpenAIChat(BaseLLM):
     per attempt; ``max_retries`` bounds the retries; ``max_backoff`` caps one wait, including
     a server's Retry-After. A server on this machine (a loopback address) is taken for a local
     model, which may take minutes for a long answer on a CPU: by default it gets an hour per
-    request and a timed-out request is not sent again; a remote one gets 120 s and retries.
+    request, a timed-out request is not sent again, and a refused connection is tried once more
+    (a server that is not running will not start by itself); a remote one gets 120 s and
+    retries.
     Every retry is logged (``pddlkit.llm``, warning); with
     ``retry_timeouts=False`` (what ``local:`` uses) a timed-out request is an error at once,
     since asking again would make a CPU server generate the whole answer again.
@@ -84,7 +90,7 @@ class OpenAIChat(BaseLLM):
                     "no OpenAI API key", hint="set OPENAI_API_KEY, or point OPENAI_BASE_URL "
                     "(or base_url=) at a local OpenAI-compatible server")
             key = "not-needed"  # local servers ignore it, the client insists on one
-        local = is_loopback(self.base_url)
+        local = self.local = is_loopback(self.base_url)
         self.timeout = timeout if timeout is not None else (LOCAL_TIMEOUT if local else 120.0)
         self.max_retries = max_retries
         self.retry_timeouts = (not local) if retry_timeouts is None else retry_timeouts
@@ -143,7 +149,12 @@ class OpenAIChat(BaseLLM):
                     raise self._request_error(exc) from None
                 attempt += 1
                 timed_out = isinstance(exc, openai.APITimeoutError)
-                if attempt > self.max_retries or (timed_out and not self.retry_timeouts):
+                # nothing listens on this machine's port: one more try (a server starting
+                # up), not minutes of backoff for a server that is not running
+                refused_here = self.local and not timed_out and isinstance(
+                    exc, openai.APIConnectionError) and attempt > LOCAL_CONNECT_RETRIES
+                if attempt > self.max_retries or (timed_out and not self.retry_timeouts) \
+                        or refused_here:
                     raise self._unavailable(exc, attempt) from None
                 delay = self._delay(exc, attempt)
                 # said, never silent: a timed-out request runs again in full on the server
@@ -210,7 +221,8 @@ class OpenAIChat(BaseLLM):
             return LLMConnectionError(
                 f"cannot connect to {self.base_url} ({tries}): {exc}",
                 hint="is the server running? check OPENAI_BASE_URL (a vLLM or Ollama server "
-                     "usually ends in /v1)", attempts=attempts)
+                     "usually ends in /v1)" + ("; for the bundled model: pddlkit llm serve"
+                                               if self.local else ""), attempts=attempts)
         status = getattr(exc, "status_code", None)
         return LLMServerError(
             f"{where} failed with HTTP {status} after {tries}: {_message(exc)}",
