@@ -442,7 +442,7 @@ def model_args(recipe: Recipe, inventory: Mapping[str, int]) -> tuple[str, ...]:
         args.append(_n(inventory.get(recipe.tool, 0)))
     for material, n in recipe.materials:
         have = inventory.get(material, 0)
-        args += [_n(have), _n(max(0, have - n) if have >= n else 0)]
+        args += [_n(have), _n(have - n if have >= n else 0)]
     have = inventory.get(recipe.item, 0)
     return (*args, _n(have), _n(have + recipe.count))
 

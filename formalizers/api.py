@@ -15,7 +15,9 @@ its own) and the commands are the plan's PDDL actions, ``(move kitchen hall)``. 
 read and checked before any LLM call. Once the environment says the task is won
 (``env.won``), the call returns ``done=True`` with no commands and asks no one. The
 ``memory`` given is never changed: each result carries a new one, so the same memory passed
-twice records its steps once each time. The call runs the inner refine loop: the formalizer writes the files,
+twice records its steps once each time.
+
+The call runs the inner refine loop: the formalizer writes the files,
 pddlkit checks and plans, and solver errors go back to the formalizer up to
 ``max_solver_retries`` times. It returns a :class:`FormalizeResult` and never raises for a
 model's mistakes: an unsolved result carries the diagnostics met.

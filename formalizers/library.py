@@ -117,23 +117,24 @@ class DomainLibrary:
         (folder / "problems").mkdir(parents=True, exist_ok=True)
         entry = self._read(folder) or DomainEntry(folder, env, digest, created=time.time())
         (folder / "domain.pddl").write_text(domain.rstrip() + "\n")
-        stored = {p.read_text(errors="replace") for p in entry.problems()}
-        n = len(stored)
-        for text in problems:
-            if text not in stored and n < MAX_PROBLEMS:
-                n += 1
-                (folder / "problems" / f"p{n:03d}.pddl").write_text(text.rstrip() + "\n")
-                stored.add(text)
-        known = entry.checks()
+        # each stored problem's text (as written: stripped, one final newline) to its file
         names = {p.read_text(errors="replace"): p.name for p in entry.problems()}
+        planned = sum(name.startswith("p") for name in names.values())
+        for text in problems:
+            text = text.rstrip() + "\n"
+            if text not in names and planned < MAX_PROBLEMS:
+                planned += 1
+                names[text] = f"p{planned:03d}.pddl"
+                (folder / "problems" / names[text]).write_text(text)
+        known = entry.checks()
         for check in checks:
-            name = names.get(check["problem"].rstrip() + "\n") or names.get(check["problem"])
+            text = check["problem"].rstrip() + "\n"
+            name = names.get(text)
             if name is None:
                 if len(names) >= 2 * MAX_PROBLEMS:
                     continue
-                name = f"c{len(names) + 1:03d}.pddl"
-                (folder / "problems" / name).write_text(check["problem"].rstrip() + "\n")
-                names[check["problem"].rstrip() + "\n"] = name
+                name = names[text] = f"c{len(names) + 1:03d}.pddl"
+                (folder / "problems" / name).write_text(text)
             record = {"problem": name, "ran": list(check.get("ran", [])),
                       "refused": check.get("refused")}
             if record not in known and len(known) < 4 * MAX_PROBLEMS:
@@ -236,8 +237,9 @@ class DomainLibrary:
                 messages.append(f"{p.name}: {result.format(timings=False)}")
         try:
             records = entry.checks()
-            disagreements = [m for record in records
-                             for m in _world_check(report.domain, entry.path, record)]
+            disagreements = [m for record in records for m in _world_check(
+                report.domain, entry.path / "problems" / record["problem"], record["problem"],
+                record)]
         except (ValueError, OSError, KeyError, TypeError) as exc:
             disagreements = [f"checks.json cannot be read ({exc}); fix or delete it"]
         messages += disagreements
@@ -311,35 +313,27 @@ def episode_checks(result) -> list[dict]:
 
 def _disagreements(domain_text: str, checks: Sequence[dict]) -> list[str]:
     """What ``checks`` (with problem texts) say against a domain not yet saved."""
-    import tempfile
-
     from pddlkit.pddl.reader import parse_domain
 
     try:
         domain = parse_domain(domain_text)
     except Exception:  # noqa: BLE001 - a won episode's domain parses; be safe
         return []
-    with tempfile.TemporaryDirectory() as folder:
-        (Path(folder) / "problems").mkdir()
-        out = []
-        for n, check in enumerate(checks):
-            (Path(folder) / "problems" / f"c{n}.pddl").write_text(check["problem"])
-            out += _world_check(domain, Path(folder), {**check, "problem": f"c{n}.pddl"})
-        return out
+    return [m for n, check in enumerate(checks)
+            for m in _world_check(domain, check["problem"], f"problem {n + 1}", check)]
 
 
-def _world_check(domain, folder: Path, record: dict) -> list[str]:
-    """What the model says against one stored record (see the module doc): [] when it agrees,
-    else one line naming the command and the problem."""
+def _world_check(domain, problem_source, name: str, record: dict) -> list[str]:
+    """What the model says against one record (see the module doc), on the problem
+    ``problem_source`` (a path or the text) shown as ``name``: [] when it agrees, else one
+    line naming the command and the problem."""
+    from pddlkit.diagnostics import PDDLError
     from pddlkit.pddl.reader import read_problem
     from pddlkit.semantics.simulate import simulate
     from pddlkit.semantics.world import World
 
-    from pddlkit.diagnostics import PDDLError
-
-    name = record.get("problem", "?")
     try:
-        problem, diags = read_problem(folder / "problems" / name)
+        problem, diags = read_problem(problem_source)
     except PDDLError:   # unreadable: the stored-problems check reports it with its file
         return []
     if problem is None or any(d.is_error for d in diags):

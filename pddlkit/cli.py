@@ -129,7 +129,6 @@ def _cmd_plan(args) -> int:
 
 def _cmd_planners(args) -> int:
     from .planners import available_planners
-
     from .planners.capabilities import describe
 
     infos = available_planners(include_up=not args.no_up)

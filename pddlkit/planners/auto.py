@@ -11,33 +11,35 @@ from __future__ import annotations
 import dataclasses
 from typing import Callable, Optional
 
-from .capabilities import describe, supported
+from .capabilities import describe
 from .result import PlanResult, PlanStatus, error_result
 from .task import PlanningTask
 
 
 class AutoPlanner:
-    """``AutoPlanner(candidates)``: ``candidates()`` lists the usable planners in the order
-    above (the registry passes its own listing, so this module does not import it)."""
+    """``AutoPlanner(candidates, build)``: ``candidates()`` lists the usable planners' infos
+    (name and what each supports) in the order above, ``build(name)`` makes the chosen one
+    (the registry passes its own functions, so this module does not import it)."""
 
     name = "auto"
     #: the chosen planner runs in its own process with the limit, or is held to it by plan()
     limits_itself = False
 
-    def __init__(self, candidates: Callable[[], list]) -> None:
+    def __init__(self, candidates: Callable[[], list], build: Callable[[str], object]) -> None:
         self.candidates = candidates
+        self.build = build
 
     def config(self) -> dict:
         return {"auto": True}
 
     def choose(self, features: frozenset) -> tuple[Optional[object], list[str]]:
-        """The first candidate supporting ``features``, and why each one before it was not."""
+        """The first candidate supporting ``features``, built, and why each one before it was
+        not chosen."""
         passed = []
-        for planner in self.candidates():
-            have = supported(planner)
-            if have is not None and features <= have:
-                return planner, passed
-            passed.append(f"{planner.name}: {describe(have)}")
+        for info in self.candidates():
+            if info.supports is not None and features <= info.supports:
+                return self.build(info.name), passed
+            passed.append(f"{info.name}: {describe(info.supports)}")
         return None, passed
 
     def solve(self, task: PlanningTask, timeout: Optional[float] = None,

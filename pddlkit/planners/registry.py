@@ -44,20 +44,14 @@ def _fast_downward(**options: Any) -> Planner:
 def _auto(**options: Any) -> Planner:
     from .auto import AutoPlanner
 
-    return AutoPlanner(usable_planners, **options)
+    return AutoPlanner(usable_planners, get_planner, **options)
 
 
-def usable_planners() -> list[Planner]:
-    """Every planner that can run here, in ``available_planners`` order (``auto`` left out)."""
-    out = []
-    for info in available_planners(include_up=True):
-        if info.name in ("auto", "up:*") or not info.available:
-            continue
-        try:
-            out.append(get_planner(info.name))
-        except Exception:  # noqa: BLE001 - a broken plug-in is not a candidate
-            continue
-    return out
+def usable_planners() -> list["PlannerInfo"]:
+    """Every planner that can run here, with what it supports, in ``available_planners``
+    order (``auto`` left out); build the chosen one with :func:`get_planner`."""
+    return [i for i in available_planners(include_up=True)
+            if i.available and i.name not in ("auto", "up:*")]
 
 
 _BUILTINS: dict[str, Factory] = {"fast-downward": _fast_downward, "auto": _auto}
@@ -147,9 +141,7 @@ def available_planners(include_up: bool = True) -> list[PlannerInfo]:
             out.append(PlannerInfo(name, f"plugin ({dist})", False, f"{type(exc).__name__}: {exc}"))
     if include_up:
         try:
-            from .up_engine import up_engine_names
-
-            from .up_engine import UPPlanner
+            from .up_engine import UPPlanner, up_engine_names
 
             for engine in sorted(up_engine_names()):
                 out.append(PlannerInfo(f"up:{engine}", "unified-planning", True,
