@@ -11,16 +11,26 @@ actions. The reward is :func:`building_ins_reward`, the paper's code restated.
 
 What the paper leaves open, and what this simulator does (``shared/specs/copic.md`` §4.11):
 
-- **A step** runs the plan's actions in order, starting each one that is possible at that moment
-  (resources, supply, an idle producer, finished requirements) and skipping the others with a
-  reason in ``info["skipped"]``; then game time advances by ``step_seconds`` (10 s).
+- **A step** lasts ``step_seconds`` (10 s) of game time, and the plan's actions are carried
+  out within it as a player would: each one starts at the first moment in the step when it is
+  possible (resources, supply, a producer with a free queue slot, finished requirements), so a
+  unit whose minerals arrive 3 s into the step starts then, not 7 s later, and build times are
+  never rounded to the step. An action that cannot start yet does not hold back the ones after
+  it (they start at once when they can); one that cannot start before the step ends is skipped
+  with the reason at that moment in ``info["skipped"]``. ``info["started_at"]`` gives each
+  started action's game time.
 - **Workers** gather on their own: refineries take three SCVs each once finished, the others
   mine, up to 16 per command center; an SCV constructing a building does not mine until it is
   done. Income rates are :data:`~pddlkit.envs.sc2_data.MINERALS_PER_WORKER_S` and
   :data:`~pddlkit.envs.sc2_data.GAS_PER_WORKER_S`.
-- **Production**: each building trains one unit at a time; an add-on is built by its building
-  (which is busy meanwhile), one add-on per building; units needing a TechLab need a producer that
-  has one.
+- **Production queues**, as in the game: a production building holds up to
+  :data:`QUEUE_SLOTS` (5) orders and trains them one after the other with no gap; an order is
+  paid (minerals, gas and supply) when it is queued, and a queued unit counts as in progress
+  (burnysc2's ``already_pending`` counts queue orders the same way). An order goes to the
+  producer whose queue ends first. An add-on is built by an idle building with an empty queue,
+  which takes no orders meanwhile; one add-on per building; units needing a TechLab need a
+  producer that has a finished one. So one Command Center with the minerals trains 5 SCVs in
+  5 x 12.14 s = 60.7 s, however the orders are spread over the steps.
 - **The episode ends** when every target count is reached by finished units (success), or after
   ``max_seconds`` of game time (30 minutes).
 - **As PDDL**: :func:`tech_model` and :func:`tech_goal` (as text: :func:`tech_domain`,
@@ -42,7 +52,7 @@ from __future__ import annotations
 import math
 import random
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterable, Optional, Sequence
 
 from . import sc2_data as data
@@ -58,6 +68,11 @@ BUILDINGS = [k for k, v in KINDS.items() if not v.is_unit]
 UNITS = [k for k, v in KINDS.items() if v.is_unit]
 MAX_PLAN = 5
 MAX_SUPPLY = 200
+#: orders a production building holds, the one in production included (the game's five)
+QUEUE_SLOTS = 5
+#: resources are compared with this slack, so an order started at the moment its minerals
+#: arrive is not refused for a rounding error
+_SLACK = 1e-6
 
 
 def obtain_unit_count(obs: dict, name: str) -> tuple[int, int]:
@@ -89,9 +104,10 @@ def building_ins_reward(obs: dict, next_obs: dict, task: dict) -> float:
 class Structure:
     kind: str
     done_at: float                 # game time when finished
-    busy_until: float = 0.0        # producing a unit or an add-on until then
+    busy_until: float = 0.0        # its queue (or its add-on) is worked off by then
     addon: Optional[str] = None    # "BARRACKSTECHLAB", ... once ordered
     addon_done: float = math.inf   # when the add-on is finished
+    orders: list = field(default_factory=list)  # finish times of its queued units
 
 
 @dataclass
@@ -188,7 +204,7 @@ class SC2Build:
         for need in tech_needs(name):   # the tech tree first, in the model's order
             if self._finished(need) == 0:
                 return tech_sentence(name, need)
-        if kind.minerals > self.minerals or kind.gas > self.gas:
+        if kind.minerals > self.minerals + _SLACK or kind.gas > self.gas + _SLACK:
             return (f"{name} costs {kind.minerals} minerals and {kind.gas} gas; there are "
                     f"{int(self.minerals)} and {int(self.gas)}")
         if kind.is_unit and self.supply_used() + kind.supply > self.supply_cap():
@@ -203,10 +219,23 @@ class SC2Build:
         if self._producer(kind) is None:
             if name in TECHLAB_OF.values():
                 return f"every {kind.producer} already has an add-on or is busy"
-            if kind.needs_techlab:
-                return f"every {kind.producer} with a {TECHLAB_OF[kind.producer]} is busy"
-            return f"every {kind.producer} is busy"
+            return self._busy_sentence(kind)
         return None
+
+    def _busy_sentence(self, kind) -> str:
+        """Why no producer takes an order for the unit ``kind`` (every one that could is
+        building an add-on or has a full queue), in those words."""
+        which = f"{kind.producer} with a {TECHLAB_OF[kind.producer]}" \
+            if kind.needs_techlab else kind.producer
+        candidates = [s for s in self.structures if s.kind == kind.producer
+                      and s.done_at <= self.time
+                      and (not kind.needs_techlab or s.addon == TECHLAB_OF[s.kind])]
+        building = any(s.addon is not None and s.addon_done > self.time for s in candidates)
+        full = any(self._queued(s) >= QUEUE_SLOTS for s in candidates)
+        reasons = [why for why, present in (("is building an add-on", building),
+                                            (f"has {QUEUE_SLOTS} orders queued", full))
+                   if present]
+        return f"every {which} {' or '.join(reasons) or 'is busy'}"
 
     def _bases(self) -> int:
         return sum(1 for s in self.structures
@@ -218,18 +247,27 @@ class SC2Build:
     def _free_scvs(self) -> int:
         return self.units["SCV"] - sum(1 for j in self.jobs if j.builder_scv)
 
+    def _queued(self, s: Structure) -> int:
+        return sum(1 for t in s.orders if t > self.time)
+
     def _producer(self, kind) -> Optional[Structure]:
-        """An idle, finished producer for ``kind`` (with a finished TechLab when it needs one)."""
-        is_addon = kind.name in TECHLAB_OF.values()
-        for s in self.structures:
-            if s.kind != kind.producer or s.done_at > self.time or s.busy_until > self.time:
-                continue
-            if is_addon and s.addon is not None:
-                continue
-            if kind.needs_techlab and (s.addon != TECHLAB_OF[s.kind] or s.addon_done > self.time):
-                continue
-            return s
-        return None
+        """A finished producer for ``kind`` that can take the order now: for an add-on, an idle
+        building with an empty queue and no add-on; for a unit, one with a free queue slot
+        that is not building an add-on (with a finished TechLab when the unit needs one), the
+        one whose queue ends first."""
+        if kind.name in TECHLAB_OF.values():
+            for s in self.structures:
+                if (s.kind == kind.producer and s.done_at <= self.time and s.addon is None
+                        and s.busy_until <= self.time):
+                    return s
+            return None
+        able = [s for s in self.structures
+                if s.kind == kind.producer and s.done_at <= self.time
+                and not (s.addon is not None and s.addon_done > self.time)
+                and self._queued(s) < QUEUE_SLOTS
+                and not (kind.needs_techlab and (s.addon != TECHLAB_OF[s.kind]
+                                                 or s.addon_done > self.time))]
+        return min(able, key=lambda s: max(s.busy_until, self.time), default=None)
 
     def action_space(self) -> list[str]:
         actions = [f"BUILD {b}" for b in BUILDINGS] + [f"TRAIN {u}" for u in UNITS]
@@ -246,14 +284,20 @@ class SC2Build:
             self.jobs.append(Job(name, done, builder_scv=True))
             return
         producer = self._producer(kind)
-        producer.busy_until = done
         if name in TECHLAB_OF.values():
             producer.addon, producer.addon_done = name, done
+        else:   # queued behind the producer's orders, trained without a gap
+            done = max(producer.busy_until, self.time) + kind.seconds
+            producer.orders = [t for t in producer.orders if t > self.time] + [done]
+        producer.busy_until = done
         self.jobs.append(Job(name, done))
 
     def _advance(self, seconds: float) -> None:
-        """Income and completions over ``seconds``, in slices that end at each completion."""
-        end = self.time + seconds
+        self._advance_to(self.time + seconds)
+
+    def _advance_to(self, end: float) -> None:
+        """Income and completions until game time ``end``, in slices that end at each
+        completion."""
         while self.time < end:
             upcoming = [j.done_at for j in self.jobs if self.time < j.done_at <= end]
             until = min(upcoming) if upcoming else end
@@ -266,6 +310,27 @@ class SC2Build:
                 self.jobs.remove(job)
                 if KINDS[job.kind].is_unit:
                     self.units[job.kind] += 1
+
+    def _next_event(self, pending: Sequence[str], end: float) -> Optional[float]:
+        """The first moment in (now, end] when something a waiting action may need changes: a
+        job finishes (a building, a unit, an add-on, a freed queue slot or SCV) or the stock
+        reaches a waiting action's cost at the current income; None when nothing does."""
+        moments = [j.done_at for j in self.jobs if self.time < j.done_at <= end]
+        miners, gassers = self._workers()
+        for action in pending:
+            kind = KINDS.get(action.strip().upper().partition(" ")[2])
+            if kind is None:
+                continue
+            waits = []
+            for cost, stock, rate in (
+                    (kind.minerals, self.minerals, miners * data.MINERALS_PER_WORKER_S),
+                    (kind.gas, self.gas, gassers * data.GAS_PER_WORKER_S)):
+                if cost > stock + _SLACK:
+                    waits.append((cost - stock) / rate if rate > 0 else math.inf)
+            if waits and 0 < max(waits) < math.inf:
+                moments.append(self.time + max(waits))
+        moments = [m for m in moments if m <= end]
+        return min(moments) if moments else None
 
     def _workers(self) -> tuple[int, int]:
         free = self._free_scvs()
@@ -325,23 +390,39 @@ class SC2Build:
             plan = [p for p in plan.replace(";", "\n").splitlines() if p.strip()]
         plan = list(plan)
         before = self.observe()
-        started, skipped = [], []
+        end = self.time + self.step_seconds
+        started, started_at, skipped = [], [], []
+        pending = []
         for action in plan[:MAX_PLAN]:
-            reason = self.why_not(action) if isinstance(action, str) else \
-                f"not an action: {action!r}"
-            if reason is None:
-                self._start(action)
-                started.append(action.strip().upper())
+            if isinstance(action, str):
+                pending.append(action)
             else:
-                skipped.append((str(action), reason))
+                skipped.append((str(action), f"not an action: {action!r}"))
+        while True:   # start what can start, then wait for the next event within the step
+            waiting = []
+            for action in pending:
+                if self.why_not(action) is None:
+                    self._start(action)
+                    started.append(action.strip().upper())
+                    started_at.append(round(self.time, 2))
+                else:
+                    waiting.append(action)
+            pending = waiting
+            moment = self._next_event(pending, end) if pending else None
+            if moment is None:
+                break
+            self._advance_to(moment)
+        self._advance_to(end)
+        skipped += [(a, self.why_not(a) or "could not start within the step")
+                    for a in pending]
         skipped += [(str(a), f"beyond the first {MAX_PLAN} actions") for a in plan[MAX_PLAN:]]
-        self._advance(self.step_seconds)
         self.steps += 1
         after = self.observe()
         reward = building_ins_reward(before, after, self.task)
         self.won = all(self.units[u] >= n for u, n in self.task.items())
         truncated = not self.won and self.time >= self.max_seconds
-        info = {"won": self.won, "started": started, "skipped": skipped, "time": self.time,
+        info = {"won": self.won, "started": started, "started_at": started_at,
+                "skipped": skipped, "time": self.time,
                 "steps": self.steps, "action_space": self.action_space()}
         return Step(after, float(reward), self.won, truncated, info)  # observation: the dict
 

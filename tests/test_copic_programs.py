@@ -91,3 +91,16 @@ def test_the_papers_example_program_completes_its_own_task_in_the_simulator():
             if step.terminated or step.truncated:
                 break
     assert env.won and env.steps <= 40
+
+
+def test_the_result_line_keeps_finished_and_in_progress_apart():
+    from pddlkit.programs.copic.sc2_world import SC2World
+
+    world = SC2World(task={"SCV": 14})
+    world.reset(0)
+    executed = world.execute(["TRAIN SCV", "TRAIN SCV"])   # the second waits for its minerals
+    assert executed.info["started"] == ["TRAIN SCV", "TRAIN SCV"] and not executed.won
+    assert world.episode_result(False).endswith("final unit counts SCV 12/14 (+2 in progress)")
+    for _ in range(2):
+        executed = world.execute([])
+    assert executed.won and world.episode_result(True).endswith("final unit counts SCV 14/14")

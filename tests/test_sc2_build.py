@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 
 from pddlkit.envs import sc2_data
-from pddlkit.envs.sc2_build import (Structure, 
-    SC2Build, building_ins_reward, public_obs, reference_planner, tech_chain,
+from pddlkit.envs.sc2_build import (
+    SC2Build, Structure, building_ins_reward, obtain_unit_count, public_obs, reference_planner,
+    tech_chain,
 )
 
 
@@ -58,14 +59,60 @@ def test_requirements_supply_and_producers_are_enforced():
     assert env.why_not("TRAIN MARAUDER") == "MARAUDER needs a BARRACKS with a BARRACKSTECHLAB"
     env.step(["BUILD BARRACKSTECHLAB"])
     assert "already has an add-on or is busy" in env.why_not("BUILD BARRACKSTECHLAB")
-    assert env.why_not("TRAIN MARINE") == "every BARRACKS is busy"  # building its add-on
+    assert env.why_not("TRAIN MARINE") == "every BARRACKS is building an add-on"
     env.step([])
     env.step([])
     assert env.why_not("TRAIN MARAUDER") is None
-    # supply: 15 + 8 = 23 cap, 12 SCVs used; each Marauder takes 2
+    # supply: 15 + 8 = 23 cap, 12 SCVs used; five SCVs fill the Command Center's queue
     step = env.step(["TRAIN SCV"] * 5 + ["TRAIN SCV"])
     assert step.info["skipped"][-1][1] == "beyond the first 5 actions"
-    assert step.info["started"] == ["TRAIN SCV"]  # one command center trains one at a time
+    assert step.info["started"] == ["TRAIN SCV"] * 5
+    assert env.why_not("TRAIN SCV") == "every COMMANDCENTER has 5 orders queued"
+    assert env.why_not("TRAIN MARINE") is None   # the Barracks' queue is its own
+
+
+def _rich(**kwargs) -> SC2Build:
+    """A start with the minerals for anything and a supply depot standing (23 supply)."""
+    env = SC2Build("easy", seed=0, **kwargs)
+    env.minerals = 10_000
+    env.structures.append(Structure("SUPPLYDEPOT", 0.0))
+    return env
+
+
+@pytest.mark.parametrize("spread", [False, True])
+def test_one_command_center_trains_five_scvs_back_to_back_in_a_minute(spread):
+    """The game's production queue: 5 SCVs take 5 x 272 loops = 60.7 s from one Command
+    Center, ordered at once or one order a step (the old one-at-a-time simulator made 3)."""
+    env = _rich()
+    scv = sc2_data.KINDS["SCV"].seconds
+    orders = [["TRAIN SCV"]] * 5 if spread else [["TRAIN SCV"] * 5]
+    for plan in orders:
+        assert env.step(plan).info["started"] == ["TRAIN SCV"] * len(plan)
+    _run(env, [[]] * (6 - len(orders)))
+    assert env.time == 60 and obtain_unit_count(env.observe(), "SCV") == (12 + 4, 1)
+    assert env.observe()["Unit"]["SCV"] == 17   # the paper's count adds the one in progress
+    assert min(j.done_at for j in env.jobs) == pytest.approx(5 * scv)   # no gap, no rounding
+    env.step([])
+    assert env.units["SCV"] == 17
+
+
+def test_orders_start_within_the_step_when_the_resources_arrive():
+    env = SC2Build("easy", seed=0)   # 50 minerals, 12 miners at 55 a minute each
+    step = env.step(["TRAIN SCV", "BUILD SUPPLYDEPOT"])
+    assert step.info["started"] == ["TRAIN SCV", "BUILD SUPPLYDEPOT"]
+    rate = 12 * sc2_data.MINERALS_PER_WORKER_S
+    assert step.info["started_at"] == [0.0, round(100 / rate, 2)]   # 9.09 s, not 10 s
+    depot = next(s for s in env.structures if s.kind == "SUPPLYDEPOT")
+    assert depot.done_at == pytest.approx(100 / rate + sc2_data.KINDS["SUPPLYDEPOT"].seconds)
+    # an action that cannot start does not hold back the next; one that never can is skipped
+    step = env.step(["BUILD BARRACKS", "TRAIN SCV"])
+    assert step.info["started"] == ["TRAIN SCV"]
+    assert step.info["skipped"] == [("BUILD BARRACKS", "BARRACKS needs a finished SUPPLYDEPOT")]
+    # the depot finishes at 30.5 s: a Barracks ordered in the step from 30 s starts then
+    env.minerals = 1000
+    env.step([])
+    step = env.step(["BUILD BARRACKS"])
+    assert step.info["started_at"] == [round(depot.done_at, 2)]
 
 
 def test_income_workers_and_refineries():

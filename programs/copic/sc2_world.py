@@ -15,7 +15,8 @@ paper's program API, ``planner(obs, action_space, task) -> list[str]`` (Appendix
   belief is optimistic and a rejection is always right: the first action needs a building that
   is not even started).
 - **The results** for the evolution prompt are the paper's "final unit counts" per episode
-  (``SCV 18/18, BATTLECRUISER 0/2``), and per program how often its plans were chosen, the
+  (``SCV 18/18, BATTLECRUISER 0/2 (+1 in progress)``: finished units against the target, the
+  ones in production or queued apart), and per program how often its plans were chosen, the
   actions of its plans that could not start (with the simulator's reason), and its errors.
 """
 
@@ -142,8 +143,14 @@ class SC2World:
         return []
 
     def episode_result(self, won: bool) -> str:
-        counts = ", ".join(f"{u} {self._obs['Unit'].get(u, 0)}/{n}"
-                           for u, n in self.env.task.items())
+        """The task, the outcome and the final counts: finished units against the target, with
+        the ones still in production (or queued) apart, ``SCV 17/18 (+1 in progress)``."""
+        def count(unit: str, wanted: int) -> str:
+            finished, pending = self._obs["_detail"][unit]
+            return f"{unit} {finished}/{wanted}" + (f" (+{pending} in progress)" if pending
+                                                    else "")
+
+        counts = ", ".join(count(u, n) for u, n in self.env.task.items())
         extra = ", ".join(f"{u} {n}" for u, n in self._obs["Unit"].items()
                           if n and u not in self.env.task and u != "SCV")
         return (f"task {json.dumps(self.env.task)}: {'completed' if won else 'not completed'} "
