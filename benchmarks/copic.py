@@ -98,12 +98,23 @@ def run_cell(env_id: str, options: dict, mode: str, critic_kind: str, args) -> d
             "seconds": m["seconds"]}
 
 
+def _span(seeds: range) -> str:
+    return f"{seeds.start}-{seeds.stop - 1}" if len(seeds) else "none"
+
+
 def table(title: str, cells: list[tuple[str, str, dict]], modes, critic_kind, args) -> None:
     if args.tasks:
         cells = [c for c in cells if c[0] in args.tasks.split(",")]
         if not cells:
             return
     print(f"\n{title}")
+    from pddlkit.programs.copic.loop import CopicConfig
+    from pddlkit.programs.copic.runner import seed_split
+
+    split = seed_split(0, CopicConfig(episodes_per_round=args.round_episodes,
+                                      max_rounds=args.rounds), args.eval)
+    print(f"seeds: learning {_span(split.train)} ({args.round_episodes} a round, up to "
+          f"{args.rounds + 1} rounds), held-out {_span(split.held_out)}, the same in every row")
     print(f"{'task':<24}{'config':<11}{'SR %':>7}{'train %':>9}{'steps':>8}{'LLM tok':>9}"
           f"{'critic tok':>11}{'avoided':>8}{'evolved':>8}{'s':>6}   paper CoPiC")
     for label, env_id, options in cells:

@@ -14,6 +14,14 @@ Choices where the papers are silent or differ (written down here, as the guide a
   the adapted model's hidden state instead (one forward pass less per step).
 - ``device="auto"``: CUDA in bfloat16 when there is a GPU, else CPU in float32. Adapters and the
   value head stay in float32 on both (small learning rates vanish in bfloat16).
+- **Work not done twice** (a CoPiC step's time on a CPU, ``benchmarks/critic.py --parts
+  step``): a prompt's tokens and its base-model features are kept for the last
+  :data:`REMEMBERED` prompts (the base never changes, so a prompt's value features are fixed;
+  a PPO update's bootstrap value and the next decision read the same prompt, and PPO's epochs
+  re-read every stored prompt); a choice among one candidate is no choice, so
+  :meth:`Critic.act` scores nothing then (its log-probability is 0 and PPO's gradient for it
+  is exactly zero, so :mod:`~pddlkit.critic.ppo` skips its forward pass too). Decisions carry
+  their token counts, so a ledger need not tokenize again.
 """
 
 from __future__ import annotations
@@ -21,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+from collections import OrderedDict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Sequence
@@ -32,6 +41,27 @@ from . import scoring
 from .errors import CriticError
 from .heads import value_head
 from .template import PromptTemplate
+
+
+#: prompts whose tokens and base features a critic keeps (least recently used first out)
+REMEMBERED = 512
+
+
+class _Remembered(OrderedDict):
+    """A small least-recently-used map."""
+
+    def __init__(self, size: int = REMEMBERED) -> None:
+        super().__init__()
+        self.size = size
+
+    def get_or(self, key, make):
+        if key in self:
+            self.move_to_end(key)
+            return self[key]
+        value = self[key] = make()
+        if len(self) > self.size:
+            self.popitem(last=False)
+        return value
 
 
 @dataclass
@@ -89,6 +119,8 @@ class Decision:
     value: float
     probs: list[float]
     features: Any  # the value head's input (a float32 tensor on the CPU)
+    prompt_tokens: int = 0
+    candidate_tokens: int = 0
 
 
 def resolve_device(device: str = "auto"):
@@ -142,6 +174,8 @@ class Critic:
         self.model_name = model_name
         self.device, self.dtype = resolve_device(device)
         self.tokenizer = tokenizer
+        self._encoded = _Remembered()
+        self._base_features = _Remembered()
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None \
             else tokenizer.eos_token_id
         self.fingerprint = base_fingerprint(net)
@@ -186,7 +220,9 @@ class Critic:
     def encode(self, prompt: str, candidates: Sequence[str]) -> scoring.Encoded:
         if not candidates:
             raise CriticError("no candidates to score", hint="pass at least one candidate")
-        return scoring.encode(self.tokenizer, prompt, candidates)
+        candidates = tuple(candidates)
+        return self._encoded.get_or((prompt, candidates),
+                                    lambda: scoring.encode(self.tokenizer, prompt, candidates))
 
     def policy_logits(self, prompt: str, candidates: Sequence[str]):
         """Normalized logits (a tensor, with grad if enabled) and the adapted model's last hidden
@@ -210,12 +246,17 @@ class Critic:
         torch = self._torch
         if self.settings.value_features == "policy" and hidden is not None:
             return hidden.detach().float().cpu()
-        ids = torch.tensor([scoring.prompt_ids(self.tokenizer, prompt)],
-                           device=self.device)
         base = self.settings.value_features == "base"
-        with torch.no_grad(), (self.net.disable_adapter() if base else contextlib.nullcontext()):
-            out = self.net(input_ids=ids, output_hidden_states=True, logits_to_keep=1)
-        return out.hidden_states[-1][0, -1].float().cpu()
+
+        def forward():
+            ids = torch.tensor([scoring.prompt_ids(self.tokenizer, prompt)], device=self.device)
+            with torch.no_grad(), (self.net.disable_adapter() if base
+                                   else contextlib.nullcontext()):
+                out = self.net(input_ids=ids, output_hidden_states=True, logits_to_keep=1)
+            return out.hidden_states[-1][0, -1].float().cpu()
+
+        # the base never changes: its features for a prompt are fixed (the adapted ones are not)
+        return self._base_features.get_or(prompt, forward) if base else forward()
 
     def value_of(self, features) -> float:
         with self._torch.no_grad():
@@ -230,6 +271,11 @@ class Critic:
         the most probable one (``sample=False``)."""
         torch = self._torch
         candidates = list(candidates)
+        encoded = self.encode(prompt, candidates)
+        tokens = (len(encoded.prompt), sum(len(c) for c in encoded.candidates))
+        if len(candidates) == 1:   # no choice: nothing to score (log-probability 0)
+            features = self.features(prompt)
+            return Decision(0, 0.0, self.value_of(features), [1.0], features, *tokens)
         with torch.no_grad():
             logits, _, _, hidden = self.policy_logits(prompt, candidates)
             log_probs = torch.log_softmax(logits, dim=-1)
@@ -239,7 +285,7 @@ class Critic:
                 index = int(torch.argmax(log_probs))
         features = self.features(prompt, hidden)
         return Decision(index, float(log_probs[index]), self.value_of(features),
-                        log_probs.exp().tolist(), features)
+                        log_probs.exp().tolist(), features, *tokens)
 
     # -- saving ---------------------------------------------------------------------------
     def save(self, folder) -> os.PathLike:

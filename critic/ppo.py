@@ -130,11 +130,20 @@ def explained_variance(predicted: Sequence[float], target: Sequence[float]) -> f
 class PPOTrainer:
     """``trainer.add(transition)``; when ``trainer.ready``, ``trainer.update(next_value)``."""
 
-    def __init__(self, critic, config: Optional[PPOConfig] = None) -> None:
+    def __init__(self, critic, config: "Optional[PPOConfig | dict]" = None) -> None:
+        import dataclasses
+
         import torch
 
         self._torch = torch
         self.critic = critic
+        if isinstance(config, dict):   # PPOConfig's fields by name, as a CLI or a TOML gives them
+            known = {f.name for f in dataclasses.fields(PPOConfig)}
+            unknown = sorted(set(config) - known)
+            if unknown:
+                raise ValueError(f"unknown PPO setting(s) {', '.join(unknown)}; PPOConfig has "
+                                 f"{', '.join(sorted(known))}")
+            config = PPOConfig(**config)
         self.config = config or PPOConfig()
         self.buffer: list[Transition] = []
         self.history: list[UpdateStats] = []
@@ -201,6 +210,14 @@ class PPOTrainer:
                 chunk_kl = []
                 for a, i in zip(adv.tolist(), chunk):
                     t = batch[i]
+                    if len(t.candidates) == 1:
+                        # no choice: the log-probability is 0 whatever the adapters are, the
+                        # ratio 1 and the gradient exactly zero; only the loss is counted
+                        chunk_kl.append(0.0)
+                        clips.append(0.0)
+                        losses.append(-a)
+                        entropies.append(0.0)
+                        continue
                     logits, _, _, _ = self.critic.policy_logits(t.prompt, t.candidates)
                     log_probs = torch.log_softmax(logits, dim=-1)
                     new = log_probs[t.choice]

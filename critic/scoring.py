@@ -5,12 +5,18 @@ before it, divided by its length (TWOSOME's normalizations: ``"token"`` divides 
 tokens, ``"word"`` by the number of whitespace-separated words, which CoPiC uses, ``"sum"`` does
 not divide). The policy is the softmax of the normalized scores over the candidates.
 
-Why a key/value cache: every candidate shares the prompt (hundreds of tokens) and differs in a
-few tokens, so :func:`shared_prefix_logprobs` runs the prompt once, repeats its cache once per
-candidate, and runs all candidates as one right-padded batch. Right padding needs no attention
-mask: a pad token only ever follows the real tokens, and causal attention keeps it out of their
-logits. :func:`naive_logprobs` (prompt + candidate, one sequence at a time) is the reference the
-tests and the benchmark compare with.
+Why one packed pass: every candidate shares the prompt (hundreds of tokens) and differs in a
+few tokens, so :func:`shared_prefix_logprobs` runs the prompt once and every candidate after it
+in the same sequence, ``prompt + c1 + c2 + ...``, with an attention mask that lets each
+candidate's tokens see the prompt and their own earlier tokens only, and position ids that
+restart after the prompt for each candidate. Each candidate's tokens then get exactly the
+logits they get after the prompt alone, and the whole scoring is one forward call: on a CPU
+with a small model the per-call overhead is most of the cost, so a key/value cache reused by a
+second, batched call (the previous design) reached 4.1x naive, one call 5x and more
+(``benchmarks/critic.py``). The output layer is computed only where a candidate token is
+predicted. Attention implementations that cannot take such a mask (flash attention) fall back
+to the cached two-call path, :func:`cached_prefix_logprobs`. :func:`naive_logprobs` (prompt +
+candidate, one sequence at a time) is the reference the tests and the benchmark compare with.
 
 Token boundaries: the prompt and each candidate are tokenized separately (the candidate with a
 leading space, as ``prompt + " " + action`` reads in TWOSOME) and concatenated as ids, so both
@@ -55,10 +61,65 @@ def _gather(log_probs, targets):
     return log_probs.gather(-1, targets.unsqueeze(-1)).squeeze(-1)
 
 
+#: attention implementations that honour a custom 4D mask (the packed pass needs one)
+PACKED_ATTENTION = ("sdpa", "eager")
+
+
 def shared_prefix_logprobs(net, encoded: Encoded, pad_id: int):
     """``(sums, last_hidden)``: each candidate's summed token log-probabilities (a tensor of n,
     differentiable when grad is enabled) and the prompt's last-layer hidden state at its last
-    token (for a value head)."""
+    token (for a value head), from one packed forward pass (see the module docstring)."""
+    if getattr(net.config, "_attn_implementation", "sdpa") not in PACKED_ATTENTION:
+        return cached_prefix_logprobs(net, encoded, pad_id)
+    return packed_logprobs(net, encoded)
+
+
+def packed_logprobs(net, encoded: Encoded):
+    """The prompt and every candidate in one sequence and one forward call."""
+    import torch
+
+    device = next(net.parameters()).device
+    start = len(encoded.prompt)
+    flat = [t for cand in encoded.candidates for t in cand]
+    total = start + len(flat)
+    ids = torch.tensor([encoded.prompt + flat], device=device)
+    # which candidate each position belongs to (-1: the prompt) and its position id
+    owner = torch.full((total,), -1, dtype=torch.long)
+    positions = torch.arange(total)
+    at = start
+    for i, cand in enumerate(encoded.candidates):
+        owner[at:at + len(cand)] = i
+        positions[at:at + len(cand)] = torch.arange(start, start + len(cand))
+        at += len(cand)
+    index = torch.arange(total)
+    causal = index.unsqueeze(1) >= index.unsqueeze(0)
+    # a key is visible when it is the prompt's or the query's own candidate's (and not after it)
+    visible = causal & ((owner.unsqueeze(0) == -1) | (owner.unsqueeze(0) == owner.unsqueeze(1)))
+    out = net(input_ids=ids, position_ids=positions.unsqueeze(0).to(device),
+              attention_mask=visible[None, None].to(device), use_cache=False,
+              output_hidden_states=True, logits_to_keep=1)
+    hidden = out.hidden_states[-1][0]
+    # the rows that predict a candidate token: the prompt's last position predicts every
+    # candidate's first token, a candidate's token predicts its next one
+    rows, targets, owners = [], [], []
+    at = start
+    for i, cand in enumerate(encoded.candidates):
+        rows += [start - 1] + list(range(at, at + len(cand) - 1))
+        targets += cand
+        owners += [i] * len(cand)
+        at += len(cand)
+    rows_t = torch.tensor(rows, device=device)
+    logits = output_logits(net, hidden[rows_t])
+    token = _gather(torch.log_softmax(logits.float(), dim=-1),
+                    torch.tensor(targets, device=device))
+    sums = torch.zeros(len(encoded.candidates), dtype=token.dtype, device=device)
+    sums = sums.index_add(0, torch.tensor(owners, device=device), token)
+    return sums, hidden[start - 1]
+
+
+def cached_prefix_logprobs(net, encoded: Encoded, pad_id: int):
+    """Two calls: the prompt with its key/value cache, then every candidate as one right-padded
+    batch over the repeated cache (for attention implementations without custom masks)."""
     import torch
 
     device = next(net.parameters()).device

@@ -66,8 +66,34 @@ def test_shared_prefix_batch_equals_naive_scores(tiny):
         with torch.no_grad():
             batched, hidden = scoring.shared_prefix_logprobs(c.net, encoded, c.pad_id)
             naive = scoring.naive_logprobs(c.net, encoded)
+            cached, cached_hidden = scoring.cached_prefix_logprobs(c.net, encoded, c.pad_id)
         assert torch.allclose(batched, naive, atol=1e-4), (batched, naive)
+        assert torch.allclose(cached, naive, atol=1e-4), (cached, naive)   # the fallback
         assert hidden.shape == (c.net.config.hidden_size,)
+        assert torch.allclose(hidden, cached_hidden, atol=1e-5)
+
+
+def test_work_is_not_done_twice(tiny):
+    """A prompt's base features are computed once; a single candidate is not scored; the
+    decision carries its token counts."""
+    c = _critic(tiny)
+    calls = []
+    hook = c.net.register_forward_hook(lambda *args: calls.append(1))
+    try:
+        prompt = _long_prompt(random.Random(3), 40)
+        first = c.act(prompt, CANDIDATES[:3])
+        assert len(calls) == 2   # the policy's packed pass and the base features
+        again = c.act(prompt, CANDIDATES[:3])
+        assert len(calls) == 3 and again.features is first.features
+        only = c.act(prompt, CANDIDATES[:1])
+        assert len(calls) == 3   # nothing scored, the features remembered
+        assert (only.index, only.logprob, only.probs) == (0, 0.0, [1.0])
+        assert only.value == pytest.approx(first.value)
+    finally:
+        hook.remove()
+    encoded = c.encode(prompt, CANDIDATES[:3])
+    assert first.prompt_tokens == len(encoded.prompt)
+    assert first.candidate_tokens == sum(len(x) for x in encoded.candidates)
 
 
 def test_normalizations_and_policy(tiny):
@@ -379,6 +405,13 @@ def test_gemma_scores_household_commands_deterministically(gemma):
                                    candidates=commands)
     first, second = gemma.score(prompt, commands), gemma.score(prompt, commands)
     assert first.logprobs == second.logprobs and first.probs == second.probs
+    import torch
+
+    from pddlkit.critic import scoring
+
+    with torch.no_grad():   # the packed pass on Gemma's sliding-window layers equals naive
+        naive = scoring.naive_logprobs(gemma.net, gemma.encode(prompt, commands))
+    assert first.logprobs == pytest.approx(naive.tolist(), abs=1e-4)
     assert all(math.isfinite(x) and x < 0 for x in first.logprobs)
     assert sum(first.probs) == pytest.approx(1.0, abs=1e-5)
     assert math.isfinite(gemma.value(prompt))
@@ -422,3 +455,12 @@ def test_bench_agent_twosome_is_registered_and_reports(tiny):
     assert {"won", "success_rate", "trials", "steps", "llm_calls", "untrained_success",
             "trained_success", "explained_variance", "improved"} <= set(row)
     assert "success" not in row
+
+
+def test_ppo_settings_by_name(tiny):
+    from pddlkit import critic
+
+    c = _critic(tiny)
+    assert critic.PPOTrainer(c, {"steps_per_update": 4}).config.steps_per_update == 4
+    with pytest.raises(ValueError, match="unknown PPO setting.*stepz.*steps_per_update"):
+        critic.PPOTrainer(c, {"stepz": 4})

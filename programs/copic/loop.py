@@ -332,15 +332,14 @@ class Copic:
 
         return list(self._pool.map(one, programs))
 
-    def _record_critic(self, prompt: str, candidates: Sequence[str], task_type: str) -> None:
+    def _record_critic(self, decision, task_type: str) -> None:
+        """The critic's tokens in the ledger, as the decision counted them (no re-tokenizing)."""
         if self.ledger is None or self.critic is None:
             return
         from pddlkit.llm.base import Completion
 
-        tok = self.critic.tokenizer
-        out = sum(len(tok(" " + c, add_special_tokens=False).input_ids) for c in candidates)
         with self._episode(task_type):
-            self.ledger.record(Completion("", len(tok(prompt).input_ids), out,
+            self.ledger.record(Completion("", decision.prompt_tokens, decision.candidate_tokens,
                                           model=f"critic:{self.critic.model_name}"))
 
     def _label(self, plan: Sequence[str]) -> str:
@@ -397,7 +396,7 @@ class Copic:
                     self.updates.append(self.trainer.update(self.critic.value(prompt)))
                 decision = self.critic.act(prompt, texts, sample=sample,
                                            generator=self.generator)
-                self._record_critic(prompt, texts, task_type)
+                self._record_critic(decision, task_type)
                 plan, chosen_by = by_text[texts[decision.index]]
             else:
                 plan, chosen_by = by_text[texts[self.rng.randrange(len(texts))]]
