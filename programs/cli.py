@@ -30,9 +30,11 @@ from .runner import TASK_IDS
 @dataclass
 class IPPOptions:
     train: Optional[int] = option(None, "training grids (GRASP) or seeds (MiniGrid); default "
-                                        "all 1,000 GRASP grids of the split, 100 seeds")
+                                        "all 1,000 GRASP grids of the split, 100 seeds",
+                                  minimum=1)
     evaluate: Optional[int] = option(None, "held-out grids or seeds to report on (default "
-                                           "1,000 / 100)", flag="--eval", aliases=("eval",))
+                                           "1,000 / 100)", flag="--eval", aliases=("eval",),
+                                     minimum=1)
     rounds: int = option(5, "refinement rounds at most", minimum=0)
     k: int = option(3, "worst instances shown in each refinement prompt", minimum=1)
     feedback: str = option("rich", "rich (settings, scores, the simulator's account) or bare "
@@ -82,10 +84,14 @@ def play(job):
             ran / max(1, outcome.eval_instances)
         extra = f", completion {outcome.completion:.2f}" if outcome.completion is not None \
             else ""
+        crashed = f" ({outcome.eval_failures} of {outcome.eval_instances} crashed)" \
+            if outcome.eval_failures else ""
         summary = (f"training mean {outcome.train_mean:.3f} (direct generation "
-                   f"{result.direct_mean:.3f}); held-out mean {outcome.eval_mean:.3f}{extra}")
+                   f"{result.direct_mean:.3f}); held-out mean {outcome.eval_mean:.3f}{extra}"
+                   f"{crashed}")
         if o.save_program:
-            summary += f"; saved the best program in {o.save_program}/program.py"
+            summary += f"; {outcome.save_error}" if outcome.save_error else \
+                f"; saved the best program in {o.save_program}/program.py"
         yield episode.row(
             result.program is not None and best.failures == 0 and outcome.eval_failures == 0,
             rate, max(1, outcome.eval_instances), summary, usage=result.usage,

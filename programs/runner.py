@@ -44,6 +44,7 @@ class TaskRun:
     completion: Optional[float]  # MiniGrid: share of held-out instances completed
     writer: Any = None        # the stand-in, when one was used
     eval_instances: int = 0   # held-out instances scored
+    save_error: Optional[str] = None  # why the best program could not be saved (None: saved)
 
     def metrics(self) -> dict:
         """A row for ``pddlkit bench``: the harness's counts plus IPP's own figures."""
@@ -98,6 +99,8 @@ def run_task(task_id: str, llm: Any, *, seed: int = 0, train: Optional[int] = No
     """``mode``: "ir" (refinement from direct generation), "pe" (refinement from the paper's
     pseudocode extension) or "curriculum" (the step-by-step curriculum; its steps are the
     rounds, and the best step is kept)."""
+    if save:
+        check_save_folder(save)   # before any LLM call: a run's spend is not lost to a bad path
     task, held = make_task(task_id, train, evaluate, split_seed=seed)
     model, writer = make_llm(llm, task.name, seed)
     policy = policy or Policy(call_timeout=2.0, cpu_seconds=2.0)
@@ -109,14 +112,48 @@ def run_task(task_id: str, llm: Any, *, seed: int = 0, train: Optional[int] = No
         result = ipp.run(extension=mode == "pe")
     else:
         raise ValueError(f"mode must be ir, pe or curriculum, got {mode!r}")
-    if save:
-        result.save(save)
+    save_error = _save(result, save) if save else None
     if result.program is None:
-        return TaskRun(result, float("-inf"), float("-inf"), len(held), 0.0, writer, len(held))
+        return TaskRun(result, float("-inf"), float("-inf"), len(held), 0.0, writer, len(held),
+                       save_error)
     args = curriculum_args(result.best) if mode == "curriculum" else None
     scored = score(task, result.program, held, policy, workers, args)
     completion = None
     if task_id.startswith("minigrid-"):
         completion = sum(s.ok and s.score > 0 for s in scored) / len(scored)
-    return TaskRun(result, result.best_mean, statistics.fmean(s.score for s in scored),
-                   sum(not s.ok for s in scored), completion, writer, len(held))
+    return TaskRun(result, result.best_mean, held_out_mean(task_id, scored),
+                   sum(not s.ok for s in scored), completion, writer, len(held), save_error)
+
+
+def held_out_mean(task_id: str, scored) -> float:
+    """The held-out mean as the task reports it: on MiniGrid a crashed program earns the reward
+    of a failed episode, 0 (its ranking score below the worst is for refinement, not a
+    reward; the crashes are counted apart); GRASP keeps its scores."""
+    if task_id.startswith("minigrid-"):
+        return statistics.fmean(s.score if s.ok else 0.0 for s in scored)
+    return statistics.fmean(s.score for s in scored)
+
+
+def check_save_folder(folder: Path) -> None:
+    """Refuse a folder the best program cannot be written to, naming the option and the
+    reason (an OptionError, one line on the command line)."""
+    from pddlkit.agents import OptionError
+
+    probe = Path(folder) / ".pddlkit-write-test"
+    try:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        probe.write_text("")
+        probe.unlink()
+    except OSError as exc:
+        raise OptionError(f"--save-program {folder}: cannot write there "
+                          f"({exc.strerror or exc}); choose a writable folder") from None
+
+
+def _save(result, folder: Path) -> Optional[str]:
+    """Save the best program; the reason when that failed after all (the run's results are
+    still reported)."""
+    try:
+        result.save(folder)
+    except OSError as exc:
+        return f"could not save the best program in {folder}: {exc.strerror or exc}"
+    return None

@@ -204,95 +204,28 @@ def test_pddlkit_run_agent_ipp_saves_the_winning_program(tmp_path, grasp_task):
     assert bad.returncode == 2 and "use one of grasp" in bad.stderr
 
 
-def test_ipp_as_a_bench_agent(tmp_path):
-    _need(SHARED / "corpus" / "grasp" / "grids")
-    config = tmp_path / "ipp.toml"
-    config.write_text('name = "ipp"\nseeds = 2\nworkers = 1\n[[agents]]\nagent = "ipp"\n'
-                      'llm = "standin"\noptions = { train = 10, eval = 10 }\n'
-                      '[[envs]]\nenv = "grasp"\n')
-    out = _cli("bench", config, "--output", tmp_path / "o", "--no-progress", "--executor",
-               "inline")
-    assert out.returncode == 0, out.stderr
-    rows = [json.loads(line) for line in (tmp_path / "o" / "results.jsonl").read_text()
-            .splitlines()]
-    assert len(rows) == 2 and all(r["llm_calls"] >= 3 and r["prompt_tokens"] > 0 for r in rows)
-    assert all(r["train_mean"] >= r["direct_mean"] for r in rows)
+def test_ipp_refuses_an_unwritable_save_folder_and_bad_counts_before_any_call(tmp_path):
+    """Checked before the run, so a real LLM's spend is never lost to a bad path."""
+    (tmp_path / "a-file").write_text("")
+    out = _cli("run", "ipp", "--env", "grasp", "--save-program", tmp_path / "a-file" / "best")
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert "--save-program" in out.stderr and "cannot write there" in out.stderr
+    for flag, value in (("--train", 0), ("--train", -1), ("--eval", 0), ("--rounds", -1)):
+        bad = _cli("run", "ipp", "--env", "grasp", flag, value)
+        assert bad.returncode == 2 and "or more" in bad.stderr, (flag, bad.stderr)
 
 
-def test_the_step_by_step_curriculum_adds_one_constraint_a_turn(grasp_task):
-    writer = ProgramWriter("grasp", mistakes=[])
-    llm = writer.llm()
-    rounds = IPP(grasp_task, llm, workers=2, policy=QUICK).curriculum()
-    assert [r.index for r in rounds] == [0, 1, 2, 3, 4]
-    assert all(r.failures == 0 for r in rounds)
-    means = [r.mean for r in rounds]
-    assert means[-1] > means[0] and means[-1] == max(means), means
-    prompts = [r.messages[-1][1] for r in llm.requests]
-    assert "carry limit" in prompts[3] and "solve(grid, start_position, max_actions)" in \
-        prompts[1]
-    assert writer.active == set()  # each constraint, once named, was taken into account
+def test_a_crashed_program_earns_minigrid_reward_0_and_is_counted():
+    from pddlkit.programs import runner
+    from pddlkit.sandbox import Policy
 
-
-def test_pseudocode_extension_shows_the_greedy_pseudocode(grasp_task):
-    writer = ProgramWriter("grasp", mistakes=[])
-    llm = writer.llm()
-    program, problem = IPP(grasp_task, llm, policy=QUICK).direct(extension=True)
-    assert problem is None and "def solve(" in program
-    first = llm.requests[0].messages[0][1]
-    assert "<example_greedy_pseudocode>" in first and "doesn't include considerations" in first
-
-
-def test_cot_answers_every_instance_and_costs_more_than_one_program(grasp_task):
-    from pddlkit.programs.cot import cost_at, read_actions, run_cot
-
-    fixed = [i for i in grasp_task.instances
-             if i.diagonals and i.carry_limit == 2 and i.cost == 0.3][:20]
-    cot = run_cot(grasp_task, fixed, ProgramWriter("grasp", mistakes=[]).llm())
-    assert cot.usage["calls"] == 20 and cot.unreadable == 0 and len(cot.scores) == 20
-    ipp = IPP(grasp_task, ProgramWriter("grasp", mistakes=[]).llm(), policy=QUICK).run()
-    per_instance_cot = cost_at("o3-mini", cot.usage["prompt_tokens"],
-                               cot.usage["completion_tokens"]) / 20
-    per_instance_ipp = cost_at("o3-mini", ipp.usage["prompt_tokens"],
-                               ipp.usage["completion_tokens"]) / 16000
-    assert per_instance_ipp * 10 < per_instance_cot
-    assert read_actions("so <final_answer> ['UP', 'TAKE'] </final_answer>", "final_answer") == \
-        ["UP", "TAKE"]
-    assert read_actions("<actions>[MOVE, LEFT]</actions>", "actions") == ["MOVE", "LEFT"]
-    with pytest.raises(ValueError, match="no <final_answer>"):
-        read_actions("I give up.", "final_answer")
-
-
-def test_a_returned_tuple_is_named_as_the_wrong_type():
-    from pddlkit.programs.tasks import _failed
-    from pddlkit.sandbox import CallResult
-
-    failed = _failed(CallResult(True, [["up", "down"], 5]), -10.0)
-    assert failed.score == -11.0 and not failed.ok
-    assert failed.account.startswith("bad-return: solve returned a list whose item 0 is a list")
-    assert "(actions, energy)" in failed.account
-    assert _failed(CallResult(True, ["up", "take"]), -10.0) is None
-
-
-def test_a_refinement_prompt_over_the_context_shows_fewer_worst_instances(grasp_task):
-    """A small local model's context: the least bad of the k worst instances goes first, the
-    worst one always stays, and the prompt says how many were left out."""
-    from pddlkit.llm.context import estimate_tokens
-    from pddlkit.programs.ipp import ANSWER_TOKENS
-
-    writer = ProgramWriter("grasp", mistakes=["no-return"])
-    llm = writer.llm()
-    full = IPP(grasp_task, llm, workers=2, policy=QUICK, max_rounds=1).run()
-    refine = llm.requests[-1].messages[-1][1]
-    assert full.rounds[1].samples_left_out == 0 and "left out" not in refine
-    writer = ProgramWriter("grasp", mistakes=["no-return"])
-    llm = writer.llm()
-    llm.context_tokens = estimate_tokens(refine) + ANSWER_TOKENS - 1
-    result = IPP(grasp_task, llm, workers=2, policy=QUICK, max_rounds=1).run()
-    trimmed = llm.requests[-1].messages[-1][1]
-    assert result.rounds[1].samples_left_out == 1
-    assert "(1 more of your worst instance left out to fit the model's context)" in trimmed
-    assert estimate_tokens(trimmed) <= llm.context_tokens - ANSWER_TOKENS
-    samples = refine.split("<sample_grids>\n")[1].split("\n</sample_grids>")[0].split("\n———\n")
-    assert len(samples) == 3 and samples[0] in trimmed and samples[1] in trimmed
-    assert samples[2] not in trimmed  # the least bad went, the worst stayed
-    assert result.rounds[1].program is not None
+    task, held = runner.make_task("minigrid-doorkey", 2, 6)
+    program = ("def solve(grid, start_direction):\n"
+               "    if start_direction in ('LEFT', 'UP'):\n"
+               "        raise ZeroDivisionError('a bug')\n"
+               "    return ['forward']\n")
+    scored = runner.score(task, program, held, Policy(call_timeout=2.0), 1)
+    crashed = sum(not s.ok for s in scored)
+    assert 0 < crashed < len(scored)
+    assert min(s.score for s in scored) < 0   # the ranking score refinement uses
+    assert runner.held_out_mean("minigrid-doorkey", scored) >= 0
