@@ -319,3 +319,17 @@ def test_max_steps_is_one_budget_flag_for_every_agent_and_environment():
     assert make("craft", max_episode_steps=3).max_actions == 3
     coin = make("coin-collector", rooms=3, max_episode_steps=4)
     assert type(coin).__name__ == "CoinCollector" and coin.max_steps == 4
+
+
+def test_ctrl_c_ends_a_run_cleanly():
+    """An interrupted run prints one line, no traceback, and exits 130 (the shell's code)."""
+    import signal
+    import time
+
+    run = subprocess.Popen([sys.executable, "-m", "pddlkit.cli", "run", "ipp", "--env", "grasp"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(5)
+    run.send_signal(signal.SIGINT)
+    _, err = run.communicate(timeout=60)
+    assert run.returncode == 130 and "Traceback" not in err, err
+    assert "interrupted (Ctrl-C)" in err

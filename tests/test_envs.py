@@ -375,3 +375,24 @@ def test_program_task_instances_are_held_out_by_instance():
     assert not grids(split.train) & grids(split.held_out)
     with pytest.raises(ValueError, match="both training and held-out"):
         InstanceSplit("grasp", split.train[:3], split.train[2:5])
+    # a smaller set is a sample over every grid file, not the first file's grids
+    files = lambda xs: {(i.grid.distribution, i.grid.obstacles, i.grid.start_position)  # noqa
+                        for i in xs}
+    assert len(files(split.train)) == len(files(split.held_out)) == 20
+    assert grids(make("grasp", train=20, seed=3).train) == grids(split.train)   # seeded
+
+
+def test_minigrid_held_out_seeds_that_lay_out_a_training_grid_are_skipped():
+    """DoorKey's seeds 1000-1099 hold two grids that training seeds 0-99 also lay out."""
+    from pddlkit.envs import minigrid_tasks as M
+    from pddlkit.envs.instance_sets import _minigrid_key
+
+    split = make("minigrid-doorkey")
+    train = {_minigrid_key(i) for i in split.train}
+    first_hundred = [_minigrid_key(M.observe("doorkey", s)) for s in range(1000, 1100)]
+    assert sum(k in train for k in first_hundred) >= 2   # what a split by seed let through
+    held = [_minigrid_key(i) for i in split.held_out]
+    assert len(held) == 100 and not set(held) & train and len(set(held)) == 100
+    assert split.held_out[-1].seed > 1099
+    with pytest.raises(ValueError, match="has 1000 training seeds"):
+        make("minigrid-doorkey", train=1100, evaluate=5)

@@ -125,6 +125,30 @@ def test_the_executor_gives_a_lost_units_skill_to_another():
     assert [a["unit"] for a in again] == [6] and again[0]["type"] == "move"
 
 
+def test_one_skill_line_drives_one_unit_while_it_lives(passive):
+    """Each line assigns one unit (the prompt says so): over 300 cycles one harvest line keeps
+    one worker while three more are produced, and one attack line sends one of four."""
+    passive.reset(0)
+    executor = Executor(0)
+    executor.set_plan(parse_skill_plan("[Harvest Mineral](0, 0)\n"
+                                       + "[Produce Unit](worker, south)\n" * 3).lines,
+                      passive.state)
+    harvesters = set()
+    for _ in range(300):
+        actions = executor.actions(passive.state)
+        kinds = {u["id"]: u["type"] for u in passive.state["units"]}
+        harvesters |= {a["unit"] for a in actions if kinds[a["unit"]] == "Worker"}
+        passive.step(actions)
+    assert _count(passive.state, 0, "Worker") == 4 and len(harvesters) == 1
+    executor.set_plan(parse_skill_plan("[Attack Enemy](worker, base)").lines, passive.state)
+    attackers = set()
+    for _ in range(30):
+        actions = executor.actions(passive.state)
+        attackers |= {a["unit"] for a in actions}
+        passive.step(actions)
+    assert len(attackers) == 1
+
+
 def test_the_tips_planner_beats_random_biased_ai_in_most_games():
     with MicroRTS(opponent="RandomBiasedAI") as env:
         results = [play_game(env, TipsPlanner(), seed=s).result for s in range(10)]

@@ -220,6 +220,7 @@ def run(spec: AgentSpec, args) -> int:
               env_options, args.record, args.max_tokens, print if live else None)
     rows: list[Row] = []
     error = None
+    interrupted = False
     try:
         for row in spec.play(job):
             rows.append(row)
@@ -228,6 +229,12 @@ def run(spec: AgentSpec, args) -> int:
     except (AgentError, OptionError, LLMError, LookupError, ValueError, TypeError,
             FileNotFoundError, ImportError, RuntimeError, OSError) as exc:
         error = str(exc).strip() or type(exc).__name__
+    except KeyboardInterrupt:
+        # Ctrl-C: the episodes finished so far are printed (and are in the record), no
+        # traceback; the exit status is the shell's for an interrupt
+        error = "interrupted (Ctrl-C)" + (f"; the record so far is in {args.record}"
+                                          if args.record else "")
+        interrupted = True
     if args.json:
         print(json.dumps([r.as_dict() for r in rows], indent=2, default=str))
     elif rows and (len(rows) > 1 or spec.summarize is not None):
@@ -238,5 +245,5 @@ def run(spec: AgentSpec, args) -> int:
             print(line)
     if error:
         print(f"{name}: {error}", file=sys.stderr)
-        return 2
+        return 130 if interrupted else 2
     return 0 if rows and all(r.won for r in rows) else 1

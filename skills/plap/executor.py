@@ -5,9 +5,14 @@ receding horizon of seed 002, eq. 6-7).
 Each skill has an initiation test (which idle unit can run it now), a termination test, and a
 low-level policy. Choices, from PLAP's code where the paper is silent (shared/specs/plap.md §1):
 
-- **Assignment**: in plan order, one unit per line, never a unit already given a line this
-  cycle; among the idle units that fit, the one with the shortest path (a worker already
-  carrying resources first, for harvesting). A line with no unit now stays pending.
+- **Assignment**: a line is bound to one unit, and keeps it while that unit lives: a busy
+  unit counts against its own line (the line waits for it), and no other line takes a unit
+  that is bound, so one ``[Harvest Mineral]`` line keeps one worker harvesting and one
+  ``[Attack Enemy]`` line sends one unit, as the prompt says ("each line assigns one unit:
+  repeat a line to assign several"). An unbound line takes, in plan order, among the idle
+  unbound units that fit, the one with the shortest path (a worker already carrying
+  resources first, for harvesting). A line with no unit now stays pending; a line whose unit
+  died is bound to another.
 - **Deploy Unit** (type, (x, y)): move toward the cell; never ends by itself (it holds the unit
   there until the next plan).
 - **Harvest Mineral** ((x, y)): go beside the mineral, harvest, go beside the own base, return;
@@ -47,7 +52,7 @@ def _direction(a, b) -> int:
 class Task:
     line: SkillLine
     done: bool = False
-    unit: Optional[int] = None        # the unit that ran it in the last cycle
+    unit: Optional[int] = None        # the unit bound to it, while that unit lives
 
 
 @dataclass
@@ -141,15 +146,29 @@ class Executor:
         idle = {u["id"]: u for u in state["units"]
                 if u["player"] == self.player and u["action"] == "noop"}
         mine = [u for u in state["units"] if u["player"] == self.player]
-        used: set = set()
+        alive = {u["id"] for u in mine}
+        for task in self.tasks:
+            if task.unit not in alive:   # never bound, or its unit died: free to rebind
+                task.unit = None
+        bound = {t.unit for t in self.tasks if t.unit is not None}
+        used: set = set(bound)
         out: list[dict] = []
         for task in self.tasks:
-            task.unit = None
-            action = self._run(task, state, idle, used, occupied, mine)
+            if task.unit is not None:
+                if task.unit not in idle:   # busy on this line's last action: the line waits
+                    continue
+                pool = {task.unit: idle[task.unit]}
+                used.discard(task.unit)
+            else:
+                pool = {uid: u for uid, u in idle.items() if uid not in bound}
+            action = self._run(task, state, pool, used, occupied, mine)
+            if action is None and task.unit is not None:
+                used.add(task.unit)
             if action is not None:
                 out.append(action)
                 used.add(action["unit"])
                 task.unit = action["unit"]
+                bound.add(action["unit"])
                 if action["type"] == "move":
                     d = OFFSETS[action["direction"]]
                     unit = idle[action["unit"]]
