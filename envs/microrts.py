@@ -171,7 +171,15 @@ class MicroRTS:
         self.last_rejected: list = []
 
     def _map(self, name: str) -> str:
+        """A map by name (``basesWorkers8x8``, ``8x8/basesWorkers8x8.xml``) among the engine's,
+        or a map file of one's own by path (absolute, or ending in ``.xml``)."""
         maps = self.home / "maps"
+        own = Path(name).expanduser()
+        if own.is_absolute() or own.suffix == ".xml" and own.is_file():
+            if own.is_file():
+                return str(own.resolve())
+            raise ValueError(f"no MicroRTS map file {name}: give a map name (such as "
+                             f"basesWorkers8x8) or the path of a map .xml file")
         candidates = [maps / name, *maps.glob(f"*/{name}.xml"), *maps.glob(f"{name}.xml")]
         for c in candidates:
             if c.is_file():
@@ -264,6 +272,9 @@ class MicroRTS:
                  f"Available Mineral Fields: {len(minerals)}"]
         lines += [f"- Mineral Field ({u['x']}, {u['y']}) resource: {u['resources']}"
                   for u in minerals]
+        walls = s.get("walls") or []
+        if walls:   # impassable cells: no unit can move, build or produce onto them
+            lines.append("Walls (impassable): " + ", ".join(f"({x}, {y})" for x, y in walls))
         lines.append(f"You are the **{SIDES[player]}** side.")
         for p in (1 - player, player):
             side = SIDES[p].capitalize()

@@ -21,7 +21,8 @@ false, "error": "...", "kind": "..."}`` and the worker stays up.
 - ``{"op": "close"}``.
 
 A state is ``{"time", "width", "height", "resources": [p0, p1], "units": [{"id", "type",
-"player", "x", "y", "hp", "resources", "action"}], "gameover", "winner"}``; ``metrics`` per
+"player", "x", "y", "hp", "resources", "action"}], "walls": [[x, y], ...], "gameover",
+"winner"}`` (walls: the map's wall cells, which nothing can enter); ``metrics`` per
 player: units produced, resources spent, damage dealt and taken, and the resources held at the
 start (for harvested = now + spent - start), all read from the engine's units cycle by cycle.
 """
@@ -166,6 +167,10 @@ class Engine:
         from rts import GameState, PhysicalGameState
 
         pgs = PhysicalGameState.load(map_path, self.utt)
+        # the terrain never changes during a game: read once (a JVM call per cell)
+        self.walls = [[x, y] for y in range(int(pgs.getHeight()))
+                      for x in range(int(pgs.getWidth()))
+                      if int(pgs.getTerrain(x, y)) == int(PhysicalGameState.TERRAIN_WALL)]
         return GameState(pgs, self.utt)
 
     # -- state -----------------------------------------------------------------------------
@@ -176,7 +181,8 @@ class Engine:
                 "height": int(pgs.getHeight()),
                 "resources": [int(gs.getPlayer(0).getResources()),
                               int(gs.getPlayer(1).getResources())],
-                "units": units, "gameover": bool(gs.gameover()), "winner": int(gs.winner())}
+                "units": units, "walls": list(getattr(self, "walls", [])),
+                "gameover": bool(gs.gameover()), "winner": int(gs.winner())}
 
     @staticmethod
     def unit_list(gs) -> list:

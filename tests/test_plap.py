@@ -318,3 +318,39 @@ def test_the_bench_agent_plays_a_side_against_a_bot_or_a_planner():
     assert row["side"] == "red" and row["won"] == (row["result"] == 1)
     with pytest.raises(ValueError, match="side must be blue or red"):
         run_cell(cell("green:WorkerRush"), None)
+
+
+def _rejected_moves(env, see_walls: bool) -> int:
+    from pddlkit.skills.plap.standin import read_battlefield
+
+    text, _ = env.reset(0)
+    executor, planner, rejected = Executor(0), TipsPlanner(), 0
+    while not env.done:
+        if env.state["time"] % 100 == 0:
+            state, _ = read_battlefield(text)   # what the planner knows: the text
+            assert state["walls"] == env.state["walls"]
+            executor.set_plan(parse_skill_plan(planner.plan(text, env.state, 0)).lines,
+                              env.state)
+        seen = env.state if see_walls else {**env.state, "walls": []}
+        text = env.step(executor.actions(seen)).observation
+        rejected += len(env.last_rejected)
+    return rejected
+
+
+def test_walls_are_in_the_text_the_paths_and_the_check():
+    from pddlkit.envs.microrts_assets import home as engine_home
+
+    path = engine_home() / "maps" / "8x8" / "basesWorkers8x8Obstacle.xml"
+    env = MicroRTS(map=str(path), opponent="PassiveAI", max_cycles=400)   # a map by its path
+    try:
+        text, _ = env.reset(0)
+        assert len(env.state["walls"]) == 8 and "Walls (impassable): (2, 3)," in text
+        lines = parse_skill_plan("[Build Building](barracks, (2, 3))").lines
+        assert [c.reason for c in check_lines(env.state, 0, _costs(env), lines)] == [
+            "the location is not free"]
+        assert _rejected_moves(env, see_walls=True) == 0
+        assert _rejected_moves(env, see_walls=False) > 0   # what ignoring them cost
+    finally:
+        env.close()
+    with pytest.raises(ValueError, match="no MicroRTS map file /nowhere/map.xml"):
+        MicroRTS(map="/nowhere/map.xml")

@@ -49,7 +49,8 @@ def battlefield(state: dict, player: int, costs: dict, lines: list[SkillLine]):
     from pddlkit.pddl.build import problem, typed
 
     w, h = state["width"], state["height"]
-    occupied = {(u["x"], u["y"]) for u in state["units"]}
+    occupied = {(u["x"], u["y"]) for u in state["units"]} | \
+        {tuple(w) for w in state.get("walls", ())}   # a wall is never free
     minerals = {(u["x"], u["y"]) for u in state["units"]
                 if u["type"] == "Resource" and u["resources"] > 0}
     places = set(minerals)

@@ -25,7 +25,8 @@ low-level policy. Choices, from PLAP's code where the paper is silent (shared/sp
   range, then attack it; ends when the enemy's count of that type fell.
 - **Auto-attack**: an idle combat unit with no line attacks an enemy in range.
 
-Paths: breadth-first search over the grid, 4-connected, every occupied cell an obstacle; a unit
+Paths: breadth-first search over the grid, 4-connected, every occupied cell and every wall an
+obstacle; a unit
 that dies mid-skill simply no longer exists in the next cycle's state, so its line is given to
 another unit (or waits), which is what recovering means here.
 """
@@ -80,7 +81,9 @@ class Executor:
 
     @staticmethod
     def _occupied(state: dict) -> set:
-        return {(u["x"], u["y"]) for u in state["units"]}
+        """Cells a unit cannot enter: every unit's, and the map's walls."""
+        return {(u["x"], u["y"]) for u in state["units"]} | \
+            {tuple(w) for w in state.get("walls", ())}
 
     @staticmethod
     def _inside(state: dict, cell) -> bool:

@@ -29,6 +29,8 @@ from .plan import plan_text
 
 _MAP = re.compile(r"The game map is a (\d+)x(\d+) grid")
 _MINERAL = re.compile(r"^- Mineral Field \((\d+), (\d+)\) resource: (\d+)", re.M)
+_WALLS = re.compile(r"^Walls \(impassable\): (.*)$", re.M)
+_CELL = re.compile(r"\((\d+), (\d+)\)")
 _SIDE = re.compile(r"You are (?:now )?the \*\*(\w+)\*\* side", re.I)
 _UNIT = re.compile(r"^- \((\d+), (\d+)\), HP (\d+)(?:, carrying (\d+))?(?:, stock (\d+))?, "
                    r"action: (\w+)")
@@ -66,9 +68,13 @@ def read_battlefield(text: str) -> tuple[dict, int]:
             units.append({"player": owner, "type": kind, "x": int(x), "y": int(y),
                           "hp": int(hp), "resources": int(carrying or stock or 0),
                           "action": action})
+    walls = _WALLS.search(body)
     state = {"width": int(size.group(1)), "height": int(size.group(2)), "units": units,
-             "resources": resources}
+             "resources": resources,
+             "walls": [[int(x), int(y)] for x, y in _CELL.findall(walls.group(1))]
+             if walls else []}
     return state, player
+
 
 DIRECTIONS = ("north", "east", "south", "west")
 
@@ -136,7 +142,8 @@ class TipsPlanner:
 
     @staticmethod
     def _site(state: dict, base: dict) -> Optional[tuple]:
-        occupied = {(u["x"], u["y"]) for u in state["units"]}
+        occupied = {(u["x"], u["y"]) for u in state["units"]} | \
+            {tuple(w) for w in state.get("walls", ())}
         for dx, dy in ((0, 2), (2, 0), (0, -2), (-2, 0), (2, 2), (-2, -2), (2, -2), (-2, 2)):
             c = (base["x"] + dx, base["y"] + dy)
             if 0 <= c[0] < state["width"] and 0 <= c[1] < state["height"] and c not in occupied:
