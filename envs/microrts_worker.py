@@ -21,7 +21,7 @@ false, "error": "...", "kind": "..."}`` and the worker stays up.
 - ``{"op": "close"}``.
 
 A state is ``{"time", "width", "height", "resources": [p0, p1], "units": [{"id", "type",
-"player", "x", "y", "hp", "resources", "action"}], "walls": [[x, y], ...], "gameover",
+"player", "x", "y", "hp", "resources", "action"[, "producing"]}], "walls": [[x, y], ...], "gameover",
 "winner"}`` (walls: the map's wall cells, which nothing can enter); ``metrics`` per
 player: units produced, resources spent, damage dealt and taken, and the resources held at the
 start (for harvested = now + spent - start), all read from the engine's units cycle by cycle.
@@ -190,11 +190,15 @@ class Engine:
         for u in gs.getPhysicalGameState().getUnits():
             action = gs.getUnitAction(u)
             kind = u.getType()
-            units.append({"id": int(u.getID()), "type": str(kind.name),
-                          "player": int(u.getPlayer()), "x": int(u.getX()), "y": int(u.getY()),
-                          "hp": int(u.getHitPoints()), "resources": int(u.getResources()),
-                          "action": ACTION_NAMES.get(int(action.getType()), "noop")
-                          if action is not None else "noop", "cost": int(kind.cost)})
+            name = ACTION_NAMES.get(int(action.getType()), "noop") if action is not None \
+                else "noop"
+            unit = {"id": int(u.getID()), "type": str(kind.name),
+                    "player": int(u.getPlayer()), "x": int(u.getX()), "y": int(u.getY()),
+                    "hp": int(u.getHitPoints()), "resources": int(u.getResources()),
+                    "action": name, "cost": int(kind.cost)}
+            if name == "produce" and action.getUnitType() is not None:
+                unit["producing"] = str(action.getUnitType().name)   # paid, not yet on the map
+            units.append(unit)
         return units
 
     def utt_table(self) -> list:

@@ -56,12 +56,36 @@ def test_impossible_lines_are_explained_from_the_pddl_annotations(passive):
                             "[Produce Unit](worker, east)\n[Produce Unit](light, east)\n"
                             "[Build Building](barracks, (4, 2))\n[Build Building](base, (9, 2))\n"
                             "[Attack Enemy](worker, barracks)\n[Deploy Unit](heavy, (1, 1))")
-    reasons = [c.reason for c in check_lines(passive.state, 0, _costs(passive), plan.lines)]
-    assert reasons == [None, "there is no mineral field with resources at (3, 3)", None,
-                       "you have no barracks to produce it",
-                       "too few resources (you have 4)",   # the worker line spent 1 of 5
-                       "the location is outside the map; too few resources (you have 4)",
-                       "the enemy has no barracks", "you have no heavy"]
+    checked = check_lines(passive.state, 0, _costs(passive), plan.lines)
+    assert [c.reason for c in checked] == [
+        None, "there is no mineral field with resources at (3, 3)", None,
+        "you have no barracks to produce it",
+        "too few resources (you have 4)",   # the worker line spent 1 of 5
+        "the location is outside the map; too few resources (you have 4)",
+        None, "you have no heavy"]
+    # an attack on an enemy type that is absent now waits for one, as the authors' code does
+    assert checked[6].pending == "the enemy has no barracks"
+
+
+def test_a_unit_in_production_counts_as_owned_in_the_check(passive):
+    passive.reset(0)
+    executor = Executor(0)
+    executor.set_plan(parse_skill_plan("[Produce Unit](worker, south)").lines, passive.state)
+    passive.step(executor.actions(passive.state))
+    producing = [u for u in passive.state["units"] if u.get("producing")]
+    assert [(u["type"], u["producing"]) for u in producing] == [("Base", "Worker")]
+    assert _count(passive.state, 0, "Worker") == 1   # not on the map yet
+    # a barracks producing the first light: a line for it is not "you have no light"
+    barracks = {"id": 3, "type": "Barracks", "player": 0, "x": 3, "y": 3, "hp": 4,
+                "resources": 0, "action": "produce", "producing": "Light"}
+    foe = {"id": 4, "type": "Worker", "player": 1, "x": 6, "y": 6, "hp": 1, "resources": 0,
+           "action": "noop"}
+    state = {"width": 8, "height": 8, "resources": [5, 5], "time": 0, "units": [barracks, foe]}
+    lines = parse_skill_plan("[Attack Enemy](light, worker)").lines
+    assert [c.reason for c in check_lines(state, 0, _costs(passive), lines)] == [None]
+    state["units"] = [{**barracks, "action": "noop", "producing": None}, foe]
+    assert [c.reason for c in check_lines(state, 0, _costs(passive), lines)] == [
+        "you have no light"]
 
 
 def test_a_map_without_minerals_is_checked_too():

@@ -11,6 +11,11 @@ execution time; here the reason is recorded and can be fed back to the LLM.
 
 Two conditions are not in the model because they depend on the moment, not on the plan: a unit
 being busy, and the cell a unit is produced into being free (the executor handles both).
+
+Pending, as the authors' code keeps them: a unit or building in production (paid, not yet on
+the map) counts as owned, so a plan may give it a line before it appears (the executor starts
+the line when it does); an Attack Enemy line whose enemy type is absent now is kept pending
+(``CheckedLine.pending`` says why), not dropped: the enemy may produce one.
 """
 
 from __future__ import annotations
@@ -73,7 +78,9 @@ def battlefield(state: dict, player: int, costs: dict, lines: list[SkillLine]):
         if p in minerals:
             init.append(f"(mineral-at {_loc(p)})")
     for engine_name, t in TYPE_NAMES.items():
-        own = sum(u["player"] == player and u["type"] == engine_name for u in state["units"])
+        own = sum(u["player"] == player and (u["type"] == engine_name
+                                             or u.get("producing") == engine_name)
+                  for u in state["units"])
         foe = sum(u["player"] == 1 - player and u["type"] == engine_name for u in state["units"])
         numeric += [(f"(own {t})", own), (f"(enemy {t})", foe),
                     (f"(cost {t})", costs.get(engine_name, 1))]
@@ -130,7 +137,8 @@ MESSAGES = _messages()
 @dataclass(frozen=True)
 class CheckedLine:
     line: SkillLine
-    reason: Optional[str]      # None: the initiation condition holds
+    reason: Optional[str]      # None: the line is kept (it can start, or it waits)
+    pending: Optional[str] = None   # why a kept line cannot start yet (an absent enemy type)
 
 
 def check_lines(state: dict, player: int, costs: dict, lines: list[SkillLine]
@@ -153,6 +161,10 @@ def check_lines(state: dict, player: int, costs: dict, lines: list[SkillLine]
                                          for m in tried.unsatisfied))
             if "the location is outside the map" in reasons:   # then it cannot be free either
                 reasons = [r for r in reasons if r != "the location is not free"]
+            if line.skill == "Attack Enemy" and all(r.startswith("the enemy has no ")
+                                                    for r in reasons):
+                out.append(CheckedLine(line, None, "; ".join(reasons)))   # waits for one
+                continue
             out.append(CheckedLine(line, "; ".join(reasons)))
             continue
         current = tried.successor
