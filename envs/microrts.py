@@ -93,17 +93,45 @@ class _Worker:
 
     def __init__(self) -> None:
         self.proc: Optional[subprocess.Popen] = None
+        self.errors = None   # the engine's stderr (a temporary file): its last words on a crash
+
+    def _ended(self) -> str:
+        """How the engine process ended: its exit code (or the signal that killed it) and the
+        last lines it wrote to stderr. Waits for it, so the code is known (not None)."""
+        import signal
+
+        try:
+            code = self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            code = self.proc.wait()
+        how = f"exit code {code}"
+        if code < 0:
+            try:
+                how = f"killed by {signal.Signals(-code).name}"
+            except ValueError:
+                how = f"killed by signal {-code}"
+        said = ""
+        if self.errors is not None:
+            self.errors.seek(0)
+            tail = [line for line in self.errors.read().decode(errors="replace").splitlines()
+                    if line.strip()][-3:]
+            said = f"; its last words: {' | '.join(tail)}" if tail else ""
+        self.proc = None
+        return how + said
 
     def request(self, message: dict) -> dict:
         if self.proc is not None and self.proc.poll() is not None:
-            code = self.proc.returncode
-            self.proc = None
+            how = self._ended()
             if message.get("op") == "step":
-                raise MicroRTSError(f"the MicroRTS engine process ended (exit code {code}) "
-                                    f"during the game; reset() starts a fresh engine")
+                raise MicroRTSError(f"the MicroRTS engine process ended ({how}) during the "
+                                    f"game; reset() starts a fresh engine")
         if self.proc is None:
+            import tempfile
+
+            self.errors = tempfile.TemporaryFile()
             self.proc = subprocess.Popen([sys.executable, str(WORKER)], stdin=subprocess.PIPE,
-                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                         stdout=subprocess.PIPE, stderr=self.errors,
                                          text=True, bufsize=1)
         try:
             self.proc.stdin.write(json.dumps(message) + "\n")
@@ -114,9 +142,7 @@ class _Worker:
             raise MicroRTSError(f"the MicroRTS engine process died ({exc}); reset() starts a "
                                 f"fresh engine") from None
         if not line:
-            code = self.proc.poll()
-            self.proc = None
-            raise MicroRTSError(f"the MicroRTS engine process ended (exit code {code}) while "
+            raise MicroRTSError(f"the MicroRTS engine process ended ({self._ended()}) while "
                                 f"answering {message.get('op')!r}; reset() starts a fresh "
                                 f"engine")
         answer = self._decode(line)

@@ -79,7 +79,13 @@ def test_bad_requests_and_a_dead_engine_are_errors_not_tracebacks(env):
     env.reset(0)
     env.worker.proc.kill()
     env.worker.proc.wait()
-    with pytest.raises(MicroRTSError, match="engine process (ended|died)"):
+    with pytest.raises(MicroRTSError, match=r"engine process ended \(killed by SIGKILL\) "
+                                            "during the game"):
+        env.step([])
+    env.reset(0)
+    env.worker.proc.kill()   # ended while answering: the code is waited for, never None
+    with pytest.raises(MicroRTSError, match=r"engine process (ended \(killed by SIGKILL\)|"
+                                            r"died)"):
         env.step([])
     text, _ = env.reset(1)   # a fresh engine
     assert "Blue's Units" in text
