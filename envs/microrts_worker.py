@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import sys
 import traceback
 
@@ -321,18 +322,27 @@ def main() -> None:
                 metrics = engine.new_metrics(gs)
                 last = engine.units(gs)
                 game = {"gs": gs, "player": player, "opponent": opponent, "metrics": metrics,
-                        "last": last}
+                        "last": last, "coin": random.Random(int(req.get("seed", 0)))}
                 answer = {"ok": True, "state": engine.state(gs), "utt": engine.utt_table(),
                           "metrics": metrics}
             elif op == "step":
                 if not game:
                     raise RuntimeError("no game: send start first")
                 gs = game["gs"]
-                rejected = engine.issue(gs, game["player"], req.get("actions", []))
                 other = 1 - game["player"]
                 if game["opponent"] is None:    # the other side is played from Python too
-                    rejected_other = engine.issue(gs, other, req.get("opponent_actions", []))
+                    # the engine gives a contested cell to the side issued first: which side
+                    # goes first is a seeded coin each cycle, so neither side is favoured
+                    if game["coin"].random() < 0.5:
+                        rejected = engine.issue(gs, game["player"], req.get("actions", []))
+                        rejected_other = engine.issue(gs, other,
+                                                      req.get("opponent_actions", []))
+                    else:
+                        rejected_other = engine.issue(gs, other,
+                                                      req.get("opponent_actions", []))
+                        rejected = engine.issue(gs, game["player"], req.get("actions", []))
                 else:
+                    rejected = engine.issue(gs, game["player"], req.get("actions", []))
                     rejected_other = []
                 if not gs.gameover():
                     if game["opponent"] is not None:

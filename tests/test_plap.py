@@ -311,6 +311,11 @@ def test_cli_runs_plap_offline_and_explains_bad_input():
                          timeout=120)
     assert bad.returncode == 2 and "unknown opponent 'Zerg'" in bad.stderr
     assert "Traceback" not in bad.stderr
+    red = subprocess.run(run + ["--side", "red", "--opponent", "PassiveAI", "--max-cycles",
+                                "400", "--json"], capture_output=True, text=True, timeout=300)
+    assert red.returncode in (0, 1), red.stderr
+    [row] = json.loads(red.stdout)
+    assert row["side"] == "red" and row["result"] == 1   # the planner won as red
 
 
 def test_planners_play_each_other_and_the_leaderboard_adds_up():
@@ -321,7 +326,11 @@ def test_planners_play_each_other_and_the_leaderboard_adds_up():
         blue, red = play_match(env, TipsPlanner(), NoisyPlanner(0.5, seed=2), seed=0)
     assert blue.result == -red.result or blue.result == red.result == 0
     assert red.dropped and not blue.dropped and blue.plans == red.plans
-    rows = round_robin(["standin", "standin-noisy", "bot:RandomBiasedAI"], games=1)
+    rows = round_robin(["standin", "standin-noisy", "bot:RandomBiasedAI"], games=1,
+                       by_side=True)
+    sides, rows = rows[3:], rows[:3]
+    assert [r["entry"] for r in sides[:2]] == ["standin as blue", "standin as red"]
+    assert all(r["games"] == 2 for r in sides)   # each entry, each side, once per opponent
     assert [r["games"] for r in rows] == [4, 4, 4]
     assert sum(r["score"] for r in rows) == 0 and all(r["W"] + r["D"] + r["L"] == 4
                                                       for r in rows)
@@ -378,3 +387,42 @@ def test_walls_are_in_the_text_the_paths_and_the_check():
         env.close()
     with pytest.raises(ValueError, match="no MicroRTS map file /nowhere/map.xml"):
         MicroRTS(map="/nowhere/map.xml")
+
+
+def _mirrored(actions, state, player) -> set:
+    """Actions as blue would see them: red's positions, directions and targets turned half
+    round (the map is point-symmetric)."""
+    w, h = state["width"], state["height"]
+    pos = {u["id"]: (u["x"], u["y"]) for u in state["units"]}
+    turn = (lambda x, y: (w - 1 - x, h - 1 - y)) if player == 1 else (lambda x, y: (x, y))
+    out = set()
+    for a in actions:
+        d = a.get("direction")
+        target = turn(a["x"], a["y"]) if "x" in a else None
+        out.add((turn(*pos[a["unit"]]), a["type"],
+                 None if d is None else (d + 2) % 4 if player == 1 else d, target,
+                 a.get("unit_type")))
+    return out
+
+
+def test_the_executor_plays_each_side_as_a_mirror_image_and_neither_side_is_favoured():
+    """Stand-in against stand-in on the point-symmetric map: red's actions are blue's turned
+    half round, cycle by cycle, until the engine must give a contested cell to one side; it
+    gives it by a seeded coin, so each side wins some games (blue used to lose every one)."""
+    from pddlkit.skills.plap.game import K, _Side, play_match
+
+    with MicroRTS(opponent="external", max_cycles=2000) as env:
+        env.reset(0)
+        costs = _costs(env)
+        sides = [_Side(TipsPlanner(), 0, "standin", 0), _Side(TipsPlanner(), 1, "standin", 0)]
+        for _ in range(500):
+            t = env.state["time"]
+            if t % K == 0:
+                for side in sides:
+                    side.plan(t, env.describe(side.player), env.state, costs, True)
+            blue, red = (s.executor.actions(env.state) for s in sides)
+            assert _mirrored(blue, env.state, 0) == _mirrored(red, env.state, 1), t
+            env.step(blue, red)
+        results = [play_match(env, TipsPlanner(), TipsPlanner(), seed=s)[0].metrics.result
+                   for s in (3, 4)]
+    assert sorted(results) == [-1, 1], results

@@ -8,7 +8,7 @@
 ``--llm standin`` (the default) is the planner written from the expert tips; ``standin-noisy``
 adds malformed, impossible and wasteful lines; any other value is an LLM spec, prompted with
 seed 002's Fig. 3 in the chosen ``--variant``. Games are on basesWorkers8x8 by default; the
-planner plays blue against a built-in bot. An episode is one game: ``won`` is a win, a draw
+planner plays blue (``--side red``: red) against a built-in bot. An episode is one game: ``won`` is a win, a draw
 is not; a game in which no plan was ever obtained is ``invalid`` (a column giving the reason)
 and left out of the tally, since it says nothing of the planner. For the leaderboard, a bench
 cell's environment options may put the planner on the red ``side`` or against another
@@ -28,6 +28,8 @@ from .entries import make_planner, stand_in
 class PlapOptions:
     opponent: str = option("RandomBiasedAI", "the built-in bot (RandomBiasedAI, LightRush, "
                                              "WorkerRush, NaiveMCTS, CoacAI, ...)")
+    side: str = option("blue", "the side the planner plays (blue is player 0)",
+                       choices=("blue", "red"))
     map: str = option("basesWorkers8x8", "a MicroRTS map")
     variant: str = option("zs", "the prompt (zero-/few-shot, with or without tips)",
                           choices=("zs", "zs-tip", "fs", "fs-tip"))
@@ -43,7 +45,7 @@ def _setting(job) -> dict:
     """The options, with a bench cell's environment options over them."""
     o = job.options
     setting = {"opponent": o.opponent, "map": o.map, "max_cycles": o.max_cycles,
-               "side": "blue"}
+               "side": o.side}
     setting.update({k: v for k, v in job.env_options.items()
                     if k in ("opponent", "map", "max_cycles", "side")})
     if "match" in job.env_options:

@@ -25,6 +25,12 @@ low-level policy. Choices, from PLAP's code where the paper is silent (shared/sp
   range, then attack it; ends when the enemy's count of that type fell.
 - **Auto-attack**: an idle combat unit with no line attacks an enemy in range.
 
+Side symmetry: the two sides of a point-symmetric map play mirror images of each other. The
+search tries the four directions in the side's own order (red's is blue's turned half round)
+and every tie (between units, targets, bases, directions) is broken by the position as the
+side sees it (mirrored for red), never by unit ids, which the engine hands out blue first; a
+stand-in against itself used to lose every game as blue.
+
 Paths: breadth-first search over the grid, 4-connected, every occupied cell and every wall an
 obstacle; a unit
 that dies mid-skill simply no longer exists in the next cycle's state, so its line is given to
@@ -66,6 +72,17 @@ class Executor:
     tasks: list[Task] = field(default_factory=list)
     counts: dict = field(default_factory=dict)        # own/enemy counts at the last cycle
 
+    @property
+    def _order(self) -> tuple:
+        """The four directions in this side's order (red: blue's turned half round)."""
+        return OFFSETS if self.player == 0 else OFFSETS[2:] + OFFSETS[:2]
+
+    def _seen(self, state: dict, u: dict) -> tuple:
+        """A unit's position as this side sees the map (red: turned half round), for ties."""
+        if self.player == 0:
+            return u["y"], u["x"]
+        return state["height"] - 1 - u["y"], state["width"] - 1 - u["x"]
+
     def set_plan(self, lines: list[SkillLine], state: dict) -> None:
         self.tasks = [Task(line) for line in lines]
         self.counts = self._counts(state)
@@ -97,7 +114,7 @@ class Executor:
         queue = deque([start])
         while queue:
             cell = queue.popleft()
-            for dx, dy in OFFSETS:
+            for dx, dy in self._order:
                 nxt = (cell[0] + dx, cell[1] + dy)
                 if nxt in back or not self._inside(state, nxt) or nxt in occupied:
                     continue
@@ -189,7 +206,7 @@ class Executor:
         r = self.ranges.get(u["type"], 1)
         foes = [e for e in state["units"] if e["player"] == 1 - self.player
                 and (e["x"] - u["x"]) ** 2 + (e["y"] - u["y"]) ** 2 <= r * r]
-        return min(foes, key=lambda e: (e["hp"], e["id"])) if foes else None
+        return min(foes, key=lambda e: (e["hp"], self._seen(state, e))) if foes else None
 
     def _nearest(self, state, units, goals_of, occupied, prefer=None):
         """(unit, path) of the unit with the shortest path to its goals."""
@@ -202,7 +219,7 @@ class Executor:
             path = self._bfs(state, start, goals, occupied - {start})
             if path is None:
                 continue
-            key = (0 if prefer and prefer(u) else 1, len(path), u["id"])
+            key = (0 if prefer and prefer(u) else 1, len(path), self._seen(state, u))
             if best is None or key < best[0]:
                 best = (key, u, path)
         return (best[1], best[2]) if best else (None, None)
@@ -220,7 +237,8 @@ class Executor:
                 if u["type"] != maker:
                     continue
                 want = DIRECTIONS.index(p[1])
-                for d in [want] + [k for k in range(4) if k != want]:
+                order = [OFFSETS.index(o) for o in self._order]
+                for d in [want] + [k for k in order if k != want]:
                     cell = (u["x"] + OFFSETS[d][0], u["y"] + OFFSETS[d][1])
                     if self._inside(state, cell) and cell not in occupied:
                         return {"unit": u["id"], "type": "produce", "direction": d,
@@ -231,7 +249,8 @@ class Executor:
             bases = [b for b in mine if b["type"] == "Base"]
             if not workers or not bases:
                 return None
-            base = min(bases, key=lambda b: abs(b["x"] - p[0][0]) + abs(b["y"] - p[0][1]))
+            base = min(bases, key=lambda b: (abs(b["x"] - p[0][0]) + abs(b["y"] - p[0][1]),
+                                             self._seen(state, b)))
 
             def goals(u):
                 target = (base["x"], base["y"]) if u["resources"] else p[0]
@@ -293,5 +312,5 @@ class Executor:
         if path:
             return self._move(u, path)
         target = min(foes, key=lambda e: ((e["x"] - u["x"]) ** 2 + (e["y"] - u["y"]) ** 2,
-                                          e["hp"], e["id"]))
+                                          e["hp"], self._seen(state, e)))
         return {"unit": u["id"], "type": "attack", "x": target["x"], "y": target["y"]}

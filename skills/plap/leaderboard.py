@@ -90,17 +90,24 @@ def play(blue: str, red: str, seed: int, map: str = "basesWorkers8x8",
     return b.metrics, r.metrics
 
 
-def round_robin(entries: Sequence[str], games: int = 5, seed: int = 0, **options
-                ) -> list[dict]:
-    """Every pair, ``games`` games with each entry on each side; Table II rows, best first."""
+def round_robin(entries: Sequence[str], games: int = 5, seed: int = 0, *,
+                by_side: bool = False, **options) -> list[dict]:
+    """Every pair, ``games`` games with each entry on each side; Table II rows, best first.
+    ``by_side`` adds a row per entry and side (``standin as blue``), where a side bias shows."""
     tallies = {e: Tally(e) for e in entries}
+    sides = {(e, side): Tally(f"{e} as {side}") for e in entries for side in ("blue", "red")}
     for a, b in combinations(entries, 2):
         for blue, red in ((a, b), (b, a)):
             for g in range(games):
                 mb, mr = play(blue, red, seed + g, **options)
                 tallies[blue].add(mb)
                 tallies[red].add(mr)
-    return sorted((t.row() for t in tallies.values()), key=lambda r: (-r["score"], r["entry"]))
+                sides[blue, "blue"].add(mb)
+                sides[red, "red"].add(mr)
+    rows = sorted((t.row() for t in tallies.values()), key=lambda r: (-r["score"], r["entry"]))
+    if by_side:
+        rows += [sides[e, side].row() for e in entries for side in ("blue", "red")]
+    return rows
 
 
 def table_from_rows(rows: Sequence[dict]) -> list[dict]:
@@ -135,6 +142,8 @@ def main(argv=None) -> int:
     parser.add_argument("--games", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--max-cycles", type=int, default=2000)
+    parser.add_argument("--by-side", action="store_true",
+                        help="also a row per entry and side (where a side bias shows)")
     args = parser.parse_args(argv)
     if args.results:
         import json
@@ -144,7 +153,8 @@ def main(argv=None) -> int:
         return 0
     if len(args.entries) < 2:
         parser.error("give at least two entries, or --from RESULTS")
-    rows = round_robin(args.entries, args.games, args.seed, max_cycles=args.max_cycles)
+    rows = round_robin(args.entries, args.games, args.seed, by_side=args.by_side,
+                       max_cycles=args.max_cycles)
     print(format_table(rows))
     return 0
 

@@ -79,6 +79,13 @@ def read_battlefield(text: str) -> tuple[dict, int]:
 DIRECTIONS = ("north", "east", "south", "west")
 
 
+def _seen(state: dict, u: dict, player: int) -> tuple:
+    """A position as ``player`` sees the map (red: turned half round), for ties."""
+    if player == 0:
+        return u["y"], u["x"]
+    return state["height"] - 1 - u["y"], state["width"] - 1 - u["x"]
+
+
 def _toward(a: dict, b: dict) -> str:
     dx, dy = b["x"] - a["x"], b["y"] - a["y"]
     if abs(dx) >= abs(dy):
@@ -115,13 +122,14 @@ class TipsPlanner:
         enemy_base = next((u for u in foes if u["type"] == "Base"), None)
         if bases and minerals:
             base = bases[0]
-            m = min(minerals, key=lambda u: abs(u["x"] - base["x"]) + abs(u["y"] - base["y"]))
+            m = min(minerals, key=lambda u: (abs(u["x"] - base["x"]) + abs(u["y"] - base["y"]),
+                                             _seen(state, u, player)))
             lines += [("Harvest Mineral", ((m["x"], m["y"]),))] * 2
         if bases:
             facing = _toward(bases[0], enemy_base or foes[0]) if foes else "east"
             lines += [("Produce Unit", ("worker", facing))] * 4
         if bases and not barracks and resources >= 8:
-            site = self._site(state, bases[0])
+            site = self._site(state, bases[0], player)
             if site:
                 lines.append(("Build Building", ("barracks", site)))
         if barracks:
@@ -141,11 +149,12 @@ class TipsPlanner:
         return plan_text(lines)
 
     @staticmethod
-    def _site(state: dict, base: dict) -> Optional[tuple]:
+    def _site(state: dict, base: dict, player: int = 0) -> Optional[tuple]:
         occupied = {(u["x"], u["y"]) for u in state["units"]} | \
             {tuple(w) for w in state.get("walls", ())}
+        turn = 1 if player == 0 else -1   # red sees the map turned half round
         for dx, dy in ((0, 2), (2, 0), (0, -2), (-2, 0), (2, 2), (-2, -2), (2, -2), (-2, 2)):
-            c = (base["x"] + dx, base["y"] + dy)
+            c = (base["x"] + turn * dx, base["y"] + turn * dy)
             if 0 <= c[0] < state["width"] and 0 <= c[1] < state["height"] and c not in occupied:
                 return c
         return None
