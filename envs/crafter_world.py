@@ -8,9 +8,16 @@ recipes are the package's own ``data.yaml`` (``crafter.constants``): what collec
 what placing and making use, which stations must be nearby. A goal's count is, as in the crafting
 world, the count the inventory must hold (for ``place``: how many times it was placed).
 
-Controller. Path-finding (Dijkstra) over ``info['semantic']``, the whole 64x64 map: walkable
-tiles are grass, sand and path (never lava); with a pickaxe, stone is passable at a higher cost
-and is mined on the way (tunnelling, so walled-in ores are reachable). It faces a target by
+Controller. It sees what the agent sees, as DEPS's controller did: the 9x7 local view around
+the player, read from ``info['semantic']`` through that window only, and a memory of every tile
+it has seen (objects, which move, only while in view). A target it has not seen is searched
+for: it walks to the nearest tile it has not seen yet, again and again, until one shows up or
+its exploring budget (``explore``, 150 steps a try) runs out (then ``not-found``). Path-finding
+(Dijkstra) runs over the memory: walkable tiles are grass, sand and path (never lava), a tile
+not seen yet costs 2 (it may be walkable), and with a pickaxe stone is passable at a higher
+cost and is mined on the way (tunnelling, so walled-in ores are reachable). ``sight="oracle"``
+gives the controller the whole 64x64 map instead (the earlier controller, named for what it
+is: it walks straight to a diamond 19 tiles away that the agent never saw). It faces a target by
 moving toward it (a blocked move turns the player), then ``do`` / ``place_*`` / ``make_*``.
 Between goal steps it keeps the player alive: drink at water when drink is low, eat a cow when
 food is low, sleep when energy is low. Each goal type has a time-out in environment steps
@@ -20,7 +27,15 @@ smelt goals out.
 Failures, from the first false precondition in ``data.yaml``'s terms: ``missing-tool``
 ("collect stone needs a wood_pickaxe"), ``too-few`` ("make stone_pickaxe needs 1 stone"),
 ``no-station`` ("make iron_pickaxe needs a furnace nearby, and none has been placed"),
-``not-found`` (no reachable tile of the material), ``timeout``, ``died``, ``unknown-item``.
+``destroyed`` ("the table I placed is gone: an arrow destroyed it"), ``not-found`` (no
+reachable tile of the material), ``timeout``, ``died``, ``unknown-item``.
+
+Death is the end: when health reaches 0 the goal fails (``died``), the episode is over
+(``step`` refuses, ``won`` is False whatever the inventory holds), although Crafter itself
+would let a dead player's health regrow and play on. A place goal holds while a station of
+that kind stands within reach (Crafter's ``nearby`` for making: 1 tile around the player) or
+was placed and is still remembered standing; a table or furnace an arrow destroyed no longer
+counts, and a goal to place it again is run, not taken as done.
 
 Peaceful mode (``peaceful=True``) removes zombies and skeletons at reset and never spawns them,
 to isolate planning from survival; cows stay. Rendering is off unless ``render=True`` (the
@@ -40,6 +55,14 @@ ITEM_SOURCE = {"wood": "tree", "stone": "stone", "coal": "coal", "iron": "iron",
 KIND_ALIASES = {"mine": "collect", "craft": "make", "smelt": "make"}
 DEFAULT_TIMEOUTS = {"collect": 250, "place": 100, "make": 100}
 VITALS = ("health", "food", "drink", "energy")
+#: the local view's half sizes (Crafter's 9x9 view less two rows of inventory: 9 wide, 7 high)
+VIEW_X, VIEW_Y = 4, 3
+UNKNOWN = -1
+SIGHTS = ("local", "oracle")
+
+
+class _Died(Exception):
+    """The player died: every goal step stops at once."""
 
 
 def _crafter():
@@ -84,8 +107,13 @@ class CrafterWorld:
     game = "Crafter"
 
     def __init__(self, peaceful: bool = True, length: int = 10000, render: bool = False,
-                 timeouts: Optional[dict] = None, target: str = "diamond") -> None:
+                 timeouts: Optional[dict] = None, target: str = "diamond",
+                 sight: str = "local", explore: int = 150) -> None:
+        if sight not in SIGHTS:
+            raise ValueError(f"sight must be one of {', '.join(SIGHTS)}, got {sight!r}")
         crafter = _crafter()
+        self.sight = sight
+        self.explore = int(explore)
         self.constants = crafter.constants
         self.peaceful = peaceful
         self.length = int(length)
@@ -112,6 +140,8 @@ class CrafterWorld:
         self.steps = 0
         self.facing = (0, 1)
         self.dead = False
+        self.memory = None
+        self.placed: dict = {}   # station -> cells where this controller placed one
         self._act("noop")
         return self.describe(), self.info
 
@@ -122,26 +152,58 @@ class CrafterWorld:
         """One of Crafter's 17 actions by name ("move_left", "do", "make_wood_pickaxe")."""
         from .api import Step, info_dict
 
+        if self.dead:
+            return Step("I died: the episode is over.", 0.0, True, False,
+                        info_dict(won=False, admissible=[], error="episode-over",
+                                  steps=self.steps))
         if command not in self.constants.actions:
             return Step(f"Unknown action {command!r}; use one of "
                         f"{', '.join(self.constants.actions)}.", 0.0, False, False,
                         info_dict(won=self.won, admissible=self.admissible_commands,
                                   error="unknown-command", steps=self.steps))
         before = set(self.achievements)
-        self._act(command)
+        try:
+            self._act(command)
+        except _Died:
+            pass
         reward = float(len(self.achievements - before))
         return Step(self.describe(), reward, self.dead or self.won, self.steps >= self.length,
                     info_dict(won=self.won, admissible=self.admissible_commands, error=None,
                               steps=self.steps, achievements=sorted(self.achievements)))
 
     def _act(self, action: str) -> None:
+        """One Crafter action; the view goes into memory. Raises :class:`_Died` once the
+        player is dead (no action is taken then)."""
+        if self.dead:
+            raise _Died()
         index = self.constants.actions.index(action)
         _, _, done, self.info = self.env.step(index)
         self.steps += 1
         if action in MOVES:
             self.facing = MOVES[action]
+        self._see()
         if self.info["inventory"]["health"] <= 0:
             self.dead = True
+            raise _Died()
+
+    def _see(self) -> None:
+        """Copy what the agent sees (the local view, or everything for the oracle) into memory;
+        a tile an object stands on is remembered as walkable path (objects move)."""
+        import numpy as np
+
+        sem = self.info["semantic"]
+        if self.memory is None:
+            self.memory = np.full(sem.shape, UNKNOWN, dtype=np.int64)
+        if self.sight == "oracle":
+            window = (slice(None), slice(None))
+        else:
+            x, y = (int(v) for v in self.info["player_pos"])
+            window = (slice(max(0, x - VIEW_X), x + VIEW_X + 1),
+                      slice(max(0, y - VIEW_Y), y + VIEW_Y + 1))
+        seen = np.array(sem[window], dtype=np.int64)
+        seen[seen > len(self.ids)] = self.ids["path"]   # an object: walkable underneath
+        self.memory[window] = seen
+        self._window = window
 
     # -- what the DEPS loop reads (as of the crafting world) -------------------------------
     group = "crafter"
@@ -159,7 +221,10 @@ class CrafterWorld:
         return self.length
 
     def how(self, item: str) -> str:
-        """How one gets ``item`` ("collect wood", "place table", "make wood_pickaxe")."""
+        """How one gets ``item`` ("collect wood", "place table", "make wood_pickaxe"): what is
+        collected is collected first (stone can also be placed, but one gets it by mining)."""
+        if item in ITEM_SOURCE:
+            return f"collect {item}"
         if item in self.constants.place:
             return f"place {item}"
         if item in self.constants.make:
@@ -182,13 +247,19 @@ class CrafterWorld:
 
     @property
     def won(self) -> bool:
-        return self.inventory.get(self.target, 0) >= 1 or f"place_{self.target}" in \
-            self.achievements
+        """The target held (or placed and standing); never once the player is dead."""
+        if self.dead:
+            return False
+        if self.target in self.constants.place:
+            return self._standing(self.target) > 0
+        return self.inventory.get(self.target, 0) >= 1
 
-    def nearby(self, distance: int = 4) -> list[str]:
-        sem, (x, y) = self.info["semantic"], self.info["player_pos"]
+    def nearby(self) -> list[str]:
+        """The materials in the agent's local view (what it sees now)."""
+        sem = self.info["semantic"]
+        x, y = (int(v) for v in self.info["player_pos"])
+        area = sem[max(0, x - VIEW_X): x + VIEW_X + 1, max(0, y - VIEW_Y): y + VIEW_Y + 1]
         names = {v: k for k, v in self.ids.items()}
-        area = sem[max(0, x - distance): x + distance + 1, max(0, y - distance): y + distance + 1]
         found = {names[v] for v in set(area.flatten().tolist()) if v in names}
         return sorted(found - {"grass", "sand", "path"})
 
@@ -222,7 +293,12 @@ class CrafterWorld:
                                     missing=material, need=n, have=inv.get(material, 0))
         if kind == "make":
             for station in table[item]["nearby"]:
-                if not (self.info["semantic"] == self.ids[station]).any():
+                if not self._cells(station):
+                    if self.placed.get(station):
+                        return CraftFailure(
+                            "destroyed", f"make {item} needs a {station} nearby; the "
+                            f"{station} I placed is gone (an arrow destroyed it)",
+                            missing=station)
                     return CraftFailure("no-station", f"make {item} needs a {station} nearby, "
                                         f"and none has been placed", missing=station)
         return None
@@ -236,6 +312,13 @@ class CrafterWorld:
             return GoalOutcome(False, 0, CraftFailure(
                 "wrong-kind", f"'{kind}' is not a goal here; use collect, place or make"))
         start = self.steps
+        try:
+            return self._run_goal(kind, item, count, start)
+        except _Died:
+            return GoalOutcome(False, self.steps - start, CraftFailure(
+                "died", "I died", missing=item))
+
+    def _run_goal(self, kind: str, item: str, count: int, start: int) -> GoalOutcome:
         limit = self.timeouts[kind] * max(1, count)
         while self._held(kind, item) < count:
             failure = self._failure(kind, item)
@@ -250,32 +333,54 @@ class CrafterWorld:
             self._survive()
             ok = {"collect": self._collect, "place": self._place, "make": self._make}[kind](item)
             if not ok:
+                where = ITEM_SOURCE.get(item, item) if kind == 'collect' else 'place'
                 return GoalOutcome(False, self.steps - start, CraftFailure(
-                    "not-found", f"{kind} {item}: no reachable "
-                    f"{ITEM_SOURCE.get(item, item) if kind == 'collect' else 'place'} found",
+                    "not-found", f"{kind} {item}: no reachable {where} found"
+                    + (f" (explored {self.explore} steps)" if kind == "collect" else ""),
                     missing=ITEM_SOURCE.get(item, item)))
         return GoalOutcome(True, self.steps - start)
 
     def _held(self, kind: str, item: str) -> int:
         if kind == "place":
-            return self.info["achievements"].get(f"place_{item}", 0)
+            return self._standing(item)
         return self.info["inventory"].get(item, 0)
+
+    def _standing(self, item: str) -> int:
+        """Stations of kind ``item`` this controller placed that still stand (for a table or
+        a furnace, which arrows destroy), or times placed (stone, plant)."""
+        if item not in ("table", "furnace"):
+            return self.info["achievements"].get(f"place_{item}", 0)
+        known = self._cells(item)
+        self.placed[item] = [c for c in self.placed.get(item, [])
+                             if c in known or not self._in_view(c)]
+        return len(self.placed[item])
+
+    def _in_view(self, cell) -> bool:
+        if self.sight == "oracle":
+            return True
+        x, y = (int(v) for v in self.info["player_pos"])
+        return abs(cell[0] - x) <= VIEW_X and abs(cell[1] - y) <= VIEW_Y
 
     # -- movement --------------------------------------------------------------------------
     def _passable(self, v: int) -> Optional[int]:
-        """Cost of entering a tile, or None."""
+        """Cost of entering a tile (as remembered), or None."""
         if v in self.walkable:
             return 1
+        if v == UNKNOWN:   # not seen yet: it may be walkable
+            return 2
         if v == self.passable_stone and self.info["inventory"].get("wood_pickaxe", 0):
             return 3
         return None
 
-    def _route(self, goals: set, avoid_objects: bool = True) -> Optional[list]:
-        """The cheapest path (list of cells, excluding the start) to any cell in ``goals``."""
-        sem = self.info["semantic"]
+    def _route(self, goals) -> Optional[list]:
+        """The cheapest path (list of cells, excluding the start) over the memory to any cell
+        in ``goals`` (a set, or a test of a cell)."""
+        sem = self.memory
         w, h = sem.shape
+        if not callable(goals):
+            goals = goals.__contains__
         start = tuple(int(v) for v in self.info["player_pos"])
-        if start in goals:
+        if goals(start):
             return []
         dist = {start: 0}
         back: dict = {}
@@ -284,7 +389,7 @@ class CrafterWorld:
             d, cell = heapq.heappop(heap)
             if d > dist[cell]:
                 continue
-            if cell in goals:
+            if goals(cell):
                 path = [cell]
                 while path[-1] in back and back[path[-1]] != start:
                     path.append(back[path[-1]])
@@ -327,21 +432,35 @@ class CrafterWorld:
                     return (x + dx, y + dy)
             spots = {(tx + dx, ty + dy) for tx, ty in targets for dx, dy in MOVES.values()}
             path = self._route(spots)
-            if not path or self.dead:
+            if not path:
                 return None
             self._step_toward(path[0])
         return None
 
+    def _explore_step(self) -> bool:
+        """One step toward the nearest tile not seen yet; False when there is none to reach."""
+        memory = self.memory
+        path = self._route(lambda c: memory[c] == UNKNOWN)
+        if not path:
+            return False
+        self._step_toward(path[0])
+        return True
+
     def _cells(self, name: str) -> set:
+        """The remembered tiles of material ``name``."""
         import numpy as np
 
-        xs, ys = np.nonzero(self.info["semantic"] == self.ids[name])
+        xs, ys = np.nonzero(self.memory == self.ids[name])
         return set(zip(xs.tolist(), ys.tolist()))
 
     # -- goal steps ------------------------------------------------------------------------
     def _collect(self, item: str) -> bool:
         source = ITEM_SOURCE[item]
         targets = self._cells(source)
+        for _ in range(self.explore):   # not seen yet: search for it
+            if targets or not self._explore_step():
+                break
+            targets = self._cells(source)
         faced = self._go_next_to(targets) if targets else None
         if faced is None:
             return False
@@ -355,7 +474,7 @@ class CrafterWorld:
     def _place(self, item: str) -> bool:
         where = {self.ids[m] for m in self.constants.place[item]["where"]}
         near_table = self._cells("table") if item == "furnace" else set()
-        sem = self.info["semantic"]
+        sem = self.memory
         for _ in range(60):
             x, y = (int(v) for v in self.info["player_pos"])
             fx, fy = x + self.facing[0], y + self.facing[1]
@@ -363,6 +482,8 @@ class CrafterWorld:
                                           for tx, ty in near_table)
             if close and int(sem[fx, fy]) in where:
                 self._act(f"place_{item}")
+                if int(self.memory[fx, fy]) == self.ids.get(item):
+                    self.placed.setdefault(item, []).append((fx, fy))
                 return True
             # turn toward a tile the item may go on, without stepping onto it: move into it
             # from the opposite side is not needed; stepping there and facing onward works
@@ -378,7 +499,7 @@ class CrafterWorld:
                 self._act(next(a for a, m in MOVES.items() if m == options[0]))
             else:
                 return False
-            sem = self.info["semantic"]
+            sem = self.memory
         return False
 
     def _make(self, item: str) -> bool:
@@ -426,7 +547,11 @@ class CrafterWorld:
     def _objects(self, name: str) -> set:
         import numpy as np
 
-        xs, ys = np.nonzero(self.info["semantic"] == self.object_ids[name])
+        sem = self.info["semantic"]
+        window = self._window   # objects move: only those in view now
+        mask = np.zeros(sem.shape, dtype=bool)
+        mask[window] = sem[window] == self.object_ids[name]
+        xs, ys = np.nonzero(mask)
         return set(zip(xs.tolist(), ys.tolist()))
 
 

@@ -104,3 +104,50 @@ def test_a_real_model_on_crafter_is_asked_about_crafter_items():
     assert "Minecraft" not in planner and "planks" not in planner and "log'" not in planner
     assert "Failed Action: mine({'stone':1}, null)" in explainer and "iron_ore" not in explainer
     assert episode.failures[0].explanation.startswith("Because mining stone needs")
+
+
+def test_the_controller_sees_the_local_view_only_and_searches_for_what_it_has_not_seen():
+    from pddlkit.envs.crafter_world import UNKNOWN
+
+    local, oracle = CrafterWorld(peaceful=True), CrafterWorld(peaceful=True, sight="oracle")
+    local.reset(0)
+    oracle.reset(0)
+    assert (local.memory != UNKNOWN).sum() == 9 * 7   # the 9x7 view around the player
+    assert oracle._cells("diamond") and not local._cells("diamond")
+    assert local.run_goal("collect", "wood", 2).ok
+    assert (local.memory != UNKNOWN).sum() > 9 * 7   # it remembers what it walked past
+    with pytest.raises(ValueError, match="sight must be one of local, oracle"):
+        CrafterWorld(sight="god")
+
+
+def test_death_ends_the_goal_and_the_episode_as_a_failure():
+    world = CrafterWorld(peaceful=True, target="wood")
+    world.reset(0)
+    assert world.run_goal("collect", "wood", 1).ok and world.won
+    world.env._player.health = 0   # as a zombie's last blow would
+    assert world.step("noop").terminated and world.dead
+    assert not world.won   # the wood is still in the inventory: a dead player has not won
+    assert world.run_goal("collect", "wood", 2).failure.code == "died"
+    over = world.step("noop")
+    assert over.terminated and over.info["error"] == "episode-over"
+
+
+def test_a_destroyed_table_is_explained_as_destroyed_and_placed_again():
+    from pddlkit.skills.deps.explain import SymbolicExplainer
+    from pddlkit.skills.deps.goals import Goal
+
+    world = CrafterWorld(peaceful=True)
+    world.reset(0)
+    assert world.run_goal("collect", "wood", 4).ok and world.run_goal("place", "table", 1).ok
+    [table] = world.placed["table"]
+    world.env._world[table] = "path"   # what an arrow does to a table (crafter.objects.Arrow)
+    world.step("noop")
+    failure = world.run_goal("make", "wood_pickaxe", 1).failure
+    assert (failure.code, failure.missing) == ("destroyed", "table")
+    explanation = SymbolicExplainer().explain(Goal("craft", "wood_pickaxe", 1), failure, world)
+    assert explanation == ("Because crafting wood_pickaxe needs a table nearby, but the table I "
+                           "placed was destroyed. So I need to place table again.")
+    assert world.run_goal("collect", "wood", 2).ok
+    assert world.run_goal("place", "table", 1).ok   # run again, not taken as done
+    assert world.run_goal("collect", "wood", 1).ok and world.run_goal("make", "wood_pickaxe").ok
+    assert world.how("stone") == "collect stone"   # collected, though Crafter can place it

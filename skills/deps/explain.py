@@ -48,6 +48,10 @@ class SymbolicExplainer:
             text = (f"Because {verb} needs to use the tool {failure.missing}, but my inventory "
                     f"does not have {failure.missing}. So I need to {_how(failure.missing)} "
                     f"first.")
+        elif failure.code == "destroyed":
+            text = (f"Because {verb} needs a {failure.missing} nearby, but the "
+                    f"{failure.missing} I placed was destroyed. So I need to "
+                    f"{_how(failure.missing)} again.")
         elif failure.code == "too-few":
             text = (f"Because {verb} needs to have {failure.need} {failure.missing} in "
                     f"inventory, but my inventory has {failure.have} {failure.missing}. So I "
