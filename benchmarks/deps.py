@@ -114,13 +114,14 @@ def crafter(args) -> None:
 
     plan = IRON_PICKAXE_PLAN + (("collect", "diamond", 1),)
     print("\nCrafter milestones per seed (" + ", ".join(MILESTONES) + "):")
-    for peaceful in (False, True):
-        mode = "peaceful" if peaceful else "default"
+    for peaceful, sight in ((False, "local"), (False, "oracle"), (True, "local"),
+                            (True, "oracle")):
+        mode = ("peaceful" if peaceful else "default") + f" world, {sight} sight"
         counts = dict.fromkeys(MILESTONES, 0)
         lines = []
         start = time.monotonic()
         for seed in range(args.crafter_seeds):
-            world = CrafterWorld(peaceful=peaceful)
+            world = CrafterWorld(peaceful=peaceful, sight=sight)
             world.reset(seed)
             failure = None
             for kind, item, count in plan:
@@ -132,15 +133,17 @@ def crafter(args) -> None:
                 counts[m] += m in world.achievements
             lines.append(f"  seed {seed:2d} {_milestones(world)} {world.steps:5d} steps"
                          + (f"  stopped: {failure.code} ({failure.message})" if failure else ""))
-        print(f"scripted controller, correct plan, {mode} world "
+        print(f"scripted controller, correct plan, {mode} "
               f"({time.monotonic() - start:.0f} s):")
         print("\n".join(lines))
         print("  reached: " + ", ".join(f"{m} {counts[m]}/{args.crafter_seeds}"
                                         for m in MILESTONES))
+        if sight == "oracle":   # the oracle is a reference for the controller, not for DEPS
+            continue
         outcome = run_deps(["iron_pickaxe"], f"standin:{args.error_rate}", env="crafter",
                            env_options={"peaceful": peaceful}, episodes=args.crafter_seeds)
         m = outcome.metrics()
-        print(f"DEPS + stand-in planner, iron_pickaxe, {mode} world: success "
+        print(f"DEPS + stand-in planner, iron_pickaxe, {mode}: success "
               f"{100 * m['success']:.0f}% over {m['episodes']} seeds, {m['rounds']:.1f} "
               f"re-plans, {m['steps']:.0f} steps per episode")
 
