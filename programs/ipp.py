@@ -9,7 +9,12 @@ its worst instances.
 * Feedback: ``feedback="rich"`` (default) adds, for each worst instance, the constraint
   setting, its score and the simulator's account of the run (for MiniGrid, also the first step
   the PDDL model rejects), and a program that failed to run gets its ``ProgramError``;
-  ``feedback="bare"`` is the paper's template: the grids only.
+  ``feedback="bare"`` is the paper's refinement template word for word
+  (``prompts/ipp/refine_paper_grasp.txt`` and ``refine_paper_minigrid.txt``, Appendix A.3:
+  no request for a fenced block, MiniGrid's extra sentence "Observe and understand ...") with
+  the grids only (MiniGrid: the grid and
+  ``start_direction``), no setting, start, score or error; only the note of instances left out
+  to fit a small context is ours.
 * A program that cannot be read from the answer, does not define ``solve``, crashes or returns
   the wrong type never stops the run: its error is the next prompt's feedback, and it scores as
   the worst (see :mod:`.tasks`).
@@ -113,6 +118,9 @@ def _samples(task: Task, instances: Sequence, scored: list[Scored], worst: list[
              feedback: str, left_out: int = 0) -> str:
     parts = []
     for i in worst:
+        if feedback == "bare":   # the paper's sample grids: the grid alone
+            parts.append(task.show_bare(instances[i]))
+            continue
         shown = task.show(instances[i])
         if feedback == "rich":
             shown += f"\nyour program's result: {scored[i].account}"
@@ -181,10 +189,14 @@ class IPP:
     def refine(self, program: str, instances: Sequence, scored: list[Scored],
                worst: list[int]) -> tuple[Optional[str], Optional[str]]:
         def prompt(kept: Sequence[int], left_out: int) -> str:
+            samples = _samples(self.task, instances, scored, list(reversed(kept)),
+                               self.feedback, left_out)
+            if self.feedback == "bare":
+                return template(self.task.paper_refine).fill(
+                    rules=self.task.rules(), code=code, samples=samples)
             return template("refine.txt").fill(
                 signature=self.task.signature, rules=self.task.rules(), code=code,
-                samples=_samples(self.task, instances, scored, list(reversed(kept)),
-                                 self.feedback, left_out))
+                samples=samples)
 
         code = program.strip()
         # reversed: the least bad instance is dropped first, the worst one always stays

@@ -48,6 +48,10 @@ class Task(Protocol):
         """The instance as the refinement prompt shows it (a grid, and its setting)."""
         ...
 
+    def show_bare(self, instance: Any) -> str:
+        """The instance as the paper's refinement prompt shows it (the grid only)."""
+        ...
+
 
 def _failed(result: CallResult, worst: float) -> Optional[Scored]:
     if result.ok and isinstance(result.value, list) and all(
@@ -94,9 +98,15 @@ class GraspTask:
         outcome = simulate(instance, [str(a) for a in result.value])
         return Scored(outcome.score, True, outcome.account())
 
+    #: the paper's refinement prompt for GRASP (Appendix A.3.1), word for word
+    paper_refine = "refine_paper_grasp.txt"
+
     def show(self, instance) -> str:
         return (f"{instance.describe()}\nstart position {list(instance.grid.start)}\n"
                 + _ascii(instance.grid.cells))
+
+    def show_bare(self, instance) -> str:
+        return _ascii(instance.grid.cells)
 
 
 def _ascii(cells) -> str:
@@ -160,9 +170,18 @@ class MiniGridTask:
                 account += "\nchecked on the PDDL model: " + symbolic.splitlines()[0]
         return Scored(run.reward, True, account)
 
+    #: the paper's refinement prompt for MiniGrid (Appendix A.3.2-A.3.4), word for word
+    paper_refine = "refine_paper_minigrid.txt"
+
     def show(self, instance) -> str:
         return f"seed {instance.seed}\n{_rows(instance.grid)}\nstart_direction: " \
                f"{instance.start_direction}"
+
+    def show_bare(self, instance) -> str:
+        """The grid and its start direction, as the paper's direct-generation prompt shows
+        its sample (``<start_direction>`` tags)."""
+        return (f"{_rows(instance.grid)}\n<start_direction>\n{instance.start_direction}\n"
+                f"</start_direction>")
 
 
 def _rows(grid) -> str:

@@ -102,9 +102,20 @@ def test_patience_goes_on_past_a_round_that_does_not_improve():
 
 def test_the_papers_bare_feedback_repairs_nothing(grasp_task):
     writer = ProgramWriter("grasp", mistakes=["carry", "cost"])
-    result = IPP(grasp_task, writer.llm(), feedback="bare", workers=2, policy=QUICK).run()
+    llm = writer.llm()
+    result = IPP(grasp_task, llm, feedback="bare", workers=2, policy=QUICK).run()
     assert writer.repaired == [] and len(result.rounds) == 2
     assert result.best == 0
+    # the paper's template word for word (Appendix A.3.1), with the grids alone
+    refine = llm.requests[-1].messages[-1][1]
+    assert refine.startswith("You were tasked with writing code to play a game optimally. But "
+                             "your code didn't perform well on certain types of grids.")
+    assert "doesnt perform properly. Modify your code to perform well on these types of " \
+           "grids.\n<game_instructions>\n" in refine
+    samples = refine.split("<sample_grids>\n")[1].split("</sample_grids>")[0]
+    assert samples.count("———") == 2 and samples.lstrip().startswith("0   1   2")
+    for extra in ("carry", "cost", "start position", "result", "fenced"):
+        assert extra not in samples + refine.split("<game_instructions>")[0], extra
 
 
 def test_bad_answers_and_bad_programs_never_stop_the_run(grasp_task):
