@@ -258,3 +258,22 @@ def test_off_template_stand_in_mistakes_let_the_explainer_rows_fail():
     assert template["success"] == 1.0 and template["unreadable"] == 0
     assert symbolic["unreadable"] > 0 and symbolic["success"] < 1.0
     assert listing["success"] < symbolic["success"]
+
+
+def test_a_misstated_recipe_in_a_plan_that_works_is_a_warning_not_a_lost_round():
+    """The sticks' recipe stated with 1 plank where the world uses 2: the plan still works,
+    so it runs (a warning in the dialogue), even with no re-plan round to spare; a plan whose
+    step fails is still stopped before acting."""
+    from pddlkit.envs.craft import CraftWorld
+    from pddlkit.skills.deps.loop import Deps, DepsConfig
+
+    plan = ("def obtain_4_stick(inventory = {}):\nmine({'log':1}, null);\n"
+            "craft({'planks':4}, {'log':1}, null);\ncraft({'stick':4}, {'planks':1}, null);\n"
+            "return stick")
+    config = DepsConfig(check_plan=True, max_rounds=0)
+    episode = Deps(_replay([plan]), config=config).run(CraftWorld(task="stick"), seed=0)
+    assert episode.won and episode.rounds == 0 and not episode.failures
+    assert "the check notes that the plan misstates recipes (step 3" in episode.dialogue
+    failing = plan.replace("mine({'log':1}, null);\n", "")
+    lost = Deps(_replay([failing]), config=config).run(CraftWorld(task="stick"), seed=0)
+    assert not lost.won and lost.actions == 0 and lost.failures[0].checked

@@ -7,16 +7,21 @@ A goal's stated materials are totals for the goal, as in the paper's lines ("cra
 from 3 log"): with ``apps`` applications of the recipe needed to reach the goal's count from the
 inventory the goal starts with, a stated amount below ``apps * n`` (a material left out counts
 as 0) is ``understated``; a
-recipe's tool left out of the goal is ``unstated-tool``. Both would make the LLM's own counting
-go wrong later in the plan even where this goal happens to succeed, which is why they are
-reported first: a failure further on would otherwise be explained by its symptom (too few
-planks) rather than its cause (the table costs 4 planks, not 3).
+recipe's tool left out of the goal is ``unstated-tool``.
+
+Errors and warnings: a goal that would fail is an **error** (the plan is not run; it is
+explained and re-planned). A misstated recipe is a **warning**: the goal may still succeed (the
+world does not run on the LLM's numbers), so a plan whose goals all succeed runs, costing no
+re-plan round, with the warnings told to the planner as a note; with an error, the first
+warning before it is what is explained, since it is the likely cause (the table costs 4 planks,
+not 3, so the planks run short two steps later), and the failing step is named with it.
 """
 
 from __future__ import annotations
 
 import copy
 import math
+from dataclasses import dataclass, field
 from typing import Optional
 
 from pddlkit.envs.craft import CraftFailure, CraftWorld, choose_recipe
@@ -45,19 +50,36 @@ def stated_failure(goal: Goal, have: int) -> Optional[CraftFailure]:
     return None
 
 
-def check_plan(world: CraftWorld, goals: list[Goal]) -> Optional[tuple[int, Goal, CraftFailure]]:
-    """(step, goal, failure) of the first goal that cannot succeed as written, or None."""
+@dataclass
+class PlanCheck:
+    """``error``: (step, goal, failure) of the first goal that cannot succeed, or None;
+    ``warnings``: (step, goal, failure) of each misstated recipe up to there."""
+
+    error: Optional[tuple[int, Goal, CraftFailure]] = None
+    warnings: list = field(default_factory=list)
+
+    def warning_text(self) -> str:
+        """The warnings as one sentence for the planner ("" without any)."""
+        return "; ".join(f'step {step} "{goal.call}": {failure.message}'
+                         for step, goal, failure in self.warnings)
+
+
+def check_plan(world: CraftWorld, goals: list[Goal]) -> PlanCheck:
+    """Run the plan on a copy of the world: the first failing goal (an error) and the
+    misstated recipes before it (warnings)."""
     trial = copy.deepcopy(world)
+    found = PlanCheck()
     for step, g in enumerate(goals, 1):
         stated = stated_failure(g, trial.inventory.get(g.item, 0))
         if stated:
-            return step, g, stated
+            found.warnings.append((step, g, stated))
         outcome = trial.run_goal(g.kind, g.item, g.count)
         if not outcome.ok:
-            return step, g, outcome.failure
+            found.error = (step, g, outcome.failure)
+            return found
     if not trial.won:
         last = goals[-1] if goals else Goal("craft", world.target, 1)
-        return len(goals), last, CraftFailure(
+        found.error = (len(goals), last, CraftFailure(
             "incomplete", f"the plan ends without {world.target} in my inventory",
-            missing=world.target)
-    return None
+            missing=world.target))
+    return found

@@ -20,7 +20,8 @@ Choices where the paper is silent (see ``shared/specs/deps.md`` §4):
 - **Plan check** (``check_plan=True``, pddlkit's addition, :mod:`.check`): every new plan is
   first run on a copy of the world and its stated recipes compared with the model's; the first
   goal that would fail is described and explained before any action is spent (a round, with no
-  actions).
+  actions). A misstated recipe in a plan that would succeed is a warning: the plan runs (no
+  round spent), and the dialogue says what was misstated.
 - **Selector** (``selector=`` exact | learned | order | random): see :mod:`.select`.
 - **Context.** When the model's context is known (``local:`` servers), the dialogue sent is
   trimmed to fit it with room for the answer (:data:`ANSWER_TOKENS`): the opening prompt, the
@@ -154,7 +155,9 @@ class Deps:
             if parsed.errors:
                 problem = (describe_unreadable(parsed.errors), None, None, False)
             elif self.config.check_plan:
-                problem = self._check(world, goals)
+                problem, note = self._check(world, goals)
+                if note:   # warnings only: the plan runs, the planner is told
+                    dialogue.append(f"Descriptor: {note}")
             if problem is None:
                 problem, ran = self._execute(world, goals, horizons)
                 goals_run += ran
@@ -191,11 +194,22 @@ class Deps:
                            goals_run, failures, "\n".join(dialogue), horizons)
 
     def _check(self, world: CraftWorld, goals: list[Goal]):
+        """(problem or None, a note of warnings for a plan that runs anyway, or "")."""
         found = check_plan(world, goals)
-        if found is None:
-            return None
-        step, goal, failure = found
-        return describe_check(step, goal.call, world.inventory), goal, failure, True
+        warnings = found.warning_text()
+        if found.error is None:
+            return None, (f"Before acting, the check notes that the plan misstates recipes "
+                          f"({warnings}); it would still succeed, so it runs."
+                          if warnings else "")
+        step, goal, failure = found.error
+        if found.warnings:
+            # a misstated recipe before the failing step is its likely cause (the planks run
+            # short because the table costs 4, not 3): explain the cause, name the symptom
+            wstep, wgoal, wfailure = found.warnings[0]
+            text = (describe_check(wstep, wgoal.call, world.inventory)
+                    + f' Step {step} "{goal.call}" would then fail: {failure.message}.')
+            return (text, wgoal, wfailure, True), ""
+        return (describe_check(step, goal.call, world.inventory), goal, failure, True), ""
 
     def _execute(self, world: CraftWorld, goals: list[Goal], horizons: list):
         """Run the goals (the selector picks the order); (problem or None, goals run)."""
