@@ -38,7 +38,9 @@ was placed and is still remembered standing; a table or furnace an arrow destroy
 counts, and a goal to place it again is run, not taken as done.
 
 Peaceful mode (``peaceful=True``) removes zombies and skeletons at reset and never spawns them,
-to isolate planning from survival; cows stay. Rendering is off unless ``render=True`` (the
+to isolate planning from survival; cows stay. A seed gives one game in either mode: the
+creatures Crafter balances per chunk are taken in a fixed order (the package keeps them in a
+set ordered by memory address, so a hostile game changed from run to run). Rendering is off unless ``render=True`` (the
 controller reads only ``info``), which about doubles the step rate.
 """
 
@@ -95,7 +97,13 @@ def _env_class(peaceful: bool):
         def _balance_object(self, chunk, objs, cls, *args, **kwargs):
             if peaceful and cls in (objects.Zombie, objects.Skeleton):
                 return
-            return super()._balance_object(chunk, objs, cls, *args, **kwargs)
+            # Crafter keeps a chunk's creatures in a set, whose order follows memory
+            # addresses, and despawns the creature at a random index of it: the same seed
+            # gave different games from run to run. In a fixed order (position, kind) a
+            # seed gives one game.
+            ordered = sorted(objs, key=lambda o: (int(o.pos[0]), int(o.pos[1]),
+                                                  type(o).__name__))
+            return super()._balance_object(chunk, ordered, cls, *args, **kwargs)
 
     return Env
 

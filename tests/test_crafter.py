@@ -151,3 +151,16 @@ def test_a_destroyed_table_is_explained_as_destroyed_and_placed_again():
     assert world.run_goal("place", "table", 1).ok   # run again, not taken as done
     assert world.run_goal("collect", "wood", 1).ok and world.run_goal("make", "wood_pickaxe").ok
     assert world.how("stone") == "collect stone"   # collected, though Crafter can place it
+
+
+def test_a_hostile_seed_gives_the_same_game_in_every_process():
+    """Crafter balances creatures from a set ordered by memory address; taken in a fixed
+    order, one seed is one game (three processes, one final map)."""
+    script = ("import hashlib\nfrom pddlkit.envs.crafter_world import CrafterWorld, "
+              "IRON_PICKAXE_PLAN\nw = CrafterWorld(peaceful=False)\nw.reset(3)\n"
+              "for kind, item, count in IRON_PICKAXE_PLAN:\n"
+              "    if not w.run_goal(kind, item, count).ok:\n        break\n"
+              "print(w.steps, hashlib.md5(w.info['semantic'].tobytes()).hexdigest())\n")
+    games = {subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            timeout=300, check=True).stdout for _ in range(3)}
+    assert len(games) == 1, games
