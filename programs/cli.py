@@ -92,6 +92,13 @@ def play(job):
         if o.save_program:
             summary += f"; {outcome.save_error}" if outcome.save_error else \
                 f"; saved the best program in {o.save_program}/program.py"
+        if result.program is not None and outcome.train_mean <= 0:
+            # a best program that earns nothing is still the best: say so, and why it stopped
+            summary += ("; the best program earns nothing on the training instances"
+                        + (" (saved all the same)" if o.save_program else ""))
+            if len(result.rounds) - 1 < o.rounds and not o.patience:
+                summary += ("; refinement stopped at the first round without improvement "
+                            "(the paper's rule): --patience 2 lets it go on")
         yield episode.row(
             result.program is not None and best.failures == 0 and outcome.eval_failures == 0,
             rate, max(1, outcome.eval_instances), summary, usage=result.usage,

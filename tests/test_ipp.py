@@ -240,3 +240,12 @@ def test_a_crashed_program_earns_minigrid_reward_0_and_is_counted():
     assert 0 < crashed < len(scored)
     assert min(s.score for s in scored) < 0   # the ranking score refinement uses
     assert runner.held_out_mean("minigrid-doorkey", scored) >= 0
+
+
+def test_a_saved_program_that_earns_nothing_is_said_to_and_why_refinement_stopped(tmp_path):
+    out = _cli("run", "ipp", "--env", "minigrid-doorkey", "--train", 10, "--eval", 10,
+               "--save-program", tmp_path / "best")
+    assert out.returncode in (0, 1), out.stderr
+    assert "the best program earns nothing on the training instances (saved all the same)" \
+        in out.stdout
+    assert "--patience 2 lets it go on" in out.stdout
