@@ -18,6 +18,11 @@ Predictors of the horizon (recipe applications until the goal's count is held):
 - :class:`PlanOrder` and :class:`RandomOrder`: the ablations (no prediction).
 
 ``sample=False`` takes the smallest horizon (ties in plan order) instead of sampling.
+
+What it cannot show in the crafting world: there are no positions, so every recipe application
+costs one action in any order of independent goals; the selector saves travel in the paper's
+Minecraft, and here its success and action counts equal plan order's by construction (the
+Table 2 layout of ``benchmarks/deps.py`` says so under its rows).
 """
 
 from __future__ import annotations
