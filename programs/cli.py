@@ -42,6 +42,8 @@ class IPPOptions:
     mode: str = option("ir", "iterative refinement from direct generation (ir), from the "
                              "paper's pseudocode extension (pe, GRASP), or the step-by-step "
                              "curriculum (GRASP)", choices=("ir", "pe", "curriculum"))
+    prompts: str = option("ours", "our prompt templates, or the paper's Appendix A.3 text "
+                                  "word for word", choices=("ours", "paper"))
     patience: int = option(0, "refinement rounds without improvement allowed (0: the paper's "
                               "rule)", minimum=0)
     workers: Optional[int] = option(None, "sandbox workers scoring programs (default: the "
@@ -66,6 +68,7 @@ def play(job):
         episode = job.episode(seed)
         outcome = run_task(job.env, llm, seed=seed, train=o.train, evaluate=o.evaluate,
                            rounds=o.rounds, k=o.k, feedback=o.feedback, patience=o.patience,
+                           prompts=o.prompts,
                            mode=o.mode, workers=o.workers,
                            save=Path(o.save_program) if o.save_program else None,
                            max_tokens=job.max_tokens or 4000)

@@ -15,6 +15,11 @@ its worst instances.
   the grids only (MiniGrid: the grid and
   ``start_direction``), no setting, start, score or error; only the note of instances left out
   to fit a small context is ours.
+* Prompts: ``prompts="ours"`` (default) are our templates (``prompts/ipp/``); ``prompts=
+  "paper"`` sends Appendix A.3's text word for word (``prompts/ipp/paper/<task>/``: direct
+  generation's two turns, and the game instructions the refinement prompt quotes), refined with
+  the paper's refinement template; ``prompts/ipp/README.md`` lists how ours differ. The
+  stand-in writer answers either.
 * A program that cannot be read from the answer, does not define ``solve``, crashes or returns
   the wrong type never stops the run: its error is the next prompt's feedback, and it scores as
   the worst (see :mod:`.tasks`).
@@ -131,15 +136,30 @@ def _samples(task: Task, instances: Sequence, scored: list[Scored], worst: list[
     return "\n———\n".join(parts)
 
 
+PROMPT_SETS = ("ours", "paper")
+
+
+def paper_prompt(task: Task, name: str) -> str:
+    """Appendix A.3's text for ``task`` (``direct_1``, ``direct_2``, ``instructions``)."""
+    from .tasks import PROMPTS
+
+    return (PROMPTS / "paper" / task.name / f"{name}.txt").read_text().strip()
+
+
 class IPP:
     """``IPP(task, llm).run()``; the LLM is any pddlkit LLM (a spec string, an object)."""
 
     def __init__(self, task: Task, llm: Any, *, k: int = 3, max_rounds: int = 5,
                  feedback: str = "rich", policy: Optional[Policy] = None,
                  workers: Optional[int] = None, temperature: float = 0.0,
-                 max_tokens: Optional[int] = 4000, patience: int = 0) -> None:
+                 max_tokens: Optional[int] = 4000, patience: int = 0,
+                 prompts: str = "ours") -> None:
         if feedback not in ("rich", "bare"):
             raise ValueError(f"feedback must be 'rich' or 'bare', got {feedback!r}")
+        if prompts not in PROMPT_SETS:
+            raise ValueError(f"prompts must be one of {', '.join(PROMPT_SETS)}, got "
+                             f"{prompts!r}")
+        self.prompts = prompts
         if isinstance(llm, str):
             from pddlkit.llm import load_llm
 
@@ -169,15 +189,19 @@ class IPP:
         pseudocode extension (PE, GRASP): the first turn also shows its greedy pseudocode."""
         rules = self.task.rules()
         first = "pseudocode_extension.txt" if extension else "pseudocode.txt"
-        chat = [{"role": "user", "content": template(first).fill(rules=rules)}]
+        if self.prompts == "paper" and not extension:
+            chat = [{"role": "user", "content": paper_prompt(self.task, "direct_1")}]
+        else:
+            chat = [{"role": "user", "content": template(first).fill(rules=rules)}]
         try:
             pseudo = self.llm.complete(chat, temperature=self.temperature,
                                        max_tokens=self.max_tokens).text
         except LLMError as exc:
             return None, f"the LLM call failed: {exc}"
+        second = paper_prompt(self.task, "direct_2") if self.prompts == "paper" else \
+            template("code.txt").fill(signature=self.task.signature)
         chat += [{"role": "assistant", "content": pseudo},
-                 {"role": "user", "content": template("code.txt").fill(
-                     signature=self.task.signature)}]
+                 {"role": "user", "content": second}]
         program, problem, answer = self._ask(chat)
         if program is None and problem and not problem.startswith("the LLM call failed"):
             # one more turn, with what was wrong: an unreadable answer does not end the run
@@ -191,6 +215,9 @@ class IPP:
         def prompt(kept: Sequence[int], left_out: int) -> str:
             samples = _samples(self.task, instances, scored, list(reversed(kept)),
                                self.feedback, left_out)
+            if self.prompts == "paper":
+                return template(self.task.paper_refine).fill(
+                    rules=paper_prompt(self.task, "instructions"), code=code, samples=samples)
             if self.feedback == "bare":
                 return template(self.task.paper_refine).fill(
                     rules=self.task.rules(), code=code, samples=samples)

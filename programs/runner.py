@@ -95,7 +95,7 @@ def run_task(task_id: str, llm: Any, *, seed: int = 0, train: Optional[int] = No
              feedback: str = "rich", workers: Optional[int] = None,
              policy: Optional[Policy] = None, save: Optional[Path] = None,
              patience: int = 0, mode: str = "ir",
-             max_tokens: Optional[int] = 4000) -> TaskRun:
+             max_tokens: Optional[int] = 4000, prompts: str = "ours") -> TaskRun:
     """``mode``: "ir" (refinement from direct generation), "pe" (refinement from the paper's
     pseudocode extension) or "curriculum" (the step-by-step curriculum; its steps are the
     rounds, and the best step is kept)."""
@@ -105,7 +105,7 @@ def run_task(task_id: str, llm: Any, *, seed: int = 0, train: Optional[int] = No
     model, writer = make_llm(llm, task.name, seed)
     policy = policy or Policy(call_timeout=2.0, cpu_seconds=2.0)
     ipp = IPP(task, model, k=k, max_rounds=rounds, feedback=feedback, policy=policy,
-              workers=workers, patience=patience, max_tokens=max_tokens)
+              workers=workers, patience=patience, max_tokens=max_tokens, prompts=prompts)
     if mode == "curriculum":
         result = ipp.run_curriculum()
     elif mode in ("ir", "pe"):
