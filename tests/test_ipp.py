@@ -249,3 +249,25 @@ def test_a_saved_program_that_earns_nothing_is_said_to_and_why_refinement_stoppe
     assert "the best program earns nothing on the training instances (saved all the same)" \
         in out.stdout
     assert "--patience 2 lets it go on" in out.stdout
+
+
+def test_the_papers_prompts_word_for_word(grasp_task):
+    from pddlkit.programs.ipp import paper_prompt
+
+    writer = ProgramWriter("grasp", mistakes=["carry"])
+    llm = writer.llm()
+    result = IPP(grasp_task, llm, prompts="paper", workers=2, policy=QUICK).run()
+    first, code, refine = (r.messages[-1][1] for r in llm.requests[:3])
+    assert first == paper_prompt(grasp_task, "direct_1")
+    assert first.startswith("You are a game playing agent. This game involves a 2-D grid")
+    assert "Come up with a strategy that would solve this game as optimally as possible." in first
+    assert "4 |   | E |   | A | E |" in first   # the paper's own sample grid
+    assert code == ("Now, using your pseudocode, write Python code for this task. Provide a "
+                    "function `solve` that can be called with inputs `grid, start_pos, "
+                    "carry_limit, cost_per_step, is_diagonals_allowed, max_actions` to get the "
+                    "list of actions.")
+    assert refine.startswith("You were tasked with writing code to play a game optimally.")
+    assert paper_prompt(grasp_task, "instructions") in refine
+    assert writer.repaired == ["carry"] and result.best > 0
+    with pytest.raises(ValueError, match="prompts must be one of ours, paper"):
+        IPP(grasp_task, llm, prompts="theirs")
