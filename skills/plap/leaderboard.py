@@ -159,5 +159,17 @@ def main(argv=None) -> int:
     return 0
 
 
+def _main() -> int:
+    """``main`` with Ctrl-C as one line and the shell's exit status for it (130)."""
+    import sys
+
+    try:
+        return main()
+    except KeyboardInterrupt:
+        print("leaderboard: interrupted (Ctrl-C); no table for a round robin cut short",
+              file=sys.stderr)
+        return 130
+
+
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(_main())
