@@ -259,6 +259,16 @@ def _version() -> str:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    """The ``pddlkit`` command; Ctrl-C anywhere is one line and the shell's status, 130 (an
+    agent's run says more: what was finished, where the record is)."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        print("pddlkit: interrupted (Ctrl-C)", file=sys.stderr)
+        return 130
+
+
+def _main(argv: Optional[Sequence[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["run"]:  # the agent's own parser takes everything after the agent's name
         from .agents.cli import main as run_main
