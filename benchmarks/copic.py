@@ -2,7 +2,8 @@
 the per-step overhead of running 3 programs in the sandbox plus critic scoring.
 
     .venv/bin/python benchmarks/copic.py [--quick] [--critic tiny|gemma-3-270m|none]
-                                         [--eval 20] [--parts overhead,critic,sc2,household,nethack]
+                                         [--eval 20] [--parts overhead,critic,sc2-reference,sc2,
+                                                          household,nethack]
                                          [--learn N] [--critic-envs sc2-build,household]
                                          [--critic-modes uniform,frozen,ppo,ppo+shaping]
                                          [--tasks easy,exp-level-3,...]
@@ -96,6 +97,31 @@ def run_cell(env_id: str, options: dict, mode: str, critic_kind: str, args) -> d
             "steps": m["steps"], "llm": m["llm_tokens"], "critic": m["critic_tokens"],
             "avoided": m["avoided_failures"], "evolutions": m["evolutions"],
             "seconds": m["seconds"]}
+
+
+def sc2_reference(seeds=tuple(range(100)) + tuple(range(1000, 1100))) -> None:
+    """The reference build order's finish times (game seconds) per difficulty, on the seeds
+    CoPiC's SC2 time limit was set from (660 s)."""
+    from pddlkit.envs.sc2_build import DIFFICULTIES, SC2Build, public_obs, reference_planner
+
+    print(f"\nSC2 reference build order, {len(seeds)} seeds (0-99, 1000-1099), 660 s limit")
+    for difficulty in DIFFICULTIES:
+        times, lost = [], 0
+        for seed in seeds:
+            env = SC2Build(difficulty, seed=seed, max_seconds=660)
+            obs, _ = env.reset()
+            while True:
+                step = env.step(reference_planner(public_obs(obs), env.action_space(), env.task))
+                obs = step.observation
+                if step.terminated or step.truncated:
+                    break
+            if env.won:
+                times.append(env.time)
+            else:
+                lost += 1
+        print(f"{difficulty:7s} finished {len(times)}/{len(seeds)}: median "
+              f"{statistics.median(times):.0f} s, fastest {min(times):.0f} s, slowest "
+              f"{max(times):.0f} s")
 
 
 def _span(seeds: range) -> str:
@@ -236,7 +262,8 @@ def main() -> int:
     parser.add_argument("--round-episodes", type=int, default=20, help="N")
     parser.add_argument("--rounds", type=int, default=2, help="evolutions at most")
     parser.add_argument("--policy-lr", type=float, default=1e-2)
-    parser.add_argument("--parts", default="overhead,critic,sc2,household,nethack")
+    parser.add_argument("--parts",
+                        default="overhead,critic,sc2-reference,sc2,household,nethack")
     parser.add_argument("--learn", type=int, default=0,
                         help="learning episodes of the critic part (0: 60 on SC2, 200 on "
                              "household)")
@@ -267,6 +294,8 @@ def main() -> int:
     if "critic" in parts:
         real = args.critic not in ("tiny", "none")
         critic_check(args, seeds=(2,) if args.quick else (0,) if real else (0, 1, 2))
+    if "sc2-reference" in parts:
+        sc2_reference()
     if "sc2" in parts:
         difficulties = ("easy",) if args.quick else ("easy", "medium", "hard")
         table("Table 2 / 8 layout: SC2 unit building (660 s of game time)",
