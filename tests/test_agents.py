@@ -327,9 +327,12 @@ def test_ctrl_c_ends_a_run_cleanly(tmp_path):
     import time
 
     record = tmp_path / "run.jsonl"
+    # a shell starts background jobs with SIGINT ignored, and a child inherits that (Python
+    # then never raises KeyboardInterrupt): the run gets Ctrl-C's default, as at a terminal
     run = subprocess.Popen([sys.executable, "-m", "pddlkit.cli", "run", "ipp", "--env", "grasp",
                             "--record", str(record)],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     for _ in range(600):   # the episode has begun (however slow the start on this machine)
         if record.exists() or run.poll() is not None:
             break
