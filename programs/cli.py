@@ -47,7 +47,7 @@ class IPPOptions:
     patience: int = option(0, "refinement rounds without improvement allowed (0: the paper's "
                               "rule)", minimum=0)
     workers: Optional[int] = option(None, "sandbox workers scoring programs (default: the "
-                                          "cores)")
+                                          "cores)", minimum=1)
     save_program: Optional[str] = option(None, "write the best program and its scores into "
                                                "this folder")
 
@@ -92,6 +92,13 @@ def play(job):
         summary = (f"training mean {outcome.train_mean:.3f} (direct generation "
                    f"{result.direct_mean:.3f}); held-out mean {outcome.eval_mean:.3f}{extra}"
                    f"{crashed}")
+        if outcome.eval_crashes:
+            shown = outcome.eval_crashes[:3]
+            summary += "; held-out failures: " + "; ".join(
+                f"{name}: {account.splitlines()[0][:160] if account else 'no account'}"
+                for name, account in shown)
+            if len(outcome.eval_crashes) > len(shown):
+                summary += f" (and {len(outcome.eval_crashes) - len(shown)} more)"
         if o.save_program:
             summary += f"; {outcome.save_error}" if outcome.save_error else \
                 f"; saved the best program in {o.save_program}/program.py"

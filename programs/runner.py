@@ -45,6 +45,8 @@ class TaskRun:
     writer: Any = None        # the stand-in, when one was used
     eval_instances: int = 0   # held-out instances scored
     save_error: Optional[str] = None  # why the best program could not be saved (None: saved)
+    #: the held-out instances the best program failed on, with the sandbox's account of each
+    eval_crashes: tuple[tuple[str, str], ...] = ()
 
     def metrics(self) -> dict:
         """A row for ``pddlkit bench``: the harness's counts plus IPP's own figures."""
@@ -112,8 +114,8 @@ def run_task(task_id: str, llm: Any, *, seed: int = 0, train: Optional[int] = No
         result = ipp.run(extension=mode == "pe")
     else:
         raise ValueError(f"mode must be ir, pe or curriculum, got {mode!r}")
-    save_error = _save(result, save) if save else None
     if result.program is None:
+        save_error = _save(result, save) if save else None
         return TaskRun(result, float("-inf"), float("-inf"), len(held), 0.0, writer, len(held),
                        save_error)
     args = curriculum_args(result.best) if mode == "curriculum" else None
@@ -121,8 +123,24 @@ def run_task(task_id: str, llm: Any, *, seed: int = 0, train: Optional[int] = No
     completion = None
     if task_id.startswith("minigrid-"):
         completion = sum(s.ok and s.score > 0 for s in scored) / len(scored)
-    return TaskRun(result, result.best_mean, held_out_mean(task_id, scored),
-                   sum(not s.ok for s in scored), completion, writer, len(held), save_error)
+    crashes = tuple((_instance_name(i), s.account) for i, s in zip(held, scored) if not s.ok)
+    # saved last, once every figure exists: a save that fails costs nothing already measured
+    save_error = _save(result, save) if save else None
+    return TaskRun(result, result.best_mean, held_out_mean(task_id, scored), len(crashes),
+                   completion, writer, len(held), save_error, crashes)
+
+
+def _instance_name(instance: Any) -> str:
+    """How a held-out instance is named in a summary: MiniGrid's seed, GRASP's grid file."""
+    seed = getattr(instance, "seed", None)
+    if seed is not None:
+        return f"seed {seed}"
+    grid = getattr(instance, "grid", None)
+    if grid is not None and hasattr(grid, "distribution"):
+        return (f"grid {grid.distribution}/{grid.obstacles}/{grid.start_position} "
+                f"#{grid.index} (diagonals {instance.diagonals}, carry "
+                f"{instance.carry_limit}, cost {instance.cost:g})")
+    return repr(instance)[:60]
 
 
 def held_out_mean(task_id: str, scored) -> float:

@@ -35,7 +35,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         if self.path.rstrip("/").endswith("/models"):
-            self._send(200, {"object": "list", "data": [{"id": "test-model", "object": "model"}]})
+            self.server.listings += 1
+            self._send(200, {"object": "list", "data": [{"id": "test-model", "object": "model",
+                                                         "owned_by": self.server.owned_by}]})
         else:
             self._send(404, {"error": {"message": "not found"}})
 
@@ -82,6 +84,8 @@ class ChatServer(ThreadingHTTPServer):
         self.script: deque = deque()
         self.requests: list[dict] = []
         self.default = answer("ok")
+        self.owned_by = "test"     # what GET /models says owns the model ("llamacpp", "vllm")
+        self.listings = 0          # how often GET /models was asked
         self._lock = threading.Lock()
         self._thread = threading.Thread(target=self.serve_forever, daemon=True)
         self._thread.start()

@@ -277,3 +277,13 @@ def test_a_misstated_recipe_in_a_plan_that_works_is_a_warning_not_a_lost_round()
     failing = plan.replace("mine({'log':1}, null);\n", "")
     lost = Deps(_replay([failing]), config=config).run(CraftWorld(task="stick"), seed=0)
     assert not lost.won and lost.actions == 0 and lost.failures[0].checked
+    # a misstated table recipe (3 planks, the world takes 4) leaves the sticks short: the
+    # misstated step is named as misstated, never as a step that "cannot succeed"
+    short = ("def obtain_4_stick(inventory = {}):\nmine({'log':1}, null);\n"
+             "craft({'planks':4}, {'log':1}, null);\n"
+             "craft({'crafting_table':1}, {'planks':3}, null);\n"
+             "craft({'stick':4}, {'planks':2}, null);\nreturn stick")
+    lost = Deps(_replay([short]), config=config).run(CraftWorld(task="stick"), seed=0)
+    assert not lost.won and lost.actions == 0
+    assert "step 3" in lost.dialogue and "misstates its recipe" in lost.dialogue
+    assert "would then fail" in lost.dialogue and "cannot succeed" not in lost.dialogue

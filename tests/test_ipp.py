@@ -242,6 +242,25 @@ def test_a_crashed_program_earns_minigrid_reward_0_and_is_counted():
     assert runner.held_out_mean("minigrid-doorkey", scored) >= 0
 
 
+def test_the_cli_prints_which_held_out_instances_crashed_and_a_mean_that_is_a_reward(tmp_path):
+    """A program that crashes on half the grids: the summary's mean is a MiniGrid reward
+    (never negative) and names the crashed seeds with the sandbox's account."""
+    program = ("```python\ndef solve(grid, start_direction):\n"
+               "    if start_direction in ('LEFT', 'UP'):\n"
+               "        raise ZeroDivisionError('a bug')\n"
+               "    return ['forward']\n```")
+    answers = tmp_path / "answers.json"
+    answers.write_text(json.dumps([program] * 4))
+    out = _cli("run", "ipp", "--env", "minigrid-doorkey", "--train", 4, "--eval", 6,
+               "--rounds", 0, "--llm", f"scripted:{answers}")
+    assert "Traceback" not in out.stderr, out.stderr
+    line = next(ln for ln in out.stdout.splitlines() if "held-out mean" in ln)
+    mean = float(line.split("held-out mean ")[1].split(",")[0].split(" ")[0])
+    assert mean >= 0, line
+    assert "crashed)" in line and "held-out failures: seed 10" in line
+    assert "ZeroDivisionError" in line
+
+
 def test_a_saved_program_that_earns_nothing_is_said_to_and_why_refinement_stopped(tmp_path):
     out = _cli("run", "ipp", "--env", "minigrid-doorkey", "--train", 10, "--eval", 10,
                "--save-program", tmp_path / "best")
@@ -271,3 +290,97 @@ def test_the_papers_prompts_word_for_word(grasp_task):
     assert writer.repaired == ["carry"] and result.best > 0
     with pytest.raises(ValueError, match="prompts must be one of ours, paper"):
         IPP(grasp_task, llm, prompts="theirs")
+
+
+def test_ipp_as_a_bench_agent(tmp_path):
+    _need(SHARED / "corpus" / "grasp" / "grids")
+    config = tmp_path / "ipp.toml"
+    config.write_text('name = "ipp"\nseeds = 2\nworkers = 1\n[[agents]]\nagent = "ipp"\n'
+                      'llm = "standin"\noptions = { train = 10, eval = 10 }\n'
+                      '[[envs]]\nenv = "grasp"\n')
+    out = _cli("bench", config, "--output", tmp_path / "o", "--no-progress", "--executor",
+               "inline")
+    assert out.returncode == 0, out.stderr
+    rows = [json.loads(line) for line in (tmp_path / "o" / "results.jsonl").read_text()
+            .splitlines()]
+    assert len(rows) == 2 and all(r["llm_calls"] >= 3 and r["prompt_tokens"] > 0 for r in rows)
+    assert all(r["train_mean"] >= r["direct_mean"] for r in rows)
+
+
+def test_the_step_by_step_curriculum_adds_one_constraint_a_turn(grasp_task):
+    writer = ProgramWriter("grasp", mistakes=[])
+    llm = writer.llm()
+    rounds = IPP(grasp_task, llm, workers=2, policy=QUICK).curriculum()
+    assert [r.index for r in rounds] == [0, 1, 2, 3, 4]
+    assert all(r.failures == 0 for r in rounds)
+    means = [r.mean for r in rounds]
+    assert means[-1] > means[0] and means[-1] == max(means), means
+    prompts = [r.messages[-1][1] for r in llm.requests]
+    assert "carry limit" in prompts[3] and "solve(grid, start_position, max_actions)" in \
+        prompts[1]
+    assert writer.active == set()  # each constraint, once named, was taken into account
+
+
+def test_pseudocode_extension_shows_the_greedy_pseudocode(grasp_task):
+    writer = ProgramWriter("grasp", mistakes=[])
+    llm = writer.llm()
+    program, problem = IPP(grasp_task, llm, policy=QUICK).direct(extension=True)
+    assert problem is None and "def solve(" in program
+    first = llm.requests[0].messages[0][1]
+    assert "<example_greedy_pseudocode>" in first and "doesn't include considerations" in first
+
+
+def test_cot_answers_every_instance_and_costs_more_than_one_program(grasp_task):
+    from pddlkit.programs.cot import cost_at, read_actions, run_cot
+
+    fixed = [i for i in grasp_task.instances
+             if i.diagonals and i.carry_limit == 2 and i.cost == 0.3][:20]
+    cot = run_cot(grasp_task, fixed, ProgramWriter("grasp", mistakes=[]).llm())
+    assert cot.usage["calls"] == 20 and cot.unreadable == 0 and len(cot.scores) == 20
+    ipp = IPP(grasp_task, ProgramWriter("grasp", mistakes=[]).llm(), policy=QUICK).run()
+    per_instance_cot = cost_at("o3-mini", cot.usage["prompt_tokens"],
+                               cot.usage["completion_tokens"]) / 20
+    per_instance_ipp = cost_at("o3-mini", ipp.usage["prompt_tokens"],
+                               ipp.usage["completion_tokens"]) / 16000
+    assert per_instance_ipp * 10 < per_instance_cot
+    assert read_actions("so <final_answer> ['UP', 'TAKE'] </final_answer>", "final_answer") == \
+        ["UP", "TAKE"]
+    assert read_actions("<actions>[MOVE, LEFT]</actions>", "actions") == ["MOVE", "LEFT"]
+    with pytest.raises(ValueError, match="no <final_answer>"):
+        read_actions("I give up.", "final_answer")
+
+
+def test_a_returned_tuple_is_named_as_the_wrong_type():
+    from pddlkit.programs.tasks import _failed
+    from pddlkit.sandbox import CallResult
+
+    failed = _failed(CallResult(True, [["up", "down"], 5]), -10.0)
+    assert failed.score == -11.0 and not failed.ok
+    assert failed.account.startswith("bad-return: solve returned a list whose item 0 is a list")
+    assert "(actions, energy)" in failed.account
+    assert _failed(CallResult(True, ["up", "take"]), -10.0) is None
+
+
+def test_a_refinement_prompt_over_the_context_shows_fewer_worst_instances(grasp_task):
+    """A small local model's context: the least bad of the k worst instances goes first, the
+    worst one always stays, and the prompt says how many were left out."""
+    from pddlkit.llm.context import estimate_tokens
+    from pddlkit.programs.ipp import ANSWER_TOKENS
+
+    writer = ProgramWriter("grasp", mistakes=["no-return"])
+    llm = writer.llm()
+    full = IPP(grasp_task, llm, workers=2, policy=QUICK, max_rounds=1).run()
+    refine = llm.requests[-1].messages[-1][1]
+    assert full.rounds[1].samples_left_out == 0 and "left out" not in refine
+    writer = ProgramWriter("grasp", mistakes=["no-return"])
+    llm = writer.llm()
+    llm.context_tokens = estimate_tokens(refine) + ANSWER_TOKENS - 1
+    result = IPP(grasp_task, llm, workers=2, policy=QUICK, max_rounds=1).run()
+    trimmed = llm.requests[-1].messages[-1][1]
+    assert result.rounds[1].samples_left_out == 1
+    assert "(1 more of your worst instance left out to fit the model's context)" in trimmed
+    assert estimate_tokens(trimmed) <= llm.context_tokens - ANSWER_TOKENS
+    samples = refine.split("<sample_grids>\n")[1].split("\n</sample_grids>")[0].split("\n———\n")
+    assert len(samples) == 3 and samples[0] in trimmed and samples[1] in trimmed
+    assert samples[2] not in trimmed  # the least bad went, the worst stayed
+    assert result.rounds[1].program is not None

@@ -426,3 +426,37 @@ def test_the_executor_plays_each_side_as_a_mirror_image_and_neither_side_is_favo
         results = [play_match(env, TipsPlanner(), TipsPlanner(), seed=s)[0].metrics.result
                    for s in (3, 4)]
     assert sorted(results) == [-1, 1], results
+
+
+def test_an_engine_that_dies_mid_run_ends_the_run_with_the_finished_games_summed_up(
+        monkeypatch, capsys):
+    """The real engine killed in the second of three games: the first game's row and the
+    run's summary are printed, and the error names how the engine ended; no traceback."""
+    from pddlkit.agents.cli import parser_for, run
+    from pddlkit.agents.registry import get_agent
+
+    games = []
+    real_reset, real_step = MicroRTS.reset, MicroRTS.step
+
+    def reset(self, *args, **kwargs):
+        games.append(self)
+        return real_reset(self, *args, **kwargs)
+
+    def step(self, *args, **kwargs):
+        if len(games) == 2 and not getattr(self, "_killed_for_test", False):
+            self._killed_for_test = True
+            self.worker.proc.kill()
+            self.worker.proc.wait()
+        return real_step(self, *args, **kwargs)
+
+    monkeypatch.setattr(MicroRTS, "reset", reset)
+    monkeypatch.setattr(MicroRTS, "step", step)
+    spec = get_agent("plap")
+    args = parser_for(spec).parse_args(["--env", "microrts", "--episodes", "3",
+                                        "--max-cycles", "200", "--plan-every", "100"])
+    code = run(spec, args)
+    out, err = capsys.readouterr()
+    assert code == 2, (out, err)
+    assert "episode seed 0:" in out and "episode seed 1:" not in out
+    assert "/1 episodes won (of 3 asked)" in out
+    assert "killed by SIGKILL" in err and "Traceback" not in err

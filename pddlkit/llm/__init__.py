@@ -25,6 +25,7 @@ _LAZY = {
     "ReplayLLM": ".scripted", "ResponseCache": ".cache", "UsageLedger": ".usage",
     "PriceTable": ".usage", "Usage": ".usage", "DEFAULT_LEDGER": ".usage",
     "Transcript": ".transcript", "read_transcript": ".transcript", "load_llm": ".spec",
+    "Grammar": ".grammar", "JsonSchema": ".grammar", "GrammarError": ".grammar",
 }
 
 

@@ -29,7 +29,8 @@ class LLM(Protocol):
 
     def complete(self, messages: Messages, *, temperature: float = 0.0,
                  max_tokens: Optional[int] = None, stop: Union[str, Sequence[str], None] = None,
-                 response_format: str = "text", seed: Optional[int] = None) -> Completion:
+                 response_format: str = "text", seed: Optional[int] = None,
+                 constraint: Any = None) -> Completion:
         ...
 
 
@@ -75,19 +76,29 @@ class BaseLLM(abc.ABC):
 
     def complete(self, messages: Messages, *, temperature: float = 0.0,
                  max_tokens: Optional[int] = None, stop: Union[str, Sequence[str], None] = None,
-                 response_format: str = "text", seed: Optional[int] = None) -> Completion:
+                 response_format: str = "text", seed: Optional[int] = None,
+                 constraint: Any = None) -> Completion:
         """Answer ``messages``. With ``response_format="json"`` the answer's JSON is parsed into
         ``Completion.data``; an answer with no usable JSON raises :class:`BadAnswerError`
-        (recorded and counted, but not cached, so a retry asks the model again)."""
+        (recorded and counted, but not cached, so a retry asks the model again).
+
+        ``constraint`` (a :class:`~.grammar.Grammar` or :class:`~.grammar.JsonSchema`) is
+        carried to the backend in its own form where it has one (:meth:`constraint_support`);
+        elsewhere the request goes unconstrained. ``Completion.constraint_mode`` says which,
+        and the constraint is part of the cache key."""
         cap = getattr(self, "max_tokens_cap", None)
         if cap is not None and (max_tokens is None or max_tokens > cap):
             max_tokens = cap
-        request = Request.build(messages, temperature, max_tokens, stop, response_format, seed)
+        request = Request.build(messages, temperature, max_tokens, stop, response_format, seed,
+                                constraint)
         key = request.key(self.cache_model)
         completion = self.cache.get(key) if self.cache is not None else None
         if completion is None:
             start = time.monotonic()
             completion = self._generate(request)
+            if request.constraint is not None and not completion.constraint_mode:
+                completion.constraint_mode = "unconstrained: " + self.constraint_support(
+                    request.constraint)[1]
             if not completion.latency_s:
                 completion.latency_s = time.monotonic() - start
             completion.model = completion.model or self.model
@@ -107,6 +118,11 @@ class BaseLLM(abc.ABC):
                 completion.data = extract_json(completion.text)
             self._record(request, completion)
         return completion
+
+    def constraint_support(self, constraint: Any) -> tuple[Optional[str], str]:
+        """(the mode this backend would use for ``constraint``, or None; why not when None).
+        Backends that can decode under a constraint override this."""
+        return None, f"{type(self).__name__} decodes without constraints"
 
     def _record(self, request: Request, completion: Completion) -> None:
         self.ledger.record(completion)

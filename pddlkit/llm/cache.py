@@ -76,10 +76,14 @@ class ResponseCache:
         if row is None:
             return None
         model, text, pt, ct, latency, raw = row
-        return Completion(text, pt, ct, model, latency, cached=True, raw=json.loads(raw))
+        raw = json.loads(raw)
+        mode = raw.pop("pddlkit_constraint_mode", "") if isinstance(raw, dict) else ""
+        return Completion(text, pt, ct, model, latency, cached=True, raw=raw,
+                          constraint_mode=mode)
 
     def put(self, key: str, model: str, request: Request, completion: Completion) -> None:
-        raw = json.dumps(completion.raw, default=str)
+        raw = json.dumps({**completion.raw, "pddlkit_constraint_mode": completion.constraint_mode}
+                         if completion.constraint_mode else completion.raw, default=str)
         self._conn().execute(
             "INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (key, model, json.dumps(request.to_dict(), ensure_ascii=False), completion.text,

@@ -27,30 +27,43 @@ class Request:
     stop: tuple[str, ...] = ()
     response_format: str = "text"
     seed: Optional[int] = None
+    #: what the answer must follow (:class:`~.grammar.Grammar` or :class:`~.grammar.JsonSchema`)
+    constraint: Any = None
 
     @classmethod
     def build(cls, messages: Messages, temperature: float = 0.0, max_tokens: Optional[int] = None,
               stop: Union[str, Sequence[str], None] = None, response_format: str = "text",
-              seed: Optional[int] = None) -> "Request":
+              seed: Optional[int] = None, constraint: Any = None) -> "Request":
         if response_format not in RESPONSE_FORMATS:
             raise ValueError(f"response_format must be one of {RESPONSE_FORMATS}, "
                              f"not {response_format!r}")
+        if constraint is not None and getattr(constraint, "kind", None) not in (
+                "grammar", "json-schema"):
+            raise ValueError("constraint must be a pddlkit.llm.Grammar or JsonSchema, not "
+                             f"{type(constraint).__name__}")
         return cls(normalize_messages(messages), float(temperature), max_tokens,
-                   (stop,) if isinstance(stop, str) else tuple(stop or ()), response_format, seed)
+                   (stop,) if isinstance(stop, str) else tuple(stop or ()), response_format, seed,
+                   constraint)
 
     @property
     def message_dicts(self) -> list[dict]:
         return [{"role": r, "content": c} for r, c in self.messages]
 
     def to_dict(self) -> dict:
-        return {"messages": self.message_dicts, "temperature": self.temperature,
-                "max_tokens": self.max_tokens, "stop": list(self.stop),
-                "response_format": self.response_format, "seed": self.seed}
+        out = {"messages": self.message_dicts, "temperature": self.temperature,
+               "max_tokens": self.max_tokens, "stop": list(self.stop),
+               "response_format": self.response_format, "seed": self.seed}
+        if self.constraint is not None:   # only then: unconstrained keys stay as they were
+            out["constraint"] = self.constraint.to_dict()
+        return out
 
     @classmethod
     def from_dict(cls, data: dict) -> "Request":
+        from .grammar import constraint_from_dict
+
         return cls.build(data["messages"], data.get("temperature", 0.0), data.get("max_tokens"),
-                         data.get("stop"), data.get("response_format", "text"), data.get("seed"))
+                         data.get("stop"), data.get("response_format", "text"), data.get("seed"),
+                         constraint_from_dict(data.get("constraint")))
 
     def key(self, model: str) -> str:
         """Cache key: the model plus everything in the request that changes the answer."""
@@ -88,6 +101,10 @@ class Completion:
     raw: dict = field(default_factory=dict, repr=False)
     #: the parsed JSON when the request asked for response_format="json"
     data: Any = None
+    #: how a constraint was carried out: "" (none asked), "gbnf" (llama.cpp's grammar),
+    #: "lark" (a vLLM-style grammar), "json-schema" (structured outputs), or
+    #: "unconstrained: <why>" (the backend could not; the answer is checked as without one)
+    constraint_mode: str = ""
 
     @property
     def total_tokens(self) -> int:
@@ -98,6 +115,9 @@ class Completion:
         return self.data if self.data is not None else extract_json(self.text)
 
     def to_dict(self) -> dict:
-        return {"text": self.text, "prompt_tokens": self.prompt_tokens,
-                "completion_tokens": self.completion_tokens, "model": self.model,
-                "latency_s": self.latency_s, "cached": self.cached}
+        out = {"text": self.text, "prompt_tokens": self.prompt_tokens,
+               "completion_tokens": self.completion_tokens, "model": self.model,
+               "latency_s": self.latency_s, "cached": self.cached}
+        if self.constraint_mode:
+            out["constraint_mode"] = self.constraint_mode
+        return out

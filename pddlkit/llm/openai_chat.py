@@ -10,6 +10,17 @@ Two server differences are handled on the fly, once per client: reasoning models
 gpt-5) take ``max_completion_tokens`` and no ``temperature``; a server that rejects
 ``response_format`` (JSON mode) is asked again without it, and the JSON is extracted from the
 text instead.
+
+Constraints (``complete(..., constraint=)``) go to each server in its own form:
+llama.cpp's server gets a :class:`~.grammar.Grammar` as GBNF in ``grammar``; a vLLM server
+gets the Lark text in ``guided_grammar``; any server gets a :class:`~.grammar.JsonSchema` as
+strict structured outputs (``response_format`` of type ``json_schema``). Which server it is
+comes from ``grammar=`` ("gbnf", "lark" or "none"), or else from the server's own listing
+(``GET /models``: llama.cpp says ``owned_by: llamacpp``, vLLM ``vllm``), asked once and only
+when a grammar is first asked for. OpenAI's own API takes no grammar (its Lark grammars are
+for custom tools, not answers), so a grammar goes unconstrained there. A server that refuses
+the constraint is asked again without it, once per client, and said so (warning); every
+answer's ``constraint_mode`` records what happened.
 """
 
 from __future__ import annotations
@@ -73,7 +84,7 @@ class OpenAIChat(BaseLLM):
                  max_retries: int = 5, retry_timeouts: Optional[bool] = None,
                  backoff: float = 1.0, max_backoff: float = 60.0,
                  reasoning: Optional[bool] = None, cache: CacheSpec = None, ledger=None,
-                 transcript=None, client: Any = None) -> None:
+                 transcript=None, client: Any = None, grammar: Optional[str] = None) -> None:
         super().__init__(cache=cache, ledger=ledger, transcript=transcript)
         model = model or os.environ.get("PDDLKIT_MODEL")
         if not model:
@@ -98,6 +109,14 @@ class OpenAIChat(BaseLLM):
         self.max_backoff = max_backoff
         self.reasoning = is_reasoning_model(model) if reasoning is None else reasoning
         self.json_mode = True  # cleared when the server rejects response_format
+        if grammar not in (None, "gbnf", "lark", "none"):
+            raise LLMRequestError(f"grammar={grammar!r}: use 'gbnf' (llama.cpp), 'lark' (vLLM) "
+                                  "or 'none'", hint="leave it out to ask the server")
+        #: the server's grammar dialect: "gbnf", "lark", "none", or None (not asked yet)
+        self.grammar_dialect = grammar if grammar is not None else (
+            "none" if self.base_url == OPENAI_URL else None)
+        self.schema_mode = True   # cleared when the server rejects json_schema outputs
+        self.refused = ""         # why the server's constraint was given up, when it was
         if client is None:
             import openai
 
@@ -124,7 +143,50 @@ class OpenAIChat(BaseLLM):
             args["seed"] = request.seed
         if request.response_format == "json" and self.json_mode:
             args["response_format"] = {"type": "json_object"}
+        mode = self.constraint_support(request.constraint)[0] \
+            if request.constraint is not None else None
+        if mode == "gbnf":
+            args["extra_body"] = {"grammar": request.constraint.gbnf()}
+        elif mode == "lark":
+            args["extra_body"] = {"guided_grammar": request.constraint.lark}
+        elif mode == "json-schema":
+            args["response_format"] = {"type": "json_schema", "json_schema": {
+                "name": _schema_name(request.constraint.name),
+                "schema": dict(request.constraint.schema), "strict": True}}
         return args
+
+    def constraint_support(self, constraint: Any) -> tuple[Optional[str], str]:
+        if constraint is None:
+            return None, "no constraint"
+        if constraint.kind == "json-schema":
+            return ("json-schema", "") if self.schema_mode else \
+                (None, self.refused or f"{self.base_url} refused json_schema outputs")
+        if self.grammar_dialect is None:
+            self.grammar_dialect = self._ask_dialect()
+        if self.grammar_dialect in ("gbnf", "lark"):
+            return self.grammar_dialect, ""
+        if self.refused:
+            return None, self.refused
+        where = "OpenAI's API takes no grammar for answers" if self.base_url == OPENAI_URL \
+            else f"{self.base_url} did not say it takes grammars (grammar='gbnf' or 'lark' " \
+                 "tells pddlkit it does)"
+        return None, where
+
+    def _ask_dialect(self) -> str:
+        """The server's grammar dialect from its model listing, asked once."""
+        try:
+            listing = self.client.models.list()
+            owners = {str(getattr(m, "owned_by", "") or "").lower()
+                      for m in getattr(listing, "data", []) or []}
+        except Exception as exc:   # any failure: no grammar, said in the mode
+            log.warning("%s: could not ask %s/models which grammars it takes (%s); asking "
+                        "without grammars", self.model, self.base_url, _message(exc))
+            return "none"
+        if "llamacpp" in owners or "llama.cpp" in owners:
+            return "gbnf"
+        if "vllm" in owners:
+            return "lark"
+        return "none"
 
     def _generate(self, request: Request) -> Completion:
         import openai
@@ -163,7 +225,11 @@ class OpenAIChat(BaseLLM):
                             self.max_retries + 1)
                 time.sleep(delay)
                 continue
-            return self._completion(response, time.monotonic() - start)
+            completion = self._completion(response, time.monotonic() - start)
+            if request.constraint is not None:
+                mode, why = self.constraint_support(request.constraint)
+                completion.constraint_mode = mode or f"unconstrained: {why}"
+            return completion
 
     def _completion(self, response: Any, latency: float) -> Completion:
         raw = response.model_dump() if hasattr(response, "model_dump") else dict(response)
@@ -181,6 +247,19 @@ class OpenAIChat(BaseLLM):
 
     def _adapt(self, exc: Exception, args: dict) -> bool:
         text = str(exc).lower()
+        extra = args.get("extra_body") or {}
+        if ("grammar" in extra or "guided_grammar" in extra) and "grammar" in text:
+            self.grammar_dialect = "none"
+            self.refused = f"{self.base_url} refused the grammar ({_message(exc)[:200]})"
+            log.warning("%s; asking without grammars from now on", self.refused)
+            return True
+        response_format = args.get("response_format") or {}
+        if response_format.get("type") == "json_schema" and (
+                "json_schema" in text or "response_format" in text or "schema" in text):
+            self.schema_mode = False
+            self.refused = f"{self.base_url} refused json_schema outputs ({_message(exc)[:200]})"
+            log.warning("%s; asking without them from now on", self.refused)
+            return True
         if "response_format" in args and ("response_format" in text or "json" in text):
             self.json_mode = False
             log.warning("%s at %s refused JSON mode (%s); asking without it from now on, and "
@@ -239,6 +318,11 @@ class OpenAIChat(BaseLLM):
             f"{self.base_url} rejected the request (HTTP {status}): {_message(exc)}",
             hint=hints.get(status, "the request is malformed for this server; see the message"),
             status=status)
+
+
+def _schema_name(name: str) -> str:
+    """OpenAI's schema names are letters, digits, _ and - (64 at most)."""
+    return re.sub(r"[^a-zA-Z0-9_-]", "_", name)[:64] or "answer"
 
 
 def _retryable(exc: Exception) -> bool:

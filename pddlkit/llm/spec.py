@@ -65,6 +65,7 @@ def _local(arg: Optional[str], **options: Any) -> LLM:
     server = start(arg or DEFAULT_MODEL)
     # a CPU model takes minutes for a long answer: OpenAIChat waits for a loopback server (an
     # hour at most) rather than time out, and never sends a timed-out request again unasked
+    options.setdefault("grammar", "gbnf")   # llama.cpp's server: GBNF grammars per request
     llm = OpenAIChat(server.model, base_url=server.base_url, **options)
     llm.context_tokens = getattr(server, "context", None)  # what front ends trim prompts to
     return llm

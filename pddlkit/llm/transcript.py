@@ -36,6 +36,8 @@ class Transcript:
                       "completion_tokens": completion.completion_tokens},
             "latency_s": round(completion.latency_s, 6), "cached": completion.cached,
         }
+        if completion.constraint_mode:
+            record["constraint_mode"] = completion.constraint_mode
         line = (json.dumps(record, ensure_ascii=False) + "\n").encode()
         with self._lock:
             fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)

@@ -28,5 +28,12 @@ def describe_check(failed: int, line: str, inventory: Mapping[str, int]) -> str:
             f"My inventory now has {inventory_text(inventory)}.")
 
 
+def describe_misstated(step: int, line: str, inventory: Mapping[str, int]) -> str:
+    """The plan check's warning that led to a later failure: the step itself can run, its
+    recipe is misstated (so the plan's counts run short further on)."""
+    return (f'Before acting, the check finds that step {step} "{line}" misstates its recipe. '
+            f"My inventory now has {inventory_text(inventory)}.")
+
+
 def describe_unreadable(errors: Sequence) -> str:
     return "I cannot read the plan: " + "; ".join(str(e) for e in errors) + "."

@@ -46,7 +46,8 @@ from pddlkit.envs.craft import CraftFailure, CraftWorld
 from pddlkit.llm.context import fit_by_dropping, room
 
 from .check import check_plan
-from .describe import describe_check, describe_failure, describe_success, describe_unreadable
+from .describe import (describe_check, describe_failure, describe_misstated, describe_success,
+                       describe_unreadable)
 from .explain import Explainer, SymbolicExplainer
 from .goals import Goal, parse_plan
 from .prompts import planner_prompt
@@ -206,7 +207,7 @@ class Deps:
             # a misstated recipe before the failing step is its likely cause (the planks run
             # short because the table costs 4, not 3): explain the cause, name the symptom
             wstep, wgoal, wfailure = found.warnings[0]
-            text = (describe_check(wstep, wgoal.call, world.inventory)
+            text = (describe_misstated(wstep, wgoal.call, world.inventory)
                     + f' Step {step} "{goal.call}" would then fail: {failure.message}.')
             return (text, wgoal, wfailure, True), ""
         return (describe_check(step, goal.call, world.inventory), goal, failure, True), ""

@@ -1,0 +1,687 @@
+"""From a grammar in pddlkit's Lark subset (:mod:`.grammar`) to llama.cpp's GBNF, and a
+matcher that reads GBNF the way llama.cpp's grammar sampler does.
+
+Why a converter and not a second hand-written grammar: the grammar Lark checks and the one the
+server decodes with must mean the same thing. The differences that the conversion bridges:
+
+- **Ignored tokens.** Lark skips ``%ignore`` terminals between the tokens of a rule; GBNF is
+  read character by character, so the converter writes the separators out. Between two tokens
+  that would run together (both end or start with a character other than a bracket or blank,
+  such as ``at`` and ``?x``) the separator is mandatory (``sp``: one blank or ignored item,
+  then any more); elsewhere it is optional (``ws``). When either side's edge is not known for
+  sure (an optional part that may be absent) the optional separator is used, so the GBNF
+  accepts what Lark accepts, never less. Terminals are atomic: nothing goes inside them.
+- **Case-insensitive strings** (``"define"i``) become one class per letter (``[dD]``).
+- **Regular expressions** in terminals are translated through Python's own regex parser into
+  GBNF classes, groups and repetitions (anchors and look-arounds are refused by name).
+- **Bounded repetition** (``x ~ 2..5``) becomes ``x{2,5}``, which llama.cpp reads natively.
+- **Names**: ``start`` is GBNF's ``root``; ``_`` becomes ``-`` (GBNF names are letters, digits
+  and dashes).
+
+:class:`GBNFMatcher` follows llama.cpp's algorithm (a set of stacks advanced one character at
+a time, repetitions as right recursion), memoised per set of stacks, so the tests can check on
+the whole corpus that the text a server would be asked to follow accepts what it should.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Optional
+
+from .grammar import (Alt, CharRange, GrammarError, Lit, ParsedGrammar, Ref, Regex, Repeat,
+                      Seq, parse_grammar)
+
+try:  # Python 3.11+
+    import re._constants as _sre  # type: ignore[import-not-found]
+    import re._parser as _sre_parse  # type: ignore[import-not-found]
+except ImportError:  # pragma: no cover - older Pythons
+    import sre_constants as _sre  # type: ignore[no-redef]
+    import sre_parse as _sre_parse  # type: ignore[no-redef]
+
+_PUNCT = set("() \t\r\n\f\v")
+#: characters that always begin a new token (PDDL reads "(aircraft?a)" as (aircraft ?a), as
+#: pddlkit's reader and Fast Downward do), so nothing need separate them from what precedes
+_OPENS = set("?")
+
+
+def to_gbnf(grammar: ParsedGrammar) -> str:
+    """The GBNF text of ``grammar`` (see the module docstring for what changes)."""
+    return _Converter(grammar).convert()
+
+
+def gbnf_of(lark_text: str) -> str:
+    """GBNF from grammar text in the subset."""
+    return to_gbnf(parse_grammar(lark_text))
+
+
+def gbnf_name(name: str) -> str:
+    if name == "start":
+        return "root"
+    out = name.replace("_", "-")
+    return out if out[:1].isalnum() else "x" + out
+
+
+class _Converter:
+    def __init__(self, grammar: ParsedGrammar) -> None:
+        self.g = grammar
+        self.defs = grammar.definitions
+        self.ignored = bool(grammar.ignore)
+        self._first: dict[str, tuple[frozenset, bool]] = {}
+        self._last: dict[str, tuple[frozenset, bool]] = {}
+        self._edges()
+
+    # -- edges: which kinds of characters a part can start or end with, and whether it can
+    #    be empty ("atom": a character that would run into a neighbouring atom; "punct": a
+    #    bracket or blank; "unknown": not worked out)
+    def _edges(self) -> None:
+        for table, side in ((self._first, 0), (self._last, -1)):
+            for name in self.defs:
+                table[name] = (frozenset(), True)   # start from "empty", grow to a fixed point
+            changed = True
+            while changed:
+                changed = False
+                for name, d in self.defs.items():
+                    value = self._edge(d.expr, side, table)
+                    if value != table[name]:
+                        table[name] = value
+                        changed = True
+
+    def _edge(self, expr: Any, side: int, table: dict) -> tuple[frozenset, bool]:
+        if isinstance(expr, Lit):
+            if not expr.text:
+                return frozenset(), True
+            c = expr.text[side]
+            return frozenset({"punct" if c in _PUNCT or (side == 0 and c in _OPENS) else
+                              "atom"}), False
+        if isinstance(expr, CharRange):
+            return frozenset({"atom"}), False
+        if isinstance(expr, Regex):
+            return _regex_edge(expr.pattern, side)
+        if isinstance(expr, Ref):
+            return table[expr.name]
+        if isinstance(expr, Repeat):
+            kinds, nullable = self._edge(expr.item, side, table)
+            return kinds, nullable or expr.low == 0
+        if isinstance(expr, Alt):
+            kinds, nullable = frozenset(), False
+            for option in expr.options:
+                k, n = self._edge(option, side, table)
+                kinds, nullable = kinds | k, nullable or n
+            return kinds, nullable
+        if isinstance(expr, Seq):
+            items = expr.items if side == 0 else tuple(reversed(expr.items))
+            kinds = frozenset()
+            for item in items:
+                k, n = self._edge(item, side, table)
+                kinds |= k
+                if not n:
+                    return kinds, False
+            return kinds, True
+        raise GrammarError(f"cannot convert {expr!r}")
+
+    def first(self, expr: Any) -> tuple[frozenset, bool]:
+        return self._edge(expr, 0, self._first)
+
+    def last(self, expr: Any) -> tuple[frozenset, bool]:
+        return self._edge(expr, -1, self._last)
+
+    def separator(self, before: frozenset, after: frozenset) -> str:
+        if before == {"atom"} and after == {"atom"}:
+            return "sp"
+        return "ws"
+
+    # -- output
+    def convert(self) -> str:
+        lines = []
+        for name, d in self.defs.items():
+            body = self.terminal(d.expr) if d.terminal else self.rule(d.expr)
+            if name == self.g.start and self.ignored:   # Lark skips them at both ends too
+                body = f"ws ({body}) ws"
+            lines.append(f"{gbnf_name(name)} ::= {body}")
+        if self.ignored:
+            items = " | ".join(self._ignored_item(n) for n in self.g.ignore)
+            lines.append(f"ws ::= ({items})*")
+            lines.append(f"sp ::= ({items}) ws")
+        return "\n".join(lines) + "\n"
+
+    def _ignored_item(self, name: str) -> str:
+        """One ignored item: a run of blanks is one character at a time (the ``*`` around it
+        repeats it), so the matcher is never asked to split a run two ways."""
+        expr = self.defs[name].expr
+        if isinstance(expr, Regex):
+            parsed = _sre_parse.parse(expr.pattern)
+            if len(parsed) == 1 and parsed[0][0] in (_sre.MAX_REPEAT, _sre.MIN_REPEAT) \
+                    and parsed[0][1][0] == 1 and parsed[0][1][1] == _sre.MAXREPEAT:
+                return _RegexWriter().pattern(parsed[0][1][2])
+        return self.terminal(expr)
+
+    def terminal(self, expr: Any) -> str:
+        """A terminal's body: no separators."""
+        if isinstance(expr, Lit):
+            return _literal(expr)
+        if isinstance(expr, CharRange):
+            return f"[{_class_char(expr.low)}-{_class_char(expr.high)}]"
+        if isinstance(expr, Regex):
+            return _RegexWriter().convert(expr.pattern)
+        if isinstance(expr, Ref):
+            return gbnf_name(expr.name)
+        if isinstance(expr, Seq):
+            return " ".join(self._wrap(self.terminal(i), i) for i in expr.items)
+        if isinstance(expr, Alt):
+            return " | ".join(self.terminal(o) for o in expr.options)
+        if isinstance(expr, Repeat):
+            return self._wrap_group(self.terminal(expr.item), expr.item) + _quantifier(
+                expr.low, expr.high)
+        raise GrammarError(f"cannot convert {expr!r}")
+
+    def rule(self, expr: Any) -> str:
+        """A rule's body: separators between tokens when the grammar ignores any."""
+        if not self.ignored:
+            return self.terminal(expr)
+        if isinstance(expr, Alt):
+            return " | ".join(self.rule(o) for o in expr.options)
+        if isinstance(expr, Seq):
+            return self._sequence(expr.items)
+        if isinstance(expr, Repeat):
+            return self._sequence((expr,))
+        return self.terminal(expr) if not isinstance(expr, Alt) else self.rule(expr)
+
+    def _part(self, expr: Any) -> str:
+        """A part of a rule's sequence that is not itself repeated."""
+        if isinstance(expr, (Seq, Alt)):
+            return f"({self.rule(expr)})"
+        return self.terminal(expr)
+
+    def _sequence(self, items: tuple) -> str:
+        out: list[str] = []
+        before: Optional[frozenset] = None     # None: nothing before in this sequence
+        for item in items:
+            if isinstance(item, Repeat):
+                last, _ = self.last(item.item)
+                head = self._joined(before, item.item)
+                tail = f"({self._joined(last, item.item)})"
+                if item.high is None:
+                    rest = f"{tail}*"
+                elif item.high - max(item.low, 1) > 0:
+                    rest = f"{tail}{_quantifier(0, item.high - max(item.low, 1))}"
+                else:
+                    rest = ""
+                if item.low == 0:
+                    text = f"({head} {rest})?" if rest else f"({head})?"
+                else:
+                    more = f"{tail}{{{item.low - 1}}}" if item.low > 1 else ""
+                    text = " ".join(p for p in (head, more, rest) if p)
+                out.append(text)
+                before = _after(before, last, item.low == 0)
+                continue
+            last, nullable = self.last(item)
+            out.append(self._joined(before, item))
+            before = _after(before, last, nullable)
+        return " ".join(out) if out else '""'
+
+    def _joined(self, before: Optional[frozenset], expr: Any) -> str:
+        """``expr`` with the separator it needs after ``before`` (None: at a sequence's start,
+        where the enclosing sequence has put the separator already). When what comes before
+        ends in an atom and ``expr`` is a choice whose options start differently (a term: a
+        name, or a ``?variable``), each option gets its own separator, so a name must be
+        spaced from the atom before it while a variable need not be."""
+        if before is None:
+            return self._part(expr)
+        first, _ = self.first(expr)
+        sep = self.separator(before, first)
+        if before == {"atom"} and "atom" in first and len(first) > 1:
+            options = self._options(expr)
+            if options:
+                return "(" + " | ".join(
+                    f"{self.separator(before, self.first(o)[0])} {self._part(o)}"
+                    for o in options) + ")"
+        return f"{sep} {self._part(expr)}"
+
+    def _options(self, expr: Any) -> Optional[tuple]:
+        if isinstance(expr, Ref):
+            expr = self.defs[expr.name].expr
+        if isinstance(expr, Alt) and all(isinstance(o, (Ref, Lit, Regex)) for o in expr.options):
+            return expr.options       # names only: splitting never unfolds a recursive rule
+        return None
+
+    @staticmethod
+    def _wrap(text: str, expr: Any) -> str:
+        return f"({text})" if isinstance(expr, Alt) else text
+
+    @staticmethod
+    def _wrap_group(text: str, expr: Any) -> str:
+        return f"({text})" if isinstance(expr, (Seq, Alt, Repeat)) or " " in text else text
+
+
+def _after(before: Optional[frozenset], last: frozenset, may_be_absent: bool) -> frozenset:
+    """The edge the next part of a sequence follows: this part's last characters, or, when
+    this part may be absent, also whatever came before it ("unknown" at a sequence's start)."""
+    if not may_be_absent:
+        return last or frozenset({"unknown"})
+    return (before if before is not None else frozenset({"unknown"})) | last
+
+
+def _quantifier(low: int, high: Optional[int]) -> str:
+    if (low, high) == (0, 1):
+        return "?"
+    if (low, high) == (0, None):
+        return "*"
+    if (low, high) == (1, None):
+        return "+"
+    if high is None:
+        return f"{{{low},}}"
+    if low == high:
+        return f"{{{low}}}"
+    return f"{{{low},{high}}}"
+
+
+def _escape(c: str) -> str:
+    return {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r"}.get(c, c) \
+        if c.isprintable() or c in "\n\t\r" else f"\\x{ord(c):02x}" if ord(c) < 256 \
+        else f"\\u{ord(c):04x}"
+
+
+def _class_char(c: str) -> str:
+    if c in "]\\^-[":
+        return "\\" + c
+    return {"\n": "\\n", "\t": "\\t", "\r": "\\r", "\f": "\\x0c", "\v": "\\x0b"}.get(c, c) \
+        if c.isprintable() or c in "\n\t\r\f\v" else f"\\x{ord(c):02x}"
+
+
+def _literal(lit: Lit) -> str:
+    if not lit.ci or not any(c.isalpha() for c in lit.text):
+        return '"' + "".join(_escape(c) for c in lit.text) + '"'
+    parts = []
+    for c in lit.text:
+        if c.isalpha() and c.lower() != c.upper():
+            parts.append(f"[{c.lower()}{c.upper()}]")
+        else:
+            parts.append('"' + _escape(c) + '"')
+    return " ".join(parts)
+
+
+def _regex_edge(pattern: str, side: int) -> tuple[frozenset, bool]:
+    """The kinds a regular expression's text can start (side 0) or end (-1) with."""
+    try:
+        parsed = list(_sre_parse.parse(pattern))
+    except re.error as exc:
+        raise GrammarError(f"/{pattern}/: {exc}") from None
+    chars = _edge_chars(parsed, side)
+    if chars is None:
+        return frozenset({"atom", "punct"}), True
+    kinds, nullable = chars
+    return kinds, nullable
+
+
+def _edge_chars(items: list, side: int):
+    items = items if side == 0 else list(reversed(items))
+    kinds: frozenset = frozenset()
+    for op, av in items:
+        k, n = _edge_item(op, av, side)
+        kinds |= k
+        if not n:
+            return kinds, False
+    return kinds, True
+
+
+def _edge_item(op, av, side: int) -> tuple[frozenset, bool]:
+    if op == _sre.LITERAL:
+        c = chr(av)
+        return frozenset({"punct" if c in _PUNCT or (side == 0 and c in _OPENS) else
+                          "atom"}), False
+    if op == _sre.NOT_LITERAL or op == _sre.ANY:
+        return frozenset({"atom", "punct"}), False
+    if op == _sre.IN:
+        kinds = set()
+        negated = any(o == _sre.NEGATE for o, _ in av)
+        for o, a in av:
+            if o == _sre.LITERAL:
+                kinds.add("punct" if chr(a) in _PUNCT else "atom")
+            elif o == _sre.RANGE:
+                kinds.add("atom")
+                if any(a[0] <= ord(c) <= a[1] for c in _PUNCT):
+                    kinds.add("punct")
+            elif o == _sre.CATEGORY:
+                kinds.add("punct" if a in (_sre.CATEGORY_SPACE,) else "atom")
+        if negated:   # a negated class: anything it does not list, usually atoms
+            kinds = {"atom"} | ({"punct"} if not set(_PUNCT) <= _class_set(av) else set())
+        return frozenset(kinds), False
+    if op in (_sre.MAX_REPEAT, _sre.MIN_REPEAT, _sre.POSSESSIVE_REPEAT
+              if hasattr(_sre, "POSSESSIVE_REPEAT") else _sre.MAX_REPEAT):
+        low, _, sub = av
+        kinds, nullable = _edge_chars(list(sub), side)
+        return kinds, nullable or low == 0
+    if op == _sre.SUBPATTERN:
+        return _edge_chars(list(av[-1]), side)
+    if op == _sre.BRANCH:
+        kinds, nullable = frozenset(), False
+        for branch in av[1]:
+            k, n = _edge_chars(list(branch), side)
+            kinds, nullable = kinds | k, nullable or n
+        return kinds, nullable
+    return frozenset({"atom", "punct"}), True
+
+
+def _class_set(av) -> set:
+    out = set()
+    for o, a in av:
+        if o == _sre.LITERAL:
+            out.add(chr(a))
+        elif o == _sre.RANGE:
+            out.update(chr(c) for c in range(a[0], min(a[1], 0x7F) + 1))
+        elif o == _sre.CATEGORY and a == _sre.CATEGORY_SPACE:
+            out.update(" \t\n\r\f\v")
+    return out
+
+
+class _RegexWriter:
+    """Python's parse of a regular expression, written as GBNF."""
+
+    def convert(self, pattern: str) -> str:
+        try:
+            parsed = _sre_parse.parse(pattern)
+        except re.error as exc:
+            raise GrammarError(f"/{pattern}/: {exc}") from None
+        return self.pattern(parsed)
+
+    def pattern(self, items) -> str:
+        items = list(items)
+        if not items:
+            return '""'
+        return " ".join(self.item(op, av) for op, av in items)
+
+    def item(self, op, av) -> str:
+        if op == _sre.LITERAL:
+            return '"' + _escape(chr(av)) + '"'
+        if op == _sre.NOT_LITERAL:
+            return f"[^{_class_char(chr(av))}]"
+        if op == _sre.ANY:
+            return "[^\\n]"
+        if op == _sre.IN:
+            return self.char_class(av)
+        if op in (_sre.MAX_REPEAT, _sre.MIN_REPEAT) or op == getattr(
+                _sre, "POSSESSIVE_REPEAT", None):
+            low, high, sub = av
+            body = self.pattern(sub)
+            sub = list(sub)
+            if len(sub) != 1 or sub[0][0] in (_sre.SUBPATTERN, _sre.BRANCH):
+                body = f"({body})"
+            return body + _quantifier(low, None if high == _sre.MAXREPEAT else high)
+        if op == _sre.SUBPATTERN:
+            return f"({self.pattern(av[-1])})"
+        if op == _sre.BRANCH:
+            return "(" + " | ".join(self.pattern(b) for b in av[1]) + ")"
+        if op == _sre.AT:
+            raise GrammarError("anchors (^, $, \\b) have no GBNF form; leave them out of "
+                               "terminals")
+        raise GrammarError(f"the regular-expression construct {op} has no GBNF form here")
+
+    def char_class(self, av) -> str:
+        negated = False
+        parts = []
+        for o, a in av:
+            if o == _sre.NEGATE:
+                negated = True
+            elif o == _sre.LITERAL:
+                parts.append(_class_char(chr(a)))
+            elif o == _sre.RANGE:
+                parts.append(f"{_class_char(chr(a[0]))}-{_class_char(chr(a[1]))}")
+            elif o == _sre.CATEGORY:
+                parts.append(_CATEGORIES.get(a) or _category_error(a))
+            else:
+                raise GrammarError(f"the class item {o} has no GBNF form here")
+        return f"[{'^' if negated else ''}{''.join(parts)}]"
+
+
+_CATEGORIES = {
+    _sre.CATEGORY_SPACE: " \\t\\n\\r\\x0c\\x0b",
+    _sre.CATEGORY_DIGIT: "0-9",
+    _sre.CATEGORY_WORD: "a-zA-Z0-9_",
+}
+
+
+def _category_error(category) -> str:
+    raise GrammarError(f"the class {category} (a negated category such as \\S, \\D or \\W) "
+                       "has no GBNF form inside a class; list the characters")
+
+
+# --- reading GBNF as llama.cpp does ----------------------------------------------------------
+
+class GBNFMatcher:
+    """Whether a text follows a GBNF grammar, by llama.cpp's algorithm: the grammar's
+    alternatives as flat element lists (groups and repetitions become rules of their own,
+    repetitions right-recursive), and a set of stacks of positions advanced one character at
+    a time. The step from one set of stacks on one character is memoised, so long files in a
+    regular format cost little more than their length."""
+
+    def __init__(self, text: str) -> None:
+        self.rules: list[list[tuple]] = []        # rule id -> alternatives -> elements
+        self.names: dict[str, int] = {}
+        self._read(text)
+        if "root" not in self.names:
+            raise GrammarError("the GBNF grammar has no root rule")
+        self._steps: dict = {}
+        self._starts = self._expand(((self.names["root"], alt, 0),)
+                                    for alt in range(len(self.rules[self.names["root"]])))
+
+    # elements: ("c", ranges, negated) | ("r", rule id)
+    def _rule_id(self, name: str) -> int:
+        if name not in self.names:
+            self.names[name] = len(self.rules)
+            self.rules.append([])
+        return self.names[name]
+
+    def _read(self, text: str) -> None:
+        self._text, self._pos = text, 0
+        defined = set()
+        while True:
+            self._blank(newlines=True)
+            if self._pos >= len(self._text):
+                break
+            name = self._name()
+            self._blank()
+            if not self._text.startswith("::=", self._pos):
+                raise GrammarError(f"GBNF: expected ::= after {name} at {self._pos}")
+            self._pos += 3
+            rid = self._rule_id(name)
+            defined.add(name)
+            self.rules[rid] = self._alternatives(newlines=False)
+        missing = set(self.names) - defined - {n for n in self.names if n.startswith("%")}
+        if missing:
+            raise GrammarError(f"GBNF: rules used but not defined: {', '.join(sorted(missing))}")
+
+    def _blank(self, newlines: bool = False) -> None:
+        while self._pos < len(self._text):
+            c = self._text[self._pos]
+            if c == "#":
+                while self._pos < len(self._text) and self._text[self._pos] != "\n":
+                    self._pos += 1
+            elif c in " \t" or (newlines and c in "\r\n"):
+                self._pos += 1
+            else:
+                break
+
+    def _name(self) -> str:
+        m = re.compile(r"[a-zA-Z0-9-]+").match(self._text, self._pos)
+        if not m:
+            raise GrammarError(f"GBNF: expected a name at {self._text[self._pos:self._pos + 20]!r}")
+        self._pos = m.end()
+        return m.group()
+
+    def _alternatives(self, newlines: bool) -> list[tuple]:
+        options = [self._sequence(newlines)]
+        while self._pos < len(self._text) and self._text[self._pos] == "|":
+            self._pos += 1
+            options.append(self._sequence(newlines))
+        return options
+
+    def _sequence(self, newlines: bool) -> tuple:
+        elements: list = []
+        while True:
+            self._blank(newlines)
+            if self._pos >= len(self._text):
+                break
+            c = self._text[self._pos]
+            if c in "|)\n\r":
+                break
+            start = len(elements)
+            if c == '"':
+                self._pos += 1
+                while self._text[self._pos] != '"':
+                    ch = self._char()
+                    elements.append(("c", ((ch, ch),), False))
+                self._pos += 1
+            elif c == "[":
+                elements.append(self._class())
+            elif c == "(":
+                self._pos += 1
+                inner = self._alternatives(newlines=True)
+                self._blank(True)
+                if self._text[self._pos] != ")":
+                    raise GrammarError("GBNF: ( not closed")
+                self._pos += 1
+                rid = self._rule_id(f"%g{len(self.rules)}")
+                self.rules[rid] = inner
+                elements.append(("r", rid))
+            elif c == ".":
+                self._pos += 1
+                elements.append(("c", (("\n", "\n"),), True))
+            else:
+                elements.append(("r", self._rule_id(self._name())))
+            self._quantify(elements, start)
+        return tuple(elements)
+
+    def _quantify(self, elements: list, start: int) -> None:
+        if self._pos >= len(self._text):
+            return
+        c = self._text[self._pos]
+        low, high = None, None
+        if c in "*+?":
+            self._pos += 1
+            low, high = {"*": (0, None), "+": (1, None), "?": (0, 1)}[c]
+        elif c == "{":
+            end = self._text.index("}", self._pos)
+            body = self._text[self._pos + 1:end]
+            self._pos = end + 1
+            if "," in body:
+                a, b = body.split(",")
+                low, high = int(a or 0), (int(b) if b.strip() else None)
+            else:
+                low = high = int(body)
+        if low is None:
+            return
+        last = tuple(elements[start:])
+        del elements[start:]
+        # as llama.cpp: x{m,n} is m copies, then n-m nested optional copies (or x* for no n)
+        elements.extend(last * low)
+        if high is None:
+            rid = self._rule_id(f"%s{len(self.rules)}")
+            self.rules[rid] = [last + (("r", rid),), ()]
+            elements.append(("r", rid))
+        else:
+            tail = None
+            for _ in range(high - low):
+                rid = self._rule_id(f"%o{len(self.rules)}")
+                self.rules[rid] = [last + ((("r", tail),) if tail is not None else ()), ()]
+                tail = rid
+            if tail is not None:
+                elements.append(("r", tail))
+
+    def _char(self) -> str:
+        c = self._text[self._pos]
+        if c != "\\":
+            self._pos += 1
+            return c
+        nxt = self._text[self._pos + 1]
+        simple = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "[": "[", "]": "]",
+                  "-": "-", "^": "^"}
+        if nxt in simple:
+            self._pos += 2
+            return simple[nxt]
+        width = {"x": 2, "u": 4, "U": 8}.get(nxt)
+        if width:
+            value = int(self._text[self._pos + 2:self._pos + 2 + width], 16)
+            self._pos += 2 + width
+            return chr(value)
+        raise GrammarError(f"GBNF: unknown escape \\{nxt}")
+
+    def _class(self) -> tuple:
+        self._pos += 1
+        negated = self._text[self._pos] == "^"
+        if negated:
+            self._pos += 1
+        ranges = []
+        while self._text[self._pos] != "]":
+            low = self._char()
+            high = low
+            if self._text[self._pos] == "-" and self._text[self._pos + 1] != "]":
+                self._pos += 1
+                high = self._char()
+            ranges.append((low, high))
+        self._pos += 1
+        return ("c", tuple(ranges), negated)
+
+    # -- matching
+    def _expand(self, stacks) -> frozenset:
+        """Advance each stack until its top is a character element (or it is empty: the
+        text may end here)."""
+        out: set = set()
+        todo = list(stacks)
+        seen: set = set()
+        while todo:
+            stack = todo.pop()
+            if stack in seen:
+                continue
+            seen.add(stack)
+            if not stack:
+                out.add(stack)
+                continue
+            rule, alt, idx = stack[-1]
+            elements = self.rules[rule][alt]
+            if idx >= len(elements):
+                todo.append(stack[:-1])
+                continue
+            element = elements[idx]
+            if element[0] == "c":
+                out.add(stack)
+                continue
+            rest = stack[:-1] + (((rule, alt, idx + 1),) if idx + 1 < len(elements) else ())
+            target = element[1]
+            for a in range(len(self.rules[target])):
+                todo.append(rest + ((target, a, 0),))
+        return frozenset(out)
+
+    def _step(self, stacks: frozenset, ch: str) -> frozenset:
+        key = (stacks, ch)
+        got = self._steps.get(key)
+        if got is not None:
+            return got
+        moved = []
+        for stack in stacks:
+            if not stack:
+                continue
+            rule, alt, idx = stack[-1]
+            _, ranges, negated = self.rules[rule][alt][idx]
+            inside = any(lo <= ch <= hi for lo, hi in ranges)
+            if inside != negated:
+                n = len(self.rules[rule][alt])
+                moved.append(stack[:-1] + (((rule, alt, idx + 1),) if idx + 1 < n else ()))
+        result = self._expand(moved)
+        if len(self._steps) > 200_000:
+            self._steps.clear()
+        self._steps[key] = result
+        return result
+
+    def matches(self, text: str) -> bool:
+        """Whether the whole of ``text`` follows the grammar."""
+        return self.failure(text) is None
+
+    def failure(self, text: str) -> Optional[int]:
+        """None when ``text`` follows the grammar, else the offset of the first character
+        the grammar refuses (``len(text)`` when the text stops early)."""
+        stacks = self._starts
+        for i, ch in enumerate(text):
+            stacks = self._step(stacks, ch)
+            if not stacks:
+                return i
+        return None if () in stacks else len(text)

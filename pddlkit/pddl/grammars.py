@@ -1,0 +1,259 @@
+"""Grammars of PDDL files derived from what is known, for constrained generation.
+
+A model decoding under :func:`problem_grammar` cannot write a problem file that does not
+parse, that names a predicate or function the domain does not declare, that gives a
+predicate the wrong number of arguments, or (when the front end knows the entities) that
+names an object it has never seen; nor can it ramble, since every list is bounded
+(:class:`Limits`). :func:`domain_grammar` does the same for domain files: the PDDL structure
+of a domain, and, when the front end fixes the actions (as PDDLego+ does, from the
+environment's commands), exactly those action names and parameter lists.
+
+Choices, where the issue was silent:
+
+- The grammars are written in pddlkit's Lark subset (:mod:`pddlkit.llm.grammar`), so Lark
+  checks them here and :mod:`pddlkit.llm.gbnf` converts them for llama.cpp's server.
+- Generation grammars are lower case and allow no comments (a comment is free text, where a
+  model can ramble); ``any_case=True, comments=True`` gives the grammar of PDDL as files are
+  written, which the tests hold against the whole IPC corpus.
+- Arguments are checked by count, not by type: typing mistakes are left to ``pddlkit check``
+  (a grammar by type would multiply the rules by the number of type combinations).
+- ``limits=None`` drops the bounds (for reading existing files of any length).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Iterable, Optional, Sequence
+
+from ..llm.grammar import Grammar
+from .model import Domain
+
+_NAME = r"[a-zA-Z][a-zA-Z0-9_\-]"
+_NAME_ANY = r"[a-zA-Z0-9_][a-zA-Z0-9_\-]"
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How much a constrained answer may hold: a model under a grammar with no bounds can
+    list ``room1 ... room59`` until its token limit (seen with Qwen2.5-Coder 1.5B)."""
+
+    objects: int = 60          # names in (:objects ...)
+    facts: int = 150           # facts in (:init ...)
+    parts: int = 30            # parts of one (and ...) / (or ...), effects of one action
+    name_length: int = 30      # characters of a name written freely (not from a known list)
+    actions: int = 12          # actions in a domain written freely
+    predicates: int = 40       # predicates, types or constants declared in a domain
+
+
+def _lit(text: str, any_case: bool) -> str:
+    return json.dumps(text) + ("i" if any_case and any(c.isalpha() for c in text) else "")
+
+
+def _choice(names: Iterable[str], any_case: bool) -> str:
+    names = sorted(set(names), key=lambda n: (-len(n), n))   # longest first: no prefix wins
+    return " | ".join(_lit(n, any_case) for n in names)
+
+
+def _rep(item: str, limit: Optional[int], at_least: int = 0) -> str:
+    if limit is None:
+        return f"{item}*" if at_least == 0 else f"{item}+"
+    return f"{item} ~ {at_least}..{max(limit, at_least)}"
+
+
+def _name_regex(limits: Optional[Limits], any_case: bool) -> str:
+    first = r"[a-zA-Z0-9_]" if any_case else r"[a-zA-Z]"
+    rest = r"[a-zA-Z0-9_\-]"
+    if limits is None:
+        return f"/{first}{rest}*/"
+    return f"/{first}{rest}{{0,{limits.name_length - 1}}}/"
+
+
+def _common(lines: list[str], limits: Optional[Limits], any_case: bool,
+            comments: bool) -> None:
+    lines.append(f"NAME: {_name_regex(limits, any_case)}")
+    variable = r"/\?[a-zA-Z0-9_\-]" + ("*/" if limits is None else
+                                      f"{{1,{limits.name_length}}}/")
+    lines.append(f"VARIABLE: {variable}")
+    lines.append(r"NUMBER: /-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?/")
+    lines.append(r"WS: /[ \t\r\n]+/")
+    lines.append("%ignore WS")
+    if comments:
+        lines.append(r"COMMENT: /;[^\n]*/")
+        lines.append("%ignore COMMENT")
+
+
+def _goal_rules(lines: list[str], limits: Optional[Limits], any_case: bool,
+                atom: str, numeric: bool, equality: bool) -> None:
+    """``gd``: a goal description over ``atom``, with the connectives PDDL has."""
+    L = lambda t: _lit(t, any_case)  # noqa: E731
+    parts = _rep("gd", limits.parts if limits else None)
+    options = [atom,
+               f'"(" {L("and")} {parts} ")"',
+               f'"(" {L("or")} {parts} ")"',
+               f'"(" {L("not")} gd ")"',
+               f'"(" {L("imply")} gd gd ")"',
+               f'"(" {L("exists")} "(" typed_variables ")" gd ")"',
+               f'"(" {L("forall")} "(" typed_variables ")" gd ")"']
+    if equality:
+        options.append(f'"(" "=" term term ")"')
+    if numeric:
+        options.append(f'"(" comparison f_exp f_exp ")"')
+        lines.append('comparison: "<=" | ">=" | "<" | ">" | "="')
+    lines.append("gd: " + "\n  | ".join(options))
+    variables = _rep("VARIABLE", limits.parts if limits else None, 1)
+    lines.append(f'typed_variables: ({variables} "-" type)* VARIABLE*')
+
+
+def _numeric_rules(lines: list[str], any_case: bool, function_term: str) -> None:
+    lines.append(f'f_exp: NUMBER | {function_term} | "(" f_op f_exp f_exp ")" '
+                 f'| "(" "-" f_exp ")" | {_lit("total-time", any_case)}')
+    lines.append('f_op: "+" | "-" | "*" | "/"')
+
+
+def problem_grammar(domain: Domain, *, objects: Optional[Sequence[str]] = None,
+                    limits: Optional[Limits] = Limits(), any_case: bool = False,
+                    comments: bool = False, name: str = "problem file") -> Grammar:
+    """The problem files of ``domain``: facts and goals only over its predicates (with the
+    right number of arguments) and functions, terms only over ``objects`` (when given) and
+    the domain's constants, every list bounded by ``limits``."""
+    L = lambda t: _lit(t, any_case)  # noqa: E731
+    lines: list[str] = []
+    lines.append(f'start: "(" {L("define")} "(" {L("problem")} NAME ")" '
+                 f'"(" {L(":domain")} domain_name ")" requirements? objects? init goal '
+                 + ("metric? " if domain.functions else "") + '")"')
+    lines.append("domain_name: NAME" if any_case else f"domain_name: {_lit(domain.name, False)}")
+    lines.append(f'requirements: "(" {L(":requirements")} REQUIREMENT* ")"')
+    lines.append(r"REQUIREMENT: /:[a-zA-Z\-]+/")
+    constants = [c.name for c in domain.constants]
+    if objects is not None:
+        known = set(objects) | set(constants)
+        if not known:
+            raise ValueError("problem_grammar: objects=[] and no constants leaves no name")
+        lines.append(f"OBJECT: {_choice(known, any_case)}")
+        lines.append("obj: OBJECT")
+    else:
+        lines.append("obj: NAME")
+    lines.append("term_name: obj")
+    object_limit = limits.objects if limits else None
+    lines.append(f'objects: "(" {L(":objects")} (object_list "-" type)* object_list? ")"')
+    lines.append(f"object_list: {_rep('obj', object_limit, 1)}")
+    types = sorted({t.name for t in domain.types} | {"object"})
+    if domain.types or ":typing" in domain.requirements:
+        lines.append(f'type: type_name | "(" {L("either")} type_name+ ")"')
+        lines.append("type_name: NAME" if any_case else f"type_name: {_choice(types, False)}")
+    else:
+        lines.append("type: NAME" if any_case else f'type: {L("object")}')
+    facts = []
+    atoms = []
+    for i, p in enumerate(domain.predicates):
+        arity = len(p.parameters)
+        facts.append(f'"(" {L(p.name)}' + " term_name" * arity + ' ")"')
+        atoms.append(f'"(" {L(p.name)}' + " term" * arity + ' ")"')
+    if not domain.predicates:
+        raise ValueError(f"domain {domain.name} declares no predicates: no fact can be written")
+    lines.append("fact: " + "\n  | ".join(facts))
+    lines.append("atom: " + "\n  | ".join(atoms))
+    lines.append("term: term_name | VARIABLE")
+    numeric = bool(domain.functions)
+    init_items = ["fact", f'"(" {L("not")} fact ")"']
+    if numeric:
+        grounds, terms = [], []
+        for f in domain.functions:
+            grounds.append(f'"(" {L(f.name)}' + " term_name" * len(f.parameters) + ' ")"')
+            terms.append(f'"(" {L(f.name)}' + " term" * len(f.parameters) + ' ")"')
+        lines.append("f_ground: " + " | ".join(grounds))
+        lines.append("f_term: " + " | ".join(terms))
+        init_items.append('"(" "=" f_ground NUMBER ")"')
+        _numeric_rules(lines, any_case, "f_term")
+        lines.append(f'metric: "(" {L(":metric")} ({L("minimize")} | {L("maximize")}) f_exp ")"')
+    lines.append("init_item: " + " | ".join(init_items))
+    lines.append(f'init: "(" {L(":init")} {_rep("init_item", limits.facts if limits else None)} ")"')
+    lines.append(f'goal: "(" {L(":goal")} gd ")"')
+    equality = ":equality" in domain.requirements or ":adl" in domain.requirements \
+        or any_case
+    _goal_rules(lines, limits, any_case, "atom", numeric, equality)
+    _common(lines, limits, any_case, comments)
+    return Grammar("\n".join(lines) + "\n", name)
+
+
+@dataclass(frozen=True)
+class ActionSignature:
+    """An action the domain must define, as a front end fixes it: its name and parameters
+    (``("?from", "room")``, the type may be "" for untyped)."""
+
+    name: str
+    parameters: tuple[tuple[str, str], ...] = ()
+
+
+def domain_grammar(*, actions: Optional[Sequence[ActionSignature]] = None,
+                   limits: Optional[Limits] = Limits(), any_case: bool = False,
+                   comments: bool = False, name: str = "domain file") -> Grammar:
+    """Domain files: PDDL's sections and formulas over names the domain itself declares.
+    With ``actions``, exactly those actions, each once, in the given order, with those
+    parameters."""
+    L = lambda t: _lit(t, any_case)  # noqa: E731
+    lines: list[str] = []
+    lines.append(f'start: "(" {L("define")} "(" {L("domain")} NAME ")" requirements? '
+                 "types? constants? predicates? functions? constraints? structures "
+                 '")"')
+    decl = limits.predicates if limits else None
+    lines.append(f'requirements: "(" {L(":requirements")} REQUIREMENT* ")"')
+    lines.append(r"REQUIREMENT: /:[a-zA-Z\-]+/")
+    lines.append(f'types: "(" {L(":types")} (name_list "-" type)* name_list? ")"')
+    lines.append(f'constants: "(" {L(":constants")} (name_list "-" type)* name_list? ")"')
+    lines.append(f"name_list: {_rep('NAME', decl, 1)}")
+    lines.append(f'type: NAME | "(" {L("either")} NAME+ ")"')
+    lines.append(f'predicates: "(" {L(":predicates")} {_rep("skeleton", decl, 1)} ")"')
+    lines.append('skeleton: "(" NAME typed_variables ")"')
+    lines.append(f'functions: "(" {L(":functions")} (function_list ("-" type)?)* ")"')
+    lines.append(f"function_list: {_rep('skeleton', decl, 1)}")
+    lines.append(f'constraints: "(" {L(":constraints")} gd ")"')
+    parts = limits.parts if limits else None
+    if actions:
+        rules = []
+        for i, a in enumerate(actions):
+            params = " ".join(
+                f'{_lit(v, any_case)}' + (f' "-" {_lit(t, any_case)}' if t else "")
+                for v, t in a.parameters)
+            rules.append(f"action_{i}")
+            lines.append(f'action_{i}: "(" {L(":action")} {_lit(a.name, any_case)} '
+                         f'{L(":parameters")} "(" {params} ")" action_body ")"')
+        lines.append("structures: " + " ".join(rules) + " derived*")
+    else:
+        action_limit = limits.actions if limits else None
+        lines.append(f"structures: {_rep('structure', action_limit, 1)}")
+        lines.append("structure: action | derived")
+        lines.append(f'action: "(" {L(":action")} NAME {L(":parameters")} "(" '
+                     f'typed_variables ")" action_body ")"')
+    lines.append(f'action_body: ({L(":precondition")} precondition)? '
+                 f'({L(":effect")} effect)?')
+    lines.append(f'precondition: gd | "(" ")"')
+    lines.append(f'derived: "(" {L(":derived")} skeleton gd ")"')
+    lines.append(f'effect: "(" {L("and")} {_rep("c_effect", parts)} ")" | c_effect')
+    lines.append(f'c_effect: "(" {L("forall")} "(" typed_variables ")" effect ")"'
+                 f'\n  | "(" {L("when")} gd effect ")"'
+                 f'\n  | p_effect')
+    assign = _choice(("assign", "increase", "decrease", "scale-up", "scale-down"), any_case)
+    lines.append(f'p_effect: "(" {L("not")} atom ")" | atom | "(" assign_op f_term f_exp ")"')
+    lines.append(f"assign_op: {assign}")
+    lines.append('atom: "(" NAME term* ")" | "(" "=" term term ")"')
+    lines.append("term: NAME | VARIABLE")
+    lines.append('f_term: "(" NAME term* ")" | NAME')
+    _numeric_rules(lines, any_case, "f_term")
+    # atoms are any declared-looking name here (the domain declares them as it goes), so the
+    # goal description uses `atom`, which includes equality
+    _goal_rules(lines, limits, any_case, "atom", True, False)
+    _common(lines, limits, any_case, comments)
+    return Grammar("\n".join(lines) + "\n", name)
+
+
+def objects_in(texts: Iterable[str]) -> list[str]:
+    """Entity names a front end has seen (observation and memory texts): the words that could
+    be PDDL names, for ``problem_grammar(objects=...)``."""
+    seen: dict[str, None] = {}
+    for text in texts:
+        for word in re.findall(r"[a-zA-Z][a-zA-Z0-9_\-]*", text):
+            seen.setdefault(word.lower())
+    return list(seen)
