@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass
 from typing import Optional
 
 from pddlkit.agents import AgentError, AgentSpec, option
+from pddlkit.llm.grammar import describe_modes
 
 from .loop import Limits
 
@@ -52,6 +53,9 @@ class PDDLegoOptions:
     planner: str = option("fast-downward", "a planner name (pddlkit planners)")
     planner_timeout: float = option(30.0, "seconds per planner call")
     repair: bool = option(False, "fix trivial PDDL slips in code before spending an LLM call")
+    constrained: bool = option(False, "decode the LLM's answer under the PDDL grammar (the "
+                                      "environment's actions fixed, lists bounded), where the "
+                                      "LLM's server takes grammars")
     fact_memory: bool = option(False, "merge facts confirmed in earlier steps into each new "
                                       "problem file")
     library: Optional[str] = option(None, "domain library folder (default: the user's)")
@@ -110,7 +114,7 @@ def play_pddlego(job):
         env = make(job.env, **job.env_options)
         extra = {} if offline(job.llm) else {
             "goal_style": o.goal_style, "prompts": o.prompts, "temperature": o.temperature,
-            "max_tokens": job.max_tokens}
+            "max_tokens": job.max_tokens, "constrained": o.constrained}
         formalizer = make_formalizer(job.llm, env.id, **extra)
         if hasattr(formalizer, "rng"):
             formalizer.rng.seed(episode.rng_seed)
@@ -128,6 +132,8 @@ def play_pddlego(job):
                              on_event=episode.on_event, domain=frozen, repair=o.repair,
                              fact_memory=o.fact_memory)
         summary = _metrics_summary(result)
+        if o.constrained:
+            summary += f"; decoding {describe_modes(getattr(formalizer, 'modes', []))}"
         if reused is not None:
             summary += f"; on the library's domain {reused.id}"
         if o.save_domain and result.won and reused is not None:

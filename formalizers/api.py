@@ -32,6 +32,10 @@ room after it, and an LLM sees every step, as in :func:`.loop.run_episode`.
 is replaced by it, so only the problem file is learned. ``repair=True`` fixes trivial slips in
 code before planning (listed in ``diagnostics`` as "repaired in code: ..."); ``fact_memory=True``
 merges the lasting facts of earlier problem files into new ones (see :mod:`.fact_memory`).
+``constrained=True`` has an LLM answer under the answer's grammar
+(:func:`pddlkit.pddl.grammars.answer_grammar`: the environment's actions fixed, facts over the
+frozen domain's predicates when there is one, every list bounded) where its server takes
+grammars; off by default, as in the paper. Offline formalizers write no tokens and ignore it.
 """
 
 from __future__ import annotations
@@ -146,7 +150,8 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
                        memory: Optional[FormalizeMemory] = None, env: Any = None,
                        action: str = "look around", task: Optional[str] = None,
                        max_solver_retries: int = 5, timeout: float = 30.0,
-                       repair: bool = False, fact_memory: bool = False) -> FormalizeResult:
+                       repair: bool = False, fact_memory: bool = False,
+                       constrained: bool = False) -> FormalizeResult:
     """Formalize what was observed into PDDL and plan; see the module doc. ``obs`` is one
     observation (what ``action`` produced) or the (command, observation) pairs of every
     command run since the last call."""
@@ -171,7 +176,8 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
             env.reset()
         if not isinstance(env, ObservationOnly):
             check_env(env)
-        formalizer = make_formalizer(llm, env.id)
+        formalizer = make_formalizer(llm, env.id, **(
+            {"constrained": True} if constrained and _writes_with_an_llm(llm) else {}))
         memory = FormalizeMemory(formalizer, env, Memory(task or env.task, []))
         kind = INITIAL
     else:
@@ -198,6 +204,10 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
     ledger = getattr(getattr(memory.formalizer, "llm", None), "ledger", None)
     before = usage_snapshot(ledger)
     sigs = env_signatures(env_)
+    if frozen is not None and hasattr(memory.formalizer, "fixed_domain"):
+        memory.formalizer.fixed_domain = frozen
+    if constrained and hasattr(memory.formalizer, "constrained"):
+        memory.formalizer.constrained = True
     diagnostics: list[str] = []
     error = None
     for _ in range(max_solver_retries + 1):
@@ -229,6 +239,13 @@ def _copied(memory: FormalizeMemory) -> FormalizeMemory:
                                            files=list(episode.files),
                                            failures=list(episode.failures)),
         facts=copy.deepcopy(memory.facts))
+
+
+def _writes_with_an_llm(llm: Any) -> bool:
+    """Whether make_formalizer gives an LLMFormalizer for ``llm`` (what takes constrained=)."""
+    if hasattr(llm, "propose") or llm in ("observation", None):
+        return False
+    return not (isinstance(llm, str) and (llm == "noisy" or llm.startswith("noisy:")))
 
 
 def _check_llm(llm: Any) -> None:

@@ -59,12 +59,20 @@ class LLMFormalizer(PromptedLLM):
 
     def __init__(self, llm: Union[LLM, str], env_id: str, *, goal_style: str = "detailed",
                  prompts: Optional[str] = None, temperature: float = 0.0,
-                 max_tokens: Optional[int] = None) -> None:
+                 max_tokens: Optional[int] = None, constrained: bool = False) -> None:
         super().__init__(llm, env_id, prompts=prompts, temperature=temperature,
                          max_tokens=max_tokens)
         self.goal_style = goal_style
         self.last_prompt = ""
         self._asked: dict[int, int] = {}  # prompt hash -> times asked
+        #: decode under the answer's grammar (:func:`pddlkit.pddl.grammars.answer_grammar`):
+        #: the JSON with both files, the environment's actions fixed, every list bounded; with
+        #: a frozen domain (``fixed_domain``, set by the loop) the problem's facts are over its
+        #: predicates. Object names stay free (bounded in length): the model names the rooms
+        #: it has not seen yet itself.
+        self.constrained = constrained
+        self.fixed_domain: Optional[str] = None
+        self.modes: list[str] = []   # each call's Completion.constraint_mode
 
     def render(self, context: Context) -> str:
         """The prompt for ``context``, its history trimmed to the model's context (see the
@@ -97,7 +105,23 @@ class LLMFormalizer(PromptedLLM):
         repeat = self._asked.get(key, 0)
         self._asked[key] = repeat + 1
         temperature = max(self.temperature, RETRY_TEMPERATURE) if repeat else self.temperature
+        extra = {"constraint": self.grammar(context)} if self.constrained else {}
         answer = self.llm.complete([{"role": "user", "content": self.last_prompt}],
                                    temperature=temperature, seed=repeat or None,
-                                   max_tokens=self.max_tokens)
+                                   max_tokens=self.max_tokens, **extra)
+        if self.constrained:
+            self.modes.append(answer.constraint_mode)
         return parse_answer(answer.text)
+
+    def grammar(self, context: Context):
+        """The answer's grammar for this context (cached per signatures and frozen domain)."""
+        key = (context.signatures, self.fixed_domain)
+        if getattr(self, "_grammar_key", None) != key:
+            from pddlkit.pddl.grammars import answer_grammar, parse_signatures
+            from pddlkit.pddl.reader import read_domain
+
+            domain = read_domain(self.fixed_domain)[0] if self.fixed_domain else None
+            self._grammar = answer_grammar(actions=parse_signatures(context.signatures) or None,
+                                           domain=domain)
+            self._grammar_key = key
+        return self._grammar

@@ -116,6 +116,8 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
     previous: Optional[Files] = None
     sim_retries = 0
     facts = FactMemory() if fact_memory else None
+    if domain is not None and hasattr(formalizer, "fixed_domain"):
+        formalizer.fixed_domain = domain   # a constrained answer's facts are over its predicates
     started = time.monotonic()
     while not info.get("won") and m.actions < limits.action_budget:
         m.steps += 1

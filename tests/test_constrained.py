@@ -276,3 +276,77 @@ def test_a_backend_without_constraints_answers_unconstrained_and_says_why():
 
     done = ScriptedLLM(["yes"]).complete("q", constraint=GRAMMAR)
     assert done.constraint_mode == "unconstrained: ScriptedLLM decodes without constraints"
+
+
+def test_skill_plan_lines_under_the_grammar_are_never_dropped():
+    from pddlkit.skills.plap.grammar import skill_plan_grammar
+    from pddlkit.skills.plap.plan import parse_skill_plan
+
+    grammar = skill_plan_grammar(8, 8, max_lines=4)
+    plan = ("START OF SKILL_PLAN\n[Harvest Mineral](0, 0)\n[Produce Unit](worker, east)\n"
+            "[Build Building](barracks, (3, 4))\n[Attack Enemy](light, base)\nEND OF SKILL_PLAN")
+    matcher = GBNFMatcher(grammar.gbnf())
+    assert grammar.accepts(plan) and matcher.matches(plan)
+    parsed = parse_skill_plan(plan)
+    assert len(parsed.lines) == 4 and not parsed.dropped
+    for bad in (plan.replace("(0, 0)", "(0, 9)"),                    # off the 8x8 map
+                plan.replace("worker, east", "worker, up"),
+                plan.replace("[Harvest Mineral](0, 0)", "Harvest Mineral at 0 0"),
+                plan.replace("END", "[Deploy Unit](worker, (1, 1))\nEND")):   # 5 lines
+        assert not grammar.accepts(bad) and not matcher.matches(bad), bad
+
+
+def test_pddlegos_answer_grammar_fixes_the_actions_inside_the_json():
+    from pddlkit.pddl.grammars import answer_grammar, parse_signatures
+
+    sigs = parse_signatures("1. :action move  (command: move $dir)\n"
+                            ":parameters (?from - room ?to - room ?d - direction)\n"
+                            "2. :action open-door  (command: open door to $dir)\n"
+                            ":parameters (?loc1 ?loc2 - room ?d - direction)")
+    assert [s.parameters for s in sigs][1] == (("?loc1", "room"), ("?loc2", "room"),
+                                               ("?d", "direction"))
+    grammar = answer_grammar(actions=sigs)
+    df = ("(define (domain cc) (:requirements :typing) (:types room direction)\n"
+          "(:predicates (at ?r - room) (conn ?a - room ?b - room ?d - direction))\n"
+          "(:action move :parameters (?from - room ?to - room ?d - direction) :precondition "
+          "(and (at ?from) (conn ?from ?to ?d)) :effect (and (not (at ?from)) (at ?to)))\n"
+          "(:action open-door :parameters (?loc1 - room ?loc2 - room ?d - direction) "
+          ":precondition (at ?loc1) :effect (conn ?loc1 ?loc2 ?d)))")
+    pf = ("(define (problem p) (:domain cc) (:objects kitchen hall - room north - direction)"
+          "\n(:init (at kitchen) (conn kitchen hall north)) (:goal (at hall)))")
+    answer = json.dumps({"df": df, "pf": pf})
+    matcher = GBNFMatcher(grammar.gbnf())
+    assert grammar.accepts(answer) and matcher.matches(answer)
+    assert not matcher.matches(json.dumps({"df": df.replace(":action move", ":action go"),
+                                           "pf": pf}))
+    assert not matcher.matches(answer.replace("\\n", "\n"))   # a raw line break: bad JSON
+
+
+def test_deps_plans_under_the_grammar_read_without_an_unreadable_line():
+    from pddlkit.envs.craft import CraftWorld
+    from pddlkit.skills.deps.goals import parse_plan
+    from pddlkit.skills.deps.grammar import plan_grammar
+    from pddlkit.skills.deps.loop import Deps, DepsConfig, _item_names
+
+    items = _item_names(CraftWorld(task="stick"))
+    grammar = plan_grammar(items)
+    plan = (" The code for obtaining 4 stick is as follows:\n"
+            "def obtain_4_stick(inventory = {}):\n"
+            "mine({'log':1}, null); # step 1: mine 1 log without tool\n"
+            "craft({'planks':4}, {'log':1}, null); # step 2: craft 4 planks from 1 log\n"
+            "craft({'stick':4}, {'planks':2}, null); # step 3: craft 4 stick from 2 planks\n"
+            'return "stick"')
+    matcher = GBNFMatcher(grammar.gbnf())
+    assert grammar.accepts(plan) and matcher.matches(plan)
+    parsed = parse_plan(plan)
+    assert [g.item for g in parsed.goals] == ["log", "planks", "stick"] and not parsed.errors
+    for bad in (plan.replace("'log':1}, null); # step 1", "'logs':1}, null); # step 1"),
+                plan.replace("mine(", "gather(", 1), plan.replace("{'log':1}, null)", "log)", 1)):
+        assert not matcher.matches(bad) and not grammar.accepts(bad), bad
+    # the loop sends it, and says how each call was decoded (a script decodes freely)
+    from pddlkit.llm.scripted import ScriptedLLM
+
+    llm = ScriptedLLM([plan[1:]])
+    episode = Deps(llm, config=DepsConfig(constrained=True, max_rounds=0)).run(
+        CraftWorld(task="stick"), seed=0)
+    assert episode.won and llm.requests[0].constraint == grammar

@@ -150,3 +150,35 @@ def test_ipp_writes_a_program_that_runs_on_every_training_instance(qwen, tmp_pat
     assert summary["llm_calls"] == proxy.calls
     assert (summary["prompt_tokens"], summary["completion_tokens"]) == \
         (proxy.prompt_tokens, proxy.completion_tokens)
+
+
+def test_a_constrained_request_returns_text_the_grammar_accepts(qwen):
+    """The problem grammar derived from a domain, sent to llama.cpp's server as GBNF: what
+    the model writes parses, names only the domain's predicates and the known entities, and
+    passes pddlkit's check (unconstrained, the same prompt gives no problem file at all)."""
+    from pddlkit.checks import check
+    from pddlkit.llm.gbnf import GBNFMatcher
+    from pddlkit.llm.openai_chat import OpenAIChat
+    from pddlkit.llm.usage import UsageLedger
+    from pddlkit.pddl.grammars import Limits, problem_grammar
+    from pddlkit.pddl.reader import parse_domain
+
+    domain_text = ("(define (domain coins) (:requirements :strips :typing) "
+                   "(:types room direction) (:predicates (at ?r - room) "
+                   "(connected ?a - room ?b - room ?d - direction) (visited ?r - room)))")
+    grammar = problem_grammar(parse_domain(domain_text),
+                              objects=["kitchen", "hall", "pantry", "north", "east"],
+                              limits=Limits(objects=8, facts=12))
+    llm = OpenAIChat(qwen.model, base_url=qwen.base_url, cache=False, ledger=UsageLedger(),
+                     grammar="gbnf")
+    prompt = ("Write a PDDL problem file for the domain coins: you are in the kitchen; the "
+              "hall is north of the kitchen, the pantry east. Goal: visit the hall. Answer "
+              "with the problem file only.")
+    done = llm.complete(prompt, max_tokens=200, constraint=grammar, seed=0)
+    assert done.constraint_mode == "gbnf"
+    assert grammar.accepts(done.text) and GBNFMatcher(grammar.gbnf()).matches(done.text), \
+        done.text
+    report = check(domain_text, done.text)
+    assert not [d for d in report.errors if d.code in ("syntax", "undeclared-predicate",
+                                                       "arity", "undeclared-object")], \
+        report.format()

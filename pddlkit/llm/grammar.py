@@ -311,6 +311,86 @@ def _refs(expr: Any):
         yield from _refs(expr.item)
 
 
+# --- writing the subset back, and joining grammars --------------------------------------------
+
+def write_grammar(grammar: ParsedGrammar) -> str:
+    """The grammar as text in the subset (what :func:`parse_grammar` reads back)."""
+    lines = [f"{d.name}: {_write(d.expr)}" for d in grammar.definitions.values()]
+    lines += [f"%ignore {name}" for name in grammar.ignore]
+    return "\n".join(lines) + "\n"
+
+
+def _write(expr: Any, inner: bool = False) -> str:
+    if isinstance(expr, Lit):
+        return json.dumps(expr.text) + ("i" if expr.ci else "")
+    if isinstance(expr, CharRange):
+        return f"{json.dumps(expr.low)}..{json.dumps(expr.high)}"
+    if isinstance(expr, Regex):
+        return "/" + expr.pattern.replace("/", "\\/") + "/"
+    if isinstance(expr, Ref):
+        return expr.name
+    if isinstance(expr, Seq):
+        text = " ".join(_write(i, True) for i in expr.items)
+        return f"({text})" if inner else text
+    if isinstance(expr, Alt):
+        text = " | ".join(_write(o) for o in expr.options)
+        return f"({text})" if inner else text
+    if isinstance(expr, Repeat):
+        body = _write(expr.item, True)
+        if isinstance(expr.item, (Repeat,)):
+            body = f"({body})"
+        if (expr.low, expr.high) == (0, 1):
+            return f"{body}?"
+        if (expr.low, expr.high) == (0, None):
+            return f"{body}*"
+        if (expr.low, expr.high) == (1, None):
+            return f"{body}+"
+        if expr.high is None:     # x{n,}: n times, then any more
+            return f"({body} ~ {expr.low} {body}*)"
+        return f"{body} ~ {expr.low}" + (f"..{expr.high}" if expr.high != expr.low else "")
+    raise GrammarError(f"cannot write {expr!r}")
+
+
+def _renamed(expr: Any, names: Mapping[str, str]) -> Any:
+    if isinstance(expr, Ref):
+        return Ref(names.get(expr.name, expr.name))
+    if isinstance(expr, Seq):
+        return Seq(tuple(_renamed(i, names) for i in expr.items))
+    if isinstance(expr, Alt):
+        return Alt(tuple(_renamed(o, names) for o in expr.options))
+    if isinstance(expr, Repeat):
+        return Repeat(_renamed(expr.item, names), expr.low, expr.high)
+    return expr
+
+
+def join_grammars(start: str, parts: Mapping[str, str], shared: tuple[str, ...] = ()) -> str:
+    """One grammar from several: each of ``parts`` (a prefix -> a grammar's text) has its
+    definitions renamed ``<prefix>_<name>`` (its start rule becomes ``<prefix>``), except the
+    ``shared`` terminals, which must be defined alike in every part and are kept once; ``start``
+    is the new start rule's body, naming the parts by their prefixes."""
+    definitions: dict[str, Definition] = {}
+    ignore: list[str] = []
+    for prefix, text in parts.items():
+        parsed = parse_grammar(text)
+        names = {n: (n if n in shared else prefix if n == parsed.start else f"{prefix}_{n}")
+                 for n in parsed.definitions}
+        for name, d in parsed.definitions.items():
+            new = names[name]
+            expr = _renamed(d.expr, names)
+            if new in definitions and new in shared:
+                if definitions[new].expr != expr:
+                    raise GrammarError(f"the shared terminal {new} differs between the parts")
+                continue
+            definitions[new] = Definition(new, expr, d.terminal, 0)
+        for name in parsed.ignore:
+            if names[name] not in ignore:
+                ignore.append(names[name])
+    definitions["start"] = Definition("start", _Expression(start, 0).parse(), False, 0)
+    joined = ParsedGrammar(definitions, ignore)
+    _check_names(joined)
+    return write_grammar(joined)
+
+
 # --- what complete() takes -------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -383,6 +463,15 @@ def constraint_from_dict(data: Optional[dict]) -> Optional[Constraint]:
     if data.get("kind") == "json-schema":
         return JsonSchema(data["schema"], data.get("name", "answer"))
     raise GrammarError(f"unknown constraint kind {data.get('kind')!r}")
+
+
+def describe_modes(modes) -> str:
+    """How a run's constrained calls were decoded, counted: "gbnf x3, unconstrained: ... x1"."""
+    from collections import Counter
+
+    counted = Counter(m for m in modes if m)
+    return ", ".join(f"{mode} x{n}" for mode, n in counted.items()) or \
+        "no LLM call was constrained"
 
 
 _CACHE: dict = {}

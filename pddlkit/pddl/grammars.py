@@ -71,13 +71,14 @@ def _name_regex(limits: Optional[Limits], any_case: bool) -> str:
 
 
 def _common(lines: list[str], limits: Optional[Limits], any_case: bool,
-            comments: bool) -> None:
+            comments: bool, json_string: bool = False) -> None:
     lines.append(f"NAME: {_name_regex(limits, any_case)}")
     variable = r"/\?[a-zA-Z0-9_\-]" + ("*/" if limits is None else
                                       f"{{1,{limits.name_length}}}/")
     lines.append(f"VARIABLE: {variable}")
     lines.append(r"NUMBER: /-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?/")
-    lines.append(r"WS: /[ \t\r\n]+/")
+    # inside a JSON string a line break is the two characters \n, and a raw one is invalid
+    lines.append(r"WS: /( |\\n)+/" if json_string else r"WS: /[ \t\r\n]+/")
     lines.append("%ignore WS")
     if comments:
         lines.append(r"COMMENT: /;[^\n]*/")
@@ -112,18 +113,24 @@ def _numeric_rules(lines: list[str], any_case: bool, function_term: str) -> None
     lines.append('f_op: "+" | "-" | "*" | "/"')
 
 
-def problem_grammar(domain: Domain, *, objects: Optional[Sequence[str]] = None,
+def problem_grammar(domain: Optional[Domain], *, objects: Optional[Sequence[str]] = None,
                     limits: Optional[Limits] = Limits(), any_case: bool = False,
-                    comments: bool = False, name: str = "problem file") -> Grammar:
+                    comments: bool = False, json_string: bool = False,
+                    name: str = "problem file") -> Grammar:
     """The problem files of ``domain``: facts and goals only over its predicates (with the
     right number of arguments) and functions, terms only over ``objects`` (when given) and
-    the domain's constants, every list bounded by ``limits``."""
+    the domain's constants, every list bounded by ``limits``. With no domain (one being
+    written in the same answer), facts name any predicate, the structure and bounds stay.
+    ``json_string``: the file as the inside of a JSON string (line breaks written ``\\n``)."""
+    if domain is None:
+        domain = _ANY_DOMAIN
     L = lambda t: _lit(t, any_case)  # noqa: E731
     lines: list[str] = []
     lines.append(f'start: "(" {L("define")} "(" {L("problem")} NAME ")" '
                  f'"(" {L(":domain")} domain_name ")" requirements? objects? init goal '
                  + ("metric? " if domain.functions else "") + '")"')
-    lines.append("domain_name: NAME" if any_case else f"domain_name: {_lit(domain.name, False)}")
+    lines.append("domain_name: NAME" if any_case or domain is _ANY_DOMAIN
+                 else f"domain_name: {_lit(domain.name, False)}")
     lines.append(f'requirements: "(" {L(":requirements")} REQUIREMENT* ")"')
     lines.append(r"REQUIREMENT: /:[a-zA-Z\-]+/")
     constants = [c.name for c in domain.constants]
@@ -140,18 +147,24 @@ def problem_grammar(domain: Domain, *, objects: Optional[Sequence[str]] = None,
     lines.append(f'objects: "(" {L(":objects")} (object_list "-" type)* object_list? ")"')
     lines.append(f"object_list: {_rep('obj', object_limit, 1)}")
     types = sorted({t.name for t in domain.types} | {"object"})
-    if domain.types or ":typing" in domain.requirements:
+    if domain is _ANY_DOMAIN:
+        lines.append(f'type: NAME | "(" {L("either")} NAME+ ")"')
+    elif domain.types or ":typing" in domain.requirements:
         lines.append(f'type: type_name | "(" {L("either")} type_name+ ")"')
         lines.append("type_name: NAME" if any_case else f"type_name: {_choice(types, False)}")
     else:
         lines.append("type: NAME" if any_case else f'type: {L("object")}')
     facts = []
     atoms = []
+    arguments = limits.parts if limits else None
+    if domain is _ANY_DOMAIN:
+        facts.append(f'"(" NAME {_rep("term_name", arguments)} ")"')
+        atoms.append(f'"(" NAME {_rep("term", arguments)} ")"')
     for i, p in enumerate(domain.predicates):
         arity = len(p.parameters)
         facts.append(f'"(" {L(p.name)}' + " term_name" * arity + ' ")"')
         atoms.append(f'"(" {L(p.name)}' + " term" * arity + ' ")"')
-    if not domain.predicates:
+    if not facts:
         raise ValueError(f"domain {domain.name} declares no predicates: no fact can be written")
     lines.append("fact: " + "\n  | ".join(facts))
     lines.append("atom: " + "\n  | ".join(atoms))
@@ -174,8 +187,12 @@ def problem_grammar(domain: Domain, *, objects: Optional[Sequence[str]] = None,
     equality = ":equality" in domain.requirements or ":adl" in domain.requirements \
         or any_case
     _goal_rules(lines, limits, any_case, "atom", numeric, equality)
-    _common(lines, limits, any_case, comments)
+    _common(lines, limits, any_case, comments, json_string)
     return Grammar("\n".join(lines) + "\n", name)
+
+
+#: the stand-in for "a domain being written in the same answer": no predicate is known
+_ANY_DOMAIN = Domain("any", requirements=(":typing", ":equality"))
 
 
 @dataclass(frozen=True)
@@ -189,10 +206,14 @@ class ActionSignature:
 
 def domain_grammar(*, actions: Optional[Sequence[ActionSignature]] = None,
                    limits: Optional[Limits] = Limits(), any_case: bool = False,
-                   comments: bool = False, name: str = "domain file") -> Grammar:
+                   comments: bool = False, json_string: bool = False,
+                   derived: Optional[bool] = None, name: str = "domain file") -> Grammar:
     """Domain files: PDDL's sections and formulas over names the domain itself declares.
     With ``actions``, exactly those actions, each once, in the given order, with those
-    parameters."""
+    parameters. ``derived`` allows ``(:derived ...)`` (default: only when reading files of
+    any case, ``any_case=True``; a small model under the generation grammar otherwise spends
+    it on invented syntax such as ``(:derived (d ?r) (if ?r then ?d else nil))``)."""
+    derived = any_case if derived is None else derived
     L = lambda t: _lit(t, any_case)  # noqa: E731
     lines: list[str] = []
     lines.append(f'start: "(" {L("define")} "(" {L("domain")} NAME ")" requirements? '
@@ -220,17 +241,18 @@ def domain_grammar(*, actions: Optional[Sequence[ActionSignature]] = None,
             rules.append(f"action_{i}")
             lines.append(f'action_{i}: "(" {L(":action")} {_lit(a.name, any_case)} '
                          f'{L(":parameters")} "(" {params} ")" action_body ")"')
-        lines.append("structures: " + " ".join(rules) + " derived*")
+        lines.append("structures: " + " ".join(rules) + (" derived*" if derived else ""))
     else:
         action_limit = limits.actions if limits else None
         lines.append(f"structures: {_rep('structure', action_limit, 1)}")
-        lines.append("structure: action | derived")
+        lines.append("structure: action" + (" | derived" if derived else ""))
         lines.append(f'action: "(" {L(":action")} NAME {L(":parameters")} "(" '
                      f'typed_variables ")" action_body ")"')
     lines.append(f'action_body: ({L(":precondition")} precondition)? '
                  f'({L(":effect")} effect)?')
     lines.append(f'precondition: gd | "(" ")"')
-    lines.append(f'derived: "(" {L(":derived")} skeleton gd ")"')
+    if derived:
+        lines.append(f'derived: "(" {L(":derived")} skeleton gd ")"')
     lines.append(f'effect: "(" {L("and")} {_rep("c_effect", parts)} ")" | c_effect')
     lines.append(f'c_effect: "(" {L("forall")} "(" typed_variables ")" effect ")"'
                  f'\n  | "(" {L("when")} gd effect ")"'
@@ -245,8 +267,48 @@ def domain_grammar(*, actions: Optional[Sequence[ActionSignature]] = None,
     # atoms are any declared-looking name here (the domain declares them as it goes), so the
     # goal description uses `atom`, which includes equality
     _goal_rules(lines, limits, any_case, "atom", True, False)
-    _common(lines, limits, any_case, comments)
+    _common(lines, limits, any_case, comments, json_string)
     return Grammar("\n".join(lines) + "\n", name)
+
+
+def answer_grammar(*, actions: Optional[Sequence[ActionSignature]] = None,
+                   domain: Optional[Domain] = None, objects: Optional[Sequence[str]] = None,
+                   limits: Optional[Limits] = Limits()) -> Grammar:
+    """PDDLego+'s answer, ``{"df": "...", "pf": "..."}``, with both files inside their JSON
+    strings: the domain under :func:`domain_grammar` (``actions`` fixed when given), the
+    problem under :func:`problem_grammar` (over ``domain`` when the domain is fixed, else
+    any predicate)."""
+    from ..llm.grammar import join_grammars
+
+    df = domain_grammar(actions=actions, limits=limits, json_string=True)
+    pf = problem_grammar(domain, objects=objects, limits=limits, json_string=True)
+    start = '"{\\"df\\": \\"" df "\\", \\"pf\\": \\"" pf "\\"}"'
+    text = join_grammars(start, {"df": df.lark, "pf": pf.lark},
+                         shared=("NAME", "VARIABLE", "NUMBER", "WS", "REQUIREMENT"))
+    return Grammar(text, "domain and problem files")
+
+
+def parse_signatures(text: str) -> list[ActionSignature]:
+    """Action signatures from the text PDDLego+'s prompts show (``1. :action move (command:
+    ...)`` then ``:parameters (?from - room ?to - room)``); [] when the text has none."""
+    found = []
+    for m in re.finditer(r":action\s+(\S+)[^\n]*\n\s*:parameters\s*\(([^)]*)\)", text):
+        words = m.group(2).split()
+        params: list[tuple[str, str]] = []
+        pending: list[str] = []
+        i = 0
+        while i < len(words):
+            if words[i] == "-" and i + 1 < len(words):
+                params += [(v, words[i + 1]) for v in pending]
+                pending = []
+                i += 2
+                continue
+            pending.append(words[i])
+            i += 1
+        params += [(v, "") for v in pending]
+        if all(v.startswith("?") for v, _ in params):
+            found.append(ActionSignature(m.group(1), tuple(params)))
+    return found
 
 
 def objects_in(texts: Iterable[str]) -> list[str]:

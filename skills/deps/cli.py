@@ -48,6 +48,9 @@ class DepsOptions:
     check_plan: bool = option(False, "check each plan on the world model before acting")
     max_actions: int = option(200, "recipe applications per episode (craft)", minimum=1)
     hostile: bool = option(False, "Crafter with zombies and skeletons (default: peaceful)")
+    constrained: bool = option(False, "decode plans under the goal-plan grammar (mine / craft / "
+                                      "smelt lines over the world's items), where the LLM's "
+                                      "server takes grammars")
 
 
 def stand_in(llm: Optional[str]) -> Optional[str]:
@@ -77,7 +80,7 @@ def play(job):
                          actions=e.actions, explanation=last)
 
         config = DepsConfig(max_rounds=o.replan_rounds, selector=o.selector,
-                            check_plan=o.check_plan, seed=seed)
+                            check_plan=o.check_plan, seed=seed, constrained=o.constrained)
         outcome = run_deps([task] if task else None, llm, env=job.env,
                            env_options=crafter if job.env == "crafter" else None,
                            seed=seed, config=config, explainer=o.explainer,

@@ -64,6 +64,8 @@ class DepsConfig:
     check_plan: bool = False
     temperature: float = 0.0
     seed: int = 0
+    #: decode plans under the goal-plan grammar (:mod:`.grammar`) where the server takes it
+    constrained: bool = False
 
     def __post_init__(self) -> None:
         if self.max_rounds is not None and self.max_rounds < 0:
@@ -116,13 +118,23 @@ class Deps:
         self.config = config or DepsConfig()
         self.predictor = predictor or PREDICTORS[self.config.selector]()
         self.rng = random.Random(self.config.seed)
+        self.modes: list[str] = []   # each constrained call's Completion.constraint_mode
+        self.items: tuple[str, ...] = ()   # the world's item names, for the grammar
 
     def _ask(self, dialogue: list[str], label: str) -> str:
-        answer = self.llm.complete([{"role": "user", "content": "\n".join(
-                                        fit_dialogue(dialogue, room(self.llm, ANSWER_TOKENS)))
-                                     + f"\n{label}:"}],
-                                   temperature=self.config.temperature, stop=["Descriptor:",
-                                                                              "User:"]).text
+        extra = {}
+        if self.config.constrained and self.items:
+            from .grammar import plan_grammar
+
+            extra["constraint"] = plan_grammar(self.items)
+        done = self.llm.complete([{"role": "user", "content": "\n".join(
+                                      fit_dialogue(dialogue, room(self.llm, ANSWER_TOKENS)))
+                                   + f"\n{label}:"}],
+                                 temperature=self.config.temperature, stop=["Descriptor:",
+                                                                            "User:"], **extra)
+        if extra:
+            self.modes.append(done.constraint_mode)
+        answer = done.text
         dialogue.append(f"{label}: {answer.strip()}")
         return answer
 
@@ -135,6 +147,7 @@ class Deps:
             raise ValueError(f"{type(world).__name__} has no PDDL model: the plan check and the "
                              f"selector need the crafting world (use check_plan=False, "
                              f"selector='order')")
+        self.items = _item_names(world) if self.config.constrained else ()
         world.reset(seed)
         item = world.target
         game = getattr(world, "game", "Minecraft")
@@ -258,6 +271,22 @@ def fit_dialogue(dialogue: list[str], budget: Optional[int]) -> list[str]:
     _, dropped = fit_by_dropping(lambda kept, n: "\n".join(lines(kept, n)), rounds, budget,
                                  keep_last=0)
     return lines(rounds[dropped:], dropped)
+
+
+def _item_names(world: Any) -> tuple[str, ...]:
+    """The item names a plan may use in ``world``: every item, material and tool of its
+    recipes (the crafting world's table, or Crafter's rules)."""
+    if getattr(world, "game", "") == "Crafter":
+        from pddlkit.envs.crafter_world import recipes
+    else:
+        from pddlkit.envs.craft import recipes
+    names: set = set()
+    for r in recipes():
+        names.add(r.item)
+        names.update(m for m, _ in r.materials)
+        if r.tool:
+            names.add(r.tool)
+    return tuple(sorted(names))
 
 
 def _incomplete(item: str) -> CraftFailure:

@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pddlkit.agents import AgentSpec, option
+from pddlkit.llm.grammar import describe_modes
 
 from .entries import make_planner, stand_in
 
@@ -37,6 +38,9 @@ class PlapOptions:
     max_cycles: int = option(2000, "game length", minimum=1)
     check: bool = option(True, "check plans against the skills' PDDL annotations (--no-check: "
                                "do not)", flag="--no-check")
+    constrained: bool = option(False, "decode under the skill-plan grammar (every line one of "
+                                      "the five skills with its parameters), where the LLM's "
+                                      "server takes grammars")
     feedback: bool = option(True, "tell the LLM which lines were dropped (--no-feedback: the "
                                   "paper's stateless planner)", flag="--no-feedback")
 
@@ -71,7 +75,8 @@ def play(job):
         env.reset(job.seeds[0])
         for seed in job.seeds:
             episode = job.episode(seed)
-            planner = make_planner(job.llm, env, o.variant, seed, feedback=o.feedback)
+            planner = make_planner(job.llm, env, o.variant, seed, feedback=o.feedback,
+                                   constrained=o.constrained)
             record = play_game(env, planner, seed=seed, k=o.plan_every, check=o.check)
             m = record.metrics
             for cycle, text, why in record.dropped:
@@ -82,7 +87,9 @@ def play(job):
                        f"run, {len(record.dropped)} dropped, {len(record.planner_errors)} "
                        f"planner errors"
                        + (f" (first: {record.planner_errors[0][1]})"
-                          if record.planner_errors else ""))
+                          if record.planner_errors else "")
+                       + (f"; decoding {describe_modes(planner.modes)}" if o.constrained
+                          else ""))
             yield episode.row(m.result == 1 and not record.invalid, summary=summary,
                               **m.as_dict(), steps=m.time, opponent=opponent,
                               invalid=record.invalid, plans=record.plans,

@@ -9,7 +9,7 @@ from typing import Optional
 
 
 def make_planner(spec: Optional[str], env, variant: str = "zs", seed: int = 0,
-                 feedback: bool = True):
+                 feedback: bool = True, constrained: bool = False):
     from .planner import LLMPlanner
     from .standin import NoisyPlanner, TipsPlanner
 
@@ -22,7 +22,7 @@ def make_planner(spec: Optional[str], env, variant: str = "zs", seed: int = 0,
         from pddlkit.llm import load_llm
 
         llm = load_llm(spec)
-    return LLMPlanner(llm, env.units_table, variant, feedback=feedback)
+    return LLMPlanner(llm, env.units_table, variant, feedback=feedback, constrained=constrained)
 
 
 def stand_in(llm: Optional[str]) -> Optional[str]:

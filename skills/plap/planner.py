@@ -59,8 +59,8 @@ class LLMPlanner:
     """``LLMPlanner(load_llm("openai:gpt-4o-mini"), variant="fs-tip")``."""
 
     def __init__(self, llm: Any, units_table: list, variant: str = "zs",
-                 temperature: float = 0.0, max_tokens: int = 256, feedback: bool = True
-                 ) -> None:
+                 temperature: float = 0.0, max_tokens: int = 256, feedback: bool = True,
+                 constrained: bool = False) -> None:
         if variant not in VARIANTS:
             raise ValueError(f"variant must be one of {', '.join(VARIANTS)}, got {variant!r}")
         self.llm, self.units_table, self.variant = llm, units_table, variant
@@ -68,6 +68,9 @@ class LLMPlanner:
         self.name = f"{getattr(llm, 'model', 'llm')}:{variant}"
         self.use_feedback = feedback
         self.dropped: list = []
+        #: decode under the skill-plan grammar (:mod:`.grammar`); each call's mode is kept
+        self.constrained = constrained
+        self.modes: list[str] = []
 
     def feedback(self, dropped: list) -> None:
         """(line, reason) of the lines dropped from the last answer."""
@@ -79,6 +82,15 @@ class LLMPlanner:
             prompt += ("\n## Feedback on your last plan\nThese lines were dropped and did not "
                        "run:\n" + "\n".join(f"- {line}: {why}" for line, why in self.dropped)
                        + "\n")
-        return self.llm.complete([{"role": "user", "content": prompt}],
-                                 temperature=self.temperature,
-                                 max_tokens=self.max_tokens).text
+        if not self.constrained:
+            return self.llm.complete([{"role": "user", "content": prompt}],
+                                     temperature=self.temperature,
+                                     max_tokens=self.max_tokens).text
+        from .grammar import skill_plan_grammar
+
+        grammar = skill_plan_grammar(int(state.get("width", 16)), int(state.get("height", 16)))
+        done = self.llm.complete([{"role": "user", "content": prompt}],
+                                 temperature=self.temperature, max_tokens=self.max_tokens,
+                                 constraint=grammar)
+        self.modes.append(done.constraint_mode)
+        return done.text
