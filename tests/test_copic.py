@@ -279,6 +279,24 @@ def test_cli_runs_copic_offline_and_explains_bad_input():
                           capture_output=True, text=True, timeout=120)
     assert keys.returncode == 2 and "Traceback" not in keys.stderr
     assert "--max-keys is NetHack's keystroke budget; sc2-build has none" in keys.stderr
+    flags = subprocess.run(run + ["--env", "sc2-build", "--round-episodes", "2",
+                                  "--summary-episodes", "3"],
+                           capture_output=True, text=True, timeout=120)
+    assert flags.returncode == 2 and "Traceback" not in flags.stderr
+    assert "--summary-episodes must be between 1 and --round-episodes" in flags.stderr
+
+
+def test_the_no_open_mistake_is_repaired_from_the_command_line():
+    """The household stand-in's two programs forget to open receptacles; with the world-model
+    filter their plans are rejected before running, and evolution repairs both from those
+    rejections alone."""
+    run = [sys.executable, "-m", "pddlkit.cli", "run", "copic", "--env", "household",
+           "--difficulty", "pick_and_place", "--wm-filter", "--llm", "standin:no-open;no-open",
+           "--programs", "2", "--budget", "30", "--copic-critic", "uniform"]
+    done = subprocess.run(run, capture_output=True, text=True, timeout=600)
+    assert done.returncode in (0, 1), done.stderr
+    assert "Traceback" not in done.stderr
+    assert "repaired: no-open, no-open" in done.stdout, done.stdout[-2000:]
 
 
 def test_cli_passes_the_nethack_keystroke_budget():

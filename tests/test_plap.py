@@ -435,21 +435,23 @@ def test_an_engine_that_dies_mid_run_ends_the_run_with_the_finished_games_summed
     from pddlkit.agents.cli import parser_for, run
     from pddlkit.agents.registry import get_agent
 
-    games = []
-    real_reset, real_step = MicroRTS.reset, MicroRTS.step
+    from pddlkit.skills.plap import game
 
-    def reset(self, *args, **kwargs):
-        games.append(self)
-        return real_reset(self, *args, **kwargs)
+    games = []
+    real_play, real_step = game.play_game, MicroRTS.step
+
+    def play_game(env, *args, **kwargs):
+        games.append(env)
+        return real_play(env, *args, **kwargs)
 
     def step(self, *args, **kwargs):
         if len(games) == 2 and not getattr(self, "_killed_for_test", False):
-            self._killed_for_test = True
+            self._killed_for_test = True   # the second game's first step: the engine dies
             self.worker.proc.kill()
             self.worker.proc.wait()
         return real_step(self, *args, **kwargs)
 
-    monkeypatch.setattr(MicroRTS, "reset", reset)
+    monkeypatch.setattr(game, "play_game", play_game)
     monkeypatch.setattr(MicroRTS, "step", step)
     spec = get_agent("plap")
     args = parser_for(spec).parse_args(["--env", "microrts", "--episodes", "3",
