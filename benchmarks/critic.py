@@ -1,7 +1,9 @@
 """The critic's speed: candidates scored per second, naive (prompt + candidate, one sequence at
-a time) against shared-prefix batched (the prompt encoded once, its key/value cache reused by all
-candidates in one padded batch); one PPO update's wall time; peak memory. Each model runs in its
-own process, so that peak memory is its own.
+a time) against packed scoring (the prompt and every candidate in one sequence, an attention
+mask letting each candidate see the prompt and its own earlier tokens only; for attention
+without custom masks, the prompt's key/value cache reused by all candidates in one padded
+batch); one PPO update's wall time; peak memory. Each model runs in its own process, so that
+peak memory is its own.
 
     .venv/bin/python benchmarks/critic.py [--models tiny,gemma-3-270m,tinyllama-shape]
                                           [--device auto] [--ppo-steps 128] [--repeats 3]
