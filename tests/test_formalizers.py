@@ -366,6 +366,34 @@ def test_formalize_and_plan_with_a_frozen_domain_replaces_the_formalizers():
     assert frozen.commands == ["move north"]
 
 
+def test_formalize_and_plan_constrained_sends_the_answers_grammar():
+    """constrained=True: the LLM gets the answer's grammar (the JSON with both files, the
+    environment's actions fixed; with a frozen domain, facts over its predicates); a backend
+    without grammars answers unconstrained and says so."""
+    from pddlkit.domains import path
+    from pddlkit.llm.grammar import Grammar
+    from pddlkit.llm.scripted import ScriptedLLM
+
+    env = make("coin-collector", rooms=5, seed=1)
+    obs, _ = env.reset()
+    truth = formalize_and_plan(obs, llm="observation", env=env)
+    llm = ScriptedLLM([json.dumps({"df": truth.domain, "pf": truth.problem})] * 2)
+    env = make("coin-collector", rooms=5, seed=1)
+    obs, _ = env.reset()
+    step = formalize_and_plan(obs, llm=llm, env=env, constrained=True,
+                              domain=path("coin-collector/domain.pddl"))
+    assert step.solved and step.commands == ["move north"]
+    sent = llm.requests[0].constraint
+    assert isinstance(sent, Grammar) and sent.name == "domain and problem files"
+    assert '"visited"' in sent.lark and '":action"' in sent.lark   # frozen predicates, actions
+    assert step.memory.formalizer.modes == ["unconstrained: ScriptedLLM decodes without "
+                                            "constraints"]
+    plain = formalize_and_plan(obs, llm=ScriptedLLM([json.dumps(
+        {"df": truth.domain, "pf": truth.problem})]), env=make("coin-collector", rooms=5,
+                                                               seed=1))
+    assert plain.memory.formalizer.llm.requests[0].constraint is None
+
+
 def _atoms(problem_text: str, predicate: str) -> set:
     """Ground atoms of ``predicate`` between real rooms (not the reader's placeholders for
     unexplored exits, 'unknown_north_of_kitchen')."""
