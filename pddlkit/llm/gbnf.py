@@ -282,8 +282,13 @@ def _escape(c: str) -> str:
 
 
 def _class_char(c: str) -> str:
-    if c in "]\\^-[":
+    """A character inside a class. llama.cpp knows only the escapes \\x \\u \\U \\t \\r
+    \\n \\\\ \\" \\[ \\]: a literal '-' goes last and a '^' never first (see
+    ``char_class``), so neither needs one; '-' as a range's end is written as \\x2d."""
+    if c in "]\\[":
         return "\\" + c
+    if c in "-^":
+        return f"\\x{ord(c):02x}"
     return {"\n": "\\n", "\t": "\\t", "\r": "\\r", "\f": "\\x0c", "\v": "\\x0b"}.get(c, c) \
         if c.isprintable() or c in "\n\t\r\f\v" else f"\\x{ord(c):02x}"
 
@@ -419,9 +424,12 @@ class _RegexWriter:
     def char_class(self, av) -> str:
         negated = False
         parts = []
+        trailing = ""     # a literal '-' or '^': last, where llama.cpp reads it as itself
         for o, a in av:
             if o == _sre.NEGATE:
                 negated = True
+            elif o == _sre.LITERAL and chr(a) in "-^":
+                trailing = "".join(sorted(set(trailing + chr(a)), reverse=True))  # ^ before -
             elif o == _sre.LITERAL:
                 parts.append(_class_char(chr(a)))
             elif o == _sre.RANGE:
@@ -430,7 +438,13 @@ class _RegexWriter:
                 parts.append(_CATEGORIES.get(a) or _category_error(a))
             else:
                 raise GrammarError(f"the class item {o} has no GBNF form here")
-        return f"[{'^' if negated else ''}{''.join(parts)}]"
+        if not parts and trailing:
+            if negated or len(trailing) > 1:   # [^-], [-^]: spelt as code points
+                parts.append("".join(f"\\x{ord(c):02x}" for c in trailing))
+                trailing = ""
+            else:
+                return '"' + trailing + '"'
+        return f"[{'^' if negated else ''}{''.join(parts)}{trailing}]"
 
 
 _CATEGORIES = {
