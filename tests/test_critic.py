@@ -464,3 +464,27 @@ def test_ppo_settings_by_name(tiny):
     assert critic.PPOTrainer(c, {"steps_per_update": 4}).config.steps_per_update == 4
     with pytest.raises(ValueError, match="unknown PPO setting.*stepz.*steps_per_update"):
         critic.PPOTrainer(c, {"stepz": 4})
+
+
+def test_copic_loads_a_saved_critic_on_the_base_given_by_critic_model(tiny, tmp_path):
+    """A critic saved on a base folder that has since moved: CoPiC's --load-critic with
+    --critic-model naming the new folder loads it (it used to ignore --critic-model)."""
+    import shutil
+
+    from pddlkit.critic import CriticError
+    from pddlkit.programs.copic.loop import CopicConfig
+    from pddlkit.programs.copic.runner import run_copic
+
+    base = tmp_path / "base"
+    shutil.copytree(tiny, base)
+    saved = _critic(base).save(tmp_path / "saved")
+    moved = tmp_path / "moved"
+    base.rename(moved)
+    config = CopicConfig(critic="frozen", programs=2, evolve=False, episodes_per_round=1,
+                         summary_episodes=1, max_rounds=0)
+    with pytest.raises(CriticError):
+        run_copic("sc2-build", config=config, critic_device="cpu", load_critic=str(saved),
+                  evaluate=1)
+    outcome = run_copic("sc2-build", config=config, critic_device="cpu",
+                        load_critic=str(saved), critic_model=str(moved), evaluate=1)
+    assert outcome.copic.critic is not None
