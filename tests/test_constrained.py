@@ -158,6 +158,9 @@ def test_a_generation_grammar_bounds_names_and_lists_and_knows_the_entities():
                 ok.replace("(:domain coins)", "(:domain other)")):
         assert not matcher.matches(bad), bad
         assert not grammar.accepts(bad), bad
+    rambling = ok.replace(" (:init", "\n" * 30 + "(:init")    # blanks until the token limit
+    assert not matcher.matches(rambling) and grammar.accepts(rambling)  # Lark reads files
+    assert matcher.matches(ok.replace(" (:init", "\n" + " " * 20 + "(:init"))
     free = problem_grammar(domain, limits=Limits(name_length=5))
     assert GBNFMatcher(free.gbnf()).matches(ok.replace("kitchen", "kitch"))
     assert not GBNFMatcher(free.gbnf()).matches(ok)   # "kitchen" is 7 characters

@@ -402,6 +402,9 @@ class Grammar:
 
     lark: str
     name: str = "grammar"
+    #: the most ignored items (blanks) between two tokens in the GBNF a server decodes with
+    #: (None: any number, as Lark reads files); Lark's own reading stays unbounded
+    max_blank: Optional[int] = None
 
     def __post_init__(self) -> None:
         parse_grammar(self.lark)
@@ -414,7 +417,8 @@ class Grammar:
         """The grammar in llama.cpp's GBNF (:func:`pddlkit.llm.gbnf.to_gbnf`)."""
         from .gbnf import to_gbnf
 
-        return _cached(("gbnf", self.lark), lambda: to_gbnf(parse_grammar(self.lark)))
+        return _cached(("gbnf", self.lark, self.max_blank),
+                       lambda: to_gbnf(parse_grammar(self.lark), self.max_blank))
 
     def accepts(self, text: str) -> bool:
         """Whether Lark reads ``text`` with this grammar (LALR when it can, else Earley)."""
@@ -430,7 +434,10 @@ class Grammar:
         return _cached(("lark", self.lark), lambda: _lark_parser(self.lark))
 
     def to_dict(self) -> dict:
-        return {"kind": "grammar", "name": self.name, "lark": self.lark}
+        out = {"kind": "grammar", "name": self.name, "lark": self.lark}
+        if self.max_blank is not None:
+            out["max_blank"] = self.max_blank
+        return out
 
 
 @dataclass(frozen=True)
@@ -459,7 +466,7 @@ def constraint_from_dict(data: Optional[dict]) -> Optional[Constraint]:
     if not data:
         return None
     if data.get("kind") == "grammar":
-        return Grammar(data["lark"], data.get("name", "grammar"))
+        return Grammar(data["lark"], data.get("name", "grammar"), data.get("max_blank"))
     if data.get("kind") == "json-schema":
         return JsonSchema(data["schema"], data.get("name", "answer"))
     raise GrammarError(f"unknown constraint kind {data.get('kind')!r}")

@@ -43,6 +43,7 @@ class Limits:
     facts: int = 150           # facts in (:init ...)
     parts: int = 30            # parts of one (and ...) / (or ...), effects of one action
     name_length: int = 30      # characters of a name written freely (not from a known list)
+    blank: int = 24            # blanks (spaces, line breaks) between two tokens
     actions: int = 12          # actions in a domain written freely
     predicates: int = 40       # predicates, types or constants declared in a domain
 
@@ -188,7 +189,7 @@ def problem_grammar(domain: Optional[Domain], *, objects: Optional[Sequence[str]
         or any_case
     _goal_rules(lines, limits, any_case, "atom", numeric, equality)
     _common(lines, limits, any_case, comments, json_string)
-    return Grammar("\n".join(lines) + "\n", name)
+    return Grammar("\n".join(lines) + "\n", name, limits.blank if limits else None)
 
 
 #: the stand-in for "a domain being written in the same answer": no predicate is known
@@ -268,7 +269,7 @@ def domain_grammar(*, actions: Optional[Sequence[ActionSignature]] = None,
     # goal description uses `atom`, which includes equality
     _goal_rules(lines, limits, any_case, "atom", True, False)
     _common(lines, limits, any_case, comments, json_string)
-    return Grammar("\n".join(lines) + "\n", name)
+    return Grammar("\n".join(lines) + "\n", name, limits.blank if limits else None)
 
 
 def answer_grammar(*, actions: Optional[Sequence[ActionSignature]] = None,
@@ -285,7 +286,7 @@ def answer_grammar(*, actions: Optional[Sequence[ActionSignature]] = None,
     start = '"{\\"df\\": \\"" df "\\", \\"pf\\": \\"" pf "\\"}"'
     text = join_grammars(start, {"df": df.lark, "pf": pf.lark},
                          shared=("NAME", "VARIABLE", "NUMBER", "WS", "REQUIREMENT"))
-    return Grammar(text, "domain and problem files")
+    return Grammar(text, "domain and problem files", limits.blank if limits else None)
 
 
 def parse_signatures(text: str) -> list[ActionSignature]:
