@@ -28,8 +28,8 @@ from __future__ import annotations
 import re
 from typing import Any, Optional
 
-from .grammar import (Alt, CharRange, GrammarError, Lit, ParsedGrammar, Ref, Regex, Repeat,
-                      Seq, parse_grammar)
+from .lark_subset import (Alt, CharRange, GrammarError, Lit, ParsedGrammar, Ref, Regex,
+                          Repeat, Seq, parse_grammar)
 
 try:  # Python 3.11+
     import re._constants as _sre  # type: ignore[import-not-found]
