@@ -24,6 +24,13 @@ from pddlkit.pddl.reader import parse_domain
 IPC = SHARED / "corpus" / "ipc"
 
 
+def _accepted(grammar: Grammar, text: str) -> GBNFMatcher:
+    """Assert that Lark and the GBNF a server gets both accept ``text``; the GBNF's matcher."""
+    matcher = GBNFMatcher(grammar.gbnf())
+    assert grammar.accepts(text) and matcher.matches(text), text
+    return matcher
+
+
 def _pairs():
     """(domain file, problem file) for every problem of the IPC corpus."""
     root = _need(IPC)
@@ -149,8 +156,7 @@ def test_a_generation_grammar_bounds_names_and_lists_and_knows_the_entities():
                               limits=Limits(objects=3, facts=2))
     ok = ("(define (problem p) (:domain coins) (:objects kitchen hall - room north - direction)"
           " (:init (at kitchen) (connected kitchen hall north)) (:goal (visited hall)))")
-    matcher = GBNFMatcher(grammar.gbnf())
-    assert grammar.accepts(ok) and matcher.matches(ok)
+    matcher = _accepted(grammar, ok)
     for bad in (ok.replace("(visited hall)", "(visited garden)"),         # never seen
                 ok.replace("(at kitchen)", "(at kitchen hall)"),           # arity
                 ok.replace("(at kitchen)", "(at kitchen) (at hall) (at kitchen)"),  # 3 facts
@@ -177,8 +183,7 @@ def test_a_domain_grammar_with_the_front_ends_actions_has_exactly_those():
             ":precondition (and (at ?from) (open ?to)) :effect (and (not (at ?from)) (at ?to))) "
             "(:action open-door :parameters (?r - room) :precondition (at ?r) "
             ":effect (open ?r)))")
-    matcher = GBNFMatcher(grammar.gbnf())
-    assert grammar.accepts(body) and matcher.matches(body)
+    matcher = _accepted(grammar, body)
     for bad in (body.replace("open-door :parameters (?r", "open-door :parameters (?x"),
                 body.replace("(:action open-door", "(:action shut-door"),
                 body.replace(":predicates", ":predicate")):
@@ -289,8 +294,7 @@ def test_skill_plan_lines_under_the_grammar_are_never_dropped():
     grammar = skill_plan_grammar(8, 8, max_lines=4)
     plan = ("START OF SKILL_PLAN\n[Harvest Mineral](0, 0)\n[Produce Unit](worker, east)\n"
             "[Build Building](barracks, (3, 4))\n[Attack Enemy](light, base)\nEND OF SKILL_PLAN")
-    matcher = GBNFMatcher(grammar.gbnf())
-    assert grammar.accepts(plan) and matcher.matches(plan)
+    matcher = _accepted(grammar, plan)
     parsed = parse_skill_plan(plan)
     assert len(parsed.lines) == 4 and not parsed.dropped
     for bad in (plan.replace("(0, 0)", "(0, 9)"),                    # off the 8x8 map
@@ -319,8 +323,7 @@ def test_pddlegos_answer_grammar_fixes_the_actions_inside_the_json():
     pf = ("(define (problem p) (:domain cc) (:objects kitchen hall - room north - direction)"
           "\n(:init (at kitchen) (conn kitchen hall north)) (:goal (at hall)))")
     answer = json.dumps({"df": df, "pf": pf})
-    matcher = GBNFMatcher(grammar.gbnf())
-    assert grammar.accepts(answer) and matcher.matches(answer)
+    matcher = _accepted(grammar, answer)
     assert not matcher.matches(json.dumps({"df": df.replace(":action move", ":action go"),
                                            "pf": pf}))
     assert not matcher.matches(answer.replace("\\n", "\n"))   # a raw line break: bad JSON
@@ -340,8 +343,7 @@ def test_deps_plans_under_the_grammar_read_without_an_unreadable_line():
             "craft({'planks':4}, {'log':1}, null); # step 2: craft 4 planks from 1 log\n"
             "craft({'stick':4}, {'planks':2}, null); # step 3: craft 4 stick from 2 planks\n"
             'return "stick"')
-    matcher = GBNFMatcher(grammar.gbnf())
-    assert grammar.accepts(plan) and matcher.matches(plan)
+    matcher = _accepted(grammar, plan)
     parsed = parse_plan(plan)
     assert [g.item for g in parsed.goals] == ["log", "planks", "stick"] and not parsed.errors
     for bad in (plan.replace("'log':1}, null); # step 1", "'logs':1}, null); # step 1"),
