@@ -14,7 +14,8 @@ import pytest
 
 from conftest import SHARED, _need
 from llm_server import ChatServer, answer, status
-from pddlkit.llm.gbnf import GBNFMatcher, gbnf_of
+from pddlkit.llm.gbnf import gbnf_of
+from pddlkit.llm.gbnf_matcher import GBNFMatcher
 from pddlkit.llm.grammar import Grammar, GrammarError, JsonSchema
 from pddlkit.llm.openai_chat import OpenAIChat
 from pddlkit.llm.usage import UsageLedger

@@ -157,7 +157,7 @@ def test_a_constrained_request_returns_text_the_grammar_accepts(qwen):
     the model writes parses, names only the domain's predicates and the known entities, and
     passes pddlkit's check (unconstrained, the same prompt gives no problem file at all)."""
     from pddlkit.checks import check
-    from pddlkit.llm.gbnf import GBNFMatcher
+    from pddlkit.llm.gbnf_matcher import GBNFMatcher
     from pddlkit.llm.openai_chat import OpenAIChat
     from pddlkit.llm.usage import UsageLedger
     from pddlkit.pddl.grammars import Limits, problem_grammar
