@@ -277,6 +277,11 @@ def test_constraints_enter_the_cache_key_and_the_transcript(tmp_path, server):
     records = [r for _, r in read_transcript(tmp_path / "t.jsonl")]
     assert records[0]["constraint_mode"] == "gbnf"
     assert records[0]["request"]["constraint"]["lark"] == GRAMMAR.lark
+    from pddlkit.llm.scripted import ReplayLLM
+
+    replayed = ReplayLLM(tmp_path / "t.jsonl", ledger=UsageLedger()).complete(
+        "yes or no?", constraint=GRAMMAR)
+    assert replayed.text == first.text and replayed.constraint_mode == "gbnf"   # as recorded
     with pytest.raises(ValueError, match="Grammar or JsonSchema"):
         Request.build("q", constraint="start: x")
 

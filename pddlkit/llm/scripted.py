@@ -89,7 +89,8 @@ class ReplayLLM(BaseLLM):
             usage = record.get("usage") or {}
             completion = Completion(record["text"], usage.get("prompt_tokens", 0),
                                     usage.get("completion_tokens", 0), record.get("model", ""),
-                                    record.get("latency_s", 0.0))
+                                    record.get("latency_s", 0.0),
+                                    constraint_mode=record.get("constraint_mode", ""))
             self._queues[request.key("")].append(completion)
             self._recorded.append((line, request))
             models.append(record.get("model", ""))
@@ -103,7 +104,8 @@ class ReplayLLM(BaseLLM):
                 recorded = queue.popleft()
                 return Completion(recorded.text, recorded.prompt_tokens,
                                   recorded.completion_tokens, recorded.model or self.model,
-                                  recorded.latency_s)
+                                  recorded.latency_s,
+                                  constraint_mode=recorded.constraint_mode)  # as recorded
         if queue is not None:
             raise ReplayMissError(
                 f"{self.path}: this request was recorded, but every recorded answer to it has "
