@@ -116,7 +116,8 @@ class OpenAIChat(BaseLLM):
         self.grammar_dialect = grammar if grammar is not None else (
             "none" if self.base_url == OPENAI_URL else None)
         self.schema_mode = True   # cleared when the server rejects json_schema outputs
-        self.refused = ""         # why the server's constraint was given up, when it was
+        #: why the server's grammars / json_schema outputs were given up, when they were
+        self.grammar_refused = self.schema_refused = ""
         if client is None:
             import openai
 
@@ -160,13 +161,13 @@ class OpenAIChat(BaseLLM):
             return None, "no constraint"
         if constraint.kind == "json-schema":
             return ("json-schema", "") if self.schema_mode else \
-                (None, self.refused or f"{self.base_url} refused json_schema outputs")
+                (None, self.schema_refused)
         if self.grammar_dialect is None:
             self.grammar_dialect = self._ask_dialect()
         if self.grammar_dialect in ("gbnf", "lark"):
             return self.grammar_dialect, ""
-        if self.refused:
-            return None, self.refused
+        if self.grammar_refused:
+            return None, self.grammar_refused
         where = "OpenAI's API takes no grammar for answers" if self.base_url == OPENAI_URL \
             else f"{self.base_url} did not say it takes grammars (grammar='gbnf' or 'lark' " \
                  "tells pddlkit it does)"
@@ -250,15 +251,16 @@ class OpenAIChat(BaseLLM):
         extra = args.get("extra_body") or {}
         if ("grammar" in extra or "guided_grammar" in extra) and "grammar" in text:
             self.grammar_dialect = "none"
-            self.refused = f"{self.base_url} refused the grammar ({_message(exc)[:200]})"
-            log.warning("%s; asking without grammars from now on", self.refused)
+            self.grammar_refused = f"{self.base_url} refused the grammar ({_message(exc)[:200]})"
+            log.warning("%s; asking without grammars from now on", self.grammar_refused)
             return True
         response_format = args.get("response_format") or {}
         if response_format.get("type") == "json_schema" and (
                 "json_schema" in text or "response_format" in text or "schema" in text):
             self.schema_mode = False
-            self.refused = f"{self.base_url} refused json_schema outputs ({_message(exc)[:200]})"
-            log.warning("%s; asking without them from now on", self.refused)
+            self.schema_refused = (f"{self.base_url} refused json_schema outputs "
+                                   f"({_message(exc)[:200]})")
+            log.warning("%s; asking without them from now on", self.schema_refused)
             return True
         if "response_format" in args and ("response_format" in text or "json" in text):
             self.json_mode = False
