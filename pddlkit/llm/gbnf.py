@@ -40,6 +40,9 @@ _PUNCT = set("() \t\r\n\f\v")
 #: characters that always begin a new token (PDDL reads "(aircraft?a)" as (aircraft ?a), as
 #: pddlkit's reader and Fast Downward do), so nothing need separate them from what precedes
 _OPENS = set("?")
+#: the regular-expression parser's repetition opcodes (POSSESSIVE_REPEAT from Python 3.11)
+_REPEATS = tuple(getattr(_sre, name) for name in ("MAX_REPEAT", "MIN_REPEAT",
+                                                   "POSSESSIVE_REPEAT") if hasattr(_sre, name))
 
 
 def to_gbnf(grammar: ParsedGrammar, max_blank: Optional[int] = None) -> str:
@@ -156,7 +159,7 @@ class _Converter:
         expr = self.defs[name].expr
         if isinstance(expr, Regex):
             parsed = _sre_parse.parse(expr.pattern)
-            if len(parsed) == 1 and parsed[0][0] in (_sre.MAX_REPEAT, _sre.MIN_REPEAT) \
+            if len(parsed) == 1 and parsed[0][0] in _REPEATS \
                     and parsed[0][1][0] == 1 and parsed[0][1][1] == _sre.MAXREPEAT:
                 return _RegexWriter().pattern(parsed[0][1][2])
         return self.terminal(expr)
@@ -190,7 +193,7 @@ class _Converter:
             return self._sequence(expr.items)
         if isinstance(expr, Repeat):
             return self._sequence((expr,))
-        return self.terminal(expr) if not isinstance(expr, Alt) else self.rule(expr)
+        return self.terminal(expr)
 
     def _part(self, expr: Any) -> str:
         """A part of a rule's sequence that is not itself repeated."""
@@ -357,8 +360,7 @@ def _edge_item(op, av, side: int) -> tuple[frozenset, bool]:
         if negated:   # a negated class: anything it does not list, usually atoms
             kinds = {"atom"} | ({"punct"} if not set(_PUNCT) <= _class_set(av) else set())
         return frozenset(kinds), False
-    if op in (_sre.MAX_REPEAT, _sre.MIN_REPEAT, _sre.POSSESSIVE_REPEAT
-              if hasattr(_sre, "POSSESSIVE_REPEAT") else _sre.MAX_REPEAT):
+    if op in _REPEATS:
         low, _, sub = av
         kinds, nullable = _edge_chars(list(sub), side)
         return kinds, nullable or low == 0
@@ -410,8 +412,7 @@ class _RegexWriter:
             return "[^\\n]"
         if op == _sre.IN:
             return self.char_class(av)
-        if op in (_sre.MAX_REPEAT, _sre.MIN_REPEAT) or op == getattr(
-                _sre, "POSSESSIVE_REPEAT", None):
+        if op in _REPEATS:
             low, high, sub = av
             body = self.pattern(sub)
             sub = list(sub)

@@ -385,3 +385,14 @@ def join_grammars(start: str, parts: Mapping[str, str], shared: tuple[str, ...] 
     joined = ParsedGrammar(definitions, ignore)
     _check_names(joined)
     return write_grammar(joined)
+
+
+def literal(text: str, any_case: bool = False) -> str:
+    """A string literal in the subset (``"define"``, or ``"define"i`` for any case)."""
+    return json.dumps(text) + ("i" if any_case and any(c.isalpha() for c in text) else "")
+
+
+def choice(words, any_case: bool = False) -> str:
+    """A choice among literal strings, longest first so that no prefix wins over a word."""
+    return " | ".join(literal(w, any_case)
+                      for w in sorted(set(words), key=lambda w: (-len(w), w)))

@@ -22,12 +22,13 @@ Choices, where the issue was silent:
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
-from typing import Iterable, Optional, Sequence
+from typing import Optional, Sequence
 
 from ..llm.grammar import Grammar
+from ..llm.lark_subset import choice as _choice
+from ..llm.lark_subset import literal as _lit
 from .model import Domain
 
 _NAME = r"[a-zA-Z][a-zA-Z0-9_\-]"
@@ -46,15 +47,6 @@ class Limits:
     blank: int = 24            # blanks (spaces, line breaks) between two tokens
     actions: int = 12          # actions in a domain written freely
     predicates: int = 40       # predicates, types or constants declared in a domain
-
-
-def _lit(text: str, any_case: bool) -> str:
-    return json.dumps(text) + ("i" if any_case and any(c.isalpha() for c in text) else "")
-
-
-def _choice(names: Iterable[str], any_case: bool) -> str:
-    names = sorted(set(names), key=lambda n: (-len(n), n))   # longest first: no prefix wins
-    return " | ".join(_lit(n, any_case) for n in names)
 
 
 def _rep(item: str, limit: Optional[int], at_least: int = 0) -> str:
@@ -310,13 +302,3 @@ def parse_signatures(text: str) -> list[ActionSignature]:
         if all(v.startswith("?") for v, _ in params):
             found.append(ActionSignature(m.group(1), tuple(params)))
     return found
-
-
-def objects_in(texts: Iterable[str]) -> list[str]:
-    """Entity names a front end has seen (observation and memory texts): the words that could
-    be PDDL names, for ``problem_grammar(objects=...)``."""
-    seen: dict[str, None] = {}
-    for text in texts:
-        for word in re.findall(r"[a-zA-Z][a-zA-Z0-9_\-]*", text):
-            seen.setdefault(word.lower())
-    return list(seen)

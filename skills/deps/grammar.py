@@ -11,15 +11,10 @@ whether the recipes are right: that is the world's (and the explainer's) busines
 
 from __future__ import annotations
 
-import json
 from functools import lru_cache
-from typing import Iterable
 
 from pddlkit.llm.grammar import Grammar
-
-
-def _choice(words: Iterable[str]) -> str:
-    return " | ".join(json.dumps(w) for w in sorted(set(words), key=lambda w: (-len(w), w)))
+from pddlkit.llm.lark_subset import choice as _choice
 
 
 @lru_cache(maxsize=16)

@@ -10,16 +10,12 @@ paper's prompt does not ask for either.
 
 from __future__ import annotations
 
-import json
 from functools import lru_cache
 
 from pddlkit.llm.grammar import Grammar
+from pddlkit.llm.lark_subset import choice as _choice
 
 from .plan import BUILDINGS, DIRECTIONS, ENEMY_TYPES, UNIT_TYPES
-
-
-def _choice(words) -> str:
-    return " | ".join(json.dumps(w) for w in sorted(set(words), key=lambda w: (-len(w), w)))
 
 
 @lru_cache(maxsize=32)
