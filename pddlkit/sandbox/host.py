@@ -268,8 +268,11 @@ class SandboxWorker:
             extra = {"paths": list(paths)}
             argv = [kernel.interpreter(), "-I", "-S", "-c", BOOT, HERE, str(worker_r),
                     str(worker_w), self.scratch]
-            command = kernel.command(self.policy, HERE, argv, seccomp_fd=seccomp,
-                                     info_fd=info_w)
+            launch = kernel.command(self.policy, HERE, argv, seccomp_fd=seccomp,
+                                    info_fd=info_w)
+            command = launch.argv
+            if launch.drop_to:
+                extra["drop_to"] = list(launch.drop_to)
             cwd = "/"
             wrapper: tuple = ()
         else:

@@ -35,8 +35,9 @@ import os
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Sequence
+from typing import Optional, Sequence
 
 from .policy import Policy
 
@@ -107,20 +108,68 @@ def package_paths(modules: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str,
     return tuple(binds), tuple(paths)
 
 
+def unprivileged_ids() -> tuple[int, int]:
+    """The host uid and gid bubblewrap runs as when this process is root: ``nobody``'s (65534
+    where the system has no such user)."""
+    try:
+        import pwd
+
+        entry = pwd.getpwnam("nobody")
+        return entry.pw_uid, entry.pw_gid
+    except (ImportError, KeyError):
+        return 65534, 65534
+
+
+@dataclass
+class Launch:
+    """How to start one sandboxed command: bubblewrap's argv, and the host uid/gid the worker
+    switches to before it loads anything of the program (``drop_to``; ``None`` when this
+    process is not root and bubblewrap's user namespace already maps the worker's uid to this
+    unprivileged user)."""
+
+    argv: list[str]
+    drop_to: Optional[tuple[int, int]] = None
+
+
+@lru_cache(maxsize=1)
+def _bwrap_options() -> str:
+    """bubblewrap's ``--help`` text, to tell which options this version has."""
+    try:
+        return subprocess.run([shutil.which("bwrap") or "bwrap", "--help"], timeout=10,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              text=True).stdout
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
 def _bind_args(paths: Sequence[str]) -> list[str]:
     """``--ro-bind`` each existing path at the same place; a symbolic link (``/lib`` to
-    ``usr/lib`` on merged-/usr systems) is recreated as a link, its target bound."""
+    ``usr/lib`` on merged-/usr systems) is recreated as a link, its target bound. The folders
+    above each bound path are made first with mode 0755: bubblewrap run as root makes them
+    0700, which the worker, once ``nobody``, could not walk through."""
     args: list[str] = []
     seen: set[str] = set()
+    made: set[str] = set()
+
+    def parents(path: str) -> None:
+        parent = os.path.dirname(path.rstrip(os.sep))
+        if parent in ("", os.sep) or parent in made:
+            return
+        parents(parent)
+        made.add(parent)
+        args.extend(["--perms", "0755", "--dir", parent])
+
     for path in paths:
         if path in seen or not os.path.lexists(path):
             continue
         seen.add(path)
+        parents(path)
         if os.path.islink(path):
             args += ["--symlink", os.readlink(path), path]
             target = os.path.realpath(path)
             if target not in seen and os.path.isdir(target):
                 seen.add(target)
+                parents(target)
                 args += ["--ro-bind", target, target]
         else:
             args += ["--ro-bind", path, path]
@@ -128,14 +177,41 @@ def _bind_args(paths: Sequence[str]) -> list[str]:
 
 
 def command(policy: Policy, worker_code: str, argv: Sequence[str],
-            seccomp_fd: int | None = None, info_fd: int | None = None) -> list[str]:
-    """The bwrap command line that runs ``argv`` (an interpreter command) in the sandbox."""
+            seccomp_fd: int | None = None, info_fd: int | None = None) -> Launch:
+    """How to run ``argv`` (an interpreter command) in the sandbox.
+
+    Two cases, because a user namespace made by root maps the sandbox's user to host root
+    (uid 0), and the kernel checks a write to ``/proc/sys/kernel/core_pattern`` or any other
+    host-wide file against the host uid:
+
+    * this process is not root: bubblewrap makes a user namespace whose only uid, 65534 inside,
+      is this unprivileged user outside; nested user namespaces are refused
+      (``--disable-userns``, where this bubblewrap has it; the seccomp filter refuses them in
+      any case);
+    * this process is root: bubblewrap makes no user namespace (it mounts with root's own
+      rights, so it can bind a Python installed under ``/root``), keeps only CAP_SETUID and
+      CAP_SETGID for the worker, and the worker becomes the host's ``nobody``
+      (:func:`unprivileged_ids`, no supplementary groups) before it reads the program; the
+      change of uid drops those two capabilities too. bubblewrap also mounts ``/proc/sys``
+      read-only then.
+    """
     bwrap = shutil.which("bwrap") or "bwrap"
     binds, _ = package_paths(tuple(policy.extra_modules))
-    args = [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
-            "--uid", NOBODY, "--gid", NOBODY]
-    if not policy.network_namespace:
-        args.append("--share-net")
+    drop_to = None
+    if os.geteuid() == 0:
+        drop_to = unprivileged_ids()
+        args = [bwrap, "--unshare-ipc", "--unshare-pid", "--unshare-uts",
+                "--unshare-cgroup-try", "--die-with-parent", "--new-session",
+                "--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+        if policy.network_namespace:
+            args.append("--unshare-net")
+    else:
+        args = [bwrap, "--unshare-all", "--unshare-user", "--die-with-parent", "--new-session",
+                "--cap-drop", "ALL", "--uid", NOBODY, "--gid", NOBODY]
+        if "--disable-userns" in _bwrap_options():
+            args.append("--disable-userns")
+        if not policy.network_namespace:
+            args.append("--share-net")
     args += _bind_args([*_interpreter_dirs(), *LIBRARY_DIRS, worker_code, *binds])
     args += ["--proc", "/proc", "--dev", "/dev",
              "--perms", "0777", "--size", str(int(policy.scratch_bytes)),
@@ -148,7 +224,7 @@ def command(policy: Policy, worker_code: str, argv: Sequence[str],
         args += ["--seccomp", str(seccomp_fd)]
     if info_fd is not None:
         args += ["--info-fd", str(info_fd)]
-    return [*args, "--", *argv]
+    return Launch([*args, "--", *argv], drop_to)
 
 
 @lru_cache(maxsize=1)
@@ -157,19 +233,25 @@ def unavailable() -> str:
     Probed once per process: the real command line around ``python -c pass``."""
     if not shutil.which("bwrap"):
         return f"bubblewrap (bwrap) is not installed: {INSTALL_HINT}"
-    probe = command(Policy(), os.path.dirname(os.path.abspath(__file__)),
-                    [interpreter(), "-I", "-S", "-c", "pass"])
+    # the probe drops to the unprivileged uid as the worker does, so a missing capability
+    # shows here and not at the first program
+    drop = ("import os; os.setgroups([]); os.setgid({1}); os.setuid({0}); "
+            "assert os.getuid() == {0}")
+    probe = command(Policy(), os.path.dirname(os.path.abspath(__file__)), [])
+    code = drop.format(*probe.drop_to) if probe.drop_to else "pass"
     try:
-        done = subprocess.run(probe, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        done = subprocess.run([*probe.argv, interpreter(), "-I", "-S", "-c", code],
+                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                               stderr=subprocess.PIPE, timeout=30,
                               env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")})
     except (OSError, subprocess.SubprocessError) as exc:
         return f"bubblewrap could not be started ({exc})"
     if done.returncode != 0:
         why = (done.stderr.decode(errors="replace").strip().splitlines() or ["no message"])[-1]
-        return (f"bubblewrap cannot create the sandbox's namespaces here ({why}); user "
-                "namespaces may be disabled (sysctl kernel.unprivileged_userns_clone) or the "
-                "container forbids them")
+        return (f"bubblewrap cannot create the sandbox's namespaces here ({why}); "
+                "unprivileged user namespaces may be disabled (sysctl "
+                "kernel.unprivileged_userns_clone, user.max_user_namespaces) or the container "
+                "forbids them")
     return ""
 
 

@@ -66,14 +66,44 @@ def _limits(policy: dict) -> None:
         pass
     cap(resource.RLIMIT_FSIZE, policy["max_file_bytes"])
     cap(resource.RLIMIT_NOFILE, policy["max_open_files"])
-    try:  # no new processes (the audit hook refuses them too; root ignores this limit)
-        resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
-    except (ValueError, OSError):
-        pass
     try:
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     except (ValueError, OSError):
         pass
+
+
+def _no_new_processes() -> None:
+    """RLIMIT_NPROC 0, where the seccomp filter could not be installed (the audit hook refuses
+    processes too; root ignores this limit). Not with the filter: the limit counts the host
+    uid's every task, threads included, so for ``nobody`` it would refuse threads as well."""
+    try:
+        resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
+    except (ValueError, OSError):
+        pass
+
+
+def _drop_root(drop_to: list | None) -> None:
+    """Become the host's unprivileged user (see :func:`pddlkit.sandbox.kernel.command`): the
+    worker starts as root with CAP_SETUID and CAP_SETGID only when the host is root, and
+    leaves both, and every group, before it reads anything of the program. A worker that
+    cannot is not used: it exits, and the host reports the crash."""
+    if not drop_to:
+        return
+    uid, gid = int(drop_to[0]), int(drop_to[1])
+    try:
+        os.setgroups([])
+        os.setgid(gid)
+        os.setuid(uid)
+    except OSError as exc:
+        sys.stderr.write(f"the sandbox worker could not leave root: {exc}\n")
+        os._exit(70)
+    if os.getuid() != uid or os.geteuid() != uid or os.getgroups():
+        os._exit(70)
+    try:  # back to root must be impossible now
+        os.setuid(0)
+    except OSError:
+        return
+    os._exit(70)
 
 
 def _cpu_budget(seconds: float) -> None:
@@ -334,6 +364,7 @@ def main(argv: list[str]) -> None:
     if first is None:
         return
     policy = json.loads(first)
+    _drop_root(policy.get("drop_to"))
     global GUARD
     sys.path[:0] = policy.get("paths", [])  # the allowed packages (the worker runs with -S)
     import guard as GUARD  # held here: it leaves sys.modules once armed
@@ -346,6 +377,8 @@ def main(argv: list[str]) -> None:
     import syscall_filter
 
     seccomp = syscall_filter.install()  # '' when installed
+    if seccomp:
+        _no_new_processes()
     GUARD.STATE.budget_code = _cpu_budget.__code__
     GUARD.arm(scratch, frozenset(policy["modules"]))
     BASELINE.update(_baseline_signals())
