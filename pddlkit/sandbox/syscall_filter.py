@@ -1,27 +1,86 @@
-"""A seccomp filter for the worker: no new processes, no programs, no sockets.
+"""A seccomp filter for the worker: no new processes, programs, sockets, namespaces, and none
+of the kernel interfaces a program could use to get around the sandbox's other limits.
 
 Why, beside the audit hook: Python code that reaches native code or an extension module the
-hook does not see could still call ``fork``. The kernel's seccomp filter cannot be undone by
-anything in the process. It refuses (EPERM) ``fork``, ``vfork``, ``clone`` without
-``CLONE_THREAD``, ``execve``, ``execveat``, ``socket`` and ``socketpair``; ``clone3`` gets ENOSYS
-(the C library then falls back to ``clone``, so threads still work). Installed with
-``PR_SET_NO_NEW_PRIVS``; on Linux x86-64 and AArch64 only (elsewhere :func:`install` says no).
-Imported by the worker as a top-level module, like :mod:`.guard`.
+hook does not see could still make any system call. The kernel's seccomp filter cannot be
+undone by anything in the process. It refuses (EPERM):
+
+* processes and programs: ``fork``, ``vfork``, ``execve``, ``execveat``, and ``clone`` unless
+  it makes a thread (``CLONE_THREAD``) and asks for no new namespace; ``clone3`` gets ENOSYS
+  (the C library then falls back to ``clone``, so threads still work);
+* the network: ``socket``, ``socketpair``;
+* namespaces and mounts: ``unshare``, ``setns``, ``mount``, ``umount2``, ``pivot_root``,
+  ``chroot`` and the new mount API (``open_tree`` ... ``mount_setattr``): a nested user
+  namespace would give the program every capability inside it, enough to mount a tmpfs the
+  scratch cap does not count;
+* other processes: ``ptrace``, ``process_vm_readv``/``writev``, ``pidfd_open``,
+  ``pidfd_getfd``, ``kcmp``, ``process_madvise`` (bubblewrap's own PID 1 cannot be attached
+  to);
+* memory the address-space limit does not count: SysV shared memory (``shmget``, ``shmat``)
+  and message queues (``msgget``, ``msgsnd``), POSIX message queues (``mq_open``),
+  ``memfd_create``, ``memfd_secret``, ``userfaultfd``: each kept memory after the program's
+  mappings were gone;
+* ``io_uring_setup``/``enter``/``register`` (its ``IORING_OP_SOCKET`` makes sockets without
+  the ``socket`` call), ``perf_event_open``, ``bpf``, ``keyctl``, ``add_key``,
+  ``request_key``, module and kexec loading, file handles (``open_by_handle_at``).
+
+A call made under another architecture's numbering (the 32-bit ``int 0x80`` entry, the x32
+ABI) is refused whole: the table below is for the 64-bit numbers only.
+
+Installed with ``PR_SET_NO_NEW_PRIVS``; on Linux x86-64 and AArch64 only (elsewhere
+:func:`install` says no). Imported by the worker as a top-level module, like :mod:`.guard`.
 """
 
 from __future__ import annotations
 
 import os
 
-# (audit arch, {name: syscall number})
+#: refused on every architecture, by name
+REFUSED = ("fork", "vfork", "execve", "execveat", "socket", "socketpair",
+           "unshare", "setns", "mount", "umount2", "pivot_root", "chroot",
+           "open_tree", "move_mount", "fsopen", "fsconfig", "fsmount", "fspick",
+           "mount_setattr", "ptrace", "process_vm_readv", "process_vm_writev", "pidfd_open",
+           "pidfd_getfd", "kcmp", "process_madvise", "shmget", "shmat", "msgget", "msgsnd",
+           "mq_open", "memfd_create", "memfd_secret", "userfaultfd", "io_uring_setup",
+           "io_uring_enter", "io_uring_register", "perf_event_open", "bpf", "keyctl",
+           "add_key", "request_key", "init_module", "finit_module", "kexec_load",
+           "kexec_file_load", "name_to_handle_at", "open_by_handle_at")
+
+# (audit arch, {name: syscall number}); AArch64 uses the generic table (no fork or vfork)
 ARCHES = {
-    "x86_64": (0xC000003E, {"clone": 56, "fork": 57, "vfork": 58, "execve": 59,
-                            "execveat": 322, "socket": 41, "socketpair": 53, "clone3": 435}),
-    "aarch64": (0xC00000B7, {"clone": 220, "execve": 221, "execveat": 281, "socket": 198,
-                             "socketpair": 199, "clone3": 435}),
+    "x86_64": (0xC000003E, {
+        "clone": 56, "clone3": 435, "fork": 57, "vfork": 58, "execve": 59, "execveat": 322,
+        "socket": 41, "socketpair": 53, "unshare": 272, "setns": 308, "mount": 165,
+        "umount2": 166, "pivot_root": 155, "chroot": 161, "open_tree": 428, "move_mount": 429,
+        "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433, "mount_setattr": 442,
+        "ptrace": 101, "process_vm_readv": 310, "process_vm_writev": 311, "pidfd_open": 434,
+        "pidfd_getfd": 438, "kcmp": 312, "process_madvise": 440, "shmget": 29, "shmat": 30,
+        "msgget": 68, "msgsnd": 69, "mq_open": 240, "memfd_create": 319, "memfd_secret": 447,
+        "userfaultfd": 323, "io_uring_setup": 425, "io_uring_enter": 426,
+        "io_uring_register": 427, "perf_event_open": 298, "bpf": 321, "keyctl": 250,
+        "add_key": 248, "request_key": 249, "init_module": 175, "finit_module": 313,
+        "kexec_load": 246, "kexec_file_load": 320, "name_to_handle_at": 303,
+        "open_by_handle_at": 304}),
+    "aarch64": (0xC00000B7, {
+        "clone": 220, "clone3": 435, "execve": 221, "execveat": 281, "socket": 198,
+        "socketpair": 199, "unshare": 97, "setns": 268, "mount": 40, "umount2": 39,
+        "pivot_root": 41, "chroot": 51, "open_tree": 428, "move_mount": 429, "fsopen": 430,
+        "fsconfig": 431, "fsmount": 432, "fspick": 433, "mount_setattr": 442, "ptrace": 117,
+        "process_vm_readv": 270, "process_vm_writev": 271, "pidfd_open": 434,
+        "pidfd_getfd": 438, "kcmp": 272, "process_madvise": 440, "shmget": 194, "shmat": 196,
+        "msgget": 186, "msgsnd": 189, "mq_open": 180, "memfd_create": 279,
+        "memfd_secret": 447, "userfaultfd": 282, "io_uring_setup": 425, "io_uring_enter": 426,
+        "io_uring_register": 427, "perf_event_open": 241, "bpf": 280, "keyctl": 219,
+        "add_key": 217, "request_key": 218, "init_module": 105, "finit_module": 273,
+        "kexec_load": 104, "kexec_file_load": 294, "name_to_handle_at": 264,
+        "open_by_handle_at": 265}),
 }
 CLONE_THREAD = 0x00010000
-_LD_ABS, _JEQ, _JSET, _RET = 0x20, 0x15, 0x45, 0x06
+#: CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET (and NEWTIME, 0x80)
+CLONE_NAMESPACES = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 \
+    | 0x20000000 | 0x40000000 | 0x00000080
+X32_SYSCALL_BIT = 0x40000000
+_LD_ABS, _JEQ, _JGE, _JSET, _RET = 0x20, 0x15, 0x35, 0x45, 0x06
 _ALLOW, _ERRNO = 0x7FFF0000, 0x00050000
 EPERM, ENOSYS = 1, 38
 
@@ -32,32 +91,41 @@ def program(machine: str, allow_exec: bool = False) -> list[tuple[int, int, int,
     kernel refuses processes and sockets from the first instruction on), and the worker then
     adds the full filter itself, closing ``execve`` too (stacked filters: the strictest wins)."""
     arch, calls = ARCHES[machine]
-    kept = ("clone", "clone3") + (("execve", "execveat") if allow_exec else ())
-    refused = [n for name, n in calls.items() if name not in kept]
-    body: list = [("ld", 4), ("jeq-arch", arch), ("ld", 0), ("jeq", calls["clone"], "clone"),
-                  ("jeq", calls["clone3"], "nosys")]
-    body += [("jeq", n, "deny") for n in refused]
-    # not refused: allow; a clone: look at its flags; then the three shared returns
-    body += [("ret", "allow"), ("ld", 16), ("jset", CLONE_THREAD),
-             ("ret", "allow"), ("ret", "deny"), ("ret", "nosys")]
-    code = body
-    index = {"allow": len(code) - 3, "deny": len(code) - 2, "nosys": len(code) - 1}
-    clone_at = next(i for i, item in enumerate(code) if item == ("ld", 16))
+    kept = ("execve", "execveat") if allow_exec else ()
+    refused = [calls[name] for name in REFUSED if name in calls and name not in kept]
+    # symbolic program: ("ld", offset), ("jeq"/"jge"/"jset", k, true-label, false-label),
+    # ("ret", what); labels are "next" (fall through) or a named instruction
+    body: list = [("ld", 4), ("jeq", arch, "next", "deny"), ("ld", 0),
+                  ("jge", X32_SYSCALL_BIT, "deny", "next"),
+                  ("jeq", calls["clone"], "clone", "next"),
+                  ("jeq", calls["clone3"], "nosys", "next")]
+    body += [("jeq", n, "deny", "next") for n in refused]
+    body += [("ret", "allow"),
+             ("label", "clone"), ("ld", 16), ("jset", CLONE_THREAD, "next", "deny"),
+             ("jset", CLONE_NAMESPACES, "deny", "allow"),
+             ("label", "allow"), ("ret", "allow"),
+             ("label", "deny"), ("ret", "deny"),
+             ("label", "nosys"), ("ret", "nosys")]
+    labels: dict[str, int] = {}
+    code: list = []
+    for item in body:
+        if item[0] == "label":
+            labels[item[1]] = len(code)
+        else:
+            code.append(item)
+    ops = {"jeq": _JEQ, "jge": _JGE, "jset": _JSET}
+    returns = {"allow": _ALLOW, "deny": _ERRNO | EPERM, "nosys": _ERRNO | ENOSYS}
     out = []
     for i, item in enumerate(code):
-        op = item[0]
-        if op == "ld":
+        if item[0] == "ld":
             out.append((_LD_ABS, 0, 0, item[1]))
-        elif op == "jeq-arch":
-            out.append((_JEQ, 0, index["allow"] - i - 1, item[1]))
-        elif op == "jeq":
-            target = clone_at if item[2] == "clone" else index[item[2]]
-            out.append((_JEQ, target - i - 1, 0, item[1]))
-        elif op == "jset":  # a thread: allow; a new process: deny
-            out.append((_JSET, index["allow"] - i - 1, index["deny"] - i - 1, item[1]))
-        elif op == "ret":
-            k = {"allow": _ALLOW, "deny": _ERRNO | EPERM, "nosys": _ERRNO | ENOSYS}[item[1]]
-            out.append((_RET, 0, 0, k))
+        elif item[0] == "ret":
+            out.append((_RET, 0, 0, returns[item[1]]))
+        else:
+            _, k, yes, no = item
+            jump = [0 if label == "next" else labels[label] - i - 1 for label in (yes, no)]
+            assert all(0 <= j < 256 for j in jump), "a seccomp jump out of range"
+            out.append((ops[item[0]], jump[0], jump[1], k))
     return out
 
 
