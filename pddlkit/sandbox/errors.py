@@ -49,6 +49,12 @@ class ProgramError(Exception):
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", ErrorKind(self.kind))
 
+    def __reduce__(self):
+        # the fields as arguments: the default pickling sets attributes one by one, which a
+        # frozen dataclass refuses
+        return type(self), (self.kind, self.message, self.line, self.source_line,
+                            self.exception, self.advice)
+
     @property
     def hint(self) -> str:
         if self.advice:

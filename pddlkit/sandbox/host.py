@@ -28,6 +28,7 @@ pddlkit process when the host was killed (:mod:`pddlkit.planners.tempdirs`).
 from __future__ import annotations
 
 import json
+import logging
 import os
 import queue
 import select
@@ -46,6 +47,7 @@ from typing import Any, Optional
 from ..planners.tempdirs import make_workdir, remove_workdir
 from ..processes import kill_group
 from . import kernel
+from . import wire
 from .errors import ErrorKind, ProgramError
 from .policy import DEFAULT_POLICY, Policy
 from .syscall_filter import ARCHES, bpf_bytes
@@ -61,6 +63,11 @@ CORES = os.cpu_count() or 1
 #: a call shorter than this costs no CPU reading at all; what a longer one used before the
 #: first reading is counted as this much (at most this times the cores can go uncounted)
 FIRST_CPU_LOOK = 0.02
+#: CPU seconds a worker may use between a reply and the next request (writing the reply and
+#: waiting for the next line cost far less); more, or a second thread, and it is replaced
+IDLE_CPU = 0.1
+
+log = logging.getLogger("pddlkit.sandbox")
 
 
 @dataclass
@@ -91,6 +98,10 @@ class _WorkerGone(Exception):
     def __init__(self, error: ProgramError) -> None:
         super().__init__(error.message)
         self.error = error
+
+    def __reduce__(self):
+        # rebuilt from its error, so it pickles like every other pddlkit exception
+        return type(self), (self.error,)
 
 
 @lru_cache(maxsize=1)
@@ -162,6 +173,20 @@ def _cpu_seconds(pid: Optional[int]) -> Optional[float]:
     """The CPU time (user + system, all threads) the kernel has charged to ``pid``."""
     fields = _stat(pid)
     return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS if fields else None
+
+
+def _threads(pid: Optional[int]) -> Optional[int]:
+    """How many threads ``pid`` has, from the kernel (``/proc/PID/status``)."""
+    if pid is None:
+        return None
+    try:
+        with open(f"/proc/{pid}/status", "rb") as fh:
+            for line in fh:
+                if line.startswith(b"Threads:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
 
 
 def _running(pid: int) -> bool:
@@ -239,10 +264,12 @@ class SandboxWorker:
         self._starts = 0
         self.isolation: dict = {}
         self._r = self._w = None
-        self._buffer = b""
+        self._buffer = bytearray()
         self._log = None
         self._expect: Optional[str] = None
         self._in_kernel = False
+        self._idle_cpu: Optional[float] = None  # the worker's CPU seconds at its last reply
+        self.idle_replacements = 0  # workers replaced for CPU or threads between calls
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -292,7 +319,7 @@ class SandboxWorker:
         finally:
             for fd in (worker_r, worker_w, *own_fds):
                 os.close(fd)
-        self._r, self._w, self._buffer = host_r, host_w, b""
+        self._r, self._w, self._buffer = host_r, host_w, bytearray()
         init = None
         try:
             self._send({**self.policy.to_dict(), **extra})
@@ -314,35 +341,68 @@ class SandboxWorker:
         k, py, host = "kernel", "python", "host"
         why_not = "" if in_kernel else (kernel.unavailable() if self.policy.kernel_isolation
                                         else "off in the policy (kernel_isolation=False)")
+        filtered = k if seccomp is True else py
+        root = os.geteuid() == 0
         guarantees = {
             "no reads outside the interpreter, allowed packages and scratch": k if in_kernel else py,
             "no writes outside scratch": k if in_kernel else py,
             "scratch size capped in all": k if in_kernel else "none (per file only)",
             "no host environment, processes or /proc": k if in_kernel else py,
-            "no new processes or programs": k if seccomp is True else py,
+            "runs as an unprivileged host user": k if in_kernel or not root
+            else "none (the host is root and bubblewrap is not used)",
+            "no host-wide kernel settings (/proc/sys)": k if in_kernel or not root
+            else "none (the host is root and bubblewrap is not used)",
+            "no new processes or programs": filtered,
+            "no nested namespaces, mounts, ptrace or io_uring": filtered,
             "no network": k if (in_kernel and self.policy.network_namespace) or unshared_net
             or seccomp is True else py,
             "no native code (ctypes)": py,
             "imports limited to the policy": py,
-            "memory, file size and descriptor limits": k,
+            "memory limit per worker (address space; shared memory, memfd and message "
+            "queues refused)": k if seccomp is True else "kernel (address space only)",
+            "file size and descriptor limits": k,
             "CPU and wall-clock limit per call": host,
+            "CPU and threads between calls (worker replaced)": host,
             "replies only to the host's requests": host,
+            "reply size, output and nesting caps": host,
             "dies with the host": k if in_kernel else k + " (PR_SET_PDEATHSIG)",
             "nothing left on disk when the host dies": k if in_kernel
             else "the next pddlkit process removes the folder",
         }
+        host_uid = (kernel.unprivileged_ids()[0] if root else os.geteuid()) if in_kernel \
+            else os.geteuid()
         return {"bubblewrap": True if in_kernel else why_not, "seccomp": seccomp,
+                "host_uid": host_uid, "memory": self._memory_note(in_kernel, seccomp),
                 "network_namespace": (in_kernel and self.policy.network_namespace)
                 or unshared_net,
                 "namespaces": namespaces, "scratch": self.scratch,
                 "scratch_bytes": self.policy.scratch_bytes if in_kernel else None,
                 "guarantees": guarantees}
 
+    def _memory_note(self, in_kernel: bool, seccomp) -> str:
+        """Which limit holds ``Policy.memory_bytes``, and who keeps it (see Policy)."""
+        mib = self.policy.memory_bytes >> 20
+        note = f"{mib} MiB of address space for the worker process (RLIMIT_AS, the kernel)"
+        if seccomp is True:
+            note += ("; SysV shared memory, message queues, memfd and nested mounts, which "
+                     "the address space does not count, are refused by the seccomp filter")
+        else:
+            note += "; memory outside the address space is not limited (no seccomp filter)"
+        if in_kernel:
+            note += (f"; the scratch tmpfs holds at most {self.policy.scratch_bytes >> 20} MiB "
+                     "beside it")
+        return note
+
     def _ensure_loaded(self) -> Optional[ProgramError]:
         if self._load_failed_for_good:
             return self.load_error
         if self.proc is not None and self.proc.poll() is None and not self._tampered():
-            return self.load_error
+            fault = self._idle_fault()
+            if not fault:
+                return self.load_error
+            self.idle_replacements += 1
+            log.warning("pddlkit.sandbox: the worker (pid %s) %s; it is replaced before the "
+                        "next call", self.pid, fault)
         if self.proc is not None:
             self._cleanup()
         if self._starts:
@@ -482,15 +542,15 @@ class SandboxWorker:
         except (BrokenPipeError, OSError):
             raise _WorkerGone(self._crash("the sandbox worker exited")) from None
 
-    def _receive(self, deadline: float, expected: Optional[str], loading: bool = False,
-                 cpu: bool = False) -> dict:
-        """The reply to request ``expected``, within the wall clock; with ``cpu``, also within
-        the policy's CPU time, as the kernel accounts it (see :data:`FIRST_CPU_LOOK`)."""
+    def _wait(self, deadline: float, done, loading: bool, cpu: bool) -> None:
+        """Read the reply pipe into the buffer until ``done()``, within the wall clock; with
+        ``cpu``, also within the policy's CPU time, as the kernel accounts it (see
+        :data:`FIRST_CPU_LOOK`). The buffer is a ``bytearray``: appending is linear."""
         start = time.monotonic()
         budget = self.policy.cpu_seconds
         look = start + FIRST_CPU_LOOK if cpu or loading else float("inf")
         base = None  # (CPU seconds at the first look, wall seconds before it)
-        while b"\n" not in self._buffer:
+        while not done():
             now = time.monotonic()
             remaining = deadline - now
             if remaining <= 0:
@@ -519,11 +579,32 @@ class SandboxWorker:
             if not chunk:
                 raise _WorkerGone(self._crash("the sandbox worker exited"))
             self._buffer += chunk
-        line, self._buffer = self._buffer.split(b"\n", 1)
-        try:
-            reply = json.loads(line)
-        except ValueError:
-            reply = None
+
+    def _receive(self, deadline: float, expected: Optional[str], loading: bool = False,
+                 cpu: bool = False) -> dict:
+        """The reply to request ``expected`` (see :mod:`.wire` for its two parts), read
+        under the host's own caps before anything is decoded, checked field by field: a
+        reply the worker could not have sent honestly ends the worker with a
+        ``forbidden-operation`` error, raised as :class:`_WorkerGone`."""
+        cap = wire.header_cap(self.policy.max_output)
+        seen = 0  # the buffer is searched for the end of the header once, in linear time
+
+        def header_read() -> bool:
+            nonlocal seen
+            if self._buffer.find(b"\n", seen) >= 0:
+                return True
+            seen = len(self._buffer)
+            if seen > cap:
+                raise _WorkerGone(self._refuse(f"a reply header longer than {cap} bytes"))
+            return False
+
+        self._wait(deadline, header_read, loading, cpu)
+        end = self._buffer.find(b"\n", seen)
+        if end > cap:
+            raise _WorkerGone(self._refuse(f"a reply header longer than {cap} bytes"))
+        line = bytes(self._buffer[:end])
+        del self._buffer[:end + 1]
+        reply = self._decode(line, "header")
         if not isinstance(reply, dict) or reply.get("id") != expected:
             self._kill()
             raise _WorkerGone(ProgramError(
@@ -533,7 +614,92 @@ class SandboxWorker:
                 "worker's modules); the worker was stopped",
                 advice="return the answer from the entry function; do not write to file "
                        "descriptors"))
+        size = reply.pop("value_bytes", None)
+        if size is not None:
+            if type(size) is not int or not 0 <= size <= self.policy.max_reply:
+                raise _WorkerGone(self._refuse(
+                    f"a value of {size!r} bytes announced, above the limit of "
+                    f"{self.policy.max_reply} (max_reply) or not a size"))
+            self._wait(deadline, lambda: len(self._buffer) > size, loading, cpu)
+            if self._buffer[size] != 0x0A:
+                raise _WorkerGone(self._refuse("a value longer than the size it announced"))
+            data = bytes(self._buffer[:size])
+            del self._buffer[:size + 1]
+            if wire.too_deep(data, self.policy.max_depth):
+                raise _WorkerGone(self._refuse(
+                    f"a value nested more than {self.policy.max_depth} levels deep"))
+            reply["value"] = self._decode(data, "value")
+        why = self._malformed(reply)
+        if why:
+            raise _WorkerGone(self._refuse(why))
+        self._mark_idle()
         return reply
+
+    def _mark_idle(self) -> None:
+        self._idle_cpu = _cpu_seconds(self.pid)
+
+    def _idle_fault(self) -> str:
+        """What the worker did since its last reply that an idle worker does not ('' if
+        nothing): CPU time (a thread the program left, which the worker's own check can be
+        fooled about) or a second thread, both read from the kernel."""
+        if self._idle_cpu is None:
+            return ""
+        used = _cpu_seconds(self.pid)
+        if used is not None and used - self._idle_cpu > IDLE_CPU:
+            return f"used {used - self._idle_cpu:.2f} s of CPU between calls"
+        threads = _threads(self.pid)
+        if threads is not None and threads > 1:
+            return f"had {threads} threads between calls"
+        return ""
+
+    def _decode(self, data: bytes, part: str) -> Any:
+        try:
+            return json.loads(data)
+        except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
+            raise _WorkerGone(self._refuse(f"its {part} is not JSON ({type(exc).__name__})"))
+
+    def _malformed(self, reply: dict) -> str:
+        """Why ``reply`` is not one an honest worker sends ('' when it is): each field of
+        the right type, the printed output within ``max_output``, an error of a known kind."""
+        if "ready" in reply:
+            return "" if type(reply["ready"]) is int else "a start reply without a pid"
+        if type(reply.get("ok")) is not bool:
+            return "no true or false 'ok'"
+        for key, kinds in (("stdout", (str,)), ("dropped", (int,)), ("seconds", (int, float)),
+                           ("retire", (str,))):
+            if key in reply and (type(reply[key]) not in kinds):
+                return f"its field {key!r} is a {type(reply[key]).__name__}"
+        if len(reply.get("stdout", "")) > self.policy.max_output:
+            return (f"{len(reply['stdout'])} characters of output, above the limit of "
+                    f"{self.policy.max_output} (max_output)")
+        if reply.get("dropped", 0) < 0 or not 0 <= reply.get("seconds", 0) < float("inf"):
+            return "a negative count or time"
+        if reply["ok"]:
+            return ""
+        error = reply.get("error")
+        if not isinstance(error, dict):
+            return "a failed call without an error"
+        if error.get("kind") not in {k.value for k in ErrorKind}:
+            return f"an error of no known kind ({str(error.get('kind'))[:40]!r})"
+        if type(error.get("message", "")) is not str or type(error.get("line") or 0) is not int:
+            return "an error whose message or line is of the wrong type"
+        for key in ("source_line", "exception", "advice"):
+            if error.get(key) is not None and type(error[key]) is not str:
+                return f"an error whose {key} is a {type(error[key]).__name__}"
+        if any(len(error.get(k) or "") > 2 * wire.TEXT_CAP
+               for k in ("message", "source_line", "exception", "advice")):
+            return "an error text above its cap"
+        return ""
+
+    def _refuse(self, why: str) -> ProgramError:
+        """Stop the worker over a reply it could not have sent honestly."""
+        self._kill()
+        return ProgramError(
+            ErrorKind.FORBIDDEN_OPERATION,
+            f"the sandbox worker's reply was refused: {why}; the worker was stopped (the "
+            "program tampered with the worker or wrote to its pipe)",
+            advice="return the answer from the entry function; print less; do not touch "
+                   "the sandbox's modules or file descriptors")
 
     def _cpu_error(self) -> ProgramError:
         return ProgramError(ErrorKind.TIMEOUT, f"the program used more than its CPU limit of "
@@ -607,3 +773,4 @@ class SandboxWorker:
         self.base = self.scratch = None
         self.proc = None
         self.pid = None
+        self._idle_cpu = None

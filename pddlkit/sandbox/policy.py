@@ -24,6 +24,14 @@ STDLIB_ALLOWED = frozenset({
 class Policy:
     """Limits for one program. Times in seconds, sizes in bytes.
 
+    ``memory_bytes`` is the worker process's address space (RLIMIT_AS). It holds for the
+    worker as a whole because every way to keep memory outside a process's mappings (SysV
+    shared memory and message queues, memfd, a tmpfs in a nested namespace) is refused by the
+    seccomp filter; no cgroup is made (most hosts, containers and CI included, do not
+    delegate one). ``SandboxWorker.isolation["memory"]`` says what holds on this host.
+    ``max_reply``, ``max_output`` and ``max_depth`` are enforced by the host on what it
+    reads, before decoding, as well as by the worker.
+
     ``scratch_bytes`` caps the scratch folder as a whole (the kernel's tmpfs size, when the
     worker runs inside bubblewrap; without it only ``max_file_bytes`` per file holds).
     ``kernel_isolation=False`` runs workers with the Python layers only (for comparison);
@@ -37,6 +45,7 @@ class Policy:
     memory_bytes: int = 1 << 30               # address space (RLIMIT_AS)
     max_output: int = 64 * 1024               # printed output kept per call
     max_reply: int = 16 * 1024 * 1024         # the JSON of one return value
+    max_depth: int = 100                      # lists and dicts nested in a return value
     max_open_files: int = 64                  # RLIMIT_NOFILE
     max_file_bytes: int = 16 * 1024 * 1024    # RLIMIT_FSIZE: a file in the scratch directory
     recursion_limit: int = 5000
@@ -57,7 +66,8 @@ class Policy:
     def to_dict(self) -> dict:
         return {"modules": sorted(self.modules), "cpu_seconds": self.cpu_seconds,
                 "memory_bytes": self.memory_bytes, "max_output": self.max_output,
-                "max_reply": self.max_reply, "max_open_files": self.max_open_files,
+                "max_reply": self.max_reply, "max_depth": self.max_depth,
+                "max_open_files": self.max_open_files,
                 "max_file_bytes": self.max_file_bytes, "recursion_limit": self.recursion_limit,
                 "entry": self.entry, "network_namespace": self.network_namespace,
                 "scratch_bytes": self.scratch_bytes}

@@ -39,6 +39,7 @@ import traceback
 
 PROGRAM = "<program>"
 GUARD = None  # the guard module (imported in main, before the program exists)
+WIRE = None  # the reply framing and depth check (imported in main, like the guard)
 CPU_LIFETIME = 4 * 3600  # seconds of CPU a worker may use in all (then a fresh one starts)
 
 
@@ -302,13 +303,21 @@ class Worker:
                 "message": f"{self.policy['entry']} returned a {type(value).__name__} that is "
                            f"not JSON ({exc})"}, "stdout": out.text(), "dropped": out.dropped,
                 "seconds": seconds}
-        if len(text) > self.policy["max_reply"]:
+        data = text.encode()
+        why = None
+        if len(data) > self.policy["max_reply"]:
+            why = (f"{self.policy['entry']} returned {len(data)} bytes of JSON, above the "
+                   f"limit of {self.policy['max_reply']}")
+        elif WIRE.too_deep(data, self.policy["max_depth"]):
+            why = (f"{self.policy['entry']} returned a value nested more than "
+                   f"{self.policy['max_depth']} levels deep (lists and dicts inside each "
+                   "other); return a flatter value")
+        if why:
             return {"ok": False, "error": {
                 "kind": "bad-return", "line": 0, "source_line": None, "exception": None,
-                "message": f"{self.policy['entry']} returned {len(text)} bytes of JSON, above "
-                           f"the limit of {self.policy['max_reply']}"},
-                "stdout": out.text(), "dropped": out.dropped, "seconds": seconds}
-        return {"ok": True, "value_json": text, "stdout": out.text(), "dropped": out.dropped,
+                "message": why}, "stdout": out.text(), "dropped": out.dropped,
+                "seconds": seconds}
+        return {"ok": True, "value_json": data, "stdout": out.text(), "dropped": out.dropped,
                 "seconds": seconds}
 
 
@@ -333,14 +342,20 @@ def main(argv: list[str]) -> None:
         return line
 
     def reply(data: dict, request_id) -> None:
+        """A header line, then the value's JSON as it was encoded (see :mod:`.wire`)."""
         data["id"] = request_id  # the host takes only the reply to the request it sent
-        if "value_json" in data:  # the value is already JSON: splice it, do not re-encode
-            value = data.pop("value_json")
-            text = json.dumps(data)[:-1] + ', "value": ' + value + "}"
-        else:
-            text = json.dumps(data)
-        payload = (text + "\n").encode()
-        view = memoryview(payload)
+        value = data.pop("value_json", None)
+        error = data.get("error")
+        if isinstance(error, dict):  # texts cut to the header's room (see wire.TEXT_CAP)
+            for key in ("message", "source_line", "advice"):
+                if isinstance(error.get(key), str):
+                    error[key] = error[key][:WIRE.TEXT_CAP]
+        if value is not None:
+            data["value_bytes"] = len(value)
+        parts = [json.dumps(data).encode(), b"\n"]
+        if value is not None:
+            parts += [value, b"\n"]
+        view = memoryview(b"".join(parts))
         while view:
             n = os.write(wfd, view)
             view = view[n:]
@@ -365,9 +380,10 @@ def main(argv: list[str]) -> None:
         return
     policy = json.loads(first)
     _drop_root(policy.get("drop_to"))
-    global GUARD
+    global GUARD, WIRE
     sys.path[:0] = policy.get("paths", [])  # the allowed packages (the worker runs with -S)
     import guard as GUARD  # held here: it leaves sys.modules once armed
+    import wire as WIRE
     os.chdir(scratch)
     os.environ.clear()
     os.environ.update({"HOME": scratch, "TMPDIR": scratch, "PATH": "/nonexistent"})
@@ -386,7 +402,8 @@ def main(argv: list[str]) -> None:
     # the sandbox's own modules leave the module table: a program that reaches sys.modules
     # by introspection does not find the guard's state there (the kernel's boundary, the
     # seccomp filter and the process limits hold even for one that finds it some other way)
-    for name in ("guard", "worker", "syscall_filter", "ctypes", "_ctypes", "ctypes._endian"):
+    for name in ("guard", "worker", "wire", "syscall_filter", "ctypes", "_ctypes",
+                 "ctypes._endian"):
         sys.modules.pop(name, None)
     reply({"ready": os.getpid(), "seccomp": seccomp or True}, None)
     while True:
