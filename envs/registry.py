@@ -32,9 +32,15 @@ KINDS = ("text", "instances")
 
 class UnknownEnvError(LookupError):
     def __init__(self, env_id: str, known: list[str]) -> None:
+        self.env_id, self.known = env_id, list(known)
         close = difflib.get_close_matches(env_id, known, n=1, cutoff=0.5)
         hint = f"; did you mean {close[0]!r}?" if close else ""
         super().__init__(f"unknown environment {env_id!r}{hint} Known: {', '.join(known)}")
+
+    def __reduce__(self):
+        # rebuilt from its own arguments: the default (the message alone) cannot be unpickled,
+        # which broke a bench worker pool that raised it
+        return type(self), (self.env_id, self.known), self.__dict__
 
 
 @dataclass(frozen=True)

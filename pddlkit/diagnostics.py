@@ -166,6 +166,10 @@ class PDDLError(Exception):
         super().__init__(head + "\n" + format_diagnostics(self.diagnostics))
         self.summary = head
 
+    def __reduce__(self):
+        # rebuilt from its own arguments, so it pickles (a worker process may raise it)
+        return type(self), (self.diagnostics, self.summary), self.__dict__
+
     @property
     def errors(self) -> list[Diagnostic]:
         return errors(self.diagnostics)

@@ -82,6 +82,10 @@ class BadAnswerError(LLMError):
         self.problem = problem
         self.answer = answer
 
+    def __reduce__(self):
+        # rebuilt from its own arguments, so it pickles (a worker process may raise it)
+        return type(self), (self.problem, self.answer, self.hint), self.__dict__
+
 
 class ReplayMissError(LLMError):
     """A replayed run asked something the transcript never recorded."""

@@ -24,6 +24,10 @@ class PartError(ValueError):
         super().__init__(message)
         self.package = package
 
+    def __reduce__(self):
+        # rebuilt from its own arguments, so it pickles (a worker process may raise it)
+        return type(self), (self.args[0], self.package), self.__dict__
+
 
 @dataclass(frozen=True)
 class SplitGGUF:

@@ -34,6 +34,10 @@ class UnknownPlannerError(LookupError):
         super().__init__(f"unknown planner {name!r}{hint} Known planners: {', '.join(known)}; "
                          f"also 'up:<engine>' and 'cmd:<command {{domain}} {{problem}} {{plan}}>'")
 
+    def __reduce__(self):
+        # rebuilt from its own arguments, so it pickles (a worker process may raise it)
+        return type(self), (self.name, self.known), self.__dict__
+
 
 def _fast_downward(**options: Any) -> Planner:
     from .fast_downward import FastDownward
