@@ -33,9 +33,10 @@ if unavailable():  # a skip for users; CI (PDDLKIT_REQUIRE_CORPUS=1) fails: `mak
     _missing(f"the kernel boundary cannot be tested here: {unavailable()}")
 
 HOST = textwrap.dedent("""
-    import json, sys, time
+    import json, os, sys, time
     from pddlkit.sandbox import Policy, SandboxWorker
     spec = json.loads(sys.argv[1])
+    exec(spec.get("host_prelude", ""))
     worker = SandboxWorker(spec["source"], Policy(**spec["policy"]))
     results = []
     for step in spec["steps"]:
@@ -47,7 +48,10 @@ HOST = textwrap.dedent("""
         results.append({**result.to_dict(), "wall": time.monotonic() - began,
                         "restarts": worker.restarts})
     worker.load()  # a live worker for the last phase (the last call may have ended one)
+    with open(f"/proc/{worker.pid}/status") as fh:
+        host_uid = int(next(l for l in fh if l.startswith("Uid:")).split()[2])
     print(json.dumps({"results": results, "pid": worker.pid, "base": worker.base,
+                      "host_uid": host_uid,
                       "bubblewrap": worker.isolation.get("bubblewrap")}), flush=True)
     if spec["then"] == "idle":
         time.sleep(600)
@@ -142,12 +146,13 @@ def _folders_of(pid: int) -> list[str]:
     return [n for n in os.listdir(root) if n.startswith(f"pddlkit-{pid}-")]
 
 
-def _attack(tmp_path: Path, body: str, steps: list, then: str, **policy) -> dict:
+def _attack(tmp_path: Path, body: str, steps: list, then: str, host_prelude: str = "",
+            **policy) -> dict:
     """Run the program in a host that holds the secret; kill -9 the host in phase ``then``;
     check what every case must hold; return the host's report."""
     plant = tmp_path / "planted.pth"
     source = PRELUDE + f"PLANT = {str(plant)!r}\n" + textwrap.dedent(body)
-    spec = {"source": source, "steps": steps, "then": then,
+    spec = {"source": source, "steps": steps, "then": then, "host_prelude": host_prelude,
             "policy": {"call_timeout": 30, "cpu_seconds": 30, **policy}}
     host = subprocess.Popen([sys.executable, "-c", HOST, json.dumps(spec)],
                             stdout=subprocess.PIPE, text=True, cwd=str(REPO),
@@ -360,7 +365,10 @@ def test_the_isolation_report_says_who_keeps_each_guarantee():
         assert worker.call().value == 1
         iso = worker.isolation
         assert iso["bubblewrap"] is True and iso["seccomp"] is True
-        assert {"mnt", "pid", "net", "user", "ipc", "uts"} <= set(iso["namespaces"])
+        # a root host's worker has no user namespace: it is the host's nobody instead
+        expected = {"mnt", "pid", "net", "ipc", "uts"} | ({"user"} if os.geteuid() else set())
+        assert expected <= set(iso["namespaces"])
+        assert iso["host_uid"] != 0 and "RLIMIT_AS" in iso["memory"]
         assert iso["guarantees"]["no writes outside scratch"] == "kernel"
         assert iso["guarantees"]["imports limited to the policy"] == "python"
         assert iso["guarantees"]["CPU and wall-clock limit per call"] == "host"
@@ -424,3 +432,290 @@ def test_a_pool_started_from_threads_keeps_its_workers_between_maps():
         time.sleep(0.3)
         assert [r.value for r in pool.map([[i] for i in range(8)])] == list(range(1, 9))
         assert all(w.restarts == 0 for w in pool._workers)
+
+
+# ---------------------------------------------------------------- issue 43: a root host
+
+# native calls for the attacks below: the real import, past the guard the program turned off
+NATIVE = textwrap.dedent('''
+    _NATIVE = []
+
+    def _libc():
+        """ctypes and the C library, past the guard (turned off once: a second walk finds no
+        guard frame, since nothing refuses any more)."""
+        if not _NATIVE:
+            g = _guard_off()
+            b = g["__builtins__"]
+            ctypes = (b["__import__"] if isinstance(b, dict) else b.__import__)("ctypes")
+            _NATIVE.extend([ctypes, ctypes.CDLL(None, use_errno=True)])
+        return _NATIVE
+
+    def _syscall(number, *args):
+        ctypes, libc = _libc()
+        libc.syscall.restype = ctypes.c_long
+        result = libc.syscall(number, *[ctypes.c_long(a) for a in args])
+        return result, ctypes.get_errno()
+
+    def _write_back(path):
+        """Write a host-wide setting's own value back: changes nothing, proves the right."""
+        os = random._os
+        try:
+            with open(path) as fh:
+                value = fh.read()
+        except OSError as exc:
+            return "unreadable " + type(exc).__name__
+        try:
+            with open(path, "w") as fh:
+                fh.write(value)
+            return "WRITTEN"
+        except OSError as exc:
+            return "refused " + type(exc).__name__
+''')
+
+SYSCTLS = ["/proc/sys/kernel/core_pattern", "/proc/sys/kernel/pid_max",
+           "/proc/sys/vm/overcommit_memory", "/proc/sys/kernel/randomize_va_space",
+           "/proc/sys/fs/suid_dumpable"]
+# x86-64 numbers (the filter's table has AArch64's too; these tests speak x86-64)
+X86 = {"unshare": 272, "ptrace": 101, "io_uring_setup": 425, "shmget": 29, "msgget": 68,
+       "memfd_create": 319, "pidfd_open": 434, "process_vm_readv": 310, "userfaultfd": 323,
+       "setns": 308, "mount": 165, "bpf": 321, "perf_event_open": 298, "keyctl": 250}
+x86_only = pytest.mark.skipif(os.uname().machine != "x86_64",
+                              reason="the attack's system call numbers are x86-64's")
+
+
+def _host_uid(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as fh:
+        return int(next(line for line in fh if line.startswith("Uid:")).split()[2])
+
+
+CORE_PATTERN_ATTACK = """
+    def solve(step):
+        if step in ("busy-c", "busy-python"):
+            return _busy(step)
+        _libc()
+        os = random._os
+        return {"uid": os.getuid(), "euid": os.geteuid(),
+                "writes": {p: _write_back(p) for p in SYSCTLS},
+                "sysrq": _write_back("/proc/sysrq-trigger")}
+"""
+
+
+def test_a_root_hosts_worker_writes_no_host_wide_kernel_setting(tmp_path):
+    """As root, the sandbox's user namespace mapped its uid to host uid 0: a program wrote
+    core_pattern for the whole machine (and, with a pipe there and one abort, had the kernel
+    run its script as host root). The worker is the host's nobody now."""
+    report = _attack(tmp_path, NATIVE + f"SYSCTLS = {SYSCTLS!r}\n" + textwrap.dedent(CORE_PATTERN_ATTACK),
+                     ["attack"], "idle")
+    found = report["results"][0]["value"]
+    assert found is not None, report["results"][0]["error"]
+    assert found["writes"]["/proc/sys/kernel/core_pattern"].startswith("refused"), found
+    assert not any(v == "WRITTEN" for v in found["writes"].values()), found
+    assert found["sysrq"] != "WRITTEN"
+    assert found["uid"] != 0 and found["euid"] != 0
+    assert report["host_uid"] != 0  # as the host's kernel sees the worker
+
+
+def test_without_the_uid_drop_the_core_pattern_test_would_fail(tmp_path):
+    """The mutation check: the same attack with the worker left as root (the drop removed
+    from the launch) writes core_pattern back, so the test above can fail. Only as root."""
+    if os.geteuid() != 0:
+        pytest.skip("the uid drop is what a root host does; this host is not root")
+    mutant = textwrap.dedent("""
+        from pddlkit.sandbox import kernel
+        _command = kernel.command
+        def _no_drop(*args, **kwargs):
+            launch = _command(*args, **kwargs)
+            launch.drop_to = None
+            return launch
+        kernel.command = _no_drop
+    """)
+    report = _attack(tmp_path, NATIVE + f"SYSCTLS = {SYSCTLS!r}\n" + textwrap.dedent(CORE_PATTERN_ATTACK),
+                     ["attack"], "idle", host_prelude=mutant)
+    found = report["results"][0]["value"]
+    assert found is not None, report["results"][0]["error"]
+    assert found["writes"]["/proc/sys/kernel/core_pattern"] == "WRITTEN"
+    assert found["uid"] == 0
+
+
+@x86_only
+def test_namespaces_other_processes_io_uring_and_unaccounted_memory_are_refused(tmp_path):
+    report = _attack(tmp_path, NATIVE + f"X86 = {X86!r}\n" + textwrap.dedent("""
+        def solve(step):
+            if step in ("busy-c", "busy-python"):
+                return _busy(step)
+            calls = {
+                "unshare": (0x10000000,),            # CLONE_NEWUSER
+                "ptrace": (16, 1, 0, 0),             # PTRACE_ATTACH to bubblewrap's PID 1
+                "io_uring_setup": (4, 0),
+                "shmget": (0, 1 << 20, 0o1600),      # IPC_PRIVATE, IPC_CREAT | 0600
+                "msgget": (0, 0o1600),
+                "memfd_create": (0, 0),
+                "pidfd_open": (1, 0),
+                "process_vm_readv": (1, 0, 0, 0, 0, 0),
+                "userfaultfd": (0,),
+                "setns": (0, 0),
+                "mount": (0, 0, 0, 0, 0),
+                "bpf": (0, 0, 0),
+                "perf_event_open": (0, 0, -1, -1, 0),
+                "keyctl": (0, 0),
+            }
+            return {name: _syscall(X86[name], *args) for name, args in calls.items()}
+    """), ["attack"], "busy-c")
+    answers = report["results"][0]["value"]
+    assert answers is not None, report["results"][0]["error"]
+    for name, (result, errno) in answers.items():
+        assert result == -1 and errno == 1, (name, result, errno)  # EPERM from the filter
+
+
+@x86_only
+def test_memory_outside_the_address_space_stops_at_the_limit(tmp_path):
+    """SysV shared memory kept 2 GiB after shmdt, memfds 885 MiB, a nested namespace's tmpfs
+    240 MiB: each is refused now, and plain allocation meets the address-space limit."""
+    memory = 256 << 20
+    report = _attack(tmp_path, NATIVE + f"X86 = {X86!r}\n" + textwrap.dedent("""
+        def solve(step):
+            if step in ("busy-c", "busy-python"):
+                return _busy(step)
+            os = random._os
+            kept = {"shm": 0, "memfd": 0}
+            for _ in range(64):  # 64 x 32 MiB: far past the limit if any were kept
+                if _syscall(X86["shmget"], 0, 32 << 20, 0o1600)[0] >= 0:
+                    kept["shm"] += 32
+                if _syscall(X86["memfd_create"], 0, 0)[0] >= 0:
+                    kept["memfd"] += 32
+            kept["tmpfs"] = _syscall(X86["unshare"], 0x10000000 | 0x00020000)
+            try:
+                hog = [bytearray(16 << 20) for _ in range(64)]
+                kept["heap"] = len(hog) * 16
+            except MemoryError:
+                kept["heap"] = "MemoryError"
+            return kept
+    """), ["attack"], "idle", memory_bytes=memory)
+    kept = report["results"][0]["value"]
+    assert kept is not None, report["results"][0]["error"]
+    assert kept["shm"] == 0 and kept["memfd"] == 0 and kept["heap"] == "MemoryError"
+    assert kept["tmpfs"][0] == -1
+
+
+FORGE = textwrap.dedent('''
+    def _channel():
+        """The reply descriptor and the id the host is waiting for, from the worker's frames."""
+        sys = _guard_off()["sys"]
+        frame = sys._getframe()
+        while frame is not None and "wfd" not in frame.f_locals:
+            frame = frame.f_back
+        names = frame.f_locals
+        return names["wfd"], names.get("item_id") or names.get("request_id")
+
+    def _forge(header, tail=b""):
+        import json
+        os = random._os
+        wfd, rid = _channel()
+        data = json.dumps({**header, "id": rid}).encode() + b"\\n" + tail
+        view = memoryview(data)
+        try:
+            while view:
+                view = view[os.write(wfd, view):]
+        except OSError:
+            pass
+        return "forged"
+
+    def _attack_reply(kind):
+        if kind == "deep":
+            value = b"[" * 3000 + b"1" + b"]" * 3000
+            return _forge({"ok": True, "value_bytes": len(value)}, value + b"\\n")
+        if kind == "oversized":
+            value = b'"' + b"x" * (40 << 20) + b'"'
+            return _forge({"ok": True, "value_bytes": len(value)}, value + b"\\n")
+        if kind == "padded":
+            return _forge({"ok": True, "stdout": "x" * (40 << 20)})
+        if kind == "wrong-type":
+            return _forge({"ok": False, "error": {"kind": "crash", "message": 7, "line": "x"}})
+        if kind == "unknown-kind":
+            return _forge({"ok": False, "error": {"kind": "nonsense", "message": "m"}})
+        raise ValueError(kind)
+''')
+
+
+@pytest.mark.parametrize("kind", ["deep", "oversized", "padded", "wrong-type", "unknown-kind"])
+def test_a_forged_reply_is_a_program_error_and_the_host_stays_well(tmp_path, kind):
+    report = _attack(tmp_path, FORGE + textwrap.dedent("""
+        def solve(step):
+            if step in ("busy-c", "busy-python"):
+                return _busy(step)
+            if isinstance(step, str):
+                return _attack_reply(step)
+            return step * 10
+    """), [kind, 1, 2], "idle")
+    forged, *later = report["results"]
+    assert forged["error"]["kind"] == "forbidden-operation", forged
+    assert "refused" in forged["error"]["message"]
+    assert forged["wall"] < 5  # refused before 40 MiB were read or decoded
+    assert [r["value"] for r in later] == [10, 20]
+
+
+def test_a_deep_honest_return_is_a_bad_return_not_a_recursion_error_in_the_host():
+    with SandboxWorker("def solve(n):\n    v = 1\n    for _ in range(n):\n        v = [v]\n"
+                       "    return v\n") as worker:
+        deep = worker.call(2000)
+        assert deep.error.kind is ErrorKind.BAD_RETURN and "nested" in deep.error.message
+        assert worker.call(3).value == [[[1]]]
+
+
+def test_map_keeps_every_other_result_when_some_items_attack_the_channel():
+    from pddlkit.sandbox import SandboxPool
+
+    source = PRELUDE + "PLANT = ''\n" + FORGE + textwrap.dedent("""
+        def solve(step):
+            if isinstance(step, str):
+                return _attack_reply(step)
+            return step * 10
+    """)
+    inputs = [[0], ["deep"], [2], ["padded"], [4], ["wrong-type"], [6], [7], ["oversized"], [9]]
+    with SandboxPool(source, Policy(call_timeout=30, cpu_seconds=30), workers=2,
+                     batch=3) as pool:
+        results = pool.map(inputs)
+    for (item,), result in zip(inputs, results):
+        if isinstance(item, str):
+            assert result.error.kind is ErrorKind.FORBIDDEN_OPERATION, (item, result)
+        else:
+            assert result.ok and result.value == item * 10, (item, result)
+
+
+def test_cpu_burnt_between_calls_replaces_the_worker_and_is_logged(caplog):
+    """A thread started while the worker writes its reply (after its own check for threads)
+    burned CPU with no call running. The host reads the worker's CPU and threads from the
+    kernel before the next call."""
+    source = PRELUDE + "PLANT = ''\n" + textwrap.dedent("""
+        import json
+        import queue
+
+        def _spin():
+            while True:
+                pass
+
+        def solve(step):
+            if step == "plant":
+                sys = _guard_off()["sys"]
+                real = sys.modules["json"].dumps
+
+                calls = []
+
+                def dumps(*args, **kwargs):  # the value's JSON first, then the reply's header
+                    calls.append(1)
+                    if len(calls) == 2:
+                        sys.modules["json"].dumps = real
+                        queue.threading.Thread(target=_spin, daemon=True).start()
+                    return real(*args, **kwargs)
+
+                sys.modules["json"].dumps = dumps
+                return "planted"
+            return step * 10
+    """)
+    with caplog.at_level("WARNING", logger="pddlkit.sandbox"):
+        with SandboxWorker(source, Policy(call_timeout=30, cpu_seconds=30)) as worker:
+            assert worker.call("plant").value == "planted"
+            time.sleep(0.5)
+            assert worker.call(3).value == 30
+            assert worker.restarts == 1 and worker.idle_replacements == 1
+    assert any("between calls" in r.getMessage() for r in caplog.records)

@@ -656,7 +656,7 @@ class SandboxWorker:
         try:
             return json.loads(data)
         except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
-            raise _WorkerGone(self._refuse(f"its {part} is not JSON ({type(exc).__name__})"))
+            raise _WorkerGone(self._refuse(f"its {part} is garbled, not JSON ({type(exc).__name__})"))
 
     def _malformed(self, reply: dict) -> str:
         """Why ``reply`` is not one an honest worker sends ('' when it is): each field of
