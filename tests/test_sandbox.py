@@ -226,6 +226,31 @@ def test_the_pool_scores_in_order_resumes_and_replaces_failed_workers(tmp_path):
     assert [r.value for r in again] == [r.value for r in out]
 
 
+def test_a_resume_file_gives_a_changed_program_or_input_no_old_results(tmp_path):
+    """The resume file was keyed by position only: a changed program silently got the old
+    program's results. Each line now carries the hash of the program, policy and input."""
+    results = tmp_path / "scores.jsonl"
+    square = "def solve(n):\n    return n * n\n"
+    cube = "def solve(n):\n    return n * n * n\n"
+    with SandboxPool(square, workers=1) as pool:
+        assert [r.value for r in pool.map([[i] for i in range(5)], results=results)] == \
+            [0, 1, 4, 9, 16]
+    called = []
+    with SandboxPool(cube, workers=1) as pool:
+        out = pool.map([[i] for i in range(5)], results=results,
+                       on_result=lambda i, r: called.append(i))
+    assert [r.value for r in out] == [0, 1, 8, 27, 64] and sorted(called) == list(range(5))
+    called.clear()
+    with SandboxPool(cube, workers=1) as pool:  # the same program again: all reused
+        out = pool.map([[i] for i in range(5)], results=results,
+                       on_result=lambda i, r: called.append(i))
+    assert [r.value for r in out] == [0, 1, 8, 27, 64] and called == []
+    with SandboxPool(cube, workers=1) as pool:  # one input changed at its position
+        out = pool.map([[0], [1], [5], [3], [4]], results=results,
+                       on_result=lambda i, r: called.append(i))
+    assert [r.value for r in out] == [0, 1, 125, 27, 64] and called == [2]
+
+
 def test_a_program_that_cannot_load_fails_every_input_once():
     out = score_program("import os\ndef solve(x):\n    return x\n", [[1], [2], [3]], workers=2)
     assert all(r.error.kind is ErrorKind.FORBIDDEN_IMPORT for r in out)
