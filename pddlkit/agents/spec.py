@@ -82,6 +82,9 @@ class AgentSpec:
     #: flags the earlier ``pddlkit run --agent NAME`` spelling used in another sense
     #: (``{"--episodes": "--train-episodes"}``), translated for that spelling only
     renamed: dict = field(default_factory=dict)
+    #: environment options the agent reads itself, beyond the ones the environment takes
+    #: (PLAP's ``match``, DEPS's ``task`` group): a sweep refuses any other name before it runs
+    env_options: tuple[str, ...] = ()
 
     def help_text(self) -> str:
         """``usage``, or else the docstring of the module that defines ``play`` (a front end's

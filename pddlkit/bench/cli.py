@@ -1,4 +1,10 @@
-"""``pddlkit bench CONFIG`` and ``pddlkit report RESULTS``."""
+"""``pddlkit bench CONFIG`` and ``pddlkit report RESULTS``.
+
+Exit status of ``bench``: 2 when the sweep cannot run, said before any episode starts (a
+config that does not check, an empty sweep, an executor that is not there); 1 when an
+episode failed (it runs again next time); 0 otherwise. Pairs the agents' declarations rule
+out are listed once, as ``skipped:`` lines, before the run.
+"""
 
 from __future__ import annotations
 
@@ -11,8 +17,8 @@ from pathlib import Path
 def register(sub) -> None:
     p = sub.add_parser("bench", help="run a sweep: agents x envs x difficulty x seeds (resumable)")
     p.add_argument("config", help="a TOML or YAML sweep config (see examples/)")
-    p.add_argument("--seeds", type=int, help="override: seeds 0..N-1")
-    p.add_argument("--workers", type=int, help="override: parallel episodes")
+    p.add_argument("--seeds", type=int, metavar="N", help="override: seeds 0..N-1")
+    p.add_argument("--workers", type=int, metavar="N", help="override: parallel episodes")
     p.add_argument("--executor", default="process", choices=["process", "inline", "ray"],
                    help="local processes (default), this process, or Ray tasks")
     p.add_argument("--ray-address", help="Ray cluster to join ('auto', 'ray://host:10001')")
@@ -31,8 +37,9 @@ def register(sub) -> None:
 
 
 def bench_command(args) -> int:
+    from pddlkit.agents import UnknownAgentError
+
     from .config import ConfigError, load_sweep
-    from .executors import UnknownAgentError
     from .runner import run_sweep
 
     try:
@@ -43,6 +50,8 @@ def bench_command(args) -> int:
     except ConfigError as exc:
         print(f"pddlkit bench: {exc}", file=sys.stderr)
         return 2
+    for line in sweep.skipped:
+        print(f"skipped: {line}", file=sys.stderr)
     print(f"sweep {sweep.name}: {len(sweep.cells)} episodes, {sweep.workers} worker(s), "
           f"executor {args.executor}; results in {sweep.results_path}", file=sys.stderr)
     with warnings.catch_warnings():

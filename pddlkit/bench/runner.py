@@ -1,4 +1,11 @@
-"""Run a sweep: skip the finished cells, run the rest, append rows, show progress."""
+"""Run a sweep: skip the finished cells, run the rest, append rows, show progress.
+
+A finished cell is one whose key *and* config hash (:attr:`.config.Cell.identity`) are in the
+results file. Before the run, the rows of the sweep's cells measured under another config, or
+before rows carried one, are moved to ``results.superseded.jsonl``
+(:meth:`.results.ResultsFile.set_aside`), with one note per kind, so that the file the report
+reads holds one row per cell, the current one.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +16,7 @@ from typing import Optional, TextIO
 from pddlkit.agents.row import row_won
 
 from .config import Sweep
-from .executors import executor, load_agent
+from .executors import executor
 from .results import ResultsFile
 
 
@@ -30,13 +37,18 @@ def run_sweep(sweep: Sweep, *, executor_name: str = "process", progress: bool = 
               address: Optional[str] = None, stream: TextIO = sys.stderr) -> SweepOutcome:
     """Run every cell of ``sweep`` not yet in its results file. Rows are appended as episodes
     finish, so the run can be stopped at any time and started again."""
+    unhashed = [c.key for c in sweep.cells if not c.config]
+    if unhashed:
+        raise ValueError(f"cell {unhashed[0]} has no config hash: make sweeps with load_sweep "
+                         "or expand, which check them and hash each cell's options")
     results = ResultsFile(sweep.results_path)
+    for note in results.set_aside({c.key: c.config for c in sweep.cells}).notes():
+        print(note, file=stream)
     done = results.done()
-    pending = [c for c in sweep.cells if c.key not in done]
-    for kind in sorted({c.kind for c in pending}):
-        load_agent(kind)  # an unknown agent fails here, not in every worker
+    pending = [c for c in sweep.cells if c.identity not in done]
     outcome = SweepOutcome(len(sweep.cells), len(sweep.cells) - len(pending))
-    outcome.won = sum(1 for c in sweep.cells if c.key in done and row_won(done[c.key]))
+    outcome.won = sum(1 for c in sweep.cells
+                      if c.identity in done and row_won(done[c.identity]))
     bar = _bar(outcome, progress, stream)
     jobs = [(c, str(sweep.records_dir / c.record_name())) for c in pending]
     try:

@@ -107,4 +107,4 @@ def describe(kind: str, data: dict) -> Optional[str]:
 DEPS = AgentSpec(
     "deps", "DEPS: describe, explain, plan, select over a crafting world's skills",
     DepsOptions, play, stand_in=stand_in, envs=ENVS, default_env="craft", describe=describe,
-    step_budget="max_actions")
+    step_budget="max_actions", env_options=("task",))

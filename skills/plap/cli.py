@@ -161,4 +161,5 @@ def tally_lines(rows) -> list[str]:
 PLAP = AgentSpec(
     "plap", "PLAP: an LLM plans over MicroRTS's parameterized skills, checked against their "
     "PDDL annotations", PlapOptions, play, stand_in=stand_in, envs=("microrts",),
-    default_env="microrts", summarize=tally_lines, step_budget="max_cycles")
+    default_env="microrts", summarize=tally_lines, step_budget="max_cycles",
+    env_options=("side", "match"))

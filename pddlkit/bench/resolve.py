@@ -1,0 +1,231 @@
+"""A sweep's entries checked against the registries before anything runs, and each cell's
+config hash.
+
+Why before: a sweep runs for hours over many processes, and a mistake found in a worker is
+found once per cell (every cell fails alike) or breaks the pool. So everything a registry can
+answer is asked here, in the main process, once per config entry:
+
+* the agent (:func:`pddlkit.agents.get_agent`, or ``"module:NAME"``) and its options, resolved
+  by the agent's own options dataclass (:meth:`~pddlkit.agents.AgentSpec.make_options`: the
+  names, their types, minimums and choices), so ``retries = -1`` or ``retrys = 5`` is
+  refused naming the entry;
+* the environment id (:func:`pddlkit.envs.registry.spec`);
+* which pairs play at all (:func:`plays`): an agent that declares its environments
+  (``AgentSpec.envs``) plays those; one that declares none plays every environment of kind
+  ``"text"`` (the step-by-step protocol), never a set of program instances (kind
+  ``"instances"``, which only an agent naming it can read). A pair outside the declaration is
+  skipped and said once, not failed once per cell;
+* each environment option's name (the fixed ``options`` and the ``difficulty`` that varies):
+  an option of the environment (its factory's parameters, as ``make`` checks them), or one
+  the agent declares it reads itself (``AgentSpec.env_options``: PLAP's ``match``); and the
+  type of each value given to an option of the environment (``rooms = "seven"``), read from
+  the factory's annotations or default. Values only the environment's constructor can judge
+  (which difficulty names a household knows) are not checked here: building every
+  environment in the main process would start a JVM for MicroRTS and build ALFWorld's games,
+  and an agent may give a name its own meaning (DEPS's ``task = "MT1"`` is a group).
+
+The config hash (:func:`config_hash`) is what makes a stored row reusable: the agent kind,
+its options *resolved* (so ``retries = 5`` and no ``retries`` at all, its default, are the
+same cell, and so are an option and its alias), the environment's options as given, the LLM
+spec the cell resolves to and :data:`~.results.RESULT_FORMAT`. Values that are not plain data
+are hashed by their type and their repr with memory addresses removed, so the hash is the
+same in every process and every run.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import enum
+import hashlib
+import inspect
+import json
+import re
+import typing
+from dataclasses import dataclass
+from pathlib import PurePath
+from typing import Any, Optional
+
+from pddlkit.agents import AgentSpec, OptionError, UnknownAgentError
+
+from .results import RESULT_FORMAT
+
+
+class EntryError(ValueError):
+    """An entry that cannot run; :mod:`.config` adds the file and the entry's place."""
+
+
+@dataclass(frozen=True)
+class ResolvedAgent:
+    """An agent entry with its spec, its options as given (what a worker resolves again)
+    and as resolved (what the hash reads), and the LLM the cell plays with."""
+
+    spec: AgentSpec
+    options: dict
+    resolved: dict
+    llm: str
+
+
+def load_agent(name: str) -> AgentSpec:
+    """The agent ``name``: a registered name or ``"package.module:NAME"``."""
+    import importlib
+
+    from pddlkit.agents import get_agent
+
+    if ":" not in name:
+        return get_agent(name)
+    module, _, attr = name.partition(":")
+    try:
+        spec = getattr(importlib.import_module(module), attr)
+    except (ImportError, AttributeError) as exc:
+        raise UnknownAgentError(f"agent {name!r} cannot be loaded: {exc}") from None
+    if not isinstance(spec, AgentSpec):
+        raise UnknownAgentError(f"agent {name!r} is a {type(spec).__name__}, not an "
+                                "AgentSpec (see pddlkit.agents)")
+    return spec
+
+
+def cell_llm(spec: AgentSpec, llm: str, options: dict) -> str:
+    """The LLM a cell plays with: the entry's, else an ``llm`` among its options (configs
+    written before the agents layer), else the agent's default. The worker resolves it the
+    same way (:func:`.executors.run_cell`)."""
+    return llm or str(options.get("llm") or "") or spec.default_llm
+
+
+def resolve_agent(kind: str, options: dict, llm: str) -> ResolvedAgent:
+    """The agent and its options, checked by the agent's options dataclass."""
+    try:
+        spec = load_agent(kind)
+    except UnknownAgentError as exc:
+        raise EntryError(str(exc)) from None
+    given = {k: v for k, v in options.items() if k != "llm"}
+    try:
+        resolved = spec.make_options(given)
+    except (OptionError, ValueError, TypeError) as exc:
+        raise EntryError(str(exc)) from None
+    return ResolvedAgent(spec, dict(options), canonical(dataclasses.asdict(resolved)),
+                         cell_llm(spec, llm, options))
+
+
+def resolve_env(env_id: str):
+    """The environment's registry entry (:class:`~pddlkit.envs.registry.EnvSpec`)."""
+    from pddlkit.envs.registry import UnknownEnvError, spec
+
+    try:
+        return spec(env_id)
+    except UnknownEnvError as exc:
+        raise EntryError(str(exc)) from None
+
+
+def plays(agent: AgentSpec, env) -> Optional[str]:
+    """None when ``agent`` plays the environment ``env`` (an EnvSpec) by its declaration;
+    else why not, in words."""
+    if agent.envs:
+        if env.id in agent.envs:
+            return None
+        return f"{agent.name} plays {', '.join(agent.envs)}"
+    if env.kind == "text":
+        return None
+    return (f"{agent.name} declares no environments of its own, so it plays text environments; "
+            f"{env.id} is a set of program instances (kind {env.kind!r})")
+
+
+def _parameters(env) -> Optional[dict[str, Any]]:
+    """The factory's keyword parameters and their type hints (None: it takes any keyword,
+    or its signature cannot be read, so names are not checked)."""
+    try:
+        factory = env.load()
+        params = inspect.signature(factory).parameters
+    except (TypeError, ValueError, ImportError, AttributeError):
+        return None
+    if any(p.kind == p.VAR_KEYWORD for p in params.values()):
+        return None
+    try:
+        hints = typing.get_type_hints(factory.__init__ if inspect.isclass(factory) else factory)
+    except Exception:  # an annotation that cannot be resolved: the defaults' types instead
+        hints = {}
+    out: dict[str, Any] = {}
+    for name, p in params.items():
+        if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and name != "self" \
+                and name not in env.kwargs:
+            out[name] = hints.get(name) or (None if p.default is p.empty or p.default is None
+                                            else type(p.default))
+    return out
+
+
+def _accepts(hint: Any, value: Any) -> bool:
+    """Whether ``value`` (from TOML or YAML) can be given where ``hint`` is annotated; a hint
+    other than a plain type (or Optional of one) accepts anything."""
+    if hint is None:
+        return True
+    args = typing.get_args(hint)
+    if typing.get_origin(hint) is typing.Union:
+        if value is None and type(None) in args:
+            return True
+        plain = [a for a in args if a is not type(None)]
+        return any(_accepts(a, value) for a in plain) if plain else True
+    if hint is bool:
+        return isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if hint is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if hint is str:
+        return isinstance(value, str)
+    return True
+
+
+def check_env_options(agent: AgentSpec, env, fixed: dict, difficulty: Optional[str],
+                      levels: list) -> None:
+    """Refuse an environment option the pair cannot take, or a value of the wrong type."""
+    params = _parameters(env)
+    extra = set(agent.env_options)
+    names = list(fixed) + ([difficulty] if difficulty is not None else [])
+    if params is not None:
+        allowed = set(params) | extra
+        for name in names:
+            if name in allowed:
+                continue
+            close = difflib.get_close_matches(name, sorted(allowed), n=1, cutoff=0.6)
+            what = (f"difficulty = {name!r} names no option of {env.id}" if name == difficulty
+                    and name not in fixed else f"{env.id} has no option {name!r}")
+            raise EntryError(what + (f" (did you mean {close[0]!r}?)" if close else "")
+                             + f"; its options are: {', '.join(params) or '(none)'}"
+                             + (f"; {agent.name} also reads {', '.join(sorted(extra))}"
+                                if extra else ""))
+    hints = params or {}
+    given = [(n, v) for n, v in fixed.items()] + [(difficulty, v) for v in levels]
+    for name, value in given:
+        if name in hints and name not in extra and not _accepts(hints[name], value):
+            shown = getattr(hints[name], "__name__", None) or str(hints[name]).replace(
+                "typing.", "")
+            raise EntryError(f"{env.id} option {name!r} takes {shown}, got {value!r}")
+
+
+def canonical(value: Any) -> Any:
+    """``value`` as plain JSON data, the same in every process (see the module's note)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return canonical(dataclasses.asdict(value))
+    if isinstance(value, dict):
+        return {str(k): canonical(v) for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))}
+    if isinstance(value, (list, tuple)):
+        return [canonical(v) for v in value]
+    if isinstance(value, (set, frozenset)):
+        return sorted((canonical(v) for v in value), key=lambda v: json.dumps(v, sort_keys=True))
+    if isinstance(value, enum.Enum):
+        return canonical(value.value)
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, PurePath):
+        return str(value)
+    text = re.sub(r" at 0x[0-9a-fA-F]+", "", repr(value))
+    return f"{type(value).__module__}.{type(value).__qualname__}: {text}"
+
+
+def config_hash(kind: str, resolved_options: dict, env: str, env_options: dict,
+                llm: str) -> str:
+    """The hash of everything but the key that changes a cell's result."""
+    text = json.dumps({"agent": kind, "options": resolved_options, "env": env,
+                       "env_options": canonical(env_options), "llm": llm,
+                       "format": RESULT_FORMAT}, sort_keys=True, ensure_ascii=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]

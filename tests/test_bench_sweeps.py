@@ -1,0 +1,260 @@
+"""A sweep's cells are what they say they are, and a sweep that cannot run says so first.
+
+* A stored row is reused only for the cell that measured it: change one option of a finished
+  sweep and exactly the cells it touches run again (they once printed "0 episodes run, 120
+  already in the results"); rows from before the hash are not reused, with one note.
+* A misspelt environment, option or difficulty, and an empty sweep, exit 2 naming it before
+  any episode runs (a misspelt environment once ended in ``BrokenProcessPool``, the others in
+  one failure per cell or in exit 0 with nothing run).
+* A pair the agent's declaration rules out is skipped and said once, not failed per cell.
+* ``kill -9`` of ``pddlkit bench`` leaves none of its processes behind.
+
+The agents are the offline stand-ins (``pddlego`` with the observation and noisy formalizers,
+``deps`` with its recipe-table stand-in), so each test takes seconds.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Optional
+
+import pytest
+
+from pddlkit.bench import ResultsFile, load_sweep, run_sweep
+
+SWEEP = """
+name = "options"
+seeds = 2
+
+[[agents]]
+label = "reference"
+agent = "pddlego"
+llm = "observation"
+
+[[agents]]
+label = "noisy"
+agent = "pddlego"
+llm = "noisy:0.3"
+options = { retries = RETRIES }
+
+[[envs]]
+env = "coin-collector"
+difficulty = "rooms"
+levels = [3, 5]
+"""
+
+
+def _config(folder: Path, text: str, name: str = "sweep.toml") -> Path:
+    path = folder / name
+    path.write_text(text)
+    return path
+
+
+def _bench(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "pddlkit.cli", "bench", *args, "--no-progress"],
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def test_changing_one_option_runs_exactly_the_cells_it_changes(tmp_path):
+    out = tmp_path / "out"
+    sweep = load_sweep(_config(tmp_path, SWEEP.replace("RETRIES", "5")), output=out)
+    assert len(sweep.cells) == 2 * 2 * 2
+    first = run_sweep(sweep, executor_name="inline", progress=False)
+    assert first.ran == 8 and first.ok
+
+    # retries 5 -> 0 on the noisy agent: its 4 cells run again, the reference's 4 are reused
+    changed = load_sweep(_config(tmp_path, SWEEP.replace("RETRIES", "0")), output=out)
+    stream = io.StringIO()
+    second = run_sweep(changed, executor_name="inline", progress=False, stream=stream)
+    assert (second.ran, second.skipped) == (4, 4), stream.getvalue()
+    rows = ResultsFile(out / "results.jsonl").rows()
+    assert len(rows) == 8 and len({r["key"] for r in rows}) == 8  # one row per cell
+    noisy = {c.key for c in changed.cells if c.agent == "noisy"}
+    assert {r["key"] for r in rows if r["options"].get("retries") == 0} == noisy
+    assert "4 row(s) were measured with other options" in stream.getvalue()
+    assert {c.key for c in changed.cells} == {c.key for c in sweep.cells}
+    assert {c.config for c in changed.cells if c.agent == "noisy"}.isdisjoint(
+        {c.config for c in sweep.cells})
+    assert {r["config"] for r in rows} == {c.config for c in changed.cells}
+    old = ResultsFile(out / "results.superseded.jsonl").rows()
+    assert sorted(r["key"] for r in old) == sorted(noisy)
+
+    # the default written out, or the option's alias, is the same cell: nothing runs
+    same = SWEEP.replace("RETRIES", "0").replace('llm = "observation"',
+                                                 'llm = "observation"\noptions = { retries = 5, '
+                                                 'action_budget = 50 }')
+    again = run_sweep(load_sweep(_config(tmp_path, same), output=out), executor_name="inline",
+                      progress=False)
+    assert (again.ran, again.skipped) == (0, 8)
+
+
+def test_rows_without_a_config_hash_are_not_reused_and_said_once(tmp_path):
+    out = tmp_path / "out"
+    sweep = load_sweep(_config(tmp_path, SWEEP.replace("RETRIES", "5")), output=out,
+                       seeds=1)
+    assert run_sweep(sweep, executor_name="inline", progress=False).ran == 4
+    results = out / "results.jsonl"
+    rows = [json.loads(line) for line in results.read_text().splitlines()]
+    results.write_text("".join(json.dumps({k: v for k, v in r.items() if k != "config"}) + "\n"
+                               for r in rows))  # what the earlier code wrote
+    stream = io.StringIO()
+    again = run_sweep(sweep, executor_name="inline", progress=False, stream=stream)
+    assert (again.ran, again.skipped) == (4, 0)
+    notes = [line for line in stream.getvalue().splitlines() if line.startswith("note:")]
+    assert len(notes) == 1 and "4 row(s) were written before" in notes[0], notes
+    assert len(ResultsFile(results).rows()) == 4
+
+
+@pytest.mark.parametrize("edit, named", [
+    (("coin-collector", "coin-colector"), "unknown environment 'coin-colector'; did you mean "
+                                          "'coin-collector'?"),
+    (("retries = RETRIES", "retrys = 5"), "pddlego has no option 'retrys'"),
+    (("retries = RETRIES", "retries = -1"), "option 'retries' must be 0 or more, got -1"),
+    (('difficulty = "rooms"', 'difficulty = "room"'), "difficulty = 'room' names no option of "
+                                                      "coin-collector (did you mean 'rooms'?)"),
+    (("levels = [3, 5]", 'levels = [3, "five"]'), "option 'rooms' takes int, got 'five'"),
+    (("seeds = 2", "seeds = -3"), "empty sweep: seeds = -3 gives no episodes"),
+])
+def test_a_sweep_that_cannot_run_exits_2_naming_why_before_any_episode(tmp_path, edit, named):
+    text = SWEEP.replace(*edit).replace("RETRIES", "5")
+    done = _bench(str(_config(tmp_path, text)), "--output", str(tmp_path / "out"))
+    assert done.returncode == 2, done.stderr
+    assert named in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not (tmp_path / "out").exists()  # nothing ran, nothing was written
+
+
+@pytest.mark.parametrize("flags, named", [
+    (["--seeds", "0"], "empty sweep: --seeds 0 gives no episodes"),
+    (["--envs", "household"], "empty sweep: --envs 'household' matches no environment of the "
+                              "sweep; the sweep's: coin-collector"),
+    (["--agents", "refrence"], "empty sweep: --agents 'refrence' matches no agent label or "
+                               "kind of the sweep (did you mean 'reference'?)"),
+])
+def test_an_empty_sweep_exits_2_naming_why(tmp_path, flags, named):
+    config = _config(tmp_path, SWEEP.replace("RETRIES", "5"))
+    done = _bench(str(config), "--output", str(tmp_path / "out"), *flags)
+    assert done.returncode == 2, done.stderr
+    assert named in done.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_pairs_an_agent_does_not_play_are_skipped_and_said_once(tmp_path):
+    config = _config(tmp_path, """
+seeds = 3
+[[agents]]
+agent = "pddlego"
+llm = "observation"
+envs = ["coin-collector"]      # this entry's own choice: no word about craft
+
+[[agents]]
+agent = "deps"                 # declares craft and crafter: coin-collector is skipped
+
+[[envs]]
+env = "coin-collector"
+options = { rooms = 3 }
+
+[[envs]]
+env = "craft"
+options = { task = "stone_pickaxe" }
+""")
+    done = _bench(str(config), "--output", str(tmp_path / "out"), "--executor", "inline")
+    assert done.returncode == 0, done.stderr
+    skipped = [line for line in done.stderr.splitlines() if line.startswith("skipped:")]
+    assert skipped == ["skipped: deps x coin-collector: deps plays craft, crafter"]
+    rows = ResultsFile(tmp_path / "out" / "results.jsonl").rows()
+    assert sorted((r["kind"], r["env"]) for r in rows) == \
+        [("deps", "craft")] * 3 + [("pddlego", "coin-collector")] * 3
+    assert "6 episodes run" in done.stderr and "failed" not in done.stderr
+
+    # an entry that asks for a pair its agent does not play is refused, not run
+    bad = config.read_text().replace('agent = "deps"', 'agent = "deps"\nenvs = ["coin-collector"]')
+    refused = _bench(str(_config(tmp_path, bad, "bad.toml")), "--output", str(tmp_path / "o2"))
+    assert refused.returncode == 2
+    assert "agents[1] (deps) lists envs[0] (coin-collector) in its 'envs', but deps plays " \
+           "craft, crafter" in refused.stderr
+
+
+def _proc_table() -> dict[int, tuple[int, str, str]]:
+    """pid -> (parent pid, state, start time) of every process, from /proc."""
+    table = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()
+        table[int(entry)] = (int(fields[1]), fields[0], fields[19])
+    return table
+
+
+def _descendants(root: int) -> dict[int, str]:
+    """The living descendants of ``root``: pid -> start time (to tell a reused pid)."""
+    table = _proc_table()
+    found: dict[int, str] = {}
+    frontier = [root]
+    while frontier:
+        parent = frontier.pop()
+        for pid, (ppid, state, started) in table.items():
+            if ppid == parent and pid not in found and state != "Z":
+                found[pid] = started
+                frontier.append(pid)
+    return found
+
+
+def _alive(pid: int, started: str) -> bool:
+    now: Optional[tuple[int, str, str]] = _proc_table().get(pid)
+    return now is not None and now[2] == started and now[1] != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
+def test_kill_9_of_a_sweep_leaves_no_process(tmp_path):
+    config = _config(tmp_path, """
+seeds = 60
+workers = 2
+[[agents]]
+agent = "pddlego"
+llm = "noisy:0.3"
+[[envs]]
+env = "household"
+difficulty = "difficulty"
+levels = ["heat", "clean"]
+options = { receptacles = 10 }
+""")
+    results = tmp_path / "out" / "results.jsonl"
+    proc = subprocess.Popen([sys.executable, "-m", "pddlkit.cli", "bench", str(config),
+                             "--output", str(tmp_path / "out"), "--no-progress"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    children: dict[int, str] = {}
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            children = _descendants(proc.pid)
+            if results.exists() and results.read_text().count("\n") >= 4 and len(children) >= 2:
+                break
+            assert proc.poll() is None, proc.stderr.read().decode()
+            time.sleep(0.1)
+        assert len(children) >= 2, "the workers never started"
+        os.kill(proc.pid, signal.SIGKILL)  # the sweep alone, as a shell's kill -9 would
+        proc.wait()
+        time.sleep(2)
+        left = {pid for pid, started in children.items() if _alive(pid, started)}
+        assert not left, f"{len(left)} of the sweep's {len(children)} processes outlived it"
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)  # whatever a failure left, in its group
+        except ProcessLookupError:
+            pass
+        for pid, started in children.items():
+            if _alive(pid, started):
+                os.kill(pid, signal.SIGKILL)
