@@ -22,11 +22,13 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
 import pytest
 
+from pddlkit.agents import AgentSpec
 from pddlkit.bench import ResultsFile, load_sweep, run_sweep
 
 SWEEP = """
@@ -173,6 +175,10 @@ options = { task = "stone_pickaxe" }
     assert sorted((r["kind"], r["env"]) for r in rows) == \
         [("deps", "craft")] * 3 + [("pddlego", "coin-collector")] * 3
     assert "6 episodes run" in done.stderr and "failed" not in done.stderr
+    # the hash is the same in another process: this one reuses every row the CLI wrote
+    again = run_sweep(load_sweep(config, output=tmp_path / "out"), executor_name="inline",
+                      progress=False)
+    assert (again.ran, again.skipped) == (0, 6)
 
     # an entry that asks for a pair its agent does not play is refused, not run
     bad = config.read_text().replace('agent = "deps"', 'agent = "deps"\nenvs = ["coin-collector"]')
@@ -180,6 +186,50 @@ options = { task = "stone_pickaxe" }
     assert refused.returncode == 2
     assert "agents[1] (deps) lists envs[0] (coin-collector) in its 'envs', but deps plays " \
            "craft, crafter" in refused.stderr
+
+
+class Unpicklable(Exception):
+    """An exception of a third party's agent: its ``__init__`` takes two arguments, so the
+    default pickling (rebuilt from the message alone) cannot bring it back."""
+
+    def __init__(self, seed: int, why: str) -> None:
+        super().__init__(f"seed {seed}: {why}")
+
+
+@dataclass
+class _NoOptions:
+    pass
+
+
+def _play_odd_seeds_fail(job):
+    for seed in job.seeds:
+        episode = job.episode(seed)
+        if seed % 2:
+            raise Unpicklable(seed, "odd seeds are not played")
+        yield episode.row(True, summary="played")
+
+
+#: an agent importable in a worker process as ``test_bench_sweeps:ODD_SEEDS_FAIL``
+ODD_SEEDS_FAIL = AgentSpec("odd-seeds-fail", "fails on odd seeds with an exception that does "
+                           "not unpickle", _NoOptions, _play_odd_seeds_fail, default_llm="none")
+
+
+def test_an_exception_that_does_not_unpickle_fails_its_cell_not_the_pool(tmp_path):
+    config = _config(tmp_path, """
+seeds = 4
+workers = 2
+[[agents]]
+agent = "test_bench_sweeps:ODD_SEEDS_FAIL"
+[[envs]]
+env = "coin-collector"
+""")
+    sweep = load_sweep(config, output=tmp_path / "out")
+    outcome = run_sweep(sweep, executor_name="process", progress=False, stream=io.StringIO())
+    assert outcome.ran == 2 and outcome.won == 2
+    assert sorted(key for key, _ in outcome.failed) == sorted(
+        c.key for c in sweep.cells if c.seed % 2)
+    assert all(error.startswith("Unpicklable: seed ") and "odd seeds are not played" in error
+               for _, error in outcome.failed), outcome.failed
 
 
 def _proc_table() -> dict[int, tuple[int, str, str]]:
