@@ -413,6 +413,7 @@ class SandboxWorker:
         reply = self._receive(time.monotonic() + self.policy.load_timeout, self._expect,
                               loading=True)
         self.load_error = None if reply.get("ok") else ProgramError.from_dict(reply["error"])
+        self._mark_idle()
         if reply.get("retire"):  # module-level code left a thread: it would again
             self._load_failed_for_good = True
             self._cleanup()
@@ -462,6 +463,8 @@ class SandboxWorker:
             return CallResult(False, error=gone.error, seconds=time.monotonic() - start)
         if reply.get("retire"):
             self._cleanup()
+        else:
+            self._mark_idle()
         return self._result(reply)
 
     def call_many(self, items: list[tuple[list, dict]]) -> list[CallResult]:
@@ -496,6 +499,8 @@ class SandboxWorker:
                 if reply.get("retire"):  # the worker has exited: the rest on a fresh one
                     self._cleanup()
                     break
+            else:
+                self._mark_idle()  # the batch's last reply: the worker is idle from here
         return results
 
     @staticmethod
@@ -632,7 +637,6 @@ class SandboxWorker:
         why = self._malformed(reply)
         if why:
             raise _WorkerGone(self._refuse(why))
-        self._mark_idle()
         return reply
 
     def _mark_idle(self) -> None:
