@@ -20,14 +20,15 @@ from dataclasses import dataclass
 from typing import Optional
 
 from pddlkit.agents import AgentError, AgentSpec, option
+from pddlkit.flags import non_negative_float
 
 
 @dataclass
 class TwosomeOptions:
-    train_episodes: int = option(50, "training episodes", aliases=("episodes",))
+    train_episodes: int = option(50, "training episodes", aliases=("episodes",), minimum=1)
     eval_episodes: int = option(10, "evaluation episodes before and after training",
-                                aliases=("eval",))
-    budget: int = option(50, "commands per episode")
+                                aliases=("eval",), minimum=1)
+    budget: int = option(50, "commands per episode", minimum=1)
     critic_model: str = option("auto", "tinyllama, gemma-3-270m, a model folder or a .gguf "
                                        "file (auto: tinyllama if cached, else gemma-3-270m)",
                                aliases=("model",))
@@ -36,13 +37,13 @@ class TwosomeOptions:
                                  "from the policy)")
     fixed_seed: bool = option(False, "train and evaluate on the --seed layout only")
     policy_lr: float = option(1e-6, "LoRA learning rate (TWOSOME's 1e-6 suits 7B models; "
-                                    "small models learn at 1e-4..3e-3)")
-    value_lr: float = option(5e-5, "value head learning rate")
-    ppo_steps: int = option(128, "environment steps per PPO update (K)")
-    ppo_batch: int = option(32, "transitions per policy step (TWOSOME: 32)")
+                                    "small models learn at 1e-4..3e-3)", parse=non_negative_float)
+    value_lr: float = option(5e-5, "value head learning rate", parse=non_negative_float)
+    ppo_steps: int = option(128, "environment steps per PPO update (K)", minimum=1)
+    ppo_batch: int = option(32, "transitions per policy step (TWOSOME: 32)", minimum=1)
     shaping: float = option(0.0, "weight of the world model's potential-based shaping (PDDL "
                                  "worlds, SC2; 0: the environment's reward only)")
-    history: int = option(1, "earlier steps shown in the prompt")
+    history: int = option(1, "earlier steps shown in the prompt", minimum=0)
     save_critic: Optional[str] = option(None, "save the trained critic in this folder")
     load_critic: Optional[str] = option(None, "start from a saved critic")
 

@@ -20,6 +20,8 @@ from dataclasses import asdict, dataclass
 from typing import Optional
 
 from pddlkit.agents import AgentError, AgentSpec, option
+from pddlkit.agents.standins import StandIn, rate
+from pddlkit.flags import non_negative_float, positive_float
 from pddlkit.llm.grammar import describe_modes
 
 from .loop import Limits
@@ -32,6 +34,12 @@ def stand_in(llm: Optional[str]) -> Optional[str]:
         (llm or "observation").split(":")[0])
 
 
+#: what ``--llm`` may name for the offline formalizers (``noisy``'s rate: the share of
+#: slips), read by one parser on the command line
+STAND_INS = (StandIn("observation"),
+             StandIn("noisy", rate, "noisy:0.3", form="RATE"))
+
+
 def offline(llm: Optional[str]) -> bool:
     return stand_in(llm) is not None
 
@@ -42,16 +50,18 @@ class PDDLegoOptions:
                          minimum=1)
     retries: int = option(5, "solver and simulation retry limits (0: the paper's PDDLego)",
                           minimum=0)
-    solver_retries: Optional[int] = option(None, "solver retry limit (default: --retries)")
+    solver_retries: Optional[int] = option(None, "solver retry limit (default: --retries)",
+                                           minimum=0)
     simulation_retries: Optional[int] = option(None, "simulation retry limit (default: "
-                                                     "--retries)")
+                                                     "--retries)", minimum=0)
     goal_style: str = option("detailed", "the prompts' goal guidance",
                              choices=("detailed", "simple"))
     prompts: Optional[str] = option(None, "a folder of prompt templates overriding the "
                                           "bundled ones")
-    temperature: float = option(0.0, "the LLM's sampling temperature")
+    temperature: float = option(0.0, "the LLM's sampling temperature",
+                                parse=non_negative_float)
     planner: str = option("fast-downward", "a planner name (pddlkit planners)")
-    planner_timeout: float = option(30.0, "seconds per planner call")
+    planner_timeout: float = option(30.0, "seconds per planner call", parse=positive_float)
     repair: bool = option(False, "fix trivial PDDL slips in code before spending an LLM call")
     constrained: bool = option(False, "decode the LLM's answer under the PDDL grammar (the "
                                       "environment's actions fixed, lists bounded), where the "
@@ -71,7 +81,8 @@ class PlanGenOptions:
     retries: int = option(5, "consecutive failed commands allowed", minimum=0)
     prompts: Optional[str] = option(None, "a folder of prompt templates overriding the "
                                           "bundled ones")
-    temperature: float = option(0.0, "the LLM's sampling temperature")
+    temperature: float = option(0.0, "the LLM's sampling temperature",
+                                parse=non_negative_float)
 
 
 def limits(o) -> Limits:
@@ -209,7 +220,8 @@ def _indent(text: str, n: int = 3) -> str:
 PDDLEGO = AgentSpec(
     "pddlego", "the PDDLego+ loop: the LLM writes PDDL, pddlkit checks and plans, errors are "
     "fed back", PDDLegoOptions, play_pddlego, stand_in=stand_in, default_llm="observation",
-    default_env="coin-collector", describe=describe, step_budget="budget")
+    default_env="coin-collector", describe=describe, step_budget="budget",
+    stand_ins=STAND_INS)
 PLANGEN = AgentSpec(
     "plangen", "PlanGen, the LLM-as-planner baseline: the LLM picks each command",
     PlanGenOptions, play_plangen, default_llm="", default_env="coin-collector",

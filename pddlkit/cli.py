@@ -237,7 +237,9 @@ def build_parser() -> argparse.ArgumentParser:
     register_run(sub)
     register_bench(sub)
     _plugin_commands(sub)
-    return parser
+    from .flags import show_defaults
+
+    return show_defaults(parser)   # every subcommand's help shows its options' defaults
 
 
 def _plugin_commands(sub) -> None:

@@ -23,8 +23,16 @@ from pathlib import Path
 from typing import Optional
 
 from pddlkit.agents import AgentSpec, option
+from pddlkit.agents.standins import StandIn, names
 
 from .runner import TASK_IDS
+from .standin import GRASP_MISTAKES, MINIGRID_MISTAKES
+
+#: what ``--llm`` may name for the stand-in writer: ``standin:MISTAKE,...`` (any task's
+#: mistakes here; the task's own are checked when the writer is made)
+STAND_INS = (StandIn("standin", names(tuple(dict.fromkeys(GRASP_MISTAKES + MINIGRID_MISTAKES))),
+                     "standin:carry,cost", form="MISTAKE,..."),
+             StandIn("observation"))
 
 
 @dataclass
@@ -136,4 +144,4 @@ def describe(kind: str, data: dict) -> Optional[str]:
 IPP_AGENT = AgentSpec(
     "ipp", "IPP: the LLM writes one program for every instance and refines it on its worst "
     "instances (run in the sandbox)", IPPOptions, play, stand_in=stand_in, envs=TASK_IDS,
-    default_env="grasp", describe=describe)
+    default_env="grasp", describe=describe, stand_ins=STAND_INS)

@@ -12,6 +12,13 @@ answer), ``--quiet`` (no live lines) and ``--json`` (the rows as a JSON list on 
 Exit status: 0 when every episode was won, 1 when one was not, 2 for bad input or an error
 that stopped the run; the rows already played are printed (and recorded) either way.
 
+``pddlkit run`` alone lists the agents and the usage line and exits 2, playing nothing: a
+newcomer who types the bare command is asking what there is, and a whole episode of an agent
+they did not choose (with a note about a flag they never gave) answers another question.
+``pddlkit run AGENT --help`` shows each option's default; every flag's value is checked by
+argparse (:mod:`pddlkit.flags`, an agent's stand-ins by :mod:`.standins`), so a bad one is
+refused with the flag's name before anything loads.
+
 The spelling of earlier releases, ``pddlkit run --agent NAME ...`` (and ``pddlkit run --env
 ...`` for PDDLego+), still works for this release, with a one-line note on stderr.
 """
@@ -25,6 +32,8 @@ import sys
 from pathlib import Path
 from typing import Any, Optional
 
+from pddlkit.flags import argparse_type, non_negative_int, number, positive_int, with_defaults
+
 from .errors import AgentError
 from .registry import UnknownAgentError, agent_names, get_agent
 from .row import Row
@@ -32,26 +41,23 @@ from .spec import (AgentSpec, OptionError, add_option_flags, budget_field,
                    options_from_namespace)
 
 #: environment options, passed to the environment (or to the agent that builds it)
-ENV_FLAGS = (("--rooms", int, "coin-collector: number of rooms"),
-             ("--receptacles", int, "household: number of receptacles"),
+ENV_FLAGS = (("--rooms", positive_int, "coin-collector: number of rooms (default: the "
+                                       "environment's)"),
+             ("--receptacles", positive_int, "household: number of receptacles (default: the "
+                                             "environment's)"),
              ("--difficulty", str, "household: basic&use, clean, cool, heat, slice+ (CoPiC, "
-                                   "TWOSOME: a task type); sc2-build: easy, medium, hard"),
+                                   "TWOSOME: a task type); sc2-build: easy, medium, hard "
+                                   "(default: the environment's)"),
              ("--task", str, "alfworld: pick, look, clean, heat, cool, pick_two; craft and "
-                             "crafter (DEPS): an item or a group MT1..MT8"),
-             ("--floorplan", int, "alfworld: the AI2-THOR scene (default: by seed)"))
+                             "crafter (DEPS): an item or a group MT1..MT8 (default: the "
+                             "agent's or the environment's)"),
+             ("--floorplan", non_negative_int, "alfworld: the AI2-THOR scene (default: by "
+                                               "seed)"))
 
 
 def count(least: int):
-    """argparse type: an integer of at least ``least``."""
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number")
-        if value < least:
-            raise argparse.ArgumentTypeError(f"must be {least} or more, got {value}")
-        return value
-    return parse
+    """argparse type: an integer of at least ``least`` (:func:`pddlkit.flags.number`)."""
+    return number(int, least=least)
 
 
 def writable_file(path: Optional[str], flag: str) -> Optional[str]:
@@ -80,27 +86,40 @@ def register(sub) -> None:
 
 
 def parser_for(spec: AgentSpec) -> argparse.ArgumentParser:
+    """The agent's parser: the common flags, the environment options and the agent's own,
+    each value checked by its ``type=`` and each option's default shown in the help."""
     p = argparse.ArgumentParser(prog=f"pddlkit run {spec.name}",
                                 description=f"{spec.summary}\n\n{spec.help_text()}".rstrip(),
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+                                formatter_class=with_defaults(
+                                    argparse.RawDescriptionHelpFormatter))
     envs = f" ({', '.join(spec.envs)})" if spec.envs else ""
     p.add_argument("--env", default=spec.default_env, required=spec.default_env is None,
                    help=f"an environment id{envs}")
-    p.add_argument("--llm", default=spec.default_llm,
-                   help=f"an LLM spec (openai:gpt-4o-mini, local:qwen2.5-coder-1.5b, ...), or "
-                        f"the offline stand-in (default: {spec.default_llm})")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--episodes", type=count(1), default=1, help="seeds seed, seed+1, ...")
-    p.add_argument("--record", help="append every episode's events and outcome (JSONL) here")
-    p.add_argument("--transcript", help="append every LLM call (JSONL) here")
-    p.add_argument("--max-tokens", type=count(1), default=None,
+    own = ", ".join(s.spelled() for s in spec.stand_ins)
+    default = f"default: {spec.default_llm}" if spec.default_llm else \
+        "default: none"
+    p.add_argument("--llm", default=spec.default_llm, type=argparse_type(spec.check_llm),
+                   metavar="SPEC",
+                   help="an LLM spec (openai:gpt-4o-mini, a bare OpenAI model name such as "
+                        "gpt-4o, local:qwen2.5-coder-1.5b, hf:FOLDER, replay:FILE, "
+                        "scripted:FILE)" + (f" or one of the offline stand-ins {own}" if own
+                                            else "") + f" ({default})")
+    p.add_argument("--seed", type=non_negative_int, default=0,
+                   help="the first episode's seed")
+    p.add_argument("--episodes", type=positive_int, default=1, help="seeds seed, seed+1, ...")
+    p.add_argument("--record", help="append every episode's events and outcome (JSONL) here "
+                                    "(default: no record)")
+    p.add_argument("--transcript", help="append every LLM call (JSONL) here (default: none "
+                                        "kept)")
+    p.add_argument("--max-tokens", type=positive_int, default=None,
                    help="cap on each LLM answer's tokens (small local models may otherwise "
-                        "write until their context is full)")
+                        "write until their context is full; default: the agent's)")
     budget = f" (sets --{spec.step_budget.replace('_', '-')})" \
         if isinstance(spec.step_budget, str) else "" if spec.step_budget else \
         " (this agent has none)"
-    p.add_argument("--max-steps", type=count(1), default=None,
-                   help=f"the step budget per episode, whatever the environment counts{budget}")
+    p.add_argument("--max-steps", type=positive_int, default=None,
+                   help=f"the step budget per episode, whatever the environment counts{budget} "
+                        f"(default: the agent's)")
     p.add_argument("--quiet", action="store_true", help="no live lines")
     p.add_argument("--json", action="store_true", help="print the rows as a JSON list")
     group = p.add_argument_group("environment options")
@@ -123,8 +142,9 @@ def _agents_help() -> str:
 
 
 def legacy(argv: list[str]) -> tuple[list[str], Optional[str]]:
-    """``--agent NAME ...`` (or no agent: PDDLego+) as ``NAME ...``, with the note to print."""
-    if argv and not argv[0].startswith("-"):
+    """``--agent NAME ...`` (or flags and no agent: PDDLego+) as ``NAME ...``, with the note to
+    print; no arguments at all stay none (the listing, not an episode)."""
+    if not argv or not argv[0].startswith("-"):
         return argv, None
     if argv and argv[0] in ("-h", "--help"):
         return argv, None
@@ -152,8 +172,8 @@ def legacy(argv: list[str]) -> tuple[list[str], Optional[str]]:
 
 def main(argv: list[str]) -> int:
     argv, note = legacy(list(argv))
-    if not argv or argv[0] in ("-h", "--help"):
-        print(_agents_help())
+    if not argv or argv[0] in ("-h", "--help"):   # alone: the listing, exit 2 (module doc)
+        print(_agents_help(), file=sys.stdout if argv else sys.stderr)
         return 0 if argv else 2
     if note:
         print(note, file=sys.stderr)

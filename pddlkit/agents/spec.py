@@ -16,6 +16,8 @@ import typing
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Sequence, Union
 
+from pddlkit.flags import NumberType, argparse_type, number
+
 
 class OptionError(ValueError):
     """An option the agent does not have, or a value it cannot take."""
@@ -24,30 +26,23 @@ class OptionError(ValueError):
 def option(default: Any = None, help: str = "", *, choices: Optional[Sequence[str]] = None,
            flag: Optional[str] = None, parse: Optional[Callable[[str], Any]] = None,
            metavar: Optional[str] = None, aliases: Sequence[str] = (),
-           minimum: Optional[float] = None) -> Any:
+           minimum: Optional[float] = None, maximum: Optional[float] = None) -> Any:
     """A field of an agent's options dataclass: ``rounds: int = option(5, "refinement rounds
     at most")``. ``flag`` overrides the command-line spelling (``"--no-evolve"`` for a field
-    ``evolve`` that defaults to True); ``parse`` turns the text into the value; ``aliases`` are
-    older names a bench config may use for it; ``minimum`` is the least value it takes."""
+    ``evolve`` that defaults to True); ``parse`` turns the text into the value (one of
+    :mod:`pddlkit.flags`' types, such as ``probability`` or ``positive_float``, also checks a
+    bench config's or a Python caller's number); ``aliases`` are older names a bench config may
+    use for it; ``minimum`` and ``maximum`` bound a number (inclusive). A number field is
+    always finite: ``nan`` and ``inf`` are refused by argparse, with the flag's name."""
     return field(default=default, metadata={"help": help, "choices": choices, "flag": flag,
                                             "parse": parse, "metavar": metavar,
-                                            "aliases": tuple(aliases), "minimum": minimum})
+                                            "aliases": tuple(aliases), "minimum": minimum,
+                                            "maximum": maximum})
 
 
 def at_least(least: float, kind: type = int) -> Callable[[str], Any]:
-    """argparse type: a number of ``kind`` of at least ``least``."""
-    import argparse
-
-    def parse(text: str):
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a {'whole ' if kind is int else ''}"
-                                             f"number") from None
-        if value < least:
-            raise argparse.ArgumentTypeError(f"must be {least} or more, got {value}")
-        return value
-    return parse
+    """argparse type: a number of ``kind`` of at least ``least`` (:func:`pddlkit.flags.number`)."""
+    return number(kind, least=least)
 
 
 @dataclass(frozen=True)
@@ -85,6 +80,40 @@ class AgentSpec:
     #: environment options the agent reads itself, beyond the ones the environment takes
     #: (PLAP's ``match``, DEPS's ``task`` group): a sweep refuses any other name before it runs
     env_options: tuple[str, ...] = ()
+    #: the offline stand-ins ``--llm`` may name (:class:`~.standins.StandIn`), their arguments
+    #: read by one parser, so ``standin:abc`` is refused by argparse with the spec named
+    stand_ins: tuple = ()
+
+    def check_llm(self, llm: str) -> str:
+        """``llm`` when the agent can take it as ``--llm``: "" (the agent's own default), one
+        of its stand-ins with a good argument, or an LLM spec (:func:`pddlkit.llm.spec.
+        parse_spec`, which loads nothing; a bare model name is OpenAI's). Otherwise a
+        ValueError that names the spec and lists the agent's stand-ins, for argparse to show
+        as the ``--llm`` error before anything loads."""
+        from pddlkit.llm.errors import LLMSpecError
+        from pddlkit.llm.spec import STAND_IN_WORDS, parse_spec
+
+        from .standins import parse_stand_in
+
+        text = str(llm).strip()
+        if text in ("", self.default_llm) or parse_stand_in(text, self.stand_ins) is not None:
+            return text
+        if not self.stand_ins and self.stand_in(text) is not None:
+            return text     # an agent that does not declare its stand-ins: its own word
+        own = ", ".join(s.spelled() for s in self.stand_ins)
+        theirs = f"{self.name}'s stand-ins: {own}" if own else \
+            f"{self.name} has no offline stand-in"
+        if text.partition(":")[0] in STAND_IN_WORDS:
+            raise ValueError(f"{text}: not a stand-in of {self.name} ({theirs}); name one of "
+                             f"those or an LLM (openai:gpt-4o-mini, local:qwen2.5-coder-1.5b, "
+                             f"...)" if own else f"{text}: {theirs}; name an LLM "
+                             f"(openai:gpt-4o-mini, local:qwen2.5-coder-1.5b, ...)")
+        try:
+            parse_spec(text)
+        except LLMSpecError as exc:
+            hint = f"; {exc.hint}" if exc.hint else ""
+            raise ValueError(f"{exc.message}{hint} ({theirs})") from None
+        return text
 
     def help_text(self) -> str:
         """``usage``, or else the docstring of the module that defines ``play`` (a front end's
@@ -129,7 +158,24 @@ def value_type(options: type, f: dataclasses.Field) -> Optional[type]:
     return None
 
 
+def flag_type(options: type, f: dataclasses.Field) -> Callable[[str], Any]:
+    """The argparse ``type=`` of a field: its ``parse`` (a ValueError it raises named as the
+    flag's error), else, for a number, a :class:`~pddlkit.flags.NumberType` within the field's
+    ``minimum`` and ``maximum`` (finite either way), else ``str``."""
+    meta = f.metadata
+    if meta.get("parse"):
+        return argparse_type(meta["parse"])
+    kind = value_type(options, f)
+    if kind in (int, float):
+        return number(kind, least=meta.get("minimum"), most=meta.get("maximum"))
+    return str
+
+
 def options_from(options: type, values: dict, agent: str = "agent"):
+    """The options dataclass from ``values`` (field names or aliases), every value checked as
+    its flag would be (type, range, choices): an :class:`OptionError` names the option."""
+    import argparse
+
     names = {}
     for f in fields_of(options):
         names[f.name] = f.name
@@ -145,18 +191,25 @@ def options_from(options: type, values: dict, agent: str = "agent"):
         if f.name not in given:
             continue
         kind, value = value_type(options, f), given[f.name]
-        if isinstance(value, str) and f.metadata.get("parse"):
-            given[f.name] = f.metadata["parse"](value)
-        elif kind is float and type(value) is int:
-            given[f.name] = float(value)
-        elif value is not None and kind is not None and not (
-                isinstance(value, kind) and (kind is bool or not isinstance(value, bool))):
-            raise OptionError(f"{agent} option {f.name!r} takes a {kind.__name__}, got "
-                              f"{value!r}")
-        least = f.metadata.get("minimum")
-        if least is not None and given[f.name] is not None and given[f.name] < least:
-            raise OptionError(f"{agent} option {f.name!r} must be {least} or more, got "
-                              f"{given[f.name]!r}")
+        parse = f.metadata.get("parse")
+        try:
+            if parse is not None and (isinstance(value, str) or isinstance(parse, NumberType)):
+                given[f.name] = argparse_type(parse)(value) if value is not None else None
+            elif kind is float and type(value) is int:
+                given[f.name] = float(value)
+            elif value is not None and kind is not None and not (
+                    isinstance(value, kind) and (kind is bool or not isinstance(value, bool))):
+                raise OptionError(f"{agent} option {f.name!r} takes a {kind.__name__}, got "
+                                  f"{value!r}")
+            # the range holds whatever the path: a flag's text, a config's or a caller's number
+            checker = parse if isinstance(parse, NumberType) else number(
+                kind, least=f.metadata.get("minimum"), most=f.metadata.get("maximum")) \
+                if kind in (int, float) else None
+            if checker is not None and isinstance(given[f.name], (int, float)) and \
+                    not isinstance(given[f.name], bool):
+                given[f.name] = checker(given[f.name])
+        except argparse.ArgumentTypeError as exc:
+            raise OptionError(f"{agent} option {f.name!r} {exc}") from None
         choices = f.metadata.get("choices")
         if choices and given[f.name] not in choices:
             raise OptionError(f"{agent} option {f.name!r} must be one of "
@@ -165,7 +218,9 @@ def options_from(options: type, values: dict, agent: str = "agent"):
 
 
 def add_option_flags(parser, options: type, title: str) -> list[str]:
-    """The options dataclass's fields as flags in an argument group; the destinations added."""
+    """The options dataclass's fields as flags in an argument group; the destinations added.
+    Every value is checked by argparse (:func:`flag_type`), so a bad one is refused with the
+    flag's name before the agent loads anything."""
     group = parser.add_argument_group(title)
     dests = []
     for f in fields_of(options):
@@ -183,9 +238,7 @@ def add_option_flags(parser, options: type, title: str) -> list[str]:
                 kw["choices"] = list(meta["choices"])
             if not meta.get("choices"):
                 kw["metavar"] = meta.get("metavar") or f.name.upper()
-            kw["type"] = meta.get("parse") or (
-                at_least(meta["minimum"], kind) if meta.get("minimum") is not None and kind in
-                (int, float) else kind if kind in (int, float) else str)
+            kw["type"] = flag_type(options, f)
             group.add_argument(flag, **kw)
         dests.append(dest)
     return dests

@@ -47,7 +47,14 @@ def success_vs_difficulty(rows: list[dict], path: Path) -> Path:
         ax.set_xlabel("difficulty")
         ax.set_ylabel("success (%)")
         ax.grid(alpha=0.3)
-    axes[0][0].legend(fontsize=8)
+    # one legend for the figure, on the first panel: every agent of any panel has its entry
+    # (an agent that played only the second environment would otherwise have none)
+    handles: dict[str, object] = {}
+    for ax in axes[0]:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(label, handle)
+    order = [agent for agent in agents_in_order(rows) if agent in handles]
+    axes[0][0].legend([handles[agent] for agent in order], order, fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)

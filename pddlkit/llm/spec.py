@@ -3,6 +3,8 @@
     openai:gpt-4o-mini                         OpenAI (OPENAI_API_KEY)
     openai:qwen2.5-7b@http://localhost:8000/v1  any OpenAI-compatible server (vLLM, Ollama, ...)
     openai                                     the model in PDDLKIT_MODEL
+    gpt-4o                                     a bare model name: OpenAI's (openai:gpt-4o),
+    Qwen/Qwen2.5-7B-Instruct@http://host:8000/v1  ... or an OpenAI-compatible server's
     hf:/path/to/model                          a local Hugging Face model folder
     hf:/path/to/model?adapter=/path/to/lora     ... with a PEFT adapter
     hf:gemma-3-270m                            a known model, in-process (transformers)
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, Callable, Optional
@@ -100,7 +103,9 @@ BUILTIN_KINDS: dict[str, Callable[..., LLM]] = {
 def names_a_model(spec: Optional[str]) -> bool:
     """Whether ``spec`` names an LLM backend (a built-in kind or an installed plugin's), as
     opposed to a front end's offline stand-in (``observation``, ``noisy``, ``standin``...):
-    the benchmark harness labels rows of the latter ``stand-in``."""
+    the benchmark harness labels rows of the latter ``stand-in``. (A bare model name counts as
+    a stand-in here: old result rows carry no stand-in column, and their stand-ins' names are
+    bare words too; newer rows say which they are.)"""
     if not spec:
         return False
     kind = str(spec).split(":", 1)[0]
@@ -109,22 +114,66 @@ def names_a_model(spec: Optional[str]) -> bool:
     return kind in {ep.name for ep in entry_points(group=ENTRY_POINT_GROUP)}
 
 
-def load_llm(spec: str, **options: Any) -> LLM:
-    """Build the LLM a spec string names; ``options`` go to its constructor (cache=, ...)."""
+#: the front ends' offline stand-ins' names: a bare word that is one of them (or close to one)
+#: is not taken for an OpenAI model name, which would fail only at the first call
+STAND_IN_WORDS = ("standin", "standin-off", "standin-noisy", "noisy", "observation")
+
+#: kinds whose argument is required, and what to write
+NEEDS_ARGUMENT = {"hf": "a model folder, e.g. hf:/models/qwen2.5-0.5b-instruct",
+                  "replay": "a transcript file, e.g. replay:run.jsonl",
+                  "scripted": "a JSON file holding a list of answers, e.g. scripted:answers.json"}
+
+_MODEL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/+-]*(@https?://\S+)?")
+
+
+def known_kinds() -> list[str]:
+    """The built-in kinds and the installed plugins' (``pddlkit.llms`` entry points)."""
+    return sorted(set(BUILTIN_KINDS) | {ep.name for ep in entry_points(group=ENTRY_POINT_GROUP)})
+
+
+def parse_spec(spec: Any) -> tuple[str, Optional[str]]:
+    """(kind, argument) of an LLM spec, checked without building anything (no model loads, no
+    server starts), so a command line can refuse a bad ``--llm`` first.
+
+    A bare model name, with no kind (``gpt-4o``, ``Qwen/Qwen2.5-7B-Instruct``, ``gpt-4o@http://
+    localhost:8000/v1``), is an OpenAI model, as the openai client takes it: ``("openai",
+    "gpt-4o")``. A bare word that names a front end's stand-in (:data:`STAND_IN_WORDS`) or is
+    close to a kind (``opnai``) is refused instead: it is more likely a slip than a model.
+    :class:`LLMSpecError` for an unknown kind or a missing argument, naming the fix."""
     if not isinstance(spec, str) or not spec.strip():
         raise LLMSpecError(f"an LLM spec must be a non-empty string such as 'openai:gpt-4o-mini', "
                            f"got {spec!r}")
-    kind, sep, arg = spec.strip().partition(":")
+    text = spec.strip()
+    kind, sep, arg = text.partition(":")
+    known = known_kinds()
+    if kind in known:
+        if not arg and kind in NEEDS_ARGUMENT:
+            raise LLMSpecError(f"'{kind}:' needs {NEEDS_ARGUMENT[kind]}")
+        return kind, arg or None
+    bare = _MODEL_NAME.fullmatch(text) is not None
+    if bare and text not in STAND_IN_WORDS:
+        close = difflib.get_close_matches(text, [*known, *STAND_IN_WORDS], n=1, cutoff=0.75)
+        if not close:
+            return "openai", text
+    close = difflib.get_close_matches(kind, [*known, *STAND_IN_WORDS], n=1, cutoff=0.5)
+    if kind in STAND_IN_WORDS:
+        raise LLMSpecError(f"{text!r} names an agent's offline stand-in, not an LLM: give it to "
+                           f"an agent that has it (pddlkit run AGENT --help lists its "
+                           f"stand-ins)", hint=f"for a model of that name write openai:{text}")
+    hint = f"did you mean '{close[0]}:{arg}'?" if close and sep else \
+        f"did you mean '{close[0]}'?" if close else \
+        f"a model name with a colon goes after the kind: openai:{text}" if sep else None
+    raise LLMSpecError(f"unknown LLM kind {kind!r} in spec {spec!r}; known kinds: "
+                       f"{', '.join(known)} (or a bare model name such as gpt-4o-mini)",
+                       hint=hint)
+
+
+def load_llm(spec: str, **options: Any) -> LLM:
+    """Build the LLM a spec string names (:func:`parse_spec`: a bare model name is OpenAI's);
+    ``options`` go to its constructor (cache=, ...)."""
+    kind, arg = parse_spec(spec)
     factory = BUILTIN_KINDS.get(kind)
     if factory is None:
-        plugins = {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
-        if kind in plugins:
-            factory = plugins[kind].load()
-    if factory is None:
-        known = sorted(set(BUILTIN_KINDS) | {ep.name for ep in entry_points(
-            group=ENTRY_POINT_GROUP)})
-        close = difflib.get_close_matches(kind, known, n=1, cutoff=0.5)
-        hint = f"did you mean '{close[0]}:{arg}'?" if close else None
-        raise LLMSpecError(f"unknown LLM kind {kind!r} in spec {spec!r}; known kinds: "
-                           f"{', '.join(known)}", hint=hint)
-    return factory(arg or None, **options)
+        factory = next(ep for ep in entry_points(group=ENTRY_POINT_GROUP)
+                       if ep.name == kind).load()
+    return factory(arg, **options)

@@ -175,6 +175,21 @@ class UsageLedger:
                 f"{u.completion_tokens} completion tokens, ${u.cost_usd:.4f}"
                 + (f" (cache saved ${u.saved_usd:.4f})" if u.saved_usd else ""))
 
+    def __str__(self) -> str:
+        """What ``print(llm.ledger)`` shows: the run's calls, tokens, dollars and time spent
+        waiting for answers, not an object address."""
+        with self._lock:
+            seconds = self.run.latency_s
+        return f"{self.summary()}, {seconds:.2f} s waiting for answers"
+
+    def __repr__(self) -> str:
+        with self._lock:
+            u, episodes, models = self.run, len(self.episodes), sorted(self.models)
+        return (f"UsageLedger(calls={u.calls}, cached_calls={u.cached_calls}, "
+                f"prompt_tokens={u.prompt_tokens}, completion_tokens={u.completion_tokens}, "
+                f"cost_usd={u.cost_usd:.4f}, latency_s={u.latency_s:.2f}, "
+                f"episodes={episodes}, models={models})")
+
 
 #: the process-wide ledger every LLM records into unless given its own
 DEFAULT_LEDGER = UsageLedger()

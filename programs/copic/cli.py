@@ -23,8 +23,18 @@ from dataclasses import dataclass
 from typing import Optional
 
 from pddlkit.agents import AgentError, AgentSpec, option
+from pddlkit.agents.standins import StandIn, names
+from pddlkit.flags import non_negative_float, positive_float, probability
 
 from .runner import ENV_IDS
+from .standin import KINDS
+
+#: what ``--llm`` may name for the stand-in writer: ``standin:A,B;;C`` (each program's
+#: mistakes, programs apart by ';'; any world's mistakes here, the world's own checked later)
+STAND_INS = (StandIn("standin", names(tuple(dict.fromkeys(
+                 m for _, known, _ in KINDS.values() for m in known)), separators=",;"),
+                     "standin:no-open;;no-open", form="A,B;C"),
+             StandIn("observation"))
 
 
 @dataclass
@@ -36,26 +46,28 @@ class CopicOptions:
     programs: int = option(3, "programs per task (n)", minimum=1)
     round_episodes: int = option(20, "episodes between evolution checks (N)", minimum=1)
     summary_episodes: int = option(5, "episodes summarized for evolution (M)", minimum=1)
-    threshold: float = option(0.9, "success rate at which evolution stops")
+    threshold: float = option(0.9, "success rate at which evolution stops", parse=probability)
     max_rounds: int = option(5, "evolutions at most", minimum=0)
     evolve: bool = option(True, "evolve the programs (--no-evolve: never)", flag="--no-evolve")
     wm_filter: bool = option(False, "drop candidates whose first action the world model "
                                     "rejects")
     eval_episodes: int = option(10, "held-out episodes after learning", aliases=("eval",),
                                 minimum=1)
-    budget: int = option(50, "household: commands per episode")
-    max_seconds: Optional[float] = option(None, "SC2 game-time limit in seconds (default 660)")
+    budget: int = option(50, "household: commands per episode", minimum=1)
+    max_seconds: Optional[float] = option(None, "SC2 game-time limit in seconds (default 660)",
+                                          parse=positive_float)
     nethack_seeds: str = option("all", "NetHack games: all (every seed, the paper's setting) or "
                                        "visible-target (the target in view at turn 1: easier)")
     max_keys: Optional[int] = option(None, "NetHack keystrokes per episode (default 600; 2000 "
-                                           "for exp-level-3)")
+                                           "for exp-level-3)", minimum=1)
     critic_model: str = option("auto", "tinyllama, gemma-3-270m, a model folder or a .gguf "
                                        "file", aliases=("model",))
     critic_device: str = option("auto", "auto (CUDA in bf16 if present, else CPU), cpu, cuda")
-    policy_lr: float = option(1e-6, "the critic's LoRA learning rate")
-    value_lr: float = option(5e-5, "the value head's learning rate")
-    ppo_steps: int = option(128, "environment steps per PPO update (K)")
-    ppo_batch: int = option(32, "transitions per policy step")
+    policy_lr: float = option(1e-6, "the critic's LoRA learning rate",
+                              parse=non_negative_float)
+    value_lr: float = option(5e-5, "the value head's learning rate", parse=non_negative_float)
+    ppo_steps: int = option(128, "environment steps per PPO update (K)", minimum=1)
+    ppo_batch: int = option(32, "transitions per policy step", minimum=1)
     shaping: float = option(0.0, "weight of the world model's potential-based shaping (SC2, "
                                  "household; 0: the environment's reward only)")
     save_critic: Optional[str] = option(None, "save the trained critic in this folder")
@@ -178,4 +190,4 @@ def describe(kind: str, data: dict) -> Optional[str]:
 COPIC = AgentSpec(
     "copic", "CoPiC: LLM-written planning programs propose plans, a LoRA critic chooses, the "
     "programs evolve", CopicOptions, play, stand_in=stand_in, envs=ENV_IDS,
-    default_env="sc2-build", describe=describe, step_budget=budget_field)
+    default_env="sc2-build", describe=describe, step_budget=budget_field, stand_ins=STAND_INS)

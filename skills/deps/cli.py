@@ -24,15 +24,23 @@ from typing import Optional
 
 from pddlkit.agents import AgentSpec, option
 
+from .standin import STAND_INS
+
 ENVS = ("craft", "crafter")
 
 
 def _rounds(text: str):
-    if str(text).lower() in ("inf", "none", "unlimited"):
+    """``--replan-rounds``: a whole number of re-plans, 0 or more, or inf (no limit); a
+    ValueError says so (argparse shows it as the flag's error)."""
+    if str(text).strip().lower() in ("inf", "none", "unlimited"):
         return None
-    value = int(text)
+    try:
+        value = int(str(text).strip())
+    except ValueError:
+        value = -1
     if value < 0:
-        raise ValueError(f"re-plans must be 0 or more, or inf; got {text!r}")
+        raise ValueError(f"re-plans must be a whole number, 0 or more, or inf (e.g. 3); got "
+                         f"{text!r}")
     return value
 
 
@@ -40,7 +48,7 @@ def _rounds(text: str):
 class DepsOptions:
     replan_rounds: Optional[int] = option(None, "re-plans at most (Table 4: 0, 1, 3, 5, inf; "
                                                 "default inf)", parse=_rounds, metavar="N|inf",
-                                          aliases=("rounds",))
+                                          aliases=("rounds",), minimum=0)
     explainer: str = option("symbolic", "the world model's explanation, or Listing 1 sent to "
                                         "the LLM", choices=("symbolic", "llm"))
     selector: str = option("order", "how order-free goals are chosen (default: plan order)",
@@ -107,4 +115,4 @@ def describe(kind: str, data: dict) -> Optional[str]:
 DEPS = AgentSpec(
     "deps", "DEPS: describe, explain, plan, select over a crafting world's skills",
     DepsOptions, play, stand_in=stand_in, envs=ENVS, default_env="craft", describe=describe,
-    step_budget="max_actions", env_options=("task",))
+    step_budget="max_actions", env_options=("task",), stand_ins=STAND_INS)

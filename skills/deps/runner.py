@@ -14,11 +14,12 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Sequence
 
+from pddlkit.agents.standins import parse_stand_in
 from pddlkit.envs.craft import CraftWorld, DEFAULT_MAX_ACTIONS, task as find_task, tasks
 
 from .explain import LLMExplainer, SymbolicExplainer
 from .loop import Deps, DepsConfig, DepsEpisode
-from .standin import MISTAKES, OFF_TEMPLATE, StandinDeps
+from .standin import MISTAKES, OFF_TEMPLATE, STAND_INS, StandinDeps
 
 EXPLAINERS = ("symbolic", "llm")
 
@@ -122,9 +123,10 @@ def run_deps(tasks_or_groups: Optional[Sequence[str]] = None, llm: Any = "standi
     ledger = ledger if ledger is not None else UsageLedger()
     standin_rate = None
     standin_mistakes = MISTAKES
-    if isinstance(llm, str) and llm.split(":")[0] in ("standin", "standin-off"):
-        standin_rate = float(llm.split(":", 1)[1]) if ":" in llm else 0.3
-        if llm.startswith("standin-off"):
+    stand_in = parse_stand_in(llm, STAND_INS)   # StandInError (a ValueError) for a bad rate
+    if stand_in is not None:
+        kind, standin_rate = stand_in
+        if kind == "standin-off":
             standin_mistakes = OFF_TEMPLATE
         shared = None
     else:

@@ -43,12 +43,19 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Optional
 
+from pddlkit.agents.standins import StandIn, rate
 from pddlkit.envs.craft import Recipe, recipes
 
 from .goals import Goal, program
 
 MISTAKES = ("no-tool", "no-station", "no-material", "fewer")
 OFF_TEMPLATE = ("wrong-name", "wrong-kind", "extra-material", "unreadable")
+
+#: what ``--llm`` may name for these stand-ins (the rate is ``error_rate``), read by
+#: :func:`pddlkit.agents.standins.parse_stand_in` on the command line and in the runner alike
+STAND_INS = (StandIn("standin", rate, "standin:0.3", default=0.3, form="RATE"),
+             StandIn("standin-off", rate, "standin-off:0.3", default=0.3, form="RATE"),
+             StandIn("observation", default=0.3))
 STATIONS = ("crafting_table", "furnace", "table")
 _INV = re.compile(r"My inventory now has (.*?)\.\s*$", re.M)
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pddlkit.agents import AgentSpec, option
 from pddlkit.llm.grammar import describe_modes
 
-from .entries import make_planner, stand_in
+from .entries import STAND_INS, make_planner, stand_in
 
 
 @dataclass
@@ -162,4 +162,4 @@ PLAP = AgentSpec(
     "plap", "PLAP: an LLM plans over MicroRTS's parameterized skills, checked against their "
     "PDDL annotations", PlapOptions, play, stand_in=stand_in, envs=("microrts",),
     default_env="microrts", summarize=tally_lines, step_budget="max_cycles",
-    env_options=("side", "match"))
+    env_options=("side", "match"), stand_ins=STAND_INS)

@@ -7,17 +7,24 @@ from __future__ import annotations
 
 from typing import Optional
 
+from pddlkit.agents.standins import StandIn, parse_stand_in, rate
+
+#: what ``--llm`` may name for the stand-ins (``standin-noisy``'s rate: the share of noisy
+#: lines), read by one parser on the command line and here alike
+STAND_INS = (StandIn("standin"), StandIn("observation"),
+             StandIn("standin-noisy", rate, "standin-noisy:0.3", default=0.3, form="RATE"))
+
 
 def make_planner(spec: Optional[str], env, variant: str = "zs", seed: int = 0,
                  feedback: bool = True, constrained: bool = False):
     from .planner import LLMPlanner
     from .standin import NoisyPlanner, TipsPlanner
 
-    if spec in ("standin", "observation", None, ""):
+    stand_in = parse_stand_in(spec, STAND_INS) if spec else ("standin", None)
+    if stand_in is not None and stand_in[0] != "standin-noisy":
         llm = TipsPlanner().llm()
-    elif spec.startswith("standin-noisy"):
-        rate = float(spec.split(":", 1)[1]) if ":" in spec else 0.3
-        llm = NoisyPlanner(rate, seed).llm()
+    elif stand_in is not None:
+        llm = NoisyPlanner(stand_in[1], seed).llm()
     else:
         from pddlkit.llm import load_llm
 
