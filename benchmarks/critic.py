@@ -243,6 +243,7 @@ def main() -> None:
     parser.add_argument("--one", help=argparse.SUPPRESS)
     parser.add_argument("--step-one", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    print(f"benchmarks/critic.py: critic scoring, naive vs packed, and where a CoPiC step's time goes (loads torch and the models first)", flush=True)  # a first line at once
     if args.one:
         print(json.dumps(measure(args.one, args.device, args.ppo_steps, args.repeats)))
         return

@@ -110,6 +110,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seeds", type=int, default=20)
     args = parser.parse_args()
+    print(f"benchmarks/formalize.py: the PDDLego+ loop's overhead, prompt sizes and the noisy formalizer's error table", flush=True)  # a first line at once
     overhead(args.seeds)
     prompt_sizes()
     noisy_table(args.seeds)

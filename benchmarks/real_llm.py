@@ -257,6 +257,7 @@ def main() -> None:
     parser.add_argument("--only", action="append", metavar="NAME",
                         help="only rows whose 'front end/environment' holds NAME (repeatable)")
     args = parser.parse_args()
+    print(f"benchmarks/real_llm.py: every front end with the local Qwen beside the stand-ins and the papers (starts the local server first; rows print as they finish)", flush=True)  # a first line at once
     if args.speed:
         from pddlkit.llm import load_llm
 

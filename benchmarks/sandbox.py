@@ -64,6 +64,7 @@ def main() -> None:
     parser.add_argument("--instances", type=int, default=16000)
     parser.add_argument("--starts", type=int, default=20, help="worker starts to time")
     args = parser.parse_args()
+    print(f"benchmarks/sandbox.py: 16,000 GRASP instances through the sandbox, with and without bubblewrap, vs in process", flush=True)  # a first line at once
     grids = grasp.load_corpus(grasp.corpus_folder())
     todo = grasp.instances(grids)[:args.instances]
     inputs = [inst.program_args() for inst in todo]
