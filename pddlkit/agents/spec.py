@@ -18,6 +18,8 @@ from typing import Any, Callable, Optional, Sequence, Union
 
 from pddlkit.flags import NumberType, argparse_type, number
 
+from .standins import StandIn, parse_stand_in
+
 
 class OptionError(ValueError):
     """An option the agent does not have, or a value it cannot take."""
@@ -82,7 +84,7 @@ class AgentSpec:
     env_options: tuple[str, ...] = ()
     #: the offline stand-ins ``--llm`` may name (:class:`~.standins.StandIn`), their arguments
     #: read by one parser, so ``standin:abc`` is refused by argparse with the spec named
-    stand_ins: tuple = ()
+    stand_ins: tuple[StandIn, ...] = ()
 
     def check_llm(self, llm: str) -> str:
         """``llm`` when the agent can take it as ``--llm``: "" (the agent's own default), one
@@ -92,8 +94,6 @@ class AgentSpec:
         as the ``--llm`` error before anything loads."""
         from pddlkit.llm.errors import LLMSpecError
         from pddlkit.llm.spec import STAND_IN_WORDS, parse_spec
-
-        from .standins import parse_stand_in
 
         text = str(llm).strip()
         if text in ("", self.default_llm) or parse_stand_in(text, self.stand_ins) is not None:
