@@ -9,7 +9,8 @@ answer is asked here, in the main process, once per config entry:
   by the agent's own options dataclass (:meth:`~pddlkit.agents.AgentSpec.make_options`: the
   names, their types, minimums and choices), so ``retries = -1`` or ``retrys = 5`` is
   refused naming the entry;
-* the environment id (:func:`pddlkit.envs.registry.spec`);
+* the environment id (the registry's ``spec``, through the ``pddlkit.env_specs`` entry
+  point);
 * which pairs play at all (:func:`plays`): an agent that declares its environments
   (``AgentSpec.envs``) plays those; one that declares none plays every environment of kind
   ``"text"`` (the step-by-step protocol), never a set of program instances (kind
@@ -107,13 +108,23 @@ def resolve_agent(kind: str, options: dict, llm: str) -> ResolvedAgent:
                          cell_llm(spec, llm, options))
 
 
-def resolve_env(env_id: str):
-    """The environment's registry entry (:class:`~pddlkit.envs.registry.EnvSpec`)."""
-    from pddlkit.envs.registry import UnknownEnvError, spec
+#: the entry-point group naming the function that looks an environment id up; the core
+#: imports no environment package (a test enforces it), so the registry plugs in here
+ENV_SPECS_GROUP = "pddlkit.env_specs"
 
+
+def resolve_env(env_id: str):
+    """The environment's registry entry (``pddlkit.envs.registry.EnvSpec``), found through
+    the ``pddlkit.env_specs`` entry point; an unknown id (``LookupError``) names the ids."""
+    from importlib.metadata import entry_points
+
+    lookups = sorted(entry_points(group=ENV_SPECS_GROUP), key=lambda ep: ep.name)
+    if not lookups:
+        raise EntryError(f"no environment registry is installed (entry-point group "
+                         f"{ENV_SPECS_GROUP!r}); reinstall pddlkit: pip install -e .")
     try:
-        return spec(env_id)
-    except UnknownEnvError as exc:
+        return lookups[0].load()(env_id)
+    except LookupError as exc:
         raise EntryError(str(exc)) from None
 
 
