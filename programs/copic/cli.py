@@ -41,8 +41,11 @@ STAND_INS = (StandIn("standin", names(tuple(dict.fromkeys(
 class CopicOptions:
     copic_critic: str = option("ppo", "learn the critic with PPO, keep it frozen, or choose "
                                       "uniformly (the paper's no-critic ablation; needs no "
-                                      "torch)", choices=("ppo", "frozen", "uniform"),
-                               aliases=("critic",))
+                                      "torch). ppo and frozen load a language model and "
+                                      "score every step with it: on a CPU, Gemma 3 270M takes "
+                                      "about 1.7 s a step and 40 s a PPO update, so a run "
+                                      "takes many minutes (uniform: seconds)",
+                               choices=("ppo", "frozen", "uniform"), aliases=("critic",))
     programs: int = option(3, "programs per task (n)", minimum=1)
     round_episodes: int = option(20, "episodes between evolution checks (N)", minimum=1)
     summary_episodes: int = option(5, "episodes summarized for evolution (M)", minimum=1)
@@ -151,6 +154,8 @@ def play(job):
             raise AgentError(_as_flags(str(exc))) from None
         ppo = {"policy_lr": o.policy_lr, "value_lr": o.value_lr,
                "steps_per_update": o.ppo_steps, "policy_batch": o.ppo_batch}
+        episode.emit("critic", critic=o.copic_critic, model=o.critic_model,
+                     device=o.critic_device, rounds=o.round_episodes, evaluate=o.eval_episodes)
         outcome = run_copic(job.env, llm, env_options=options, config=config,
                             critic_model=o.critic_model, critic_device=o.critic_device,
                             ppo=ppo, seed=seed, evaluate=o.eval_episodes,
@@ -177,6 +182,14 @@ def play(job):
 
 
 def describe(kind: str, data: dict) -> Optional[str]:
+    if kind == "critic":  # said before anything loads: a language-model critic is slow on a CPU
+        if data["critic"] == "uniform":
+            return (f"critic: uniform (no model); {data['rounds']} learning games a round, then "
+                    f"{data['evaluate']} held-out games")
+        return (f"critic: {data['critic']} on {data['model']} (device {data['device']}); "
+                "loading it and scoring every step with it takes many minutes on a CPU (Gemma "
+                "3 270M: about 1.7 s a step, 40 s a PPO update); each game prints when it ends; "
+                "--copic-critic uniform runs in seconds")
     if kind == "game":
         return (f"round {data['round']} {data['task_type']} (seed {data['seed']}): "
                 f"{'won' if data['won'] else 'lost'} in {data['steps']} steps; {data['result']}")
