@@ -74,6 +74,8 @@ def play(job):
     llm = "standin" if job.llm in ("observation", "") else job.llm
     for seed in job.seeds:
         episode = job.episode(seed)
+        episode.emit("plan", task=job.env, llm=llm, rounds=o.rounds, mode=o.mode,
+                     train=o.train, evaluate=o.evaluate)
         outcome = run_task(job.env, llm, seed=seed, train=o.train, evaluate=o.evaluate,
                            rounds=o.rounds, k=o.k, feedback=o.feedback, patience=o.patience,
                            prompts=o.prompts,
@@ -129,6 +131,13 @@ def play(job):
 
 
 def describe(kind: str, data: dict) -> Optional[str]:
+    if kind == "plan":  # said at once: the rounds print when scoring is done (tens of seconds)
+        sizes = ", ".join(f"{n} {what}" for n, what in ((data["train"], "training"),
+                                                         (data["evaluate"], "held-out"))
+                          if n) or "the task's training and held-out"
+        return (f"IPP on {data['task']} with {data['llm']}: a program, then up to "
+                f"{data['rounds']} refinement rounds ({data['mode']}), each scored in the "
+                f"sandbox on {sizes} instances; the rounds print when scoring is done")
     if kind == "round":
         what = f"mean {data['mean']:.3f}, failures {data['failures']}" if data["program"] \
             else f"no program: {data['error']}"
