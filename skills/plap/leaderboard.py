@@ -153,6 +153,10 @@ def main(argv=None) -> int:
         return 0
     if len(args.entries) < 2:
         parser.error("give at least two entries, or --from RESULTS")
+    pairs = len(args.entries) * (len(args.entries) - 1) // 2
+    print(f"round robin: {len(args.entries)} entries, {pairs} pairings x {args.games} games "
+          "on the real MicroRTS engine; the table prints when every game is played",
+          flush=True)  # a first line at once: the games take a while
     rows = round_robin(args.entries, args.games, args.seed, by_side=args.by_side,
                        max_cycles=args.max_cycles)
     print(format_table(rows))
