@@ -55,3 +55,13 @@ def build(folder: Path, seed: int = 0, hidden: int = 32, layers: int = 2, init: 
     net.save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return folder, tokenizer
+
+
+if __name__ == "__main__":  # python -m pddlkit.critic.toy FOLDER: says so before torch loads
+    import sys
+
+    target = Path(sys.argv[1] if len(sys.argv) > 1 else "toy-lm")
+    print(f"building a tiny random Llama and its tokenizer in {target} (loading torch first)",
+          flush=True)
+    build(target)
+    print(f"saved in {target}: use it as --critic-model {target}")

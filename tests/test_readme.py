@@ -1,0 +1,194 @@
+"""The README's commands and code, run as a newcomer would run them.
+
+Every fenced ``bash`` block's commands and every ``python`` block are collected, and each one
+falls in exactly one class; a command the rules below do not place is a failure, so a command
+added to the README is either run here or says why not:
+
+* **quick** (no mark): run to its end within :data:`QUICK_LIMIT_S`; it must exit 0 (``pddlkit
+  run`` may exit 1: an episode not won) and print its first line within
+  :data:`FIRST_OUTPUT_S`; an optional part in brackets (``[--quick]``) is left out;
+* **long** (its comment says ``long:`` and the time it took on 2 cores): started, it must print
+  its first line within :data:`FIRST_OUTPUT_S` and not fail before it is stopped;
+* **service**: a command that needs what this machine cannot have, named by rule: an
+  OpenAI-compatible service (``openai:``), the local real model (``local:``, ``llm serve``:
+  ``tests/test_real_llm.py`` runs those, kept short), the Makefile's own targets (``make
+  test`` is this suite), or a usage line with placeholders in capitals;
+* a ``python`` block runs to its end (quick rules) unless the line before it is
+  ``<!-- readme: sketch -->`` (an API sketch with the reader's own names).
+
+The commands of one block run in order in one scratch folder (the repository's
+``benchmarks/``, ``examples/`` and ``domains/`` linked in), as a reader types them: a line may
+use what the line before it made (a model folder, a sweep's results).
+
+The first-output rule is the issue's: a newcomer who sees nothing for a minute thinks the
+command hung.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import select
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+
+README = REPO / "README.md"
+FIRST_OUTPUT_S = 10.0
+QUICK_LIMIT_S = 180.0
+SKETCH = "<!-- readme: sketch -->"
+#: what a service command needs, by rule (see the module docstring)
+SERVICES = (("openai:", "an OpenAI-compatible service"),
+            ("local:", "the local real model (tests/test_real_llm.py)"),
+            ("llm serve", "the local real model (tests/test_real_llm.py)"),
+            ("make ", "the Makefile's own targets"))
+PLACEHOLDER = re.compile(r"\b[A-Z]{3,}\b")
+#: an optional part of a usage line (``[--quick]``): left out when the command runs
+OPTIONAL = re.compile(r"\s*\[[^\]]*\]")
+
+
+@dataclass(frozen=True)
+class Snippet:
+    line: int        # where it starts in the README
+    block: int       # where its fenced block starts (one scratch folder per block)
+    kind: str        # "bash" or "python"
+    text: str        # the command (continuations joined) or the block's code
+    comment: str     # a bash command's trailing comment
+    sketch: bool = False
+
+    @property
+    def id(self) -> str:
+        return f"L{self.line}:{self.text.split()[0] if self.text.split() else ''}"
+
+    @property
+    def service(self) -> str:
+        if self.kind != "bash":
+            return ""
+        for needle, why in SERVICES:
+            if needle in self.text:
+                return why
+        if PLACEHOLDER.search(self.text):
+            return "a usage line with placeholders"
+        return ""
+
+    @property
+    def long(self) -> bool:
+        return "long:" in self.comment
+
+
+def snippets() -> list[Snippet]:
+    lines = README.read_text(encoding="utf-8").splitlines()
+    found: list[Snippet] = []
+    i = 0
+    while i < len(lines):
+        fence = re.match(r"^```(\w*)\s*$", lines[i])
+        if not fence:
+            i += 1
+            continue
+        kind, start = fence.group(1), i + 1
+        end = next(j for j in range(start, len(lines)) if lines[j].startswith("```"))
+        body = lines[start:end]
+        if kind == "python":
+            sketch = i > 0 and lines[i - 1].strip() == SKETCH
+            found.append(Snippet(start + 1, start, "python", "\n".join(body), "", sketch))
+        elif kind == "bash":
+            j = 0
+            while j < len(body):
+                first, text = j, body[j]
+                while text.rstrip().endswith("\\") and j + 1 < len(body):
+                    j += 1
+                    text = text.rstrip()[:-1] + " " + body[j].strip()
+                j += 1
+                command, _, comment = text.partition(" #")
+                if command.strip() and not command.strip().startswith("#"):
+                    found.append(Snippet(start + first + 1, start, "bash", command.strip(),
+                                         comment.strip()))
+        i = end + 1
+    return found
+
+
+SNIPPETS = snippets()
+
+
+_FOLDERS: dict[int, Path] = {}
+
+
+def _workdir(block: int, factory) -> Path:
+    """The block's scratch folder, made at its first command."""
+    if block not in _FOLDERS:
+        folder = factory.mktemp(f"readme-L{block}")
+        for name in ("benchmarks", "examples", "domains", ".venv"):
+            if (REPO / name).exists():
+                (folder / name).symlink_to(REPO / name)
+        _FOLDERS[block] = folder
+    return _FOLDERS[block]
+
+
+def _start(snippet: Snippet, cwd: Path) -> subprocess.Popen:
+    venv_bin = Path(sys.executable).parent
+    env = {**os.environ, "PATH": f"{venv_bin}:{os.environ.get('PATH', '')}",
+           "PYTHONUNBUFFERED": "1", "PDDLKIT_CACHE_DIR": str(cwd / ".cache")}
+    if snippet.kind == "python":
+        argv = [sys.executable, "-c", snippet.text]
+    else:
+        command = re.sub(r"^python\b", sys.executable, OPTIONAL.sub("", snippet.text))
+        argv = ["bash", "-c", command]
+    return subprocess.Popen(argv, cwd=str(cwd), env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+
+
+def _watch(proc: subprocess.Popen, stop_at_first: bool, limit: float) -> tuple:
+    """(seconds to the first output or None, everything printed, exit code or None)."""
+    began, first, out = time.monotonic(), None, []
+    fd = proc.stdout.fileno()
+    while True:
+        left = limit - (time.monotonic() - began)
+        if left <= 0 or (stop_at_first and first is not None):
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            return first, b"".join(out).decode(errors="replace"), None
+        ready, _, _ = select.select([fd], [], [], min(left, 1.0))
+        if ready:
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                return first, b"".join(out).decode(errors="replace"), proc.wait()
+            if first is None and chunk.strip():
+                first = time.monotonic() - began
+            out.append(chunk)
+
+
+def test_every_command_is_placed_in_a_class():
+    """A README command the rules cannot place fails here, before anything runs."""
+    assert len(SNIPPETS) > 30
+    for s in SNIPPETS:
+        if s.kind == "bash" and s.long:
+            assert re.search(r"\d", s.comment), f"README line {s.line}: a long command says " \
+                                                "how long it took"
+        assert not (s.service and s.long), f"README line {s.line}: long or service, not both"
+
+
+RUNNABLE = [s for s in SNIPPETS if not s.service and not s.sketch]
+
+
+@pytest.mark.parametrize("snippet", RUNNABLE, ids=[s.id for s in RUNNABLE])
+def test_a_readme_command_prints_within_ten_seconds_and_quick_ones_succeed(
+        snippet, tmp_path_factory):
+    proc = _start(snippet, _workdir(snippet.block, tmp_path_factory))
+    limit = FIRST_OUTPUT_S + 5 if snippet.long else QUICK_LIMIT_S
+    first, output, code = _watch(proc, stop_at_first=snippet.long, limit=limit)
+    where = f"README line {snippet.line}: {snippet.text[:120]!r}"
+    assert first is not None and first <= FIRST_OUTPUT_S, \
+        f"{where} printed nothing for {FIRST_OUTPUT_S:g} s (first output: {first})"
+    # ``pddlkit run`` exits 1 when an episode was not won: a result, not a failure
+    fine = (0, 1) if snippet.text.startswith("pddlkit run ") else (0,)
+    if not snippet.long or code is not None:  # a long command that ended early ended well
+        assert code in fine, f"{where} exited {code}:\n{output[-2000:]}"
+    assert "Traceback (most recent call last)" not in output, f"{where}:\n{output[-2000:]}"
