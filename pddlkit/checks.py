@@ -34,7 +34,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable, Optional, Union
 
-from .diagnostics import Diagnostic, DiagnosticSink, PDDLError, PDDLSemanticError, Severity
+from .diagnostics import (Diagnostic, DiagnosticSink, PDDLError, PDDLSemanticError, Severity,
+                          format_diagnostics)
 from .pddl.model import (
     And, Atom, Comparison, Domain, Exists, Forall, ForallEffect, Formula, FunctionTerm, Imply,
     Literal, Not, Number, NumericEffect, Or, Problem, TypedName, When, iter_effect_literals,
@@ -96,10 +97,29 @@ class CheckReport:
         if self.errors:
             raise PDDLSemanticError(self.diagnostics, f"{len(self.errors)} error(s) found")
 
-    def format(self) -> str:
+    #: how many diagnostics (and errors among them) :func:`check` left out past
+    #: :data:`MAX_DIAGNOSTICS`, counted by the last, ``too-many-diagnostics``, one
+    omitted: int = 0
+    omitted_errors: int = 0
+
+    def format(self, limit: Optional[int] = None) -> str:
+        """The diagnostics as text; with ``limit`` (``pddlkit check`` shows
+        :data:`~pddlkit.diagnostics.MAX_SHOWN`) the first ``limit`` and one line counting
+        the rest, those :func:`check` already left out included."""
         if not self.diagnostics:
             return "no problems found"
-        return "\n".join(d.format() for d in self.diagnostics)
+        if limit is None:
+            return "\n".join(d.format() for d in self.diagnostics)
+        listed = self.diagnostics[:-1] if self.omitted else self.diagnostics
+        return format_diagnostics(listed, limit, hidden=self.omitted,
+                                  hidden_errors=self.omitted_errors)
+
+    def counts(self) -> tuple[int, int]:
+        """(errors, warnings) found, those left out of the list included."""
+        listed = self.diagnostics[:-1] if self.omitted else self.diagnostics
+        n_err = sum(d.is_error for d in listed) + self.omitted_errors
+        n_warn = sum(d.severity is Severity.WARNING for d in listed)
+        return n_err, n_warn + self.omitted - self.omitted_errors
 
 
 def _dym(word: str, options: Iterable[str]) -> str:
@@ -621,30 +641,35 @@ def _unreadable(source, what: str) -> Optional[Diagnostic]:
                            "parsed Domain/Problem")
 
 
-def _as_domain(source) -> tuple[Optional[Domain], list[Diagnostic]]:
+def _as_domain(source, max_bytes: Optional[int] = None
+               ) -> tuple[Optional[Domain], list[Diagnostic]]:
     if isinstance(source, Domain):
         return source, []
     try:
-        return read_domain(source)
+        return read_domain(source, max_bytes=max_bytes)
     except PDDLError as exc:  # unreadable file
         return None, list(exc.diagnostics)
 
 
-def _as_problem(source) -> tuple[Optional[Problem], list[Diagnostic]]:
+def _as_problem(source, max_bytes: Optional[int] = None
+                ) -> tuple[Optional[Problem], list[Diagnostic]]:
     if isinstance(source, Problem):
         return source, []
     try:
-        return read_problem(source)
+        return read_problem(source, max_bytes=max_bytes)
     except PDDLError as exc:
         return None, list(exc.diagnostics)
 
 
 def check(domain: Union[Domain, Source], problem: Union[Problem, Source, None] = None, *,
-          planner: Optional[str] = "fast-downward") -> CheckReport:
+          planner: Optional[str] = "fast-downward",
+          max_bytes: Optional[int] = None) -> CheckReport:
     """Read (if needed) and statically check a domain and optionally a problem.
 
     Never raises: syntax and semantic problems are all in the report, and so is input that
-    is not PDDL text at all (None, bytes that are not UTF-8: an ``unreadable-input`` error).
+    is not PDDL text at all (None, bytes that are not UTF-8: an ``unreadable-input`` error;
+    a path that is not a regular file or is over ``max_bytes``, by default
+    ``PDDLKIT_MAX_PDDL_BYTES`` or 64 MiB: ``file-not-regular``, ``file-too-large``).
     Static checks run on whatever could be read, so one broken section does not hide the
     rest. ``planner`` is the target: "fast-downward" (the default) or None (PDDL itself);
     see the module docstring.
@@ -656,12 +681,12 @@ def check(domain: Union[Domain, Source], problem: Union[Problem, Source, None] =
     if bad is not None:
         report.diagnostics.append(bad)
         return report
-    dom, diags = _as_domain(domain)
+    dom, diags = _as_domain(domain, max_bytes)
     report.diagnostics.extend(diags)
     report.domain = dom
     prob = None
     if problem is not None:
-        prob, pdiags = _as_problem(problem)
+        prob, pdiags = _as_problem(problem, max_bytes)
         report.diagnostics.extend(pdiags)
         report.problem = prob
     if dom is None:
@@ -697,4 +722,5 @@ def _capped(report: CheckReport) -> CheckReport:
         f"and {len(rest)} more diagnostics ({errors} errors) not listed", file=shown[-1].file,
         hint="fix the first ones: most of the rest usually follow from them"))
     report.diagnostics = shown
+    report.omitted, report.omitted_errors = len(rest), errors
     return report

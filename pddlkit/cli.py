@@ -6,6 +6,12 @@ Subcommands: ``check`` (static checks, human or --json output), ``validate`` (si
 ``demo`` (the offline demonstration run by ``make demo``). Exit status: 0 when there is no
 error (``plan``: a plan was found), 1 when the input has errors or there is no plan, 2 for
 usage errors. Bad PDDL never produces a traceback.
+
+Input is read bounded (issue 43): a path must name a regular file of at most 64 MiB (``check
+--max-bytes``, ``PDDLKIT_MAX_PDDL_BYTES``), checked before it is opened, so a device, a FIFO or
+``/dev/zero`` is one diagnostic, never a hang or a ``MemoryError``; ``-`` reads standard input
+up to the same limit. ``check`` prints at most :data:`~pddlkit.diagnostics.MAX_SHOWN` (20)
+diagnostics, each with at most 120 characters of its line, then ``and N more diagnostics``.
 """
 
 from __future__ import annotations
@@ -20,11 +26,18 @@ from .markup import plain
 
 
 def _cmd_check(args) -> int:
-    from .checks import check
-    from .diagnostics import diagnostics_to_json
+    from .checks import CheckReport, check
+    from .diagnostics import MAX_SHOWN, diagnostics_to_json
+    from .pddl.reader import refusal
+    from .pddl.sexpr import InputRefused
 
-    report = check(_source(args.domain), _source(args.problem) if args.problem else None,
-                   planner=None if args.planner == "any" else args.planner)
+    try:
+        report = check(_source(args.domain, args.max_bytes),
+                       _source(args.problem, args.max_bytes) if args.problem else None,
+                       planner=None if args.planner == "any" else args.planner,
+                       max_bytes=args.max_bytes)
+    except InputRefused as exc:   # standard input refused: too large, not text
+        report = CheckReport([refusal(exc, "<stdin>")])
     if args.json:
         print(json.dumps({"ok": report.ok, "errors": len(report.errors),
                           "warnings": len(report.warnings),
@@ -32,30 +45,54 @@ def _cmd_check(args) -> int:
                          indent=2))
     else:
         if report.diagnostics:
-            print(report.format())
+            print(report.format(MAX_SHOWN))
         files = args.domain + (f" + {args.problem}" if args.problem else "")
         verdict = "OK" if report.ok else "FAILED"
-        print(f"{verdict}: {files}: {len(report.errors)} error(s), "
-              f"{len(report.warnings)} warning(s)")
+        n_err, n_warn = report.counts()
+        print(f"{verdict}: {files}: {n_err} error(s), {n_warn} warning(s)")
     return 0 if report.ok else 1
 
 
-def _source(value: str):
-    """A PDDL input named on the command line: a regular file as a Path, ``-`` or anything
-    that is not a regular file (``/dev/stdin``, a pipe) as the text read from it."""
+def _source(value: str, max_bytes: Optional[int] = None):
+    """A PDDL input named on the command line: ``-`` as the text read from standard input
+    (at most the size limit; InputRefused past it or for bytes that are not text), anything
+    else as a Path, which the reader refuses unless it is a regular file within the limit
+    (a pipe or a device, ``/dev/stdin`` included, is given as ``-`` instead)."""
     if value == "-":
-        return sys.stdin.read()
-    path = Path(value)
-    if path.is_file():
-        return path
-    return path.read_text(encoding="utf-8", errors="replace")
+        from .pddl.sexpr import decode_text, read_stream_bytes
+
+        return decode_text(read_stream_bytes(sys.stdin.buffer, max_bytes))
+    return Path(value)
+
+
+def _plan_lines(value: str) -> list[str]:
+    """A plan file's lines, read like a PDDL file (bounded, a regular file or ``-``; bytes
+    that are not UTF-8 replaced, as the plan reader does); InputRefused or OSError."""
+    from .pddl.sexpr import read_file_bytes, read_stream_bytes
+
+    data = (read_stream_bytes(sys.stdin.buffer) if value == "-" else read_file_bytes(value))
+    return data.decode("utf-8", errors="replace").split("\n")
+
+
+def max_bytes(text: str) -> int:
+    """argparse type for --max-bytes: a positive number of bytes (``64M``, ``1G`` too)."""
+    from .pddl.sexpr import parse_bytes
+
+    try:
+        return parse_bytes(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _cmd_validate(args) -> int:
     from .checks import check
-    from .diagnostics import PDDLError, diagnostics_to_json
+    from .diagnostics import PDDLError, diagnostics_to_json, format_diagnostics
     from .pddl.plan import parse_plan
     from .semantics.validate import validate_plan
+
+    from .diagnostics import MAX_SHOWN
+    from .pddl.reader import refusal
+    from .pddl.sexpr import InputRefused
 
     def refused(diagnostics, why: str) -> int:
         if args.json:
@@ -63,19 +100,32 @@ def _cmd_validate(args) -> int:
                               "diagnostics": json.loads(diagnostics_to_json(diagnostics))},
                              indent=2))
         else:
-            print("\n".join(d.format() for d in diagnostics))
+            print(format_diagnostics(diagnostics, MAX_SHOWN))
             print(f"FAILED: {why}")
         return 1
 
     # PDDL itself, with numbers: Fast Downward's limits are for planning, not for validation
-    report = check(_source(args.domain), _source(args.problem), planner=None)
+    try:
+        report = check(_source(args.domain), _source(args.problem), planner=None)
+    except InputRefused as exc:
+        return refused([refusal(exc, "<stdin>")], "standard input could not be read")
     if not report.ok:
         return refused(report.errors, "the domain/problem have errors; fix them before "
                                       "validating a plan")
     try:
-        plan = parse_plan(_source(args.plan))
+        plan = parse_plan(_plan_lines(args.plan), file=args.plan)
     except PDDLError as exc:
         return refused(list(exc.diagnostics), "the plan could not be read")
+    except InputRefused as exc:
+        name = "<stdin>" if args.plan == "-" else args.plan
+        return refused([refusal(exc, name)], "the plan could not be read")
+    except OSError as exc:
+        from .diagnostics import Diagnostic, Severity
+
+        return refused([Diagnostic("file-not-found", Severity.ERROR, f"cannot read {args.plan}: "
+                                   f"{exc.strerror or exc}", file=args.plan,
+                                   hint="check the path of the plan file")],
+                       "the plan could not be read")
     result = validate_plan(report.domain, report.problem, plan)
     if args.json:
         out = {"valid": result.valid, "steps_executed": result.steps_executed,
@@ -192,6 +242,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--planner", default="fast-downward", choices=("fast-downward", "any"),
                    help="the target: what Fast Downward rejects is an error (default), or "
                         "'any' for PDDL itself (either types and negative costs are allowed)")
+    p.add_argument("--max-bytes", type=max_bytes, default=None, metavar="N",
+                   help="refuse a PDDL file larger than N bytes (e.g. 128M; default "
+                        "PDDLKIT_MAX_PDDL_BYTES or 64M)")
     p.set_defaults(func=_cmd_check)
 
     p = sub.add_parser("validate", help="simulate a plan and say whether it reaches the goal")

@@ -48,7 +48,7 @@ from .model import (
     TypeDecl,
     When,
 )
-from .sexpr import NotText, SList, place_tokens, read_file_text, read_sexpr
+from .sexpr import InputRefused, SList, place_tokens, read_file_text, read_sexpr
 
 Source = Union[str, Path]
 
@@ -91,28 +91,35 @@ def looks_like_path(source: str) -> bool:
     return bool(source.strip()) and len(source) < 4096 and not any(c in source for c in "()\n;")
 
 
-def load_source(source: Source, file: Optional[str] = None) -> tuple[str, Optional[str]]:
+def load_source(source: Source, file: Optional[str] = None, *,
+                max_bytes: Optional[int] = None) -> tuple[str, Optional[str]]:
     """PDDL text and a file name from a path or from PDDL text.
 
     A :class:`~pathlib.Path` is always a file; a ``str`` is a file path when
     :func:`looks_like_path` says so, PDDL text otherwise. A missing or unreadable file raises
-    PDDLError (code ``file-not-found``), like any other input problem.
+    PDDLError (code ``file-not-found``), like any other input problem, and so does one that is
+    not a regular file or is larger than ``max_bytes`` (default: ``PDDLKIT_MAX_PDDL_BYTES`` or
+    64 MiB; see :func:`~pddlkit.pddl.sexpr.read_file_bytes`), checked before it is opened.
     """
     if isinstance(source, Path) or (isinstance(source, str) and looks_like_path(source)):
         path = Path(source)
         try:
-            return read_file_text(path), file or str(path)
+            return read_file_text(path, max_bytes), file or str(path)
         except OSError as exc:
             sink = DiagnosticSink("", str(path))
             sink.add("file-not-found", f"cannot read {path}: {exc.strerror or exc}",
                      hint="check the path; to pass PDDL text instead, pass the text itself")
             raise PDDLSyntaxError(sink.items, f"cannot read {path}") from None
-        except NotText as exc:
-            sink = DiagnosticSink("", str(path))
-            sink.add("unreadable-input", f"{path} cannot be read as PDDL: {exc}",
-                     hint="pass the .pddl file itself (plain UTF-8 text)")
-            raise PDDLSyntaxError(sink.items, f"cannot read {path}") from None
+        except InputRefused as exc:
+            raise PDDLSyntaxError([refusal(exc, str(path))], f"cannot read {path}") from None
     return source, file
+
+
+def refusal(exc: InputRefused, name: str) -> Diagnostic:
+    """The one diagnostic for input refused before reading (not a regular file, too large,
+    not text), naming the input."""
+    return Diagnostic(exc.code, Severity.ERROR, f"{name} cannot be read as PDDL: {exc}",
+                      file=name, hint=exc.hint)
 
 
 class _Reader:
@@ -857,15 +864,19 @@ def _read(text: str, file: Optional[str], kind: str):
     return model, sink.items
 
 
-def read_domain(source: Source, file: Optional[str] = None) -> tuple[Optional[Domain], list[Diagnostic]]:
-    """Read a domain, returning the (possibly partial) model and every diagnostic."""
-    text, file = load_source(source, file)
+def read_domain(source: Source, file: Optional[str] = None, *, max_bytes: Optional[int] = None
+                ) -> tuple[Optional[Domain], list[Diagnostic]]:
+    """Read a domain, returning the (possibly partial) model and every diagnostic;
+    ``max_bytes`` bounds a file's size (:func:`load_source`)."""
+    text, file = load_source(source, file, max_bytes=max_bytes)
     return _read(text, file, "domain")
 
 
-def read_problem(source: Source, file: Optional[str] = None) -> tuple[Optional[Problem], list[Diagnostic]]:
-    """Read a problem, returning the (possibly partial) model and every diagnostic."""
-    text, file = load_source(source, file)
+def read_problem(source: Source, file: Optional[str] = None, *, max_bytes: Optional[int] = None
+                 ) -> tuple[Optional[Problem], list[Diagnostic]]:
+    """Read a problem, returning the (possibly partial) model and every diagnostic;
+    ``max_bytes`` bounds a file's size (:func:`load_source`)."""
+    text, file = load_source(source, file, max_bytes=max_bytes)
     return _read(text, file, "problem")
 
 

@@ -18,12 +18,30 @@ doing less: no position is computed for the names inside :init facts, most of a 
 tokens, until a diagnostic needs one (:func:`place_tokens`), which brings the tree to 0.046 s;
 with the reader's cache of known names, domain plus problem take 0.084 s against FD's 0.119 s
 (``benchmarks/parse.py``).
+
+Input that is not PDDL (issue 43: a symlink to ``/dev/zero`` grew to 5.9 GiB; a million ``(``
+and 50 MB of junk on one line printed megabytes). :func:`read_file_bytes` stats a file before
+opening it and refuses, as one :class:`InputRefused` with a diagnostic's code and hint, what is
+not a regular file (a device, a FIFO, a socket, a directory: ``file-not-regular``) and a file
+over :func:`max_pddl_bytes` (``file-too-large``): 64 MiB unless ``PDDLKIT_MAX_PDDL_BYTES`` or the
+caller (``max_bytes=``, ``pddlkit check --max-bytes``) says otherwise. The largest IPC problems
+are a few MB, so 64 MiB is ten times more than real PDDL needs and still reads in seconds. It
+opens with ``O_NONBLOCK`` (a file swapped for a FIFO after the stat cannot block it) and reads
+at most the limit plus one byte, so a file that grows while read is refused too. Reading the
+tree stops with one diagnostic when lists nest deeper than :data:`MAX_DEPTH` (1000) or after
+:data:`MAX_TROUBLE` (100) unmatched ``)``, forced closes and words or lists outside any form:
+the file is junk by then and the rest would only repeat it. A line longer than
+:data:`LONG_LINE` is tokenized a piece at a time, so a 50 MB line never becomes one list of
+millions of tokens.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from functools import lru_cache
+from itertools import count, repeat
 from pathlib import Path
 
 from ..diagnostics import DiagnosticSink
@@ -109,6 +127,12 @@ def lark_tokenize(text: str):
 #: the most lists open at once: real PDDL nests a few dozen deep (the IPC's deepest formulas
 #: stay under 100); beyond this the input is junk, and reading it would only cost memory
 MAX_DEPTH = 1000
+#: the most unmatched ')', forced closes and items outside any list before reading stops: a
+#: file with that many is not PDDL with a few slips, and each more would only cost time
+MAX_TROUBLE = 100
+#: lines longer than this are tokenized in pieces of about this size (one line of real PDDL
+#: is at most a few thousand characters; a generator's :init on one line may be more)
+LONG_LINE = 1 << 16
 
 
 def read_sexpr(text: str, sink: DiagnosticSink) -> list:
@@ -132,29 +156,41 @@ def read_sexpr(text: str, sink: DiagnosticSink) -> list:
     last_line = 0           # the last line with a token, for the end of the file
     init = None             # the problem's (:init ...) list while it is open
     new = Token.__new__
+    trouble = 0         # unmatched ')', forced closes and stray top-level items so far
     lines = text.split("\n")
-    for number, line in enumerate(lines, 1):
-        values = _line_values(line)
+    # (line number, line, where its piece starts, the piece's token texts): a whole line at a
+    # time, iterated in C, unless a line is long; then that line a piece at a time
+    if len(text) > LONG_LINE and max(map(len, lines)) > LONG_LINE:
+        rows = _rows_in_pieces(lines)
+    else:
+        rows = zip(count(1), lines, repeat(0), map(_line_values, lines))
+    for number, line, at, values in rows:
         if not values:
             continue
         last_line = number
-        at = 0              # where the last located token ends
-        located = 0         # how many of the line's tokens lie before ``at``
-        find = line.find
+        located = 0         # how many of the piece's tokens lie before ``at``
+        find = line.find    # ``at``: where the last located token ends (or the piece starts)
         for i, value in enumerate(values):
             if pending is not None:
                 if len(stack) > 1 and value[0] not in "()?" and value.lower() in SECTION_KEYWORDS:
-                    _close_until(stack, 1, sink, f"({value}", _at(*pending))
+                    if _close_until(stack, 1, sink, f"({value}", _at(*pending)):
+                        trouble += 1
+                        if trouble > MAX_TROUBLE:
+                            return _stop(top, stack, sink, *pending)
                 if len(stack) >= MAX_DEPTH:   # no PDDL nests this deep: junk, stop here
-                    sink.add("too-deeply-nested", f"more than {MAX_DEPTH} lists open at once: "
-                             "this is not PDDL (or a generator gone wrong); reading stopped",
-                             line=pending[0], column=pending[1],
-                             hint="check that the file is the PDDL you meant to pass")
+                    _too_deep(sink, stack, *pending)
                     return top
                 lst = SList(*pending)
-                if len(stack) == 1 and value[0] not in "()?" and value.lower() == ":init":
-                    init = lst
-                (stack[-1] if stack else top).append(lst)
+                if stack:
+                    if len(stack) == 1 and value[0] not in "()?" and value.lower() == ":init":
+                        init = lst
+                    stack[-1].append(lst)
+                else:
+                    top.append(lst)
+                    if value.lower() != "define":   # a list outside (define ...)
+                        trouble += 1
+                        if trouble > MAX_TROUBLE:
+                            return _stop(top, stack, sink, *pending)
                 stack.append(lst)
                 pending = None
             if value == "(":
@@ -169,6 +205,9 @@ def read_sexpr(text: str, sink: DiagnosticSink) -> list:
                     lst.end_line, lst.end_column = number, at
                 else:
                     _unexpected_close(sink, number, at)
+                    trouble += 1
+                    if trouble > MAX_TROUBLE:
+                        return _stop(top, stack, sink, number, at)
             elif init is not None and value[0] != ":" and len(stack) > 2 and stack[1] is init:
                 stack[-1].append(value)
             else:
@@ -183,9 +222,17 @@ def read_sexpr(text: str, sink: DiagnosticSink) -> list:
                 if (value[0] == ":" and len(stack) > 1 and value.lower() in ACTION_KEYWORDS
                         and stack[-1].head() not in (":action", ":durative-action")):
                     depth = _action_depth(stack)
-                    if depth is not None:
-                        _close_until(stack, depth + 1, sink, value, tok)
-                (stack[-1] if stack else top).append(tok)
+                    if depth is not None and _close_until(stack, depth + 1, sink, value, tok):
+                        trouble += 1
+                        if trouble > MAX_TROUBLE:
+                            return _stop(top, stack, sink, number, at)
+                if stack:
+                    stack[-1].append(tok)
+                else:                   # a word outside (define ...)
+                    top.append(tok)
+                    trouble += 1
+                    if trouble > MAX_TROUBLE:
+                        return _stop(top, stack, sink, number, at)
                 at += len(value) - 1
     if pending is not None:
         lst = SList(*pending)
@@ -194,10 +241,96 @@ def read_sexpr(text: str, sink: DiagnosticSink) -> list:
     if stack:
         last = None
         if last_line:
-            column, value = _line_tokens(lines[last_line - 1])[-1]
+            column, value = _last_token(lines[last_line - 1])
             last = (last_line, column, len(value))
         _unclosed_at_end(stack, sink, last)
     return top
+
+
+def _too_deep(sink: DiagnosticSink, stack: list[SList], line: int, column: int) -> None:
+    _left_open(stack)
+    sink.add("too-deeply-nested", f"more than {MAX_DEPTH} lists open at once: "
+             "this is not PDDL (or a generator gone wrong); reading stopped",
+             line=line, column=column,
+             hint="check that the file is the PDDL you meant to pass")
+
+
+def _left_open(stack: list[SList]) -> None:
+    """Mark the lists still open where reading stopped as having no ')' (what
+    :func:`place_tokens` reads the text again by)."""
+    for lst in stack:
+        lst.closed = False
+
+
+def _stop(top: list, stack: list[SList], sink: DiagnosticSink, line: int, column: int) -> list:
+    """End reading with one diagnostic once :data:`MAX_TROUBLE` is passed: what was read so
+    far. The diagnostic goes first, since a listing shows only the first ones and this one
+    says what the others amount to."""
+    _left_open(stack)
+    sink.add("too-many-errors", f"reading stopped here: more than {MAX_TROUBLE} unmatched "
+             "parentheses or items outside (define ...) before this point; this does not look "
+             "like PDDL", line=line, column=column,
+             hint="check that the file is the PDDL you meant to pass; fix the first errors and "
+                  "check again")
+    sink.items.insert(0, sink.items.pop())
+    return top
+
+
+#: where a long line's pieces end: any whitespace or parenthesis is outside every token, and
+#: these are found with ``str.find`` (a regular expression's ``\s`` takes 20 ns a character)
+_CUTS = (" ", "(", ")", "\t")
+
+
+def _rows_in_pieces(lines: list):
+    """:func:`read_sexpr`'s rows for text with a line longer than :data:`LONG_LINE`."""
+    for number, line in enumerate(lines, 1):
+        if len(line) <= LONG_LINE:
+            yield number, line, 0, _line_values(line)
+        else:
+            for start, values in _long_line_pieces(line):
+                yield number, line, start, values
+
+
+def _long_line_pieces(line: str, start: int = 0):
+    """The pieces of a line longer than :data:`LONG_LINE` (from ``start``, not inside a
+    token) of about that size, as ``(where the piece starts, its token texts)``, empty
+    pieces skipped. A piece ends with a
+    space, a tab or a parenthesis, so no token is cut, and before the first ';' (no token
+    holds one: the rest of the line is a comment). Where each cut character occurs next is
+    remembered, so the line is scanned once per character however many pieces it has."""
+    end = line.find(";", start)
+    if end < 0:
+        end = len(line)
+    following = dict.fromkeys(_CUTS, -1)
+    while start < end:
+        want = min(start + LONG_LINE, end)
+        stop = end
+        for c in _CUTS:
+            at = following[c]
+            if at < want:
+                at = line.find(c, want, end)
+                following[c] = at = end if at < 0 else at
+            stop = min(stop, at)
+        stop = min(stop + 1, end)
+        values = _line_values(line[start:stop])
+        if values:
+            yield start, values
+        start = stop
+
+
+def _last_token(line: str) -> tuple[int, str]:
+    """``(column, text)`` of the last token of a line that has one, found from the end, not
+    by tokenizing what may be a 50 MB line: the comment (from the first ';') and trailing
+    whitespace go; a final parenthesis is the token; otherwise the token is the last word's
+    part after its last parenthesis and from its last '?' (which starts a variable)."""
+    code = line[:line.find(";")] if ";" in line else line
+    code = code.rstrip()
+    start = len(code) - len(code.rsplit(None, 1)[-1])
+    paren = max(code.rfind("(", start), code.rfind(")", start))
+    if paren == len(code) - 1:
+        return paren + 1, code[paren]
+    start = max(start, paren + 1, code.rfind("?", start))
+    return start + 1, code[start:]
 
 
 def _line_values(line: str) -> list:
@@ -211,13 +344,19 @@ def _line_values(line: str) -> list:
 
 def _line_tokens(line: str) -> list:
     """``(column, text)`` of each token of one line, 1-based columns."""
-    out = []
-    at = 0
-    for value in _line_values(line):
-        at = line.find(value, at) + 1
-        out.append((at, value))
-        at += len(value) - 1
-    return out
+    return list(_iter_line_tokens(line))
+
+
+def _iter_line_tokens(line: str, offset: int = 0):
+    """``(column, text)`` of each token of one line (the part of it from ``offset``, which
+    must not be inside a token), one at a time so a long line is never one list."""
+    pieces = (_long_line_pieces(line, offset) if len(line) > LONG_LINE else
+              ((offset, _line_values(line[offset:] if offset else line)),))
+    for at, values in pieces:
+        for value in values:
+            at = line.find(value, at) + 1
+            yield at, value
+            at += len(value) - 1
 
 
 def place_tokens(lst: SList, line_text) -> SList:
@@ -234,14 +373,15 @@ def place_tokens(lst: SList, line_text) -> SList:
 
 
 def _tokens_from(line_text, number: int, column: int):
+    """The tokens from line ``number``'s column ``column`` on, where a '(' is (so the text
+    is tokenized from there, not from the start of a possibly long line)."""
+    offset = max(column - 1, 0)
     while True:
         line = line_text(number)
         if line is None:
             return
-        for at, value in _line_tokens(line):
-            if at >= column:
-                yield number, at, value
-        number, column = number + 1, 0
+        yield from ((number, at, value) for at, value in _iter_line_tokens(line, offset))
+        number, offset = number + 1, 0
 
 
 def _place(lst: SList, stream) -> None:
@@ -302,6 +442,7 @@ def read_sexpr_tokens(tokens, sink: DiagnosticSink) -> list:
     tokens = list(tokens)
     n = len(tokens)
     i = 0
+    trouble = 0
     while i < n:
         tok = tokens[i]
         kind = tok.type
@@ -309,10 +450,19 @@ def read_sexpr_tokens(tokens, sink: DiagnosticSink) -> list:
             nxt = tokens[i + 1] if i + 1 < n else None
             if nxt is not None and stack and len(stack) > 1 and nxt.type == "ATOM":
                 word = nxt.lower()
-                if word in SECTION_KEYWORDS:
-                    _close_until(stack, 1, sink, f"({nxt}", tok)
+                if word in SECTION_KEYWORDS and _close_until(stack, 1, sink, f"({nxt}", tok):
+                    trouble += 1
+                    if trouble > MAX_TROUBLE:
+                        return _stop(top, stack, sink, tok.line, tok.column)
+            if nxt is not None and len(stack) >= MAX_DEPTH:
+                _too_deep(sink, stack, tok.line, tok.column)
+                return top
             lst = SList(tok.line, tok.column)
             (stack[-1] if stack else top).append(lst)
+            if not stack and nxt is not None and nxt.lower() != "define":
+                trouble += 1
+                if trouble > MAX_TROUBLE:
+                    return _stop(top, stack, sink, tok.line, tok.column)
             stack.append(lst)
         elif kind == "RPAR":
             if stack:
@@ -320,6 +470,9 @@ def read_sexpr_tokens(tokens, sink: DiagnosticSink) -> list:
                 lst.end_line, lst.end_column = tok.line, tok.column
             else:
                 _unexpected_close(sink, tok.line, tok.column)
+                trouble += 1
+                if trouble > MAX_TROUBLE:
+                    return _stop(top, stack, sink, tok.line, tok.column)
         else:
             if (
                 kind == "ATOM"
@@ -329,9 +482,15 @@ def read_sexpr_tokens(tokens, sink: DiagnosticSink) -> list:
             ):
                 # ':effect' inside an unfinished precondition: close back to the action.
                 depth = _action_depth(stack)
-                if depth is not None:
-                    _close_until(stack, depth + 1, sink, str(tok), tok)
+                if depth is not None and _close_until(stack, depth + 1, sink, str(tok), tok):
+                    trouble += 1
+                    if trouble > MAX_TROUBLE:
+                        return _stop(top, stack, sink, tok.line, tok.column)
             (stack[-1] if stack else top).append(tok)
+            if not stack:
+                trouble += 1
+                if trouble > MAX_TROUBLE:
+                    return _stop(top, stack, sink, tok.line, tok.column)
         i += 1
     if stack:
         last = tokens[-1] if tokens else None
@@ -346,10 +505,11 @@ def _action_depth(stack: list[SList]) -> int | None:
     return None
 
 
-def _close_until(stack: list[SList], depth: int, sink: DiagnosticSink, what: str, tok) -> None:
-    """Force-close lists above ``depth``, reporting the innermost one that was left open."""
+def _close_until(stack: list[SList], depth: int, sink: DiagnosticSink, what: str, tok) -> bool:
+    """Force-close lists above ``depth``, reporting the innermost one that was left open;
+    whether there was any."""
     if len(stack) <= depth:
-        return
+        return False
     innermost = stack[-1]
     count = len(stack) - depth
     sink.add(
@@ -366,13 +526,123 @@ def _close_until(stack: list[SList], depth: int, sink: DiagnosticSink, what: str
         lst = stack.pop()
         lst.closed = False
         lst.end_line, lst.end_column = tok.line, tok.column
+    return True
 
 
-def read_file_text(path: str | Path) -> str:
-    """A PDDL file's text. A file that is not text (a NUL byte, or bytes that are not UTF-8:
+#: the default largest PDDL file read (see the module docstring)
+MAX_PDDL_BYTES = 64 << 20
+_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+
+
+def parse_bytes(text: str) -> int:
+    """A positive number of bytes from ``67108864``, ``64M``, ``512k`` or ``1G`` (binary
+    units); ValueError otherwise. The form ``--max-bytes`` and ``PDDLKIT_MAX_PDDL_BYTES`` take."""
+    m = re.fullmatch(r"\s*(\d+)\s*([kmg]?)(?:i?b)?\s*", text, re.I)
+    if not m or int(m.group(1)) <= 0:
+        raise ValueError(f"{text!r} is not a positive number of bytes (e.g. 67108864 or 64M)")
+    return int(m.group(1)) * _UNITS[m.group(2).lower()]
+
+
+def max_pddl_bytes(max_bytes: int | None = None) -> int:
+    """The size limit in force: ``max_bytes`` when given, else ``PDDLKIT_MAX_PDDL_BYTES``,
+    else :data:`MAX_PDDL_BYTES`. A malformed setting is refused (InputRefused), not ignored:
+    a limit silently left at its default would surprise whoever set it."""
+    if max_bytes is not None:
+        if max_bytes <= 0:
+            raise InputRefused(f"the size limit {max_bytes} is not a positive number of bytes",
+                               "bad-limit", "give a positive limit, e.g. 67108864 or 64M")
+        return max_bytes
+    setting = os.environ.get("PDDLKIT_MAX_PDDL_BYTES", "").strip()
+    if not setting:
+        return MAX_PDDL_BYTES
+    try:
+        return parse_bytes(setting)
+    except ValueError:
+        raise InputRefused(f"PDDLKIT_MAX_PDDL_BYTES={setting!r} is not a positive number of "
+                           "bytes", "bad-limit",
+                           "set PDDLKIT_MAX_PDDL_BYTES to e.g. 134217728 or 128M, or unset "
+                           "it for the default (64M)") from None
+
+
+def _bytes(n: int) -> str:
+    return f"{n} bytes" + (f" ({n / (1 << 20):.1f} MiB)" if n >= 1 << 20 else "")
+
+
+def _too_large(limit: int, size: int | None = None, grew: bool = False) -> "InputRefused":
+    """The refusal of input over ``limit`` (``size`` when known from the stat)."""
+    if size is not None:
+        what = f"it is {_bytes(size)}, over the limit of {_bytes(limit)} for a PDDL file"
+    else:
+        what = (f"it {'grew past' if grew else 'is larger than'} the limit of {_bytes(limit)} "
+                f"for a PDDL file{' while it was read' if grew else ''}")
+    fits = -(-(size if size is not None else 2 * limit) // (1 << 20))
+    return InputRefused(
+        what, "file-too-large",
+        "pass the PDDL file you meant; if it really is this large, raise the limit: "
+        f"pddlkit check --max-bytes {fits}M (or PDDLKIT_MAX_PDDL_BYTES={fits}M, or max_bytes= "
+        "in Python)")
+
+
+_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+          (stat.S_ISSOCK, "a socket"))
+
+
+def _not_regular(mode: int) -> "InputRefused | None":
+    if stat.S_ISREG(mode):
+        return None
+    kind = next((what for test, what in _KINDS if test(mode)), "not a regular file")
+    return InputRefused(
+        f"it is {kind}, not a regular file", "file-not-regular",
+        "pass the .pddl file itself; to read a pipe or a device, give '-' and redirect it to "
+        "standard input (read up to the size limit)")
+
+
+def read_file_bytes(path: str | Path, max_bytes: int | None = None) -> bytes | bytearray:
+    """The bytes of a PDDL file, refused (:class:`InputRefused`) unless it is a regular file
+    of at most :func:`max_pddl_bytes`. ``os.stat`` (through symbolic links) comes before any
+    open, so a device or a FIFO is never read and never blocks; the open is non-blocking and
+    checked again (the path may change in between), and at most the limit plus one byte is
+    read, so a file that grows while read is refused too. OSError for a missing file."""
+    limit = max_pddl_bytes(max_bytes)
+    info = os.stat(path)
+    refused = _not_regular(info.st_mode)
+    if refused is not None:
+        raise refused
+    if info.st_size > limit:
+        raise _too_large(limit, info.st_size)
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        refused = _not_regular(os.fstat(fd).st_mode)
+        if refused is not None:
+            raise refused
+        data = bytearray()    # grown in place: the file is held once, not as parts and a copy
+        while len(data) <= limit:
+            part = os.read(fd, min(limit + 1 - len(data), 1 << 20))
+            if not part:
+                break
+            data += part
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        raise _too_large(limit, grew=True)
+    return data
+
+
+def read_stream_bytes(stream, max_bytes: int | None = None) -> bytes:
+    """At most :func:`max_pddl_bytes` from a binary stream (standard input), refused when
+    there is more, so ``pddlkit check - < /dev/zero`` ends."""
+    limit = max_pddl_bytes(max_bytes)
+    data = stream.read(limit + 1)
+    if len(data) > limit:
+        raise _too_large(limit)
+    return data
+
+
+def decode_text(data: bytes | bytearray) -> str:
+    """PDDL text from bytes. A file that is not text (a NUL byte, or bytes that are not UTF-8:
     a binary, an archive, random data) raises :class:`NotText` naming the first bad byte,
     so it is one clear error rather than hundreds of syntax errors about its bytes."""
-    data = Path(path).read_bytes()
     nul = data.find(b"\0", 0, 1 << 20)
     if nul >= 0:
         raise NotText(f"it is not text: byte {nul} is 0x00 (a binary file?)")
@@ -383,5 +653,24 @@ def read_file_text(path: str | Path) -> str:
                       f"(a binary file, or text in another encoding: save it as UTF-8)") from None
 
 
-class NotText(ValueError):
+def read_file_text(path: str | Path, max_bytes: int | None = None) -> str:
+    """A PDDL file's text: :func:`read_file_bytes` then :func:`decode_text`."""
+    return decode_text(read_file_bytes(path, max_bytes))
+
+
+class InputRefused(ValueError):
+    """Input pddlkit will not read as PDDL, with the ``code`` and ``hint`` of the diagnostic
+    that says so (the message completes "FILE cannot be read as PDDL: ...")."""
+
+    def __init__(self, message: str, code: str = "unreadable-input",
+                 hint: str = "pass the .pddl file itself (plain UTF-8 text)"):
+        super().__init__(message)
+        self.code = code
+        self.hint = hint
+
+    def __reduce__(self):
+        return type(self), (str(self), self.code, self.hint)
+
+
+class NotText(InputRefused):
     """A file whose bytes are not UTF-8 text."""
