@@ -181,12 +181,17 @@ def diagnostics_to_json(diagnostics: Sequence[Diagnostic]) -> str:
 
 @dataclass
 class DiagnosticSink:
-    """Collects diagnostics for one source text and fills in file, line text and column."""
+    """Collects diagnostics for one source text and fills in file, line text and column.
+
+    With a ``limit``, adding one more than that many raises :class:`TooManyDiagnostics`:
+    the reader sets one, because input with that many errors is junk and reading every word
+    of 50 MB of it would only cost minutes and gigabytes."""
 
     text: str
     file: str | None = None
     items: list[Diagnostic] = field(default_factory=list)
     _lines: list[str] | None = None
+    limit: int | None = None
 
     def line_text(self, line: int) -> str | None:
         if self._lines is None:
@@ -206,6 +211,8 @@ class DiagnosticSink:
         severity: Severity = Severity.ERROR,
         expected: Sequence[str] = (),
     ) -> Diagnostic:
+        if self.limit is not None and len(self.items) >= self.limit:
+            raise TooManyDiagnostics(f"more than {self.limit} diagnostics")
         diag = Diagnostic(
             code=code,
             severity=severity,
@@ -223,6 +230,10 @@ class DiagnosticSink:
     @property
     def has_errors(self) -> bool:
         return any(d.severity is Severity.ERROR for d in self.items)
+
+
+class TooManyDiagnostics(Exception):
+    """A :class:`DiagnosticSink` with a ``limit`` is full; whoever set the limit stops."""
 
 
 class PDDLError(Exception):

@@ -28,7 +28,7 @@ from pddlkit.checks import check
 from pddlkit.diagnostics import (MAX_SHOWN, SOURCE_WINDOW, Diagnostic, DiagnosticSink, Severity,
                                  excerpt, format_diagnostics)
 from pddlkit.pddl import sexpr
-from pddlkit.pddl.reader import read_problem
+from pddlkit.pddl.reader import read_domain, read_problem
 from pddlkit.pddl.sexpr import (LONG_LINE, MAX_TROUBLE, InputRefused, SList, lark_tokenize,
                                 place_tokens, read_file_bytes, read_sexpr, read_sexpr_tokens)
 
@@ -147,17 +147,20 @@ def test_a_real_file_just_over_a_configured_limit_is_refused_and_one_at_it_is_re
 
 def _junk_line(kind: str, size: int = 50_000_000) -> bytes:
     """One line of ``size`` bytes: random printable ASCII (what the issue saw: a ';' early on
-    makes most of it a comment), a flood of ')' (an error per token), or one word."""
+    makes most of it a comment), a flood of ')' (an error per token), words directly inside
+    (define ...) (an error per word), or one word."""
     if kind == "printable":
         chars = bytes(range(32, 127))
         table = bytes(chars[i % len(chars)] for i in range(256))
         return os.urandom(size).translate(table)
     if kind == "close-parens":
         return b"x)" * (size // 2)
+    if kind == "words-in-define":
+        return b"(define " + b"ab " * (size // 3) + b")"
     return b"a" * size
 
 
-@pytest.mark.parametrize("kind", ["printable", "close-parens", "one-word"])
+@pytest.mark.parametrize("kind", ["printable", "close-parens", "words-in-define", "one-word"])
 def test_50_mb_of_junk_on_one_line(tmp_path, kind):
     junk = tmp_path / "junk.pddl"
     junk.write_bytes(_junk_line(kind))
@@ -165,7 +168,7 @@ def test_50_mb_of_junk_on_one_line(tmp_path, kind):
     assert_bounded(run, f"{junk}:1:", "FAILED")
     # every shown line is a window of the source line, not the line
     assert max(map(len, run.output.splitlines())) < 3 * SOURCE_WINDOW + 200
-    if kind == "close-parens":
+    if kind in ("close-parens", "words-in-define"):
         assert "error[too-many-errors]" in run.output.splitlines()[0]
         assert "more diagnostics" in run.output
 
@@ -300,6 +303,7 @@ def _both(text: str) -> tuple:
 
 
 @pytest.mark.parametrize("text", [")" * 300, "a " * 300, "() " * 300, "(:action " * 300,
+                                  "(define (domain d) " + "w " * 300,
                                   "(define (domain d) " + "(:action a (p :effect " * 150,
                                   "(" * 1200])
 def test_reading_stops_on_floods_as_the_reference_does(text):
@@ -339,3 +343,15 @@ def test_the_last_token_of_a_line_is_found_from_its_end():
         tokens = sexpr._line_tokens(line)
         if tokens:
             assert sexpr._last_token(line) == tokens[-1], line
+
+
+def test_reading_stops_after_a_thousand_diagnostics():
+    """Words where a section holds lists are each an error the tree reader cannot see; the
+    reader stops at MAX_READ_DIAGNOSTICS with one diagnostic first that says so."""
+    from pddlkit.pddl.reader import MAX_READ_DIAGNOSTICS
+
+    text = "(define (domain d)\n (:predicates " + "w " * 5000 + "))"
+    model, diags = read_domain(text)
+    assert model is None and len(diags) == MAX_READ_DIAGNOSTICS + 1
+    assert diags[0].code == "too-many-errors" and diags[0].line == 2
+    assert "after 1000 errors" in diags[0].message and diags[0].hint

@@ -7,6 +7,13 @@ mistakes at once, not one per round trip. Names are lower-cased (PDDL is case-in
 
 ``read_domain``/``read_problem`` return the (possibly partial) model and the diagnostics;
 ``parse_domain``/``parse_problem`` return the model or raise :class:`PDDLSyntaxError`.
+
+Limits (issue 43), so input that is not PDDL ends in seconds with one clear diagnostic: a path
+must name a regular file of at most 64 MiB (``max_bytes=``, ``PDDLKIT_MAX_PDDL_BYTES``), stat'ed
+before it is opened (:func:`~pddlkit.pddl.sexpr.read_file_bytes`); the tree stops at 1000
+nested lists or 100 stray items (:mod:`pddlkit.pddl.sexpr`); reading stops after
+:data:`MAX_READ_DIAGNOSTICS` (1000) diagnostics; each diagnostic keeps 120 characters of its
+line (:mod:`pddlkit.diagnostics`).
 """
 
 from __future__ import annotations
@@ -17,7 +24,8 @@ import re
 from pathlib import Path
 from typing import Optional, Union
 
-from ..diagnostics import Diagnostic, DiagnosticSink, PDDLSyntaxError, Severity
+from ..diagnostics import (Diagnostic, DiagnosticSink, PDDLSyntaxError, Severity,
+                           TooManyDiagnostics)
 from .model import (
     TRUE,
     Action,
@@ -840,9 +848,14 @@ class _Reader:
             init.append(atom)
 
 
+#: the most diagnostics reading one file makes before it stops (with one more saying so): no
+#: file with a few slips has that many, and 50 MB of words each worth one would take minutes
+MAX_READ_DIAGNOSTICS = 1000
+
+
 def _read(text: str, file: Optional[str], kind: str):
     # text with no file is named by what it is, so a position says which one: <problem>:3:43
-    sink = DiagnosticSink(text, file or f"<{kind}>")
+    sink = DiagnosticSink(text, file or f"<{kind}>", limit=MAX_READ_DIAGNOSTICS)
     # Reading makes hundreds of thousands of small objects and no reference cycles, so the
     # cyclic garbage collector's passes over the growing heap are pure cost (a third of the
     # time on the largest IPC problems); it is paused while reading and then restored.
@@ -853,8 +866,18 @@ def _read(text: str, file: Optional[str], kind: str):
         reader = _Reader(sink)
         model = reader.read_domain(top, file) if kind == "domain" else reader.read_problem(top, file)
     except RecursionError:
+        sink.limit = None
         sink.add("too-deeply-nested", "the file is nested too deeply to read", line=1, column=1,
                  hint="check for runaway parentheses")
+        model = None
+    except TooManyDiagnostics:
+        sink.limit = None
+        last = sink.items[-1]
+        sink.add("too-many-errors", f"reading stopped here after {MAX_READ_DIAGNOSTICS} "
+                 "errors: this does not look like PDDL", line=last.line, column=last.column,
+                 hint="check that the file is the PDDL you meant to pass; fix the first errors "
+                      "and check again")
+        sink.items.insert(0, sink.items.pop())   # first: a listing shows only the first ones
         model = None
     finally:
         if collecting:

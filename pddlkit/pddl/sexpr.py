@@ -24,15 +24,15 @@ and 50 MB of junk on one line printed megabytes). :func:`read_file_bytes` stats 
 opening it and refuses, as one :class:`InputRefused` with a diagnostic's code and hint, what is
 not a regular file (a device, a FIFO, a socket, a directory: ``file-not-regular``) and a file
 over :func:`max_pddl_bytes` (``file-too-large``): 64 MiB unless ``PDDLKIT_MAX_PDDL_BYTES`` or the
-caller (``max_bytes=``, ``pddlkit check --max-bytes``) says otherwise. The largest IPC problems
-are a few MB, so 64 MiB is ten times more than real PDDL needs and still reads in seconds. It
-opens with ``O_NONBLOCK`` (a file swapped for a FIFO after the stat cannot block it) and reads
-at most the limit plus one byte, so a file that grows while read is refused too. Reading the
-tree stops with one diagnostic when lists nest deeper than :data:`MAX_DEPTH` (1000) or after
-:data:`MAX_TROUBLE` (100) unmatched ``)``, forced closes and words or lists outside any form:
-the file is junk by then and the rest would only repeat it. A line longer than
-:data:`LONG_LINE` is tokenized a piece at a time, so a 50 MB line never becomes one list of
-millions of tokens.
+caller (``max_bytes=``, ``pddlkit check --max-bytes``) says otherwise. The largest problem of
+the IPC corpus here (nomystery p10) is 0.93 MB, so 64 MiB leaves generated problems a wide
+margin while bounding what junk can cost. It opens with ``O_NONBLOCK`` (a file swapped for a
+FIFO after the stat cannot block it) and reads at most the limit plus one byte, so a file that
+grows while read is refused too. Reading the tree stops with one diagnostic when lists nest
+deeper than :data:`MAX_DEPTH` (1000) or after :data:`MAX_TROUBLE` (100) unmatched ``)``, forced
+closes, words or lists outside any form and words directly inside ``(define ...)``: the file is
+junk by then and the rest would only repeat it. A line longer than :data:`LONG_LINE` (64 KiB)
+is tokenized a piece at a time, so a 50 MB line never becomes one list of millions of tokens.
 """
 
 from __future__ import annotations
@@ -127,8 +127,9 @@ def lark_tokenize(text: str):
 #: the most lists open at once: real PDDL nests a few dozen deep (the IPC's deepest formulas
 #: stay under 100); beyond this the input is junk, and reading it would only cost memory
 MAX_DEPTH = 1000
-#: the most unmatched ')', forced closes and items outside any list before reading stops: a
-#: file with that many is not PDDL with a few slips, and each more would only cost time
+#: the most unmatched ')', forced closes, items outside any list and words directly inside one
+#: (after its head) before reading stops: a file with that many is not PDDL with a few slips,
+#: and each more would only cost time and memory
 MAX_TROUBLE = 100
 #: lines longer than this are tokenized in pieces of about this size (one line of real PDDL
 #: is at most a few thousand characters; a generator's :init on one line may be more)
@@ -228,6 +229,11 @@ def read_sexpr(text: str, sink: DiagnosticSink) -> list:
                             return _stop(top, stack, sink, number, at)
                 if stack:
                     stack[-1].append(tok)
+                    # a word directly inside (define ...) after 'define': never PDDL
+                    if len(stack) == 1 and len(stack[0]) > 1:
+                        trouble += 1
+                        if trouble > MAX_TROUBLE:
+                            return _stop(top, stack, sink, number, at)
                 else:                   # a word outside (define ...)
                     top.append(tok)
                     trouble += 1
@@ -268,8 +274,8 @@ def _stop(top: list, stack: list[SList], sink: DiagnosticSink, line: int, column
     says what the others amount to."""
     _left_open(stack)
     sink.add("too-many-errors", f"reading stopped here: more than {MAX_TROUBLE} unmatched "
-             "parentheses or items outside (define ...) before this point; this does not look "
-             "like PDDL", line=line, column=column,
+             "parentheses, or words and lists outside the sections of (define ...), before this "
+             "point; this does not look like PDDL", line=line, column=column,
              hint="check that the file is the PDDL you meant to pass; fix the first errors and "
                   "check again")
     sink.items.insert(0, sink.items.pop())
@@ -487,7 +493,7 @@ def read_sexpr_tokens(tokens, sink: DiagnosticSink) -> list:
                     if trouble > MAX_TROUBLE:
                         return _stop(top, stack, sink, tok.line, tok.column)
             (stack[-1] if stack else top).append(tok)
-            if not stack:
+            if not stack or (len(stack) == 1 and len(stack[0]) > 1):
                 trouble += 1
                 if trouble > MAX_TROUBLE:
                     return _stop(top, stack, sink, tok.line, tok.column)
