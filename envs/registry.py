@@ -15,6 +15,13 @@ refines one program on). A front end asks the registry which ids it can play
 Installed packages add ids through the entry-point group ``pddlkit.envs`` (an entry point is
 a class or factory: ``myenv = "mypkg.envs:MyEnv"``); ``register`` adds one at run time.
 ``pddlkit envs`` lists them all.
+
+``register`` checks a text environment before it takes the id (:func:`~.api.check_env`, once
+per class: it builds one with the spec's kwargs, resets it and steps it once), so an
+environment that lacks a method or returns the wrong shape is refused with the problem and
+its fix, not found out by the first run that plays it. Entry points are not built when
+listed (``pddlkit envs`` must stay fast, and a broken plugin must not break the listing);
+``formalize_and_plan`` and ``run_episode`` check those when they meet them.
 """
 
 from __future__ import annotations
@@ -147,14 +154,55 @@ _RUNTIME: dict[str, EnvSpec] = {}
 
 def register(env_id: str, entry_point: Union[str, Callable[..., Any]], replace: bool = False,
              *, kwargs: Optional[dict] = None, max_episode_steps: Optional[int] = None,
-             summary: str = "", kind: str = "text") -> EnvSpec:
+             summary: str = "", kind: str = "text", check: bool = True) -> EnvSpec:
     """Make ``env_id`` build environments with ``entry_point`` ('module:Class' or a
-    callable), with default ``kwargs`` and an optional step budget."""
+    callable), with default ``kwargs`` and an optional step budget.
+
+    A text environment is checked first (``check=True``): one is built with ``kwargs`` and run
+    once by :func:`~.api.check_env` (reset, the observation's type, admissible commands, one
+    step), so an id that cannot be played is refused here with an
+    :class:`~.api.EnvCheckError` naming what is missing and the fix, not in the middle of a
+    run. Once per class: a class that passed is not built again. ``check=False`` skips it (an
+    environment too costly to build twice; run ``check_env`` on one yourself)."""
     if not replace and env_id in _known():
         raise ValueError(f"environment {env_id!r} is already registered (pass replace=True)")
     spec = EnvSpec(env_id, entry_point, summary, dict(kwargs or {}), max_episode_steps, kind)
+    if check and kind == "text":
+        _check_registered(spec)
     _RUNTIME[env_id] = spec
     return spec
+
+
+def _check_registered(spec: EnvSpec) -> None:
+    """Build one environment of ``spec`` and check it (the TextEnv protocol, run once); an
+    EnvCheckError naming the problem, with ``register('id')`` as its context."""
+    from .api import EnvCheckError, EnvProblem, check_env_once, checked_already, pddlkits_own
+
+    context = f"register({spec.id!r})"
+    try:
+        factory = spec.load()
+    except Exception as exc:
+        raise EnvCheckError(spec.target, [EnvProblem(
+            "entry_point", f"cannot be loaded: {type(exc).__name__}: {exc}",
+            "give 'module:attribute' naming an importable class or factory, or the class "
+            "itself")], context) from exc
+    if inspect.isclass(factory) and (checked_already(factory) or pddlkits_own(factory)):
+        return   # run once per class; pddlkit's own are played by its tests
+    name = getattr(factory, "__name__", str(factory))
+    try:
+        env = factory(**spec.kwargs)
+    except Exception as exc:
+        raise EnvCheckError(name, [EnvProblem(
+            f"{name}(**{spec.kwargs!r})", f"raised {type(exc).__name__}: {exc}",
+            "pass kwargs= with what it needs to be built, or register(..., check=False) and "
+            "run pddlkit.envs.api.check_env on one you build")], context) from exc
+    try:
+        if not pddlkits_own(env):
+            check_env_once(env, purpose="play", context=context, fresh=True)
+    finally:
+        close = getattr(env, "close", None)
+        if callable(close):
+            close()
 
 
 def _known() -> dict[str, EnvSpec]:

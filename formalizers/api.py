@@ -12,10 +12,25 @@ NoLLMConfigured` naming both ways (the offline ``observation`` formalizer, which
 answer from the environment, is used only when asked for by name). With no ``env=``, the
 model formalizes from the observations alone (``prompts/observation-only``: the actions are
 its own) and the commands are the plan's PDDL actions, ``(move kitchen hall)``. ``domain=`` is
-read and checked before any LLM call. Once the environment says the task is won
-(``env.won``), the call returns ``done=True`` with no commands and asks no one. The
-``memory`` given is never changed: each result carries a new one, so the same memory passed
-twice records its steps once each time.
+read and checked before any LLM call. The ``memory`` given is never changed: each result
+carries a new one, so the same memory passed twice records its steps once each time.
+
+Done and won follow :mod:`pddlkit.envs.api`'s contract (:func:`~pddlkit.envs.api.ending`): a
+step is won when its ``info["won"]`` is true, or, with no ``"won"`` in its info, when it
+``terminated``; or when the environment's ``won`` attribute is True (the older signal, still
+read). Once a step is done (won, or terminated or truncated without a win), the call returns
+``done=True`` (and ``won``) with ``commands == []`` and asks no one. A step's signals reach this
+call only when the caller passes what ``env.step`` returned, ``[(c, env.step(c)) for c in
+step.commands]``; the observation text alone carries none, so for an environment with no bool
+``won`` attribute that is warned about (a ``UserWarning``) instead of guessed.
+
+The environment is checked once (:func:`~pddlkit.envs.api.check_env_once`: every piece it
+needs on each new instance, and a run of reset and one step once per class, on a copy, so
+the caller's episode is untouched); a missing piece is an
+:class:`~pddlkit.envs.api.EnvCheckError` (a TypeError) naming each one and its fix. The prompt
+is built by :func:`.prompts.prompt_context`, the builder ``pddlkit run pddlego`` uses, so the
+same environment gives the same prompt on both paths (the valid actions are
+``env.admissible_commands()``).
 
 The call runs the inner refine loop: the formalizer writes the files,
 pddlkit checks and plans, and solver errors go back to the formalizer up to
@@ -24,7 +39,8 @@ model's mistakes: an unsolved result carries the diagnostics met.
 
 What the agent saw is either one observation (text: the first call's, or what ``action``
 produced) or, after running a plan, every (command, observation) pair in the order run:
-``formalize_and_plan([(c, env.step(c).observation) for c in step.commands], memory=...)``.
+``formalize_and_plan([(c, env.step(c)) for c in step.commands], memory=...)`` (each
+observation a Step, which also says when the episode is over, or its text).
 All of them enter the episode memory, so a reader never links the room before a plan to the
 room after it, and an LLM sees every step, as in :func:`.loop.run_episode`.
 
@@ -45,13 +61,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Sequence, Union
 
-from pddlkit.envs.api import check_env  # beside the env protocol; used here, and re-exported
+from pddlkit.envs.api import (GOING_ON, Ending, Step, as_step, check_env,  # re-exported
+                              check_env_once, ending, env_won)
 from pddlkit.llm.usage import usage_delta, usage_snapshot
 
 from .answer import Files
-from .base import INITIAL, SOLVER_ERROR, UPDATE, Context, Memory
-from .loop import attempt
-from .prompts import env_signatures
+from .base import INITIAL, SOLVER_ERROR, UPDATE, Memory
+from .loop import ENDED, attempt
+from .prompts import prompt_context
 
 
 @dataclass
@@ -63,6 +80,8 @@ class FormalizeMemory:
     memory: Memory
     previous: Optional[Files] = None
     facts: Any = None  # a FactMemory when fact_memory=True
+    #: how the episode ended, once a step said so (it stays ended)
+    ended: Optional[Ending] = None
 
 
 @dataclass
@@ -74,8 +93,11 @@ class FormalizeResult:
     diagnostics: list[str] = field(default_factory=list)
     usage: dict = field(default_factory=dict)
     memory: Optional[FormalizeMemory] = None
-    #: the task is won: there is nothing left to plan (``commands`` is then ``[]``)
+    #: the episode is over (won, or ended by the environment): there is nothing left to plan,
+    #: ``commands`` is ``[]`` and no one was asked
     done: bool = False
+    #: the task is won (see the done/won contract in :mod:`pddlkit.envs.api`)
+    won: bool = False
 
     @property
     def solved(self) -> bool:
@@ -94,6 +116,10 @@ class ObservationOnly:
 
     def commands_for_plan(self, plan) -> list[str]:
         return [str(step) for step in plan.steps]
+
+    def admissible_commands(self) -> list[str]:
+        """None known: the model's actions are its own."""
+        return []
 
 
 def _rate(text: str) -> float:
@@ -127,22 +153,63 @@ def make_formalizer(llm: Any, env_id: str, **options: Any):
     return LLMFormalizer(llm, env_id, **options)
 
 
-Observed = Union[str, Sequence[tuple[str, str]]]
+#: what was observed: one observation, or (command, observation) pairs; an observation is its
+#: text or what ``env.step`` returned (a Step, or gymnasium's 5-tuple), which also says whether
+#: the episode is over
+Observed = Union[str, Step, Sequence[tuple[str, Any]]]
 
 
-def _observed_pairs(obs: Observed, action: str) -> list[tuple[str, str]]:
-    """(command, observation) pairs from either form; a clear TypeError for anything else."""
-    if isinstance(obs, str):
-        return [(action, obs)]
+def _is_step(value: Any) -> bool:
+    """What step() returns: a Step, something with its attributes, or a 5-tuple."""
+    return isinstance(value, Step) or hasattr(value, "terminated") or (
+        isinstance(value, (tuple, list)) and len(value) == 5)
+
+
+def _observed_pairs(obs: Observed, action: str) -> tuple[list[tuple[str, str]],
+                                                          list[Optional[Step]]]:
+    """(command, observation text) pairs from any form, and the Step each came with (None
+    for text); a clear TypeError for anything else."""
+    if isinstance(obs, str) or (not isinstance(obs, (tuple, list)) and _is_step(obs)):
+        obs = [(action, obs)]
     try:
         pairs = [tuple(p) for p in obs]
     except TypeError:
         pairs = None
-    if not pairs or any(len(p) != 2 or not all(isinstance(x, str) for x in p) for p in pairs):
-        raise TypeError("formalize_and_plan(obs): obs must be an observation (str) or a "
-                        "non-empty list of (command, observation) string pairs, got "
+    if not pairs or any(len(p) != 2 or not isinstance(p[0], str)
+                        or not (isinstance(p[1], str) or _is_step(p[1])) for p in pairs):
+        raise TypeError("formalize_and_plan(obs): obs must be an observation (str, or the "
+                        "Step env.step returned) or a non-empty list of (command, observation) "
+                        "pairs, each observation a str or a Step, got "
                         f"{type(obs).__name__}: {str(obs)[:80]!r}")
-    return pairs
+    steps = [None if isinstance(o, str) else as_step(o, f"the observation of {c!r}")
+             for c, o in pairs]
+    return [(c, o if s is None else s.observation) for (c, o), s in zip(pairs, steps)], steps
+
+
+def _ending(memory: FormalizeMemory, steps: list[Optional[Step]]) -> Ending:
+    """How the episode stands after ``steps``: ended for good once a step said so (the
+    contract's :func:`~pddlkit.envs.api.ending`), or the environment's ``won`` says won."""
+    if memory.ended is not None:
+        return memory.ended
+    for step in steps:
+        end = ending(step, memory.env) if step is not None else GOING_ON
+        if end.done:
+            return end
+    return Ending(True, True, "won") if env_won(memory.env) else GOING_ON
+
+
+def _warn_if_a_win_cannot_be_seen(env: Any, steps: list[Optional[Step]]) -> None:
+    """An environment with no bool ``won`` says a win only in what step() returns; given the
+    text alone, this call could not see it and would ask the LLM again after the win."""
+    import warnings
+
+    if isinstance(env, ObservationOnly) or isinstance(getattr(env, "won", None), bool) or \
+            all(step is not None for step in steps):
+        return
+    warnings.warn(f"formalize_and_plan: {type(env).__name__} has no `won` attribute, so a win "
+                  "shows only in what its step() returns; pass (command, env.step(command)) "
+                  "pairs, not the observation text, or a won task cannot be seen and the LLM "
+                  "is asked again", UserWarning, stacklevel=3)
 
 
 def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-downward",
@@ -155,7 +222,7 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
     """Formalize what was observed into PDDL and plan; see the module doc. ``obs`` is one
     observation (what ``action`` produced) or the (command, observation) pairs of every
     command run since the last call."""
-    pairs = _observed_pairs(obs, action)
+    pairs, steps = _observed_pairs(obs, action)
     frozen = _frozen_domain(domain)   # a missing or broken file fails before any LLM call
     if memory is None:
         if llm is None:
@@ -174,8 +241,8 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
 
             env = make(env)
             env.reset()
-        if not isinstance(env, ObservationOnly):
-            check_env(env)
+        if not isinstance(env, ObservationOnly):   # once per class, on a copy
+            check_env_once(env, purpose="formalize", context="formalize_and_plan")
         formalizer = make_formalizer(llm, env.id, **(
             {"constrained": True} if constrained and _writes_with_an_llm(llm) else {}))
         memory = FormalizeMemory(formalizer, env, Memory(task or env.task, []))
@@ -188,10 +255,15 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
                             f"result (a FormalizeMemory), got {type(memory).__name__}{hint}")
         memory = _copied(memory)
         kind = UPDATE
-    if getattr(memory.env, "won", False):   # the task is won: nothing to plan, no one to ask
+        _warn_if_a_win_cannot_be_seen(memory.env, steps)
+    end = _ending(memory, steps)
+    if end.done:   # won, or ended by the environment: nothing to plan, no one to ask
+        memory.memory.history.extend(pairs)
+        memory.ended = end
         prev = memory.previous
         return FormalizeResult(prev.domain if prev else None, prev.problem if prev else None,
-                               [], None, [], {}, memory, done=True)
+                               [], None, [] if end.won else [ENDED[end.reason]], {}, memory,
+                               done=True, won=end.won)
     if fact_memory:
         from .fact_memory import FactMemory
 
@@ -203,7 +275,6 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
     env_ = memory.env
     ledger = getattr(getattr(memory.formalizer, "llm", None), "ledger", None)
     before = usage_snapshot(ledger)
-    sigs = env_signatures(env_)
     if frozen is not None and hasattr(memory.formalizer, "fixed_domain"):
         memory.formalizer.fixed_domain = frozen
     if constrained and hasattr(memory.formalizer, "constrained"):
@@ -211,8 +282,7 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
     diagnostics: list[str] = []
     error = None
     for _ in range(max_solver_retries + 1):
-        context = Context(kind, env_.id, memory.memory, [], sigs,
-                          len({t.action for t in env_.action_schema}), memory.previous, error)
+        context = prompt_context(env_, kind, memory.memory, memory.previous, error)
         tried = attempt(memory.formalizer, context, env_, planner, timeout, frozen,
                         repair=repair, facts=memory.facts if fact_memory else None)
         diagnostics += [f"repaired in code: {fix}" for fix in tried.fixes]

@@ -10,6 +10,14 @@
   ``max_simulation_retries`` consecutive times.
 * Limits: ``action_budget`` environment commands (default 50, METHODS.md); the abort reason is
   recorded. Metrics follow the paper's Appendix A.
+* Done: the episode ends when a step is done under :func:`pddlkit.envs.api.ending` (won through
+  ``info["won"]``, ``terminated`` or ``env.won``; or terminated or truncated without a win),
+  so the formalizer is never asked again after the environment said the task is won. A step
+  that is done stops the plan, even one that failed (a truncating step is not rolled back:
+  the environment's episode is over). The environment is checked once per class
+  (:func:`~pddlkit.envs.api.check_env_once`) after its reset.
+* Prompts: every :class:`~.base.Context` comes from :func:`.prompts.prompt_context`, the one
+  builder ``formalize_and_plan`` uses too.
 * Options beyond the paper, each off by default: ``repair`` fixes trivial slips in code before
   planning (:mod:`.repair`), ``fact_memory`` merges confirmed facts back into each new problem
   file (:mod:`.fact_memory`), ``domain`` freezes the domain file.
@@ -27,7 +35,7 @@ from pddlkit.llm.usage import usage_delta, usage_snapshot
 
 from .answer import AnswerError, Files
 from .base import INITIAL, SIMULATION_ERROR, SOLVER_ERROR, UPDATE, Context, Formalizer, Memory
-from .prompts import env_signatures
+from .prompts import prompt_context
 
 
 @dataclass
@@ -98,17 +106,19 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
 
     from pddlkit.llm.errors import LLMError
 
+    from pddlkit.envs.api import as_step, check_env_once, ending, ending_at_reset
+
     limits = limits or Limits()
     log = EpisodeRecord(record)
     obs, info = env.reset(seed)
+    check_env_once(env, purpose="play", context="run_episode")
+    end = ending_at_reset(info, env)
     memory = Memory(env.task, [("look around", obs)])
     result = EpisodeResult(env.id, getattr(env, "seed", seed), env.task,
                            getattr(formalizer, "name", type(formalizer).__name__), Metrics())
     m = result.metrics
     ledger = getattr(getattr(formalizer, "llm", None), "ledger", None)
     before = usage_snapshot(ledger)
-    sigs = env_signatures(env)
-    n_actions = len({t.action for t in env.action_schema})
     emit = emitter(log, on_event)
     emit("start", env=env.id, seed=result.seed, task=env.task, observation=obs,
          formalizer=result.formalizer)
@@ -119,14 +129,13 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
     if domain is not None and hasattr(formalizer, "fixed_domain"):
         formalizer.fixed_domain = domain   # a constrained answer's facts are over its predicates
     started = time.monotonic()
-    while not info.get("won") and m.actions < limits.action_budget:
+    while not end.done and m.actions < limits.action_budget:
         m.steps += 1
         snapshot = env.snapshot()
         commands = None
         solver_retries = 0
         while commands is None:
-            context = Context(kind, env.id, memory, _valid(info), sigs, n_actions, previous,
-                              error, failed, executed)
+            context = prompt_context(env, kind, memory, previous, error, failed, executed)
             try:
                 tried = attempt(formalizer, context, env, planner, limits.planner_timeout, domain,
                                 repair=repair, facts=facts)
@@ -176,23 +185,23 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
         for command in commands:
             if m.actions >= limits.action_budget:
                 break
-            step = env.step(command)
+            step = as_step(env.step(command), f"step({command!r})", env)
             m.actions += 1
             memory.history.append((command, step.observation))
             emit("action", step=m.steps, command=command, observation=step.observation,
                  error=step.error)
-            info = step.info
-            if step.error:
+            end = ending(step, env)
+            if step.error and not end.done:
                 failure = (command, step.observation)
                 break
-            done.append(command)
-            result.ran[-1] = len(done)
-            if step.won:
+            if not step.error:
+                done.append(command)
+                result.ran[-1] = len(done)
+            if end.done:   # won, lost or truncated: nothing more to run or to ask
                 break
         if failure is not None:
             env.restore(snapshot)
             del memory.history[len(memory.history) - len(done) - 1:]
-            info = {"won": False, "admissible_commands": env.admissible_commands()}
             m.simulation_errors += 1
             sim_retries += 1
             failed, error, executed = failure[0], failure[1], done
@@ -214,11 +223,25 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
         if facts is not None:
             facts.confirm(previous)
         kind, error, failed, executed = UPDATE, None, None, []
-    m.success = bool(info.get("won"))
+    m.success = end.won
     if not m.success and m.abort_reason is None:
-        m.abort_reason = "action budget spent"
+        m.abort_reason = stop_reason(end, m.actions, limits.action_budget)
         emit("abort", reason=m.abort_reason)
     return _finish(result, ledger, before, started, emit)
+
+
+#: why an episode the environment ended without a win stopped (the ``abort_reason``)
+ENDED = {"terminated": "the environment ended the episode without a win (terminated)",
+         "truncated": "the environment truncated the episode (its own step limit)"}
+
+
+def stop_reason(end, actions: int, budget: int) -> str:
+    """Why an episode that was not won stopped: the environment ended it (terminated; or
+    truncated before the budget ran out), else the action budget is spent (an environment's
+    limit that falls on the budget's last action reads as the budget, as it always did)."""
+    if end.reason == "terminated" or (end.reason == "truncated" and actions < budget):
+        return ENDED[end.reason]
+    return "action budget spent"
 
 
 def emitter(log: EpisodeRecord, on_event=None):
@@ -284,13 +307,6 @@ def attempt(formalizer, context: Context, env, planner: Any, timeout: float,
     commands, error = _commands(env, planned)
     return Attempt(files, commands, planned.plan if commands is not None else None, error,
                    seconds, fixes, merged)
-
-
-def _valid(info: dict) -> list[str]:
-    try:
-        return list(info.get("admissible_commands") or [])
-    except Exception:  # pragma: no cover - an adapter whose list cannot be computed
-        return []
 
 
 def _commands(env, planned) -> tuple[Optional[list[str]], Optional[str]]:

@@ -7,7 +7,8 @@ environment's message goes back with the next prompt, up to ``max_simulation_ret
 consecutive failures (5 in the paper). An unreadable answer counts as a failed command with a
 message that says what was wrong. The episode ends on a win, the action budget, or the retry
 limit, and its metrics use the same :class:`~.loop.Metrics` as the PDDLego+ loop, so the two
-are compared in one table.
+are compared in one table. Done, won and the valid actions follow the same rules as the
+PDDLego+ loop's (:func:`pddlkit.envs.api.ending`, :func:`.prompts.valid_actions`).
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ from .llm_formalizer import PromptedLLM
 
 #: tokens kept free for the answer when ``max_tokens`` is not set (one action as JSON)
 ANSWER_TOKENS = 256
-from .loop import EpisodeRecord, EpisodeResult, Limits, Metrics, _finish, emitter
-from .prompts import optional
+from .loop import EpisodeRecord, EpisodeResult, Limits, Metrics, _finish, emitter, stop_reason
+from .prompts import optional, valid_actions
 
 
 class PlanGenAgent(PromptedLLM):
@@ -77,11 +78,14 @@ def run_plangen(env, agent: PlanGenAgent, *, seed: Optional[int] = None,
                 limits: Optional[Limits] = None,
                 record: Union[str, os.PathLike, None] = None, on_event=None) -> EpisodeResult:
     """Play one episode with the LLM choosing each command; never raises for its mistakes."""
+    from pddlkit.envs.api import as_step, check_env_once, ending, ending_at_reset
     from pddlkit.llm.errors import LLMError
 
     limits = limits or Limits()
     log = EpisodeRecord(record)
     obs, info = env.reset(seed)
+    check_env_once(env, purpose="play", context="run_plangen")
+    end = ending_at_reset(info, env)
     history = [("look around", obs)]
     result = EpisodeResult(env.id, getattr(env, "seed", seed), env.task, agent.name, Metrics())
     m = result.metrics
@@ -93,10 +97,10 @@ def run_plangen(env, agent: PlanGenAgent, *, seed: Optional[int] = None,
          formalizer=agent.name)
     error: Optional[str] = None
     failures = 0
-    while not info.get("won") and m.actions < limits.action_budget:
+    while not end.done and m.actions < limits.action_budget:
         m.steps += 1
         try:
-            valid = list(info.get("admissible_commands") or [])
+            valid = valid_actions(env)
             command, unreadable = agent.act(env.task, history, valid, error)
         except LLMError as exc:
             m.abort_reason = f"llm: {exc.message}"
@@ -110,11 +114,15 @@ def run_plangen(env, agent: PlanGenAgent, *, seed: Optional[int] = None,
         else:
             result.plans.append([command])
             emit("plan", step=m.steps, commands=[command])
-            step = env.step(command)
+            step = as_step(env.step(command), f"step({command!r})", env)
             m.actions += 1
             emit("action", step=m.steps, command=command, observation=step.observation,
                  error=step.error)
-            info = step.info
+            end = ending(step, env)
+            if end.done:   # won, lost or truncated: the LLM is not asked again
+                if not step.error:
+                    history.append((command, step.observation))
+                break
             if not step.error:
                 history.append((command, step.observation))
                 if failures:
@@ -132,8 +140,8 @@ def run_plangen(env, agent: PlanGenAgent, *, seed: Optional[int] = None,
             m.abort_reason = "simulation errors: retry limit reached"
             emit("abort", reason=m.abort_reason)
             break
-    m.success = bool(info.get("won"))
+    m.success = end.won
     if not m.success and m.abort_reason is None:
-        m.abort_reason = "action budget spent"
+        m.abort_reason = stop_reason(end, m.actions, limits.action_budget)
         emit("abort", reason=m.abort_reason)
     return _finish(result, ledger, before, started, emit)

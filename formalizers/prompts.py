@@ -5,6 +5,14 @@ LLM-as-planner baseline) is a text file with
 ``$name`` placeholders (``string.Template``, so PDDL's parentheses and JSON's braces need no
 escaping). ``Prompts.from_dir(path)`` loads a user's own set; a missing file falls back to the
 bundled one, so a user can override one prompt kind only.
+
+What a prompt says about the environment (its valid actions, action signatures and number of
+actions) comes from one builder, :func:`prompt_context`, which both ``run_episode`` (the CLI
+and bench path) and ``formalize_and_plan`` (the Python API) call with the environment itself:
+two paths that each filled the :class:`~.base.Context` their own way had drifted apart (the
+API sent "Here are some valid actions you can take: []"). The valid actions are
+``env.admissible_commands()``, the method every environment must have, read when the prompt
+is built (under a millisecond for the household with 20 receptacles).
 """
 
 from __future__ import annotations
@@ -12,7 +20,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 from string import Template
-from typing import Optional, Union
+from typing import Optional, Sequence, Union
+
+from .answer import Files
+from .base import Context, Memory
 
 BUNDLED = Path(__file__).resolve().parent / "prompts"
 KINDS = ("header", "goal_detailed", "goal_simple", "actions", "initial", "update",
@@ -87,6 +98,38 @@ def env_signatures(env) -> str:
     if getattr(env, "action_signatures", None) is not None:
         return signatures(None, env.action_schema, env.action_signatures)
     return "\n".join(str(t) for t in env.action_schema)
+
+
+def valid_actions(env) -> list[str]:
+    """The valid actions every prompt shows: ``env.admissible_commands()``, read from the
+    environment when the prompt is built. Not a step's ``info["admissible_commands"]``: an own
+    environment's info need not carry it, and formalize_and_plan never sees an info (it showed
+    ``[]`` from Python while ``pddlkit run pddlego`` showed the list). A call that fails is
+    an :class:`~pddlkit.envs.api.EnvCheckError` (an environment not reset yet, mostly), never
+    an empty list in its place."""
+    try:
+        return [str(command) for command in env.admissible_commands()]
+    except Exception as exc:
+        from pddlkit.envs.api import EnvCheckError, EnvProblem
+
+        raise EnvCheckError(type(env).__name__, [EnvProblem(
+            "admissible_commands()", f"raised {type(exc).__name__}: {exc}",
+            "reset the environment before the first call (the observation is what its reset() "
+            "or step() returned), and let admissible_commands() answer in every state after "
+            "reset ([] when it cannot list them)")], "the prompt's valid actions") from exc
+
+
+def prompt_context(env, kind: str, memory: Memory, previous: Optional[Files] = None,
+                   error: Optional[str] = None, failed_action: Optional[str] = None,
+                   executed: Sequence[str] = ()) -> Context:
+    """The one builder of what a formalizer's prompt is rendered from, for ``run_episode``
+    (``pddlkit run pddlego``, bench cells) and ``formalize_and_plan`` alike, so the same
+    environment in the same state gives the same prompt on both paths: the valid actions
+    (:func:`valid_actions`), the action signatures (:func:`env_signatures`) and the number of
+    actions are read from ``env`` here, never passed in by a caller."""
+    return Context(kind, env.id, memory, valid_actions(env), env_signatures(env),
+                   len({t.action for t in env.action_schema}), previous, error, failed_action,
+                   list(executed))
 
 
 def optional(text: Optional[str]) -> str:

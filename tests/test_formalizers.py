@@ -388,9 +388,10 @@ def test_formalize_and_plan_constrained_sends_the_answers_grammar():
     assert '"visited"' in sent.lark and '":action"' in sent.lark   # frozen predicates, actions
     assert step.memory.formalizer.modes == ["unconstrained: ScriptedLLM decodes without "
                                             "constraints"]
+    env = make("coin-collector", rooms=5, seed=1)
+    obs, _ = env.reset()   # the prompt lists its admissible commands: it must be reset
     plain = formalize_and_plan(obs, llm=ScriptedLLM([json.dumps(
-        {"df": truth.domain, "pf": truth.problem})]), env=make("coin-collector", rooms=5,
-                                                               seed=1))
+        {"df": truth.domain, "pf": truth.problem})]), env=env)
     assert plain.memory.formalizer.llm.requests[0].constraint is None
 
 
@@ -934,3 +935,86 @@ def test_alfworld_reader_learns_receptacles_that_share_a_spot():
     assert "(samespot drawer_1 drawer_2)" in problem and "(atlocation drawer_2)" in problem
     plan = pddlkit.plan(reader.domain, problem)
     assert [(s.name, *s.args) for s in plan.plan.steps] == [("openobject", "drawer_2")]
+
+
+# --------------------------------------------------------------------------- one prompt builder
+# (issue 44, item 1: from Python the prompt said "Here are some valid actions you can take: []"
+# while `pddlkit run pddlego` sent the environment's list)
+
+VALID_LINE = "Here are some valid actions you can take: "
+
+
+def _valid_actions_shown(prompt: str) -> list:
+    """The list a prompt shows after 'Here are some valid actions you can take: '."""
+    import ast
+
+    start = prompt.index(VALID_LINE) + len(VALID_LINE)
+    return ast.literal_eval(prompt[start:prompt.index("\n", start)])
+
+
+def _observation_answer(env_id: str, seed: int) -> str:
+    """The offline formalizer's files for the first observation, as an LLM's JSON answer."""
+    env = make(env_id)
+    obs, _ = env.reset(seed)
+    truth = formalize_and_plan(obs, llm="observation", env=env)
+    return json.dumps({"df": truth.domain, "pf": truth.problem})
+
+
+def test_the_cli_and_formalize_and_plan_send_the_same_prompts(tmp_path):
+    """`pddlkit run pddlego` and formalize_and_plan on the same environment and seed, with the
+    same scripted answers (a plan, then two unreadable answers), ask the same three requests:
+    the initial prompt, the update after the plan ran, and the solver-error prompt."""
+    import subprocess
+    import sys
+
+    from pddlkit.llm.scripted import ScriptedLLM
+    from pddlkit.llm.transcript import read_transcript
+
+    seed = 1
+    answers = [_observation_answer("coin-collector", seed), "no files here", "none again"]
+    (tmp_path / "answers.json").write_text(json.dumps(answers))
+    transcript = tmp_path / "cli.jsonl"
+    done = subprocess.run([sys.executable, "-m", "pddlkit.cli", "run", "pddlego", "--env",
+                           "coin-collector", "--seed", str(seed), "--retries", "1", "--quiet",
+                           "--llm", f"scripted:{tmp_path / 'answers.json'}",
+                           "--transcript", str(transcript)],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 1, done.stdout + done.stderr   # lost: the answers run out
+    cli = [record["request"]["messages"] for _, record in read_transcript(transcript)]
+
+    env = make("coin-collector")
+    obs, _ = env.reset(seed)
+    llm = ScriptedLLM(answers, ledger=UsageLedger())
+    step = formalize_and_plan(obs, llm=llm, env=env)
+    assert step.commands == ["move west"]
+    executed = [(command, env.step(command).observation) for command in step.commands]
+    step = formalize_and_plan(executed, memory=step.memory, max_solver_retries=1)
+    assert not step.solved
+    api = [request.message_dicts for request in llm.requests]
+    assert len(cli) == len(api) == 3
+    for n, (sent_by_cli, sent_by_api) in enumerate(zip(cli, api)):
+        assert sent_by_cli == sent_by_api, f"request {n + 1} differs"
+
+
+@pytest.mark.parametrize("env_id, options", [("coin-collector", {}),
+                                             ("household", {"receptacles": 8})])
+def test_the_prompt_lists_the_environments_admissible_commands(env_id, options):
+    """The valid actions a formalize_and_plan prompt shows are env.admissible_commands(), at
+    the first call and after the plan ran; never an empty list."""
+    from pddlkit.llm.scripted import ScriptedLLM
+
+    env = make(env_id, **options)
+    obs, _ = env.reset(2)
+    truth = formalize_and_plan(obs, llm="observation", env=env)
+    env = make(env_id, **options)
+    obs, _ = env.reset(2)
+    answer = json.dumps({"df": truth.domain, "pf": truth.problem})
+    llm = ScriptedLLM([answer, answer], ledger=UsageLedger())
+    first_valid = env.admissible_commands()
+    step = formalize_and_plan(obs, llm=llm, env=env)
+    assert step.solved, step.diagnostics
+    executed = [(c, env.step(c).observation) for c in step.commands[:1]]
+    formalize_and_plan(executed, memory=step.memory)
+    shown = [_valid_actions_shown(r.messages[-1][1]) for r in llm.requests]
+    assert shown[0] and shown[0] == first_valid
+    assert shown[1] and shown[1] == env.admissible_commands() and shown[1] != first_valid
