@@ -61,6 +61,14 @@ OBSERVATION_KEYS = ("glyphs", "blstats", "message", "inv_strs", "inv_letters",
                     "screen_descriptions", "tty_chars")
 
 
+def own_copy(obs: dict) -> dict:
+    """NLE's observation as arrays of our own. NLE fills the same arrays at every step, so
+    an observation kept past the next step (the last real one, kept when the game ends) must
+    be copied, or NLE's blank final screen overwrites it: a death then read "XP level 0, HP
+    0 / 0" in every summary, and a level 3 reached on a game's last key was not counted."""
+    return {k: v.copy() if hasattr(v, "copy") else v for k, v in obs.items()}
+
+
 def _import_nle():
     try:
         import gymnasium
@@ -130,7 +138,8 @@ class NetHackTask:
             self.seed = seed
         if self.seed is not None:
             self.env.unwrapped.seed(self.seed, self.seed, False)
-        self.obs, _ = self.env.reset()
+        obs, _ = self.env.reset()
+        self.obs = own_copy(obs)
         self.keys, self.won, self.done = 0, False, False
         self.memory = {}
         self.objects_seen = {}
@@ -184,6 +193,20 @@ class NetHackTask:
 
     def walkable(self, x: int, y: int) -> bool:
         return self.memory.get((x, y)) in WALKABLE_CMAP
+
+    def status_known(self) -> bool:
+        """Whether NLE gave a status line (its blank final observation has none: every
+        figure 0). After the first observation the adapter always keeps a real one, so this
+        is False only if NLE never gave one; summaries then say "unknown", not "HP 0 / 0"."""
+        return bool(self.obs) and any(int(v) for v in self.obs["blstats"])
+
+    def status_text(self) -> str:
+        """``XP level 1, dungeon level 1, HP 14 / 14`` for summaries (``unknown`` when NLE
+        gave no status, never the zeros of a blank observation)."""
+        if not self.status_known():
+            return "XP level unknown, dungeon level unknown, HP unknown (NLE gave no status)"
+        s = self.stats()
+        return f"XP level {s['level']}, dungeon level {s['depth']}, HP {s['HP']}"
 
     def stats(self) -> dict:
         nh, b = self._nh, self.obs["blstats"]
@@ -288,7 +311,10 @@ class NetHackTask:
         """One key to NLE: it counts against the budget, and NLE's end of the game is ours."""
         obs, _, terminated, truncated, _ = self.env.step(self._key_index[ord(key)])
         if not (terminated or truncated) or any(int(v) for v in obs["blstats"]):
-            self.obs = obs   # NLE's final observation can be blank: keep the last real one
+            # NLE's final observation can be blank: keep the last real one, as a copy (NLE
+            # writes every observation into the same arrays, so a kept reference would be
+            # blanked too, and a game that ended in death read "HP 0 / 0, XP level 0")
+            self.obs = own_copy(obs)
         self.keys += 1
         if terminated or truncated:
             self._game_over()

@@ -145,3 +145,34 @@ def test_the_keystroke_budget_alone_ends_an_episode(nethack):
         assert large.env.unwrapped._max_episode_steps == 6001
     finally:
         large.close()
+
+
+def test_a_game_that_ends_in_death_is_summarised_with_its_last_real_status(nethack):
+    """NLE writes every observation into the same arrays and blanks them when the game ends,
+    so the last real observation the adapter kept read "XP level 0, HP 0 / 0" after a death
+    (issue 44). On seed 1 a monk who prays again and again is struck down by his god on
+    turn 13; the summary must show the status he died with."""
+    from nle import nethack as nle
+
+    from pddlkit.programs.copic.nethack_world import NetHackWorld
+
+    world = NetHackWorld("exp-level-3")
+    env = world.env
+    try:
+        world.reset(1)
+        pray = chr(int(nle.Command.PRAY))
+        for _ in range(40):
+            if env.done:
+                break
+            env._key(pray)
+            if "[yn]" in env.top_line():
+                env._key("y")
+        assert env.done and env.keys < env.max_keys   # the game ended, not the budget
+        stats = env.stats()
+        assert (stats["HP"], stats["level"], stats["depth"]) == ("14 / 14", 1, 1), stats
+        assert env.status_known()
+        summary = world.episode_result(False)
+        assert "XP level 1, dungeon level 1, HP 14 / 14" in summary, summary
+        assert "0 / 0" not in summary and "XP level 0" not in summary
+    finally:
+        env.close()

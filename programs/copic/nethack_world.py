@@ -121,10 +121,8 @@ class NetHackWorld:
         return [json.dumps({"name": "search"})]
 
     def episode_result(self, won: bool) -> str:
-        s = self.env.stats()
         return (f"{self.env.task} {'done' if won else 'not done'} after {self.env.keys} keys; "
-                f"XP level {s['level']}, dungeon level {s['depth']}, HP {s['HP']}; last "
-                f"message: {self.env.message() or '(none)'}")
+                f"{self.env.status_text()}; last message: {self.env.message() or '(none)'}")
 
     def plan_label(self, plan: Sequence[str]) -> str:
         return skill_text(json.loads(plan[0])) if plan else "search()"
