@@ -159,6 +159,8 @@ class NetHackTask:
         return int(b[self._nh.NLE_BL_X]), int(b[self._nh.NLE_BL_Y])
 
     def message(self) -> str:
+        if "message" not in self.obs:   # before the first observation: nothing said yet
+            return ""
         return bytes(self.obs["message"]).rstrip(b"\0").decode("latin-1").strip()
 
     def top_line(self) -> str:

@@ -176,3 +176,18 @@ def test_a_game_that_ends_in_death_is_summarised_with_its_last_real_status(netha
         assert "0 / 0" not in summary and "XP level 0" not in summary
     finally:
         env.close()
+
+
+def test_a_summary_without_any_status_from_nle_says_unknown(nethack):
+    """Before NLE has given an observation there is no status line: the summary says so
+    rather than printing zeros (or failing on the missing blstats)."""
+    from pddlkit.programs.copic.nethack_world import NetHackWorld
+
+    world = NetHackWorld("drink")
+    try:
+        summary = world.episode_result(False)
+        assert "XP level unknown" in summary and "HP unknown" in summary, summary
+        world.reset(0)
+        assert "XP level 1, dungeon level 1, HP 14 / 14" in world.episode_result(False)
+    finally:
+        world.env.close()
