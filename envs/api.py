@@ -347,12 +347,14 @@ NEEDED = {
 }
 METHODS = ("reset", "step", "admissible_commands", "snapshot", "restore")
 #: what each use of an environment needs: ``formalize`` (formalize_and_plan, which shows
-#: the LLM the action signatures too) and ``play`` (the TextEnv protocol: what ``make(id)``'s
-#: callers and run_episode use)
+#: the LLM the action signatures too), ``play`` (the TextEnv protocol: what ``make(id)``'s
+#: callers and run_episode use) and ``act`` (run_plangen)
 PURPOSES = {
     "formalize": ("id", "task", "action_schema", "reset", "step", "admissible_commands"),
     "play": ("id", "task", "action_schema", "reset", "step", "admissible_commands", "snapshot",
              "restore"),
+    #: an agent that picks commands itself (PlanGen): no schema, no rollback
+    "act": ("id", "task", "reset", "step", "admissible_commands"),
 }
 #: (name, what to give) for formalize_and_plan, as listed in the README
 ENV_NEEDS = tuple((name, NEEDED[name]) for name in PURPOSES["formalize"])
@@ -382,7 +384,7 @@ def _attribute_problems(env: Any, purpose: str) -> list[EnvProblem]:
         if hasattr(env, name) and not isinstance(getattr(env, name), str):
             problems.append(EnvProblem(name, f"is {_shown(getattr(env, name))}", NEEDED[name]))
     schema = getattr(env, "action_schema", ())
-    if hasattr(env, "action_schema") and (
+    if "action_schema" in PURPOSES[purpose] and hasattr(env, "action_schema") and (
             not schema or not all(isinstance(t, ActionTemplate) for t in schema)):
         problems.append(EnvProblem("action_schema", "is empty or holds something other than "
                                                     "ActionTemplate", NEEDED["action_schema"]))
@@ -404,7 +406,8 @@ def check_env(env: Any, *, purpose: str = "formalize", run: bool = True,
               context: str = "check_env") -> EnvReport:
     """Check ``env`` the way gymnasium's ``check_env`` does, for pddlkit's text protocol:
     every method and attribute the ``purpose`` needs (``"formalize"``: formalize_and_plan's,
-    with the action signatures; ``"play"``: the TextEnv protocol), then, with ``run``,
+    with the action signatures; ``"play"``: the TextEnv protocol; ``"act"``: PlanGen's, see
+    :data:`PURPOSES`), then, with ``run``,
     ``reset(0)`` (a 2-tuple: text and a dict), ``admissible_commands()`` (a list of str) and
     one ``step`` (a Step or gymnasium's 5-tuple, with text, bools and a dict; ``info["won"]``
     a bool when given), sending the first admissible command (``"look"`` when there is none).
@@ -448,17 +451,7 @@ def check_env(env: Any, *, purpose: str = "formalize", run: bool = True,
     problems += _attribute_problems(env, purpose)
     if problems:
         raise refuse(problems)
-    where = "admissible_commands()"
-    try:
-        commands = env.admissible_commands()
-    except Exception as exc:
-        raise refuse([EnvProblem(where, f"raised {type(exc).__name__}: {exc}",
-                                 NEEDED["admissible_commands"])]) from exc
-    if isinstance(commands, (str, bytes)) or not isinstance(commands, Sequence) or not all(
-            isinstance(c, str) for c in commands):
-        raise refuse([EnvProblem(where, f"returned {_shown(commands)}",
-                                 "return a list of str, the commands that would work now "
-                                 "([] if the world cannot list them)")])
+    commands = _admissible(env, context)
     command = commands[0] if commands else "look"
     where = f"step({command!r})"
     try:
@@ -550,22 +543,31 @@ def check_env_once(env: Any, *, purpose: str = "formalize", context: str = "chec
     return report
 
 
-def _read_only(env: Any, context: str, why: str) -> EnvReport:
-    """The part of the run that changes nothing: ``admissible_commands()`` gives a list of
+def _admissible(env: Any, context: str) -> Sequence[str]:
+    """``env.admissible_commands()``, or an EnvCheckError when it raises or is not a list of
     str."""
-    name = type(env).__name__
+    where = "admissible_commands()"
     try:
         commands = env.admissible_commands()
     except Exception as exc:
-        raise EnvCheckError(name, [EnvProblem("admissible_commands()",
-                                              f"raised {type(exc).__name__}: {exc}",
-                                              NEEDED["admissible_commands"])], context) from exc
+        raise EnvCheckError(type(env).__name__, [EnvProblem(
+            where, f"raised {type(exc).__name__}: {exc}", NEEDED["admissible_commands"])],
+            context) from exc
     if isinstance(commands, (str, bytes)) or not isinstance(commands, Sequence) or not all(
             isinstance(c, str) for c in commands):
-        raise EnvCheckError(name, [EnvProblem("admissible_commands()",
-                                              f"returned {_shown(commands)}",
-                                              "return a list of str")], context)
-    return EnvReport(name, f"read-only (admissible_commands() only: it cannot be copied, {why})")
+        raise EnvCheckError(type(env).__name__, [EnvProblem(
+            where, f"returned {_shown(commands)}", "return a list of str, the commands that "
+                                                   "would work now ([] if the world cannot "
+                                                   "list them)")], context)
+    return commands
+
+
+def _read_only(env: Any, context: str, why: str) -> EnvReport:
+    """The part of the run that changes nothing: ``admissible_commands()`` gives a list of
+    str."""
+    _admissible(env, context)
+    return EnvReport(type(env).__name__,
+                     f"read-only (admissible_commands() only: it cannot be copied, {why})")
 
 
 def checked_already(env_or_class: Any) -> bool:

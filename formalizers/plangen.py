@@ -84,7 +84,7 @@ def run_plangen(env, agent: PlanGenAgent, *, seed: Optional[int] = None,
     limits = limits or Limits()
     log = EpisodeRecord(record)
     obs, info = env.reset(seed)
-    check_env_once(env, purpose="play", context="run_plangen")
+    check_env_once(env, purpose="act", context="run_plangen")
     end = ending_at_reset(info, env)
     history = [("look around", obs)]
     result = EpisodeResult(env.id, getattr(env, "seed", seed), env.task, agent.name, Metrics())

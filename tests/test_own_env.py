@@ -183,14 +183,14 @@ def test_an_own_env_that_ends_the_episode_lost_is_not_played_on(example):
     why it stopped and asks the LLM nothing more."""
     from pddlkit.formalizers import run_episode
     from pddlkit.formalizers.llm_formalizer import LLMFormalizer
-    from pddlkit.formalizers.loop import ENDED
     from pddlkit.llm.usage import UsageLedger
 
     answers = _standin_answers(example) + ["{}"] * 3
     llm = ScriptedLLM(answers, ledger=UsageLedger())
     result = run_episode(_quiet_house(example, "lost"), LLMFormalizer(llm, "quiet-house"))
-    assert not result.won and result.metrics.abort_reason == ENDED["terminated"]
-    assert llm.calls == 1 and result.metrics.actions == 1
+    assert not result.won and llm.calls == 1 and result.metrics.actions == 1
+    ended = "the environment ended the episode without a win (terminated)"
+    assert result.metrics.abort_reason == ended
 
     env = _quiet_house(example, "lost")
     observation, _ = env.reset()
@@ -198,7 +198,7 @@ def test_an_own_env_that_ends_the_episode_lost_is_not_played_on(example):
     step = formalize_and_plan(observation, llm=llm, env=env)
     step = formalize_and_plan([(c, env.step(c)) for c in step.commands], memory=step.memory)
     assert step.done and not step.won and step.commands == []
-    assert step.diagnostics == [ENDED["terminated"]] and llm.calls == 1
+    assert step.diagnostics == [ended] and llm.calls == 1
 
 
 def test_observation_text_from_an_env_with_no_won_attribute_is_warned_about(example):
@@ -286,3 +286,33 @@ def test_the_checker_runs_the_env_once_per_class_and_names_what_it_got_wrong(exa
             return super().reset(seed)
 
     assert register("dark-house-task-at-reset", TaskAtReset).id == "dark-house-task-at-reset"
+
+
+def test_an_env_that_cannot_be_copied_is_checked_without_being_stepped(example):
+    """An environment holding a lock (a process, a socket) cannot be copied: the check runs
+    only what changes nothing, admissible_commands(), and still names a wrong answer there."""
+    import threading
+
+    from pddlkit.envs.api import EnvCheckError, check_env_once
+
+    class Locked(example.DarkHouse):
+        def __init__(self) -> None:
+            super().__init__()
+            self.lock = threading.Lock()
+
+    env = Locked()
+    observation, _ = env.reset()
+    step = formalize_and_plan(observation, llm=example.StandInFormalizer("study"), env=env)
+    assert step.solved and env.steps == 0
+    assert check_env_once(env).ran.startswith("read-only")
+
+    class LockedWithText(Locked):
+        def admissible_commands(self):
+            return "go to kitchen"
+
+    env = LockedWithText()
+    observation, _ = env.reset()
+    with pytest.raises(EnvCheckError) as caught:
+        formalize_and_plan(observation, llm=example.StandInFormalizer("study"), env=env)
+    assert caught.value.problems[0].where == "admissible_commands()"
+    assert "return a list of str" in caught.value.problems[0].fix
