@@ -121,6 +121,7 @@ def main(argv=None) -> int:
     parser.add_argument("--cycles", type=int, default=2000)
     parser.add_argument("--no-mcts", action="store_true", help="skip NaiveMCTS (slow)")
     args = parser.parse_args(argv)
+    print("benchmarks/microrts.py: MicroRTS steps/s, then the bots and PLAP stand-ins against each bot (starts the Java engine first)", flush=True)  # a first line at once
     steps_per_second(args.cycles)
     bots(args.games, args.cycles, not args.no_mcts)
     planners(args.games, args.cycles, not args.no_mcts)
