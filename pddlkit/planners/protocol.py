@@ -29,7 +29,13 @@ class Planner(Protocol):
 
     def solve(self, task: PlanningTask, timeout: Optional[float] = None,
               memory_limit: Optional[int] = None) -> PlanResult:
-        """Plan for ``task`` within ``timeout`` seconds (wall) and ``memory_limit`` bytes."""
+        """Plan for ``task`` within ``timeout`` seconds (wall) and ``memory_limit`` bytes.
+
+        ``PlanResult.plan`` may be a parsed :class:`~pddlkit.pddl.plan.Plan`, a list of
+        ``"(action arg ...)"`` or ``"action arg ..."`` strings, or the plan file's text in one
+        string: :func:`pddlkit.plan` reads it into a Plan (and validates it) where the
+        result enters the core. Any other type comes back as a ``planner-bad-result`` error
+        naming it."""
         ...
 
 
