@@ -8,16 +8,26 @@ bench`` cells and ``run_job`` all go through :data:`IPP_AGENT`.
 strategy with injected mistakes, each repaired only when the feedback shows its symptom.
 
 An episode is one IPP run (direct generation, then refinement) with the seed splitting the
-instances; its row is ``won`` when the best program ran on every training and held-out
-instance, and its ``success_rate`` is the held-out completion on MiniGrid, or on GRASP (whose
-instances have a score, not an end) the share of held-out instances the program ran on without
-failing. The held-out and training means, the direct-generation mean and the best round are
-columns. The record has one ``round`` event per round (its program, scores, failures, why no
-program, worst instances left out to fit the context).
+instances. IPP's outcome is a score, not a win: its row is a scored row
+(:class:`pddlkit.agents.row.Row`) whose ``score`` is the best program's mean over the held-out
+instances, a reward on MiniGrid ("mean held-out reward", a crash earning 0) and GRASP's score
+("mean held-out score"), printed as that figure and never as WON or LOST. ``won`` and
+``success_rate`` count held-out episodes that reached the goal: on MiniGrid the completion (won:
+every one did); GRASP's instances have no goal, only a score, so none is won there. Running
+without crashing is not winning: the crashes are counted apart (``eval_failures``, and named in
+the summary). The training mean, the direct-generation mean, the completion and the best round
+are columns. The record has one ``round`` event per round (its program, scores, failures, why
+no program, worst instances left out to fit the context).
+
+Exit status (``pddlkit run ipp``): 0 when every episode's program was written and scored on
+the held-out instances, whatever its score (a score of 0 is a measurement, read it from the
+line or ``--json``); 1 when an episode had nothing to score (no round produced a program); 2
+for bad input or an error that stopped the run.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
@@ -67,6 +77,17 @@ def stand_in(llm: Optional[str]) -> Optional[str]:
     return None
 
 
+def measure(env: str) -> str:
+    """What an IPP row's score is on ``env``: MiniGrid's mean reward (a crash earns 0), or
+    GRASP's mean score (energy collected net of costs)."""
+    return "mean held-out reward" if env.startswith("minigrid") else "mean held-out score"
+
+
+def _finite(value: Optional[float]) -> Optional[float]:
+    """``value``, or None for the -inf a run without a program carries (not JSON)."""
+    return value if value is not None and math.isfinite(value) else None
+
+
 def play(job):
     from .runner import run_task
 
@@ -91,17 +112,21 @@ def play(job):
         if outcome.writer is not None:
             episode.emit("stand-in", injected=outcome.writer.injected,
                          repaired=outcome.writer.repaired)
-        best = result.rounds[result.best]
-        ran = outcome.eval_instances - outcome.eval_failures
-        rate = outcome.completion if outcome.completion is not None else \
-            ran / max(1, outcome.eval_instances)
+        scored = result.program is not None
+        # a trial is won when it reaches the goal: MiniGrid's completion; GRASP has no goal
+        rate = outcome.completion if scored and outcome.completion is not None else 0.0
         extra = f", completion {outcome.completion:.2f}" if outcome.completion is not None \
             else ""
         crashed = f" ({outcome.eval_failures} of {outcome.eval_instances} crashed)" \
             if outcome.eval_failures else ""
-        summary = (f"training mean {outcome.train_mean:.3f} (direct generation "
-                   f"{result.direct_mean:.3f}); held-out mean {outcome.eval_mean:.3f}{extra}"
-                   f"{crashed}")
+        if scored:
+            summary = (f"training mean {outcome.train_mean:.3f} (direct generation "
+                       f"{result.direct_mean:.3f}); held-out mean {outcome.eval_mean:.3f}"
+                       f"{extra}{crashed}")
+        else:
+            why = next((r.error for r in reversed(result.rounds) if r.error), None)
+            summary = (f"no program to score after {len(result.rounds)} round(s)"
+                       + (f": {why.splitlines()[0][:160]}" if why else ""))
         if outcome.eval_crashes:
             shown = outcome.eval_crashes[:3]
             summary += "; held-out failures: " + "; ".join(
@@ -120,11 +145,12 @@ def play(job):
                 summary += ("; refinement stopped at the first round without improvement "
                             "(the paper's rule): --patience 2 lets it go on")
         yield episode.row(
-            result.program is not None and best.failures == 0 and outcome.eval_failures == 0,
-            rate, max(1, outcome.eval_instances), summary, usage=result.usage,
-            rounds=len(result.rounds), direct_mean=result.direct_mean,
-            train_mean=outcome.train_mean, eval_mean=outcome.eval_mean,
-            completion=outcome.completion, best_round=result.best,
+            scored and rate == 1.0, rate, max(1, outcome.eval_instances), summary,
+            usage=result.usage, score=outcome.eval_mean if scored else None,
+            measure=measure(job.env), rounds=len(result.rounds),
+            direct_mean=_finite(result.direct_mean), train_mean=_finite(outcome.train_mean),
+            eval_mean=_finite(outcome.eval_mean), completion=outcome.completion,
+            best_round=result.best,
             eval_failures=outcome.eval_failures, program=result.program is not None,
             injected=outcome.writer.injected if outcome.writer else None,
             repaired=outcome.writer.repaired if outcome.writer else None)

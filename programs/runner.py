@@ -48,20 +48,6 @@ class TaskRun:
     #: the held-out instances the best program failed on, with the sandbox's account of each
     eval_crashes: tuple[tuple[str, str], ...] = ()
 
-    def metrics(self) -> dict:
-        """A row for ``pddlkit bench``: the harness's counts plus IPP's own figures."""
-        usage = self.result.usage
-        best = self.result.rounds[self.result.best]
-        return {"success": best.failures == 0 and self.eval_failures == 0,
-                "steps": len(self.result.rounds), "actions": 0,
-                "llm_calls": usage.get("calls", 0),
-                "prompt_tokens": usage.get("prompt_tokens", 0),
-                "completion_tokens": usage.get("completion_tokens", 0),
-                "cost_usd": usage.get("cost_usd", 0.0),
-                "direct_mean": self.result.direct_mean, "train_mean": self.train_mean,
-                "eval_mean": self.eval_mean, "completion": self.completion,
-                "best_round": self.result.best, "seconds": self.result.seconds}
-
 
 def make_task(task_id: str, train: Optional[int] = None, evaluate: Optional[int] = None,
               split_seed: int = 0, corpus: Optional[Path] = None):

@@ -9,8 +9,14 @@ stand-in; default: the stand-in), ``--seed`` and ``--episodes`` (one episode per
 seed+1, ...), ``--record`` (every episode's events and its outcome row, appended as JSON
 lines), ``--transcript`` (every LLM call, as JSON lines), ``--max-tokens`` (a cap on every LLM
 answer), ``--quiet`` (no live lines) and ``--json`` (the rows as a JSON list on stdout).
-Exit status: 0 when every episode was won, 1 when one was not, 2 for bad input or an error
-that stopped the run; the rows already played are printed (and recorded) either way.
+Exit status: 0 when every episode succeeded, 1 when one did not, 2 for bad input or an error
+that stopped the run (130 for Ctrl-C); the rows already played are printed (and recorded)
+either way. An episode succeeds as its row says (:attr:`.row.Row.succeeded`): an agent whose
+outcome is a win when it was won; an agent whose outcome is a score (IPP: a program's mean
+held-out reward) when it was scored, whatever the score, since a low score is a measurement
+and not a failed run (its line prints the score, never WON or LOST), and not when there was
+nothing to score (no program was written). A script that wants a threshold reads the score
+from ``--json``.
 
 ``pddlkit run`` alone lists the agents and the usage line and exits 2, playing nothing: a
 newcomer who types the bare command is asking what there is, and a whole episode of an agent
@@ -187,13 +193,33 @@ def main(argv: list[str]) -> int:
 
 
 def _row_line(row: Row) -> str:
-    rate = f" ({100 * row.success_rate:.0f}% of {row.trials})" if row.trials > 1 else ""
+    """One row for people: its outcome as the row measured it (:meth:`.row.Row.outcome`:
+    WON/LOST, or a scored row's score), the agent's summary, the LLM usage, the stand-in."""
     u = row.usage
     usage = f"; LLM calls {u.calls}, tokens {u.prompt_tokens}+{u.completion_tokens}" \
         if u.calls else ""
     who = f" [{row.stand_in}]" if row.stand_in else ""
-    return (f"episode seed {row.seed}: {'WON' if row.won else 'LOST'}{rate}"
+    return (f"episode seed {row.seed}: {row.outcome()}"
             + (f"; {row.summary}" if row.summary else "") + usage + who)
+
+
+def tally(rows: list[Row]) -> str:
+    """The line after a run of several rows: how many were won, or for scored rows the mean
+    of each measure (and how many had nothing to score), so a score agent's run is never
+    counted in wins it does not have."""
+    parts = []
+    wins = [r for r in rows if not r.scored]
+    if wins:
+        parts.append(f"{sum(r.won for r in wins)}/{len(wins)} episodes won")
+    for measure in dict.fromkeys(r.measure for r in rows if r.scored):
+        same = [r for r in rows if r.measure == measure]
+        scores = [r.score for r in same if r.score is not None]
+        text = f"{measure}: mean {sum(scores) / len(scores):.3f} over {len(scores)} " \
+               f"episodes" if scores else f"{measure}: nothing scored"
+        if scores and len(scores) < len(same):
+            text += f" ({len(same) - len(scores)} with nothing to score)"
+        parts.append(text)
+    return "; ".join(parts)
 
 
 def options_for(spec: AgentSpec, args) -> Any:
@@ -258,12 +284,10 @@ def run(spec: AgentSpec, args) -> int:
     if args.json:
         print(json.dumps([r.as_dict() for r in rows], indent=2, default=str))
     elif rows and (len(rows) > 1 or spec.summarize is not None):
-        won = sum(r.won for r in rows)
-        print(f"\n{won}/{len(rows)} episodes won"
-              + (f" (of {len(job.seeds)} asked)" if error else ""))
+        print(f"\n{tally(rows)}" + (f" (of {len(job.seeds)} asked)" if error else ""))
         for line in (spec.summarize(rows) if spec.summarize else []):
             print(line)
     if error:
         print(f"{name}: {error}", file=sys.stderr)
         return 130 if interrupted else 2
-    return 0 if rows and all(r.won for r in rows) else 1
+    return 0 if rows and all(r.succeeded for r in rows) else 1

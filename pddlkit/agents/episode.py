@@ -121,11 +121,15 @@ class Episode:
         return {k: after[k] - self._before.get(k, 0) for k in after}
 
     def row(self, won: bool, success_rate: Optional[float] = None, trials: int = 1,
-            summary: str = "", usage: Optional[dict] = None, **columns: Any) -> Row:
+            summary: str = "", usage: Optional[dict] = None, *, score: Optional[float] = None,
+            measure: str = "", **columns: Any) -> Row:
         """The episode's row, with its usage and stand-in; written to the record as
         ``outcome``. ``success_rate`` defaults to 1.0 or 0.0 from ``won``. ``usage`` (calls,
         prompt_tokens, completion_tokens, cost_usd) is for an agent whose LLM keeps a ledger
-        of its own (a stand-in's); by default it is the job ledger's count for the episode."""
+        of its own (a stand-in's); by default it is the job ledger's count for the episode.
+        An agent whose outcome is a score gives ``measure`` (what it measures) and ``score``
+        (None when nothing was scored): the row is then printed as its score, never as a win
+        (:class:`~.row.Row`)."""
         used = self.usage() if usage is None else usage
         counted = Usage(calls=used.get("calls", 0), prompt_tokens=used.get("prompt_tokens", 0),
                         completion_tokens=used.get("completion_tokens", 0),
@@ -133,7 +137,7 @@ class Episode:
         row = Row(self.job.spec.name, self.job.env, self.job.llm, self.seed, won,
                   float(won) if success_rate is None else success_rate, trials, counted,
                   round(time.monotonic() - self.started, 3), self.job.stand_in,
-                  dict(columns), summary)
+                  dict(columns), summary, score, measure)
         self._start()
         self.job._record.write("outcome", episode=self.seed, **row.as_dict())
         return row

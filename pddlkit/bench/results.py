@@ -27,7 +27,9 @@ from typing import Iterator, Mapping, Union
 
 #: the version of what a row means: bump it when a change of the code changes the rows it
 #: writes (a column's meaning, how an episode is counted), so that no earlier row is reused
-RESULT_FORMAT = 2
+#: (3: IPP rows are scored rows, with ``score`` and ``measure``; their ``won`` and
+#: ``success_rate`` count held-out episodes that reached the goal, not programs that ran)
+RESULT_FORMAT = 3
 
 
 class CorruptResultsWarning(UserWarning):
