@@ -90,3 +90,19 @@ def test_the_row_class_prints_a_score_for_any_agent_that_measures_one():
         Row("agent", "env", "llm", 0, False, 0.0, score=1.0)
     with pytest.raises(ValueError, match="finite"):
         Row("agent", "env", "llm", 0, False, 0.0, score=float("-inf"), measure="mean return")
+
+
+def test_the_bench_report_shows_a_scored_agents_scores():
+    """A sweep's report had only success rates, which for IPP counted programs that ran."""
+    from pddlkit.bench.report import markdown
+
+    # rows as the results file holds them (Row.as_dict() plus the cell's fields)
+    cell = {"difficulty": "-", "level_index": 0, "llm": "standin", "stand_in": None}
+    rows = [{"agent": "ipp", "env": "grasp", "seed": seed, "won": False, "success_rate": 0.0,
+             "trials": 8, "score": score, "measure": "mean held-out score", **cell}
+            for seed, score in ((0, 0.5), (1, 1.5), (2, None))]
+    rows.append({"agent": "deps", "env": "craft", "seed": 0, "won": True, "success_rate": 1.0,
+                 "trials": 1, **cell})
+    table = markdown(rows).split("### Scores", 1)[1].split("###")[0]
+    assert "| ipp | grasp | mean held-out score | 2 of 3 | 1.000 | 0.500 | 1.500 |" in table
+    assert "deps" not in table

@@ -2,6 +2,8 @@
 
 * Success by difficulty (PDDLego+ Figure 8): one table per environment, an agent per row, a
   difficulty level per column, and the overall rate.
+* Scores: for agents whose outcome is a score, not a win (IPP's mean held-out reward), the
+  mean, least and greatest score of each agent on each environment.
 * Errors (PDDLego+ Appendix A / Figure 9): solver and simulation errors, fixed and aborted.
 * Steps: formalize-plan-execute steps, environment actions and planner calls per episode.
 * LLM usage: calls, prompt and completion tokens per episode, and the total cost.
@@ -128,6 +130,7 @@ def markdown(rows: list[dict]) -> str:
         parts.append(f"### Success rate (%) by difficulty: {env}\n\n"
                      + _table(["agent"] + lv + ["all"], body) + "\n")
     gs = groups(rows)
+    parts += scores(gs)
     parts.append("### Errors (Appendix A): totals over the episodes\n\n" + _table(
         ["agent", "env", "episodes", "success %", "solver errors", "fixed", "aborts",
          "simulation errors", "fixed", "aborts"],
@@ -152,6 +155,24 @@ def markdown(rows: list[dict]) -> str:
                      "a model; they know what a model would have to find out:\n\n"
                      + "\n".join(f"- {agent}: {what}" for agent, what in known.items()) + "\n")
     return "\n".join(parts)
+
+
+def scores(gs: list[Group]) -> list[str]:
+    """A table of the scored rows (:class:`pddlkit.agents.row.Row`'s ``score`` and
+    ``measure``: IPP's mean held-out reward), one line per agent, environment and measure:
+    such an agent's outcome is its score, which the success table alone would not show."""
+    body = []
+    for g in gs:
+        for measure in dict.fromkeys(r["measure"] for r in g.rows if r.get("measure")):
+            values = [float(r["score"]) for r in g.rows
+                      if r.get("measure") == measure and r.get("score") is not None]
+            n = sum(1 for r in g.rows if r.get("measure") == measure)
+            body.append([g.agent, g.env, measure, f"{len(values)} of {n}",
+                         *(f"{f(values):.3f}" if values else "-" for f in (mean, min, max))])
+    if not body:
+        return []
+    return ["### Scores (agents whose outcome is a score, not a win)\n\n" + _table(
+        ["agent", "env", "measure", "episodes scored", "mean", "min", "max"], body) + "\n"]
 
 
 def _mean_if(values: list) -> str:
