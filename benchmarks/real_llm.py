@@ -205,8 +205,12 @@ def _figures(front: str, data, record: Path) -> tuple[str, int, int, str]:
         return (f"{100 * won / max(1, games):.0f}% held-out", calls, tokens,
                 share(calls - sum(r["answers_without_program"] for r in rows), calls))
     made = [r for r in _records(record) if r.get("type") == "round"]
-    return (f"held-out mean {sum(r['eval_mean'] for r in rows) / len(rows):.3f}", calls, tokens,
-            share(sum(r["program"] is not None for r in made), len(made)))
+    # IPP's rows are scored rows: the score is the held-out mean, None with no program
+    scored = [r["score"] for r in rows if r.get("score") is not None]
+    mean = f"held-out mean {sum(scored) / len(scored):.3f}" if scored else "no program scored"
+    if scored and len(scored) < len(rows):
+        mean += f" ({len(rows) - len(scored)} of {len(rows)} without a program)"
+    return (mean, calls, tokens, share(sum(r["program"] is not None for r in made), len(made)))
 
 
 HEAD = ["| front end | environment | row | success | LLM calls | tokens | wall s | "
