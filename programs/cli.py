@@ -120,9 +120,10 @@ def play(job):
         crashed = f" ({outcome.eval_failures} of {outcome.eval_instances} crashed)" \
             if outcome.eval_failures else ""
         if scored:
+            direct = f"{result.direct_mean:.3f}" if math.isfinite(result.direct_mean) else \
+                "no program"
             summary = (f"training mean {outcome.train_mean:.3f} (direct generation "
-                       f"{result.direct_mean:.3f}); held-out mean {outcome.eval_mean:.3f}"
-                       f"{extra}{crashed}")
+                       f"{direct}); held-out mean {outcome.eval_mean:.3f}{extra}{crashed}")
         else:
             why = next((r.error for r in reversed(result.rounds) if r.error), None)
             summary = (f"no program to score after {len(result.rounds)} round(s)"
