@@ -85,16 +85,44 @@ class DomainEntry:
 
 @dataclass
 class Verification:
+    """What :meth:`DomainLibrary.verify` did: of the ``problems`` stored, how many it ``tried``
+    to plan (0 when the entry was refused before planning: a changed file, a domain that does
+    not check) and how many of those were ``solved``."""
+
     ok: bool
     entry: str
     problems: int
     solved: int
     messages: list[str] = field(default_factory=list)
+    tried: Optional[int] = None   # None: every stored problem (as before this field existed)
+
+    def __post_init__(self) -> None:
+        if self.tried is None:
+            self.tried = self.problems
 
     def format(self) -> str:
-        head = (f"{self.entry}: {'OK' if self.ok else 'FAILED'} ({self.solved}/{self.problems} "
-                "stored problems solved)")
+        verdict = "OK" if self.ok else "FAILED"
+        if self.tried == 0 and self.problems:
+            head = (f"{self.entry}: {verdict} (none of the {self.problems} stored problems "
+                    "tried: see below)")
+        else:
+            head = f"{self.entry}: {verdict} ({self.solved}/{self.tried} stored problems solved)"
         return "\n".join([head] + ["  " + m.replace("\n", "\n  ") for m in self.messages])
+
+
+class DomainRejected(ValueError):
+    """:meth:`DomainLibrary.save` was given a domain that does not pass pddlkit's checks: the
+    library keeps only domains that parse and check, so that ``verify`` can read them back."""
+
+    def __init__(self, env: str, diagnostics: Sequence[str]) -> None:
+        self.env, self.diagnostics = env, list(diagnostics)
+        shown = "\n  ".join(self.diagnostics[:5])
+        more = f"\n  (and {len(self.diagnostics) - 5} more)" if len(self.diagnostics) > 5 else ""
+        super().__init__(f"the domain for {env} was not saved: it does not pass the static "
+                         f"checks (fix it, then save again):\n  {shown}{more}")
+
+    def __reduce__(self):
+        return (type(self), (self.env, self.diagnostics))
 
 
 class DomainLibrary:
@@ -111,7 +139,13 @@ class DomainLibrary:
              model: str = "", checks: Sequence[dict] = ()) -> DomainEntry:
         """Add a won episode: its domain (deduplicated by hash), the problems it planned on,
         and ``checks``: ``{"problem": text, "ran": [PDDL actions], "refused": {"action",
-        "command", "observation"} or None}`` (see the module doc)."""
+        "command", "observation"} or None}`` (see the module doc). A domain that does not
+        pass pddlkit's static checks is refused (:class:`DomainRejected`), nothing written."""
+        import pddlkit
+
+        report = pddlkit.check(domain)
+        if not report.ok:
+            raise DomainRejected(env, [d.format() for d in report.errors])
         digest = digest_of(domain)
         folder = self.root / env / digest[:12]
         (folder / "problems").mkdir(parents=True, exist_ok=True)
@@ -218,14 +252,16 @@ class DomainLibrary:
         if isinstance(entry, str):
             entry = self.get(entry)
         if entry.changed:
-            return Verification(False, entry.id, len(entry.problems()), 0, [entry.changed])
+            return Verification(False, entry.id, len(entry.problems()), 0, [entry.changed],
+                                tried=0)
         domain_file = entry.path / "domain.pddl"
         report = pddlkit.check(domain_file)
         messages = [d.format() for d in report.errors]
         problems = entry.problems()
         if not report.ok:
             return Verification(False, entry.id, len(problems), 0,
-                                ["the domain does not pass the static checks:"] + messages)
+                                ["the domain does not pass the static checks:"] + messages,
+                                tried=0)
         if not problems:
             return Verification(False, entry.id, 0, 0, ["no stored problems to verify against"])
         solved = 0

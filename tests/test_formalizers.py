@@ -1018,3 +1018,37 @@ def test_the_prompt_lists_the_environments_admissible_commands(env_id, options):
     shown = [_valid_actions_shown(r.messages[-1][1]) for r in llm.requests]
     assert shown[0] and shown[0] == first_valid
     assert shown[1] and shown[1] == env.admissible_commands() and shown[1] != first_valid
+
+
+def test_the_library_refuses_to_save_a_domain_that_does_not_check(tmp_path):
+    """It used to store text that does not parse; verify then said the file had "changed since
+    it was saved"."""
+    import pickle
+
+    from pddlkit.formalizers.library import DomainLibrary, DomainRejected
+
+    library = DomainLibrary(tmp_path / "lib")
+    with pytest.raises(DomainRejected, match="does not pass the static checks") as refused:
+        library.save("coin-collector", "(define (domain broken) (:action", [])
+    assert refused.value.diagnostics and not (tmp_path / "lib").exists()
+    assert pickle.loads(pickle.dumps(refused.value)).diagnostics == refused.value.diagnostics
+
+
+def test_verify_says_no_problem_was_tried_when_the_entry_is_refused_first(tmp_path):
+    """After a hand edit verify said "0/13 stored problems solved" though it tried none."""
+    from pddlkit.formalizers.library import DomainLibrary
+
+    library = DomainLibrary(tmp_path / "lib")
+    entry = _learn(library, rooms=2, seed=0)
+    domain_file = entry.path / "domain.pddl"
+    text = domain_file.read_text()
+    start = text.index("(:action open-door")
+    open_door = text[start:text.index("(:action", start + 1)]
+    at = open_door[open_door.index("(at ?"):open_door.index(")", open_door.index("(at ?")) + 1]
+    domain_file.write_text(text[:start] + open_door.replace(at, "", 1)
+                           + text[start + len(open_door):])   # a precondition dropped by hand
+    check = DomainLibrary(library.root).verify(entry.id)
+    assert not check.ok and check.tried == 0 and check.problems >= 1
+    shown = check.format()
+    assert f"none of the {check.problems} stored problems tried" in shown
+    assert f"0/{check.problems}" not in shown and "changed since it was saved" in shown
