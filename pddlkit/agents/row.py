@@ -103,8 +103,9 @@ class Row:
         u = self.usage
         data = {"agent": self.agent, "env": self.env, "llm": self.llm, "seed": self.seed,
                 "won": self.won, "success_rate": self.success_rate, "trials": self.trials,
-                "score": self.score, "measure": self.measure, "llm_calls": u.calls, "prompt_tokens": u.prompt_tokens,
-                "completion_tokens": u.completion_tokens, "cost_usd": u.cost_usd,
+                "score": self.score, "measure": self.measure, "llm_calls": u.calls,
+                "prompt_tokens": u.prompt_tokens, "completion_tokens": u.completion_tokens,
+                "cost_usd": u.cost_usd,
                 "seconds": self.seconds, "stand_in": self.stand_in, "summary": self.summary}
         return {**data, **{k: v for k, v in self.columns.items() if k not in data}}
 
