@@ -175,18 +175,12 @@ def _cpu_seconds(pid: Optional[int]) -> Optional[float]:
     return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS if fields else None
 
 
-def _threads(pid: Optional[int]) -> Optional[int]:
-    """How many threads ``pid`` has, from the kernel (``/proc/PID/status``)."""
-    if pid is None:
-        return None
-    try:
-        with open(f"/proc/{pid}/status", "rb") as fh:
-            for line in fh:
-                if line.startswith(b"Threads:"):
-                    return int(line.split()[1])
-    except (OSError, ValueError, IndexError):
-        pass
-    return None
+def _cpu_and_threads(pid: Optional[int]) -> tuple[Optional[float], Optional[int]]:
+    """(CPU seconds, thread count) of ``pid`` from one read of ``/proc/PID/stat``."""
+    fields = _stat(pid)
+    if not fields:
+        return None, None
+    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS, int(fields[17])
 
 
 def _running(pid: int) -> bool:
@@ -648,10 +642,9 @@ class SandboxWorker:
         fooled about) or a second thread, both read from the kernel."""
         if self._idle_cpu is None:
             return ""
-        used = _cpu_seconds(self.pid)
+        used, threads = _cpu_and_threads(self.pid)
         if used is not None and used - self._idle_cpu > IDLE_CPU:
             return f"used {used - self._idle_cpu:.2f} s of CPU between calls"
-        threads = _threads(self.pid)
         if threads is not None and threads > 1:
             return f"had {threads} threads between calls"
         return ""
