@@ -282,7 +282,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--model", default="qwen2.5-coder-1.5b",
                    help="a known model (qwen2.5-coder-1.5b, the default; gemma-3-270m) or a "
                         ".gguf file")
-    p.add_argument("--port", type=int, help="default: a free port")
+    from .flags import number
+
+    p.add_argument("--port", type=number(int, least=1, most=65535),
+                   help="default: a free port")
     p.set_defaults(func=_cmd_llm)
     from .agents.cli import register as register_run
     from .bench.cli import register as register_bench

@@ -188,3 +188,13 @@ def test_every_agent_of_any_panel_has_a_legend_entry(tmp_path, monkeypatch):
     labels = {t.get_text() for legend in [*fig.legends, *(ax.get_legend() for ax in fig.axes)]
               if legend is not None for t in legend.get_texts()}
     assert labels == {"both", "second-only"} and (tmp_path / "plot.png").exists()
+
+
+def test_pddlkit_llm_refuses_a_port_out_of_range_naming_the_flag():
+    import subprocess
+    import sys
+
+    for port in ("0", "70000", "http"):
+        done = subprocess.run([sys.executable, "-m", "pddlkit.cli", "llm", "status", "--port",
+                               port], capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2 and "--port" in done.stderr, (port, done.stderr)
