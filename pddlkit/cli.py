@@ -289,9 +289,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_llm)
     from .agents.cli import register as register_run
     from .bench.cli import register as register_bench
+    from .compare.cli import register as register_compare
 
     register_run(sub)
     register_bench(sub)
+    register_compare(sub)
     _plugin_commands(sub)
     from .flags import show_defaults
 
