@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Optional, Union
+from typing import Optional, Sequence, Union
 
 from ..diagnostics import Diagnostic, PDDLError, Severity
 from ..pddl.model import Domain, Problem
@@ -24,7 +24,8 @@ class CompareInputError(PDDLError):
     """An input of a comparison could not be read; ``role`` names it (``reference``,
     ``candidate`` or ``domain``)."""
 
-    def __init__(self, diagnostics, summary: Optional[str] = None, role: str = "input"):
+    def __init__(self, diagnostics: Sequence[Diagnostic], summary: Optional[str] = None,
+                 role: str = "input"):
         super().__init__(diagnostics, summary)
         self.role = role
 
