@@ -338,9 +338,11 @@ class _Lit:
         return atom if self.positive else f"(not {atom})"
 
 
-def action_literals(action: Action) -> list[_Lit]:
+def action_literals(action: Action, keep_names: bool = False) -> list[_Lit]:
     """Every precondition atom with its polarity (under ``or`` and quantifiers too), and
-    every effect literal (inside ``when`` and ``forall`` too, their conditions left out)."""
+    every effect literal (inside ``when`` and ``forall`` too, their conditions left out).
+    Quantified variables are ``?q0``, ``?q1``... in order (so two actions compare), or keep
+    their own names (``keep_names``, for showing)."""
     index = {p.name: f"#{i}" for i, p in enumerate(action.parameters)}
     counter = [0]
     out: list[_Lit] = []
@@ -362,7 +364,7 @@ def action_literals(action: Action) -> list[_Lit]:
         elif isinstance(f, (Exists, Forall)):
             inner = dict(scope)
             for v in f.variables:
-                inner[v.name] = f"?q{counter[0]}"
+                inner[v.name] = v.name if keep_names else f"?q{counter[0]}"
                 counter[0] += 1
             walk(f.body, positive, inner)
 
@@ -376,7 +378,7 @@ def action_literals(action: Action) -> list[_Lit]:
             elif isinstance(e, ForallEffect):
                 inner = dict(scope)
                 for v in e.variables:
-                    inner[v.name] = f"?q{counter[0]}"
+                    inner[v.name] = v.name if keep_names else f"?q{counter[0]}"
                     counter[0] += 1
                 effects(e.effects, inner)
 
@@ -431,6 +433,18 @@ def map_types(pairs: list[tuple[Action, Action]], ref: Domain, cand: Domain) -> 
         else:
             out[t] = t if t in declared else "object"
     return out
+
+
+def type_votes(pairs: list[tuple[Action, Action]]) -> dict[str, tuple[str, ...]]:
+    """Each reference type to every candidate type its parameters have somewhere: an object
+    of the reference type gets all of them in the candidate's world (a model may call a room
+    ``location`` in one action and ``room`` in another)."""
+    votes: dict[str, dict] = defaultdict(dict)
+    for a, b in pairs:
+        for p, q in zip(a.parameters, b.parameters):
+            for t in p.types:
+                votes[t].update(dict.fromkeys(q.types))
+    return {t: tuple(sorted(v)) for t, v in votes.items()}
 
 
 def map_predicates(pairs: list[tuple[Action, Action]], ref: Domain, cand: Domain
@@ -582,9 +596,10 @@ class _Translator:
     """Reference states in the candidate's vocabulary, for one reference problem."""
 
     def __init__(self, ref_world: World, cand: Domain, mappings: list[PredicateMapping],
-                 type_mapping: dict[str, str]):
+                 type_mapping: dict[str, str], votes: Optional[dict] = None):
         self.ref_world = ref_world
         self.mappings = mappings
+        self.votes = votes or {}
         constants = {c.name for c in cand.constants}
         declared = {t.name for t in cand.types} | {"object"}
         objects = []
@@ -592,7 +607,9 @@ class _Translator:
             if name in constants:
                 continue
             mapped = tuple(dict.fromkeys(
-                type_mapping.get(t, t if t in declared else "object") for t in types))
+                x for t in types for x in (self.votes.get(t)
+                                           or (type_mapping.get(t, t if t in declared
+                                                                else "object"),))))
             objects.append(TypedName(name, mapped))
         problem = Problem(name=ref_world.problem.name, domain_name=cand.name,
                           objects=tuple(objects))
@@ -639,10 +656,18 @@ def _applicable(action: Action, state: State, world: World) -> dict[tuple, Groun
 
 def _false_parts(action: Action, binding: dict, state: State, world: World
                  ) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The top-level conjuncts of ``action``'s precondition that are false: (ground, lifted)."""
+    """Why ``action`` does not apply under ``binding``: parameters whose type the object
+    lacks (``patio - location``), then the top-level conjuncts of its precondition that are
+    false: (ground, lifted)."""
     pre = action.precondition
     parts = pre.parts if isinstance(pre, And) else (pre,)
     ground_out, lifted = [], []
+    for p in action.parameters:   # an object the action's parameter types do not admit
+        value = binding.get(p.name)
+        if value is not None and not world.is_of_type(value, p.types):
+            kinds = " or ".join(p.types)
+            ground_out.append(f"{value} - {kinds}")
+            lifted.append(f"{p.name} - {kinds}")
     for p in parts:
         if not holds(p, state, binding, world):
             ground_out.append(ground_text(p, binding))
@@ -652,8 +677,9 @@ def _false_parts(action: Action, binding: dict, state: State, world: World
 
 def _lift_effect(atom: tuple, args: tuple, patterns: list, binding: dict) -> str:
     """``atom`` over the action's parameters: the first effect literal (the reference's,
-    renamed, then the candidate's) that grounds to it, its quantified variables shown by
-    value; else each object that one parameter alone has is replaced by it."""
+    renamed, then the candidate's) that grounds to it, written with its own quantified
+    variables; else each object that one parameter alone has is replaced by it."""
+    bound: dict = {}
     for lit, names in patterns:
         if lit.predicate != atom[0] or len(lit.args) != len(atom) - 1:
             continue
@@ -664,13 +690,16 @@ def _lift_effect(atom: tuple, args: tuple, patterns: list, binding: dict) -> str
                     break
                 shown.append(names[int(term[1:])])
             elif term.startswith("?"):
-                shown.append(value)
+                if bound.setdefault(term, value) != value:
+                    break
+                shown.append(term)
             elif term != value:
                 break
             else:
                 shown.append(value)
         else:
             return format_atom((atom[0], *shown))
+        bound.clear()
     return _lift(atom, binding)
 
 
@@ -804,13 +833,13 @@ def _behaviour(ref: Domain, cand: Domain, pairs, mappings, type_mapping, problem
     for p in problems:
         problem = load_problem(p, "reference problem")
         w = World(ref, problem)
-        worlds.append((w, _Translator(w, cand, mappings, type_mapping)))
+        worlds.append((w, _Translator(w, cand, mappings, type_mapping, type_votes(pairs))))
         starts.append([w.initial_state])
     if states is not None:
         for p, atoms in states:
             problem = load_problem(p, "reference problem")
             w = World(ref, problem)
-            worlds.append((w, _Translator(w, cand, mappings, type_mapping)))
+            worlds.append((w, _Translator(w, cand, mappings, type_mapping, type_votes(pairs))))
             starts.append([_as_state(w, atoms)])
     counts = {"transitions": 0, "agreeing": 0}
     seen: set = set()
@@ -827,15 +856,16 @@ def _behaviour(ref: Domain, cand: Domain, pairs, mappings, type_mapping, problem
     patterns = {}
     for a, b in pairs:
         names = [p.name for p in a.parameters]
-        own = [t for x in action_literals(a) if x.section == EFF for t in _translate(x, by_ref)]
-        theirs = [y for y in action_literals(b) if y.section == EFF]
+        own = [t for x in action_literals(a, keep_names=True) if x.section == EFF
+               for t in _translate(x, by_ref)]
+        theirs = [y for y in action_literals(b, keep_names=True) if y.section == EFF]
         patterns[a.name] = [(lit, names) for lit in own + theirs]
 
     def check(wi: int, state: State) -> list[GroundAction]:
         world, tr = worlds[wi]
         cstate = tr(state)
         app = {a.name: _applicable(a, state, world) for a in ref.actions}
-        walk_next = [g for found in app.values() for g in found.values()]
+        walk_next = [found[args] for found in app.values() for args in sorted(found)]
         for a, b in pairs:
             app_r = app[a.name]
             app_c = _applicable(b, cstate, tr.world)
@@ -896,7 +926,10 @@ def _behaviour(ref: Domain, cand: Domain, pairs, mappings, type_mapping, problem
                 nexts = check(wi, state)
             else:
                 world = worlds[wi][0]
-                nexts = [g for a in ref.actions for g in _applicable(a, state, world).values()]
+                nexts = []
+                for a in ref.actions:
+                    found = _applicable(a, state, world)
+                    nexts += [found[args] for args in sorted(found)]
             if counts["transitions"] >= transitions or not nexts:
                 break
             state = rng.choice(nexts).apply(state, worlds[wi][0])
