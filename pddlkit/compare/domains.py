@@ -28,7 +28,7 @@ from typing import Iterable, Optional, Sequence, Union
 
 from ..pddl.model import (
     Action, And, Atom, Domain, Exists, Forall, ForallEffect, Formula, Imply, Literal, Not, Or,
-    Predicate, Problem, TypedName, When,
+    Problem, TypedName, When,
 )
 from ..pddl.writer import write_formula
 from ..semantics.formulas import candidate_bindings, ground_text, holds

@@ -22,13 +22,19 @@ Refinement is incremental (Hopcroft's rule): when a class splits, the largest pa
 the old colour and only neighbours of the other parts are looked at again, so a round costs
 what changed, not the size of the problem.
 
-When the facts do not correspond, the search for the best renaming finds a renaming with as many facts
-mapped as it can: objects are paired from the deepest refinement round at which their
-colours still agree (far from the differences, that is deep), then grown outwards from the
-pairs already made by the number of facts each choice maps, then improved by swapping the
-images of objects that touch an unmapped fact while that maps more facts. It is a local
-optimum, not a proven maximum (maximum common subgraph is NP-hard); the tests check it
-finds the single fact that one edit changed.
+When the facts do not correspond, the renaming reported is found in two steps. First, one
+edit (:func:`_repair`): if removing, adding or changing one fact on one side makes the two
+isomorphic, that isomorphism is the renaming and the edit is the difference; this is exact
+for the near misses that matter most (a forgotten fact, a goal object swapped) and is what the
+property tests check. Otherwise a heuristic (:func:`_best`) maps as many facts as it can:
+objects alone in their stable colour class on each side are paired (they unfold alike to
+any depth, differences included), as are classes with equal counts after individualizing;
+objects with the same name and type on both sides are paired next (a model describing the
+same world mostly keeps its names); the rest grow from those pairs by witnesses (percolation
+matching: the pair that most facts of already-paired objects agree on goes next), the
+remainder by their deepest common colour; and a hill climb moves or swaps images while that
+maps more facts. That is a local optimum, not a proven maximum (maximum common subgraph is
+NP-hard).
 """
 
 from __future__ import annotations

@@ -403,7 +403,9 @@ def compare_problems(reference: ProblemLike, candidate: ProblemLike,
     The decision is exact (colour refinement, then individualization with backtracking:
     :mod:`pddlkit.compare.matching`) unless ``budget`` search nodes run out, which the result
     says (``decided`` False). When the problems are not equivalent the result lists the
-    differences under the renaming that maps the most facts that was found (a local optimum):
+    differences under the best renaming found: the exact one when one edit (a fact dropped,
+    added, or one argument changed) explains the difference, else the heuristic's, which maps
+    as many facts as it can (a local optimum; see :mod:`pddlkit.compare.matching`):
     init facts missing from the candidate and extra in it, goal literals missing and extra,
     objects with no counterpart (different counts, or types); precision and recall count init
     facts (and, separately, goal literals) mapped onto the other side.
