@@ -68,6 +68,8 @@ def play(job):
             episode.emit("training-episode", index=i + 1, seed=result.seed, won=result.won,
                          steps=result.steps, commands=result.commands[-6:])
 
+        episode.emit("loading", model=o.critic_model, device=o.critic_device,
+                     episodes=o.train_episodes, evaluate=o.eval_episodes)
         outcome = run_twosome(
             job.env, env_options=job.env_options, model=o.critic_model, seed=seed,
             episodes=o.train_episodes, evaluate=o.eval_episodes, budget=o.budget,
@@ -95,6 +97,10 @@ def play(job):
 
 
 def describe(kind: str, data: dict) -> Optional[str]:
+    if kind == "loading":  # said at once: torch and the model take seconds to load
+        return (f"loading the policy model {data['model']} (device {data['device']}; torch "
+                f"first), then {data['episodes']} training episodes and {data['evaluate']} "
+                "held-out ones")
     if kind == "training-episode":
         return (f"episode {data['index']} (seed {data['seed']}): "
                 f"{'won' if data['won'] else 'lost'} in {data['steps']} steps: "
