@@ -529,10 +529,51 @@ def _best(u: _Union, stable: _Partition, history: list[list[int]]) -> dict[int, 
     """A renaming that maps as many facts as it can (see the module docstring)."""
     mapping = _pair_classes(u, stable)
     _same_names(u, mapping)
-    _percolate(u, mapping)
+    if len(mapping) < ANCHORS * u.n_ref:
+        _early_anchors(u, history, mapping)
+    _percolate(u, mapping, history)
     _fill(u, history, mapping)
     _improve(u, mapping)
     return mapping
+
+
+#: below this share of reference objects paired by the stable colouring and by names, pairs
+#: alone in their class at an earlier refinement round are taken as anchors too
+ANCHORS = 0.1
+
+
+#: the refinement rounds whose lone pairs are anchors (later ones see the differences)
+EARLY = 2
+
+
+def _early_anchors(u: _Union, history: list[list[int]], mapping: dict[int, int]) -> None:
+    """Pairs alone in their class at refinement round 1 or 2 (:data:`EARLY`): before the
+    differences' influence has spread far, two objects alone with one colour are alike as
+    far as that round sees (the robot's cell in a grid)."""
+    n = u.n_ref
+    used = set(mapping.values())
+    for colour in history[1:EARLY + 1]:
+        groups: dict = defaultdict(lambda: ([], []))
+        for v, c in enumerate(colour):
+            groups[c][v >= n].append(v)
+        for left, right in groups.values():
+            if len(left) == 1 and len(right) == 1 and left[0] not in mapping \
+                    and right[0] not in used:
+                mapping[left[0]] = right[0]
+                used.add(right[0])
+
+
+def _agreement(history: list[list[int]], a: int, b: int) -> int:
+    """The last refinement round at which ``a`` and ``b`` share a colour (-1: never);
+    colours only split, so this is a binary search."""
+    lo, hi = -1, len(history) - 1
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if history[mid][a] == history[mid][b]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
 
 
 def _pair_classes(u: _Union, stable: _Partition) -> dict[int, int]:
@@ -586,11 +627,12 @@ def _same_names(u: _Union, mapping: dict[int, int]) -> None:
 HUB = 100
 
 
-def _percolate(u: _Union, mapping: dict[int, int]) -> None:
+def _percolate(u: _Union, mapping: dict[int, int], history: list[list[int]]) -> None:
     """Grow ``mapping`` by witnesses (percolation graph matching): a pair (x, y) of the same
     type gains one for each fact of a mapped pair (a, b) with the same label, a and b in the
     same position, and x and y in the same other position; the pair with most witnesses is
-    taken next, its own facts then witness for their neighbours."""
+    taken next (of equal witnesses, the pair whose colours agree to the deepest refinement
+    round), its own facts then witness for their neighbours."""
     n = u.n_ref
     base = u.initial
     keyed: list[dict] = [defaultdict(list) for _ in u.names]
@@ -619,12 +661,13 @@ def _percolate(u: _Union, mapping: dict[int, int]) -> None:
                         if x in mapping or y in used or base[x] != base[y]:
                             continue
                         score[(x, y)] += 1
-                        heapq.heappush(heap, (-score[(x, y)], x, y))
+                        heapq.heappush(heap, (-score[(x, y)], -_agreement(history, x, y),
+                                              x, y))
 
     for a, b in list(mapping.items()):
         witness(a, b)
     while heap:
-        neg, x, y = heapq.heappop(heap)
+        neg, _, x, y = heapq.heappop(heap)
         if x in mapping or y in used or -neg != score[(x, y)]:
             continue
         mapping[x] = y
@@ -681,14 +724,16 @@ def _mapped_facts(u: _Union, mapping: dict[int, int], fact_ids: Iterable[int]) -
     return count
 
 
-#: the most (move or swap) trials :func:`_improve` makes in all
-TRIALS = 200_000
+#: the most facts :func:`_improve` evaluates in all (moves and swaps of objects with many
+#: facts cost more)
+TRIALS = 1_000_000
 
 
 def _improve(u: _Union, mapping: dict[int, int], rounds: int = 20) -> None:
     """Hill-climb: move a reference object that touches an unmapped fact to a free candidate
     object of its type, or swap its image with another reference object's, whenever that
-    maps more facts; until no such move helps (or the budget of trials is spent)."""
+    maps more facts; until no such move helps (or :data:`TRIALS` fact evaluations are
+    spent)."""
     n = u.n_ref
     base = u.initial
     by_type: dict[int, list[int]] = defaultdict(list)
@@ -720,7 +765,7 @@ def _improve(u: _Union, mapping: dict[int, int], rounds: int = 20) -> None:
             own = [fi for fi, _ in u.incidence[a]]
             before = _mapped_facts(u, mapping, own)
             for b in sorted(free_by_type[base[a]]):
-                trials += 1
+                trials += 2 * len(own)
                 old = mapping.get(a)
                 mapping[a] = b
                 if _mapped_facts(u, mapping, own) > before:
@@ -738,8 +783,8 @@ def _improve(u: _Union, mapping: dict[int, int], rounds: int = 20) -> None:
             for c in by_type[base[a]]:
                 if c == a or c not in mapping:
                     continue
-                trials += 1
                 touched = set(own).union(fi for fi, _ in u.incidence[c])
+                trials += 2 * len(touched)
                 before = _mapped_facts(u, mapping, touched)
                 mapping[a], mapping[c] = mapping[c], mapping[a]
                 if _mapped_facts(u, mapping, touched) > before:
