@@ -726,7 +726,11 @@ def compare_domains(reference: DomainLike, candidate: DomainLike,
     reference's (:func:`map_predicates`, reported as ``predicate_mapping``), and each
     action's precondition atoms (with polarity) and effect literals are matched under that
     renaming; precision is the share of the candidate's literals matched, recall the share
-    of the reference's.
+    of the reference's. When the literals support several definitions of a predicate equally
+    (``door-at`` beside both ``connected`` and ``has-door``) and states can be sampled, each
+    combination (at most :data:`MAX_COMBINATIONS`) is tried on a shorter sample and the one
+    whose transitions agree most is used: the most favourable reading of the candidate, so
+    what still disagrees is the candidate's, not the renaming's; a note says so.
 
     Behaviour: from ``states`` (pairs of a reference problem and a state of it, as a State
     or atoms like ``("at", "kitchen")``), or else from random walks of up to ``depth`` steps
