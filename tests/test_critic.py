@@ -380,7 +380,7 @@ def test_cli_twosome_bad_input_is_one_clear_line(tmp_path):
     assert missing.returncode == 2
     assert "no model" in missing.stderr and "Traceback" not in missing.stderr
     zero = _pddlkit("run", "twosome", "--env", "household", "--eval-episodes", "0")
-    assert zero.returncode == 2 and "--eval-episodes must be at least 1" in zero.stderr
+    assert zero.returncode == 2 and "argument --eval-episodes: must be 1 or more" in zero.stderr
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import random
-import resource
+import signal
 import subprocess
 import sys
 import threading
@@ -40,6 +40,25 @@ MEMORY_LIMIT = 500 << 20    # bytes of peak resident memory
 OUTPUT_LIMIT = 20_000       # bytes of stdout and stderr together
 
 
+# A small measuring parent: it caps memory and output, forks the command and reports the
+# command's own rusage. Measuring from the test process itself is wrong: any child of it
+# (fork or vfork) starts on the test process's address space, and Linux keeps that resident
+# size (1.4 GB once earlier tests loaded torch) in the child's ru_maxrss across exec. A child
+# of this launcher starts on the launcher's few MiB instead.
+LAUNCHER = """
+import os, resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+resource.setrlimit(resource.RLIMIT_FSIZE, (4 << 20, 4 << 20))
+report = int(sys.argv[1])
+pid = os.fork()
+if pid == 0:
+    os.close(report)
+    os.execv(sys.argv[2], sys.argv[2:])
+_, status, usage = os.wait4(pid, 0)
+os.write(report, f"{os.waitstatus_to_exitcode(status)} {usage.ru_maxrss}".encode())
+"""
+
+
 @dataclass
 class Run:
     returncode: int
@@ -50,33 +69,36 @@ class Run:
 
 
 def run_cli(tmp_path: Path, *args, env: dict | None = None, timeout: float = 30.0) -> Run:
-    """``python -m pddlkit.cli ARGS`` measured on its own: ``os.wait4`` gives this child's
-    rusage. It may map at most 3 GiB and write at most 4 MB of output, so a regression is a
-    failed test, not a swapping machine; past ``timeout`` it is killed (a FIFO that blocks)."""
+    """``python -m pddlkit.cli ARGS`` measured on its own by ``LAUNCHER``: its exit code and
+    its own peak resident memory. It may map at most 3 GiB and write at most 4 MB of output,
+    so a regression is a failed test, not a swapping machine; past ``timeout`` its process
+    group is killed (a FIFO that blocks)."""
     out_path = tmp_path / f"out-{time.monotonic_ns()}.txt"
-
-    def limits() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (4 << 20, 4 << 20))
-
+    report_r, report_w = os.pipe()
     with open(out_path, "wb") as out:
         start = time.monotonic()
-        proc = subprocess.Popen([sys.executable, "-m", "pddlkit.cli", *map(str, args)],
+        proc = subprocess.Popen([sys.executable, "-c", LAUNCHER, str(report_w), sys.executable,
+                                 "-m", "pddlkit.cli", *map(str, args)],
                                 stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                                env={**os.environ, **(env or {})}, preexec_fn=limits)
-        killer = threading.Timer(timeout, proc.kill)
+                                env={**os.environ, **(env or {})}, pass_fds=(report_w,),
+                                start_new_session=True)
+        os.close(report_w)
+        killer = threading.Timer(timeout, lambda: os.killpg(proc.pid, signal.SIGKILL))
         killer.start()
         try:
-            _, status, usage = os.wait4(proc.pid, 0)
+            proc.wait()
         finally:
             killer.cancel()
         seconds = time.monotonic() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)
+    with os.fdopen(report_r, "rb") as report:
+        measured = report.read().split()
+    # killed past the timeout: the launcher reports nothing, the code is -SIGKILL
+    returncode, peak_kib = (int(measured[0]), int(measured[1])) if measured else (-9, 0)
     size = out_path.stat().st_size
     with open(out_path, "rb") as f:
         text = f.read(1 << 20).decode("utf-8", "replace")
     # ru_maxrss is in KiB on Linux
-    return Run(proc.returncode, seconds, usage.ru_maxrss * 1024, text, size)
+    return Run(returncode, seconds, peak_kib * 1024, text, size)
 
 
 def assert_bounded(run: Run, *words: str) -> None:

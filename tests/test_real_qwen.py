@@ -154,8 +154,11 @@ def test_ipp_writes_a_program_that_runs_on_every_training_instance(qwen, tmp_pat
 
 def test_a_constrained_request_returns_text_the_grammar_accepts(qwen):
     """The problem grammar derived from a domain, sent to llama.cpp's server as GBNF: what
-    the model writes parses, names only the domain's predicates and the known entities, and
-    passes pddlkit's check (unconstrained, the same prompt gives no problem file at all)."""
+    the model writes parses, names only the domain's predicates (with their arities) and the
+    known entities (unconstrained, the same prompt gives no problem file at all). A grammar
+    cannot make the model declare in :objects every name it later uses, nor declare each once:
+    the check may still report undeclared or duplicate objects (seen on CI), so those are not
+    asserted here."""
     from pddlkit.checks import check
     from pddlkit.llm.gbnf_matcher import GBNFMatcher
     from pddlkit.llm.openai_chat import OpenAIChat
@@ -180,5 +183,5 @@ def test_a_constrained_request_returns_text_the_grammar_accepts(qwen):
         done.text
     report = check(domain_text, done.text)
     assert not [d for d in report.errors if d.code in ("syntax", "undeclared-predicate",
-                                                       "arity", "undeclared-object")], \
+                                                       "arity")], \
         report.format()
