@@ -179,10 +179,13 @@ def _junk_line(kind: str, size: int = 50_000_000) -> bytes:
         return b"x)" * (size // 2)
     if kind == "words-in-define":
         return b"(define " + b"ab " * (size // 3) + b")"
+    if kind == "words-in-a-section":   # PDDL-shaped: the words are where names may stand
+        return b"(define (domain d) (:predicates " + b"ab " * (size // 3) + b"))"
     return b"a" * size
 
 
-@pytest.mark.parametrize("kind", ["printable", "close-parens", "words-in-define", "one-word"])
+@pytest.mark.parametrize("kind", ["printable", "close-parens", "words-in-define",
+                                  "words-in-a-section", "one-word"])
 def test_50_mb_of_junk_on_one_line(tmp_path, kind):
     junk = tmp_path / "junk.pddl"
     junk.write_bytes(_junk_line(kind))
@@ -193,6 +196,8 @@ def test_50_mb_of_junk_on_one_line(tmp_path, kind):
     if kind in ("close-parens", "words-in-define"):
         assert "error[too-many-errors]" in run.output.splitlines()[0]
         assert "more diagnostics" in run.output
+    if kind == "words-in-a-section":
+        assert "error[too-many-words]" in run.output and "(:predicates ...)" in run.output
 
 
 def test_a_million_open_parens(tmp_path):

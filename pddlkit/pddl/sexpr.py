@@ -131,6 +131,11 @@ MAX_DEPTH = 1000
 #: (after its head) before reading stops: a file with that many is not PDDL with a few slips,
 #: and each more would only cost time and memory
 MAX_TROUBLE = 100
+#: the most words (names and variables) directly inside one list: only (:objects ...) and
+#: (:constants ...) hold many, and no planner grounds a quarter of a million objects. Past this
+#: the input is junk such as ``(:predicates ab ab ab ...)``, whose millions of words would each
+#: cost a located token (about 180 bytes: 3 GB for 50 MB of it); reading stops instead
+MAX_WORDS = 250_000
 #: lines longer than this are tokenized in pieces of about this size (one line of real PDDL
 #: is at most a few thousand characters; a generator's :init on one line may be more)
 LONG_LINE = 1 << 16
@@ -210,7 +215,12 @@ def read_sexpr(text: str, sink: DiagnosticSink) -> list:
                     if trouble > MAX_TROUBLE:
                         return _stop(top, stack, sink, number, at)
             elif init is not None and value[0] != ":" and len(stack) > 2 and stack[1] is init:
-                stack[-1].append(value)
+                lst = stack[-1]
+                lst.append(value)
+                if len(lst) > MAX_WORDS:
+                    for skipped in values[located:i + 1]:   # locate this word
+                        at = find(skipped, at) + len(skipped)
+                    return _too_many_words(top, stack, sink, number, at - len(value) + 1)
             else:
                 if located < i:
                     for skipped in values[located:i]:   # unlocated :init names before this one
@@ -229,6 +239,8 @@ def read_sexpr(text: str, sink: DiagnosticSink) -> list:
                             return _stop(top, stack, sink, number, at)
                 if stack:
                     stack[-1].append(tok)
+                    if len(stack[-1]) > MAX_WORDS:
+                        return _too_many_words(top, stack, sink, number, at)
                     # a word directly inside (define ...) after 'define': never PDDL
                     if len(stack) == 1 and len(stack[0]) > 1:
                         trouble += 1
@@ -259,6 +271,20 @@ def _too_deep(sink: DiagnosticSink, stack: list[SList], line: int, column: int) 
              "this is not PDDL (or a generator gone wrong); reading stopped",
              line=line, column=column,
              hint="check that the file is the PDDL you meant to pass")
+
+
+def _too_many_words(top: list, stack: list[SList], sink: DiagnosticSink, line: int,
+                    column: int) -> list:
+    """End reading at the word past :data:`MAX_WORDS` in one list: what was read so far."""
+    _left_open(stack)
+    head = stack[-1].head() if stack else None
+    where = f"({head} ...)" if isinstance(head, str) else "one list"
+    sink.add("too-many-words", f"more than {MAX_WORDS:,} words directly inside {where}: this "
+             "is not PDDL (or a generator gone wrong); reading stopped",
+             line=line, column=column,
+             hint="check that the file is the PDDL you meant to pass; facts and predicates are "
+                  "written in parentheses, one per list")
+    return top
 
 
 def _left_open(stack: list[SList]) -> None:
@@ -493,6 +519,8 @@ def read_sexpr_tokens(tokens, sink: DiagnosticSink) -> list:
                     if trouble > MAX_TROUBLE:
                         return _stop(top, stack, sink, tok.line, tok.column)
             (stack[-1] if stack else top).append(tok)
+            if stack and len(stack[-1]) > MAX_WORDS:
+                return _too_many_words(top, stack, sink, tok.line, tok.column)
             if not stack or (len(stack) == 1 and len(stack[0]) > 1):
                 trouble += 1
                 if trouble > MAX_TROUBLE:
