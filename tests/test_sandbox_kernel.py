@@ -719,3 +719,58 @@ def test_cpu_burnt_between_calls_replaces_the_worker_and_is_logged(caplog):
             assert worker.call(3).value == 30
             assert worker.restarts == 1 and worker.idle_replacements == 1
     assert any("between calls" in r.getMessage() for r in caplog.records)
+
+
+# --------------------------------------------------------------------------- memory cgroup
+
+def _need_cgroup():
+    from pddlkit.sandbox import memory_cgroup
+
+    if memory_cgroup.unavailable():  # CI runs as root, where the cgroup can be made
+        _missing(f"no memory cgroup can be made here: {memory_cgroup.unavailable()}")
+    return memory_cgroup
+
+
+def test_a_memory_cgroup_stops_what_no_address_space_limit_counts():
+    """The kernel mechanism the worker's cgroup relies on: a process with no rlimit at all
+    (as memory outside the address space would be) is killed at the cgroup's limit, the kill
+    is counted, and the folder goes when the process has."""
+    memory_cgroup = _need_cgroup()
+    group = memory_cgroup.create(64 << 20)
+    assert group is not None and group.path.is_dir()
+    hog = ("b = bytearray(300 << 20)\nfor i in range(0, len(b), 4096): b[i] = 1\n"
+           "print('survived')")
+    done = subprocess.run(group.join_argv([sys.executable, "-c", hog]), capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == -signal.SIGKILL and "survived" not in done.stdout
+    assert group.oom_kills() == 1
+    assert group.remove() and not group.path.exists()
+
+
+def test_every_worker_process_is_in_its_own_memory_cgroup_and_an_oom_kill_is_a_memory_error():
+    memory_cgroup = _need_cgroup()
+    source = ("def solve(mib):\n    b = bytearray(mib << 20)\n"
+              "    for i in range(0, len(b), 4096):\n        b[i] = 1\n    return len(b) >> 20\n")
+    policy = Policy(memory_bytes=512 << 20, scratch_bytes=32 << 20)
+    with SandboxWorker(source, policy) as worker:
+        assert worker.call(8).value == 8
+        group = worker._cgroup
+        assert group is not None and group.limit_bytes == (512 + 32) << 20
+        assert group.holds(worker.pid) and group.holds(worker.proc.pid)  # bwrap's too
+        iso = worker.isolation
+        assert f"memory cgroup (v{group.version}" in iso["memory"]
+        key = "memory limit for all the worker's processes and scratch (a cgroup)"
+        assert iso["guarantees"][key] == "kernel"
+        # lower the cgroup's limit under the address-space limit: the kernel's OOM kill is
+        # reported as the program's memory error, and the next call gets a new worker
+        name = "memory.max" if group.version == 2 else "memory.limit_in_bytes"
+        (group.path / name).write_text(str(96 << 20))     # v1: before memsw, which is >= it
+        if group.version == 1 and (group.path / "memory.memsw.limit_in_bytes").exists():
+            (group.path / "memory.memsw.limit_in_bytes").write_text(str(96 << 20))
+        died = worker.call(300)
+        assert not died.ok and died.error.kind == ErrorKind.MEMORY, died.error
+        assert "cgroup" in died.error.message
+        assert not group.path.exists()      # removed with its worker
+        assert worker.call(8).value == 8 and worker._cgroup.path != group.path
+        last = worker._cgroup
+    assert not last.path.exists()

@@ -46,7 +46,7 @@ from typing import Any, Optional
 
 from ..planners.tempdirs import make_workdir, remove_workdir
 from ..processes import kill_group
-from . import kernel
+from . import kernel, memory_cgroup
 from . import wire
 from .errors import ErrorKind, ProgramError
 from .policy import DEFAULT_POLICY, Policy
@@ -263,6 +263,7 @@ class SandboxWorker:
         self._expect: Optional[str] = None
         self._in_kernel = False
         self._idle_cpu: Optional[float] = None  # the worker's CPU seconds at its last reply
+        self._cgroup: Optional[memory_cgroup.MemoryCgroup] = None  # where the host has one
         self.idle_replacements = 0  # workers replaced for CPU or threads between calls
 
     # ------------------------------------------------------------------ lifecycle
@@ -305,6 +306,9 @@ class SandboxWorker:
                        HERE, str(worker_r), str(worker_w), self.scratch]
             extra = {"host_pid": os.getpid()}
             cwd = self.scratch
+        self._cgroup = memory_cgroup.create(self.policy.memory_bytes + self.policy.scratch_bytes)
+        if self._cgroup is not None:
+            command = self._cgroup.join_argv(command)
         try:
             self.proc = _SPAWNER.popen(command, stdin=subprocess.DEVNULL,
                                        stdout=subprocess.DEVNULL, stderr=self._log,
@@ -354,6 +358,8 @@ class SandboxWorker:
             "imports limited to the policy": py,
             "memory limit per worker (address space; shared memory, memfd and message "
             "queues refused)": k if seccomp is True else "kernel (address space only)",
+            "memory limit for all the worker's processes and scratch (a cgroup)":
+            k if self._cgroup is not None else f"none ({memory_cgroup.unavailable()})",
             "file size and descriptor limits": k,
             "CPU and wall-clock limit per call": host,
             "CPU and threads between calls (worker replaced)": host,
@@ -385,6 +391,12 @@ class SandboxWorker:
         if in_kernel:
             note += (f"; the scratch tmpfs holds at most {self.policy.scratch_bytes >> 20} MiB "
                      "beside it")
+        if self._cgroup is not None:
+            note += (f"; and a memory cgroup (v{self._cgroup.version}, the kernel) caps every "
+                     f"page of the worker's processes and scratch at "
+                     f"{self._cgroup.limit_bytes >> 20} MiB in all, swap included")
+        else:
+            note += f"; no memory cgroup ({memory_cgroup.unavailable()})"
         return note
 
     def _ensure_loaded(self) -> Optional[ProgramError]:
@@ -721,6 +733,11 @@ class SandboxWorker:
                 sig = f"signal {number}"
             if sig == "SIGXCPU":
                 return self._cpu_error()
+            if sig == "SIGKILL" and self._cgroup is not None and self._cgroup.oom_kills():
+                return ProgramError(ErrorKind.MEMORY, "the program's processes and scratch "
+                                    f"files used more than {self._cgroup.limit_bytes >> 20} MiB "
+                                    "of memory in all (the worker's cgroup) and the kernel "
+                                    "stopped it")
             if sig == "SIGXFSZ":
                 return ProgramError(ErrorKind.FORBIDDEN_OPERATION, "the program wrote a file "
                                     f"larger than {self.policy.max_file_bytes} bytes")
@@ -771,3 +788,9 @@ class SandboxWorker:
         self.proc = None
         self.pid = None
         self._idle_cpu = None
+        if self._cgroup is not None:
+            if not self._cgroup.remove():
+                log.warning("pddlkit.sandbox: the worker's cgroup %s still holds processes; "
+                            "it is left for the next pddlkit process to remove",
+                            self._cgroup.path)
+            self._cgroup = None

@@ -24,11 +24,14 @@ STDLIB_ALLOWED = frozenset({
 class Policy:
     """Limits for one program. Times in seconds, sizes in bytes.
 
-    ``memory_bytes`` is the worker process's address space (RLIMIT_AS). It holds for the
-    worker as a whole because every way to keep memory outside a process's mappings (SysV
-    shared memory and message queues, memfd, a tmpfs in a nested namespace) is refused by the
-    seccomp filter; no cgroup is made (most hosts, containers and CI included, do not
-    delegate one). ``SandboxWorker.isolation["memory"]`` says what holds on this host.
+    ``memory_bytes`` is the worker process's address space (RLIMIT_AS). Where the host lets
+    pddlkit make a memory cgroup (a root host, or a delegated systemd scope: see
+    :mod:`.memory_cgroup`), each worker also gets one capping every page of its processes and
+    scratch at ``memory_bytes + scratch_bytes``, swap included. Elsewhere the address space
+    holds for the worker as a whole because every way to keep memory outside a process's
+    mappings (SysV shared memory and message queues, memfd, a tmpfs in a nested namespace) is
+    refused by the seccomp filter. ``SandboxWorker.isolation["memory"]`` says which holds on
+    this host.
     ``max_reply``, ``max_output`` and ``max_depth`` are enforced by the host on what it
     reads, before decoding, as well as by the worker.
 

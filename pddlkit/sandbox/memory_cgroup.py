@@ -1,0 +1,197 @@
+"""A memory cgroup for each sandbox worker, where this host lets pddlkit make one.
+
+Why: ``RLIMIT_AS`` caps one process's mappings. Memory a program could hold outside them (SysV
+shared memory, memfd, tmpfs pages) is refused by the seccomp filter, but a cgroup counts every
+page the worker's processes are charged for, whatever made it, and is kept by the kernel even
+for a path the filter missed. So where a cgroup can be made it is the limit that holds, and the
+filter is the second line.
+
+Where one can be made: a child of this process's own memory cgroup, when that folder is
+writable (a root host, as in CI and most containers; a systemd scope with ``Delegate=yes``).
+
+* cgroup v2 (``0::/path`` in ``/proc/self/cgroup``, the unified tree at ``/sys/fs/cgroup``): the
+  child gets ``memory.max`` and ``memory.swap.max = 0`` only if the memory controller is
+  enabled for the children of that folder (its ``cgroup.subtree_control``); pddlkit does not
+  enable it, since that needs moving the host's own processes out of their cgroup first.
+* cgroup v1 (a ``memory`` hierarchy): ``memory.limit_in_bytes`` and, where the kernel counts
+  swap, ``memory.memsw.limit_in_bytes`` with the same value.
+
+The limit is ``Policy.memory_bytes + Policy.scratch_bytes``: the worker's own memory plus its
+scratch tmpfs, whose pages are charged to the cgroup of whoever writes them. A worker joins its
+cgroup before bubblewrap starts (``/bin/sh`` writes ``0``, meaning itself, to
+``cgroup.procs`` and then execs bubblewrap), so every process of the sandbox is inside from its
+first instruction. When the kernel's OOM killer ends a worker there, :meth:`oom_kills` says so
+and the host reports a ``memory`` error. The folder is removed when the worker is; folders left
+by a pddlkit process that was killed are removed by the next one that makes a cgroup.
+
+Anywhere else (no writable cgroup, no ``/bin/sh``), :func:`create` returns ``None`` and says
+why in :func:`unavailable`; the address-space limit and the seccomp filter hold alone, and
+``SandboxWorker.isolation["memory"]`` says which case this host is in.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import count
+from pathlib import Path
+from typing import Optional
+
+MOUNT = Path("/sys/fs/cgroup")
+PREFIX = "pddlkit-"
+SHELL = "/bin/sh"
+_serial = count()
+
+
+@dataclass(frozen=True)
+class MemoryCgroup:
+    """One worker's cgroup: its folder, the cgroup version and the limit written there."""
+
+    path: Path
+    version: int
+    limit_bytes: int
+
+    @property
+    def procs(self) -> Path:
+        return self.path / "cgroup.procs"
+
+    def join_argv(self, argv: list[str]) -> list[str]:
+        """``argv`` started inside this cgroup: the shell moves itself in, then execs it."""
+        return [SHELL, "-c", 'echo 0 > "$0" && exec "$@"', str(self.procs), *argv]
+
+    def holds(self, pid: int) -> bool:
+        """Whether process ``pid`` is in this cgroup (read from its ``/proc/PID/cgroup``)."""
+        try:
+            lines = Path(f"/proc/{pid}/cgroup").read_text().splitlines()
+        except OSError:
+            return False
+        return any(line.endswith("/" + self.path.name) for line in lines)
+
+    def oom_kills(self) -> int:
+        """How many processes the kernel killed here for going over the limit."""
+        name = "memory.events" if self.version == 2 else "memory.oom_control"
+        try:
+            text = (self.path / name).read_text()
+        except OSError:
+            return 0
+        found = re.search(r"^oom_kill (\d+)$", text, re.M)
+        return int(found.group(1)) if found else 0
+
+    def remove(self, wait: float = 2.0) -> bool:
+        """Remove the folder once its processes are gone (they may still be exiting)."""
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                self.path.rmdir()
+                return True
+            except FileNotFoundError:
+                return True
+            except OSError:
+                if time.monotonic() >= deadline:
+                    return False
+                time.sleep(0.01)
+
+
+def _own_folder() -> tuple[Optional[Path], int, str]:
+    """This process's memory cgroup folder and its version, or ``None`` and why not."""
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError as exc:
+        return None, 0, f"/proc/self/cgroup cannot be read ({exc.strerror})"
+    for line in lines:
+        number, controllers, path = line.split(":", 2)
+        if "memory" in controllers.split(",") and (MOUNT / "memory").is_dir():
+            return _existing(MOUNT / "memory", path), 1, "a cgroup v1 memory hierarchy"
+    for line in lines:
+        number, controllers, path = line.split(":", 2)
+        if number == "0" and (MOUNT / "cgroup.controllers").exists():
+            return _existing(MOUNT, path), 2, "cgroup v2"
+    return None, 0, "no memory cgroup is mounted at /sys/fs/cgroup"
+
+
+def _existing(mount: Path, path: str) -> Optional[Path]:
+    """The folder of ``path`` under ``mount``; in a cgroup namespace the path may be relative to
+    a root that is the mount itself."""
+    folder = mount / path.lstrip("/")
+    return folder if folder.is_dir() else (mount if mount.is_dir() else None)
+
+
+@lru_cache(maxsize=1)
+def _parent() -> tuple[Optional[Path], int, str]:
+    """Where workers' cgroups go, probed once: a child is made, given a limit and removed."""
+    if not os.access(SHELL, os.X_OK):
+        return None, 0, f"{SHELL} is missing (it moves each worker into its cgroup)"
+    folder, version, kind = _own_folder()
+    if folder is None:
+        return None, 0, kind
+    if not os.access(folder, os.W_OK):
+        return None, 0, f"this process cannot make a cgroup in {folder} ({kind}; not writable)"
+    _remove_stale(folder)
+    probe = folder / f"{PREFIX}probe-{os.getpid()}"
+    try:
+        probe.mkdir()
+    except OSError as exc:
+        return None, 0, f"this process cannot make a cgroup in {folder} ({exc.strerror})"
+    try:
+        limit = probe / ("memory.max" if version == 2 else "memory.limit_in_bytes")
+        if not limit.exists():
+            return None, 0, (f"the memory controller is not enabled for children of {folder} "
+                             "(its cgroup.subtree_control)")
+        try:
+            limit.write_text(str(1 << 30))
+        except OSError as exc:
+            return None, 0, f"a memory limit cannot be written in {folder} ({exc.strerror})"
+    finally:
+        try:
+            probe.rmdir()
+        except OSError:
+            pass
+    return folder, version, kind
+
+
+def _remove_stale(folder: Path) -> None:
+    """Remove empty ``pddlkit-PID-N`` folders whose process is gone (a killed host's)."""
+    for child in folder.glob(PREFIX + "*"):
+        owner = re.match(re.escape(PREFIX) + r"(?:probe-)?(\d+)", child.name)
+        if owner and not Path(f"/proc/{owner.group(1)}").exists():
+            try:
+                child.rmdir()
+            except OSError:
+                pass
+
+
+def unavailable() -> str:
+    """'' when workers get a memory cgroup here, else why not (one line)."""
+    folder, _, why = _parent()
+    return "" if folder is not None else why
+
+
+def create(limit_bytes: int) -> Optional[MemoryCgroup]:
+    """A new cgroup under this process's own, capped at ``limit_bytes`` with no swap beyond it;
+    ``None`` where none can be made (see :func:`unavailable`)."""
+    folder, version, _ = _parent()
+    if folder is None:
+        return None
+    path = folder / f"{PREFIX}{os.getpid()}-{next(_serial)}"
+    try:
+        path.mkdir()
+        if version == 2:
+            (path / "memory.max").write_text(str(limit_bytes))
+            swap = path / "memory.swap.max"
+            if swap.exists():
+                swap.write_text("0")
+        else:
+            (path / "memory.limit_in_bytes").write_text(str(limit_bytes))
+            swap = path / "memory.memsw.limit_in_bytes"
+            if swap.exists():
+                swap.write_text(str(limit_bytes))
+    except OSError:
+        try:
+            path.rmdir()
+        except OSError:
+            pass
+        return None
+    return MemoryCgroup(path, version, limit_bytes)
