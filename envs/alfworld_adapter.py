@@ -58,7 +58,7 @@ from typing import Any, Optional
 
 from pddlkit.pddl.reader import parse_domain, parse_problem
 
-from .alfworld_games import task_type
+from .alfworld_games import ALIASES, TASK_TYPES, task_type
 from .api import ActionTemplate, Step, info_dict
 from .household import TEMPLATES as HOUSEHOLD_SCHEMA, ground_truth_domain
 
@@ -212,6 +212,9 @@ class ALFWorldEnv:
 
     id = "alfworld"
     action_schema = HOUSEHOLD_SCHEMA
+    #: the values an option takes, read by ``pddlkit bench`` before a sweep runs (see
+    #: :func:`pddlkit.bench.resolve.check_env_options`)
+    option_choices = {"task": (*ALIASES, *TASK_TYPES)}
 
     def __init__(self, task: str = "pick", seed: int = 0, *, floorplan: Optional[int] = None,
                  max_steps: int = 50, python: Optional[str] = None,

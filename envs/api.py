@@ -129,7 +129,11 @@ class Step:
 
 @runtime_checkable
 class TextEnv(Protocol):
-    """What formalizers and agents rely on; native PDDL worlds and adapters both implement it."""
+    """What formalizers and agents rely on; native PDDL worlds and adapters both implement it.
+
+    Optional, on the class: ``option_choices = {"difficulty": ("easy", "hard")}``, the values
+    a constructor option takes, so ``pddlkit bench`` refuses a misspelt level before a sweep
+    starts instead of failing each of its cells (``Household``, ``SC2Build``, ...)."""
 
     id: str
     task: str

@@ -113,6 +113,9 @@ class CrafterWorld:
 
     #: what DEPS's prompts call this world (its planner and explainer prompts are Crafter's)
     game = "Crafter"
+    #: the values an option takes, read by ``pddlkit bench`` before a sweep runs (see
+    #: :func:`pddlkit.bench.resolve.check_env_options`)
+    option_choices = {"sight": SIGHTS}
 
     def __init__(self, peaceful: bool = True, length: int = 10000, render: bool = False,
                  timeouts: Optional[dict] = None, target: str = "diamond",

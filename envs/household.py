@@ -119,6 +119,9 @@ class Household(PDDLWorldEnv):
     """``Household(receptacles=20, difficulty="heat", seed=0)``."""
 
     id = "household"
+    #: the values an option takes, read by ``pddlkit bench`` before a sweep runs (see
+    #: :func:`pddlkit.bench.resolve.check_env_options`)
+    option_choices = {"difficulty": (*DIFFICULTIES, *TASK_TYPES)}
     META_COMMANDS = ("look", "inventory", "examine {x}")
     MESSAGES = MESSAGES
 

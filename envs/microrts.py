@@ -179,6 +179,10 @@ class _Worker:
 class MicroRTS:
     """``MicroRTS(map="basesWorkers8x8", opponent="RandomBiasedAI", max_cycles=2000)``."""
 
+    #: the values an option takes, read by ``pddlkit bench`` before a sweep runs (see
+    #: :func:`pddlkit.bench.resolve.check_env_options`)
+    option_choices = {"opponent": (*OPPONENTS, EXTERNAL)}
+
     def __init__(self, map: str = "basesWorkers8x8", opponent: str = "RandomBiasedAI",
                  max_cycles: int = 2000, player: int = 0) -> None:
         if opponent not in OPPONENTS and opponent != EXTERNAL:

@@ -6,10 +6,14 @@ the entry point, default keyword arguments (``nethack-drink`` is ``NetHackTask``
 environment's own budget keyword, :attr:`EnvSpec.budget`, when it has one, so the front ends'
 ``action_budget``, ``max_actions``, ``max_cycles``, ``max_keys`` and ``max_steps`` are one
 budget under one name; otherwise it wraps the environment in :class:`TimeLimit`, which ends an
-episode as *truncated* after that many steps), and a one-line summary. ``kind`` says what ``make`` builds: ``"text"``, an environment
-played step by step (the :class:`~.api.TextEnv` protocol), or ``"instances"``, a program
-task's training and held-out instances (:class:`~.instance_sets.InstanceSplit`, what IPP
-refines one program on). A front end asks the registry which ids it can play
+episode as *truncated* after that many steps), and a one-line summary. ``kind`` says what ``make`` builds: ``"text"``, a world
+played step by step in words that a formalizer can write PDDL for (the :class:`~.api.TextEnv`
+protocol: CoinCollector, the household, TextWorld, ALFWorld); ``"game"``, an environment with
+an interface of its own (skills, build orders, keystrokes: SC2, NetHack, the crafting worlds,
+MicroRTS), played only by the agents that name it; or ``"instances"``, a program task's
+training and held-out instances (:class:`~.instance_sets.InstanceSplit`, what IPP refines
+one program on). An agent that names no environments (PDDLego+, PlanGen) plays the text
+worlds, so a sweep never pairs it with a game it cannot play. A front end asks the registry which ids it can play
 (:func:`ids`), so no front end keeps its own table of ids.
 
 Installed packages add ids through the entry-point group ``pddlkit.envs`` (an entry point is
@@ -34,7 +38,7 @@ from importlib.metadata import entry_points
 from typing import Any, Callable, Optional, Union
 
 ENTRY_POINT_GROUP = "pddlkit.envs"
-KINDS = ("text", "instances")
+KINDS = ("text", "game", "instances")
 
 
 class UnknownEnvError(LookupError):
@@ -98,7 +102,13 @@ class EnvSpec:
 
 def _spec(env_id: str, target: str, summary: str, kind: str = "text",
           budget: Optional[str] = None, **kwargs: Any) -> EnvSpec:
+    if kind == "text" and env_id.split("-")[0] in GAMES:
+        kind = "game"
     return EnvSpec(env_id, target, summary, kwargs, None, kind, budget)
+
+
+#: the shipped environments with an interface of their own (kind ``"game"``), by id's stem
+GAMES = ("sc2", "nethack", "craft", "crafter", "microrts")
 
 
 #: NetHack's tasks (CoPiC), one id each: ``nethack-<task>``
@@ -255,7 +265,7 @@ def make(env_id: str, *, max_episode_steps: Optional[int] = None, **kwargs: Any)
         kwargs = {**kwargs, s.budget: budget}   # the environment's own count
         budget = None
     env = factory(**{**s.kwargs, **kwargs})
-    if budget is not None and s.kind == "text":
+    if budget is not None and s.kind in ("text", "game"):
         env = TimeLimit(env, budget)
     return env
 

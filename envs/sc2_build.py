@@ -122,6 +122,9 @@ class SC2Build:
     ``env.step(["BUILD SUPPLYDEPOT", "TRAIN SCV"])``."""
 
     id = "sc2-build"
+    #: the values an option takes, read by ``pddlkit bench`` before a sweep runs (see
+    #: :func:`pddlkit.bench.resolve.check_env_options`)
+    option_choices = {"difficulty": tuple(DIFFICULTIES)}
 
     def __init__(self, difficulty: str = "easy", seed: Optional[int] = None, *,
                  task: Optional[dict] = None, step_seconds: float = 10.0,

@@ -114,6 +114,10 @@ def test_an_environment_the_agent_does_not_play_is_one_line():
     done = _run("deps", "--env", "coin-collector")
     assert done.returncode == 2 and "use one of craft, crafter" in done.stderr
     assert "Traceback" not in done.stderr
+    # an agent that names no environments plays text worlds: a game is refused the same way
+    game = _run("pddlego", "--env", "sc2-build", "--llm", "observation")
+    assert game.returncode == 2 and "sc2-build is a game with an interface of its own" \
+        in game.stderr and "Traceback" not in game.stderr
 
 
 def test_the_report_counts_trials_not_rows_that_carry_a_rate():

@@ -133,6 +133,26 @@ def test_a_sweep_that_cannot_run_exits_2_naming_why_before_any_episode(tmp_path,
     assert not (tmp_path / "out").exists()  # nothing ran, nothing was written
 
 
+def test_a_misspelt_level_value_is_refused_before_any_episode(tmp_path):
+    """The environment class's option_choices: 'haet' is no household difficulty."""
+    config = _config(tmp_path, """
+seeds = 1
+[[agents]]
+agent = "pddlego"
+llm = "observation"
+
+[[envs]]
+env = "household"
+difficulty = "difficulty"
+levels = ["heat", "haet"]
+""")
+    done = _bench(str(config), "--output", str(tmp_path / "out"))
+    assert done.returncode == 2, done.stderr
+    assert ("household option 'difficulty' has no value 'haet' (did you mean 'heat'?)"
+            in done.stderr), done.stderr
+    assert "Traceback" not in done.stderr and not (tmp_path / "out").exists()
+
+
 @pytest.mark.parametrize("flags, named", [
     (["--seeds", "0"], "empty sweep: --seeds 0 gives no episodes"),
     (["--envs", "household"], "empty sweep: --envs 'household' matches no environment of the "
@@ -153,8 +173,7 @@ def test_pairs_an_agent_does_not_play_are_skipped_and_said_once(tmp_path):
 seeds = 3
 [[agents]]
 agent = "pddlego"
-llm = "observation"
-envs = ["coin-collector"]      # this entry's own choice: no word about craft
+llm = "observation"                # declares none: text worlds, so craft (a game) is skipped
 
 [[agents]]
 agent = "deps"                 # declares craft and crafter: coin-collector is skipped
@@ -170,7 +189,10 @@ options = { task = "stone_pickaxe" }
     done = _bench(str(config), "--output", str(tmp_path / "out"), "--executor", "inline")
     assert done.returncode == 0, done.stderr
     skipped = [line for line in done.stderr.splitlines() if line.startswith("skipped:")]
-    assert skipped == ["skipped: deps x coin-collector: deps plays craft, crafter"]
+    assert skipped == ["skipped: pddlego/observation x craft: pddlego declares no environments of its "
+                       "own, so it plays text worlds; craft is a game with an interface of its "
+                       "own (kind 'game')",
+                       "skipped: deps x coin-collector: deps plays craft, crafter"], skipped
     rows = ResultsFile(tmp_path / "out" / "results.jsonl").rows()
     assert sorted((r["kind"], r["env"]) for r in rows) == \
         [("deps", "craft")] * 3 + [("pddlego", "coin-collector")] * 3

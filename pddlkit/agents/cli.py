@@ -249,6 +249,16 @@ def run(spec: AgentSpec, args) -> int:
         print(f"{name}: environment {args.env!r} is not one it plays; use one of "
               f"{', '.join(spec.envs)}", file=sys.stderr)
         return 2
+    if not spec.envs:   # it plays text worlds: a game or a set of instances is refused here
+        from pddlkit.bench.resolve import EntryError, plays, resolve_env
+
+        try:
+            why = plays(spec, resolve_env(args.env))
+        except EntryError:  # an unknown id: the environment's own lookup says so below
+            why = None
+        if why:
+            print(f"{name}: {why}", file=sys.stderr)
+            return 2
     # every LLM the agent makes reads these (pddlkit.llm.base): one place, every agent
     if args.transcript:
         os.environ["PDDLKIT_TRANSCRIPT"] = args.transcript

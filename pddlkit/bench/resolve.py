@@ -13,17 +13,21 @@ answer is asked here, in the main process, once per config entry:
   point);
 * which pairs play at all (:func:`plays`): an agent that declares its environments
   (``AgentSpec.envs``) plays those; one that declares none plays every environment of kind
-  ``"text"`` (the step-by-step protocol), never a set of program instances (kind
-  ``"instances"``, which only an agent naming it can read). A pair outside the declaration is
-  skipped and said once, not failed once per cell;
+  ``"text"`` (a world in words a formalizer can write PDDL for), never a game with an
+  interface of its own (kind ``"game"``: SC2, NetHack, the crafting worlds, MicroRTS) nor a
+  set of program instances (kind ``"instances"``), which only an agent naming them can play.
+  A pair outside the declaration is skipped and said once, not failed once per cell;
 * each environment option's name (the fixed ``options`` and the ``difficulty`` that varies):
   an option of the environment (its factory's parameters, as ``make`` checks them), or one
   the agent declares it reads itself (``AgentSpec.env_options``: PLAP's ``match``); and the
   type of each value given to an option of the environment (``rooms = "seven"``), read from
-  the factory's annotations or default. Values only the environment's constructor can judge
-  (which difficulty names a household knows) are not checked here: building every
-  environment in the main process would start a JVM for MicroRTS and build ALFWorld's games,
-  and an agent may give a name its own meaning (DEPS's ``task = "MT1"`` is a group).
+  the factory's annotations or default. Which values an option takes (which difficulty names
+  a household knows) is checked where the environment's class says so, in a class attribute
+  ``option_choices = {"difficulty": (...)}``: ``difficulty = "haet"`` is refused with the
+  closest name before the sweep runs. Nothing is built to find them out (building every
+  environment in the main process would start a JVM for MicroRTS and build ALFWorld's
+  games); an option the agent reads itself is not checked, since an agent may give a name
+  its own meaning (DEPS's ``task = "MT1"`` is a group).
 
 The config hash (:func:`config_hash`) is what makes a stored row reusable: the agent kind,
 its options *resolved* (so ``retries = 5`` and no ``retries`` at all, its default, are the
@@ -137,8 +141,10 @@ def plays(agent: AgentSpec, env) -> Optional[str]:
         return f"{agent.name} plays {', '.join(agent.envs)}"
     if env.kind == "text":
         return None
-    return (f"{agent.name} declares no environments of its own, so it plays text environments; "
-            f"{env.id} is a set of program instances (kind {env.kind!r})")
+    what = ("a game with an interface of its own" if env.kind == "game"
+            else "a set of program instances")
+    return (f"{agent.name} declares no environments of its own, so it plays text worlds; "
+            f"{env.id} is {what} (kind {env.kind!r})")
 
 
 def _parameters(env) -> Optional[dict[str, Any]]:
@@ -206,11 +212,30 @@ def check_env_options(agent: AgentSpec, env, fixed: dict, difficulty: Optional[s
                                 if extra else ""))
     hints = params or {}
     given = [(n, v) for n, v in fixed.items()] + [(difficulty, v) for v in levels]
+    choices = _choices(env)
     for name, value in given:
         if name in hints and name not in extra and not _accepts(hints[name], value):
             shown = getattr(hints[name], "__name__", None) or str(hints[name]).replace(
                 "typing.", "")
             raise EntryError(f"{env.id} option {name!r} takes {shown}, got {value!r}")
+        if name in choices and name not in extra and value is not None \
+                and value not in choices[name]:
+            names = [str(c) for c in choices[name]]
+            close = difflib.get_close_matches(str(value), names, n=1, cutoff=0.5)
+            raise EntryError(f"{env.id} option {name!r} has no value {value!r}"
+                             + (f" (did you mean {close[0]!r}?)" if close else "")
+                             + f"; it takes: {', '.join(names)}")
+
+
+def _choices(env) -> dict[str, tuple]:
+    """The environment class's ``option_choices`` (option -> the values it takes), if any."""
+    try:
+        declared = getattr(env.load(), "option_choices", None)
+    except (ImportError, AttributeError, ValueError, TypeError):
+        return {}
+    if not isinstance(declared, dict):
+        return {}
+    return {str(k): tuple(v) for k, v in declared.items() if isinstance(v, (tuple, list))}
 
 
 def canonical(value: Any) -> Any:
