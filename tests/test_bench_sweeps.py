@@ -123,6 +123,7 @@ def test_rows_without_a_config_hash_are_not_reused_and_said_once(tmp_path):
                                                       "coin-collector (did you mean 'rooms'?)"),
     (("levels = [3, 5]", 'levels = [3, "five"]'), "option 'rooms' takes int, got 'five'"),
     (("seeds = 2", "seeds = -3"), "empty sweep: seeds = -3 gives no episodes"),
+    (('llm = "observation"', 'llm = "obsrvation"'), "llm = 'obsrvation':"),
 ])
 def test_a_sweep_that_cannot_run_exits_2_naming_why_before_any_episode(tmp_path, edit, named):
     text = SWEEP.replace(*edit).replace("RETRIES", "5")

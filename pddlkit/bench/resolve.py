@@ -9,6 +9,9 @@ answer is asked here, in the main process, once per config entry:
   by the agent's own options dataclass (:meth:`~pddlkit.agents.AgentSpec.make_options`: the
   names, their types, minimums and choices), so ``retries = -1`` or ``retrys = 5`` is
   refused naming the entry;
+* the LLM each cell plays with (:meth:`~pddlkit.agents.AgentSpec.check_llm`, as ``pddlkit
+  run --llm`` checks it): a stand-in the agent does not have (``llm = "standin:abc"``) or a
+  malformed spec is refused before anything loads;
 * the environment id (the registry's ``spec``, through the ``pddlkit.env_specs`` entry
   point);
 * which pairs play at all (:func:`plays`): an agent that declares its environments
@@ -108,8 +111,12 @@ def resolve_agent(kind: str, options: dict, llm: str) -> ResolvedAgent:
         resolved = spec.make_options(given)
     except (OptionError, ValueError, TypeError) as exc:
         raise EntryError(str(exc)) from None
-    return ResolvedAgent(spec, dict(options), canonical(dataclasses.asdict(resolved)),
-                         cell_llm(spec, llm, options))
+    llm = cell_llm(spec, llm, options)
+    try:
+        spec.check_llm(llm)   # a stand-in the agent has, or an LLM spec: as --llm checks it
+    except ValueError as exc:
+        raise EntryError(f"llm = {llm!r}: {exc}") from None
+    return ResolvedAgent(spec, dict(options), canonical(dataclasses.asdict(resolved)), llm)
 
 
 #: the entry-point group naming the function that looks an environment id up; the core
