@@ -160,6 +160,27 @@ class PDDLWorldEnv:
         elif not self.seen.issuperset(now):  # most steps reveal nothing new
             self.seen = self.seen | frozenset(now)
 
+    def reference_problem(self) -> Problem:
+        """The problem a perfect reader of the observations so far would write, for scoring
+        what a formalizer wrote (:mod:`pddlkit.formalizers.scoring`): the objects perceived
+        in this episode, every atom and numeric value of the current state over them and the
+        domain's constants, and the task's goal. Hidden state (what a closed receptacle
+        holds) stays out until it is seen, as :meth:`visible` says."""
+        from pddlkit.pddl.model import FunctionTerm
+
+        p = self.problem
+        if p is None or self.state is None:
+            raise RuntimeError("call reset() before reference_problem()")
+        objects = tuple(o for o in p.objects if self.perceived(o.name))
+        names = {o.name for o in objects} | {c.name for c in self.domain.constants}
+        init = tuple(Atom(a[0], tuple(a[1:])) for a in sorted(self.state.atoms)
+                     if all(x in names for x in a[1:]))
+        numeric = tuple((FunctionTerm(k[0], tuple(k[1:])), v)
+                        for k, v in sorted(self.state.fluents.items())
+                        if all(x in names for x in k[1:]))
+        return Problem(p.name, p.domain_name, p.requirements, objects, init, numeric, p.goal,
+                       p.metric)
+
     # ------------------------------------------------------------------ the API
 
     def reset(self, seed: Optional[int] = None) -> tuple[str, dict]:

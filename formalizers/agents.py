@@ -99,7 +99,21 @@ def _metrics_summary(result) -> str:
     return (f"in {m.actions} actions, {m.steps} steps; solver errors {m.solver_errors} "
             f"(fixed {m.solver_fixed}), simulation errors {m.simulation_errors} (fixed "
             f"{m.simulation_fixed})"
-            + (f"; stopped: {m.abort_reason}" if m.abort_reason and not result.won else ""))
+            + (f"; stopped: {m.abort_reason}" if m.abort_reason and not result.won else "")
+            + _accuracy_summary(m))
+
+
+def _accuracy_summary(m) -> str:
+    """The files' scores against the environment's truth, when it has one (:mod:`.scoring`)."""
+    if not m.files_scored:
+        return ""
+    parts = [f"{m.files_equivalent:.0%} of {m.files_scored} problem files equivalent to the "
+             "truth"]
+    if m.fact_precision is not None:
+        parts.append(f"fact precision {m.fact_precision:.2f}, recall {m.fact_recall:.2f}")
+    if m.domain_agreement is not None:
+        parts.append(f"domain agreement {m.domain_agreement:.2f}")
+    return "; " + ", ".join(parts)
 
 
 def _columns(result) -> dict:

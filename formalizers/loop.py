@@ -70,6 +70,12 @@ class Metrics:
     history_left_out: int = 0  # the most history entries one prompt left out for the context
     loop_seconds: float = 0.0
     planner_seconds: float = 0.0
+    #: each problem file against the environment's truth (:mod:`.scoring`; None: not scored)
+    files_scored: int = 0
+    files_equivalent: Optional[float] = None   # the share equivalent to their reference
+    fact_precision: Optional[float] = None     # mean over the files aligned with it
+    fact_recall: Optional[float] = None
+    domain_agreement: Optional[float] = None   # mean behavioural agreement of the domains
 
 
 @dataclass
@@ -86,6 +92,8 @@ class EpisodeResult:
     #: each plan's PDDL actions (parallel to ``plans``), and how many of its commands ran
     actions: list[list[str]] = field(default_factory=list)
     ran: list[int] = field(default_factory=list)
+    #: each file's score against the environment's truth (parallel to ``files`` when scored)
+    scores: list = field(default_factory=list)
 
     @property
     def won(self) -> bool:
@@ -96,12 +104,15 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
                 planner: Any = "fast-downward", limits: Optional[Limits] = None,
                 record: Union[str, os.PathLike, None] = None, on_event=None,
                 domain: Optional[str] = None, repair: bool = False,
-                fact_memory: bool = False) -> EpisodeResult:
+                fact_memory: bool = False, score: bool = True) -> EpisodeResult:
     """Play one episode of ``env`` with ``formalizer``; never raises for model mistakes.
 
     ``domain`` freezes the domain file (reuse from a DomainLibrary): whatever domain the
     formalizer writes is replaced by it, so only the problem file is learned. ``repair`` and
-    ``fact_memory`` are the options described in the module doc."""
+    ``fact_memory`` are the options described in the module doc. ``score`` compares each
+    file with the environment's truth where it has one (:mod:`.scoring`: a ``score`` event
+    per file, the episode's figures in :class:`Metrics`); ``score=False`` skips it."""
+    from .scoring import Scorer
     from .fact_memory import FactMemory
 
     from pddlkit.llm.errors import LLMError
@@ -126,6 +137,9 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
     previous: Optional[Files] = None
     sim_retries = 0
     facts = FactMemory() if fact_memory else None
+    scorer, why_not = Scorer.for_env(env) if score else (None, "")
+    if why_not:
+        emit("score-unavailable", reason=why_not)
     if domain is not None and hasattr(formalizer, "fixed_domain"):
         formalizer.fixed_domain = domain   # a constrained answer's facts are over its predicates
     started = time.monotonic()
@@ -158,8 +172,12 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
                 memory.files.append(tried.files)
                 result.files.append(tried.files)
                 previous = tried.files
+                injected = {"mistake": getattr(formalizer.last_mistake, "kind", None)} \
+                    if hasattr(formalizer, "last_mistake") else {}
                 emit("files", step=m.steps, domain=tried.files.domain,
-                     problem=tried.files.problem)
+                     problem=tried.files.problem, **injected)
+                if scorer is not None:
+                    _score(scorer, result, memory, m.steps, emit)
                 m.planner_calls += 1
                 m.planner_seconds += tried.planner_seconds
             if commands is None:
@@ -253,8 +271,30 @@ def emitter(log: EpisodeRecord, on_event=None):
     return emit
 
 
+def _score(scorer, result: EpisodeResult, memory, step: int, emit) -> None:
+    """Score the last file (see :mod:`.scoring`); a failure to score is recorded, not raised:
+    it must not end an episode the model is playing."""
+    index = len(result.files) - 1
+    try:
+        scored = scorer.score(result.files[index], memory, step, index)
+    except Exception as exc:  # noqa: BLE001 - recorded with its type, the episode goes on
+        emit("score-error", step=step, file=index, error=f"{type(exc).__name__}: {exc}")
+        return
+    result.scores.append(scored)
+    emit("score", **scored.to_dict())
+
+
 def _finish(result: EpisodeResult, ledger, before, started: float, emit) -> EpisodeResult:
+    from .scoring import summary
+
     m = result.metrics
+    if result.scores:
+        figures = summary(result.scores)
+        m.files_scored = figures["files_scored"]
+        m.files_equivalent = figures["files_equivalent"]
+        m.fact_precision = figures["fact_precision"]
+        m.fact_recall = figures["fact_recall"]
+        m.domain_agreement = figures["domain_agreement"]
     used = usage_delta(ledger, before)
     m.llm_calls = used.get("calls", 0)
     m.prompt_tokens = used.get("prompt_tokens", 0)

@@ -79,6 +79,8 @@ class NoisyFormalizer(ObservationFormalizer):
         self.active: Optional[Mistake] = None
         self.injected: list[str] = []
         self.repaired: list[str] = []
+        #: the mistake in the files the last proposal returned (None: they are the reader's)
+        self.last_mistake: Optional[Mistake] = None
 
     def propose(self, context: Context) -> Files:
         known = self.world(context)
@@ -94,6 +96,7 @@ class NoisyFormalizer(ObservationFormalizer):
         domain, problem = self.domain, self.problem(known)
         if self.active is not None:
             domain, problem = self.mistakes.apply(self.active, domain, problem, known)
+        self.last_mistake = self.active
         return Files(domain, problem)
 
     def _changes_files(self, mistake: Mistake, known) -> bool:

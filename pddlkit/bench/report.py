@@ -4,6 +4,10 @@
   difficulty level per column, and the overall rate.
 * Scores: for agents whose outcome is a score, not a win (IPP's mean held-out reward), the
   mean, least and greatest score of each agent on each environment.
+* Formalization accuracy: for rows that scored their files against the environment's truth
+  (PDDLego+'s ``files_scored``, :mod:`pddlkit.formalizers.scoring`), the share of problem
+  files equivalent to the reference, the mean fact precision and recall, and the domains'
+  mean behavioural agreement, each a mean over the episodes that measured it.
 * Errors (PDDLego+ Appendix A / Figure 9): solver and simulation errors, fixed and aborted.
 * Steps: formalize-plan-execute steps, environment actions and planner calls per episode.
 * LLM usage: calls, prompt and completion tokens per episode, and the total cost.
@@ -131,6 +135,7 @@ def markdown(rows: list[dict]) -> str:
                      + _table(["agent"] + lv + ["all"], body) + "\n")
     gs = groups(rows)
     parts += scores(gs)
+    parts += accuracy(gs)
     parts.append("### Errors (Appendix A): totals over the episodes\n\n" + _table(
         ["agent", "env", "episodes", "success %", "solver errors", "fixed", "aborts",
          "simulation errors", "fixed", "aborts"],
@@ -173,6 +178,31 @@ def scores(gs: list[Group]) -> list[str]:
         return []
     return ["### Scores (agents whose outcome is a score, not a win)\n\n" + _table(
         ["agent", "env", "measure", "episodes scored", "mean", "min", "max"], body) + "\n"]
+
+
+ACCURACY = (("files_equivalent", "problem files equivalent %", 100.0),
+            ("fact_precision", "fact precision", 1.0), ("fact_recall", "fact recall", 1.0),
+            ("domain_agreement", "domain agreement", 1.0))
+
+
+def accuracy(gs: list[Group]) -> list[str]:
+    """Formalization accuracy per agent and environment (rows with ``files_scored``)."""
+    body = []
+    for g in gs:
+        scored = [r for r in g.rows if r.get("files_scored")]
+        if not scored:
+            continue
+        cells = []
+        for name, _, scale in ACCURACY:
+            values = [float(r[name]) for r in scored if r.get(name) is not None]
+            cells.append(f"{scale * mean(values):.{0 if scale > 1 else 3}f}" if values else "-")
+        body.append([g.agent, g.env, f"{len(scored)} of {len(g.rows)}",
+                     str(int(sum(r["files_scored"] for r in scored))), *cells])
+    if not body:
+        return []
+    return ["### Formalization accuracy (each file against the environment's truth)\n\n"
+            + _table(["agent", "env", "episodes scored", "files", *(t for _, t, _ in ACCURACY)],
+                     body) + "\n"]
 
 
 def _mean_if(values: list) -> str:

@@ -480,9 +480,11 @@ def _rank_predicates(pairs: list[tuple[Action, Action]], ref: Domain, cand: Doma
     for q, k in arity_c.items():   # the same name, by name alone
         if arity_r.get(q) == k:
             score.setdefault((q, q, tuple(range(k)), False), 0)
+    # on equal evidence: the same name, then the same argument order, then a plain renaming
+    # before a negation (the simpler reading), then the closer name
     ranked = sorted(score.items(), key=lambda kv: (
-        -kv[1], kv[0][0] != kv[0][1], kv[0][2] != tuple(range(len(kv[0][2]))),
-        -round(difflib.SequenceMatcher(None, kv[0][0], kv[0][1]).ratio(), 3), kv[0][3],
+        -kv[1], kv[0][0] != kv[0][1], kv[0][2] != tuple(range(len(kv[0][2]))), kv[0][3],
+        -round(difflib.SequenceMatcher(None, kv[0][0], kv[0][1]).ratio(), 3),
         kv[0][0], kv[0][1], kv[0][2]))
     chosen: dict[str, PredicateMapping] = {}
     used: set = set()
