@@ -9,7 +9,9 @@ client): each row is the same ``pddlkit run`` twice, without and with ``--constr
 Columns, per episode: the share of answers that parse (PDDLego+: a domain and a problem file
 could be read from the answer; PLAP: the plan's lines the parser kept) and the share that also
 pass ``pddlkit check`` with no error (PDDLego+ only), the solver round trips (planner calls),
-LLM calls, tokens (prompt + completion) and success. Then the decoding speed: tokens per second
+LLM calls, tokens (prompt + completion) and success. "Files against the truth" (PDDLego+,
+:mod:`pddlkit.formalizers.scoring`): how many of the problem files the planner was given are
+equivalent to the environment's reference, and the mean fact precision and recall. Then the decoding speed: tokens per second
 generating the same number of tokens after the same prompt, free and under the problem-file
 grammar (the prompt is read once first, so the time is the generation's).
 
@@ -42,6 +44,12 @@ ROWS = [  # (label, agent, arguments, in --quick)
     ("PLAP vs RandomBiasedAI", "plap",
      ["--env", "microrts", "--max-cycles", "600", "--plan-every", "100"], True),
 ]
+
+
+def pooled(rows: list[dict]) -> str:
+    from pddlkit.formalizers.scoring import pooled as cell
+
+    return cell(rows)
 
 
 def run_row(agent: str, args: list[str], model: str, constrained: bool, folder: Path) -> dict:
@@ -121,9 +129,9 @@ def main() -> None:
     parser.add_argument("--out", help="also write the table (Markdown) here")
     args = parser.parse_args()
     started = time.perf_counter()
-    lines = ["| environment | decoding | parse | pass check | solver round trips | LLM calls | "
-             "tokens | success | wall s | how the calls were decoded |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| environment | decoding | parse | pass check | files against the truth | "
+             "solver round trips | LLM calls | tokens | success | wall s | how the calls were "
+             "decoded |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     print(lines[0], flush=True)
     print(lines[1], flush=True)
     with tempfile.TemporaryDirectory() as tmp:
@@ -135,7 +143,7 @@ def main() -> None:
                 got = run_row(agent, row_args, args.model, constrained, folder)
                 what = "constrained" if constrained else "free"
                 if "error" in got:
-                    line = f"| {label} | {what} | error: {got['error'][:120]} |||||||"
+                    line = f"| {label} | {what} | error: {got['error'][:120]} ||||||||"
                 else:
                     rows, calls = got["rows"], got["calls"]
                     episodes = max(1, len(rows))
@@ -143,14 +151,15 @@ def main() -> None:
                         parse, passed = pddlego_quality(calls)
                         trips = sum(r.get("planner_calls", 0) for r in rows) / episodes
                         check_text = f"{100 * passed:.0f}%"
+                        truth = pooled(rows)
                     else:
-                        parse, check_text = plap_quality(rows), "n/a"
+                        parse, check_text, truth = plap_quality(rows), "n/a", "n/a"
                         trips = 0
                     tokens = sum(c["usage"]["prompt_tokens"] + c["usage"]["completion_tokens"]
                                  for c in calls) / episodes
                     won = sum(bool(r.get("won")) for r in rows)
                     line = (f"| {label} | {what} | {100 * parse:.0f}% | {check_text} | "
-                            f"{trips:.1f} | {len(calls) / episodes:.1f} | {tokens:.0f} | "
+                            f"{truth} | {trips:.1f} | {len(calls) / episodes:.1f} | {tokens:.0f} | "
                             f"{won}/{len(rows)} | {got['seconds']:.0f} | {modes(calls)} |")
                 lines.append(line)
                 print(line, flush=True)

@@ -10,7 +10,9 @@ Columns: success (or the front end's score), LLM calls, tokens (prompt + complet
 ledger's count), wall seconds, and the share of answers that parsed: for PDDLego+ the answers
 that gave PDDL the planner could read; DEPS, plans with no unreadable goal line; PLAP, skill
 lines the parser could read; CoPiC, answers holding a program; IPP, rounds with a program.
-Each row is one ``pddlkit run AGENT ... --json`` process, so the numbers are what a user gets.
+PDDLego+ rows also say how many of the problem files given to the planner were equivalent to
+the environment's truth, with the mean fact precision and recall
+(:mod:`pddlkit.formalizers.scoring`). Each row is one ``pddlkit run AGENT ... --json`` process, so the numbers are what a user gets.
 
 Stand-in rows are labelled ``stand-in``: they are programs we wrote that know the answer
 (PDDLego+: the environment's observations, with injected slips; DEPS: the true recipe table
@@ -214,7 +216,17 @@ def _figures(front: str, data, record: Path) -> tuple[str, int, int, str]:
 
 
 HEAD = ["| front end | environment | row | success | LLM calls | tokens | wall s | "
-        "answers parsed |", "|---|---|---|---|---|---|---|---|"]
+        "answers parsed | files against the truth |", "|---|---|---|---|---|---|---|---|---|"]
+
+
+def truth(front: str, data) -> str:
+    """PDDLego+'s problem files against the environment's truth (:mod:`pddlkit.formalizers.
+    scoring`): equivalent files, mean fact precision and recall; "n/a" elsewhere."""
+    if front != "PDDLego+":
+        return "n/a"
+    from pddlkit.formalizers.scoring import pooled
+
+    return pooled(data if isinstance(data, list) else [data])
 
 
 def table(model: str, quick: bool, only: Optional[list[str]] = None) -> list[str]:
@@ -235,18 +247,18 @@ def table(model: str, quick: bool, only: Optional[list[str]] = None) -> list[str
                 record = Path(tmp) / "record.jsonl"
                 data, wall, error = _run(_command(row, args, llm, record), 3600)
                 try:
-                    cells = (f"failed: {error[:80]}", "", "", "") if error else \
-                        _figures(row.front, data, record)
+                    cells = (f"failed: {error[:80]}", "", "", "", "") if error else \
+                        (*_figures(row.front, data, record), truth(row.front, data))
                 except (KeyError, TypeError) as exc:
-                    cells = (f"unexpected output: {exc}", "", "", "")
+                    cells = (f"unexpected output: {exc}", "", "", "", "")
             lines.append(f"| {row.front} | {row.env} | {label} | {cells[0]} | {cells[1]} | "
-                         f"{cells[2]} | {wall:.0f} | {cells[3]} |")
+                         f"{cells[2]} | {wall:.0f} | {cells[3]} | {cells[4]} |")
             print(lines[-1], flush=True)
         if row.standin is None:
             lines.append(f"| {row.front} | {row.env} | stand-in | none: the front end needs "
-                         f"a model | | | | |")
+                         f"a model | | | | | |")
             print(lines[-1], flush=True)
-        lines.append(f"| {row.front} | {row.env} | paper | {row.paper} | | | | |")
+        lines.append(f"| {row.front} | {row.env} | paper | {row.paper} | | | | | |")
         print(lines[-1], flush=True)
     print(f"(server {server.base_url}; {'--quick' if quick else 'full'} settings)")
     return lines

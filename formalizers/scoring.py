@@ -234,3 +234,21 @@ def summary(scores: list[FileScore]) -> dict:
             "fact_precision": mean([s.fact_precision for s in aligned]),
             "fact_recall": mean([s.fact_recall for s in aligned]),
             "domain_agreement": mean(agreements)}
+
+
+def pooled(rows: list[dict]) -> str:
+    """The figures of several episodes' rows as one table cell: the share of scored problem
+    files equivalent to the truth (pooled over files), and the mean fact precision and
+    recall over the episodes that measured them; "n/a" when no file was scored."""
+    files = sum(int(r.get("files_scored") or 0) for r in rows)
+    if not files:
+        return "n/a"
+    equivalent = sum((r.get("files_equivalent") or 0.0) * int(r.get("files_scored") or 0)
+                     for r in rows)
+    precision = [r["fact_precision"] for r in rows if r.get("fact_precision") is not None]
+    recall = [r["fact_recall"] for r in rows if r.get("fact_recall") is not None]
+    cell = f"{equivalent:.0f}/{files} equivalent"
+    if precision:
+        cell += (f", fact P {sum(precision) / len(precision):.2f} "
+                 f"R {sum(recall) / len(recall):.2f}")
+    return cell
