@@ -42,34 +42,30 @@ def _refuse(role: str, what: str, source: object) -> CompareInputError:
     return CompareInputError([diag], f"the {role} cannot be read", role)
 
 
-def load_domain(source: DomainLike, role: str = "domain") -> Domain:
-    """``source`` as a Domain, or :class:`CompareInputError` naming ``role``."""
-    if isinstance(source, Domain):
+def _load(source, role: str, what: str, model_type: type, read):
+    """``source`` as a ``model_type`` (read by ``read`` from text or a path), or
+    :class:`CompareInputError` naming ``role``."""
+    if isinstance(source, model_type):
         return source
     if not isinstance(source, (str, Path)):
-        raise _refuse(role, "domain", source)
+        raise _refuse(role, what, source)
     try:
-        model, diags = read_domain(source)
+        model, diags = read(source)
     except PDDLError as exc:
         raise CompareInputError(exc.diagnostics, f"the {role} cannot be read", role) from None
     if model is None or any(d.is_error for d in diags):
-        raise CompareInputError(diags, f"the {role} domain has syntax errors", role)
+        raise CompareInputError(diags, f"the {role} {what} has syntax errors", role)
     return model
+
+
+def load_domain(source: DomainLike, role: str = "domain") -> Domain:
+    """``source`` as a Domain, or :class:`CompareInputError` naming ``role``."""
+    return _load(source, role, "domain", Domain, read_domain)
 
 
 def load_problem(source: ProblemLike, role: str = "problem") -> Problem:
     """``source`` as a Problem, or :class:`CompareInputError` naming ``role``."""
-    if isinstance(source, Problem):
-        return source
-    if not isinstance(source, (str, Path)):
-        raise _refuse(role, "problem", source)
-    try:
-        model, diags = read_problem(source)
-    except PDDLError as exc:
-        raise CompareInputError(exc.diagnostics, f"the {role} cannot be read", role) from None
-    if model is None or any(d.is_error for d in diags):
-        raise CompareInputError(diags, f"the {role} problem has syntax errors", role)
-    return model
+    return _load(source, role, "problem", Problem, read_problem)
 
 
 _DEFINE = re.compile(r"\(\s*define\s*\(\s*(domain|problem)\b", re.IGNORECASE)
