@@ -68,6 +68,12 @@ class PDDLegoOptions:
                                       "LLM's server takes grammars")
     fact_memory: bool = option(False, "merge facts confirmed in earlier steps into each new "
                                       "problem file")
+    declare_objects: bool = option(False, "declare in code the objects a problem file uses "
+                                          "without declaring them, typed by the predicates")
+    fresh_answers: bool = option(False, "never plan files identical to ones already refused; "
+                                        "ask for new ones, saying why")
+    small_model: bool = option(False, "the helps for small models at once: --repair "
+                                      "--declare-objects --fresh-answers --fact-memory")
     library: Optional[str] = option(None, "domain library folder (default: the user's)")
     save_domain: bool = option(False, "save the domain of each won episode to the library")
     reuse_domain: bool = option(False, "freeze the library's best verified domain for this "
@@ -92,6 +98,19 @@ def limits(o) -> Limits:
                   max_simulation_retries=o.retries if simulation is None else simulation,
                   action_budget=o.budget,
                   planner_timeout=getattr(o, "planner_timeout", 30.0))
+
+
+#: what ``small_model`` turns on (each one is also an option of its own)
+SMALL_MODEL = ("repair", "declare_objects", "fresh_answers", "fact_memory")
+
+
+def helps(o) -> list[str]:
+    """The helps beyond the paper a run uses, as their flag names (``small_model`` expanded)."""
+    on = [name for name in SMALL_MODEL if getattr(o, name, False)
+          or getattr(o, "small_model", False)]
+    if getattr(o, "constrained", False):
+        on.append("constrained")
+    return [name.replace("_", "-") for name in on]
 
 
 def _metrics_summary(result) -> str:
@@ -153,10 +172,14 @@ def play_pddlego(job):
             for check in failed:   # passed over: say why, once per run is enough
                 episode.on_event("domain-skipped", {"entry": check.entry,
                                                     "why": check.messages[:1]})
+        used = helps(o)
         result = run_episode(env, formalizer, seed=seed, planner=o.planner, limits=limits(o),
-                             on_event=episode.on_event, domain=frozen, repair=o.repair,
-                             fact_memory=o.fact_memory)
+                             on_event=episode.on_event, domain=frozen,
+                             repair="repair" in used, fact_memory="fact-memory" in used,
+                             declare_objects="declare-objects" in used,
+                             fresh_answers="fresh-answers" in used)
         summary = _metrics_summary(result)
+        summary += f"; helps: {', '.join(used)}" if used else "; helps: none (the paper's loop)"
         if o.constrained:
             summary += f"; decoding {describe_modes(getattr(formalizer, 'modes', []))}"
         if reused is not None:
@@ -169,7 +192,8 @@ def play_pddlego(job):
                 summary += f"; saved the domain as {saved.id} in {library.root}"
             elif library.not_saved:
                 summary += f"; the domain was not saved: {library.not_saved[0]}"
-        yield episode.row(result.won, summary=summary, **_columns(result))
+        yield episode.row(result.won, summary=summary, helps="+".join(used) or "none",
+                          **_columns(result))
 
 
 def play_plangen(job):
@@ -202,6 +226,9 @@ LINES = {
                                   "(environment restored to the start of the step; fed back)",
     "repair": lambda d: "   repaired in code: " + "; ".join(d["fixes"]),
     "facts-merged": lambda d: f"   fact memory put back: {' '.join(d['facts'])}",
+    "objects-declared": lambda d: "   declared in code: " + "; ".join(d["fixes"]),
+    "repeated-answer": lambda d: "   the same files as an answer already refused: not planned, "
+                                 "asked again",
     "history-trimmed": lambda d: f"   {d['left_out']} earlier history entries left out to fit "
                                  "the context",
     "abort": lambda d: f"   aborted: {d['reason']}",

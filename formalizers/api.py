@@ -67,7 +67,7 @@ from pddlkit.llm.usage import usage_delta, usage_snapshot
 
 from .answer import Files
 from .base import INITIAL, SOLVER_ERROR, UPDATE, Memory
-from .loop import ENDED, attempt
+from .loop import ENDED, answer_key, attempt
 from .prompts import prompt_context
 
 
@@ -80,6 +80,8 @@ class FormalizeMemory:
     memory: Memory
     previous: Optional[Files] = None
     facts: Any = None  # a FactMemory when fact_memory=True
+    #: files already refused and why (fresh_answers=True): never planned again
+    refused: dict = field(default_factory=dict)
     #: how the episode ended, once a step said so (it stays ended)
     ended: Optional[Ending] = None
 
@@ -218,10 +220,13 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
                        action: str = "look around", task: Optional[str] = None,
                        max_solver_retries: int = 5, timeout: float = 30.0,
                        repair: bool = False, fact_memory: bool = False,
-                       constrained: bool = False) -> FormalizeResult:
+                       constrained: bool = False, declare_objects: bool = False,
+                       fresh_answers: bool = False) -> FormalizeResult:
     """Formalize what was observed into PDDL and plan; see the module doc. ``obs`` is one
     observation (what ``action`` produced) or the (command, observation) pairs of every
-    command run since the last call."""
+    command run since the last call. ``declare_objects`` and ``fresh_answers`` are the
+    loop's options of the same names (:mod:`.loop`): objects declared in code, and files
+    identical to refused ones never planned (refusals are kept in ``memory``)."""
     pairs, steps = _observed_pairs(obs, action)
     frozen = _frozen_domain(domain)   # a missing or broken file fails before any LLM call
     if memory is None:
@@ -284,8 +289,14 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
     for _ in range(max_solver_retries + 1):
         context = prompt_context(env_, kind, memory.memory, memory.previous, error)
         tried = attempt(memory.formalizer, context, env_, planner, timeout, frozen,
-                        repair=repair, facts=memory.facts if fact_memory else None)
+                        repair=repair, facts=memory.facts if fact_memory else None,
+                        declare=declare_objects,
+                        refused=memory.refused if fresh_answers else None)
         diagnostics += [f"repaired in code: {fix}" for fix in tried.fixes]
+        diagnostics += [f"declared in code: {fix}" for fix in tried.declared]
+        if fresh_answers and tried.files is not None and tried.commands is None \
+                and not tried.repeated:
+            memory.refused[answer_key(tried.files)] = tried.error
         if tried.files is not None:
             memory.previous = tried.files
         if tried.commands is not None:
@@ -308,7 +319,7 @@ def _copied(memory: FormalizeMemory) -> FormalizeMemory:
         memory, memory=dataclasses.replace(episode, history=list(episode.history),
                                            files=list(episode.files),
                                            failures=list(episode.failures)),
-        facts=copy.deepcopy(memory.facts))
+        facts=copy.deepcopy(memory.facts), refused=dict(memory.refused))
 
 
 def _writes_with_an_llm(llm: Any) -> bool:

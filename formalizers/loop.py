@@ -20,7 +20,12 @@
   builder ``formalize_and_plan`` uses too.
 * Options beyond the paper, each off by default: ``repair`` fixes trivial slips in code before
   planning (:mod:`.repair`), ``fact_memory`` merges confirmed facts back into each new problem
-  file (:mod:`.fact_memory`), ``domain`` freezes the domain file.
+  file (:mod:`.fact_memory`), ``domain`` freezes the domain file, ``declare_objects`` declares
+  in code the objects a problem uses without declaring them, typed by the predicates
+  (:mod:`.objects`), and ``fresh_answers`` never plans files identical to ones already refused
+  (by the checker, the planner or the world): such an answer is counted
+  (``repeated_answers``) and asked for anew with a message saying it was refused before and
+  why, instead of spending a planner call and a retry on it.
 """
 
 from __future__ import annotations
@@ -67,6 +72,8 @@ class Metrics:
     abort_reason: Optional[str] = None
     repairs: int = 0  # trivial slips fixed in code (repair option)
     facts_merged: int = 0  # remembered facts put back (fact_memory option)
+    objects_declared: int = 0  # objects declared in code (declare_objects option)
+    repeated_answers: int = 0  # answers identical to refused ones, not planned (fresh_answers)
     history_left_out: int = 0  # the most history entries one prompt left out for the context
     loop_seconds: float = 0.0
     planner_seconds: float = 0.0
@@ -104,12 +111,14 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
                 planner: Any = "fast-downward", limits: Optional[Limits] = None,
                 record: Union[str, os.PathLike, None] = None, on_event=None,
                 domain: Optional[str] = None, repair: bool = False,
-                fact_memory: bool = False, score: bool = True) -> EpisodeResult:
+                fact_memory: bool = False, score: bool = True, declare_objects: bool = False,
+                fresh_answers: bool = False) -> EpisodeResult:
     """Play one episode of ``env`` with ``formalizer``; never raises for model mistakes.
 
     ``domain`` freezes the domain file (reuse from a DomainLibrary): whatever domain the
     formalizer writes is replaced by it, so only the problem file is learned. ``repair`` and
-    ``fact_memory`` are the options described in the module doc. ``score`` compares each
+    ``fact_memory``, ``declare_objects`` and ``fresh_answers`` are the options described in the
+    module doc. ``score`` compares each
     file with the environment's truth where it has one (:mod:`.scoring`: a ``score`` event
     per file, the episode's figures in :class:`Metrics`); ``score=False`` skips it."""
     from .scoring import Scorer
@@ -137,6 +146,7 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
     previous: Optional[Files] = None
     sim_retries = 0
     facts = FactMemory() if fact_memory else None
+    refused: Optional[dict] = {} if fresh_answers else None  # files -> why they were refused
     scorer, why_not = Scorer.for_env(env) if score else (None, "")
     if why_not:
         emit("score-unavailable", reason=why_not)
@@ -152,7 +162,8 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
             context = prompt_context(env, kind, memory, previous, error, failed, executed)
             try:
                 tried = attempt(formalizer, context, env, planner, limits.planner_timeout, domain,
-                                repair=repair, facts=facts)
+                                repair=repair, facts=facts, declare=declare_objects,
+                                refused=refused)
             except LLMError as exc:  # an LLM that stays unavailable ends the episode
                 m.abort_reason = f"llm: {exc.message}"
                 emit("abort", reason=m.abort_reason)
@@ -168,7 +179,13 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
             if tried.merged:
                 m.facts_merged += len(tried.merged)
                 emit("facts-merged", step=m.steps, facts=tried.merged)
-            if tried.files is not None:
+            if tried.declared:
+                m.objects_declared += len(tried.declared)
+                emit("objects-declared", step=m.steps, fixes=tried.declared)
+            if tried.repeated:
+                m.repeated_answers += 1
+                emit("repeated-answer", step=m.steps, message=tried.error)
+            if tried.files is not None and not tried.repeated:
                 memory.files.append(tried.files)
                 result.files.append(tried.files)
                 previous = tried.files
@@ -180,6 +197,9 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
                     _score(scorer, result, memory, m.steps, emit)
                 m.planner_calls += 1
                 m.planner_seconds += tried.planner_seconds
+            if commands is None and refused is not None and tried.files is not None \
+                    and not tried.repeated:
+                refused[answer_key(tried.files)] = error
             if commands is None:
                 m.solver_errors += 1
                 solver_retries += 1
@@ -218,6 +238,9 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
             if end.done:   # won, lost or truncated: nothing more to run or to ask
                 break
         if failure is not None:
+            if refused is not None and previous is not None:   # its plan fails in the world
+                refused[answer_key(previous)] = (f"its plan failed in the world: "
+                                                 f"'{failure[0]}': {failure[1]}")
             env.restore(snapshot)
             del memory.history[len(memory.history) - len(done) - 1:]
             m.simulation_errors += 1
@@ -317,12 +340,23 @@ class Attempt:
     planner_seconds: float = 0.0
     fixes: list[str] = field(default_factory=list)  # trivial slips repaired in code
     merged: list[str] = field(default_factory=list)  # remembered facts put back
+    declared: list[str] = field(default_factory=list)  # objects declared in code
+    repeated: bool = False  # identical to files already refused: not planned
+
+
+def answer_key(files: Files) -> tuple[str, str]:
+    """Two answers are the same when their files differ only in whitespace and case."""
+    def norm(text: str) -> str:
+        return " ".join(text.replace("(", " ( ").replace(")", " ) ").split()).lower()
+    return norm(files.domain), norm(files.problem)
 
 
 def attempt(formalizer, context: Context, env, planner: Any, timeout: float,
-            domain: Optional[str] = None, *, repair: bool = False, facts=None) -> Attempt:
-    """Ask for the files (``domain`` frozen if given), repair trivial slips and merge
-    remembered facts if asked, plan, and map the plan to commands."""
+            domain: Optional[str] = None, *, repair: bool = False, facts=None,
+            declare: bool = False, refused: Optional[dict] = None) -> Attempt:
+    """Ask for the files (``domain`` frozen if given), repair trivial slips, declare objects
+    and merge remembered facts if asked, then plan and map the plan to commands, unless the
+    files are ones already ``refused`` (files -> why)."""
     import pddlkit
 
     try:
@@ -338,15 +372,27 @@ def attempt(formalizer, context: Context, env, planner: Any, timeout: float,
 
         repaired = repair_files(files)
         files, fixes = repaired.files, repaired.fixes
+    declared: list[str] = []
+    if declare:
+        from .objects import declare_objects
+
+        files, declared = declare_objects(files)
     if facts is not None:
         merge = facts.merge(files)
         files, merged = merge.files, merge.added
+    if refused is not None and answer_key(files) in refused:
+        why = refused[answer_key(files)]
+        return Attempt(files, None, None, (
+            "Your answer is the same as one you gave before, which was refused: "
+            f"{why.strip().splitlines()[0] if why else 'it did not work'}. It was not tried "
+            "again. Write different files that fix that problem."), 0.0, fixes, merged,
+            declared, repeated=True)
     t0 = time.monotonic()
     planned = pddlkit.plan(files.domain, files.problem, planner=planner, timeout=timeout)
     seconds = time.monotonic() - t0
     commands, error = _commands(env, planned)
     return Attempt(files, commands, planned.plan if commands is not None else None, error,
-                   seconds, fixes, merged)
+                   seconds, fixes, merged, declared)
 
 
 def _commands(env, planned) -> tuple[Optional[list[str]], Optional[str]]:

@@ -1,0 +1,155 @@
+"""The helps for small models (issue 46), each against the mistake it is for.
+
+The mistakes are the ones measured with Qwen2.5-Coder 1.5B on CoinCollector: a problem file
+with no ``(:objects ...)`` in every answer, the same refused answer returned on every retry, a
+coin asserted in a room before any coin was seen. Each stand-in below makes one of them on top
+of the observation reader's (right) files, so what a help changes is exactly its mistake.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from pddlkit.envs import make
+from pddlkit.formalizers.answer import Files
+from pddlkit.formalizers.loop import Limits, run_episode
+from pddlkit.formalizers.objects import declare_objects
+from pddlkit.formalizers.observation import ObservationFormalizer
+
+DOMAIN = open(__import__("pathlib").Path(__file__).resolve().parent.parent
+              / "domains" / "coin-collector" / "domain.pddl").read()
+
+
+def _strip_objects(problem: str) -> str:
+    start = problem.index("(:objects")
+    depth = 0
+    for i in range(start, len(problem)):
+        depth += {"(": 1, ")": -1}.get(problem[i], 0)
+        if depth == 0:
+            return problem[:start] + problem[i + 1:]
+    raise AssertionError("unclosed :objects")
+
+
+class NoObjects(ObservationFormalizer):
+    """Right facts and goal, never an (:objects ...) section."""
+
+    name = "no-objects"
+
+    def propose(self, context):
+        files = super().propose(context)
+        return Files(files.domain, _strip_objects(files.problem))
+
+
+class SameAnswer(ObservationFormalizer):
+    """After its first answer, the same files on every call (a model that ignores feedback)."""
+
+    name = "same-answer"
+
+    def __init__(self, broken: Files) -> None:
+        super().__init__("coin-collector")
+        self.broken, self.calls = broken, 0
+
+    def propose(self, context):
+        self.calls += 1
+        return self.broken
+
+
+class UnseenCoin(ObservationFormalizer):
+    """Asserts a coin in a room next to the start before any coin is seen, goal: hold it."""
+
+    name = "unseen-coin"
+
+    def propose(self, context):
+        files = super().propose(context)
+        problem = files.problem
+        if "(in coin" in problem:
+            return files
+        room = re.search(r"\(connected \S+ (\S+) \S+\)", problem).group(1)
+        problem = problem.replace("(:init", f"(:init (in coin {room})", 1)
+        if "coin - item" not in problem:
+            problem = re.sub(r"- room", "- room\n    coin - item", problem, count=1)
+        problem = re.sub(r"\(:goal .*\)\)\s*$", "(:goal (holding coin)))\n", problem, flags=re.S)
+        return Files(files.domain, problem)
+
+
+def test_objects_are_declared_typed_by_the_predicates_and_a_name_of_two_types_is_left_alone():
+    problem = """(define (problem p) (:domain coin-collector)
+      (:init (at kitchen) (connected kitchen pantry north) (in coin pantry) (at coin))
+      (:goal (holding coin)))"""
+    files, fixes = declare_objects(Files(DOMAIN, problem))
+    assert fixes == ["problem: declared kitchen - room", "problem: declared pantry - room",
+                     "problem: declared north - direction"]
+    assert "(:objects kitchen - room pantry - room north - direction)" in files.problem
+    assert "coin -" not in files.problem   # used as an item and as a room: no guess
+
+
+def test_declare_objects_repairs_a_problem_file_without_objects():
+    without = run_episode(make("coin-collector", rooms=3), NoObjects(), seed=1,
+                          limits=Limits(max_solver_retries=2))
+    assert not without.won and without.metrics.abort_reason.startswith("solver errors")
+    assert "undeclared-object" in without.errors[0]["message"]
+    helped = run_episode(make("coin-collector", rooms=3), NoObjects(), seed=1,
+                         declare_objects=True, limits=Limits(max_solver_retries=2))
+    assert helped.won and helped.metrics.objects_declared > 0
+    assert helped.metrics.solver_errors == 0
+    # exactly its mistake: the facts and goals planned are the reader's (objects it declared
+    # but used in no fact are not declared back: those are the only difference)
+    assert all(s.fact_precision == s.fact_recall == 1.0 and not s.missing_goals
+               and not s.extra_goals for s in helped.scores)
+
+
+def test_an_identical_refused_answer_never_reaches_the_planner_twice(tmp_path):
+    env = make("coin-collector", rooms=3)
+    env.reset(0)
+    truth = ObservationFormalizer().domain
+    no_effect = re.sub(r":effect \(and \(not \(at \?from\)\) \(at \?to\) \(visited \?to\)\)",
+                       ":effect (and)", truth)
+    assert no_effect != truth
+    broken = Files(no_effect, "(define (problem p) (:domain coin-collector) (:objects r - room) "
+                              "(:init) (:goal (visited r)))")
+    plain = SameAnswer(broken)
+    before = run_episode(make("coin-collector", rooms=3), plain, seed=0,
+                         limits=Limits(max_solver_retries=3))
+    assert before.metrics.planner_calls == 4 == plain.calls    # the same file planned 4 times
+    record = tmp_path / "fresh.jsonl"
+    fresh = SameAnswer(broken)
+    after = run_episode(make("coin-collector", rooms=3), fresh, seed=0,
+                        limits=Limits(max_solver_retries=3), fresh_answers=True, record=record)
+    assert after.metrics.planner_calls == 1 and after.metrics.repeated_answers == 3
+    events = [json.loads(line) for line in record.read_text().splitlines()]
+    repeats = [e for e in events if e["type"] == "repeated-answer"]
+    assert len(repeats) == 3
+    assert "same as one you gave before, which was refused" in repeats[0]["message"]
+    assert len([e for e in events if e["type"] == "files"]) == 1
+
+
+def test_files_whose_plan_the_world_refused_are_not_planned_again():
+    """The unseen coin: 'take coin' fails in the world; the same files are asked anew."""
+    plain = run_episode(make("coin-collector", rooms=3), UnseenCoin(), seed=2,
+                        limits=Limits(max_simulation_retries=2))
+    fresh = run_episode(make("coin-collector", rooms=3), UnseenCoin(), seed=2,
+                        limits=Limits(max_simulation_retries=2), fresh_answers=True)
+    assert plain.metrics.simulation_errors >= 1
+    failed = [e for e in plain.errors if e["kind"] == "simulation"]
+    assert failed and "coin" in failed[0]["message"].lower()
+    assert fresh.metrics.repeated_answers >= 1
+    # with the help, no file whose plan failed is planned a second time
+    planned = [(f.domain, f.problem) for f in fresh.files]
+    assert len(planned) == len(set(planned))
+
+
+def test_the_small_model_preset_is_named_in_every_row():
+    from pddlkit.agents import get_agent, run_job
+
+    spec = get_agent("pddlego")
+    rows = run_job(spec, env="coin-collector", llm="noisy:0.3", seeds=[0, 1],
+                   options=spec.make_options({"small_model": True}), env_options={"rooms": 3})
+    for row in rows:
+        data = row.as_dict()
+        assert data["helps"] == "repair+declare-objects+fresh-answers+fact-memory"
+        assert "helps: repair, declare-objects, fresh-answers, fact-memory" in data["summary"]
+    plain = run_job(spec, env="coin-collector", llm="noisy:0.3", seeds=[0],
+                    env_options={"rooms": 3})
+    assert plain[0].as_dict()["helps"] == "none"
+    assert "helps: none (the paper's loop)" in plain[0].as_dict()["summary"]
