@@ -72,8 +72,11 @@ class PDDLegoOptions:
                                           "without declaring them, typed by the predicates")
     fresh_answers: bool = option(False, "never plan files identical to ones already refused; "
                                         "ask for new ones, saying why")
+    problem_only: bool = option(False, "with a frozen domain (--reuse-domain), ask for the "
+                                       "problem file alone")
     small_model: bool = option(False, "the helps for small models at once: --repair "
-                                      "--declare-objects --fresh-answers --fact-memory")
+                                      "--declare-objects --fresh-answers --fact-memory "
+                                      "--problem-only")
     library: Optional[str] = option(None, "domain library folder (default: the user's)")
     save_domain: bool = option(False, "save the domain of each won episode to the library")
     reuse_domain: bool = option(False, "freeze the library's best verified domain for this "
@@ -101,7 +104,7 @@ def limits(o) -> Limits:
 
 
 #: what ``small_model`` turns on (each one is also an option of its own)
-SMALL_MODEL = ("repair", "declare_objects", "fresh_answers", "fact_memory")
+SMALL_MODEL = ("repair", "declare_objects", "fresh_answers", "fact_memory", "problem_only")
 
 
 def helps(o) -> list[str]:
@@ -177,7 +180,8 @@ def play_pddlego(job):
                              on_event=episode.on_event, domain=frozen,
                              repair="repair" in used, fact_memory="fact-memory" in used,
                              declare_objects="declare-objects" in used,
-                             fresh_answers="fresh-answers" in used)
+                             fresh_answers="fresh-answers" in used,
+                             problem_only="problem-only" in used)
         summary = _metrics_summary(result)
         summary += f"; helps: {', '.join(used)}" if used else "; helps: none (the paper's loop)"
         if o.constrained:

@@ -61,6 +61,27 @@ def parse_answer(text: str) -> Files:
                       "not be found as a (define ...) block")
 
 
+def parse_problem_answer(text: str) -> str:
+    """The problem file alone (the domain is fixed): ``{"pf": ...}`` or a ``(define (problem
+    ...))`` block; :class:`AnswerError` otherwise."""
+    if not text.strip():
+        raise AnswerError('the answer is empty: answer with the JSON {"pf": "..."}')
+    try:
+        data = extract_json(text)
+    except BadAnswerError:
+        data = None
+    if isinstance(data, dict):
+        pf = data.get("pf") or data.get("problem")
+        if isinstance(pf, str) and pf.strip():
+            return pf.strip()
+    pf = next((b for b in _define_blocks(text)
+               if re.match(r"\(\s*define\s*\(\s*problem\b", b, re.I)), None)
+    if pf:
+        return pf
+    raise AnswerError('the answer has no JSON {"pf": ...} and no (define (problem ...)) block: '
+                      "write only the problem file")
+
+
 def _define_blocks(text: str) -> list[str]:
     """Every balanced '(define ...)' expression in the text, comments skipped."""
     out = []

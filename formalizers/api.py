@@ -221,12 +221,13 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
                        max_solver_retries: int = 5, timeout: float = 30.0,
                        repair: bool = False, fact_memory: bool = False,
                        constrained: bool = False, declare_objects: bool = False,
-                       fresh_answers: bool = False) -> FormalizeResult:
+                       fresh_answers: bool = False, problem_only: bool = False) -> FormalizeResult:
     """Formalize what was observed into PDDL and plan; see the module doc. ``obs`` is one
     observation (what ``action`` produced) or the (command, observation) pairs of every
     command run since the last call. ``declare_objects`` and ``fresh_answers`` are the
     loop's options of the same names (:mod:`.loop`): objects declared in code, and files
-    identical to refused ones never planned (refusals are kept in ``memory``)."""
+    identical to refused ones never planned (refusals are kept in ``memory``); ``problem_only``
+    with a frozen ``domain`` asks the LLM for the problem file alone."""
     pairs, steps = _observed_pairs(obs, action)
     frozen = _frozen_domain(domain)   # a missing or broken file fails before any LLM call
     if memory is None:
@@ -282,6 +283,8 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
     before = usage_snapshot(ledger)
     if frozen is not None and hasattr(memory.formalizer, "fixed_domain"):
         memory.formalizer.fixed_domain = frozen
+        if problem_only and hasattr(memory.formalizer, "problem_only"):
+            memory.formalizer.problem_only = True
     if constrained and hasattr(memory.formalizer, "constrained"):
         memory.formalizer.constrained = True
     diagnostics: list[str] = []

@@ -16,7 +16,7 @@ from typing import Optional, Union
 from pddlkit.llm.base import LLM
 from pddlkit.llm.context import fit_by_dropping, room
 
-from .answer import Files, parse_answer
+from .answer import Files, parse_answer, parse_problem_answer
 from .base import Context, history_text
 from .prompts import Prompts, optional
 
@@ -73,6 +73,11 @@ class LLMFormalizer(PromptedLLM):
         self.constrained = constrained
         self.fixed_domain: Optional[str] = None
         self.modes: list[str] = []   # each call's Completion.constraint_mode
+        #: with a frozen domain, ask for the problem file alone (the ``problem_only`` help):
+        #: the prompt shows the domain and asks for ``{"pf": ...}``, the grammar (when
+        #: constrained) is the problem file's, and the frozen domain completes the files. Off,
+        #: the model writes both files and the loop discards its domain (the paper's way)
+        self.problem_only = False
 
     def render(self, context: Context) -> str:
         """The prompt for ``context``, its history trimmed to the model's context (see the
@@ -97,7 +102,13 @@ class LLMFormalizer(PromptedLLM):
 
         text, self.history_left_out = fit_by_dropping(
             prompt, history, room(self.llm, self.max_tokens or ANSWER_TOKENS), keep_first=1)
+        if self._problem_only():
+            text += "\n" + self.prompts.templates["problem_only"].safe_substitute(
+                domain=self.fixed_domain).strip() + "\n"
         return text
+
+    def _problem_only(self) -> bool:
+        return bool(self.problem_only and self.fixed_domain)
 
     def propose(self, context: Context) -> Files:
         self.last_prompt = self.render(context)
@@ -111,17 +122,23 @@ class LLMFormalizer(PromptedLLM):
                                    max_tokens=self.max_tokens, **extra)
         if self.constrained:
             self.modes.append(answer.constraint_mode)
+        if self._problem_only():
+            return Files(self.fixed_domain, parse_problem_answer(answer.text))
         return parse_answer(answer.text)
 
     def grammar(self, context: Context):
         """The answer's grammar for this context (cached per signatures and frozen domain)."""
-        key = (context.signatures, self.fixed_domain)
+        key = (context.signatures, self.fixed_domain, self._problem_only())
         if getattr(self, "_grammar_key", None) != key:
-            from pddlkit.pddl.grammars import answer_grammar, parse_signatures
+            from pddlkit.pddl.grammars import (answer_grammar, parse_signatures,
+                                               problem_answer_grammar)
             from pddlkit.pddl.reader import read_domain
 
             domain = read_domain(self.fixed_domain)[0] if self.fixed_domain else None
-            self._grammar = answer_grammar(actions=parse_signatures(context.signatures) or None,
-                                           domain=domain)
+            if self._problem_only() and domain is not None:
+                self._grammar = problem_answer_grammar(domain)
+            else:
+                self._grammar = answer_grammar(
+                    actions=parse_signatures(context.signatures) or None, domain=domain)
             self._grammar_key = key
         return self._grammar

@@ -25,7 +25,9 @@
   (:mod:`.objects`), and ``fresh_answers`` never plans files identical to ones already refused
   (by the checker, the planner or the world): such an answer is counted
   (``repeated_answers``) and asked for anew with a message saying it was refused before and
-  why, instead of spending a planner call and a retry on it.
+  why, instead of spending a planner call and a retry on it. ``problem_only``, with a frozen
+  domain, asks an LLM formalizer for the problem file alone (no domain written and thrown
+  away; under ``constrained`` the grammar is the problem file's).
 """
 
 from __future__ import annotations
@@ -112,13 +114,13 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
                 record: Union[str, os.PathLike, None] = None, on_event=None,
                 domain: Optional[str] = None, repair: bool = False,
                 fact_memory: bool = False, score: bool = True, declare_objects: bool = False,
-                fresh_answers: bool = False) -> EpisodeResult:
+                fresh_answers: bool = False, problem_only: bool = False) -> EpisodeResult:
     """Play one episode of ``env`` with ``formalizer``; never raises for model mistakes.
 
     ``domain`` freezes the domain file (reuse from a DomainLibrary): whatever domain the
     formalizer writes is replaced by it, so only the problem file is learned. ``repair`` and
-    ``fact_memory``, ``declare_objects`` and ``fresh_answers`` are the options described in the
-    module doc. ``score`` compares each
+    ``fact_memory``, ``declare_objects``, ``fresh_answers`` and ``problem_only`` are the options
+    described in the module doc. ``score`` compares each
     file with the environment's truth where it has one (:mod:`.scoring`: a ``score`` event
     per file, the episode's figures in :class:`Metrics`); ``score=False`` skips it."""
     from .scoring import Scorer
@@ -152,6 +154,8 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
         emit("score-unavailable", reason=why_not)
     if domain is not None and hasattr(formalizer, "fixed_domain"):
         formalizer.fixed_domain = domain   # a constrained answer's facts are over its predicates
+        if problem_only and hasattr(formalizer, "problem_only"):
+            formalizer.problem_only = True
     started = time.monotonic()
     while not end.done and m.actions < limits.action_budget:
         m.steps += 1

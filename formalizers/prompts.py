@@ -27,7 +27,7 @@ from .base import Context, Memory
 
 BUNDLED = Path(__file__).resolve().parent / "prompts"
 KINDS = ("header", "goal_detailed", "goal_simple", "actions", "initial", "update",
-         "solver_error", "simulation_error", "plangen")
+         "solver_error", "simulation_error", "plangen", "problem_only")
 
 
 #: environments that take another's prompts: the household's are PDDLego+'s ALFWorld prompts.

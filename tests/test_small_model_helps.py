@@ -147,9 +147,46 @@ def test_the_small_model_preset_is_named_in_every_row():
                    options=spec.make_options({"small_model": True}), env_options={"rooms": 3})
     for row in rows:
         data = row.as_dict()
-        assert data["helps"] == "repair+declare-objects+fresh-answers+fact-memory"
-        assert "helps: repair, declare-objects, fresh-answers, fact-memory" in data["summary"]
+        assert data["helps"] == "repair+declare-objects+fresh-answers+fact-memory+problem-only"
+        assert ("helps: repair, declare-objects, fresh-answers, fact-memory, problem-only"
+                in data["summary"])
     plain = run_job(spec, env="coin-collector", llm="noisy:0.3", seeds=[0],
                     env_options={"rooms": 3})
     assert plain[0].as_dict()["helps"] == "none"
     assert "helps: none (the paper's loop)" in plain[0].as_dict()["summary"]
+
+
+def test_with_a_frozen_domain_problem_only_asks_for_the_problem_file_alone():
+    """A scripted model answering {"pf": ...}: the prompt shows the frozen domain and asks for
+    the problem file only, the constrained grammar is the problem file's, and the files
+    planned are the frozen domain with the model's problem."""
+    from pddlkit.formalizers.llm_formalizer import LLMFormalizer
+    from pddlkit.llm.scripted import ScriptedLLM
+    from pddlkit.pddl.grammars import problem_answer_grammar
+    from pddlkit.pddl.reader import parse_domain
+
+    env = make("coin-collector", rooms=3)
+    reader = ObservationFormalizer()
+    problems = []
+
+    def answer(messages):
+        # the right problem for the start of seed 0, written as the model would
+        env0 = make("coin-collector", rooms=3)
+        obs, _ = env0.reset(0)
+        known = reader.reader.read(env0.task, [("look around", obs)], [])
+        problems.append(messages[-1]["content"])
+        return json.dumps({"pf": reader.problem(known)})
+
+    llm = ScriptedLLM(answer)
+    formalizer = LLMFormalizer(llm, "coin-collector", constrained=True)
+    result = run_episode(env, formalizer, seed=0, domain=DOMAIN, problem_only=True,
+                         limits=Limits(action_budget=1, max_solver_retries=0))
+    assert "The domain file is fixed; do not write it." in problems[0]
+    assert '{"pf": "..."}' in problems[0]
+    assert result.files and result.files[0].domain == DOMAIN
+    request = llm.requests[0]
+    grammar = request.constraint
+    assert grammar is not None and grammar.name == "problem file"
+    assert grammar.accepts(json.dumps({"pf": result.files[0].problem}))
+    assert problem_answer_grammar(parse_domain(DOMAIN)).accepts(
+        json.dumps({"pf": result.files[0].problem}))

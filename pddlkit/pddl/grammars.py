@@ -281,6 +281,19 @@ def answer_grammar(*, actions: Optional[Sequence[ActionSignature]] = None,
     return Grammar(text, "domain and problem files", limits.blank if limits else None)
 
 
+def problem_answer_grammar(domain: Domain, *, objects: Optional[Sequence[str]] = None,
+                           limits: Optional[Limits] = Limits()) -> Grammar:
+    """``{"pf": "..."}``: the problem file alone, over a fixed ``domain`` (its predicates and
+    arities), inside its JSON string."""
+    from ..llm.grammar import join_grammars
+
+    pf = problem_grammar(domain, objects=objects, limits=limits, json_string=True)
+    start = '"{\\"pf\\": \\"" pf "\\"}"'
+    text = join_grammars(start, {"pf": pf.lark},
+                         shared=("NAME", "VARIABLE", "NUMBER", "WS", "REQUIREMENT"))
+    return Grammar(text, "problem file", limits.blank if limits else None)
+
+
 def parse_signatures(text: str) -> list[ActionSignature]:
     """Action signatures from the text PDDLego+'s prompts show (``1. :action move (command:
     ...)`` then ``:parameters (?from - room ?to - room)``); [] when the text has none."""
