@@ -62,6 +62,9 @@ class Snapshot:
 class _Failure:
     code: str
     message: str
+    #: what the failure says about the world, machine-readable (``info["failed"]``): the
+    #: literal that does not hold, or the object the command named that is not there
+    failed: Optional[dict] = None
 
 
 class PDDLWorldEnv:
@@ -208,7 +211,7 @@ class PDDLWorldEnv:
             return self._step(answer, None)
         resolved = self.resolve(text)
         if isinstance(resolved, _Failure):
-            return self._step(resolved.message, resolved.code)
+            return self._step(resolved.message, resolved.code, resolved.failed)
         before = self.state
         self.state = resolved.apply(before, self.world)
         self._look()
@@ -216,12 +219,19 @@ class PDDLWorldEnv:
             self.won = self._goal_holds()
         return self._step(self.feedback(resolved, before), None)
 
-    def _step(self, observation: str, error: Optional[str]) -> Step:
+    def _step(self, observation: str, error: Optional[str],
+              failed: Optional[dict] = None) -> Step:
+        """``failed`` (a failed command's): ``{"literal": "(in coin pantry)", "holds": False}``
+        or ``{"object": "coin"}``, what the message says in the domain's own terms, in
+        ``info["failed"]`` (a formalizer that shares the domain's names can act on it; the
+        ``refuted_facts`` help does). Terse mode gives it too: it is what "Nothing happens"
+        stands for, and a program reading ``info`` is not a player reading text."""
         if error is not None and self.terse and error not in ("episode-over",):
             observation = NOTHING_HAPPENS
         truncated = not self.won and self.steps >= self.max_steps
+        extra = {"failed": failed} if failed else {}
         return Step(observation, 1.0 if self.won and error is None else 0.0, self.won, truncated,
-                    info_dict(self.won, self.steps, error, self.admissible_commands))
+                    info_dict(self.won, self.steps, error, self.admissible_commands, **extra))
 
     def snapshot(self) -> Snapshot:
         return Snapshot(self.state, self.steps, self.won, self.seed, self.seen)
@@ -298,7 +308,8 @@ class PDDLWorldEnv:
                     shown = m.group(key)
                     name = self.object_name(shown)
                     if not self._is_a(name, p.types) or not self.perceived(name):
-                        bad = _Failure("unknown-object", self.unknown_object(shown, p.name))
+                        bad = _Failure("unknown-object", self.unknown_object(shown, p.name),
+                                       {"object": name})
                         break
                     given[p.name] = name
             if bad is not None:
@@ -408,7 +419,10 @@ class PDDLWorldEnv:
             shown = "(" + " ".join([failed.atom[0], *(self.display(a) for a in failed.atom[1:])]) + ")"
             sentence = (f"You can't do that: {shown} is "
                         f"{'true' if failed.negated else 'not true'}.")
-        return _Failure("precondition", sentence)
+        if not all(isinstance(a, str) for a in failed.atom):   # a parameter nothing binds
+            return _Failure("precondition", sentence)
+        literal = "(" + " ".join(failed.atom) + ")"
+        return _Failure("precondition", sentence, {"literal": literal, "holds": failed.negated})
 
 
 @dataclass

@@ -74,9 +74,11 @@ class PDDLegoOptions:
                                         "ask for new ones, saying why")
     problem_only: bool = option(False, "with a frozen domain (--reuse-domain), ask for the "
                                        "problem file alone")
+    refuted_facts: bool = option(False, "keep facts the world refuted out of later problem "
+                                        "files until an action adds them")
     small_model: bool = option(False, "the helps for small models at once: --repair "
                                       "--declare-objects --fresh-answers --fact-memory "
-                                      "--problem-only")
+                                      "--problem-only --refuted-facts")
     library: Optional[str] = option(None, "domain library folder (default: the user's)")
     save_domain: bool = option(False, "save the domain of each won episode to the library")
     reuse_domain: bool = option(False, "freeze the library's best verified domain for this "
@@ -104,7 +106,8 @@ def limits(o) -> Limits:
 
 
 #: what ``small_model`` turns on (each one is also an option of its own)
-SMALL_MODEL = ("repair", "declare_objects", "fresh_answers", "fact_memory", "problem_only")
+SMALL_MODEL = ("repair", "declare_objects", "fresh_answers", "fact_memory", "problem_only",
+               "refuted_facts")
 
 
 def helps(o) -> list[str]:
@@ -181,7 +184,8 @@ def play_pddlego(job):
                              repair="repair" in used, fact_memory="fact-memory" in used,
                              declare_objects="declare-objects" in used,
                              fresh_answers="fresh-answers" in used,
-                             problem_only="problem-only" in used)
+                             problem_only="problem-only" in used,
+                             refuted_facts="refuted-facts" in used)
         summary = _metrics_summary(result)
         summary += f"; helps: {', '.join(used)}" if used else "; helps: none (the paper's loop)"
         if o.constrained:
@@ -231,6 +235,8 @@ LINES = {
     "repair": lambda d: "   repaired in code: " + "; ".join(d["fixes"]),
     "facts-merged": lambda d: f"   fact memory put back: {' '.join(d['facts'])}",
     "objects-declared": lambda d: "   declared in code: " + "; ".join(d["fixes"]),
+    "facts-refuted": lambda d: f"   refuted by the world: {' '.join(d['facts'])}",
+    "facts-kept-out": lambda d: "   kept out: " + "; ".join(d["fixes"]),
     "repeated-answer": lambda d: "   the same files as an answer already refused: not planned, "
                                  "asked again",
     "history-trimmed": lambda d: f"   {d['left_out']} earlier history entries left out to fit "

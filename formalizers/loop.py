@@ -27,7 +27,9 @@
   (``repeated_answers``) and asked for anew with a message saying it was refused before and
   why, instead of spending a planner call and a retry on it. ``problem_only``, with a frozen
   domain, asks an LLM formalizer for the problem file alone (no domain written and thrown
-  away; under ``constrained`` the grammar is the problem file's).
+  away; under ``constrained`` the grammar is the problem file's). ``refuted_facts`` keeps a
+  fact the world refuted (its ``info["failed"]``) out of later problem files until an action
+  that adds it has run (:mod:`.refuted`).
 """
 
 from __future__ import annotations
@@ -75,6 +77,8 @@ class Metrics:
     repairs: int = 0  # trivial slips fixed in code (repair option)
     facts_merged: int = 0  # remembered facts put back (fact_memory option)
     objects_declared: int = 0  # objects declared in code (declare_objects option)
+    facts_refuted: int = 0  # facts the world refuted, kept out after (refuted_facts option)
+    facts_kept_out: int = 0  # removals of refuted facts from problem files
     repeated_answers: int = 0  # answers identical to refused ones, not planned (fresh_answers)
     history_left_out: int = 0  # the most history entries one prompt left out for the context
     loop_seconds: float = 0.0
@@ -114,13 +118,14 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
                 record: Union[str, os.PathLike, None] = None, on_event=None,
                 domain: Optional[str] = None, repair: bool = False,
                 fact_memory: bool = False, score: bool = True, declare_objects: bool = False,
-                fresh_answers: bool = False, problem_only: bool = False) -> EpisodeResult:
+                fresh_answers: bool = False, problem_only: bool = False,
+                refuted_facts: bool = False) -> EpisodeResult:
     """Play one episode of ``env`` with ``formalizer``; never raises for model mistakes.
 
     ``domain`` freezes the domain file (reuse from a DomainLibrary): whatever domain the
     formalizer writes is replaced by it, so only the problem file is learned. ``repair`` and
-    ``fact_memory``, ``declare_objects``, ``fresh_answers`` and ``problem_only`` are the options
-    described in the module doc. ``score`` compares each
+    ``fact_memory``, ``declare_objects``, ``fresh_answers``, ``problem_only`` and
+    ``refuted_facts`` are the options described in the module doc. ``score`` compares each
     file with the environment's truth where it has one (:mod:`.scoring`: a ``score`` event
     per file, the episode's figures in :class:`Metrics`); ``score=False`` skips it."""
     from .scoring import Scorer
@@ -149,6 +154,11 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
     sim_retries = 0
     facts = FactMemory() if fact_memory else None
     refused: Optional[dict] = {} if fresh_answers else None  # files -> why they were refused
+    refuted = None
+    if refuted_facts:
+        from .refuted import RefutedFacts
+
+        refuted = RefutedFacts()
     scorer, why_not = Scorer.for_env(env) if score else (None, "")
     if why_not:
         emit("score-unavailable", reason=why_not)
@@ -167,7 +177,7 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
             try:
                 tried = attempt(formalizer, context, env, planner, limits.planner_timeout, domain,
                                 repair=repair, facts=facts, declare=declare_objects,
-                                refused=refused)
+                                refused=refused, refuted=refuted)
             except LLMError as exc:  # an LLM that stays unavailable ends the episode
                 m.abort_reason = f"llm: {exc.message}"
                 emit("abort", reason=m.abort_reason)
@@ -186,6 +196,9 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
             if tried.declared:
                 m.objects_declared += len(tried.declared)
                 emit("objects-declared", step=m.steps, fixes=tried.declared)
+            if tried.kept_out:
+                m.facts_kept_out += len(tried.kept_out)
+                emit("facts-kept-out", step=m.steps, fixes=tried.kept_out)
             if tried.repeated:
                 m.repeated_answers += 1
                 emit("repeated-answer", step=m.steps, message=tried.error)
@@ -224,6 +237,7 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
         emit("plan", step=m.steps, commands=commands)
         done: list[str] = []
         failure = None
+        failure_info: Any = None
         for command in commands:
             if m.actions >= limits.action_budget:
                 break
@@ -235,12 +249,27 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
             end = ending(step, env)
             if step.error and not end.done:
                 failure = (command, step.observation)
+                failure_info = step.info
                 break
             if not step.error:
                 done.append(command)
                 result.ran[-1] = len(done)
             if end.done:   # won, lost or truncated: nothing more to run or to ask
                 break
+        if refuted is not None and previous is not None:
+            steps_run = result.actions[-1][:len(done)]
+            released = refuted.release(steps_run, previous.domain)
+            if released:
+                emit("facts-released", step=m.steps, facts=released)
+            if failure is not None:
+                at = len(done)
+                step_failed = result.actions[-1][at] if at < len(result.actions[-1]) else None
+                new = refuted.learn(failure_info, failure[0], failure[1], step_failed,
+                                    previous.domain)
+                if new:
+                    m.facts_refuted += len(new)
+                    emit("facts-refuted", step=m.steps, facts=new, command=failure[0])
+                    failure = (failure[0], failure[1] + refuted.said(new))
         if failure is not None:
             if refused is not None and previous is not None:   # its plan fails in the world
                 refused[answer_key(previous)] = (f"its plan failed in the world: "
@@ -346,6 +375,7 @@ class Attempt:
     merged: list[str] = field(default_factory=list)  # remembered facts put back
     declared: list[str] = field(default_factory=list)  # objects declared in code
     repeated: bool = False  # identical to files already refused: not planned
+    kept_out: list[str] = field(default_factory=list)  # refuted facts removed
 
 
 def answer_key(files: Files) -> tuple[str, str]:
@@ -357,7 +387,8 @@ def answer_key(files: Files) -> tuple[str, str]:
 
 def attempt(formalizer, context: Context, env, planner: Any, timeout: float,
             domain: Optional[str] = None, *, repair: bool = False, facts=None,
-            declare: bool = False, refused: Optional[dict] = None) -> Attempt:
+            declare: bool = False, refused: Optional[dict] = None,
+            refuted=None) -> Attempt:
     """Ask for the files (``domain`` frozen if given), repair trivial slips, declare objects
     and merge remembered facts if asked, then plan and map the plan to commands, unless the
     files are ones already ``refused`` (files -> why)."""
@@ -384,19 +415,22 @@ def attempt(formalizer, context: Context, env, planner: Any, timeout: float,
     if facts is not None:
         merge = facts.merge(files)
         files, merged = merge.files, merge.added
+    kept_out: list[str] = []
+    if refuted is not None:
+        files, kept_out = refuted.apply(files)
     if refused is not None and answer_key(files) in refused:
         why = refused[answer_key(files)]
         return Attempt(files, None, None, (
             "Your answer is the same as one you gave before, which was refused: "
             f"{why.strip().splitlines()[0] if why else 'it did not work'}. It was not tried "
             "again. Write different files that fix that problem."), 0.0, fixes, merged,
-            declared, repeated=True)
+            declared, repeated=True, kept_out=kept_out)
     t0 = time.monotonic()
     planned = pddlkit.plan(files.domain, files.problem, planner=planner, timeout=timeout)
     seconds = time.monotonic() - t0
     commands, error = _commands(env, planned)
     return Attempt(files, commands, planned.plan if commands is not None else None, error,
-                   seconds, fixes, merged, declared)
+                   seconds, fixes, merged, declared, kept_out=kept_out)
 
 
 def _commands(env, planned) -> tuple[Optional[list[str]], Optional[str]]:

@@ -147,9 +147,10 @@ def test_the_small_model_preset_is_named_in_every_row():
                    options=spec.make_options({"small_model": True}), env_options={"rooms": 3})
     for row in rows:
         data = row.as_dict()
-        assert data["helps"] == "repair+declare-objects+fresh-answers+fact-memory+problem-only"
-        assert ("helps: repair, declare-objects, fresh-answers, fact-memory, problem-only"
-                in data["summary"])
+        assert data["helps"] == ("repair+declare-objects+fresh-answers+fact-memory+"
+                                 "problem-only+refuted-facts")
+        assert ("helps: repair, declare-objects, fresh-answers, fact-memory, problem-only, "
+                "refuted-facts" in data["summary"])
     plain = run_job(spec, env="coin-collector", llm="noisy:0.3", seeds=[0],
                     env_options={"rooms": 3})
     assert plain[0].as_dict()["helps"] == "none"
@@ -190,3 +191,24 @@ def test_with_a_frozen_domain_problem_only_asks_for_the_problem_file_alone():
     assert grammar.accepts(json.dumps({"pf": result.files[0].problem}))
     assert problem_answer_grammar(parse_domain(DOMAIN)).accepts(
         json.dumps({"pf": result.files[0].problem}))
+
+
+def test_a_fact_the_world_refuted_is_kept_out_of_later_problem_files(tmp_path):
+    """The unseen coin again, with refuted_facts: 'take coin' fails, the environment says
+    (in coin ROOM) is false (info["failed"]), and no later file the planner gets asserts it."""
+    record = tmp_path / "refuted.jsonl"
+    result = run_episode(make("coin-collector", rooms=3), UnseenCoin(), seed=2,
+                         limits=Limits(max_simulation_retries=2), refuted_facts=True,
+                         record=record)
+    events = [json.loads(line) for line in record.read_text().splitlines()]
+    refuted = [e for e in events if e["type"] == "facts-refuted"]
+    assert refuted and refuted[0]["facts"][0].startswith("(in coin ")
+    fact = refuted[0]["facts"][0]
+    sim = [e for e in events if e["type"] == "simulation-error"]
+    assert "false in the world" in sim[0]["message"] and fact in sim[0]["message"]
+    first_failure = events.index(refuted[0])
+    later = [e for e in events[first_failure:] if e["type"] == "files"]
+    assert later and all(fact not in " ".join(e["problem"].split()) for e in later)
+    assert result.metrics.facts_refuted >= 1 and result.metrics.facts_kept_out >= 1
+    # exactly its mistake: nothing else of the reader's files is removed
+    assert all(s.fact_recall == 1.0 for s in result.scores[1:])

@@ -1,0 +1,133 @@
+"""Facts the world refuted, kept out of later problem files (issue 46, ``refuted_facts``).
+
+Measured with Qwen2.5-Coder 1.5B: it asserts ``(in coin pantry)`` before any coin was seen,
+the plan's ``take coin`` fails with "There is no coin here.", and the next four problem files
+assert the same fact again. Code can do better than ask a fifth time. When a command fails,
+an environment built on PDDL says in ``info["failed"]`` what its message means in the
+domain's terms (:meth:`pddlkit.envs.pddl_world.PDDLWorldEnv._step`):
+
+* ``{"literal": "(in coin pantry)", "holds": False}``: that fact is false in the world;
+* ``{"object": "coin"}``: the command named an object that is not there; the facts of the
+  model's plan step that the action needed and that name it (``(in coin pantry)`` for
+  ``(take coin pantry)``) are refuted.
+
+A refuted fact is removed from every later problem file's ``:init`` (each removal recorded and
+said in the error the model gets back: "(in coin pantry) is false in the world"), until new
+evidence: a later command that ran and whose action, in the model's domain, adds that very
+fact (``open-door`` adds a ``door-open`` refuted before). With a formalizer that names things
+differently from the environment the literal matches nothing and nothing is removed.
+Off by default (the paper's loop); on in the ``small_model`` preset.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from pddlkit.pddl.model import And, Atom, iter_effect_literals
+from pddlkit.pddl.reader import read_domain
+
+from .answer import Files
+from .repair import _matching
+
+
+def _norm(fact: str) -> str:
+    return "(" + " ".join(fact.replace("(", " ").replace(")", " ").split()).lower() + ")"
+
+
+def _ground(domain_text: str, step: str):
+    """(action, binding) of a plan step ``(take coin pantry)`` in ``domain_text``; None when
+    the domain cannot be read or has no such action."""
+    words = step.strip("() ").lower().split()
+    if not words:
+        return None
+    domain, _ = read_domain(domain_text)
+    if domain is None:
+        return None
+    try:
+        action = domain.action(words[0])
+    except KeyError:
+        return None
+    if len(action.parameters) != len(words) - 1:
+        return None
+    return action, {p.name.lower(): a for p, a in zip(action.parameters, words[1:])}
+
+
+def _instantiate(atom: Atom, binding: dict) -> str:
+    return "(" + " ".join([atom.predicate.lower(),
+                           *(binding.get(a.lower(), a.lower()) for a in atom.args)]) + ")"
+
+
+class RefutedFacts:
+    """The facts refuted in one episode, and why (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self.facts: dict[str, str] = {}
+
+    def learn(self, info: object, command: str, message: str, step: Optional[str],
+              domain_text: Optional[str]) -> list[str]:
+        """Record what a failed ``command`` refutes; the facts newly refuted."""
+        failed = info.get("failed") if isinstance(info, dict) else None
+        if not isinstance(failed, dict):
+            return []
+        found: list[str] = []
+        if isinstance(failed.get("literal"), str) and failed.get("holds") is False:
+            found.append(_norm(failed["literal"]))
+        elif isinstance(failed.get("object"), str) and step and domain_text:
+            ground = _ground(domain_text, step)
+            if ground is not None:
+                action, binding = ground
+                name = failed["object"].lower()
+                pre = action.precondition
+                for part in (pre.parts if isinstance(pre, And) else (pre,)):
+                    if isinstance(part, Atom):
+                        fact = _instantiate(part, binding)
+                        if name in fact[1:-1].split()[1:]:
+                            found.append(fact)
+        why = f"'{command}' failed: {message.strip()}"
+        new = [f for f in dict.fromkeys(found) if f not in self.facts]
+        for fact in new:
+            self.facts[fact] = why
+        return new
+
+    def release(self, steps: list[str], domain_text: Optional[str]) -> list[str]:
+        """Steps that ran: facts their actions add (in the model's domain) are evidence
+        again; the facts released."""
+        if not self.facts or not domain_text:
+            return []
+        released = []
+        for step in steps:
+            ground = _ground(domain_text, step)
+            if ground is None:
+                continue
+            action, binding = ground
+            for literal in iter_effect_literals(action.effects):
+                fact = _instantiate(literal.atom, binding)
+                if literal.positive and fact in self.facts:
+                    del self.facts[fact]
+                    released.append(fact)
+        return released
+
+    def apply(self, files: Files) -> tuple[Files, list[str]]:
+        """The files with every refuted fact removed from the problem (one line each)."""
+        problem, removed = files.problem, []
+        start = re.search(r"\(\s*:init\b", problem, re.I)
+        end = _matching(problem, start.start()) if start else None
+        if end is None:
+            return files, []
+        init = problem[start.start():end]
+        for fact, why in self.facts.items():
+            words = fact[1:-1].split()
+            pattern = r"\(\s*" + r"\s+".join(map(re.escape, words)) + r"\s*\)"
+            init, n = re.subn(pattern, "", init, flags=re.I)
+            if n:
+                removed.append(f"problem: removed {fact} from :init: the world refuted it "
+                               f"({why})")
+        if not removed:
+            return files, []
+        return Files(files.domain, problem[:start.start()] + init + problem[end:]), removed
+
+    def said(self, facts: list[str]) -> str:
+        """What the model is told when facts are refuted."""
+        return (" So " + ", ".join(facts) + (" is" if len(facts) == 1 else " are")
+                + " false in the world: kept out of the problem file from now on.")
