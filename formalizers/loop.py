@@ -187,18 +187,11 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
             if left_out:
                 m.history_left_out = max(m.history_left_out, left_out)
                 emit("history-trimmed", step=m.steps, left_out=left_out)
-            if tried.fixes:
-                m.repairs += len(tried.fixes)
-                emit("repair", step=m.steps, fixes=tried.fixes)
-            if tried.merged:
-                m.facts_merged += len(tried.merged)
-                emit("facts-merged", step=m.steps, facts=tried.merged)
-            if tried.declared:
-                m.objects_declared += len(tried.declared)
-                emit("objects-declared", step=m.steps, fixes=tried.declared)
-            if tried.kept_out:
-                m.facts_kept_out += len(tried.kept_out)
-                emit("facts-kept-out", step=m.steps, fixes=tried.kept_out)
+            for edits, counter, event, key in CODE_EDITS:   # what code did to the files
+                done_in_code = getattr(tried, edits)
+                if done_in_code:
+                    setattr(m, counter, getattr(m, counter) + len(done_in_code))
+                    emit(event, step=m.steps, **{key: done_in_code})
             if tried.repeated:
                 m.repeated_answers += 1
                 emit("repeated-answer", step=m.steps, message=tried.error)
@@ -376,6 +369,14 @@ class Attempt:
     declared: list[str] = field(default_factory=list)  # objects declared in code
     repeated: bool = False  # identical to files already refused: not planned
     kept_out: list[str] = field(default_factory=list)  # refuted facts removed
+
+
+#: what code did to an answer's files before planning: (Attempt field, Metrics counter, the
+#: record's event, the event's field)
+CODE_EDITS = (("fixes", "repairs", "repair", "fixes"),
+              ("merged", "facts_merged", "facts-merged", "facts"),
+              ("declared", "objects_declared", "objects-declared", "fixes"),
+              ("kept_out", "facts_kept_out", "facts-kept-out", "fixes"))
 
 
 def answer_key(files: Files) -> tuple[str, str]:
