@@ -76,6 +76,8 @@ class PDDLegoOptions:
                                        "problem file alone")
     refuted_facts: bool = option(False, "keep facts the world refuted out of later problem "
                                         "files until an action adds them")
+    samples: int = option(1, "answers drawn per request; the first that passes pddlkit check "
+                             "is used (1: the paper's single answer)", minimum=1)
     small_model: bool = option(False, "the helps for small models at once: --repair "
                                       "--declare-objects --fresh-answers --fact-memory "
                                       "--problem-only --refuted-facts")
@@ -116,6 +118,8 @@ def helps(o) -> list[str]:
           or getattr(o, "small_model", False)]
     if getattr(o, "constrained", False):
         on.append("constrained")
+    if getattr(o, "samples", 1) > 1:
+        on.append(f"samples-{o.samples}")
     return [name.replace("_", "-") for name in on]
 
 
@@ -154,6 +158,10 @@ def play_pddlego(job):
     from .loop import run_episode
 
     o = job.options
+    if o.samples > 1 and offline(job.llm):
+        raise AgentError(f"--samples {o.samples} draws several answers from an LLM; the "
+                         f"stand-in {job.llm or 'observation'} writes one (name an LLM, or "
+                         "leave --samples at 1)")
     library = None
     if o.reuse_domain or o.save_domain:
         from .library import DomainLibrary
@@ -164,7 +172,7 @@ def play_pddlego(job):
         env = make(job.env, **job.env_options)
         extra = {} if offline(job.llm) else {
             "goal_style": o.goal_style, "prompts": o.prompts, "temperature": o.temperature,
-            "max_tokens": job.max_tokens, "constrained": o.constrained}
+            "max_tokens": job.max_tokens, "constrained": o.constrained, "samples": o.samples}
         formalizer = make_formalizer(job.llm, env.id, **extra)
         if hasattr(formalizer, "rng"):
             formalizer.rng.seed(episode.rng_seed)
@@ -190,6 +198,10 @@ def play_pddlego(job):
         summary += f"; helps: {', '.join(used)}" if used else "; helps: none (the paper's loop)"
         if o.constrained:
             summary += f"; decoding {describe_modes(getattr(formalizer, 'modes', []))}"
+        if o.samples > 1:
+            used_at = getattr(formalizer, "samples_used", [])
+            summary += (f"; samples: {getattr(formalizer, 'samples_drawn', 0)} drawn for "
+                        f"{len(used_at)} requests, {sum(1 for k in used_at if k)} passed check")
         if reused is not None:
             summary += f"; on the library's domain {reused.id}"
         if o.save_domain and result.won and reused is not None:

@@ -16,7 +16,14 @@ from typing import Optional, Union
 from pddlkit.llm.base import LLM
 from pddlkit.llm.context import fit_by_dropping, room
 
-from .answer import Files, parse_answer, parse_problem_answer
+from .answer import AnswerError, Files, parse_answer, parse_problem_answer
+
+
+def _checks(files: Files) -> bool:
+    """Whether the files pass ``pddlkit.check`` with no error (the samples help's filter)."""
+    from pddlkit.checks import check
+
+    return check(files.domain, files.problem).ok
 from .base import Context, history_text
 from .prompts import Prompts, optional
 
@@ -59,9 +66,18 @@ class LLMFormalizer(PromptedLLM):
 
     def __init__(self, llm: Union[LLM, str], env_id: str, *, goal_style: str = "detailed",
                  prompts: Optional[str] = None, temperature: float = 0.0,
-                 max_tokens: Optional[int] = None, constrained: bool = False) -> None:
+                 max_tokens: Optional[int] = None, constrained: bool = False,
+                 samples: int = 1) -> None:
         super().__init__(llm, env_id, prompts=prompts, temperature=temperature,
                          max_tokens=max_tokens)
+        if samples < 1:
+            raise ValueError(f"samples must be 1 or more, got {samples}")
+        #: answers drawn per request (the ``samples`` help): the first that parses and passes
+        #: ``pddlkit.check`` is used, else the first that parses; the later ones are asked at
+        #: :data:`RETRY_TEMPERATURE` with their own seeds. 1 is the paper's single answer
+        self.samples = samples
+        self.samples_drawn = 0   # answers asked for in all (each one a call in the ledger)
+        self.samples_used: list[int] = []   # per request, which sample (1-based) was used
         self.goal_style = goal_style
         self.last_prompt = ""
         self._asked: dict[int, int] = {}  # prompt hash -> times asked
@@ -115,16 +131,36 @@ class LLMFormalizer(PromptedLLM):
         key = hash(self.last_prompt)
         repeat = self._asked.get(key, 0)
         self._asked[key] = repeat + 1
-        temperature = max(self.temperature, RETRY_TEMPERATURE) if repeat else self.temperature
         extra = {"constraint": self.grammar(context)} if self.constrained else {}
-        answer = self.llm.complete([{"role": "user", "content": self.last_prompt}],
-                                   temperature=temperature, seed=repeat or None,
-                                   max_tokens=self.max_tokens, **extra)
-        if self.constrained:
-            self.modes.append(answer.constraint_mode)
+        fallback: Optional[Files] = None
+        unreadable: Optional[AnswerError] = None
+        for k in range(self.samples):
+            draw = repeat * self.samples + k     # every sample of every repeat its own seed
+            temperature = max(self.temperature, RETRY_TEMPERATURE) if draw else self.temperature
+            answer = self.llm.complete([{"role": "user", "content": self.last_prompt}],
+                                       temperature=temperature, seed=draw or None,
+                                       max_tokens=self.max_tokens, **extra)
+            self.samples_drawn += 1
+            if self.constrained:
+                self.modes.append(answer.constraint_mode)
+            try:
+                files = self._files(answer.text)
+            except AnswerError as exc:
+                unreadable = unreadable or exc
+                continue
+            if self.samples == 1 or _checks(files):
+                self.samples_used.append(k + 1)
+                return files
+            fallback = fallback or files
+        if fallback is not None:
+            self.samples_used.append(0)   # none checked: the first readable one
+            return fallback
+        raise unreadable
+
+    def _files(self, text: str) -> Files:
         if self._problem_only():
-            return Files(self.fixed_domain, parse_problem_answer(answer.text))
-        return parse_answer(answer.text)
+            return Files(self.fixed_domain, parse_problem_answer(text))
+        return parse_answer(text)
 
     def grammar(self, context: Context):
         """The answer's grammar for this context (cached per signatures and frozen domain)."""

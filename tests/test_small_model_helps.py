@@ -212,3 +212,37 @@ def test_a_fact_the_world_refuted_is_kept_out_of_later_problem_files(tmp_path):
     assert result.metrics.facts_refuted >= 1 and result.metrics.facts_kept_out >= 1
     # exactly its mistake: nothing else of the reader's files is removed
     assert all(s.fact_recall == 1.0 for s in result.scores[1:])
+
+
+def test_samples_use_the_first_answer_that_passes_check():
+    """Three answers per request: an unreadable one, one that fails check (no objects), one
+    that checks; the third is used, every draw is a call with its own seed."""
+    from pddlkit.formalizers.llm_formalizer import LLMFormalizer
+    from pddlkit.llm.scripted import ScriptedLLM
+
+    env = make("coin-collector", rooms=3)
+    obs, _ = env.reset(0)
+    reader = ObservationFormalizer()
+    right = reader.reader.problem(reader.reader.read(env.task, [("look around", obs)], []))
+    answers = ["I think the answer is obvious.",
+               json.dumps({"df": DOMAIN, "pf": _strip_objects(right)}),
+               json.dumps({"df": DOMAIN, "pf": right})]
+    llm = ScriptedLLM(answers)
+    formalizer = LLMFormalizer(llm, "coin-collector", samples=3)
+    result = run_episode(env, formalizer, seed=0, limits=Limits(action_budget=1))
+    assert llm.calls == 3 and formalizer.samples_drawn == 3 and formalizer.samples_used == [3]
+    assert [r.seed for r in llm.requests] == [None, 1, 2]
+    assert result.files[0].problem == right.strip() and result.metrics.solver_errors == 0
+
+
+def test_samples_with_a_stand_in_are_refused_not_dropped():
+    from pddlkit.agents import AgentError, get_agent, run_job
+
+    spec = get_agent("pddlego")
+    try:
+        run_job(spec, env="coin-collector", llm="noisy", seeds=[0],
+                options=spec.make_options({"samples": 3}))
+    except AgentError as exc:
+        assert "--samples 3" in str(exc)
+    else:
+        raise AssertionError("samples with a stand-in was dropped in silence")
