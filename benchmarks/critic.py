@@ -306,4 +306,8 @@ def scoring_table(args) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except KeyboardInterrupt:   # Ctrl-C (or a time limit's SIGINT): one line, not a traceback
+        print("benchmarks/critic.py: interrupted; the rows above are complete", flush=True)
+        raise SystemExit(130)
