@@ -419,7 +419,9 @@ class PDDLWorldEnv:
             shown = "(" + " ".join([failed.atom[0], *(self.display(a) for a in failed.atom[1:])]) + ")"
             sentence = (f"You can't do that: {shown} is "
                         f"{'true' if failed.negated else 'not true'}.")
-        if not all(isinstance(a, str) for a in failed.atom):   # a parameter nothing binds
+        # a parameter nothing binds, or one bound to an object the agent has not perceived (the
+        # room behind a closed door): the message says no more than what was seen, nor may this
+        if not all(isinstance(a, str) and self.perceived(a) for a in failed.atom[1:]):
             return _Failure("precondition", sentence)
         literal = "(" + " ".join(failed.atom) + ")"
         return _Failure("precondition", sentence, {"literal": literal, "holds": failed.negated})
