@@ -78,9 +78,13 @@ class PDDLegoOptions:
                                         "files until an action adds them")
     samples: int = option(1, "answers drawn per request; the first that passes pddlkit check "
                              "is used (1: the paper's single answer)", minimum=1)
-    small_model: bool = option(False, "the helps for small models at once: --repair "
-                                      "--declare-objects --fresh-answers --fact-memory "
-                                      "--problem-only --refuted-facts")
+    modular: bool = option(False, "the LLM writes one small part of the files per call "
+                                  "(predicates, each action, new facts, the goal); code "
+                                  "assembles the files and aims each revision at one part")
+    small_model: bool = option(False, "the helps for small models at once: --modular "
+                                      "(with an LLM) --repair --declare-objects "
+                                      "--fresh-answers --fact-memory --problem-only "
+                                      "--refuted-facts")
     library: Optional[str] = option(None, "domain library folder (default: the user's)")
     save_domain: bool = option(False, "save the domain of each won episode to the library")
     reuse_domain: bool = option(False, "freeze the library's best verified domain for this "
@@ -108,14 +112,17 @@ def limits(o) -> Limits:
 
 
 #: what ``small_model`` turns on (each one is also an option of its own)
-SMALL_MODEL = ("repair", "declare_objects", "fresh_answers", "fact_memory", "problem_only",
-               "refuted_facts")
+SMALL_MODEL = ("modular", "repair", "declare_objects", "fresh_answers", "fact_memory",
+               "problem_only", "refuted_facts")
 
 
-def helps(o) -> list[str]:
-    """The helps beyond the paper a run uses, as their flag names (``small_model`` expanded)."""
+def helps(o, llm: Optional[str] = None) -> list[str]:
+    """The helps beyond the paper a run uses, as their flag names (``small_model`` expanded;
+    its ``modular`` only with an LLM: a stand-in writes whole files, and the row says which
+    helps it had)."""
     on = [name for name in SMALL_MODEL if getattr(o, name, False)
-          or getattr(o, "small_model", False)]
+          or (getattr(o, "small_model", False)
+              and not (name == "modular" and offline(llm)))]
     if getattr(o, "constrained", False):
         on.append("constrained")
     if getattr(o, "samples", 1) > 1:
@@ -158,6 +165,10 @@ def play_pddlego(job):
     from .loop import run_episode
 
     o = job.options
+    if o.modular and offline(job.llm):
+        raise AgentError(f"--modular asks an LLM for one part of the files at a time; the "
+                         f"stand-in {job.llm or 'observation'} writes whole files (name an "
+                         "LLM, or leave --modular out)")
     if o.samples > 1 and offline(job.llm):
         raise AgentError(f"--samples {o.samples} draws several answers from an LLM; the "
                          f"stand-in {job.llm or 'observation'} writes one (name an LLM, or "
@@ -167,12 +178,14 @@ def play_pddlego(job):
         from .library import DomainLibrary
 
         library = DomainLibrary(o.library)
+    used = helps(o, job.llm)
     for seed in job.seeds:
         episode = job.episode(seed)
         env = make(job.env, **job.env_options)
         extra = {} if offline(job.llm) else {
             "goal_style": o.goal_style, "prompts": o.prompts, "temperature": o.temperature,
-            "max_tokens": job.max_tokens, "constrained": o.constrained, "samples": o.samples}
+            "max_tokens": job.max_tokens, "constrained": o.constrained, "samples": o.samples,
+            "modular": "modular" in used}
         formalizer = make_formalizer(job.llm, env.id, **extra)
         if hasattr(formalizer, "rng"):
             formalizer.rng.seed(episode.rng_seed)
@@ -186,7 +199,6 @@ def play_pddlego(job):
             for check in failed:   # passed over: say why, once per run is enough
                 episode.on_event("domain-skipped", {"entry": check.entry,
                                                     "why": check.messages[:1]})
-        used = helps(o)
         result = run_episode(env, formalizer, seed=seed, planner=o.planner, limits=limits(o),
                              on_event=episode.on_event, domain=frozen,
                              repair="repair" in used, fact_memory="fact-memory" in used,
@@ -198,7 +210,10 @@ def play_pddlego(job):
         summary += f"; helps: {', '.join(used)}" if used else "; helps: none (the paper's loop)"
         if o.constrained:
             summary += f"; decoding {describe_modes(getattr(formalizer, 'modes', []))}"
-        if o.samples > 1:
+        if "modular" in used:
+            summary += (f"; modular: {result.metrics.part_calls} part calls, "
+                        f"{result.metrics.parts_redrawn} redrawn")
+        if o.samples > 1 and "modular" not in used:
             used_at = getattr(formalizer, "samples_used", [])
             summary += (f"; samples: {getattr(formalizer, 'samples_drawn', 0)} drawn for "
                         f"{len(used_at)} requests, {sum(1 for k in used_at if k)} passed check")

@@ -150,6 +150,10 @@ def make_formalizer(llm: Any, env_id: str, **options: Any):
 
         rate = _rate(llm.split(":", 1)[1]) if ":" in llm else options.pop("rate", None)
         return NoisyFormalizer(env_id, **({"rate": rate} if rate is not None else {}), **options)
+    if options.pop("modular", False):
+        from .modular import ModularFormalizer
+
+        return ModularFormalizer(llm, env_id, **options)
     from .llm_formalizer import LLMFormalizer
 
     return LLMFormalizer(llm, env_id, **options)

@@ -78,6 +78,8 @@ class Metrics:
     facts_merged: int = 0  # remembered facts put back (fact_memory option)
     objects_declared: int = 0  # objects declared in code (declare_objects option)
     facts_refuted: int = 0  # facts the world refuted, kept out after (refuted_facts option)
+    part_calls: int = 0  # calls of the modular mode, one small part each (modular option)
+    parts_redrawn: int = 0  # part answers identical to a refused one, drawn again (modular)
     facts_kept_out: int = 0  # removals of refuted facts from problem files
     repeated_answers: int = 0  # answers identical to refused ones, not planned (fresh_answers)
     history_left_out: int = 0  # the most history entries one prompt left out for the context
@@ -183,6 +185,7 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
                 emit("abort", reason=m.abort_reason)
                 return _finish(result, ledger, before, started, emit)
             commands, error = tried.commands, tried.error
+            _record_parts(formalizer, m, emit)
             left_out = getattr(formalizer, "history_left_out", 0)
             if left_out:
                 m.history_left_out = max(m.history_left_out, left_out)
@@ -249,6 +252,8 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
                 result.ran[-1] = len(done)
             if end.done:   # won, lost or truncated: nothing more to run or to ask
                 break
+        if failure is None and hasattr(formalizer, "ran"):   # the modular mode keeps the state
+            formalizer.ran(result.actions[-1][:len(done)])
         if refuted is not None and previous is not None:
             steps_run = result.actions[-1][:len(done)]
             released = refuted.release(steps_run, previous.domain)
@@ -318,6 +323,18 @@ def emitter(log: EpisodeRecord, on_event=None):
         if on_event is not None:
             on_event(kind, data)
     return emit
+
+
+def _record_parts(formalizer, m: Metrics, emit) -> None:
+    """The modular mode's calls of the last request (:mod:`.modular`), counted and recorded
+    with what code did with each answer."""
+    parts = getattr(formalizer, "last_parts", None)
+    if not parts:
+        return
+    m.part_calls += len(parts)
+    m.parts_redrawn += sum(1 for p in parts if p.outcome.startswith("redrawn"))
+    emit("parts", step=m.steps, parts=[p.to_dict() for p in parts])
+    formalizer.last_parts = []
 
 
 def _score(scorer, result: EpisodeResult, memory, step: int, emit) -> None:

@@ -315,3 +315,111 @@ def parse_signatures(text: str) -> list[ActionSignature]:
         if all(v.startswith("?") for v, _ in params):
             found.append(ActionSignature(m.group(1), tuple(params)))
     return found
+
+
+# --- parts of files, for modular generation (one small part per call) -------------------------
+#
+# A small model that writes a whole domain and problem in one answer makes a mistake somewhere
+# in 500 tokens; asked for one part at a time, each under a grammar derived from what is
+# already fixed, it can only make the mistakes that part allows. These grammars are the parts'
+# (the code that assembles the files from them is the front end's): the predicates of a
+# domain, the precondition and effect of one action over its own parameters, facts, a goal.
+
+
+def _literal_rules(lines: list[str], predicates: "dict[str, int]", terms: Sequence[str],
+                   what: str) -> None:
+    """``atom`` and ``literal`` over ``predicates`` (name -> arity) with ``terms`` as the only
+    arguments; a predicate whose arity needs terms when there are none is left out."""
+    atoms = []
+    for name, arity in sorted(predicates.items()):
+        if arity and not terms:
+            continue
+        atoms.append(f'"(" {_lit(name)}' + " term" * arity + ' ")"')
+    if not atoms:
+        raise ValueError(f"no {what} can be written: no predicate fits the names given")
+    lines.append("atom: " + "\n  | ".join(atoms))
+    lines.append('literal: atom | "(" "not" atom ")"')
+    if terms:
+        lines.append(f"term: {_choice(terms)}")
+
+
+def _blank_only(lines: list[str]) -> None:
+    lines.append(r"WS: /[ \t\r\n]+/")
+    lines.append("%ignore WS")
+
+
+def predicates_grammar(types: Sequence[str], *, limits: Limits = Limits()) -> Grammar:
+    """Predicate declarations, one after another: ``(at ?r - room) (open ?d - door)``, each
+    parameter typed with one of ``types`` (the types the actions' parameters use)."""
+    lines = [f"start: {_rep('skeleton', limits.predicates, 1)}",
+             f'skeleton: "(" NAME {_rep("parameter", 4)} ")"',
+             f'parameter: VARIABLE "-" type',
+             f"type: {_choice(types or ['object'])}",
+             f"NAME: {_name_regex(limits, False)}",
+             r"VARIABLE: /\?[a-z][a-z0-9_\-]{0,15}/"]
+    _blank_only(lines)
+    return Grammar("\n".join(lines) + "\n", "predicates", limits.blank)
+
+
+def action_body_grammar(predicates: "dict[str, int]", parameters: Sequence[str], *,
+                        limits: Limits = Limits()) -> Grammar:
+    """``:precondition ... :effect ...`` of one action: literals over ``predicates`` (name ->
+    arity, so the arity is right) whose arguments are the action's own ``parameters``; the
+    precondition a conjunction whose parts may be disjunctions, the effect one or more
+    literals (never empty: an action without effect is a mistake a small model makes)."""
+    lines = ['start: ":precondition" condition ":effect" effect',
+             f'condition: "(" "and" {_rep("condition_part", limits.parts, 1)} ")" '
+             '| condition_part',
+             f'condition_part: literal | "(" "or" {_rep("literal", limits.parts, 2)} ")"',
+             f'effect: "(" "and" {_rep("literal", limits.parts, 1)} ")" | literal']
+    _literal_rules(lines, predicates, list(parameters), "precondition or effect")
+    _blank_only(lines)
+    return Grammar("\n".join(lines) + "\n", "action body", limits.blank)
+
+
+def facts_grammar(predicates: "dict[str, int]", objects: Sequence[str], *,
+                  limits: Limits = Limits(), allow_none: bool = False) -> Grammar:
+    """Ground facts, one or more: ``(at kitchen) (connected kitchen pantry south)``, over
+    ``predicates`` (name -> arity) and ``objects`` only; with ``allow_none``, or the word
+    ``none`` (a sentence may state no fact over these predicates)."""
+    lines = [f"start: {_rep('atom', limits.facts, 1)}" + (' | "none"' if allow_none else "")]
+    _literal_rules(lines, predicates, list(objects), "fact")
+    _blank_only(lines)
+    return Grammar("\n".join(lines) + "\n", "facts", limits.blank)
+
+
+def goal_grammar(predicates: "dict[str, int]", objects: Sequence[str], *,
+                 limits: Limits = Limits()) -> Grammar:
+    """``(:goal ...)``: a literal or a conjunction of literals over ``predicates`` and
+    ``objects``."""
+    lines = ['start: "(" ":goal" goal ")"',
+             f'goal: literal | "(" "and" {_rep("literal", limits.parts, 1)} ")"']
+    _literal_rules(lines, predicates, list(objects), "goal")
+    _blank_only(lines)
+    return Grammar("\n".join(lines) + "\n", "goal", limits.blank)
+
+
+def labeled_facts_grammar(predicates: Sequence[tuple[str, Sequence[tuple[str, Optional[str]]]]],
+                          names: "dict[Optional[str], Sequence[str]]", *,
+                          limits: Limits = Limits()) -> Grammar:
+    """Ground facts with every parameter named, ``(connected ?from=kitchen ?to=hall
+    ?dir=east)``, one or more: ``predicates`` as (name, [(parameter, type)]), ``names`` the
+    names each type may take (the key None for untyped parameters). Naming the parameter
+    makes a small model put each argument where it belongs; the reader drops the labels."""
+    lines = [f"start: {_rep('fact', min(limits.facts, 8), 1)}"]
+    rules, used = [], {}
+    for name, params in predicates:
+        if any(not names.get(t) for _v, t in params):
+            continue
+        slots = []
+        for variable, kind in params:
+            rule = used.setdefault(kind, f"name_{len(used)}")
+            slots.append(f"{_lit(variable + '=')} {rule}")
+        rules.append(f'"(" {_lit(name)} ' + " ".join(slots) + ' ")"')
+    if not rules:
+        raise ValueError("no fact can be written: no predicate has names for its parameters")
+    lines.append("fact: " + "\n  | ".join(rules))
+    for kind, rule in used.items():
+        lines.append(f"{rule}: {_choice(names[kind])}")
+    _blank_only(lines)
+    return Grammar("\n".join(lines) + "\n", "facts (parameters named)", limits.blank)

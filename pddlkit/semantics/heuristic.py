@@ -78,6 +78,11 @@ class RelaxedDistance:
         return 0.0  # numeric comparisons: relaxed away
 
     def __call__(self, state: State) -> float:
+        return self._cost(self.goal, self.costs(state), {}, state)
+
+    def costs(self, state: State) -> dict:
+        """Every atom the relaxed problem reaches from ``state``, with its h_add cost (0 for
+        the atoms of ``state``); an atom not in the dict cannot be reached even relaxed."""
         costs: dict = {atom: 0.0 for atom in state.atoms}
         adds = [fixed if fixed is not None else
                 effect_changes(a.action.effects, state, a.binding, self.world)[0]
@@ -93,7 +98,7 @@ class RelaxedDistance:
                     if pre + 1 < costs.get(atom, INF):
                         costs[atom] = pre + 1
                         changed = True
-        return self._cost(self.goal, costs, {}, state)
+        return costs
 
 
 def _conditional(effects) -> bool:

@@ -1,0 +1,133 @@
+"""A small local model through PDDLego+: the paper's mode, each help, and the ``--small-model``
+preset, with Qwen2.5-Coder 1.5B Instruct behind llama.cpp's server (over HTTP through the real
+``openai`` client), one ``pddlkit run pddlego`` per row, on the same seeds.
+
+    .venv/bin/python benchmarks/small_model.py --rows preset,paper --seeds 10
+    .venv/bin/python benchmarks/small_model.py --rows all --seeds 5 --out examples/real-llm/small-model.md
+
+Rows (``--rows``, comma-separated names, or ``all``): ``paper`` (no help: the paper's loop),
+each help alone (``modular``, ``repair``, ``declare-objects``, ``fresh-answers``,
+``fact-memory``, ``refuted-facts``), ``preset`` (``--small-model``), ``preset-free`` (the
+preset without grammar-constrained decoding, to say whether the grammar helps this model),
+``whole-file-helps`` (the preset's helps without ``--modular``: the model writes the whole
+problem file), ``plangen`` (the LLM as planner, for reference). Every row runs on CoinCollector
+(``--rooms``) with the library's verified domain frozen (``--reuse-domain --library
+domains/learned``), as the issue's measurements did, except ``plangen``, which writes no PDDL.
+
+Columns: won, LLM calls, tokens (prompt + completion), wall seconds, calls per won episode,
+mean fact precision and recall of the problem files against the environment's truth
+(:mod:`pddlkit.formalizers.scoring`), how the calls were decoded, and the helps the row used
+(its own ``helps`` column). Nothing is tuned to the seeds: temperature 0, seeds 0..N-1, the
+responses' cache off (``PDDLKIT_NO_CACHE=1``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+FROZEN = ["--reuse-domain", "--library", str(REPO / "domains" / "learned")]
+ROWS = {
+    "paper": ("pddlego", [*FROZEN, "--constrained"]),
+    "modular": ("pddlego", [*FROZEN, "--constrained", "--modular"]),
+    "repair": ("pddlego", [*FROZEN, "--constrained", "--repair"]),
+    "declare-objects": ("pddlego", [*FROZEN, "--constrained", "--declare-objects"]),
+    "fresh-answers": ("pddlego", [*FROZEN, "--constrained", "--fresh-answers"]),
+    "fact-memory": ("pddlego", [*FROZEN, "--constrained", "--fact-memory"]),
+    "refuted-facts": ("pddlego", [*FROZEN, "--constrained", "--refuted-facts"]),
+    "preset": ("pddlego", [*FROZEN, "--constrained", "--small-model"]),
+    "preset-free": ("pddlego", [*FROZEN, "--small-model"]),
+    "whole-file-helps": ("pddlego", [*FROZEN, "--constrained", "--repair", "--declare-objects",
+                                     "--fresh-answers", "--fact-memory", "--problem-only",
+                                     "--refuted-facts"]),
+    "plangen": ("plangen", []),
+}
+
+
+def run_row(agent: str, args: list[str], model: str, seeds: int, rooms: int, budget: int,
+            folder: Path) -> dict:
+    transcript = folder / f"{agent}-{len(list(folder.iterdir()))}.jsonl"
+    command = [sys.executable, "-m", "pddlkit.cli", "run", agent, "--env", "coin-collector",
+               "--rooms", str(rooms), "--budget", str(budget), "--episodes", str(seeds),
+               *args, "--llm", f"local:{model}", "--json", "--transcript", str(transcript)]
+    start = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, timeout=6 * 3600,
+                          env={**os.environ, "PDDLKIT_NO_CACHE": "1"})
+    seconds = time.perf_counter() - start
+    if done.returncode not in (0, 1):
+        return {"error": (done.stderr.strip().splitlines() or ["?"])[-1], "seconds": seconds}
+    rows = json.loads(done.stdout)
+    calls = [json.loads(line) for line in transcript.read_text().splitlines()] \
+        if transcript.exists() else []
+    return {"rows": rows, "calls": calls, "seconds": seconds}
+
+
+def cells(result: dict) -> list[str]:
+    from pddlkit.formalizers.scoring import pooled
+    from pddlkit.llm.grammar import describe_modes
+
+    rows = result["rows"]
+    won = sum(1 for r in rows if r.get("won"))
+    calls = sum(r.get("llm_calls", 0) for r in rows)
+    tokens = sum(r.get("prompt_tokens", 0) + r.get("completion_tokens", 0) for r in rows)
+    per_won = f"{calls / won:.0f}" if won else "-"
+    walls = [r.get("loop_seconds", 0.0) for r in rows if r.get("won")]
+    median_won = f"{statistics.median(walls) / 60:.1f}" if walls else "-"
+    modes = describe_modes(c.get("constraint_mode", "") for c in result["calls"]) or "free"
+    helps = rows[0].get("helps", "none") if rows else "?"
+    return [f"{won}/{len(rows)}", str(calls), str(tokens), f"{result['seconds']:.0f}", per_won,
+            median_won, pooled(rows), modes, helps]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--model", default="qwen2.5-coder-1.5b")
+    parser.add_argument("--rows", default="paper,preset")
+    parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--rooms", type=int, default=3)
+    parser.add_argument("--budget", type=int, default=50)
+    parser.add_argument("--out", help="also write the table (Markdown) here")
+    args = parser.parse_args()
+    names = list(ROWS) if args.rows == "all" else args.rows.split(",")
+    unknown = [n for n in names if n not in ROWS]
+    if unknown:
+        parser.error(f"unknown row(s) {', '.join(unknown)}; rows: {', '.join(ROWS)}, all")
+    header = ["row", "won", "LLM calls", "tokens", "wall s", "calls per won",
+              "median won min", "files against the truth", "decoding", "helps"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    print(f"CoinCollector {args.rooms} rooms, seeds 0..{args.seeds - 1}, budget {args.budget}, "
+          f"local:{args.model}", flush=True)
+    print(lines[0], flush=True)
+    print(lines[1], flush=True)
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in names:
+            agent, row_args = ROWS[name]
+            result = run_row(agent, row_args, args.model, args.seeds, args.rooms, args.budget,
+                             Path(tmp))
+            if "error" in result:
+                line = f"| {name} | error: {result['error']} |"
+            else:
+                line = "| " + " | ".join([name, *cells(result)]) + " |"
+            lines.append(line)
+            print(line, flush=True)
+    total = f"{(time.perf_counter() - started) / 60:.0f} minutes in all on this machine"
+    print(total)
+    if args.out:
+        Path(args.out).write_text(
+            f"# A small model through PDDLego+ (`benchmarks/small_model.py`)\n\n"
+            f"CoinCollector {args.rooms} rooms, seeds 0..{args.seeds - 1}, budget "
+            f"{args.budget}, local:{args.model}, the library's domain frozen.\n\n"
+            + "\n".join(lines) + f"\n\n{total}.\n")
+
+
+if __name__ == "__main__":
+    main()

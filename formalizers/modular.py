@@ -1,0 +1,854 @@
+"""Modular generation: the LLM writes one small part of the PDDL at a time, code assembles the
+files (issue 46, the ``modular`` option; off by default: the paper's whole-file answer).
+
+Why: a 1.5B model asked for a domain and a problem in one answer spends 300-500 tokens and
+slips somewhere (an action without effect, predicates used at other arities than declared, a
+problem without ``(:objects ...)``); every retry rewrites everything. Asked for one part,
+decoded (with ``constrained``) under a grammar derived from what is already fixed
+(:mod:`pddlkit.pddl.grammars`: ``predicates_grammar``, ``action_body_grammar``,
+``facts_grammar``, ``goal_grammar``), it can only make the mistakes that part allows, and a
+revision rewrites only the part that is wrong.
+
+The parts, in order:
+
+* **the domain** (skipped when the domain is frozen: ``fixed_domain``, set by the loop from
+  ``--reuse-domain``): its predicates, typed with the types the environment's action
+  signatures use; then, for each action (name and parameters fixed by the environment, as in
+  the paper), its precondition and effect over the declared predicates and the action's own
+  parameters. Code writes the requirements, types, parameters and layout. The domain is
+  written once and kept; only a part an error names is rewritten.
+* **the facts** the new observations state (every observation since the last facts part, not
+  only the newest: a plan of three moves passes through rooms), over the domain's
+  predicates and the names that occur in the observations (single words and adjacent word
+  pairs joined with ``_``; not the task's words, so a coin nobody has seen cannot be placed).
+  Code keeps the state between steps: after a plan ran, the problem's init is progressed
+  through the steps that ran under the model's own domain (pddlkit's semantics), and a new
+  fact of a *single-valued* predicate (one every action that adds it also deletes, as
+  ``at`` under ``move``) replaces the old one (same first argument, for arity 2 or more).
+  Free answers are read leniently; code refuses a fact over an unknown predicate, with the
+  wrong arity, or naming what no observation names, and records it.
+* **the goal**, over the domain's predicates and the names known (facts, observations, the
+  task), with the environment's goal guidance (its ``goal_detailed`` template).
+
+Code declares the problem's objects, typed by the predicates (:func:`.objects.declare_objects`).
+
+Revision aimed at the part (what an error names):
+
+* a solver error naming an action of a learned domain -> that action's part;
+* an error about the goal (no plan, the goal already holds, unreachable) -> the goal; after
+  two goal rewrites in a row, the facts and then the goal;
+* anything else (an object used at two types, an undeclared name) -> the facts, then the goal;
+* a simulation error -> the facts behind it and the goal; the second in a row for the same
+  action of a learned domain -> that action's precondition and effect, then the goal.
+
+The rewrite request shows the part's last answer and the error. An answer identical to one
+already refused for the same part is not used: it is drawn again with the next seed (up to
+:data:`REDRAWS` times) and counted (``redrawn``).
+
+Records: every call is a :class:`PartCall` (which part, why, its tokens, its answer, and what
+code did with it: used, refused lines, redrawn); the loop writes them as a ``parts`` event.
+``samples`` > 1 draws that many answers per part and keeps the first whose assembled files
+pass ``pddlkit check`` (the goal: whose files also plan).
+"""
+
+from __future__ import annotations
+
+import re
+import string
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Optional, Union
+
+from pddlkit.llm.base import LLM
+
+from .answer import AnswerError, Files
+from .base import INITIAL, SIMULATION_ERROR, SOLVER_ERROR, Context
+from .llm_formalizer import RETRY_TEMPERATURE, PromptedLLM
+
+BUNDLED = Path(__file__).parent / "prompts" / "modular"
+PARTS = ("context", "predicates", "action", "types", "facts", "goal")
+#: times a part is drawn again when its answer is one already refused
+REDRAWS = 3
+#: goals offered to the model at most (the nearest reachable atoms)
+GOAL_CANDIDATES = 24
+#: answer tokens per part when the run sets no ``max_tokens`` (a part is short by design)
+PART_TOKENS = {"predicates": 200, "action": 160, "types": 120, "facts": 200, "goal": 60}
+#: words that are never names of things in an observation
+STOP_WORDS = frozenset("""a an the you your are is was be been am i me my it its in into on at to
+of and or but for from with by as this that these those there here what which who can cannot
+see seen not no nothing do does did have has had will would could should then than so if
+just also very some any all one".""".split())
+
+
+@dataclass
+class PartCall:
+    """One call of the modular mode: the part it wrote and what code did with the answer."""
+
+    part: str                 # "predicates", "action move", "facts", "goal"
+    why: str                  # "initial", "update", "solver_error", "simulation_error"
+    answer: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+    seed: Optional[int] = None
+    outcome: str = "used"     # "used", "redrawn: same as a refused answer", "unreadable", ...
+    refused: list[str] = field(default_factory=list)   # lines code refused, with why
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def observed_names(texts, unknown: bool = False) -> list[str]:
+    """Names that occur in ``texts``: words that are not :data:`STOP_WORDS`, and adjacent
+    pairs of such words joined with ``_`` ("living room" -> living, room, living_room). With
+    ``unknown``, each also as ``unknown_<name>``: what is behind a closed door has no name in
+    any observation, and a model must call it something (``unknown_north``)."""
+    out: dict[str, None] = {}
+    for text in texts:
+        for sentence in re.split(r"[.!?,;:\n]", str(text).lower()):
+            words = re.findall(r"[a-z][a-z0-9]*", sentence)
+            for i, word in enumerate(words):
+                if word in STOP_WORDS or len(word) < 2:
+                    continue
+                out[word] = None
+                if i + 1 < len(words) and words[i + 1] not in STOP_WORDS \
+                        and len(words[i + 1]) > 1:
+                    out[f"{word}_{words[i + 1]}"] = None
+    if unknown:
+        for name in list(out):
+            out[f"unknown_{name}"] = None
+    return list(out)
+
+
+_ATOM = re.compile(r"\(\s*([A-Za-z][\w\-]*)((?:\s+[^\s()]+)*)\s*\)")
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.replace("(", " ( ").replace(")", " ) ").split()).lower()
+
+
+def _balanced(text: str, start: int) -> Optional[str]:
+    depth = 0
+    for i in range(start, len(text)):
+        if text[i] == "(":
+            depth += 1
+        elif text[i] == ")":
+            depth -= 1
+            if depth == 0:
+                return text[start:i + 1]
+    return None
+
+
+class ModularFormalizer(PromptedLLM):
+    """``ModularFormalizer(llm, env_id)``: PDDLego+ with one part of the files per call (see
+    the module docstring); a drop-in for :class:`~.llm_formalizer.LLMFormalizer`."""
+
+    name = "pddlego-modular"
+
+    def __init__(self, llm: Union[LLM, str], env_id: str, *, prompts: Optional[str] = None,
+                 temperature: float = 0.0, max_tokens: Optional[int] = None,
+                 constrained: bool = False, samples: int = 1, goal_style: str = "detailed"
+                 ) -> None:
+        super().__init__(llm, env_id, prompts=prompts, temperature=temperature,
+                         max_tokens=max_tokens)
+        if samples < 1:
+            raise ValueError(f"samples must be 1 or more, got {samples}")
+        self.env_id = env_id
+        self.constrained = constrained
+        self.samples = samples
+        self.guidance = self.prompts.templates[f"goal_{goal_style}"].safe_substitute({}).strip()
+        self.templates = _templates(prompts)
+        self.fixed_domain: Optional[str] = None   # set by the loop (a frozen domain)
+        self.problem_only = False                  # accepted for the loop; always so here
+        self.modes: list[str] = []
+        self.calls: list[PartCall] = []            # every call of the episode
+        self.last_parts: list[PartCall] = []       # the calls of the last propose
+        self.redrawn = 0
+        self.last_prompt = ""
+        self._reset()
+
+    # -- episode state -------------------------------------------------------------------
+    def _reset(self) -> None:
+        self.predicates: list[str] = []            # "(at ?r - room)"
+        self.bodies: dict[str, str] = {}           # action -> ":precondition ... :effect ..."
+        self.base: list[str] = []                  # facts progressed through what ran
+        self.chunk: list[str] = []                 # facts from the last facts part
+        self.goal = ""
+        self.ever: set[str] = set()                # every fact true in a state so far
+        self.seen = 0                              # history entries the facts parts covered
+        self.last_files: Optional[Files] = None
+        self.answers: dict[str, str] = {}          # part -> its last answer
+        self._refused: dict[tuple[str, str], str] = {}
+        self._asked: dict[tuple[str, str], int] = {}
+        self._goal_rewrites = 0
+        self._failed_actions: dict[str, int] = {}
+        self._written_last: list[str] = []
+        self._signatures_seen: dict = {}
+        self._sentence = ""                        # the sentence a facts call reads
+        self._facts_from = 0                       # history index the last facts part read from
+        self.name_types: dict[str, str] = {}       # word -> its type, or NONE (types part)
+
+    # -- the loop's calls ----------------------------------------------------------------
+    def propose(self, context: Context) -> Files:
+        if context.kind == INITIAL and context.previous is None and self.last_files is not None:
+            self._reset()
+        self.last_parts = []
+        signatures = _signatures(context.signatures)
+        self._signatures_seen = signatures
+        targets = self._targets(context, signatures)
+        if context.kind in (SOLVER_ERROR, SIMULATION_ERROR):
+            for part in self._written_last:   # the answers that led to the error
+                if part in targets and part in self.answers:
+                    self._refused[self._refusal_key(part, self.answers[part])] = \
+                        context.error or ""
+        self._written_last = []
+        for part in targets:
+            if part == "facts":
+                self._write_facts(context, signatures)
+                self._written_last.append(part)
+                continue
+            if self._write(part, context, signatures):
+                self._written_last.append(part)
+                continue
+            # every draw refused or unreadable: ask another part (the facts behind the goal)
+            # before this one again, else say so as an unreadable answer
+            if part != "facts" and "facts" not in self._written_last \
+                    and self._write_facts(context, signatures) \
+                    and self._write(part, context, signatures):
+                self._written_last += ["facts", part]
+                continue
+            last = next((c for c in reversed(self.last_parts) if c.part == part), None)
+            raise AnswerError(f"the {part} part: " + (last.outcome if last else "no answer"))
+        files = self._assemble(context, signatures)
+        self.last_files = files
+        return files
+
+    def ran(self, steps: list[str]) -> None:
+        """The plan's steps that ran in the world (all of them: the loop calls this only when
+        the plan did not fail): the init is progressed through them under the model's
+        domain, and becomes the base the next facts are added to."""
+        if self.last_files is None:
+            return
+        from pddlkit.pddl.reader import read_domain, read_problem
+        from pddlkit.semantics.simulate import simulate
+        from pddlkit.semantics.state import format_atom
+        from pddlkit.semantics.world import World
+
+        dom, _ = read_domain(self.last_files.domain)
+        prob, _ = read_problem(self.last_files.problem)
+        if dom is None or prob is None:
+            return
+        world = World(dom, prob)
+        state = world.initial_state
+        for step in steps:
+            simulated = simulate(world, state, step)
+            if not simulated.applicable:
+                break
+            state = simulated.successor
+        self.base = sorted(format_atom(a) for a in state.atoms)
+        self.ever.update(self.base)
+        self.chunk = []
+        self._goal_rewrites = 0
+        self._failed_actions = {}
+
+    # -- which parts -----------------------------------------------------------------------
+    def _targets(self, context: Context, signatures: dict) -> list[str]:
+        learned = self.fixed_domain is None
+        domain_parts = [] if not learned or self.predicates else \
+            ["predicates"] + [f"action {name}" for name in signatures]
+        if context.kind not in (SOLVER_ERROR, SIMULATION_ERROR):
+            new = len(context.memory.history) > self.seen or not self.chunk and not self.base
+            return domain_parts + (["facts"] if new else []) + ["goal"]
+        error = (context.error or "").lower()
+        if error.startswith("your answer could not be read"):
+            return ["facts", "goal"]
+        if context.kind == SIMULATION_ERROR:
+            action = _action_of(context.failed_action or "", context, signatures)
+            count = self._failed_actions.get(action or "", 0) + 1
+            if action:
+                self._failed_actions[action] = count
+            if learned and action and count >= 2:
+                return [f"action {action}", "goal"]
+            return ["facts", "goal"]
+        if learned:
+            for name in signatures:
+                if re.search(rf"(action|:action)\s+'?{re.escape(name)}\b", error):
+                    return [f"action {name}", "goal"]
+        if "goal" in error or "no plan" in error or "unsolvable" in error \
+                or "unreachable" in error:
+            self._goal_rewrites += 1
+            if self._goal_rewrites <= 2:
+                return ["goal"]
+            self._goal_rewrites = 0
+        return ["facts", "goal"]
+
+    # -- one part --------------------------------------------------------------------------
+    def _write(self, part: str, context: Context, signatures: dict) -> bool:
+        """Ask for ``part`` and keep the answer; False when every draw was unreadable or
+        the same as an answer already refused for this part."""
+        prompt = self._prompt(part, context, signatures)
+        try:
+            grammar = self._grammar(part, context, signatures) if self.constrained else None
+        except ValueError as exc:   # no predicate fits the names known: say so, as data
+            raise AnswerError(f"the {part} part cannot be written yet: {exc}") from None
+        budget = PART_TOKENS[part.split()[0]]
+        max_tokens = min(self.max_tokens, budget) if self.max_tokens else budget
+        key = (part, prompt)
+        draws = self._asked.get(key, 0)
+        chosen: Optional[tuple[str, PartCall]] = None
+        asked = prompt
+        for attempt in range(REDRAWS + self.samples):
+            draw = draws + attempt
+            temperature = max(self.temperature, RETRY_TEMPERATURE) if draw else self.temperature
+            t0 = time.monotonic()
+            extra = {"constraint": grammar} if grammar is not None else {}
+            self.last_prompt = asked
+            answer = self.llm.complete([{"role": "user", "content": asked}],
+                                       temperature=temperature, seed=draw or None,
+                                       max_tokens=max_tokens, **extra)
+            if grammar is not None:
+                self.modes.append(answer.constraint_mode)
+            call = PartCall(part, context.kind, answer.text, answer.prompt_tokens,
+                            answer.completion_tokens, round(time.monotonic() - t0, 3),
+                            draw or None)
+            self.calls.append(call)
+            self.last_parts.append(call)
+            if self._refusal_key(part, answer.text) in self._refused:
+                call.outcome = "redrawn: the same as an answer already refused for this part"
+                self.redrawn += 1
+                refused = [a for (p, a, _rest) in self._refused if p == part][-3:]
+                asked = (prompt + "\nThese answers for this part were refused already; write "
+                         "a different one:\n" + "\n".join(refused) + "\n")
+                continue
+            kept, refused = self._read(part, answer.text, context, signatures)
+            call.refused = refused
+            if kept is None:
+                call.outcome = "unreadable: " + (refused[0] if refused else "no part found")
+                continue
+            if self.samples > 1 and not self._sample_ok(part, kept, context, signatures):
+                call.outcome = "sample not used: the files did not pass check" + \
+                    (" and plan" if part == "goal" else "")
+                chosen = chosen or (kept, call)
+                if attempt + 1 >= self.samples:
+                    break
+                continue
+            chosen = (kept, call)
+            break
+        self._asked[key] = draws + sum(1 for c in self.last_parts if c.part == part)
+        if chosen is None:
+            return False
+        kept, call = chosen
+        call.outcome = "used"
+        self.answers[part] = call.answer
+        self._store(part, kept, context)
+        return True
+
+    def _write_facts(self, context: Context, signatures: dict) -> bool:
+        """The facts part, one call per sentence of the new observations (the task's sentence
+        left out): a small model reads one sentence far better than a paragraph."""
+        history = context.memory.history
+        task = context.memory.task.strip()
+        sentences = []
+        if self.seen >= len(history):   # a revision: the sentences of the last facts part
+            self.seen = self._facts_from
+        self._facts_from = self.seen
+        for _action, text in history[self.seen:]:
+            text = text.replace(task, " ") if task else text
+            for sentence in re.split(r"(?<=[.!?])\s+|\n+", text):
+                sentence = sentence.strip()
+                if re.search(r"[a-zA-Z]{2}", sentence) and not sentence.lower().startswith(
+                        "your task is"):
+                    sentences.append(sentence)
+        self.chunk = []
+        wrote = False
+        for sentence in dict.fromkeys(sentences):
+            self._sentence = sentence
+            if self._untyped_words():
+                self._write("types", context, signatures)
+            wrote = self._write("facts", context, signatures) or wrote
+        self._sentence = ""
+        self.seen = len(history)
+        return wrote
+
+    def _untyped_words(self) -> list[str]:
+        """The sentence's words no earlier part has typed (see :meth:`_typed_names`)."""
+        return [n for n in observed_names([self._sentence]) if n not in self.name_types]
+
+    def _refusal_key(self, part: str, answer: str) -> tuple[str, str, str]:
+        """An answer is refused together with the rest of the files it was assembled with:
+        the same goal over other facts makes other files, which may plan."""
+        rest = [self.predicates, sorted(self.bodies.items()), self.base]
+        rest.append([self.goal, self._sentence] if part == "facts" else self.chunk)
+        return part, _norm(answer), _norm(repr([r for r in rest]))
+
+    def _sample_ok(self, part: str, kept, context: Context, signatures: dict) -> bool:
+        from pddlkit.checks import check
+
+        saved = (list(self.predicates), dict(self.bodies), list(self.chunk), self.goal)
+        self._store(part, kept, context, counting=False)
+        try:
+            files = self._assemble(context, signatures)
+            ok = check(files.domain, files.problem).ok
+            if ok and part == "goal":
+                import pddlkit
+
+                ok = pddlkit.plan(files.domain, files.problem, timeout=10).solved
+        finally:
+            self.predicates, self.bodies, self.chunk, self.goal = saved
+        return ok
+
+    def _store(self, part: str, kept, context: Context, counting: bool = True) -> None:
+        if part == "predicates":
+            self.predicates = kept
+        elif part.startswith("action "):
+            self.bodies[part.split(" ", 1)[1]] = kept
+        elif part == "facts":
+            self.chunk = self.chunk + [f for f in kept if f not in self.chunk]
+        elif part == "types":
+            for word, kind in kept.items():
+                self.name_types.setdefault(word, kind)
+        else:
+            self.goal = kept
+
+    # -- reading answers -------------------------------------------------------------------
+    def _read(self, part: str, text: str, context: Context, signatures: dict):
+        """(what to keep, lines refused with why); (None, [why]) when nothing can be kept."""
+        text = text.strip().strip("`")
+        if part == "predicates":
+            kept, refused = [], []
+            types = set(_types(signatures))
+            for m in _ATOM.finditer(text):
+                words = m.group(2).split()
+                params, ok, i = [], True, 0
+                while i < len(words):
+                    if words[i].startswith("?"):
+                        if i + 2 < len(words) and words[i + 1] == "-":
+                            params.append(f"{words[i]} - {words[i + 2]}")
+                            ok = ok and (words[i + 2] in types)
+                            i += 3
+                            continue
+                        params.append(words[i])
+                        i += 1
+                        continue
+                    ok = False
+                    break
+                line = f"({m.group(1).lower()}" + "".join(" " + p for p in params) + ")"
+                if not ok:
+                    refused.append(f"{m.group(0)}: not a typed predicate over {sorted(types)}")
+                elif m.group(1).lower() in {k.split()[0].strip('(') for k in kept}:
+                    refused.append(f"{m.group(0)}: declared twice")
+                else:
+                    kept.append(line)
+            return (kept or None), (refused or ["no predicate found"] if not kept else refused)
+        if part.startswith("action "):
+            pre = text.lower().find(":precondition")
+            eff = text.lower().find(":effect")
+            if eff < 0:
+                return None, ["no :effect"]
+            start = text.find("(", eff)
+            effect = _balanced(text, start) if start >= 0 else None
+            condition = None
+            if pre >= 0:
+                start = text.find("(", pre)
+                condition = _balanced(text, start) if 0 <= start < eff else None
+            if not effect or effect.replace(" ", "") in ("()", "(and)"):
+                return None, ["the effect is empty"]
+            body = (f":precondition {condition}\n    " if condition else "") + \
+                f":effect {effect}"
+            return body, []
+        if part == "types":
+            kinds = {t.upper(): t for t in self._type_names()}
+            found = {}
+            for word, kind in re.findall(r"([a-z][\w\-]*)\s*=\s*([A-Za-z]+)", text):
+                kind = kind.upper()
+                found[word.lower()] = kinds.get(kind, "NONE")
+            wanted = self._untyped_words()
+            if not any(w in found for w in wanted):
+                return None, ["no word=TYPE found"]
+            return {w: found[w] for w in wanted if w in found}, []
+        arities = self._arities(signatures)
+        text = re.sub(r"\?[\w\-]+\s*=\s*", "", text)    # labelled parameters: ?from=kitchen
+        if part == "facts":
+            names = set(self._fact_names(context))
+            kinds = self._kinds()
+            typed = {}                       # name -> (type, the fact that fixed it)
+            for fact in self.base:
+                self._type_of(fact, kinds, typed)
+            kept, refused = [], []
+            for m in _ATOM.finditer(text):
+                predicate, args = m.group(1).lower(), m.group(2).lower().split()
+                fact = "(" + " ".join([predicate, *args]) + ")"
+                if predicate not in arities:
+                    refused.append(f"{fact}: no predicate {predicate} in the domain")
+                elif arities[predicate] != len(args):
+                    refused.append(f"{fact}: {predicate} takes {arities[predicate]} "
+                                   "argument(s)")
+                elif any(a not in names for a in args):
+                    unseen = next(a for a in args if a not in names)
+                    refused.append(f"{fact}: no observation names {unseen}")
+                elif fact not in kept:
+                    clash = self._type_of(fact, kinds, typed)
+                    if clash:
+                        refused.append(f"{fact}: {clash}")
+                    else:
+                        kept.append(fact)
+            if not kept and refused:
+                return None, refused
+            return kept, refused
+        start = text.lower().find("(:goal")
+        goal = _balanced(text, start) if start >= 0 else None
+        if goal is None:
+            atoms = [m.group(0) for m in _ATOM.finditer(text)]
+            if not atoms:
+                return None, ["no (:goal ...) found"]
+            goal = "(:goal " + (atoms[0] if len(atoms) == 1
+                                else "(and " + " ".join(atoms) + ")") + ")"
+        goal = " ".join(goal.lower().split())
+        candidates = self._goal_candidates()
+        inner = goal[len("(:goal"):-1].strip()
+        if candidates and _norm(inner) not in {_norm(c) for c in candidates}:
+            return None, [f"{inner}: not one of the goals the known facts can reach"]
+        return goal, []
+
+    def _goal_candidates(self) -> list[str]:
+        """Atoms not true now that the known facts can reach under the domain, relaxed
+        (delete effects ignored: :class:`pddlkit.semantics.heuristic.RelaxedDistance`),
+        nearest first, at most :data:`GOAL_CANDIDATES`: the goal the model chooses is one a
+        planner can work towards. [] when the files cannot be read (the goal is then free
+        over the known names)."""
+        key = (tuple(self._facts()), self.fixed_domain, tuple(self.predicates),
+               tuple(sorted(self.bodies.items())))
+        if getattr(self, "_candidates_key", None) == key:
+            return self._candidates
+        self._candidates_key, self._candidates = key, []
+        try:
+            from pddlkit.pddl.reader import read_domain, read_problem
+            from pddlkit.semantics.heuristic import RelaxedDistance
+            from pddlkit.semantics.state import format_atom
+            from pddlkit.semantics.world import World
+            from .objects import declare_objects
+
+            domain = self.fixed_domain or self._domain_text(None)
+            init = " ".join(self._facts())
+            files, _ = declare_objects(Files(domain, (
+                f"(define (problem p) (:domain {self._domain_model().name}) (:objects) "
+                f"(:init {init}) (:goal (and)))")))
+            dom, _ = read_domain(files.domain)
+            prob, _ = read_problem(files.problem)
+            world = World(dom, prob)
+            state = world.initial_state
+            costs = RelaxedDistance(world).costs(state)
+        except Exception:   # noqa: BLE001 - a model's files that cannot be read: no candidates
+            return []
+        static = {p.name for p in dom.predicates} - world.fluent_predicates
+        ever = self.ever | set(self._facts())
+        reached = sorted((format_atom(atom) in ever, cost, format_atom(atom))
+                         for atom, cost in costs.items() if cost > 0 and atom[0] not in static)
+        self._candidates = [atom for _old, _cost, atom in reached[:GOAL_CANDIDATES]]
+        return self._candidates
+
+    # -- prompts and grammars --------------------------------------------------------------
+    def _prompt(self, part: str, context: Context, signatures: dict) -> str:
+        history = context.memory.history
+        shown = "\n".join(f"> {a}\n{o}" for a, o in history[:self.seen]) or "(nothing yet)"
+        values = {"task": context.memory.task, "domain_part": self._domain_part(),
+                  "known": "\n".join(self._facts()) or "(none yet)"}
+        common = self.templates["context"].substitute(values).strip()
+        revision = ""
+        last = self.answers.get(part)
+        if context.kind in (SOLVER_ERROR, SIMULATION_ERROR) and context.error:
+            what = (f"The command '{context.failed_action}' failed in the game: "
+                    if context.kind == SIMULATION_ERROR else "The planner reported: ")
+            revision = what + context.error.strip()
+            if last:
+                revision = (f"Your last answer for this part was:\n{last.strip()}\n"
+                            + revision + "\nWrite this part again, fixed.")
+        kind = part.split()[0]
+        if kind == "action":
+            name = part.split(" ", 1)[1]
+            params, command = signatures[name]
+            return self.templates["action"].substitute(
+                context=common, action=name, command=command, signatures=context.signatures,
+                parameters=" ".join(f"{v} - {t}" if t else v for v, t in params),
+                revision=revision).strip() + "\n"
+        if kind == "predicates":
+            return self.templates["predicates"].substitute(
+                context=common, types=", ".join(_types(signatures)),
+                signatures=context.signatures, history=shown,
+                revision=revision).strip() + "\n"
+        if kind == "types":
+            return self.templates["types"].substitute(
+                context=common, sentence=self._sentence, revision=revision,
+                types=", ".join(t.upper() for t in self._type_names())).strip() + "\n"
+        if kind == "facts":
+            return self.templates["facts"].substitute(
+                context=common, revision=revision, sentence=self._sentence).strip() + "\n"
+        candidates = self._goal_candidates()
+        commands = ", ".join(a for a, _ in history) or "(none)"
+        return self.templates["goal"].substitute(
+            context=common, guidance=self.guidance, revision=revision, commands=commands,
+            candidates="\n".join(candidates) if candidates else "(none found)").strip() + "\n"
+
+    def _domain_part(self) -> str:
+        if self.fixed_domain is None and not self.predicates:
+            return ""
+        return ("The domain's predicates, each parameter with its type:\n"
+                + "\n".join(self._labeled_lines()))
+
+    def _signature_list(self) -> list[tuple[str, list[tuple[str, Optional[str]]]]]:
+        """(predicate, [(parameter, type)]) for every predicate of the domain."""
+        out = []
+        for line in self._predicate_lines():
+            words = line.strip("()").split()
+            params, i = [], 1
+            while i < len(words):
+                if words[i].startswith("?"):
+                    kind = words[i + 2] if i + 2 < len(words) and words[i + 1] == "-" else None
+                    params.append((words[i], kind))
+                i += 1
+            out.append((words[0].lower(), params))
+        return out
+
+    def _labeled_lines(self) -> list[str]:
+        """``(connected ?from=ROOM ?to=ROOM ?dir=DIRECTION)``: a fact is written with its
+        parameters named (measured with Qwen2.5-Coder 1.5B: it orders arguments right when
+        each is labelled, and wrong far more often when they are bare)."""
+        return ["(" + " ".join([name] + [f"{v}={(t or 'object').upper()}" for v, t in params])
+                + ")" for name, params in self._signature_list()]
+
+    def _typed_names(self, context: Context) -> dict[str, list[str]]:
+        """type -> the names a fact may give a parameter of that type: names the known facts
+        give that type, and names no fact has typed yet (None: untyped parameters)."""
+        kinds = self._kinds()
+        typed: dict = {}
+        for fact in self._facts() + self.chunk:
+            self._type_of(fact, kinds, typed)
+        for word, kind in self.name_types.items():
+            if kind != "NONE":
+                typed.setdefault(word, (kind, "the types part"))
+        names = [n for n in self._fact_names(context) if self.name_types.get(n) != "NONE"]
+        types = {t for _p, params in self._signature_list() for _v, t in params}
+        return {t: [n for n in names if n not in typed or t is None or typed[n][0] == t]
+                for t in types}
+
+    def _type_names(self) -> list[str]:
+        """The types the domain's predicates use (the types part's choices)."""
+        return list(dict.fromkeys(t for _p, params in self._signature_list()
+                                  for _v, t in params if t)) or ["object"]
+
+    def _predicate_lines(self) -> list[str]:
+        if self.fixed_domain is None:
+            return list(self.predicates)
+        from pddlkit.pddl.reader import read_domain
+
+        dom, _ = read_domain(self.fixed_domain)
+        if dom is None:
+            return []
+        return ["(" + " ".join([p.name] + [f"{v.name} - {v.types[0]}" if v.types else v.name
+                                           for v in p.parameters]) + ")"
+                for p in dom.predicates]
+
+    def _kinds(self) -> dict[str, list]:
+        """predicate -> the type of each parameter (None: untyped)."""
+        out = {}
+        for line in self._predicate_lines():
+            words = line.strip("()").split()
+            kinds, i = [], 1
+            while i < len(words):
+                if words[i].startswith("?"):
+                    kinds.append(words[i + 2] if i + 2 < len(words) and words[i + 1] == "-"
+                                 else None)
+                i += 1
+            out[words[0].lower()] = kinds
+        return out
+
+    @staticmethod
+    def _type_of(fact: str, kinds: dict, typed: dict) -> str:
+        """Record the types ``fact`` gives its names; why not, when one already has another
+        type (a name used at two types is refused, not guessed)."""
+        words = fact.strip("()").split()
+        types = kinds.get(words[0], [])
+        mine: dict = {}
+        for arg, kind in zip(words[1:], types):
+            if kind is None:
+                continue
+            before = typed.get(arg) or mine.get(arg)
+            if before and before[0] != kind:
+                return (f"{arg} is a {before[0]} in {before[1]}, and a name has one type; "
+                        f"here it would be a {kind}")
+            mine.setdefault(arg, (kind, fact))
+        for arg, value in mine.items():
+            typed.setdefault(arg, value)
+        return ""
+
+    def _arities(self, signatures: dict) -> dict[str, int]:
+        out = {}
+        for line in self._predicate_lines():
+            words = line.strip("()").split()
+            out[words[0].lower()] = sum(1 for w in words[1:] if w.startswith("?"))
+        return out
+
+    def _fact_names(self, context: Context) -> list[str]:
+        if self._sentence:   # one sentence: its names, and the names already in facts
+            known = [a for f in self._facts() + self.chunk for a in f.strip("()").split()[1:]]
+            return list(dict.fromkeys(known + observed_names([self._sentence], unknown=True)))
+        task = context.memory.task.strip()
+        texts = [o.replace(task, " ") if task else o for _, o in context.memory.history]
+        texts += [a for a, _ in context.memory.history]
+        texts += [str(c) for c in context.valid_actions]
+        known = [a for f in self._facts() for a in f.strip("()").split()[1:]]
+        return list(dict.fromkeys(known + observed_names(texts, unknown=True)))
+
+    def _grammar(self, part: str, context: Context, signatures: dict):
+        from pddlkit.pddl import grammars
+
+        if part == "predicates":
+            return grammars.predicates_grammar(_types(signatures))
+        arities = self._arities(signatures)
+        if part.startswith("action "):
+            params, _ = signatures[part.split(" ", 1)[1]]
+            return grammars.action_body_grammar(arities, [v for v, _ in params])
+        if part == "types":
+            from pddlkit.llm.grammar import Grammar
+            from pddlkit.llm.lark_subset import choice, literal
+
+            words = " ".join(f"{literal(w + '=')} kind" for w in self._untyped_words())
+            kinds = [t.upper() for t in self._type_names()] + ["NONE"]
+            return Grammar(f"start: {words}\nkind: {choice(kinds)}\n"
+                           + "WS: /[ \\t\\r\\n]+/\n%ignore WS\n", "word types", 4)
+        if part == "facts":
+            return grammars.labeled_facts_grammar(self._signature_list(),
+                                                  self._typed_names(context))
+        candidates = self._goal_candidates()
+        if candidates:
+            from pddlkit.llm.grammar import Grammar
+            from pddlkit.llm.lark_subset import choice
+
+            lines = ['start: "(" ":goal" goal ")"', f"goal: {choice(candidates)}",
+                     r"WS: /[ \t\r\n]+/", "%ignore WS"]
+            return Grammar("\n".join(lines) + "\n", "goal (reachable atoms)", 24)
+        names = self._fact_names(context) + observed_names([context.memory.task])
+        return grammars.goal_grammar(arities, list(dict.fromkeys(names)))
+
+    # -- assembling the files --------------------------------------------------------------
+    def _facts(self) -> list[str]:
+        """The init: the progressed base with the new facts, a new fact of a single-valued
+        predicate replacing the old one (see the module docstring)."""
+        single = self._single_valued()
+        new = list(self.chunk)
+        self._merge_placeholders(single, new)
+        replaced = set()
+        for fact in new:
+            words = fact.strip("()").split()
+            if words and words[0] in single:
+                for old in self.base:
+                    o = old.strip("()").split()
+                    if o[0] == words[0] and (len(words) < 3 or o[1:2] == words[1:2]):
+                        replaced.add(old)
+        kept = [f for f in self.base if f not in replaced]
+        return kept + [f for f in new if f not in kept]
+
+    def _merge_placeholders(self, single: set, new: list[str]) -> None:
+        """A place the model named ``unknown_...`` before it was seen, reached by a plan
+        (the progressed state has ``(at unknown_north)``), and the name the new facts give
+        the same single-valued slot (``(at pantry)``) are one thing: the placeholder is
+        renamed in the base, so what was known about it (how it connects) is kept."""
+        for fact in new:
+            words = fact.strip("()").split()
+            if len(words) != 2 or words[0] not in single:
+                continue
+            for old in self.base:
+                o = old.strip("()").split()
+                if len(o) == 2 and o[0] == words[0] and o[1] != words[1] \
+                        and o[1].startswith("unknown_"):
+                    rename = {o[1]: words[1]}
+                    self.base = ["(" + " ".join(rename.get(w, w) for w in
+                                                b.strip("()").split()) + ")"
+                                 for b in self.base]
+                    return
+
+    def _single_valued(self) -> set[str]:
+        dom = self._domain_model()
+        if dom is None:
+            return set()
+        from pddlkit.pddl.model import iter_effect_literals
+
+        adds: dict[str, set] = {}
+        dels: dict[str, set] = {}
+        for action in dom.actions:
+            for literal in iter_effect_literals(action.effects):
+                (adds if literal.positive else dels).setdefault(
+                    literal.atom.predicate.lower(), set()).add(action.name)
+        return {p for p, by in adds.items() if by and dels.get(p) == by}
+
+    def _domain_model(self):
+        from pddlkit.pddl.reader import read_domain
+
+        text = self.fixed_domain or (self._domain_text(None) if self.predicates else None)
+        if not text:
+            return None
+        return read_domain(text)[0]
+
+    def _domain_text(self, signatures: Optional[dict]) -> str:
+        signatures = signatures or getattr(self, "_signatures_seen", {})
+        types = _types(signatures)
+        actions = []
+        for name, (params, _command) in signatures.items():
+            body = self.bodies.get(name, ":effect (and)")
+            actions.append(f"  (:action {name}\n    :parameters ("
+                           + " ".join(f"{v} - {t}" if t else v for v, t in params)
+                           + f")\n    {body})")
+        name = re.sub(r"[^a-z0-9\-]", "-", self.env_id.lower()).strip("-") or "world"
+        return (f"(define (domain {name})\n  (:requirements :strips :typing "
+                ":negative-preconditions :disjunctive-preconditions)\n"
+                f"  (:types {' '.join(types)})\n"
+                f"  (:predicates\n    " + "\n    ".join(self.predicates) + ")\n"
+                + "\n".join(actions) + ")\n")
+
+    def _assemble(self, context: Context, signatures: dict) -> Files:
+        from .objects import declare_objects
+
+        self._signatures_seen = signatures
+        domain = self.fixed_domain or self._domain_text(signatures)
+        dom = self._domain_model()
+        name = dom.name if dom is not None else "world"
+        init = "\n    ".join(self._facts())
+        problem = (f"(define (problem step)\n  (:domain {name})\n  (:objects)\n"
+                   f"  (:init\n    {init})\n  {self.goal or '(:goal (and))'})\n")
+        files, _ = declare_objects(Files(domain, problem))
+        return files
+
+
+def _templates(folder: Optional[str]) -> dict[str, string.Template]:
+    out = {}
+    for part in PARTS:
+        own = Path(folder) / f"modular_{part}.txt" if folder else None
+        path = own if own is not None and own.is_file() else BUNDLED / f"{part}.txt"
+        out[part] = string.Template(path.read_text())
+    return out
+
+
+def _signatures(text: str) -> dict[str, tuple[tuple[tuple[str, str], ...], str]]:
+    """action -> (parameters, command) from the prompt's signatures text."""
+    from pddlkit.pddl.grammars import parse_signatures
+
+    commands = dict(re.findall(r":action\s+(\S+)\s+\(command:\s*([^)]*)\)", text))
+    return {s.name: (s.parameters, commands.get(s.name, s.name))
+            for s in parse_signatures(text)}
+
+
+def _types(signatures: dict) -> list[str]:
+    return list(dict.fromkeys(t for params, _ in signatures.values() for _, t in params if t)) \
+        or ["object"]
+
+
+def _action_of(command: str, context: Context, signatures: dict) -> Optional[str]:
+    """The domain action a command of the environment runs (its template's leading words)."""
+    best = None
+    for name, (_params, template) in signatures.items():
+        head = template.split("{")[0].strip()
+        if head and command.lower().startswith(head.lower()) and \
+                (best is None or len(head) > len(signatures[best][1].split("{")[0].strip())):
+            best = name
+    return best
