@@ -89,6 +89,8 @@ class PDDLegoOptions:
     save_domain: bool = option(False, "save the domain of each won episode to the library")
     reuse_domain: bool = option(False, "freeze the library's best verified domain for this "
                                        "environment")
+    domain: Optional[str] = option(None, "a domain file to freeze (only the problem file is "
+                                         "learned), e.g. domains/coin-collector/domain.pddl")
 
 
 @dataclass
@@ -173,6 +175,16 @@ def play_pddlego(job):
         raise AgentError(f"--samples {o.samples} draws several answers from an LLM; the "
                          f"stand-in {job.llm or 'observation'} writes one (name an LLM, or "
                          "leave --samples at 1)")
+    given = None
+    if o.domain is not None:
+        if o.reuse_domain:
+            raise AgentError("--domain and --reuse-domain both freeze a domain; give one")
+        from .api import _frozen_domain
+
+        try:
+            given = _frozen_domain(o.domain)
+        except (OSError, ValueError) as exc:
+            raise AgentError(f"--domain {o.domain}: {exc}") from None
     library = None
     if o.reuse_domain or o.save_domain:
         from .library import DomainLibrary
@@ -189,7 +201,7 @@ def play_pddlego(job):
         formalizer = make_formalizer(job.llm, env.id, **extra)
         if hasattr(formalizer, "rng"):
             formalizer.rng.seed(episode.rng_seed)
-        frozen = reused = None
+        frozen, reused = given, None
         if o.reuse_domain:
             reused, failed = library.choose(env.id, env.task, planner=o.planner)
             if reused is None:
@@ -219,7 +231,9 @@ def play_pddlego(job):
                         f"{len(used_at)} requests, {sum(1 for k in used_at if k)} passed check")
         if reused is not None:
             summary += f"; on the library's domain {reused.id}"
-        if o.save_domain and result.won and reused is not None:
+        if given is not None:
+            summary += f"; on the frozen domain {o.domain}"
+        if o.save_domain and result.won and (reused is not None or given is not None):
             summary += " (not saved again: a frozen domain was not learned here)"
         elif o.save_domain and result.won:
             saved = library.save_episode(result, model=job.llm)

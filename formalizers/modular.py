@@ -67,13 +67,14 @@ from .base import INITIAL, SIMULATION_ERROR, SOLVER_ERROR, Context
 from .llm_formalizer import RETRY_TEMPERATURE, PromptedLLM
 
 BUNDLED = Path(__file__).parent / "prompts" / "modular"
-PARTS = ("context", "predicates", "action", "types", "facts", "goal")
+PARTS = ("context", "predicates", "action", "types", "facts", "goal", "correction")
 #: times a part is drawn again when its answer is one already refused
 REDRAWS = 3
 #: goals offered to the model at most (the nearest reachable atoms)
 GOAL_CANDIDATES = 24
 #: answer tokens per part when the run sets no ``max_tokens`` (a part is short by design)
-PART_TOKENS = {"predicates": 200, "action": 160, "types": 120, "facts": 200, "goal": 60}
+PART_TOKENS = {"predicates": 200, "action": 160, "types": 120, "facts": 200, "goal": 60,
+               "correction": 40}
 #: words that are never names of things in an observation
 STOP_WORDS = frozenset("""a an the you your are is was be been am i me my it its in into on at to
 of and or but for from with by as this that these those there here what which who can cannot
@@ -183,6 +184,7 @@ class ModularFormalizer(PromptedLLM):
         self._asked: dict[tuple[str, str], int] = {}
         self._goal_rewrites = 0
         self._failed_actions: dict[str, int] = {}
+        self.failed_step: Optional[str] = None
         self._written_last: list[str] = []
         self._signatures_seen: dict = {}
         self._sentence = ""                        # the sentence a facts call reads
@@ -204,6 +206,12 @@ class ModularFormalizer(PromptedLLM):
                         context.error or ""
         self._written_last = []
         for part in targets:
+            if part == "goal" and not self._goal_candidates() and self._domain_model():
+                raise AnswerError(
+                    "no fact that is false now can be reached from the known facts under the "
+                    "domain, so no goal can be planned for: the facts say too little (where "
+                    "the agent is, how places connect). Known facts: "
+                    + (" ".join(self._facts()) or "(none)"))
             if part == "facts":
                 self._write_facts(context, signatures)
                 self._written_last.append(part)
@@ -252,6 +260,12 @@ class ModularFormalizer(PromptedLLM):
         self._goal_rewrites = 0
         self._failed_actions = {}
 
+    def failed(self, step: Optional[str]) -> None:
+        """The plan step (``(move corridor patio south)``) whose command failed in the world:
+        the next revision asks which of its preconditions was wrong (the ``correction``
+        part)."""
+        self.failed_step = step
+
     # -- which parts -----------------------------------------------------------------------
     def _targets(self, context: Context, signatures: dict) -> list[str]:
         learned = self.fixed_domain is None
@@ -270,6 +284,8 @@ class ModularFormalizer(PromptedLLM):
                 self._failed_actions[action] = count
             if learned and action and count >= 2:
                 return [f"action {action}", "goal"]
+            if self._corrections():
+                return ["correction", "goal"]
             return ["facts", "goal"]
         if learned:
             for name in signatures:
@@ -405,6 +421,14 @@ class ModularFormalizer(PromptedLLM):
             self.bodies[part.split(" ", 1)[1]] = kept
         elif part == "facts":
             self.chunk = self.chunk + [f for f in kept if f not in self.chunk]
+        elif part == "correction":
+            fact = kept[len("(not "):-1] if kept.startswith("(not ") else kept
+            if kept.startswith("(not "):
+                self.base = [f for f in self.base if f != fact]
+                self.chunk = [f for f in self.chunk if f != fact]
+            elif fact not in self.chunk:
+                self.chunk = self.chunk + [fact]
+            self.failed_step = None
         elif part == "types":
             for word, kind in kept.items():
                 self.name_types.setdefault(word, kind)
@@ -457,6 +481,12 @@ class ModularFormalizer(PromptedLLM):
             body = (f":precondition {condition}\n    " if condition else "") + \
                 f":effect {effect}"
             return body, []
+        if part == "correction":
+            options = {_norm(c): c for c in self._corrections()}
+            for m in re.finditer(r"\(\s*not\s*\([^()]*\)\s*\)|\([^()]*\)", text):
+                if _norm(m.group(0)) in options:
+                    return options[_norm(m.group(0))], []
+            return None, ["not one of the corrections offered"]
         if part == "types":
             kinds = {t.upper(): t for t in self._type_names()}
             found = {}
@@ -510,6 +540,48 @@ class ModularFormalizer(PromptedLLM):
         if candidates and _norm(inner) not in {_norm(c) for c in candidates}:
             return None, [f"{inner}: not one of the goals the known facts can reach"]
         return goal, []
+
+    def _corrections(self) -> list[str]:
+        """What could have been wrong when the failed step's command failed: for each
+        literal of its precondition (in the model's domain, over the step's arguments),
+        ``(not F)`` for a fact ``F`` the known facts hold (it is false in the world), ``F``
+        for a fact they lack (the world has it: a door the precondition says is not there)."""
+        if not self.failed_step:
+            return []
+        dom = self._domain_model()
+        if dom is None:
+            return []
+        from pddlkit.pddl.model import Atom, Not, Or, And
+
+        words = self.failed_step.strip("()").lower().split()
+        try:
+            action = dom.action(words[0])
+        except KeyError:
+            return []
+        if len(action.parameters) != len(words) - 1:
+            return []
+        binding = {p.name.lower(): a for p, a in zip(action.parameters, words[1:])}
+        known = set(self._facts())
+        out: list[str] = []
+
+        def ground(atom: Atom) -> str:
+            return "(" + " ".join([atom.predicate.lower(),
+                                   *(binding.get(a.lower(), a.lower()) for a in atom.args)]) + ")"
+
+        def visit(f) -> None:
+            if isinstance(f, (And, Or)):
+                for part in f.parts:
+                    visit(part)
+            elif isinstance(f, Not) and isinstance(f.formula, Atom):
+                fact = ground(f.formula)
+                if fact not in known and f.formula.predicate != "=":
+                    out.append(fact)
+            elif isinstance(f, Atom) and f.predicate != "=":
+                fact = ground(f)
+                out.append(f"(not {fact})" if fact in known else fact)
+
+        visit(action.precondition)
+        return list(dict.fromkeys(out))
 
     def _goal_candidates(self) -> list[str]:
         """Atoms not true now that the known facts can reach under the domain, relaxed
@@ -577,13 +649,21 @@ class ModularFormalizer(PromptedLLM):
                 context=common, types=", ".join(_types(signatures)),
                 signatures=context.signatures, history=shown,
                 revision=revision).strip() + "\n"
+        if kind == "correction":
+            return self.templates["correction"].substitute(
+                context=common, command=context.failed_action or "", step=self.failed_step,
+                message=(context.error or "").strip(),
+                corrections="\n".join(self._corrections())).strip() + "\n"
         if kind == "types":
             return self.templates["types"].substitute(
                 context=common, sentence=self._sentence, revision=revision,
                 types=", ".join(t.upper() for t in self._type_names())).strip() + "\n"
         if kind == "facts":
             return self.templates["facts"].substitute(
-                context=common, revision=revision, sentence=self._sentence).strip() + "\n"
+                predicates="\n".join(self._labeled_lines()), revision=revision,
+                known=" ".join(self._facts() + [f for f in self.chunk
+                                                 if f not in self._facts()]) or "(none)",
+                sentence=self._sentence).strip() + "\n"
         candidates = self._goal_candidates()
         commands = ", ".join(a for a, _ in history) or "(none)"
         return self.templates["goal"].substitute(
@@ -628,6 +708,11 @@ class ModularFormalizer(PromptedLLM):
             if kind != "NONE":
                 typed.setdefault(word, (kind, "the types part"))
         names = [n for n in self._fact_names(context) if self.name_types.get(n) != "NONE"]
+        if self._sentence:   # a placeholder only where the sentence mentions what it does
+            unnamed = any(self.name_types.get(w) == "NONE"   # not name ("a closed door")
+                          for w in observed_names([self._sentence]))
+            names = [n for n in names if unnamed or not n.startswith("unknown_")
+                     or any(n in f.split() or n + ")" in f for f in self._facts())]
         types = {t for _p, params in self._signature_list() for _v, t in params}
         return {t: [n for n in names if n not in typed or t is None or typed[n][0] == t]
                 for t in types}
@@ -709,6 +794,12 @@ class ModularFormalizer(PromptedLLM):
         if part.startswith("action "):
             params, _ = signatures[part.split(" ", 1)[1]]
             return grammars.action_body_grammar(arities, [v for v, _ in params])
+        if part == "correction":
+            from pddlkit.llm.grammar import Grammar
+            from pddlkit.llm.lark_subset import choice
+
+            return Grammar(f"start: {choice(self._corrections())}\n"
+                           + "WS: /[ \\t\\r\\n]+/\n%ignore WS\n", "correction", 4)
         if part == "types":
             from pddlkit.llm.grammar import Grammar
             from pddlkit.llm.lark_subset import choice, literal
