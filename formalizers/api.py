@@ -84,6 +84,9 @@ class FormalizeMemory:
     refused: dict = field(default_factory=dict)
     #: how the episode ended, once a step said so (it stays ended)
     ended: Optional[Ending] = None
+    #: the last plan's steps (``(move kitchen hall north)``): with ``modular=True`` the
+    #: formalizer progresses its state through the ones the caller ran
+    last_steps: list = field(default_factory=list)
 
 
 @dataclass
@@ -225,13 +228,16 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
                        max_solver_retries: int = 5, timeout: float = 30.0,
                        repair: bool = False, fact_memory: bool = False,
                        constrained: bool = False, declare_objects: bool = False,
-                       fresh_answers: bool = False, problem_only: bool = False) -> FormalizeResult:
+                       fresh_answers: bool = False, problem_only: bool = False,
+                       modular: bool = False) -> FormalizeResult:
     """Formalize what was observed into PDDL and plan; see the module doc. ``obs`` is one
     observation (what ``action`` produced) or the (command, observation) pairs of every
     command run since the last call. ``declare_objects`` and ``fresh_answers`` are the
     loop's options of the same names (:mod:`.loop`): objects declared in code, and files
     identical to refused ones never planned (refusals are kept in ``memory``); ``problem_only``
-    with a frozen ``domain`` asks the LLM for the problem file alone."""
+    with a frozen ``domain`` asks the LLM for the problem file alone. ``modular`` asks the LLM
+    for one small part of the files per call (:mod:`.modular`); the state is progressed
+    through the last plan's steps, one per (command, observation) pair the caller passes."""
     pairs, steps = _observed_pairs(obs, action)
     frozen = _frozen_domain(domain)   # a missing or broken file fails before any LLM call
     if memory is None:
@@ -253,8 +259,14 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
             env.reset()
         if not isinstance(env, ObservationOnly):   # once per class, on a copy
             check_env_once(env, purpose="formalize", context="formalize_and_plan")
-        formalizer = make_formalizer(llm, env.id, **(
-            {"constrained": True} if constrained and _writes_with_an_llm(llm) else {}))
+        if modular and not _writes_with_an_llm(llm):
+            raise ValueError("formalize_and_plan: modular=True asks an LLM for one part of the "
+                             "files at a time; the stand-in or formalizer given writes whole "
+                             "files (pass an LLM, or leave modular out)")
+        options = {"constrained": True} if constrained and _writes_with_an_llm(llm) else {}
+        if modular:
+            options["modular"] = True
+        formalizer = make_formalizer(llm, env.id, **options)
         memory = FormalizeMemory(formalizer, env, Memory(task or env.task, []))
         kind = INITIAL
     else:
@@ -281,6 +293,8 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
             memory.facts = FactMemory()
         if kind == UPDATE:  # the caller ran the last plan and is back with what it saw
             memory.facts.confirm(memory.previous)
+    if kind == UPDATE and hasattr(memory.formalizer, "ran"):   # modular: what the caller ran
+        memory.formalizer.ran(memory.last_steps[:len(pairs)])
     memory.memory.history.extend(pairs)
     env_ = memory.env
     ledger = getattr(getattr(memory.formalizer, "llm", None), "ledger", None)
@@ -307,6 +321,7 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
         if tried.files is not None:
             memory.previous = tried.files
         if tried.commands is not None:
+            memory.last_steps = [str(step) for step in tried.plan.steps] if tried.plan else []
             return FormalizeResult(tried.files.domain, tried.files.problem, tried.commands,
                                    tried.plan, diagnostics, usage_delta(ledger, before), memory)
         error = tried.error

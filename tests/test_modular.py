@@ -248,3 +248,21 @@ def test_modular_is_an_option_of_the_agent_refused_with_a_stand_in_and_named_in_
     assert "modular" not in rows[0].as_dict()["helps"]   # a stand-in writes whole files
     assert isinstance(make_formalizer(_script(careful), "coin-collector", modular=True),
                       ModularFormalizer)
+
+
+def test_formalize_and_plan_takes_modular_and_progresses_the_state_through_what_ran():
+    from pddlkit.formalizers.api import formalize_and_plan
+
+    env = make("coin-collector", rooms=3)
+    obs = env.reset(seed=1)
+    obs = obs[0] if isinstance(obs, tuple) else getattr(obs, "observation", obs)
+    first = formalize_and_plan(obs, llm=_script(careful), env=env, domain=DOMAIN,
+                               modular=True)
+    assert first.commands, first.diagnostics
+    ran = [(command, env.step(command).observation) for command in first.commands[:1]]
+    second = formalize_and_plan(ran, memory=first.memory, domain=DOMAIN)
+    moved_to = re.search(r"You are in the ([\w ]+?)\.", ran[0][1])
+    if moved_to:   # the state was progressed by code: the new room came from the plan
+        assert "(at " in second.problem
+    with pytest.raises(ValueError, match="modular"):
+        formalize_and_plan(obs, llm="noisy", env=make("coin-collector"), modular=True)
