@@ -17,18 +17,35 @@ The parts, in order:
   the paper), its precondition and effect over the declared predicates and the action's own
   parameters. Code writes the requirements, types, parameters and layout. The domain is
   written once and kept; only a part an error names is rewritten.
-* **the facts** the new observations state (every observation since the last facts part, not
-  only the newest: a plan of three moves passes through rooms), over the domain's
-  predicates and the names that occur in the observations (single words and adjacent word
-  pairs joined with ``_``; not the task's words, so a coin nobody has seen cannot be placed).
-  Code keeps the state between steps: after a plan ran, the problem's init is progressed
-  through the steps that ran under the model's own domain (pddlkit's semantics), and a new
-  fact of a *single-valued* predicate (one every action that adds it also deletes, as
-  ``at`` under ``move``) replaces the old one (same first argument, for arity 2 or more).
+* **the types** of a sentence's words (``kitchen=ROOM east=DIRECTION closed=NONE``), under a
+  grammar that lists the sentence's words and the domain's types: a word typed once keeps
+  its type for the episode;
+* **the facts** one sentence of the new observations states (every observation since the
+  last facts part, not only the newest: a plan of three moves passes through rooms; the
+  task's own sentence left out), each parameter named (``(connected ?from=kitchen
+  ?to=corridor ?dir=east)``: measured with Qwen2.5-Coder 1.5B, bare arguments come out in
+  the wrong order far more often), over the domain's predicates and, per parameter type,
+  the names of that type: the sentence's words (single words and adjacent pairs joined with
+  ``_``) and the names in the known facts; ``unknown_<word>`` placeholders only when the
+  sentence mentions something it does not name (a word typed NONE: "a closed door"). Not
+  the task's words, so a coin nobody has seen cannot be placed. Code keeps the state
+  between steps: after a plan ran, the init is progressed through the steps that ran under
+  the model's own domain (pddlkit's semantics), and a new fact of a *single-valued*
+  predicate (one every action that adds it also deletes, as ``at`` under ``move``)
+  replaces the old one (same first argument, for arity 2 or more); a placeholder the plan
+  reached (``(at unknown_north)``) is renamed to the name the new facts give the same slot.
   Free answers are read leniently; code refuses a fact over an unknown predicate, with the
-  wrong arity, or naming what no observation names, and records it.
-* **the goal**, over the domain's predicates and the names known (facts, observations, the
-  task), with the environment's goal guidance (its ``goal_detailed`` template).
+  wrong arity, naming what no observation names, or giving a name a second type, and
+  records it.
+* **the goal**, one of the atoms the known facts can reach under the domain (relaxed
+  reachability, :meth:`pddlkit.semantics.heuristic.RelaxedDistance.costs`; atoms never
+  true in an earlier state first, then the nearest), with the environment's goal guidance
+  (its ``goal_detailed`` template). When none is reachable no goal is asked: the error says
+  the facts say too little, and the facts are asked again.
+* **the correction**, after a command the world refused: the literals of the failed plan
+  step's precondition (in the model's domain) as corrections (``(not F)``: a fact the known
+  facts hold is false; ``F``: a fact they lack holds, as a door the step assumed away), one
+  chosen; code applies it to the facts.
 
 Code declares the problem's objects, typed by the predicates (:func:`.objects.declare_objects`).
 
@@ -38,8 +55,9 @@ Revision aimed at the part (what an error names):
 * an error about the goal (no plan, the goal already holds, unreachable) -> the goal; after
   two goal rewrites in a row, the facts and then the goal;
 * anything else (an object used at two types, an undeclared name) -> the facts, then the goal;
-* a simulation error -> the facts behind it and the goal; the second in a row for the same
-  action of a learned domain -> that action's precondition and effect, then the goal.
+* a simulation error -> the correction and the goal (the facts and the goal when the failed
+  step cannot be read); the second in a row for the same action of a learned domain -> that
+  action's precondition and effect, then the goal.
 
 The rewrite request shows the part's last answer and the error. An answer identical to one
 already refused for the same part is not used: it is drawn again with the next seed (up to
@@ -625,7 +643,7 @@ class ModularFormalizer(PromptedLLM):
         history = context.memory.history
         shown = "\n".join(f"> {a}\n{o}" for a, o in history[:self.seen]) or "(nothing yet)"
         values = {"task": context.memory.task, "domain_part": self._domain_part(),
-                  "known": "\n".join(self._facts()) or "(none yet)"}
+                  "known": " ".join(self._facts()) or "(none yet)"}
         common = self.templates["context"].substitute(values).strip()
         revision = ""
         last = self.answers.get(part)
@@ -660,10 +678,7 @@ class ModularFormalizer(PromptedLLM):
                 types=", ".join(t.upper() for t in self._type_names())).strip() + "\n"
         if kind == "facts":
             return self.templates["facts"].substitute(
-                predicates="\n".join(self._labeled_lines()), revision=revision,
-                known=" ".join(self._facts() + [f for f in self.chunk
-                                                 if f not in self._facts()]) or "(none)",
-                sentence=self._sentence).strip() + "\n"
+                context=common, revision=revision, sentence=self._sentence).strip() + "\n"
         candidates = self._goal_candidates()
         commands = ", ".join(a for a, _ in history) or "(none)"
         return self.templates["goal"].substitute(
