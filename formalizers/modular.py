@@ -219,7 +219,7 @@ class ModularFormalizer(PromptedLLM):
         targets = self._targets(context, signatures)
         if context.kind in (SOLVER_ERROR, SIMULATION_ERROR):
             for part in self._written_last:   # the answers that led to the error
-                if part in targets and part in self.answers:
+                if part in targets and part in self.answers and part != "facts":
                     self._refused[self._refusal_key(part, self.answers[part])] = \
                         context.error or ""
         self._written_last = []
@@ -374,7 +374,7 @@ class ModularFormalizer(PromptedLLM):
             return False
         kept, call = chosen
         call.outcome = "used"
-        self.answers[part] = call.answer
+        self.answers[self._answer_key(part)] = call.answer
         self._store(part, kept, context)
         return True
 
@@ -404,6 +404,11 @@ class ModularFormalizer(PromptedLLM):
         self._sentence = ""
         self.seen = len(history)
         return wrote
+
+    def _answer_key(self, part: str) -> str:
+        """Parts written per sentence (types, facts) keep their last answer per sentence."""
+        return f"{part}: {self._sentence}" if part in ("types", "facts") and self._sentence \
+            else part
 
     def _untyped_words(self) -> list[str]:
         """The sentence's words no earlier part has typed (see :meth:`_typed_names`)."""
@@ -599,7 +604,9 @@ class ModularFormalizer(PromptedLLM):
                 out.append(f"(not {fact})" if fact in known else fact)
 
         visit(action.precondition)
-        return list(dict.fromkeys(out))
+        # facts the model lacks first: a small model leaves facts out far more often than it
+        # invents them (its measured fact recall is below its precision)
+        return sorted(dict.fromkeys(out), key=lambda c: c.startswith("(not "))
 
     def _goal_candidates(self) -> list[str]:
         """Atoms not true now that the known facts can reach under the domain, relaxed
@@ -646,7 +653,7 @@ class ModularFormalizer(PromptedLLM):
                   "known": " ".join(self._facts()) or "(none yet)"}
         common = self.templates["context"].substitute(values).strip()
         revision = ""
-        last = self.answers.get(part)
+        last = self.answers.get(self._answer_key(part))
         if context.kind in (SOLVER_ERROR, SIMULATION_ERROR) and context.error:
             what = (f"The command '{context.failed_action}' failed in the game: "
                     if context.kind == SIMULATION_ERROR else "The planner reported: ")
