@@ -44,8 +44,9 @@ The parts, in order:
   the facts say too little, and the facts are asked again.
 * **the correction**, after a command the world refused: the literals of the failed plan
   step's precondition (in the model's domain) as corrections (``(not F)``: a fact the known
-  facts hold is false; ``F``: a fact they lack holds, as a door the step assumed away), one
-  chosen; code applies it to the facts.
+  facts hold is false; ``F``: a fact they lack holds, as a door the step assumed away), the
+  additions first; for each in turn the model says yes or no (does the world's message say
+  it?), and code applies the first said; when none is, the facts are read again.
 
 Code declares the problem's objects, typed by the predicates (:func:`.objects.declare_objects`).
 
@@ -92,7 +93,7 @@ REDRAWS = 3
 GOAL_CANDIDATES = 24
 #: answer tokens per part when the run sets no ``max_tokens`` (a part is short by design)
 PART_TOKENS = {"predicates": 200, "action": 160, "types": 120, "facts": 200, "goal": 60,
-               "correction": 40}
+               "correction": 4}
 #: words that are never names of things in an observation
 STOP_WORDS = frozenset("""a an the you your are is was be been am i me my it its in into on at to
 of and or but for from with by as this that these those there here what which who can cannot
@@ -203,6 +204,8 @@ class ModularFormalizer(PromptedLLM):
         self._goal_rewrites = 0
         self._failed_actions: dict[str, int] = {}
         self.failed_step: Optional[str] = None
+        self._candidate = ""                       # the correction asked about
+        self._said = False                         # whether the last one was said
         self._written_last: list[str] = []
         self._signatures_seen: dict = {}
         self._sentence = ""                        # the sentence a facts call reads
@@ -219,7 +222,8 @@ class ModularFormalizer(PromptedLLM):
         targets = self._targets(context, signatures)
         if context.kind in (SOLVER_ERROR, SIMULATION_ERROR):
             for part in self._written_last:   # the answers that led to the error
-                if part in targets and part in self.answers and part != "facts":
+                if part in targets and part in self.answers \
+                        and part not in ("facts", "correction"):
                     self._refused[self._refusal_key(part, self.answers[part])] = \
                         context.error or ""
         self._written_last = []
@@ -232,6 +236,11 @@ class ModularFormalizer(PromptedLLM):
                     + (" ".join(self._facts()) or "(none)"))
             if part == "facts":
                 self._write_facts(context, signatures)
+                self._written_last.append(part)
+                continue
+            if part == "correction":
+                if not self._write_correction(context, signatures):
+                    self._write_facts(context, signatures)   # no correction fits: re-read
                 self._written_last.append(part)
                 continue
             if self._write(part, context, signatures):
@@ -405,6 +414,21 @@ class ModularFormalizer(PromptedLLM):
         self.seen = len(history)
         return wrote
 
+    def _write_correction(self, context: Context, signatures: dict) -> bool:
+        """Ask of each correction in turn (see :meth:`_corrections`) whether the world's
+        message says it, yes or no; apply the first said. Measured with Qwen2.5-Coder 1.5B:
+        asked to pick one from the list it picks ``(not (at ...))`` whatever the message;
+        asked yes or no per correction it tells a closed door from a missing room."""
+        said = False
+        for candidate in self._corrections():
+            self._candidate = candidate
+            if self._write("correction", context, signatures) and self._said:
+                said = True
+                break
+        self._candidate = ""
+        self.failed_step = None
+        return said
+
     def _answer_key(self, part: str) -> str:
         """Parts written per sentence (types, facts) keep their last answer per sentence."""
         return f"{part}: {self._sentence}" if part in ("types", "facts") and self._sentence \
@@ -445,13 +469,16 @@ class ModularFormalizer(PromptedLLM):
         elif part == "facts":
             self.chunk = self.chunk + [f for f in kept if f not in self.chunk]
         elif part == "correction":
-            fact = kept[len("(not "):-1] if kept.startswith("(not ") else kept
-            if kept.startswith("(not "):
+            self._said = kept == "yes"
+            if not self._said or not counting:
+                return
+            correction = self._candidate
+            fact = correction[len("(not "):-1] if correction.startswith("(not ") else correction
+            if correction.startswith("(not "):
                 self.base = [f for f in self.base if f != fact]
                 self.chunk = [f for f in self.chunk if f != fact]
             elif fact not in self.chunk:
                 self.chunk = self.chunk + [fact]
-            self.failed_step = None
         elif part == "types":
             for word, kind in kept.items():
                 self.name_types.setdefault(word, kind)
@@ -505,11 +532,10 @@ class ModularFormalizer(PromptedLLM):
                 f":effect {effect}"
             return body, []
         if part == "correction":
-            options = {_norm(c): c for c in self._corrections()}
-            for m in re.finditer(r"\(\s*not\s*\([^()]*\)\s*\)|\([^()]*\)", text):
-                if _norm(m.group(0)) in options:
-                    return options[_norm(m.group(0))], []
-            return None, ["not one of the corrections offered"]
+            verdict = re.match(r"\s*(yes|no)\b", text.lower())
+            if verdict is None:
+                return None, ["no yes or no"]
+            return verdict.group(1), []
         if part == "types":
             kinds = {t.upper(): t for t in self._type_names()}
             found = {}
@@ -675,10 +701,12 @@ class ModularFormalizer(PromptedLLM):
                 signatures=context.signatures, history=shown,
                 revision=revision).strip() + "\n"
         if kind == "correction":
+            negated = self._candidate.startswith("(not ")
+            fact = self._candidate[len("(not "):-1] if negated else self._candidate
             return self.templates["correction"].substitute(
                 context=common, command=context.failed_action or "", step=self.failed_step,
-                message=(context.error or "").strip(),
-                corrections="\n".join(self._corrections())).strip() + "\n"
+                message=(context.error or "").strip(), fact=fact,
+                holds="false" if negated else "true").strip() + "\n"
         if kind == "types":
             return self.templates["types"].substitute(
                 context=common, sentence=self._sentence, revision=revision,
@@ -820,8 +848,7 @@ class ModularFormalizer(PromptedLLM):
             from pddlkit.llm.grammar import Grammar
             from pddlkit.llm.lark_subset import choice
 
-            return Grammar(f"start: {choice(self._corrections())}\n"
-                           + "WS: /[ \\t\\r\\n]+/\n%ignore WS\n", "correction", 4)
+            return Grammar('start: "yes" | "no"\n', "yes or no", 4)
         if part == "types":
             from pddlkit.llm.grammar import Grammar
             from pddlkit.llm.lark_subset import choice, literal
