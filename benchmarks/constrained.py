@@ -52,14 +52,17 @@ def pooled(rows: list[dict]) -> str:
     return cell(rows)
 
 
-def run_row(agent: str, args: list[str], model: str, constrained: bool, folder: Path) -> dict:
+def run_row(agent: str, args: list[str], model: str, constrained: bool, folder: Path,
+            timeout: float = 3600) -> dict:
+    """One ``pddlkit run AGENT`` with the local model, its rows and its transcript's calls
+    (the responses' cache off: every call reaches the server); also used by small_model.py."""
     transcript = folder / f"{agent}-{'c' if constrained else 'f'}-{len(list(folder.iterdir()))}.jsonl"
     command = [sys.executable, "-m", "pddlkit.cli", "run", agent, *args, "--llm",
                f"local:{model}", "--json", "--transcript", str(transcript)]
     if constrained:
         command.append("--constrained")
     start = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, timeout=3600,
+    done = subprocess.run(command, capture_output=True, text=True, timeout=timeout,
                           env={**os.environ, "PDDLKIT_NO_CACHE": "1"})
     seconds = time.perf_counter() - start
     if done.returncode not in (0, 1):

@@ -20,23 +20,25 @@ a 1.5B model misreads more) and ``plangen``, which writes no PDDL.
 Columns: won, LLM calls, tokens (prompt + completion), wall seconds, calls per won episode,
 mean fact precision and recall of the problem files against the environment's truth
 (:mod:`pddlkit.formalizers.scoring`), how the calls were decoded, and the helps the row used
-(its own ``helps`` column). Nothing is tuned to the seeds: temperature 0, seeds 0..N-1, the
+(its own ``helps`` column), and the prompt tokens llama.cpp's server evaluated (read from its
+log; it keeps the evaluation of the previous prompt, so a part whose prompt begins as the
+last one's did costs only the rest) with its prompt speed. Nothing is tuned to the seeds: temperature 0, seeds 0..N-1, the
 responses' cache off (``PDDLKIT_NO_CACHE=1``).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import os
+import re
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "benchmarks"))
 FROZEN = ["--domain", str(REPO / "domains" / "coin-collector" / "domain.pddl")]
 LIBRARY = ["--reuse-domain", "--library", str(REPO / "domains" / "learned")]
 ROWS = {
@@ -59,20 +61,30 @@ ROWS = {
 
 def run_row(agent: str, args: list[str], model: str, seeds: int, rooms: int, budget: int,
             folder: Path) -> dict:
-    transcript = folder / f"{agent}-{len(list(folder.iterdir()))}.jsonl"
-    command = [sys.executable, "-m", "pddlkit.cli", "run", agent, "--env", "coin-collector",
-               "--rooms", str(rooms), "--budget", str(budget), "--episodes", str(seeds),
-               *args, "--llm", f"local:{model}", "--json", "--transcript", str(transcript)]
-    start = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, timeout=6 * 3600,
-                          env={**os.environ, "PDDLKIT_NO_CACHE": "1"})
-    seconds = time.perf_counter() - start
-    if done.returncode not in (0, 1):
-        return {"error": (done.stderr.strip().splitlines() or ["?"])[-1], "seconds": seconds}
-    rows = json.loads(done.stdout)
-    calls = [json.loads(line) for line in transcript.read_text().splitlines()] \
-        if transcript.exists() else []
-    return {"rows": rows, "calls": calls, "seconds": seconds}
+    from constrained import run_row as run
+
+    return run(agent, ["--env", "coin-collector", "--rooms", str(rooms), "--budget",
+                       str(budget), "--episodes", str(seeds), *args], model, False, folder,
+               timeout=6 * 3600)
+
+
+def server_log(model: str) -> Path:
+    from pddlkit.llm.local_server import _slug, servers_dir
+
+    return servers_dir() / f"{_slug(model)}.log"
+
+
+def evaluated(log: Path, start: int) -> tuple[int, float]:
+    """(prompt tokens the server evaluated, seconds it took) in the log after byte ``start``:
+    llama.cpp keeps the evaluation of the previous prompt, so a prompt that shares its
+    beginning with the last one costs only the rest."""
+    if not log.exists():
+        return 0, 0.0
+    with open(log, "rb") as text:
+        text.seek(start)
+        tail = text.read().decode("utf-8", "replace")
+    found = re.findall(r"prompt eval time =\s*([\d.]+) ms /\s*(\d+) tokens", tail)
+    return sum(int(n) for _ms, n in found), sum(float(ms) for ms, _n in found) / 1000
 
 
 def cells(result: dict) -> list[str]:
@@ -88,8 +100,12 @@ def cells(result: dict) -> list[str]:
     median_won = f"{statistics.median(walls) / 60:.1f}" if walls else "-"
     modes = describe_modes(c.get("constraint_mode", "") for c in result["calls"]) or "free"
     helps = rows[0].get("helps", "none") if rows else "?"
+    prompt = sum(r.get("prompt_tokens", 0) for r in rows)
+    read, seconds = result.get("evaluated", (0, 0.0))
+    reuse = (f"{read} of {prompt} ({read / prompt:.0%}), {read / seconds:.0f} tok/s"
+             if prompt and seconds else "-")
     return [f"{won}/{len(rows)}", str(calls), str(tokens), f"{result['seconds']:.0f}", per_won,
-            median_won, pooled(rows), modes, helps]
+            median_won, pooled(rows), reuse, modes, helps]
 
 
 def main() -> None:
@@ -106,7 +122,8 @@ def main() -> None:
     if unknown:
         parser.error(f"unknown row(s) {', '.join(unknown)}; rows: {', '.join(ROWS)}, all")
     header = ["row", "won", "LLM calls", "tokens", "wall s", "calls per won",
-              "median won min", "files against the truth", "decoding", "helps"]
+              "median won min", "files against the truth",
+              "prompt tokens the server evaluated", "decoding", "helps"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     print(f"CoinCollector {args.rooms} rooms, seeds 0..{args.seeds - 1}, budget {args.budget}, "
           f"local:{args.model}", flush=True)
@@ -116,8 +133,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for name in names:
             agent, row_args = ROWS[name]
+            log = server_log(args.model)
+            start = log.stat().st_size if log.exists() else 0
             result = run_row(agent, row_args, args.model, args.seeds, args.rooms, args.budget,
                              Path(tmp))
+            result["evaluated"] = evaluated(log, start)
             if "error" in result:
                 line = f"| {name} | error: {result['error']} |"
             else:

@@ -84,6 +84,7 @@ from pddlkit.llm.base import LLM
 from .answer import AnswerError, Files
 from .base import INITIAL, SIMULATION_ERROR, SOLVER_ERROR, Context
 from .llm_formalizer import RETRY_TEMPERATURE, PromptedLLM
+from .repair import _matching
 
 BUNDLED = Path(__file__).parent / "prompts" / "modular"
 PARTS = ("context", "predicates", "action", "types", "facts", "goal", "correction")
@@ -149,15 +150,9 @@ def _norm(text: str) -> str:
 
 
 def _balanced(text: str, start: int) -> Optional[str]:
-    depth = 0
-    for i in range(start, len(text)):
-        if text[i] == "(":
-            depth += 1
-        elif text[i] == ")":
-            depth -= 1
-            if depth == 0:
-                return text[start:i + 1]
-    return None
+    """The balanced ``(...)`` starting at ``start``, or None when it is not closed."""
+    end = _matching(text, start)
+    return None if end is None else text[start:end]
 
 
 class ModularFormalizer(PromptedLLM):

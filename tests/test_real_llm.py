@@ -169,3 +169,43 @@ def test_server_mistakes_are_clear_errors(tmp_path, monkeypatch):
                              str(broken)], capture_output=True, text=True,
                             env={**os.environ, "PDDLKIT_CACHE_DIR": str(tmp_path / "cache")})
     assert status.returncode == 1 and "no local server" in status.stdout
+
+
+def test_a_busy_server_is_waited_for_never_replaced_and_a_stale_record_is_ignored(tmp_path,
+                                                                                  monkeypatch):
+    """A recorded server whose process is alive but does not answer (busy with an answer
+    whose client was killed) is waited for and then named in an LLMError, never replaced by
+    a second server beside it; a record whose process is gone, or is another program now,
+    is ignored."""
+    import json as _json
+
+    from pddlkit.llm import local_server
+    from pddlkit.llm.errors import LLMError
+
+    monkeypatch.setenv("PDDLKIT_CACHE_DIR", str(tmp_path / "cache"))
+    silent = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)",
+                               "llama_cpp.server"])
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        local_server.servers_dir().mkdir(parents=True)
+
+        def record(pid: int) -> None:
+            local_server._record("m").write_text(_json.dumps(
+                {"model": "m", "gguf": "m.gguf", "host": "127.0.0.1",
+                 "port": local_server._free_port(), "pid": pid, "started": 0.0,
+                 "context": 4096}))
+
+        record(silent.pid)
+        with pytest.raises(LLMError, match=f"pid {silent.pid}.*has not answered") as caught:
+            local_server.running("m", busy_wait=1.5)
+        assert "pddlkit llm stop" in caught.value.hint
+        record(other.pid)                 # a pid that is some other program now
+        assert local_server.running("m", busy_wait=1.5) is None
+        silent.kill()
+        silent.wait()
+        record(silent.pid)                # the process is gone
+        assert local_server.running("m", busy_wait=1.5) is None
+    finally:
+        for process in (silent, other):
+            process.kill()
+            process.wait()

@@ -87,14 +87,40 @@ def gguf_path(model: str) -> Path:
                              "instruct-q4_k_m.gguf")
 
 
-def running(model: str = DEFAULT_MODEL) -> Optional[LocalServer]:
-    """The recorded server of ``model`` if it still answers, else None."""
+#: seconds a recorded server whose process is alive may take to answer before it counts as
+#: stuck: one still busy with a long answer (its client killed) answers only after it
+BUSY_WAIT = 120.0
+
+
+def running(model: str = DEFAULT_MODEL, busy_wait: float = BUSY_WAIT) -> Optional[LocalServer]:
+    """The recorded server of ``model`` if it still answers, else None.
+
+    A server whose process is alive but does not answer at once is busy (llama.cpp answers
+    one request at a time, and finishes an answer whose client went away): it is waited for
+    up to ``busy_wait`` seconds, never replaced, since a second server beside it would take
+    the same cores and memory and be left running when the record is overwritten (seen: 12
+    servers after 11 interrupted runs). One that stays silent that long is an
+    :class:`~.errors.LLMError` naming its pid."""
     record = _record(model)
     try:
         server = LocalServer(**json.loads(record.read_text()))
     except (OSError, ValueError, TypeError):
         return None
-    return server if server.alive() else None
+    if not _pid_alive(server.pid) or not _is_llama_server(server.pid):
+        return None
+    deadline = time.monotonic() + busy_wait
+    while True:
+        if _answers(server.base_url):
+            return server
+        if not _pid_alive(server.pid):
+            return None
+        if time.monotonic() >= deadline:
+            raise LLMError(f"the local server for {model} (pid {server.pid}, "
+                           f"{server.base_url}) is running but has not answered for "
+                           f"{busy_wait:.0f} s",
+                           hint=f"wait for it to finish, or stop it: pddlkit llm stop "
+                                f"--model {model}")
+        time.sleep(1.0)
 
 
 def start(model: str = DEFAULT_MODEL, *, port: Optional[int] = None,
@@ -178,6 +204,15 @@ def _pid_alive(pid: int) -> bool:
     except ChildProcessError:
         pass  # not our child: ask the system
     return pid_alive(pid)
+
+
+def _is_llama_server(pid: int) -> bool:
+    """Whether ``pid`` runs llama.cpp's server (a recorded pid may since belong to another
+    program); True where the system does not say (no /proc)."""
+    try:
+        return b"llama_cpp" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return not Path("/proc/self").exists()
 
 
 def _answers(base_url: str) -> bool:
