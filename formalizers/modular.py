@@ -45,8 +45,8 @@ The parts, in order:
 * **the correction**, after a command the world refused: the literals of the failed plan
   step's precondition (in the model's domain) as corrections (``(not F)``: a fact the known
   facts hold is false; ``F``: a fact they lack holds, as a door the step assumed away), the
-  additions first; for each in turn the model says yes or no (does the world's message say
-  it?), and code applies the first said; when none is, the facts are read again.
+  additions first; the model says which predicate the world's message is about, and code
+  applies the first correction over it; when it names none, the facts are read again.
 
 Code declares the problem's objects, typed by the predicates (:func:`.objects.declare_objects`).
 
@@ -94,7 +94,7 @@ REDRAWS = 3
 GOAL_CANDIDATES = 24
 #: answer tokens per part when the run sets no ``max_tokens`` (a part is short by design)
 PART_TOKENS = {"predicates": 200, "action": 160, "types": 120, "facts": 200, "goal": 60,
-               "correction": 4}
+               "correction": 8}
 #: words that are never names of things in an observation
 STOP_WORDS = frozenset("""a an the you your are is was be been am i me my it its in into on at to
 of and or but for from with by as this that these those there here what which who can cannot
@@ -199,7 +199,6 @@ class ModularFormalizer(PromptedLLM):
         self._goal_rewrites = 0
         self._failed_actions: dict[str, int] = {}
         self.failed_step: Optional[str] = None
-        self._candidate = ""                       # the correction asked about
         self._said = False                         # whether the last one was said
         self._written_last: list[str] = []
         self._signatures_seen: dict = {}
@@ -410,17 +409,13 @@ class ModularFormalizer(PromptedLLM):
         return wrote
 
     def _write_correction(self, context: Context, signatures: dict) -> bool:
-        """Ask of each correction in turn (see :meth:`_corrections`) whether the world's
-        message says it, yes or no; apply the first said. Measured with Qwen2.5-Coder 1.5B:
-        asked to pick one from the list it picks ``(not (at ...))`` whatever the message;
-        asked yes or no per correction it tells a closed door from a missing room."""
-        said = False
-        for candidate in self._corrections():
-            self._candidate = candidate
-            if self._write("correction", context, signatures) and self._said:
-                said = True
-                break
-        self._candidate = ""
+        """Ask which predicate the world's message is about, among those of the corrections
+        (see :meth:`_corrections`), and apply the first correction over it. Measured with
+        Qwen2.5-Coder 1.5B on "The door to the south is closed.": asked to pick a correction
+        from the list it picked ``(not (at corridor))``; asked yes or no per correction it
+        said no to all (or, worded otherwise, yes to all); asked which predicate the message
+        is about it said ``has-door``."""
+        said = self._write("correction", context, signatures) and self._said
         self.failed_step = None
         return said
 
@@ -464,10 +459,11 @@ class ModularFormalizer(PromptedLLM):
         elif part == "facts":
             self.chunk = self.chunk + [f for f in kept if f not in self.chunk]
         elif part == "correction":
-            self._said = kept == "yes"
+            correction = next((c for c in self._corrections()
+                               if self._predicate_of(c) == kept), "")
+            self._said = bool(correction)
             if not self._said or not counting:
                 return
-            correction = self._candidate
             fact = correction[len("(not "):-1] if correction.startswith("(not ") else correction
             if correction.startswith("(not "):
                 self.base = [f for f in self.base if f != fact]
@@ -527,10 +523,11 @@ class ModularFormalizer(PromptedLLM):
                 f":effect {effect}"
             return body, []
         if part == "correction":
-            verdict = re.match(r"\s*(yes|no)\b", text.lower())
-            if verdict is None:
-                return None, ["no yes or no"]
-            return verdict.group(1), []
+            named = {self._predicate_of(c) for c in self._corrections()}
+            found = re.search(r"[a-z][\w\-]*", text.lower())
+            if found is None or found.group(0) not in named:
+                return None, [f"not one of the predicates {', '.join(sorted(named))}"]
+            return found.group(0), []
         if part == "types":
             kinds = {t.upper(): t for t in self._type_names()}
             found = {}
@@ -584,6 +581,10 @@ class ModularFormalizer(PromptedLLM):
         if candidates and _norm(inner) not in {_norm(c) for c in candidates}:
             return None, [f"{inner}: not one of the goals the known facts can reach"]
         return goal, []
+
+    @staticmethod
+    def _predicate_of(correction: str) -> str:
+        return correction.replace("(not ", "").strip("() ").split()[0]
 
     def _corrections(self) -> list[str]:
         """What could have been wrong when the failed step's command failed: for each
@@ -696,12 +697,12 @@ class ModularFormalizer(PromptedLLM):
                 signatures=context.signatures, history=shown,
                 revision=revision).strip() + "\n"
         if kind == "correction":
-            negated = self._candidate.startswith("(not ")
-            fact = self._candidate[len("(not "):-1] if negated else self._candidate
+            named = list(dict.fromkeys(self._predicate_of(c) for c in self._corrections()))
             return self.templates["correction"].substitute(
                 context=common, command=context.failed_action or "", step=self.failed_step,
-                message=(context.error or "").strip(), fact=fact,
-                holds="false" if negated else "true").strip() + "\n"
+                message=(context.error or "").strip(),
+                predicates=", ".join(named[:-1]) + (" or " if len(named) > 1 else "")
+                + named[-1]).strip() + "\n"
         if kind == "types":
             return self.templates["types"].substitute(
                 context=common, sentence=self._sentence, revision=revision,
@@ -843,7 +844,8 @@ class ModularFormalizer(PromptedLLM):
             from pddlkit.llm.grammar import Grammar
             from pddlkit.llm.lark_subset import choice
 
-            return Grammar('start: "yes" | "no"\n', "yes or no", 4)
+            named = {self._predicate_of(c) for c in self._corrections()}
+            return Grammar(f"start: {choice(named)}\n", "the message's predicate", 4)
         if part == "types":
             from pddlkit.llm.grammar import Grammar
             from pddlkit.llm.lark_subset import choice, literal

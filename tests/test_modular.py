@@ -68,12 +68,11 @@ def careful(prompt: str) -> str:
         if "coin" in sentence:
             return f"(in ?i=coin ?r={here})"
         return f"(visited ?r={here})"
-    if part == "does":   # does the failed command's message say this correction?
-        asked = re.search(r"say that (\(.*\)) is (true|false)", prompt)
+    if part == "which":   # which predicate a failed command's message is about
+        offered = re.search(r"message about: (.*)\? Answer", prompt).group(1)
+        names = re.split(r", | or ", offered)
         message = prompt.split("failed in the game:", 1)[1].split("\n", 1)[0]
-        door = "door" in message and "closed" in message
-        return "yes" if door and "has-door" in asked.group(1) and asked.group(2) == "true" \
-            else "no"
+        return "has-door" if "door" in message and "has-door" in names else names[-1]
     if part == "goal":
         offered = prompt.split("nearest first:\n", 1)[1].split("\nPart to write", 1)[0]
         goals = offered.splitlines()
@@ -163,7 +162,7 @@ def test_a_failed_command_is_revised_by_the_correction_its_message_names():
     result = run_episode(env, formalizer, seed=1, domain=DOMAIN,
                          limits=Limits(action_budget=40))
     assert result.metrics.simulation_errors >= 1
-    said = [c for c in formalizer.calls if c.part == "correction" and c.answer == "yes"]
+    said = [c for c in formalizer.calls if c.part == "correction" and c.answer == "has-door"]
     assert said, [c.part for c in formalizer.calls]
     assert result.won, result.metrics.abort_reason
 
