@@ -542,6 +542,7 @@ class ModularFormalizer(PromptedLLM):
         text = re.sub(r"\?[\w\-]+\s*=\s*", "", text)    # labelled parameters: ?from=kitchen
         if part == "facts":
             names = set(self._fact_names(context))
+            mentioned = set(observed_names([self._sentence]))
             kinds = self._kinds()
             typed = {}                       # name -> (type, the fact that fixed it)
             for fact in self.base:
@@ -558,6 +559,8 @@ class ModularFormalizer(PromptedLLM):
                 elif any(a not in names for a in args):
                     unseen = next(a for a in args if a not in names)
                     refused.append(f"{fact}: no observation names {unseen}")
+                elif self._sentence and args and not set(args) & mentioned:
+                    refused.append(f"{fact}: names nothing the sentence names")
                 elif fact not in kept:
                     clash = self._type_of(fact, kinds, typed)
                     if clash:
@@ -855,8 +858,9 @@ class ModularFormalizer(PromptedLLM):
             return Grammar(f"start: {words}\nkind: {choice(kinds)}\n"
                            + "WS: /[ \\t\\r\\n]+/\n%ignore WS\n", "word types", 4)
         if part == "facts":
-            return grammars.labeled_facts_grammar(self._signature_list(),
-                                                  self._typed_names(context))
+            return grammars.labeled_facts_grammar(
+                self._signature_list(), self._typed_names(context),
+                mentioned=observed_names([self._sentence]) if self._sentence else None)
         candidates = self._goal_candidates()
         if candidates:
             from pddlkit.llm.grammar import Grammar

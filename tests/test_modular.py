@@ -97,6 +97,11 @@ def test_the_part_grammars_read_what_they_should_and_refuse_the_rest():
         {"room": ["kitchen"], "item": ["coin"]})
     assert labeled.accepts("(at ?r=kitchen) (in ?i=coin ?r=kitchen)")
     assert not labeled.accepts("(in ?i=kitchen ?r=kitchen)")   # kitchen is no item
+    about_coin = grammars.labeled_facts_grammar(
+        [("at", [("?r", "room")]), ("in", [("?i", "item"), ("?r", "room")])],
+        {"room": ["kitchen"], "item": ["coin"]}, mentioned=["coin"])
+    assert about_coin.accepts("(in ?i=coin ?r=kitchen)")
+    assert not about_coin.accepts("(at ?r=kitchen)")   # "You see a coin." names no room
     preds = grammars.predicates_grammar(["room", "direction"])
     assert preds.accepts("(at ?r - room) (connected ?a - room ?b - room ?d - direction)")
     assert not preds.accepts("(at ?r - place)")

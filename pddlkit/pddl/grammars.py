@@ -401,25 +401,40 @@ def goal_grammar(predicates: "dict[str, int]", objects: Sequence[str], *,
 
 def labeled_facts_grammar(predicates: Sequence[tuple[str, Sequence[tuple[str, Optional[str]]]]],
                           names: "dict[Optional[str], Sequence[str]]", *,
+                          mentioned: Optional[Sequence[str]] = None,
                           limits: Limits = Limits()) -> Grammar:
     """Ground facts with every parameter named, ``(connected ?from=kitchen ?to=hall
     ?dir=east)``, one or more: ``predicates`` as (name, [(parameter, type)]), ``names`` the
     names each type may take (the key None for untyped parameters). Naming the parameter
-    makes a small model put each argument where it belongs; the reader drops the labels."""
+    makes a small model put each argument where it belongs; the reader drops the labels.
+    With ``mentioned`` (the names a sentence uses), every fact with arguments has at least
+    one of them: a sentence states facts about what it names (measured: asked for the facts
+    of "You see a coin.", a 1.5B model wrote where the player is)."""
     lines = [f"start: {_rep('fact', min(limits.facts, 8), 1)}"]
     rules, used = [], {}
+    said = {kind: [n for n in values if mentioned is None or n in mentioned]
+            for kind, values in names.items()}
+
+    def rule_of(kind, only_said: bool) -> str:
+        key = (kind, only_said)
+        return used.setdefault(key, f"name_{len(used)}")
+
     for name, params in predicates:
         if any(not names.get(t) for _v, t in params):
             continue
-        slots = []
-        for variable, kind in params:
-            rule = used.setdefault(kind, f"name_{len(used)}")
-            slots.append(f"{_lit(variable + '=')} {rule}")
-        rules.append(f'"(" {_lit(name)} ' + " ".join(slots) + ' ")"')
+        if not params or mentioned is None:
+            slots = [f"{_lit(v + '=')} {rule_of(t, False)}" for v, t in params]
+            rules.append(f'"(" {_lit(name)} ' + " ".join(slots) + ' ")"')
+            continue
+        for i, (_v, kind) in enumerate(params):   # argument i is one the sentence names
+            if not said.get(kind):
+                continue
+            slots = [f"{_lit(v + '=')} {rule_of(t, j == i)}" for j, (v, t) in enumerate(params)]
+            rules.append(f'"(" {_lit(name)} ' + " ".join(slots) + ' ")"')
     if not rules:
         raise ValueError("no fact can be written: no predicate has names for its parameters")
     lines.append("fact: " + "\n  | ".join(rules))
-    for kind, rule in used.items():
-        lines.append(f"{rule}: {_choice(names[kind])}")
+    for (kind, only_said), rule in used.items():
+        lines.append(f"{rule}: {_choice(said[kind] if only_said else names[kind])}")
     _blank_only(lines)
     return Grammar("\n".join(lines) + "\n", "facts (parameters named)", limits.blank)
