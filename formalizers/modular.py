@@ -40,8 +40,8 @@ The parts, in order:
 * **the goal**, one of the atoms the known facts can reach under the domain (relaxed
   reachability, :meth:`pddlkit.semantics.heuristic.RelaxedDistance.costs`; atoms never
   true in an earlier state first, then the nearest), with the environment's goal guidance
-  (its ``goal_detailed`` template). When none is reachable no goal is asked: the error says
-  the facts say too little, and the facts are asked again.
+  (its ``goal_detailed`` template). When none is reachable the goal is free over the known
+  predicates and names, and the planner's why-no-plan says what the facts miss.
 * **the correction**, after a command the world refused: the literals of the failed plan
   step's precondition (in the model's domain) as corrections (``(not F)``: a fact the known
   facts hold is false; ``F``: a fact they lack holds, as a door the step assumed away), the
@@ -222,12 +222,6 @@ class ModularFormalizer(PromptedLLM):
                         context.error or ""
         self._written_last = []
         for part in targets:
-            if part == "goal" and not self._goal_candidates() and self._domain_model():
-                raise AnswerError(
-                    "no fact that is false now can be reached from the known facts under the "
-                    "domain, so no goal can be planned for: the facts say too little (where "
-                    "the agent is, how places connect). Known facts: "
-                    + (" ".join(self._facts()) or "(none)"))
             if part == "facts":
                 self._write_facts(context, signatures)
                 self._written_last.append(part)
@@ -505,6 +499,11 @@ class ModularFormalizer(PromptedLLM):
                     refused.append(f"{m.group(0)}: declared twice")
                 else:
                     kept.append(line)
+            covered = {w for line in kept for w in line.strip("()").split()}
+            missing = [t for t in _types(signatures) if t != "object" and t not in covered]
+            if kept and missing:   # an action's parameter of that type would be unconstrained
+                return None, [f"no predicate has a parameter of type {', '.join(missing)}, "
+                              "which the actions' parameters have"]
             return (kept or None), (refused or ["no predicate found"] if not kept else refused)
         if part.startswith("action "):
             pre = text.lower().find(":precondition")
@@ -717,7 +716,10 @@ class ModularFormalizer(PromptedLLM):
         commands = ", ".join(a for a, _ in history) or "(none)"
         return self.templates["goal"].substitute(
             context=common, guidance=self.guidance, revision=revision, commands=commands,
-            candidates="\n".join(candidates) if candidates else "(none found)").strip() + "\n"
+            candidates="\n".join(candidates) if candidates else (
+                "(none: from the known facts no action makes a new fact true, so the facts "
+                "miss something; write the goal the task needs, and the planner will say what "
+                "is missing)")).strip() + "\n"
 
     def _domain_part(self) -> str:
         if self.fixed_domain is None and not self.predicates:
@@ -837,12 +839,14 @@ class ModularFormalizer(PromptedLLM):
     def _grammar(self, part: str, context: Context, signatures: dict):
         from pddlkit.pddl import grammars
 
-        if part == "predicates":
-            return grammars.predicates_grammar(_types(signatures))
+        if part == "predicates":   # as many as the actions' parameter types, at least
+            return grammars.predicates_grammar(_types(signatures),
+                                               at_least=len(_types(signatures)))
         arities = self._arities(signatures)
         if part.startswith("action "):
             params, _ = signatures[part.split(" ", 1)[1]]
-            return grammars.action_body_grammar(arities, [v for v, _ in params])
+            kinds = {name: [t for _v, t in ps] for name, ps in self._signature_list()}
+            return grammars.action_body_grammar(kinds, [(v, t or None) for v, t in params])
         if part == "correction":
             from pddlkit.llm.grammar import Grammar
             from pddlkit.llm.lark_subset import choice
@@ -869,8 +873,13 @@ class ModularFormalizer(PromptedLLM):
             lines = ['start: "(" ":goal" goal ")"', f"goal: {choice(candidates)}",
                      r"WS: /[ \t\r\n]+/", "%ignore WS"]
             return Grammar("\n".join(lines) + "\n", "goal (reachable atoms)", 24)
-        names = self._fact_names(context) + observed_names([context.memory.task])
-        return grammars.goal_grammar(arities, list(dict.fromkeys(names)))
+        typed = self._typed_names(context)   # free goal: each argument of its type
+        for word in observed_names([context.memory.task]):
+            for kind in typed:
+                if word not in typed[kind] and self.name_types.get(word, kind) == kind:
+                    typed[kind].append(word)
+        return grammars.goal_grammar(arities, [], typed=(
+            {name: [t for _v, t in ps] for name, ps in self._signature_list()}, typed))
 
     # -- assembling the files --------------------------------------------------------------
     def _facts(self) -> list[str]:

@@ -92,6 +92,10 @@ def test_the_part_grammars_read_what_they_should_and_refuse_the_rest():
     assert not body.accepts(":precondition (at ?from) :effect ()")      # no empty effect
     assert not body.accepts(":precondition (at ?x) :effect (at ?to)")   # not its parameter
     assert not body.accepts(":precondition (at ?from ?to) :effect (at ?to)")  # arity
+    typed = grammars.action_body_grammar(
+        {"at": ["room"], "take": ["item", "room"]}, [("?i", "item"), ("?to", "room")])
+    assert typed.accepts(":precondition (at ?to) :effect (take ?i ?to)")
+    assert not typed.accepts(":precondition (at ?to) :effect (take ?to ?i)")   # the types
     labeled = grammars.labeled_facts_grammar(
         [("at", [("?r", "room")]), ("in", [("?i", "item"), ("?r", "room")])],
         {"room": ["kitchen"], "item": ["coin"]})

@@ -185,3 +185,33 @@ def test_a_constrained_request_returns_text_the_grammar_accepts(qwen):
     assert not [d for d in report.errors if d.code in ("syntax", "undeclared-predicate",
                                                        "arity")], \
         report.format()
+
+
+def test_the_modular_mode_writes_a_domain_and_problem_that_pass_check(qwen, tmp_path):
+    """``--modular --constrained`` with no frozen domain: the model writes the predicates,
+    then each action's precondition and effect, the types of each sentence's words, the facts
+    of each sentence and the goal, one part per call, each decoded under its grammar (GBNF on
+    llama.cpp's server), and code assembles the files. Every pair of files the loop met
+    passes ``pddlkit check`` (what the part grammars and code's refusals guarantee; whether a
+    plan works is the world's to say)."""
+    from pddlkit.checks import check
+
+    record, transcript = tmp_path / "record.jsonl", tmp_path / "transcript.jsonl"
+    done = _run(["pddlego", "--env", "coin-collector", "--rooms", "3", "--modular",
+                 "--constrained", "--seed", "0", "--budget", "2", "--retries", "2",
+                 "--llm", f"local:{qwen.gguf}", "--record", str(record),
+                 "--transcript", str(transcript), "--json", "--quiet"])
+    _clean(done)
+    calls = [json.loads(line) for line in transcript.read_text().splitlines()]
+    assert calls and all(c.get("constraint_mode") == "gbnf" for c in calls), \
+        {c.get("constraint_mode") for c in calls}
+    events = [json.loads(line) for line in record.read_text().splitlines()]
+    parts = [p for e in events if e["type"] == "parts" for p in e["parts"]]
+    assert parts[0]["part"] == "predicates"
+    written = {p["part"] for p in parts if p["outcome"] == "used"}
+    assert {"action move", "action open-door", "action take"} <= written, written
+    files = [e for e in events if e["type"] == "files"]
+    assert files, [e.get("message") for e in events if e["type"] == "solver-error"]
+    for pair in files:
+        report = check(pair["domain"], pair["problem"])
+        assert report.ok, report.format()
