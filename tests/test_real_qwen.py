@@ -198,7 +198,7 @@ def test_the_modular_mode_writes_a_domain_and_problem_that_pass_check(qwen, tmp_
 
     record, transcript = tmp_path / "record.jsonl", tmp_path / "transcript.jsonl"
     done = _run(["pddlego", "--env", "coin-collector", "--rooms", "3", "--modular",
-                 "--constrained", "--seed", "0", "--budget", "2", "--retries", "2",
+                 "--constrained", "--seed", "0", "--budget", "1", "--retries", "1",
                  "--llm", f"local:{qwen.gguf}", "--record", str(record),
                  "--transcript", str(transcript), "--json", "--quiet"])
     _clean(done)
