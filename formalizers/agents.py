@@ -8,8 +8,11 @@
 
 ``retries`` sets both retry limits (5 in the paper; 0 and 0 give the paper's PDDLego
 baseline, no refine loops), ``solver_retries`` / ``simulation_retries`` each one. ``repair``,
-``fact_memory`` and the domain library options (``save_domain``, ``reuse_domain``) are the
-options beyond the paper. The ``noisy`` stand-in draws its mistakes from the episode's
+``fact_memory``, the domain library options (``save_domain``, ``reuse_domain``), ``domain``
+(a domain file frozen) and the helps for small models (``modular``: one part of the files per
+call, :mod:`.modular`; ``small_model`` turns them on together) are the options beyond the
+paper. A help a stand-in cannot use (``modular``, ``samples``) is refused when asked for by
+name, and left out of the preset's ``helps`` column with a stand-in. The ``noisy`` stand-in draws its mistakes from the episode's
 ``rng_seed`` (a bench cell's own, else the seed).
 """
 
