@@ -88,8 +88,9 @@ def gguf_path(model: str) -> Path:
 
 
 #: seconds a recorded server whose process is alive may take to answer before it counts as
-#: stuck: one still busy with a long answer (its client killed) answers only after it
-BUSY_WAIT = 120.0
+#: stuck: one still busy with a long answer (its client killed) answers only after it, and a
+#: whole PDDL file on 2 CPU cores takes minutes (measured: over 2 minutes)
+BUSY_WAIT = 600.0
 
 
 def running(model: str = DEFAULT_MODEL, busy_wait: float = BUSY_WAIT) -> Optional[LocalServer]:
@@ -109,9 +110,14 @@ def running(model: str = DEFAULT_MODEL, busy_wait: float = BUSY_WAIT) -> Optiona
     if not _pid_alive(server.pid) or not _is_llama_server(server.pid):
         return None
     deadline = time.monotonic() + busy_wait
+    said = False
     while True:
         if _answers(server.base_url):
             return server
+        if not said:   # say why nothing happens yet, once
+            print(f"pddlkit: the local server for {model} (pid {server.pid}) is busy with an "
+                  f"earlier answer; waiting up to {busy_wait:.0f} s for it", file=sys.stderr)
+            said = True
         if not _pid_alive(server.pid):
             return None
         if time.monotonic() >= deadline:
