@@ -776,28 +776,20 @@ class ModularFormalizer(PromptedLLM):
     def _predicate_lines(self) -> list[str]:
         if self.fixed_domain is None:
             return list(self.predicates)
-        from pddlkit.pddl.reader import read_domain
+        if getattr(self, "_frozen_lines", (None,))[0] != self.fixed_domain:
+            from pddlkit.pddl.reader import read_domain   # read once per frozen domain
 
-        dom, _ = read_domain(self.fixed_domain)
-        if dom is None:
-            return []
-        return ["(" + " ".join([p.name] + [f"{v.name} - {v.types[0]}" if v.types else v.name
+            dom, _ = read_domain(self.fixed_domain)
+            lines = [] if dom is None else [
+                "(" + " ".join([p.name] + [f"{v.name} - {v.types[0]}" if v.types else v.name
                                            for v in p.parameters]) + ")"
                 for p in dom.predicates]
+            self._frozen_lines = (self.fixed_domain, lines)
+        return list(self._frozen_lines[1])
 
     def _kinds(self) -> dict[str, list]:
         """predicate -> the type of each parameter (None: untyped)."""
-        out = {}
-        for line in self._predicate_lines():
-            words = line.strip("()").split()
-            kinds, i = [], 1
-            while i < len(words):
-                if words[i].startswith("?"):
-                    kinds.append(words[i + 2] if i + 2 < len(words) and words[i + 1] == "-"
-                                 else None)
-                i += 1
-            out[words[0].lower()] = kinds
-        return out
+        return {name: [t for _v, t in params] for name, params in self._signature_list()}
 
     @staticmethod
     def _type_of(fact: str, kinds: dict, typed: dict) -> str:
@@ -819,11 +811,7 @@ class ModularFormalizer(PromptedLLM):
         return ""
 
     def _arities(self, signatures: dict) -> dict[str, int]:
-        out = {}
-        for line in self._predicate_lines():
-            words = line.strip("()").split()
-            out[words[0].lower()] = sum(1 for w in words[1:] if w.startswith("?"))
-        return out
+        return {name: len(params) for name, params in self._signature_list()}
 
     def _fact_names(self, context: Context) -> list[str]:
         if self._sentence:   # one sentence: its names, and the names already in facts
@@ -845,8 +833,7 @@ class ModularFormalizer(PromptedLLM):
         arities = self._arities(signatures)
         if part.startswith("action "):
             params, _ = signatures[part.split(" ", 1)[1]]
-            kinds = {name: [t for _v, t in ps] for name, ps in self._signature_list()}
-            return grammars.action_body_grammar(kinds, [(v, t or None) for v, t in params])
+            return grammars.action_body_grammar(self._kinds(), [(v, t or None) for v, t in params])
         if part == "correction":
             from pddlkit.llm.grammar import Grammar
             from pddlkit.llm.lark_subset import choice
@@ -878,8 +865,7 @@ class ModularFormalizer(PromptedLLM):
             for kind in typed:
                 if word not in typed[kind] and self.name_types.get(word, kind) == kind:
                     typed[kind].append(word)
-        return grammars.goal_grammar(arities, [], typed=(
-            {name: [t for _v, t in ps] for name, ps in self._signature_list()}, typed))
+        return grammars.goal_grammar(arities, [], typed=(self._kinds(), typed))
 
     # -- assembling the files --------------------------------------------------------------
     def _facts(self) -> list[str]:
