@@ -924,7 +924,9 @@ class ModularFormalizer(PromptedLLM):
         text = self.fixed_domain or (self._domain_text(None) if self.predicates else None)
         if not text:
             return None
-        return read_domain(text)[0]
+        if getattr(self, "_model", (None,))[0] != text:   # read once per domain text
+            self._model = (text, read_domain(text)[0])
+        return self._model[1]
 
     def _domain_text(self, signatures: Optional[dict]) -> str:
         signatures = signatures or getattr(self, "_signatures_seen", {})
