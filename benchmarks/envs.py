@@ -116,11 +116,11 @@ class FullRoundsWorld:
     def with_derived(world, state):
         from pddlkit.semantics.formulas import candidate_bindings, holds
         from pddlkit.semantics.state import State
-        from pddlkit.semantics.world import _LiveView
+        from pddlkit.semantics.world import LiveView
 
         names = {r.predicate.name for r in world.domain.derived}
         atoms = {a for a in state.atoms if a[0] not in names}
-        view = _LiveView(atoms, state)
+        view = LiveView(atoms, state)
         for stratum in world.derived_strata:
             changed = True
             while changed:

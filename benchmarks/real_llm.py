@@ -5,6 +5,8 @@ machine (Qwen2.5-Coder 1.5B Instruct behind llama.cpp's server, over HTTP throug
     .venv/bin/python benchmarks/real_llm.py --quick        # about 15 minutes on 2 cores
     .venv/bin/python benchmarks/real_llm.py                # the full table, about 50 minutes
     .venv/bin/python benchmarks/real_llm.py --speed        # prompt and generation speed only
+    .venv/bin/python benchmarks/real_llm.py --helps        # each front end's world-model help
+                                                           # off and on, same seeds (issue 48)
 
 Columns: success (or the front end's score), LLM calls, tokens (prompt + completion, the
 ledger's count), wall seconds, and the share of answers that parsed: for PDDLego+ the answers
@@ -33,7 +35,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -134,6 +136,106 @@ ROWS = [
     Row("own world", "examples/own_env.py, dark house", None, ["--budget", "12"], "",
         "no paper row (a user's own environment)", example="own_env.py"),
 ]
+
+
+@dataclass
+class HelpRow:
+    """One front end's world-model help (issue 48), measured off and on with the same model on
+    the same seeds: ``args`` is the row without it, ``help`` the flags that turn it on.
+    ``reached`` reads the target from the run's JSON rows; ``target`` says it in words."""
+
+    front: str
+    env: str
+    args: list[str]
+    help: list[str]
+    target: str
+    reached: Callable[[list[dict]], bool]
+
+
+def _rate(rows: list[dict]) -> float:
+    trials = sum(r["trials"] for r in rows)
+    return sum(r["success_rate"] * r["trials"] for r in rows) / max(1, trials)
+
+
+HELP_ROWS = [
+    HelpRow("DEPS", "crafting world, MT1 (14 tasks)",
+            ["deps", "--env", "craft", "--task", "MT1", "--replan-rounds", "3"],
+            ["--complete-plan"], ">= 50% of MT1 tasks", lambda rows: _rate(rows) >= 0.5),
+    HelpRow("DEPS", "Crafter, wood_pickaxe",
+            ["deps", "--env", "crafter", "--task", "wood_pickaxe", "--replan-rounds", "2",
+             "--episodes", "1"],
+            ["--complete-plan"], "wood_pickaxe won", lambda rows: _rate(rows) > 0),
+    HelpRow("CoPiC", "SC2 build, easy",
+            ["copic", "--env", "sc2-build", "--difficulty", "easy", "--copic-critic", "uniform",
+             "--programs", "2", "--round-episodes", "2", "--summary-episodes", "2",
+             "--max-rounds", "1", "--eval-episodes", "4"],
+            ["--plan-api"], ">= 50% held-out", lambda rows: _rate(rows) >= 0.5),
+    HelpRow("CoPiC", "household, pick_and_place",
+            ["copic", "--env", "household", "--difficulty", "pick_and_place",
+             "--copic-critic", "uniform", "--programs", "2", "--no-evolve",
+             "--round-episodes", "2", "--summary-episodes", "1", "--eval-episodes", "4"],
+            ["--plan-api"], ">= 50% held-out", lambda rows: _rate(rows) >= 0.5),
+    HelpRow("IPP", "MiniGrid DoorKey",
+            ["ipp", "--env", "minigrid-doorkey", "--train", "6", "--eval", "6", "--rounds", "1",
+             "--max-tokens", "1000"],
+            ["--probe", "2"], "held-out reward >= 0.5",
+            lambda rows: all(r.get("score") is not None and r["score"] >= 0.5 for r in rows)),
+    HelpRow("IPP", "GRASP",
+            ["ipp", "--env", "grasp", "--train", "10", "--eval", "20", "--rounds", "1",
+             "--max-tokens", "1000"],
+            ["--probe", "2"], "no held-out instance crashes",
+            lambda rows: all(r.get("program") and not r.get("eval_failures") for r in rows)),
+    HelpRow("PLAP", "MicroRTS vs RandomBiasedAI, 5 games",
+            ["plap", "--env", "microrts", "--max-cycles", "600", "--episodes", "5"],
+            ["--progress"], ">= 3 of 5 won",
+            lambda rows: sum(r.get("result") == 1 for r in rows) >= 3),
+]
+
+HELP_HEAD = ["| front end | environment | help | success | LLM calls | tokens | wall s | "
+             "answers parsed | target | reached |", "|---|---|---|---|---|---|---|---|---|---|"]
+
+
+def helps_table(model: str, only: Optional[list[str]] = None,
+                records: Optional[Path] = None) -> list[str]:
+    """Each help off, then on, with ``model`` on the same seeds (rows whose name holds one of
+    ``only``); each run's record is kept in ``records`` (gzipped) when given."""
+    import gzip
+    import re
+
+    from pddlkit.llm import local_server
+
+    server = local_server.start(model)
+    lines = list(HELP_HEAD)
+    for row in HELP_ROWS:
+        if only and not any(o.lower() in f"{row.front}/{row.env}".lower() for o in only):
+            continue
+        for label, extra in (("off", []), ("on: " + " ".join(row.help), row.help)):
+            with tempfile.TemporaryDirectory() as tmp:
+                record, transcript = Path(tmp) / "record.jsonl", Path(tmp) / "transcript.jsonl"
+                data, wall, error = _run(_command(Row(row.front, row.env, None, [], None, ""),
+                                                  [*row.args, *extra, "--transcript",
+                                                   str(transcript)], f"local:{model}", record),
+                                         3600)
+                rows = data if isinstance(data, list) else [data]
+                try:
+                    cells = (f"failed: {error[:80]}", "", "", "") if error else \
+                        _figures(row.front, data, record)
+                    reached = "" if error else ("yes" if row.reached(rows) else "no")
+                except (KeyError, TypeError) as exc:
+                    cells, reached = (f"unexpected output: {exc}", "", "", ""), ""
+                if records is not None:   # the record, and every LLM call (what it wrote)
+                    records.mkdir(parents=True, exist_ok=True)
+                    name = re.sub(r"[^a-z0-9]+", "-", f"{row.front} {row.env} {label[:3]}".lower())
+                    for kept, suffix in ((record, ""), (transcript, ".transcript")):
+                        if kept.is_file():
+                            with gzip.open(records / f"{name.strip('-')}{suffix}.jsonl.gz",
+                                           "wt") as out:
+                                out.write(kept.read_text())
+            lines.append(f"| {row.front} | {row.env} | {label} | {cells[0]} | {cells[1]} | "
+                         f"{cells[2]} | {wall:.0f} | {cells[3]} | {row.target} | {reached} |")
+            print(lines[-1], flush=True)
+    print(f"(server {server.base_url})")
+    return lines
 
 
 def _run(command: list[str], timeout: float) -> tuple[dict, float, str]:
@@ -269,6 +371,10 @@ def main() -> None:
     parser.add_argument("--model", default="qwen2.5-coder-1.5b")
     parser.add_argument("--quick", action="store_true", help="the short table (~15 min)")
     parser.add_argument("--speed", action="store_true", help="prompt and generation speed only")
+    parser.add_argument("--helps", action="store_true",
+                        help="each front end's world-model help off and on (issue 48)")
+    parser.add_argument("--records", help="with --helps: keep each run's record and LLM "
+                                          "transcript (gzipped) in this folder")
     parser.add_argument("--out", help="also write the table (Markdown) here")
     parser.add_argument("--only", action="append", metavar="NAME",
                         help="only rows whose 'front end/environment' holds NAME (repeatable)")
@@ -285,7 +391,8 @@ def main() -> None:
               f"generation {made} tokens at {made_rate:.1f} tokens/s")
         return
     started = time.perf_counter()
-    lines = table(args.model, args.quick, args.only)
+    lines = helps_table(args.model, args.only, Path(args.records) if args.records else None) \
+        if args.helps else table(args.model, args.quick, args.only)
     took = time.perf_counter() - started
     command = " ".join([".venv/bin/python benchmarks/real_llm.py", *sys.argv[1:]])
     footer = [f"", f"Produced by `{command}` in {took / 60:.1f} min on {os.cpu_count()} cores."]

@@ -4,6 +4,8 @@ preset, with Qwen2.5-Coder 1.5B Instruct behind llama.cpp's server (over HTTP th
 
     .venv/bin/python benchmarks/small_model.py --rows preset,paper --seeds 10
     .venv/bin/python benchmarks/small_model.py --rows all --seeds 5 --out examples/real-llm/small-model.md
+    .venv/bin/python benchmarks/small_model.py --env household --rows preset,paper --seeds 5
+    .venv/bin/python benchmarks/small_model.py --env alfworld --rows preset --seeds 1
 
 Rows (``--rows``, comma-separated names, or ``all``): ``paper`` (no help: the paper's loop),
 each help alone (``modular``, ``repair``, ``declare-objects``, ``fresh-answers``,
@@ -15,7 +17,16 @@ problem file), ``plangen`` (the LLM as planner, for reference). Every row runs o
 (``--rooms``) with CoinCollector's reference domain frozen (``--domain
 domains/coin-collector/domain.pddl``: the model writes the problem side only), except
 ``preset-library`` (the library's learned domain, whose names ``open``/``door``/``?a ?b ?d``
-a 1.5B model misreads more) and ``plangen``, which writes no PDDL.
+a 1.5B model misreads more) and ``plangen``, which writes no PDDL. ``--env household`` (the
+native household, ``--receptacles``, difficulty ``basic&use`` as the issue asks) and ``--env
+alfworld`` (a real ALFWorld game, ``pick`` tasks) freeze the household's reference domain
+instead: ALFWorld's formalizers write the household's action schema (see
+:mod:`pddlkit.envs.alfworld_adapter`). ``--first-seed`` starts the seeds elsewhere, so a
+long sweep can be run in parts; every row names its seeds, and the table is rewritten after
+each row, so a stopped run keeps the rows it finished. ``--save DIR`` keeps each row's
+episodes (JSON) and its record (every episode's events, for counting failure modes);
+``--merge DIR`` pools the rows kept there into one table per environment (seeds run in parts
+at one commit are one row).
 
 Columns: won, LLM calls, tokens (prompt + completion), wall seconds, calls per won episode,
 mean fact precision and recall of the problem files against the environment's truth
@@ -31,6 +42,7 @@ from __future__ import annotations
 import argparse
 import re
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -40,10 +52,21 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 FROZEN = ["--domain", str(REPO / "domains" / "coin-collector" / "domain.pddl")]
+HOUSEHOLD = str(REPO / "domains" / "household" / "domain.pddl")
+#: --env -> (the environment's arguments, given --rooms and --receptacles; its frozen domain)
+ENVS = {
+    "coin-collector": (lambda a: ["--env", "coin-collector", "--rooms", str(a.rooms)], None),
+    "household": (lambda a: ["--env", "household", "--receptacles", str(a.receptacles),
+                             "--difficulty", "basic&use"], HOUSEHOLD),
+    "alfworld": (lambda a: ["--env", "alfworld", "--task", "pick"], HOUSEHOLD),
+}
 LIBRARY = ["--reuse-domain", "--library", str(REPO / "domains" / "learned")]
 ROWS = {
     "paper": ("pddlego", [*FROZEN, "--constrained"]),
     "modular": ("pddlego", [*FROZEN, "--constrained", "--modular"]),
+    # novel goals chooses among the modular formalizer's goals: modular with it, against the above
+    "novel-goals": ("pddlego", [*FROZEN, "--constrained", "--modular", "--novel-goals"]),
+    "local-facts": ("pddlego", [*FROZEN, "--constrained", "--modular", "--local-facts"]),
     "repair": ("pddlego", [*FROZEN, "--constrained", "--repair"]),
     "declare-objects": ("pddlego", [*FROZEN, "--constrained", "--declare-objects"]),
     "fresh-answers": ("pddlego", [*FROZEN, "--constrained", "--fresh-answers"]),
@@ -59,19 +82,29 @@ ROWS = {
 }
 
 
-def run_row(agent: str, args: list[str], model: str, seeds: int, rooms: int, budget: int,
-            folder: Path) -> dict:
+def row_arguments(env_args: list[str], frozen: str | None, args: list[str]) -> list[str]:
+    """The row's arguments for this environment: its frozen domain in place of
+    CoinCollector's."""
+    if frozen is None:
+        return [*env_args, *args]
+    swapped = [frozen if a == FROZEN[1] else a for a in args]
+    return [*env_args, *swapped]
+
+
+def run_row(agent: str, args: list[str], model: str, first_seed: int, seeds: int,
+            budget: int, folder: Path, record: Path | None = None) -> dict:
     from constrained import run_row as run
 
-    return run(agent, ["--env", "coin-collector", "--rooms", str(rooms), "--budget",
-                       str(budget), "--episodes", str(seeds), *args], model, False, folder,
+    recording = ["--record", str(record)] if record else []
+    return run(agent, ["--budget", str(budget), "--seed", str(first_seed), "--episodes",
+                       str(seeds), *recording, *args], model, False, folder,
                timeout=6 * 3600)
 
 
 def server_log(model: str) -> Path:
-    from pddlkit.llm.local_server import _slug, servers_dir
+    from pddlkit.llm.local_server import slug, servers_dir
 
-    return servers_dir() / f"{_slug(model)}.log"
+    return servers_dir() / f"{slug(model)}.log"
 
 
 def evaluated(log: Path, start: int) -> tuple[int, float]:
@@ -113,10 +146,24 @@ def main() -> None:
     parser.add_argument("--model", default="qwen2.5-coder-1.5b")
     parser.add_argument("--rows", default="paper,preset")
     parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--env", choices=list(ENVS), default="coin-collector")
+    parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--rooms", type=int, default=3)
+    parser.add_argument("--receptacles", type=int, default=8)
     parser.add_argument("--budget", type=int, default=30)
     parser.add_argument("--out", help="also write the table (Markdown) here")
+    parser.add_argument("--save", metavar="DIR",
+                        help="also keep each row's episodes here (JSON), for --merge")
+    parser.add_argument("--merge", metavar="DIR",
+                        help="run nothing: one table per environment from the rows kept "
+                             "with --save, seeds pooled per row")
     args = parser.parse_args()
+    if args.merge:
+        text = merged(Path(args.merge))
+        print(text)
+        if args.out:
+            Path(args.out).write_text(text)
+        return
     names = list(ROWS) if args.rows == "all" else args.rows.split(",")
     unknown = [n for n in names if n not in ROWS]
     if unknown:
@@ -125,8 +172,18 @@ def main() -> None:
               "median won min", "files against the truth",
               "prompt tokens the server evaluated", "decoding", "helps"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    print(f"CoinCollector {args.rooms} rooms, seeds 0..{args.seeds - 1}, budget {args.budget}, "
-          f"local:{args.model}", flush=True)
+    if args.env == "alfworld" and "preset-library" in names:
+        parser.error("preset-library is CoinCollector's learned domain; leave it out here")
+    env_args, frozen = ENVS[args.env]
+    where = {"coin-collector": f"CoinCollector {args.rooms} rooms",
+             "household": f"the household, {args.receptacles} receptacles, basic&use",
+             "alfworld": "ALFWorld (the real game), pick tasks"}[args.env]
+    last = args.first_seed + args.seeds - 1
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, text=True,
+                            capture_output=True).stdout.strip() or "unknown"
+    title = (f"{where}, seeds {args.first_seed}..{last}, budget {args.budget}, "
+             f"local:{args.model}, commit {commit}")
+    print(title, flush=True)
     print(lines[0], flush=True)
     print(lines[1], flush=True)
     started = time.perf_counter()
@@ -135,8 +192,14 @@ def main() -> None:
             agent, row_args = ROWS[name]
             log = server_log(args.model)
             start = log.stat().st_size if log.exists() else 0
-            result = run_row(agent, row_args, args.model, args.seeds, args.rooms, args.budget,
-                             Path(tmp))
+            record = None
+            if args.save:
+                Path(args.save).mkdir(parents=True, exist_ok=True)
+                record = Path(args.save) / (re.sub(r"[^\w.-]+", "-", f"{where}-{name}-"
+                                                   f"{args.first_seed}-{last}") + ".record.jsonl")
+            result = run_row(agent, row_arguments(env_args(args), frozen, row_args),
+                             args.model, args.first_seed, args.seeds, args.budget, Path(tmp),
+                             record)
             result["evaluated"] = evaluated(log, start)
             if "error" in result:
                 line = f"| {name} | error: {result['error']} |"
@@ -144,15 +207,72 @@ def main() -> None:
                 line = "| " + " | ".join([name, *cells(result)]) + " |"
             lines.append(line)
             print(line, flush=True)
+            if args.save and "error" not in result:
+                keep(Path(args.save), name, where, args, commit, result)
+            if args.out:
+                write(args.out, title, lines, "unfinished: rows still to run")
     total = f"{(time.perf_counter() - started) / 60:.0f} minutes in all on this machine"
     print(total)
     if args.out:
-        Path(args.out).write_text(
-            f"# A small model through PDDLego+ (`benchmarks/small_model.py`)\n\n"
-            f"CoinCollector {args.rooms} rooms, seeds 0..{args.seeds - 1}, budget "
-            f"{args.budget}, local:{args.model}, a frozen domain (see each row's arguments "
-            f"in the script).\n\n"
-            + "\n".join(lines) + f"\n\n{total}.\n")
+        write(args.out, title, lines, total)
+
+
+def keep(folder: Path, name: str, where: str, args, commit: str, result: dict) -> None:
+    """One row's episodes and calls as JSON, named by row, environment and seeds."""
+    import json
+
+    folder.mkdir(parents=True, exist_ok=True)
+    last = args.first_seed + args.seeds - 1
+    stem = re.sub(r"[^\w.-]+", "-", f"{where}-{name}-{args.first_seed}-{last}")
+    (folder / f"{stem}.json").write_text(json.dumps({
+        "row": name, "where": where, "first": args.first_seed, "last": last,
+        "budget": args.budget, "model": args.model, "commit": commit, "result": result}))
+
+
+def merged(folder: Path) -> str:
+    """The rows kept with --save, pooled per (environment, row): episodes and calls joined,
+    seconds and evaluated tokens summed; each table says its seeds and commits."""
+    import json
+
+    groups: dict[tuple, list[dict]] = {}
+    for file in sorted(folder.glob("*[0-9].json")):
+        kept = json.loads(file.read_text())
+        groups.setdefault((kept["where"], kept["budget"], kept["model"]), []).append(kept)
+    header = ["row", "seeds", "won", "LLM calls", "tokens", "wall s", "calls per won",
+              "median won min", "files against the truth",
+              "prompt tokens the server evaluated", "decoding", "helps"]
+    out = ["# A small model through PDDLego+ (`benchmarks/small_model.py`)\n"]
+    for (where, budget, model), chunks in groups.items():
+        commits = sorted({c["commit"] for c in chunks})
+        out.append(f"## {where}, budget {budget}, local:{model}\n")
+        out.append(f"Measured at commit {', '.join(commits)}; the domain frozen (see each row's "
+                   "arguments in the script).\n")
+        out.append("| " + " | ".join(header) + " |")
+        out.append("|" + "---|" * len(header))
+        rows: dict[str, list[dict]] = {}
+        for chunk in chunks:
+            rows.setdefault(chunk["row"], []).append(chunk)
+        for name, parts in rows.items():
+            parts.sort(key=lambda c: c["first"])
+            result = {"rows": [r for c in parts for r in c["result"]["rows"]],
+                      "calls": [x for c in parts for x in c["result"]["calls"]],
+                      "seconds": sum(c["result"]["seconds"] for c in parts),
+                      "evaluated": (sum(c["result"]["evaluated"][0] for c in parts),
+                                    sum(c["result"]["evaluated"][1] for c in parts))}
+            seeds = ", ".join(f"{c['first']}..{c['last']}" for c in parts)
+            out.append("| " + " | ".join([name, seeds, *cells(result)]) + " |")
+        out.append("")
+    out.append("Produced by `benchmarks/small_model.py --merge DIR` from the rows each run "
+               "kept with `--save DIR`.")
+    return "\n".join(out) + "\n"
+
+
+def write(out: str, title: str, lines: list[str], total: str) -> None:
+    command = "benchmarks/small_model.py " + " ".join(sys.argv[1:])
+    Path(out).write_text(
+        f"# A small model through PDDLego+ (`benchmarks/small_model.py`)\n\n"
+        f"{title}; the domain frozen (see each row's arguments in the script).\n\n"
+        + "\n".join(lines) + f"\n\n{total}. Produced by `{command}`.\n")
 
 
 if __name__ == "__main__":

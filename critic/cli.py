@@ -77,7 +77,7 @@ def play(job):
             history=o.history, greedy=o.greedy,
             ppo={"policy_lr": o.policy_lr, "value_lr": o.value_lr,
                  "steps_per_update": o.ppo_steps, "policy_batch": o.ppo_batch},
-            load=o.load_critic, save=o.save_critic, on_episode=show)
+            load=o.load_critic, save=o.save_critic, on_episode=show, make_env=job.make_env)
         for u in outcome.agent.log.updates:
             episode.emit("update", update=u.update, policy_loss=u.policy_loss,
                          value_loss=u.value_loss, entropy=u.entropy, kl=u.approx_kl,
@@ -115,4 +115,5 @@ def describe(kind: str, data: dict) -> Optional[str]:
 TWOSOME = AgentSpec(
     "twosome", "TWOSOME: a language model as the policy over admissible commands, trained "
     "with PPO (the LoRA critic)", TwosomeOptions, play, default_llm="", default_env="household",
-    describe=describe, renamed={"--episodes": "--train-episodes"}, step_budget="budget")
+    describe=describe, renamed={"--episodes": "--train-episodes"}, step_budget="budget",
+    needs=("commands",), uses_llm=False)

@@ -15,9 +15,9 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from pddlkit.llm.usage import Usage
+from pddlkit.llm.usage import Usage, split_usage
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 from .errors import CriticError
 from .twosome import TwosomeEpisode, TwosomeAgent
@@ -49,12 +49,15 @@ class TwosomeOutcome:
         log = self.agent.log
         n = len(log.episodes)
         last = log.updates[-1] if log.updates else None
-        usage = self.agent.ledger.run if self.agent.ledger is not None else Usage()
+        calls, decisions = split_usage(self.agent.ledger)
         return {"improved": self.after_rate > self.before_rate,
                 "steps": sum(e.steps for e in log.episodes), "actions": 0,
-                # the policy's decisions (it is an LLM), counted by the agent's ledger
-                "llm_calls": usage.calls, "prompt_tokens": usage.prompt_tokens,
-                "completion_tokens": usage.completion_tokens, "cost_usd": usage.cost_usd,
+                # the policy scores candidates, it generates nothing: its choices are critic
+                # decisions, not LLM calls (pddlkit.llm.usage's one definition)
+                "llm_calls": calls.calls, "prompt_tokens": calls.prompt_tokens,
+                "completion_tokens": calls.completion_tokens, "cost_usd": calls.cost_usd,
+                "critic_decisions": decisions.calls,
+                "critic_tokens": decisions.prompt_tokens + decisions.completion_tokens,
                 "model": self.model, "episodes": n, "updates": len(log.updates),
                 "untrained_success": self.before_rate, "trained_success": self.after_rate,
                 "train_success_first_half": log.success_rate(0, n // 2),
@@ -69,15 +72,19 @@ def run_twosome(env_id: str, *, env_options: Optional[dict] = None, model: str =
                 history: int = 1, device: str = "auto", load: Optional[str] = None,
                 greedy: bool = False,
                 save: Optional[str] = None, template: Optional[str] = None,
-                on_episode: Optional[Callable[[int, TwosomeEpisode], None]] = None
-                ) -> TwosomeOutcome:
+                on_episode: Optional[Callable[[int, TwosomeEpisode], None]] = None,
+                make_env: Optional[Callable[[], Any]] = None) -> TwosomeOutcome:
+    """``make_env`` builds each environment (``pddlkit run`` gives its job's, so the
+    environment's flags and ``--max-steps`` reach it); by default the registry's
+    ``make(env_id, **env_options)``."""
     from pddlkit.envs import make
 
     from . import model as critic_model
     from .ppo import PPOConfig
 
     start = time.monotonic()
-    make_env = lambda: make(env_id, **(env_options or {}))  # noqa: E731
+    if make_env is None:
+        make_env = lambda: make(env_id, **(env_options or {}))  # noqa: E731
     probe = make_env()
     if not callable(getattr(probe, "admissible_commands", None)):
         raise CriticError(f"environment {env_id!r} lists no admissible commands",

@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
-from string import Template
 from typing import Sequence, Union
 
 BUNDLED = Path(__file__).resolve().parent / "prompts"
@@ -45,7 +44,10 @@ class PromptTemplate:
                candidates: Sequence[str] = ()) -> str:
         """The prompt text; the history is one line per earlier step, the candidates a
         comma-separated list (an empty history leaves no blank line)."""
-        text = Template(self.text).safe_substitute(
+        from pddlkit.llm.prompts import PromptFile
+
+        # strict: a placeholder nobody fills (a typo in a user's template) is an error
+        text = PromptFile(self.text, self.source).fill(
             task=task.strip(), observation=" ".join(observation.split()),
             history="\n".join(history), candidates=", ".join(candidates))
         return "\n".join(line for line in text.splitlines() if line.strip()).strip()

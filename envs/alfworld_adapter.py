@@ -215,6 +215,13 @@ class ALFWorldEnv:
     #: the values an option takes, read by ``pddlkit bench`` before a sweep runs (see
     #: :func:`pddlkit.bench.resolve.check_env_options`)
     option_choices = {"task": (*ALIASES, *TASK_TYPES)}
+    option_bounds = {"floorplan": (0, None), "timeout": (1, None)}
+    option_help = {"task": "pick, look, clean, heat, cool, pick_two (or ALFWorld's full "
+                           "task-type name)",
+                   "floorplan": "the AI2-THOR scene (default: chosen by the seed)",
+                   "python": "the Python that runs the alfworld worker (default: found)",
+                   "out_dir": "where built games are kept (default: the cache)",
+                   "timeout": "seconds a worker answer may take"}
 
     def __init__(self, task: str = "pick", seed: int = 0, *, floorplan: Optional[int] = None,
                  max_steps: int = 50, python: Optional[str] = None,

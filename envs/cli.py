@@ -23,29 +23,46 @@ def _plain(text: str) -> str:
 
 
 def envs_command(args) -> int:
+    """Each id with what its spec declares (:mod:`pddlkit.agents.contract`): kind, what it
+    offers agents, step budget, and each option with its default, values and help, as
+    ``pddlkit run AGENT --env ID`` takes them (``--rooms N``)."""
     from .registry import list_envs
 
     rows = []
     for s in list_envs():
-        options = s.options()
+        declared = s.declared_options()
         rows.append({"id": s.id, "kind": s.kind, "entry_point": s.target,
                      "summary": _plain(s.summary), "kwargs": s.kwargs,
+                     "offers": list(s.offers),
                      "max_episode_steps": s.max_episode_steps,
                      "step_budget": s.step_budget(),
-                     "options": {k: v for k, v in options.items()}})
+                     "options": {o.name: o.default for o in declared},
+                     "declared": [{"name": o.name, "default": o.default,
+                                   "type": o.type.__name__ if o.type else None,
+                                   "help": o.help, "choices": list(o.choices),
+                                   "minimum": o.minimum, "maximum": o.maximum,
+                                   "flag": o.flag if o.flaggable else None}
+                                  for o in declared]})
     if args.json:
         print(json.dumps(rows, indent=2, default=repr))
         return 0
     width = max((len(r["id"]) for r in rows), default=0)
+    pad = " " * width
     for r in rows:
-        kind = "" if r["kind"] == "text" else f" [{r['kind']}]"
-        print(f"{r['id']:<{width}}  {r['summary']}{kind}")
-        if r["options"]:
-            shown = ", ".join(f"{k}={v!r}" for k, v in r["options"].items())
-            print(f"{'':<{width}}  options: {shown}")
+        offers = f"; offers {', '.join(r['offers'])}" if r["offers"] else ""
+        print(f"{r['id']:<{width}}  {r['summary']} [{r['kind']}{offers}]")
+        budget = r["step_budget"][0] if r["step_budget"] else None
+        for o in r["declared"]:
+            if o["name"] in ("seed", budget):
+                continue
+            values = f" {{{','.join(map(str, o['choices']))}}}" if o["choices"] else ""
+            default = "" if o["default"] is None else f" (default {o['default']!r})"
+            spelled = o["flag"] or f"{o['name']}= (Python only)"
+            print(f"{pad}  {spelled}{values}{default}" + (f": {o['help']}" if o["help"]
+                                                         else ""))
         if r["step_budget"]:
             keyword, default = r["step_budget"]
             default = "the environment's own" if default is None else default
-            print(f"{'':<{width}}  step budget: {keyword}, default {default} (pddlkit run "
+            print(f"{pad}  step budget: {keyword}, default {default} (pddlkit run "
                   f"--max-steps N; make(id, max_episode_steps=N))")
     return 0

@@ -121,6 +121,10 @@ class CoinCollector(PDDLWorldEnv):
         ("at", True): "You are not in the {0}.",
     }
 
+    option_bounds = {"rooms": (1, 100)}
+    option_help = {"rooms": "number of rooms, 1 to 100",
+                   "terse": "answer refused commands as TextWorld does (no reason given)"}
+
     def __init__(self, rooms: int = 7, seed: Optional[int] = 0, *, terse: bool = False,
                  max_steps: Optional[int] = None) -> None:
         if not 1 <= rooms <= 100:

@@ -184,6 +184,8 @@ class CraftWorld:
     """``CraftWorld(task="stone_pickaxe")``; ``reset(seed)``; ``step("craft planks")``;
     ``run_goal("craft", "planks", 4)``. Without ``task`` a seed picks one of the 69 tasks."""
 
+    option_help = {"task": "the item to obtain (default: one per episode, by seed)"}
+
     def __init__(self, task: Optional[str] = None, inventory: Optional[Mapping[str, int]] = None,
                  max_actions: int = DEFAULT_MAX_ACTIONS) -> None:
         self.fixed_task = globals()["task"](task) if task else None
@@ -291,8 +293,17 @@ class CraftWorld:
 
 
 # -- the world as PDDL -------------------------------------------------------------------------
-def closure(targets: Sequence[str]) -> list[Recipe]:
-    """Every recipe that can matter for making ``targets``."""
+def _table_for(table: Optional[Sequence[Recipe]]):
+    """``recipes_for`` over ``table`` (another world's recipes, Crafter's), or this world's."""
+    if table is None:
+        return recipes_for
+    return lambda item: [r for r in table if r.item == item]
+
+
+def closure(targets: Sequence[str], table: Optional[Sequence[Recipe]] = None) -> list[Recipe]:
+    """Every recipe that can matter for making ``targets`` (from ``table``, by default this
+    world's recipes)."""
+    recipes_for = _table_for(table)
     seen: set[str] = set()
     out: list[Recipe] = []
     todo = list(targets)
@@ -309,12 +320,14 @@ def closure(targets: Sequence[str]) -> list[Recipe]:
     return sorted(out, key=lambda r: (r.item, r.kind))
 
 
-def _bounds(goal: Mapping[str, int], have: Mapping[str, int]) -> dict[str, int]:
+def _bounds(goal: Mapping[str, int], have: Mapping[str, int],
+            table: Optional[Sequence[Recipe]] = None) -> dict[str, int]:
     """An upper bound per item on the count a plan for ``goal`` needs to hold at once: the
     demand of the first recipe's expansion (each demand rounded up to whole applications),
     plus what the inventory already holds."""
     need: dict[str, int] = {}
     tools: set[str] = set()
+    recipes_for = _table_for(table)
 
     def demand(item: str, n: int, depth: int = 0) -> None:
         options = recipes_for(item)
@@ -338,8 +351,9 @@ def _bounds(goal: Mapping[str, int], have: Mapping[str, int]) -> dict[str, int]:
     return {i: max(1, need.get(i, 0) + have.get(i, 0)) for i in set(need) | set(have)}
 
 
-def _all_bounds(goal: Mapping[str, int], have: Mapping[str, int], rules: list[Recipe]) -> dict:
-    bounds = _bounds(goal, have)
+def _all_bounds(goal: Mapping[str, int], have: Mapping[str, int], rules: list[Recipe],
+                table: Optional[Sequence[Recipe]] = None) -> dict:
+    bounds = _bounds(goal, have, table)
     for r in rules:   # every item a rule touches has a level
         for i in [r.item, *(m for m, _ in r.materials)] + ([r.tool] if r.tool else []):
             bounds.setdefault(i, 1)
@@ -381,7 +395,8 @@ def _recipe_action(r: Recipe):
     return action(_name(r.action), typed(" ".join(params) + " - num"), pre, eff)
 
 
-def craft_model(goal: Mapping[str, int], inventory: Mapping[str, int] = {}):
+def craft_model(goal: Mapping[str, int], inventory: Mapping[str, int] = {},
+                table: Optional[Sequence[Recipe]] = None):
     """The recipes ``goal`` (item -> count) can need, from ``inventory``, as a STRIPS model with
     counts as levels: ``(domain, problem)`` (:mod:`pddlkit.pddl.model` objects, for
     ``pddlkit.plan`` or a :class:`~pddlkit.semantics.world.World`). A count is held only up to
@@ -389,8 +404,8 @@ def craft_model(goal: Mapping[str, int], inventory: Mapping[str, int] = {}):
     state, which is where it and the simulator part by design."""
     from pddlkit.pddl.build import action, atom, domain, problem, typed
 
-    rules = closure(list(goal))
-    bounds = _all_bounds(goal, inventory, rules)
+    rules = closure(list(goal), table)
+    bounds = _all_bounds(goal, inventory, rules, table)
     top = max(bounds.values())
     wanted = list(goal.items())
     finish = action(FINISH, typed(" ".join(f"?g{k}" for k in range(len(wanted))) + " - num")
@@ -418,19 +433,21 @@ def craft_model(goal: Mapping[str, int], inventory: Mapping[str, int] = {}):
     return dom, problem("obtain", "craft", init=init, goal=["(obtained)"])
 
 
-def craft_domain(goal: Mapping[str, int], inventory: Mapping[str, int] = {}) -> str:
+def craft_domain(goal: Mapping[str, int], inventory: Mapping[str, int] = {},
+                 table: Optional[Sequence[Recipe]] = None) -> str:
     """:func:`craft_model`'s domain as PDDL text."""
     from pddlkit.pddl.writer import write_domain
 
-    return write_domain(craft_model(goal, inventory)[0])
+    return write_domain(craft_model(goal, inventory, table)[0])
 
 
-def craft_problem(goal: Mapping[str, int], inventory: Mapping[str, int] = {}) -> str:
+def craft_problem(goal: Mapping[str, int], inventory: Mapping[str, int] = {},
+                  table: Optional[Sequence[Recipe]] = None) -> str:
     """Hold ``goal`` (item -> count) starting from ``inventory``: :func:`craft_model`'s
     problem as PDDL text (pairs with :func:`craft_domain` called with the same arguments)."""
     from pddlkit.pddl.writer import write_problem
 
-    return write_problem(craft_model(goal, inventory)[1])
+    return write_problem(craft_model(goal, inventory, table)[1])
 
 
 def model_args(recipe: Recipe, inventory: Mapping[str, int]) -> tuple[str, ...]:
@@ -475,6 +492,78 @@ def _craft_messages():
 CRAFT_MESSAGES = _craft_messages()
 
 
+def _numeric_rules(targets: Optional[Sequence[str]], table: Optional[Sequence[Recipe]]
+                   ) -> list[Recipe]:
+    return closure(list(targets), table) if targets else list(table or recipes())
+
+
+def _numeric_items(rules: Sequence[Recipe]) -> list[str]:
+    """The PDDL names of every item ``rules`` make, use or need as a tool."""
+    return sorted({_name(i) for r in rules
+                   for i in [r.item, *(m for m, _ in r.materials), *([r.tool] if r.tool else [])]})
+
+
+def craft_numeric_domain(targets: Optional[Sequence[str]] = None,
+                         table: Optional[Sequence[Recipe]] = None) -> str:
+    """The recipes ``targets`` can need (every recipe when None) as a numeric model (issue 49),
+    PDDL text: one fluent ``(count ?i)`` per item, each recipe an action that needs its tool
+    (``(>= (count tool) 1)``) and its materials (``(>= (count m) n)``), in the simulator's
+    order (:func:`recipe_failure`), takes the materials and adds the item. Unlike
+    :func:`craft_model`'s counts as levels it has no bound, so it and the simulator agree on
+    every inventory; it needs a numeric planner (``pddlkit.plan(..., planner="auto")``:
+    ENHSP), where the levels plan with Fast Downward."""
+    rules = _numeric_rules(targets, table)
+    actions = []
+    for r in rules:
+        pre = [f"(>= (count {_name(r.tool)}) 1)"] if r.tool else []
+        pre += [f"(>= (count {_name(m)}) {n})" for m, n in r.materials]
+        eff = [f"(decrease (count {_name(m)}) {n})" for m, n in r.materials]
+        eff.append(f"(increase (count {_name(r.item)}) {r.count})")
+        precondition = f"    :precondition (and {' '.join(pre)})\n" if pre else ""
+        actions.append(f"  (:action {_name(r.action)}\n    :parameters ()\n{precondition}"
+                       f"    :effect (and {' '.join(eff)}))")
+    return ("(define (domain craft-numeric)\n  (:requirements :strips :typing :numeric-fluents)\n"
+            "  (:types item)\n"
+            f"  (:constants {' '.join(_numeric_items(rules))} - item)\n"
+            "  (:functions (count ?i - item))\n" + "\n".join(actions) + ")\n")
+
+
+def craft_numeric_problem(goal: Mapping[str, int], inventory: Mapping[str, int] = {},
+                          table: Optional[Sequence[Recipe]] = None) -> str:
+    """Hold ``goal`` (item -> count) from ``inventory`` in :func:`craft_numeric_domain`
+    ``(list(goal), table)``: every item's count in the init (0 when not held)."""
+    names = _numeric_items(_numeric_rules(list(goal), table))
+    counts = {_name(i): n for i, n in inventory.items()}
+    init = " ".join(f"(= (count {n}) {counts.get(n, 0)})" for n in names)
+    wanted = " ".join(f"(>= (count {_name(i)}) {max(1, n)})" for i, n in goal.items())
+    return (f"(define (problem obtain)\n  (:domain craft-numeric)\n  (:init {init})\n"
+            f"  (:goal (and {wanted})))\n")
+
+
+def _numeric_sentence(args: tuple, context: tuple) -> Optional[str]:
+    recipe, inventory = context
+    verb = f"{recipe.kind} {recipe.item}"
+    if recipe.tool and _name(recipe.tool) == args[0]:
+        return f"{verb} needs a {recipe.tool}, but my inventory has no {recipe.tool}"
+    for material, n in recipe.materials:
+        if _name(material) == args[0]:
+            return (f"{verb} needs {n} {material}, but my inventory has "
+                    f"{inventory.get(material, 0)} {material}")
+    return None
+
+
+def _numeric_messages():
+    from pddlkit.semantics.simulate import MessageBook
+
+    return MessageBook({("count", True): _numeric_sentence})
+
+
+#: :func:`craft_numeric_domain`'s false comparisons as the simulator's sentences; the context
+#: is the recipe tried and the inventory:
+#: ``NUMERIC_CRAFT_MESSAGES.first_sentence(simulated, context=(recipe, inventory))``
+NUMERIC_CRAFT_MESSAGES = _numeric_messages()
+
+
 @dataclass(frozen=True)
 class PlannedGoal:
     kind: str
@@ -494,17 +583,19 @@ class CraftPlan:
 
 
 def plan_goals(goal: Mapping[str, int], inventory: Mapping[str, int] = {},
-               planner: str = "fast-downward") -> CraftPlan:
+               planner: str = "fast-downward",
+               table: Optional[Sequence[Recipe]] = None) -> CraftPlan:
     """A plan from Fast Downward for ``goal`` as DEPS goals with absolute counts
-    (``planner="fast-downward:optimal"`` for a shortest one)."""
+    (``planner="fast-downward:optimal"`` for a shortest one); ``table``: another world's
+    recipes (Crafter's, :func:`pddlkit.envs.crafter_world.recipes`)."""
     import pddlkit
 
-    result = pddlkit.plan(craft_domain(goal, inventory), craft_problem(goal, inventory),
-                          planner=planner)
+    result = pddlkit.plan(craft_domain(goal, inventory, table),
+                          craft_problem(goal, inventory, table), planner=planner)
     if result.status != "solved":
         sentences = list(result.explanation.sentences) if result.explanation else []
         return CraftPlan(result.status, explanation=sentences)
-    by_action = {_name(r.action): r for r in recipes()}
+    by_action = {_name(r.action): r for r in (table if table is not None else recipes())}
     goals: list[PlannedGoal] = []
     steps = [step for step in result.plan.steps if step.name != FINISH]
     for step in steps:

@@ -116,6 +116,11 @@ class CrafterWorld:
     #: the values an option takes, read by ``pddlkit bench`` before a sweep runs (see
     #: :func:`pddlkit.bench.resolve.check_env_options`)
     option_choices = {"sight": SIGHTS}
+    option_help = {"peaceful": "no zombies or skeletons",
+                   "render": "keep frames (slower)",
+                   "target": "the item or achievement the episode is won by",
+                   "sight": "what the agent is told it sees: " + ", ".join(SIGHTS),
+                   "explore": "steps of exploration a skill may take"}
 
     def __init__(self, peaceful: bool = True, length: int = 10000, render: bool = False,
                  timeouts: Optional[dict] = None, target: str = "diamond",
@@ -246,6 +251,12 @@ class CrafterWorld:
     def inventory(self) -> dict[str, int]:
         inv = self.info.get("inventory", {})
         return {k: v for k, v in inv.items() if k not in VITALS and v > 0}
+
+    def held_and_placed(self) -> dict[str, int]:
+        """The inventory with the stations standing nearby counted as held (``table``,
+        ``furnace``): what the recipe model (:func:`recipes`) calls having a tool."""
+        return {**self.inventory, **{item: n for item in ("table", "furnace")
+                                     if (n := self._standing(item)) > 0}}
 
     @property
     def vitals(self) -> dict[str, int]:

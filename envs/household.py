@@ -22,19 +22,16 @@ from pddlkit.semantics.grounding import GroundAction
 from pddlkit.semantics.state import State
 
 from .api import ActionTemplate
+from .household_tasks import DIFFICULTIES, OPENABLE, ROLES, TASK_TYPES, task_sentence
 from .pddl_world import PDDLWorldEnv
 
 START = "middle_of_room"
-#: receptacle class -> (openable, role): role is heater / cooler / washer / None
-RECEPTACLES = {
-    "cabinet": (True, None), "drawer": (True, None), "fridge": (True, "cooler"),
-    "microwave": (True, "heater"), "sinkbasin": (False, "washer"), "countertop": (False, None),
-    "shelf": (False, None), "desk": (False, None), "diningtable": (False, None),
-    "sidetable": (False, None), "garbagecan": (False, None), "stoveburner": (False, None),
-    "toaster": (False, None), "coffeemachine": (False, None), "dresser": (False, None),
-    "safe": (True, None), "armchair": (False, None), "sofa": (False, None), "bed": (False, None),
-    "cart": (False, None),
-}
+#: receptacle class -> (openable, role): role is heater / cooler / washer / None, from the
+#: one table of household knowledge (:mod:`.household_tasks`)
+RECEPTACLES = {c: (c in OPENABLE, ROLES.get(c)) for c in (
+    "cabinet", "drawer", "fridge", "microwave", "sinkbasin", "countertop", "shelf", "desk",
+    "diningtable", "sidetable", "garbagecan", "stoveburner", "toaster", "coffeemachine",
+    "dresser", "safe", "armchair", "sofa", "bed", "cart")}
 REQUIRED = ("fridge", "microwave", "sinkbasin", "countertop", "desk", "cabinet", "drawer")
 SINGLETONS = {"fridge", "microwave", "sinkbasin", "toaster", "coffeemachine"}
 SURFACES_FOR_GOALS = ("countertop", "diningtable", "shelf", "cabinet", "drawer", "sidetable",
@@ -53,15 +50,6 @@ CLEANABLE = set(FOOD) | set(DISHES) | set(UTENSILS) | {"soapbar", "sponge", "clo
 EXAMINABLE = ("book", "cd", "pen", "pencil", "keychain", "creditcard", "cellphone",
               "alarmclock", "watch", "newspaper", "vase", "statue")
 OBJECT_CLASSES = FOOD + DISHES + UTENSILS + THINGS
-
-TASK_TYPES = ("pick_and_place", "pick_two_obj_and_place", "look_at_obj_in_light",
-              "pick_clean_then_place", "pick_heat_then_place", "pick_cool_then_place",
-              "slice_and_place")
-DIFFICULTIES = {
-    "basic&use": ("pick_and_place", "pick_two_obj_and_place", "look_at_obj_in_light"),
-    "clean": ("pick_clean_then_place",), "cool": ("pick_cool_then_place",),
-    "heat": ("pick_heat_then_place",), "slice+": ("slice_and_place",),
-}
 
 TEMPLATES = (
     ActionTemplate("gotolocation", ("?from", "?to"), "go to {to}"),
@@ -122,6 +110,11 @@ class Household(PDDLWorldEnv):
     #: the values an option takes, read by ``pddlkit bench`` before a sweep runs (see
     #: :func:`pddlkit.bench.resolve.check_env_options`)
     option_choices = {"difficulty": (*DIFFICULTIES, *TASK_TYPES)}
+    option_bounds = {"receptacles": (8, 60)}
+    option_help = {"receptacles": "number of receptacles, 8 to 60",
+                   "difficulty": "a PDDLego+ group (basic&use, clean, cool, heat, slice+) or "
+                                 "one task type (default: any)",
+                   "terse": "answer refused commands as ALFWorld does (\"Nothing happens.\")"}
     META_COMMANDS = ("look", "inventory", "examine {x}")
     MESSAGES = MESSAGES
 
@@ -187,7 +180,7 @@ class Household(PDDLWorldEnv):
         objects = [(n, c, rng.choice(allowed) if c == target_class and rec_class[w] == target_rec
                     else w) for n, c, w in objects]
         self.task_type, self.target = task_type, (target_class, target_rec)
-        self._task = _sentence(task_type, target_class, target_rec)
+        self._task = task_sentence(task_type, target_class, target_rec)
         self.openable = {r for r, c in recs if RECEPTACLES[c][0]}
         self.receptacle_names = frozenset(r for r, _ in recs) | {START}
         return self._problem(recs, objects, task_type, target_class, target_rec)
@@ -359,14 +352,3 @@ def _natural(name: str):
     return (base, int(n)) if n.isdigit() else (name, 0)
 
 
-def _sentence(task_type: str, obj: str, rec: str) -> str:
-    prep = "in" if RECEPTACLES[rec][0] or rec in ("sinkbasin", "garbagecan") else "on"
-    return {
-        "pick_and_place": f"put some {obj} {prep} {rec}.",
-        "pick_two_obj_and_place": f"put two {obj} {prep} {rec}.",
-        "look_at_obj_in_light": f"examine the {obj} with the desklamp.",
-        "pick_clean_then_place": f"put a clean {obj} {prep} {rec}.",
-        "pick_heat_then_place": f"put a hot {obj} {prep} {rec}.",
-        "pick_cool_then_place": f"put a cool {obj} {prep} {rec}.",
-        "slice_and_place": f"put a sliced {obj} {prep} {rec}.",
-    }[task_type]

@@ -15,9 +15,9 @@ position), not the first grids in file order (which were all of one file).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 
 @dataclass
@@ -27,6 +27,9 @@ class InstanceSplit:
     name: str
     train: list
     held_out: list
+    #: the registry's spec with the options it was made with (``make`` sets it, as for an
+    #: environment): ``split.spec.kind == "instances"``
+    spec: Optional[Any] = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         key = _key_of(self.name)

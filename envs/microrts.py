@@ -182,6 +182,9 @@ class MicroRTS:
     #: the values an option takes, read by ``pddlkit bench`` before a sweep runs (see
     #: :func:`pddlkit.bench.resolve.check_env_options`)
     option_choices = {"opponent": (*OPPONENTS, EXTERNAL)}
+    option_help = {"map": "the map (a file name of the engine's maps)",
+                   "opponent": "the built-in bot played against",
+                   "player": "the side the agent plays, 0 or 1"}
 
     def __init__(self, map: str = "basesWorkers8x8", opponent: str = "RandomBiasedAI",
                  max_cycles: int = 2000, player: int = 0) -> None:

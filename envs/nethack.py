@@ -98,6 +98,8 @@ class NetHackTask:
     #: the values an option takes, read by ``pddlkit bench`` before a sweep runs (see
     #: :func:`pddlkit.bench.resolve.check_env_options`)
     option_choices = {"task": TASKS}
+    option_help = {"task": "drink, open-box or exp-level-3",
+                   "character": "NLE's character string"}
     TASK_TEXT = {"drink": "Find a sink or a fountain and drink from it.",
                  "open-box": "Find a box or a chest and open it.",
                  "exp-level-3": "Upgrade your experience level to 3 on the first dungeon level."}

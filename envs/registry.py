@@ -33,12 +33,16 @@ from __future__ import annotations
 import difflib
 import importlib
 import inspect
+import typing
 from dataclasses import dataclass, field, replace
 from importlib.metadata import entry_points
+from pathlib import PurePath
 from typing import Any, Callable, Optional, Union
 
+#: the contract's kinds, offers and options (see :mod:`pddlkit.agents.contract`)
+from pddlkit.agents.contract import KINDS, OFFERS, EnvOption
+
 ENTRY_POINT_GROUP = "pddlkit.envs"
-KINDS = ("text", "game", "instances")
 
 
 class UnknownEnvError(LookupError):
@@ -66,11 +70,19 @@ class EnvSpec:
     #: ``max_keys``, MicroRTS's ``max_cycles``, ...): ``make(max_episode_steps=N)`` passes N
     #: there, so the environment counts steps its own way; None: a TimeLimit counts them
     budget: Optional[str] = None
+    #: help text per option, over the class's own ``option_help``
+    option_help: dict = field(default_factory=dict)
+    #: what it offers agents: "commands", "domain", "truth" (:mod:`pddlkit.agents.contract`)
+    offers: tuple = ()
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"{self.id}: kind must be one of {', '.join(KINDS)}, got "
                              f"{self.kind!r}")
+        unknown = [o for o in self.offers if o not in OFFERS]
+        if unknown:
+            raise ValueError(f"{self.id}: offers must be among {', '.join(OFFERS)}, got "
+                             f"{', '.join(map(repr, unknown))}")
 
     @property
     def target(self) -> str:
@@ -93,6 +105,41 @@ class EnvSpec:
                 and n != "self"}
 
 
+    def declared_options(self) -> list[EnvOption]:
+        """Every option ``make`` takes for this id (its factory's keyword parameters, the
+        spec's fixed kwargs left out), with its default, plain type (from the annotation, else
+        the default's; None: any), help (the spec's ``option_help``, else the class's), the
+        values it takes (the class's ``option_choices``) and a number's bounds (the class's
+        ``option_bounds``: ``{"rooms": (1, 100)}``)."""
+        try:
+            factory = self.load()
+            params = inspect.signature(factory).parameters
+        except (TypeError, ValueError, ImportError, AttributeError):
+            return []
+        try:
+            hints = typing.get_type_hints(factory.__init__ if inspect.isclass(factory)
+                                          else factory)
+        except Exception:   # an annotation that cannot be resolved: the defaults' types
+            hints = {}
+        helps = {**dict(getattr(factory, "option_help", None) or {}), **self.option_help}
+        choices = getattr(factory, "option_choices", None) or {}
+        bounds = getattr(factory, "option_bounds", None) or {}
+        out = []
+        for name, p in params.items():
+            if p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) or name == "self" \
+                    or name in self.kwargs:
+                continue
+            default = None if p.default is p.empty else p.default
+            low, high = tuple(bounds.get(name, (None, None)))
+            out.append(EnvOption(name, default, _plain(hints.get(name), default),
+                                 str(helps.get(name, "")), tuple(choices.get(name, ())),
+                                 low, high))
+        return out
+
+    def make(self, **options: Any) -> Any:
+        """``make(self.id, **options)``: the one way to build this environment."""
+        return make(self.id, **options)
+
     def step_budget(self) -> Optional[tuple[str, Any]]:
         """(keyword, default) of the environment's own step budget, or None."""
         if self.budget is None:
@@ -100,11 +147,27 @@ class EnvSpec:
         return self.budget, self.max_episode_steps or self.options().get(self.budget)
 
 
+def _plain(hint: Any, default: Any) -> Optional[type]:
+    """int, float, str or bool from an annotation (``Optional[int]`` is int), else from the
+    default's type; None for anything else (a dict, a path, a mapping)."""
+    args = typing.get_args(hint)
+    if args and type(None) in args:
+        rest = [a for a in args if a is not type(None)]
+        hint = rest[0] if len(rest) == 1 else None
+    if hint in (int, float, str, bool):
+        return hint
+    if isinstance(hint, type) and issubclass(hint, PurePath):
+        return str       # a path is given as text
+    if hint is None and default is not None and type(default) in (int, float, str, bool):
+        return type(default)
+    return None
+
+
 def _spec(env_id: str, target: str, summary: str, kind: str = "text",
-          budget: Optional[str] = None, **kwargs: Any) -> EnvSpec:
+          budget: Optional[str] = None, offers: tuple = (), **kwargs: Any) -> EnvSpec:
     if kind == "text" and env_id.split("-")[0] in GAMES:
         kind = "game"
-    return EnvSpec(env_id, target, summary, kwargs, None, kind, budget)
+    return EnvSpec(env_id, target, summary, kwargs, None, kind, budget, offers=offers)
 
 
 #: the shipped environments with an interface of their own (kind ``"game"``), by id's stem
@@ -123,50 +186,68 @@ MINIGRID_TASKS = {"unlock": "MiniGrid Unlock (IPP, the real minigrid package): o
                   "unlockpickup": "MiniGrid UnlockPickup (IPP): open the door and pick up the "
                                   "box behind it."}
 
-#: the text environments pddlkit ships: id, entry point (in ``pddlkit.envs``), the keyword of
-#: its own step budget (None: a TimeLimit counts), summary
+WORLD = ("commands", "domain", "truth")   # a PDDLWorldEnv: it knows its domain and truth
+#: the environments pddlkit ships: id, entry point (in ``pddlkit.envs``), the keyword of its
+#: own step budget (None: a TimeLimit counts), kind, what it offers, summary
 TEXT_ENVS = (
-    ("coin-collector", "coin_collector:CoinCollector", "max_steps",
+    ("coin-collector", "coin_collector:CoinCollector", "max_steps", "pddl", WORLD,
      "CoinCollector (PDDLego+): rooms joined by doors, find the coin and take it."),
-    ("household", "household:Household", "max_steps",
+    ("household", "household:Household", "max_steps", "pddl", WORLD,
      "A native ALFWorld-like household (PDDLego+ groups, CoPiC and TWOSOME task types)."),
-    ("textworld", "textworld_adapter:TextWorldEnv", "max_steps",
+    ("textworld", "textworld_adapter:TextWorldEnv", "max_steps", "text", ("commands",),
      "A TextWorld game (tw-coin_collector, tw-simple, or a compiled file) as a TextEnv."),
-    ("alfworld", "alfworld_adapter:ALFWorldEnv", "max_steps",
+    ("alfworld", "alfworld_adapter:ALFWorldEnv", "max_steps", "pddl", ("commands", "domain"),
      "ALFWorld text games (six task types, 120 scenes), built from the alfworld wheel."),
-    ("sc2-build", "sc2_build:SC2Build", None,
+    ("sc2-build", "sc2_build:SC2Build", None, "game", (),
      "StarCraft II unit building (CoPiC): a Terran build order simulator, easy to hard."),
-    ("nethack", "nethack:NetHackTask", "max_keys",
+    ("nethack", "nethack:NetHackTask", "max_keys", "game", (),
      "NetHack through NLE (CoPiC): a task of drink, open-box, exp-level-3."),
-    ("craft", "craft:CraftWorld", "max_actions",
+    ("craft", "craft:CraftWorld", "max_actions", "game", (),
      "DEPS's crafting world: the Minecraft tech tree MT1-MT8 as recipes and tools."),
-    ("crafter", "crafter_world:CrafterWorld", "length",
+    ("crafter", "crafter_world:CrafterWorld", "length", "game", (),
      "Crafter (the real package) with skills as goals: collect, place, make."),
-    ("microrts", "microrts:MicroRTS", "max_cycles",
+    ("microrts", "microrts:MicroRTS", "max_cycles", "game", (),
      "MicroRTS (the real Java engine, PLAP): a planner's side against a built-in bot."),
 )
 
+INSTANCE_HELP = {"train": "training instances (default: all of the training half)",
+                 "evaluate": "held-out instances (default: all of the held-out half)"}
 #: the ids pddlkit ships; entry points and ``register`` add others
 BUILTIN: dict[str, EnvSpec] = {s.id: s for s in (
-    *(_spec(env_id, f"pddlkit.envs.{target}", summary, budget=budget)
-      for env_id, target, budget, summary in TEXT_ENVS),
+    *(_spec(env_id, f"pddlkit.envs.{target}", summary, kind=kind, budget=budget, offers=offers)
+      for env_id, target, budget, kind, offers, summary in TEXT_ENVS),
     *(_spec(f"nethack-{task}", "pddlkit.envs.nethack:NetHackTask",
             f"NetHack through NLE: {text}", budget="max_keys", task=task)
       for task, text in NETHACK_TASKS.items()),
-    _spec("grasp", "pddlkit.envs.instance_sets:grasp",
-          "GRASP (IPP): 11x11 energy grids under 8 settings; one program for every instance.",
-          kind="instances"),
-    *(_spec(f"minigrid-{task}", "pddlkit.envs.instance_sets:minigrid", text, kind="instances",
-            task=task) for task, text in MINIGRID_TASKS.items()),
+    replace(_spec("grasp", "pddlkit.envs.instance_sets:grasp",
+                  "GRASP (IPP): 11x11 energy grids under 8 settings; one program for every "
+                  "instance.", kind="instances"),
+            option_help={**INSTANCE_HELP, "corpus": "a folder of GRASP's published grids "
+                                                    "(default: ../shared/corpus/grasp when "
+                                                    "present, else generated ones)"}),
+    *(replace(_spec(f"minigrid-{task}", "pddlkit.envs.instance_sets:minigrid", text,
+                    kind="instances", task=task), option_help=INSTANCE_HELP)
+      for task, text in MINIGRID_TASKS.items()),
 )}
 _RUNTIME: dict[str, EnvSpec] = {}
 
 
 def register(env_id: str, entry_point: Union[str, Callable[..., Any]], replace: bool = False,
              *, kwargs: Optional[dict] = None, max_episode_steps: Optional[int] = None,
-             summary: str = "", kind: str = "text", check: bool = True) -> EnvSpec:
+             summary: str = "", kind: str = "text", budget: Optional[str] = None,
+             option_help: Optional[dict] = None, offers: Optional[tuple] = None,
+             check: bool = True) -> EnvSpec:
     """Make ``env_id`` build environments with ``entry_point`` ('module:Class' or a
-    callable), with default ``kwargs`` and an optional step budget.
+    callable), with default ``kwargs`` and an optional step budget; the whole contract
+    (:mod:`pddlkit.agents.contract`) in one call:
+
+    * ``kind``: "text", "pddl" (a text world built on PDDL), "game" or "instances";
+    * ``budget``: the keyword of its own step budget (``max_steps``), which ``--max-steps``
+      and ``max_episode_steps`` set; None: a TimeLimit counts the steps;
+    * ``option_help``: a line of help per option (the options themselves are read from the
+      factory's signature; each becomes a flag of ``pddlkit run AGENT --env ID``);
+    * ``offers``: "commands", "domain", "truth" (default: "commands" for a text world, all
+      three for a PDDL world, none for a game or instances).
 
     A text environment is checked first (``check=True``): one is built with ``kwargs`` and run
     once by :func:`~.api.check_env` (reset, the observation's type, admissible commands, one
@@ -176,8 +257,11 @@ def register(env_id: str, entry_point: Union[str, Callable[..., Any]], replace: 
     environment too costly to build twice; run ``check_env`` on one yourself)."""
     if not replace and env_id in _known():
         raise ValueError(f"environment {env_id!r} is already registered (pass replace=True)")
-    spec = EnvSpec(env_id, entry_point, summary, dict(kwargs or {}), max_episode_steps, kind)
-    if check and kind == "text":
+    if offers is None:
+        offers = {"text": ("commands",), "pddl": WORLD}.get(kind, ())
+    spec = EnvSpec(env_id, entry_point, summary, dict(kwargs or {}), max_episode_steps, kind,
+                   budget, dict(option_help or {}), tuple(offers))
+    if check and kind in ("text", "pddl"):
         _check_registered(spec)
     _RUNTIME[env_id] = spec
     return spec
@@ -248,7 +332,8 @@ def make(env_id: str, *, max_episode_steps: Optional[int] = None, **kwargs: Any)
     default kwargs. A step budget (``max_episode_steps``, or the spec's) goes to the
     environment's own budget keyword when it has one (:attr:`EnvSpec.budget`), and otherwise
     wraps a text environment in :class:`TimeLimit`: one name for five budgets. A keyword the environment does not take is a
-    TypeError naming the ones it does."""
+    TypeError naming the ones it does. As gymnasium's, the environment's ``spec`` is its
+    :class:`EnvSpec` with the options it was made with (``env.spec.kwargs``)."""
     s = spec(env_id)
     factory = s.load()
     try:
@@ -264,8 +349,14 @@ def make(env_id: str, *, max_episode_steps: Optional[int] = None, **kwargs: Any)
     if budget is not None and s.budget is not None and (not params or s.budget in params):
         kwargs = {**kwargs, s.budget: budget}   # the environment's own count
         budget = None
-    env = factory(**{**s.kwargs, **kwargs})
-    if budget is not None and s.kind in ("text", "game"):
+    made_with = {**s.kwargs, **kwargs}
+    env = factory(**made_with)
+    try:   # gymnasium's env.spec: the id and the options this environment was made with
+        if getattr(env, "spec", None) is None:
+            env.spec = replace(s, kwargs=made_with)
+    except (AttributeError, TypeError):   # a class with __slots__ or a read-only attribute
+        pass
+    if budget is not None and s.kind in ("text", "pddl", "game"):
         env = TimeLimit(env, budget)
     return env
 

@@ -41,6 +41,12 @@ What the paper leaves open, and what this simulator does (``shared/specs/copic.m
   walks random build orders and checks that they accept the same actions and name the same
   first missing kind. Where they differ by design: the model has no costs, supply, idle
   producers, free SCVs or geysers (a refusal for one of those is the simulator's alone).
+  ``tech_model(economy=True)`` (issue 49) adds the numbers: minerals, gas, supply used and the
+  cap as numeric fluents (:data:`ECONOMY`, read from :meth:`SC2Build.economy`), each action
+  needing and paying its price; it refuses what the simulator refuses for price or supply, in
+  the simulator's words before its amounts (:func:`cost_sentence`, :func:`supply_sentence`),
+  which the same test checks over random build orders. It plans through a numeric planner
+  (``pddlkit.plan(..., planner="auto")`` picks ENHSP); income and time stay outside it.
 - **Task families** (Appendix C.2.1): Easy {SCV, BATTLECRUISER}, Medium {SCV, THOR, BANSHEE,
   RAVEN}, Hard {SCV, SIEGETANK, MEDIVAC, VIKINGFIGHTER, GHOST}; counts drawn per seed, SCV 16-22
   and the others 1-4 (the paper's examples: Medium (16, 3, 3, 4) and (22, 4, 3, 5); it gives no
@@ -117,6 +123,13 @@ class Job:
     builder_scv: bool = False      # an SCV is away building it
 
 
+#: the game time limit: 660 s, the one CoPiC's runs use (the paper gives none); the correct
+#: build order finishes every difficulty within it on seeds 0-99 and 1000-1099, so a
+#: wasteful plan costs the episode (see :mod:`pddlkit.programs.copic.sc2_world`). One
+#: default, here, for everyone who makes the environment.
+MAX_SECONDS = 660.0
+
+
 class SC2Build:
     """``SC2Build("hard", seed=3)``: ``obs, info = env.reset()``, then
     ``env.step(["BUILD SUPPLYDEPOT", "TRAIN SCV"])``."""
@@ -125,10 +138,14 @@ class SC2Build:
     #: the values an option takes, read by ``pddlkit bench`` before a sweep runs (see
     #: :func:`pddlkit.bench.resolve.check_env_options`)
     option_choices = {"difficulty": tuple(DIFFICULTIES)}
+    option_help = {"difficulty": "easy, medium or hard (the unit lists CoPiC uses)",
+                   "step_seconds": "game seconds per build decision",
+                   "max_seconds": "the game time limit in seconds (default 660: CoPiC's; "
+                                  "the paper gives none)"}
 
     def __init__(self, difficulty: str = "easy", seed: Optional[int] = None, *,
                  task: Optional[dict] = None, step_seconds: float = 10.0,
-                 max_seconds: float = 1800.0) -> None:
+                 max_seconds: float = MAX_SECONDS) -> None:
         if difficulty not in DIFFICULTIES:
             raise ValueError(f"unknown difficulty {difficulty!r}; use one of "
                              f"{', '.join(DIFFICULTIES)}")
@@ -194,6 +211,24 @@ class SC2Build:
             "Unit": {u: sum(detail[u]) for u in UNITS},
             "_detail": detail,
         }
+
+    def economy(self) -> dict:
+        """The economy model's numbers now (:data:`ECONOMY`): minerals and gas (fractions
+        kept: income is continuous), supply used (queued units included, as they are paid) and
+        the cap (finished buildings, at most 200)."""
+        return {"minerals": self.minerals, "gas": self.gas, "supply-used": self.supply_used(),
+                "supply-cap": self.supply_cap()}
+
+    def economy_within(self, seconds: float) -> dict:
+        """The most the economy can hold within ``seconds`` from now: :meth:`economy` after
+        ``seconds`` in which nothing is spent (income only grows, builders come back, depots
+        finish), so an action whose price or supply is above it cannot start in that time,
+        whatever is done meanwhile. Computed on a copy; this simulator is not advanced."""
+        import copy
+
+        ahead = copy.deepcopy(self)
+        ahead._advance(seconds)
+        return ahead.economy()
 
     # ------------------------------------------------------------------ rules
     def why_not(self, action: str) -> Optional[str]:
@@ -484,26 +519,60 @@ def _have(name: str) -> str:
     return f"have-{name.lower()}"
 
 
+def cost_sentence(name: str) -> str:
+    """Why ``name`` cannot start for its price: the simulator's skip reason up to its "; there
+    are ..." (the amounts), and the economy model's sentence."""
+    kind = KINDS[name]
+    return f"{name} costs {kind.minerals} minerals and {kind.gas} gas"
+
+
+def supply_sentence(name: str) -> str:
+    """Why the unit ``name`` cannot start for supply, up to the simulator's "; N left"."""
+    return f"{name} needs {KINDS[name].supply} supply"
+
+
 def _tech_messages():
     from pddlkit.semantics.simulate import MessageBook
 
     # the context is the kind being made: the sentence names it and the missing kind
-    return MessageBook({(_have(k), True): (lambda args, name, k=k: tech_sentence(name, k))
-                        for k in KINDS})
+    book = {(_have(k), True): (lambda args, name, k=k: tech_sentence(name, k)) for k in KINDS}
+    # the economy model's comparisons (tech_model(economy=True)): the price, then supply
+    book[("minerals", True)] = book[("gas", True)] = lambda args, name: cost_sentence(name)
+    book[("supply-cap", True)] = lambda args, name: supply_sentence(name)
+    return MessageBook(book)
 
 
 #: the tech model's false ``(have-x)`` as the simulator's sentence; pass the kind being made as
-#: the context: ``TECH_MESSAGES.first_sentence(simulated, context="THOR")``
+#: the context: ``TECH_MESSAGES.first_sentence(simulated, context="THOR")``. With the economy
+#: model, a false price or supply comparison gives :func:`cost_sentence` or
+#: :func:`supply_sentence`, the simulator's words before its amounts.
 TECH_MESSAGES = _tech_messages()
 
+#: the economy model's numeric fluents, as :meth:`SC2Build.economy` reads them
+ECONOMY = ("minerals", "gas", "supply-used", "supply-cap")
 
-def tech_model(forbid: Sequence[str] = ()):
+
+def tech_model(forbid: Sequence[str] = (), economy: bool = False):
     """The Terran tech tree as a PDDL model (:class:`~pddlkit.pddl.model.Domain`): one action
     per kind, ``make-<kind>``, possible once everything :func:`tech_needs` names exists, in that
-    order, so the first false precondition is the simulator's skip reason. Costs, time, supply,
-    counts and idle producers stay with the simulator: the model answers "in which order?" and
-    "why can this never be made?". Kinds in ``forbid`` have no action (a tech tree that does not
-    know them), so ``why_no_plan`` names what is missing."""
+    order, so the first false precondition is the simulator's skip reason. Kinds in ``forbid``
+    have no action (a tech tree that does not know them), so ``why_no_plan`` names what is
+    missing.
+
+    Without ``economy`` (the default) costs, time, supply, counts and idle producers stay with
+    the simulator: the model answers "in which order?" and "why can this never be made?", and
+    Fast Downward plans it. With ``economy`` (issue 49) it is a numeric model over
+    :data:`ECONOMY`: after the tree, each action needs its price, ``(>= (minerals) m)`` and
+    ``(>= (gas) g)``, and a unit its supply, ``(>= (supply-cap) (+ (supply-used) s))``, in the
+    simulator's order; it pays them and a depot or command center raises the cap. It answers
+    "can this start now, with what there is?" (:meth:`SC2Build.economy` gives the state's
+    numbers). What it leaves out by design: income and time (no action gathers; a plan cannot
+    wait for minerals), the cap of 200, a building's supply arriving only once it is finished,
+    idle producers, free SCVs and geysers."""
+    if economy:
+        from pddlkit.pddl.reader import parse_domain
+
+        return parse_domain(tech_domain(forbid, economy=True), "sc2-economy.pddl")
     from pddlkit.pddl.build import action, domain
 
     actions = [action(f"make-{name.lower()}", (), [f"({_have(n)})" for n in tech_needs(name)],
@@ -512,33 +581,61 @@ def tech_model(forbid: Sequence[str] = ()):
     return domain("sc2-tech", predicates=[f"({_have(n)})" for n in KINDS], actions=actions)
 
 
-def tech_domain(forbid: Sequence[str] = ()) -> str:
+def _economy_action(name: str) -> str:
+    kind = KINDS[name]
+    pre = [f"({_have(n)})" for n in tech_needs(name)]
+    pre += [f"(>= (minerals) {kind.minerals})", f"(>= (gas) {kind.gas})"]
+    eff = [f"({_have(name)})", f"(decrease (minerals) {kind.minerals})",
+           f"(decrease (gas) {kind.gas})"]
+    if kind.is_unit:
+        pre.append(f"(>= (supply-cap) (+ (supply-used) {kind.supply}))")
+        eff.append(f"(increase (supply-used) {kind.supply})")
+    if kind.provides:
+        eff.append(f"(increase (supply-cap) {kind.provides})")
+    return (f"  (:action make-{name.lower()}\n    :parameters ()\n"
+            f"    :precondition (and {' '.join(pre)})\n    :effect (and {' '.join(eff)}))")
+
+
+def tech_domain(forbid: Sequence[str] = (), economy: bool = False) -> str:
     """:func:`tech_model` as PDDL text."""
+    if economy:
+        predicates = " ".join(f"({_have(n)})" for n in KINDS)
+        functions = " ".join(f"({f})" for f in ECONOMY)
+        actions = "\n".join(_economy_action(n) for n in KINDS if n not in forbid)
+        return ("(define (domain sc2-economy)\n  (:requirements :strips :numeric-fluents)\n"
+                f"  (:predicates {predicates})\n  (:functions {functions})\n{actions})\n")
     from pddlkit.pddl.writer import write_domain
 
     return write_domain(tech_model(forbid))
 
 
-def tech_goal(goal: Sequence[str], have: Sequence[str] = ("COMMANDCENTER", "SCV")):
-    """Make every kind in ``goal`` starting from ``have``: a problem for :func:`tech_model`."""
+def tech_goal(goal: Sequence[str], have: Sequence[str] = ("COMMANDCENTER", "SCV"),
+              economy: Optional[dict] = None):
+    """Make every kind in ``goal`` starting from ``have``: a problem for :func:`tech_model`;
+    with ``economy`` (``{"minerals": 50, ...}``, :data:`ECONOMY`) for the economy model."""
     from pddlkit.pddl.build import problem
 
-    return problem("sc2-build", "sc2-tech", init=[f"({_have(n)})" for n in have],
+    return problem("sc2-build", "sc2-economy" if economy is not None else "sc2-tech",
+                   init=[f"({_have(n)})" for n in have],
+                   numeric=[(f"({k})", v) for k, v in (economy or {}).items()],
                    goal=[f"({_have(g)})" for g in goal])
 
 
-def tech_problem(goal: Sequence[str], have: Sequence[str] = ("COMMANDCENTER", "SCV")) -> str:
+def tech_problem(goal: Sequence[str], have: Sequence[str] = ("COMMANDCENTER", "SCV"),
+                 economy: Optional[dict] = None) -> str:
     """:func:`tech_goal` as PDDL text."""
     from pddlkit.pddl.writer import write_problem
 
-    return write_problem(tech_goal(goal, have))
+    return write_problem(tech_goal(goal, have, economy))
 
 
-def tech_state(have: Iterable[str]):
-    """The tech model's state where exactly the kinds in ``have`` exist."""
+def tech_state(have: Iterable[str], economy: Optional[dict] = None):
+    """The tech model's state where exactly the kinds in ``have`` exist; with ``economy``
+    (:meth:`SC2Build.economy`), the economy model's, with those numbers."""
     from pddlkit.semantics.state import State
 
-    return State({(_have(k),) for k in have})
+    return State({(_have(k),) for k in have},
+                 {(k,): float(v) for k, v in (economy or {}).items()})
 
 
 def reference_planner(obs: dict, action_space: list, task: dict) -> list:

@@ -124,6 +124,12 @@ class TextWorldEnv:
 
     id = "textworld"
 
+    option_bounds = {"level": (1, None)}
+    option_help = {"game": "coin (tw-coin_collector), simple (tw-simple), or a compiled game "
+                           "file",
+                   "level": "the generated game's level",
+                   "out_dir": "where generated games are kept (default: a temporary folder)"}
+
     def __init__(self, game: str = "coin", level: int = 5, seed: Optional[int] = 0, *,
                  max_steps: int = 100, out_dir: Optional[str] = None) -> None:
         self._textworld = _import_textworld()

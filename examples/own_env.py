@@ -155,7 +155,7 @@ def play(llm: Optional[str] = None, budget: int = 20, quiet: bool = False) -> di
     def count(result) -> None:
         for key, name in (("llm_calls", "calls"), ("prompt_tokens", "prompt_tokens"),
                           ("completion_tokens", "completion_tokens")):
-            outcome[key] += result.usage.get(name, 0)
+            outcome[key] += getattr(result.usage, name)
 
     count(result)
     while outcome["actions"] < budget:

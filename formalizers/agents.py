@@ -23,24 +23,19 @@ from dataclasses import asdict, dataclass
 from typing import Optional
 
 from pddlkit.agents import AgentError, AgentSpec, option
-from pddlkit.agents.standins import StandIn, rate
+from pddlkit.agents.standins import knows
 from pddlkit.flags import non_negative_float, positive_float
 from pddlkit.llm.grammar import describe_modes
 
 from .loop import Limits
 
 
+from .standins import STAND_INS
+
+
 def stand_in(llm: Optional[str]) -> Optional[str]:
     """What a stand-in formalizer knows, for row labels and summaries; None for a real LLM."""
-    return {"observation": "stand-in (PDDL from the environment's own observations)",
-            "noisy": "stand-in (observation PDDL with injected slips)"}.get(
-        (llm or "observation").split(":")[0])
-
-
-#: what ``--llm`` may name for the offline formalizers (``noisy``'s rate: the share of
-#: slips), read by one parser on the command line
-STAND_INS = (StandIn("observation"),
-             StandIn("noisy", rate, "noisy:0.3", form="RATE"))
+    return knows(llm, STAND_INS, "pddlego")
 
 
 def offline(llm: Optional[str]) -> bool:
@@ -84,10 +79,17 @@ class PDDLegoOptions:
     modular: bool = option(False, "the LLM writes one small part of the files per call "
                                   "(predicates, each action, new facts, the goal); code "
                                   "assembles the files and aims each revision at one part")
+    novel_goals: bool = option(False, "with --modular: the goal is chosen among the atoms "
+                                      "never true so far in the episode while any is "
+                                      "reachable (a room not yet visited), not one that "
+                                      "takes the agent back")
+    local_facts: bool = option(False, "with --modular: a sentence's facts name only what the "
+                                      "sentence names and where the agent is, not every place "
+                                      "it knows")
     small_model: bool = option(False, "the helps for small models at once: --modular "
                                       "(with an LLM) --repair --declare-objects "
                                       "--fresh-answers --fact-memory --problem-only "
-                                      "--refuted-facts")
+                                      "--refuted-facts --novel-goals --local-facts")
     library: Optional[str] = option(None, "domain library folder (default: the user's)")
     save_domain: bool = option(False, "save the domain of each won episode to the library")
     reuse_domain: bool = option(False, "freeze the library's best verified domain for this "
@@ -118,7 +120,9 @@ def limits(o) -> Limits:
 
 #: what ``small_model`` turns on (each one is also an option of its own)
 SMALL_MODEL = ("modular", "repair", "declare_objects", "fresh_answers", "fact_memory",
-               "problem_only", "refuted_facts")
+               "problem_only", "refuted_facts", "novel_goals", "local_facts")
+#: the helps of the modular formalizer, which asks an LLM (a stand-in writes whole files)
+MODULAR_HELPS = ("novel_goals", "local_facts")
 
 
 def helps(o, llm: Optional[str] = None) -> list[str]:
@@ -127,7 +131,7 @@ def helps(o, llm: Optional[str] = None) -> list[str]:
     helps it had)."""
     on = [name for name in SMALL_MODEL if getattr(o, name, False)
           or (getattr(o, "small_model", False)
-              and not (name == "modular" and offline(llm)))]
+              and not (name in ("modular", *MODULAR_HELPS) and offline(llm)))]
     if getattr(o, "constrained", False):
         on.append("constrained")
     if getattr(o, "samples", 1) > 1:
@@ -174,6 +178,15 @@ def play_pddlego(job):
         raise AgentError(f"--modular asks an LLM for one part of the files at a time; the "
                          f"stand-in {job.llm or 'observation'} writes whole files (name an "
                          "LLM, or leave --modular out)")
+    for name in MODULAR_HELPS:   # helps of the modular formalizer: with it, and an LLM
+        flag = "--" + name.replace("_", "-")
+        if getattr(o, name) and not (o.modular or o.small_model):
+            raise AgentError(f"{flag} is a help of the modular formalizer; add --modular (or "
+                             f"--small-model)")
+        if getattr(o, name) and offline(job.llm):
+            raise AgentError(f"{flag} is a help of the modular formalizer, which asks an LLM; "
+                             f"the stand-in {job.llm or 'observation'} writes whole files "
+                             f"(name an LLM, or leave {flag} out)")
     if o.samples > 1 and offline(job.llm):
         raise AgentError(f"--samples {o.samples} draws several answers from an LLM; the "
                          f"stand-in {job.llm or 'observation'} writes one (name an LLM, or "
@@ -182,10 +195,10 @@ def play_pddlego(job):
     if o.domain is not None:
         if o.reuse_domain:
             raise AgentError("--domain and --reuse-domain both freeze a domain; give one")
-        from .api import _frozen_domain
+        from .api import frozen_domain
 
         try:
-            given = _frozen_domain(o.domain)
+            given = frozen_domain(o.domain)
         except (OSError, ValueError) as exc:
             raise AgentError(f"--domain {o.domain}: {exc}") from None
     library = None
@@ -196,11 +209,13 @@ def play_pddlego(job):
     used = helps(o, job.llm)
     for seed in job.seeds:
         episode = job.episode(seed)
-        env = make(job.env, **job.env_options)
+        env = job.make_env()
         extra = {} if offline(job.llm) else {
             "goal_style": o.goal_style, "prompts": o.prompts, "temperature": o.temperature,
             "max_tokens": job.max_tokens, "constrained": o.constrained, "samples": o.samples,
             "modular": "modular" in used}
+        extra.update({name: True for name in MODULAR_HELPS
+                      if name.replace("_", "-") in used})
         formalizer = make_formalizer(job.llm, env.id, **extra)
         if hasattr(formalizer, "rng"):
             formalizer.rng.seed(episode.rng_seed)
@@ -259,7 +274,7 @@ def play_plangen(job):
     o = job.options
     for seed in job.seeds:
         episode = job.episode(seed)
-        env = make(job.env, **job.env_options)
+        env = job.make_env()
         agent = PlanGenAgent(job.llm, env.id, prompts=o.prompts, temperature=o.temperature,
                              max_tokens=job.max_tokens)
         result = run_plangen(env, agent, seed=seed, limits=limits(o), on_event=episode.on_event)
@@ -298,10 +313,10 @@ def describe(kind: str, data: dict) -> Optional[str]:
 
 
 def _goal(problem: str) -> str:
-    from .answer import _close
+    from .answer import closing_bracket
 
     start = problem.rfind("(:goal")
-    end = _close(problem, start) if start >= 0 else None
+    end = closing_bracket(problem, start) if start >= 0 else None
     if end is None:
         return "(unreadable)"
     return " ".join(problem[start + len("(:goal"):end - 1].split())
@@ -316,7 +331,7 @@ PDDLEGO = AgentSpec(
     "pddlego", "the PDDLego+ loop: the LLM writes PDDL, pddlkit checks and plans, errors are "
     "fed back", PDDLegoOptions, play_pddlego, stand_in=stand_in, default_llm="observation",
     default_env="coin-collector", describe=describe, step_budget="budget",
-    stand_ins=STAND_INS)
+    stand_ins=STAND_INS, bare_run=True)
 PLANGEN = AgentSpec(
     "plangen", "PlanGen, the LLM-as-planner baseline: the LLM picks each command",
     PlanGenOptions, play_plangen, default_llm="", default_env="coin-collector",

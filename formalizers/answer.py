@@ -87,13 +87,13 @@ def _define_blocks(text: str) -> list[str]:
     out = []
     blank = re.sub(r";[^\n]*", lambda m: " " * len(m.group()), text)  # same positions
     for m in re.finditer(r"\(\s*define\b", blank, re.I):
-        end = _close(blank, m.start())
+        end = closing_bracket(blank, m.start())
         if end is not None:
             out.append(text[m.start():end])
     return out
 
 
-def _close(text: str, start: int) -> Optional[int]:
+def closing_bracket(text: str, start: int) -> Optional[int]:
     depth = 0
     i = start
     while i < len(text):

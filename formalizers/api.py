@@ -1,14 +1,14 @@
 """``formalize_and_plan(obs)``: one observation in; PDDL, a checked plan and its commands out.
 
 The contract: pass what the agent saw and either an ``llm`` (a spec string such as
-"openai:gpt-4o-mini", an LLM object, or "observation" for the offline formalizer) or a
-``memory`` returned by an earlier call (which carries the formalizer and the episode so far),
-and the ``env`` whose actions the plan must use (an id such as "coin-collector" or an
-environment object).
+"openai:gpt-4o-mini", an LLM object, or "standin:pddlego" for the offline formalizer: the
+old "observation" still works, with a DeprecationWarning) or a ``memory`` returned by an
+earlier call (which carries the formalizer and the episode so far), and the ``env`` whose
+actions the plan must use (an id such as "coin-collector" or an environment object).
 
 Nothing is guessed. With no ``llm=``, the configured default is used (``pddlkit.configure(
 llm=...)`` or ``PDDLKIT_LLM``); with none, the call raises :class:`~pddlkit.llm.defaults.
-NoLLMConfigured` naming both ways (the offline ``observation`` formalizer, which reads the
+NoLLMConfigured` naming both ways (the offline ``standin:pddlego`` formalizer, which reads the
 answer from the environment, is used only when asked for by name). With no ``env=``, the
 model formalizes from the observations alone (``prompts/observation-only``: the actions are
 its own) and the commands are the plan's PDDL actions, ``(move kitchen hall)``. ``domain=`` is
@@ -34,7 +34,7 @@ same environment gives the same prompt on both paths (the valid actions are
 
 The call runs the inner refine loop: the formalizer writes the files,
 pddlkit checks and plans, and solver errors go back to the formalizer up to
-``max_solver_retries`` times. It returns a :class:`FormalizeResult` and never raises for a
+``solver_retries`` times. It returns a :class:`FormalizeResult` and never raises for a
 model's mistakes: an unsolved result carries the diagnostics met.
 
 What the agent saw is either one observation (text: the first call's, or what ``action``
@@ -63,7 +63,7 @@ from typing import Any, Optional, Sequence, Union
 
 from pddlkit.envs.api import (GOING_ON, Ending, Step, as_step, check_env,  # re-exported
                               check_env_once, ending, env_won)
-from pddlkit.llm.usage import usage_delta, usage_snapshot
+from pddlkit.llm.usage import Usage, usage_since, usage_snapshot
 
 from .answer import Files
 from .base import INITIAL, SOLVER_ERROR, UPDATE, Memory
@@ -96,7 +96,9 @@ class FormalizeResult:
     commands: Optional[list[str]]
     plan: Any
     diagnostics: list[str] = field(default_factory=list)
-    usage: dict = field(default_factory=dict)
+    #: the LLM calls, tokens and dollars this call spent (``usage.calls``; ``usage["calls"]``
+    #: reads as the dict it was before)
+    usage: Usage = field(default_factory=Usage)
     memory: Optional[FormalizeMemory] = None
     #: the episode is over (won, or ended by the environment): there is nothing left to plan,
     #: ``commands`` is ``[]`` and no one was asked
@@ -127,16 +129,17 @@ class ObservationOnly:
         return []
 
 
-def _rate(text: str) -> float:
-    """The error rate of 'noisy:RATE': a probability, or a ValueError that says so."""
-    try:
-        rate = float(text)
-    except ValueError:
-        rate = float("nan")
-    if not 0.0 <= rate <= 1.0:
-        raise ValueError(f"noisy:{text}: the error rate must be a number from 0 to 1 "
-                         "(e.g. noisy:0.3)")
-    return rate
+def _stand_in(llm: Any) -> Optional[tuple[str, Any]]:
+    """(name, rate) when ``llm`` names an offline formalizer (``standin:pddlego[:noisy[:RATE]]``
+    or the old ``observation`` / ``noisy:RATE``; None is the observation reader); None for an
+    LLM; a ValueError naming the spec for a bad rate."""
+    if llm is None:
+        return "observation", None
+    from pddlkit.agents.standins import parse_stand_in
+
+    from .standins import STAND_INS
+
+    return parse_stand_in(llm, STAND_INS, "pddlego")
 
 
 def make_formalizer(llm: Any, env_id: str, **options: Any):
@@ -144,14 +147,15 @@ def make_formalizer(llm: Any, env_id: str, **options: Any):
     an LLM (spec string or object)."""
     if hasattr(llm, "propose"):
         return llm
-    if llm in ("observation", None):
+    stand_in = _stand_in(llm)
+    if stand_in is not None and stand_in[0] == "observation":
         from .observation import ObservationFormalizer
 
         return ObservationFormalizer(env_id)
-    if isinstance(llm, str) and (llm == "noisy" or llm.startswith("noisy:")):
+    if stand_in is not None:
         from .noisy import NoisyFormalizer
 
-        rate = _rate(llm.split(":", 1)[1]) if ":" in llm else options.pop("rate", None)
+        rate = stand_in[1] if stand_in[1] is not None else options.pop("rate", None)
         return NoisyFormalizer(env_id, **({"rate": rate} if rate is not None else {}), **options)
     if options.pop("modular", False):
         from .modular import ModularFormalizer
@@ -225,21 +229,31 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
                        domain: Union[str, Path, None] = None,
                        memory: Optional[FormalizeMemory] = None, env: Any = None,
                        action: str = "look around", task: Optional[str] = None,
-                       max_solver_retries: int = 5, timeout: float = 30.0,
+                       solver_retries: int = 5, planner_timeout: float = 30.0,
                        repair: bool = False, fact_memory: bool = False,
                        constrained: bool = False, declare_objects: bool = False,
                        fresh_answers: bool = False, problem_only: bool = False,
-                       modular: bool = False) -> FormalizeResult:
+                       modular: bool = False, novel_goals: bool = False,
+                       local_facts: bool = False, max_solver_retries: Optional[int] = None,
+                       timeout: Optional[float] = None) -> FormalizeResult:
     """Formalize what was observed into PDDL and plan; see the module doc. ``obs`` is one
     observation (what ``action`` produced) or the (command, observation) pairs of every
     command run since the last call. ``declare_objects`` and ``fresh_answers`` are the
     loop's options of the same names (:mod:`.loop`): objects declared in code, and files
     identical to refused ones never planned (refusals are kept in ``memory``); ``problem_only``
     with a frozen ``domain`` asks the LLM for the problem file alone. ``modular`` asks the LLM
-    for one small part of the files per call (:mod:`.modular`); the state is progressed
-    through the last plan's steps, one per (command, observation) pair the caller passes."""
+    for one small part of the files per call (:mod:`.modular`; ``novel_goals`` offers it only
+    goals never true so far while any is reachable, ``local_facts`` lets a sentence's facts
+    name only what it names and where the agent is); the state is progressed
+    through the last plan's steps, one per (command, observation) pair the caller passes.
+
+    The options have the agent's names (``pddlkit run pddlego --solver-retries N
+    --planner-timeout S``); the earlier ``max_solver_retries`` and ``timeout`` are accepted for
+    this release, with a DeprecationWarning."""
+    solver_retries, planner_timeout = _renamed(solver_retries, planner_timeout,
+                                               max_solver_retries, timeout)
     pairs, steps = _observed_pairs(obs, action)
-    frozen = _frozen_domain(domain)   # a missing or broken file fails before any LLM call
+    frozen = frozen_domain(domain)   # a missing or broken file fails before any LLM call
     if memory is None:
         if llm is None:
             from pddlkit.llm.defaults import default_llm
@@ -247,8 +261,8 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
             llm = default_llm("formalize_and_plan")
         _check_llm(llm)
         if env is None:
-            if llm == "observation":
-                raise ValueError("formalize_and_plan: llm='observation' reads the answer from "
+            if (_stand_in(llm) or ("",))[0] == "observation":
+                raise ValueError(f"formalize_and_plan: llm={llm!r} reads the answer from "
                                  "an environment's own model; pass env= (an id or an object), "
                                  "or an LLM")
             env = ObservationOnly(task or "")
@@ -264,6 +278,12 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
                              "files at a time; the stand-in or formalizer given writes whole "
                              "files (pass an LLM, or leave modular out)")
         options = {"constrained": True} if constrained and _writes_with_an_llm(llm) else {}
+        for name, on in (("novel_goals", novel_goals), ("local_facts", local_facts)):
+            if on and not modular:
+                raise ValueError(f"formalize_and_plan: {name}=True is a help of the modular "
+                                 "formalizer; pass modular=True too")
+            if on:
+                options[name] = True
         if modular:
             options["modular"] = True
         formalizer = make_formalizer(llm, env.id, **options)
@@ -284,7 +304,7 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
         memory.ended = end
         prev = memory.previous
         return FormalizeResult(prev.domain if prev else None, prev.problem if prev else None,
-                               [], None, [] if end.won else [ENDED[end.reason]], {}, memory,
+                               [], None, [] if end.won else [ENDED[end.reason]], Usage(), memory,
                                done=True, won=end.won)
     if fact_memory:
         from .fact_memory import FactMemory
@@ -307,9 +327,9 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
         memory.formalizer.constrained = True
     diagnostics: list[str] = []
     error = None
-    for _ in range(max_solver_retries + 1):
+    for _ in range(solver_retries + 1):
         context = prompt_context(env_, kind, memory.memory, memory.previous, error)
-        tried = attempt(memory.formalizer, context, env_, planner, timeout, frozen,
+        tried = attempt(memory.formalizer, context, env_, planner, planner_timeout, frozen,
                         repair=repair, facts=memory.facts if fact_memory else None,
                         declare=declare_objects,
                         refused=memory.refused if fresh_answers else None)
@@ -323,13 +343,28 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
         if tried.commands is not None:
             memory.last_steps = [str(step) for step in tried.plan.steps] if tried.plan else []
             return FormalizeResult(tried.files.domain, tried.files.problem, tried.commands,
-                                   tried.plan, diagnostics, usage_delta(ledger, before), memory)
+                                   tried.plan, diagnostics, usage_since(ledger, before), memory)
         error = tried.error
         diagnostics.append(error)
         kind = SOLVER_ERROR
     prev = memory.previous
     return FormalizeResult(prev.domain if prev else None, prev.problem if prev else None, None,
-                           None, diagnostics, usage_delta(ledger, before), memory)
+                           None, diagnostics, usage_since(ledger, before), memory)
+
+
+def _renamed(solver_retries: int, planner_timeout: float, max_solver_retries: Optional[int],
+             timeout: Optional[float]) -> tuple[int, float]:
+    """The earlier option names, said once each, as their new names."""
+    import warnings
+
+    for old, new, value in (("max_solver_retries", "solver_retries", max_solver_retries),
+                            ("timeout", "planner_timeout", timeout)):
+        if value is not None:
+            warnings.warn(f"formalize_and_plan: {old}= is now {new}= (the agent's name); "
+                          f"the old name works for this release only", DeprecationWarning,
+                          stacklevel=3)
+    return (solver_retries if max_solver_retries is None else max_solver_retries,
+            planner_timeout if timeout is None else timeout)
 
 
 def _copied(memory: FormalizeMemory) -> FormalizeMemory:
@@ -346,23 +381,34 @@ def _copied(memory: FormalizeMemory) -> FormalizeMemory:
 
 def _writes_with_an_llm(llm: Any) -> bool:
     """Whether make_formalizer gives an LLMFormalizer for ``llm`` (what takes constrained=)."""
-    if hasattr(llm, "propose") or llm in ("observation", None):
+    if hasattr(llm, "propose"):
         return False
-    return not (isinstance(llm, str) and (llm == "noisy" or llm.startswith("noisy:")))
+    return _stand_in(llm) is None
 
 
 def _check_llm(llm: Any) -> None:
     """A TypeError naming what ``llm=`` may be, for anything else."""
-    if isinstance(llm, str) or hasattr(llm, "propose") or callable(getattr(llm, "complete",
-                                                                           None)):
+    if isinstance(llm, str):
+        from pddlkit.agents.standins import old_spelling
+
+        from .standins import STAND_INS
+
+        line = old_spelling(llm, STAND_INS, "pddlego")
+        if line:
+            import warnings
+
+            warnings.warn(f"formalize_and_plan: {line.replace('--llm ', 'llm=', 1)}",
+                          DeprecationWarning, stacklevel=3)
+        return
+    if hasattr(llm, "propose") or callable(getattr(llm, "complete", None)):
         return
     raise TypeError(f"formalize_and_plan: llm= must be an LLM spec string "
-                    f"(\"openai:gpt-4o-mini\", \"local:qwen2.5-coder-1.5b\", \"observation\"), an "
+                    f"(\"openai:gpt-4o-mini\", \"local:qwen2.5-coder-1.5b\", \"standin:pddlego\"), an "
                     f"LLM object with complete(), or a formalizer with propose(); got "
                     f"{type(llm).__name__}: {str(llm)[:60]!r}")
 
 
-def _frozen_domain(domain) -> Optional[str]:
+def frozen_domain(domain) -> Optional[str]:
     """The frozen domain's text, read and checked now (before any LLM is asked): a missing
     file is FileNotFoundError, a domain with errors a ValueError listing them."""
     if domain is None:

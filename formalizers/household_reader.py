@@ -21,26 +21,18 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from pddlkit.domains import path as domain_path
+from pddlkit.envs.household_tasks import OPENABLE, ROLES, read_task_sentence
 
 from .answer import AnswerError
 
 START = "middle_of_room"
-OPENS = frozenset({"cabinet", "drawer", "fridge", "microwave", "safe"})
-ROLES = {"microwave": "heater", "fridge": "cooler", "sinkbasin": "washer"}
+OPENS = OPENABLE   # the household's knowledge, one table (pddlkit.envs.household_tasks)
 CUTS = frozenset({"knife", "butterknife"})
 LAMPS = frozenset({"desklamp", "floorlamp"})
 STATE_WORDS = {"hot": ("heatable", "ishot"), "cool": ("coolable", "iscool"),
                "clean": ("cleanable", "isclean"), "sliced": ("sliceable", "issliced")}
 
 _ITEM = re.compile(r"\ban? ([a-z]+ \d+)")
-_TASK_PUT = re.compile(r"put (some|two|an? (?:(hot|cool|clean|sliced) )?)\s*([a-z]+) (?:in|on) "
-                       r"([a-z]+)\.")
-# ALFWorld's other wordings (goal_library's templates): "heat some potato and put it in
-# countertop.", "find two cd and put them in shelf."
-_TASK_TREAT = re.compile(r"(clean|heat|cool|slice) some ([a-z]+) and put it (?:in|on) ([a-z]+)\.")
-_TASK_TWO = re.compile(r"find two ([a-z]+) and put them (?:in|on) ([a-z]+)\.")
-_TREAT_STATE = {"clean": "clean", "heat": "hot", "cool": "cool", "slice": "sliced"}
-_TASK_LOOK = re.compile(r"(?:examine|look at) (?:the )?([a-z]+) (?:with|under) the (?:desk|floor)lamp")
 # The household says "You arrive at the fridge 1."; ALFWorld "You arrive at fridge 1."
 _ARRIVE = re.compile(r"(?:You arrive at|You are facing) (?:the )?([a-z]+ \d+)\.")
 _CLOSED = re.compile(r"The ([a-z]+ \d+) is closed\.")
@@ -76,20 +68,16 @@ class Goal:
 
 
 def read_task(task: str) -> Goal:
-    m = _TASK_LOOK.search(task)
-    if m:
-        return Goal("look", m.group(1))
-    m = _TASK_TREAT.search(task)
-    if m:
-        return Goal("place", m.group(2), m.group(3), _TREAT_STATE[m.group(1)])
-    m = _TASK_TWO.search(task)
-    if m:
-        return Goal("two", m.group(1), m.group(2))
-    m = _TASK_PUT.search(task)
-    if not m:
-        raise AnswerError(f"cannot read the task {task!r}")
-    kind = "two" if m.group(1) == "two" else "place"
-    return Goal(kind, m.group(3), m.group(4), m.group(2))
+    """The goal of a task sentence, read by the household's one reader
+    (:func:`pddlkit.envs.household_tasks.read_task_sentence`); an AnswerError when it is
+    none of the known wordings."""
+    try:
+        t = read_task_sentence(task)
+    except ValueError:
+        raise AnswerError(f"cannot read the task {task!r}") from None
+    kind = {"look_at_obj_in_light": "look", "pick_two_obj_and_place": "two"}.get(
+        t.task_type, "place")
+    return Goal(kind, t.target, None if kind == "look" else t.receptacle, t.state)
 
 
 @dataclass

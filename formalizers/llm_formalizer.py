@@ -119,8 +119,8 @@ class LLMFormalizer(PromptedLLM):
         text, self.history_left_out = fit_by_dropping(
             prompt, history, room(self.llm, self.max_tokens or ANSWER_TOKENS), keep_first=1)
         if self._problem_only():
-            text += "\n" + self.prompts.templates["problem_only"].safe_substitute(
-                domain=self.fixed_domain).strip() + "\n"
+            text += "\n" + self.prompts.fill("problem_only",
+                                              domain=self.fixed_domain).strip() + "\n"
         return text
 
     def _problem_only(self) -> bool:

@@ -39,7 +39,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Optional, Union
 
-from pddlkit.agents.episode import RecordFile as EpisodeRecord  # JSONL: every event
+from pddlkit.agents.episode import RecordFile  # JSONL: every event
 from pddlkit.llm.usage import usage_delta, usage_snapshot
 
 from .answer import AnswerError, Files
@@ -138,7 +138,7 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
     from pddlkit.envs.api import as_step, check_env_once, ending, ending_at_reset
 
     limits = limits or Limits()
-    log = EpisodeRecord(record)
+    log = RecordFile(record)
     obs, info = env.reset(seed)
     check_env_once(env, purpose="play", context="run_episode")
     end = ending_at_reset(info, env)
@@ -183,7 +183,7 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
             except LLMError as exc:  # an LLM that stays unavailable ends the episode
                 m.abort_reason = f"llm: {exc.message}"
                 emit("abort", reason=m.abort_reason)
-                return _finish(result, ledger, before, started, emit)
+                return finish_metrics(result, ledger, before, started, emit)
             commands, error = tried.commands, tried.error
             _record_parts(formalizer, m, emit)
             left_out = getattr(formalizer, "history_left_out", 0)
@@ -222,7 +222,7 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
                     m.solver_aborts += 1
                     m.abort_reason = "solver errors: retry limit reached"
                     emit("abort", reason=m.abort_reason)
-                    return _finish(result, ledger, before, started, emit)
+                    return finish_metrics(result, ledger, before, started, emit)
                 kind, failed, executed = SOLVER_ERROR, None, []
         if solver_retries:
             m.solver_fixed += 1
@@ -289,7 +289,7 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
                 m.simulation_aborts += 1
                 m.abort_reason = "simulation errors: retry limit reached"
                 emit("abort", reason=m.abort_reason)
-                return _finish(result, ledger, before, started, emit)
+                return finish_metrics(result, ledger, before, started, emit)
             kind = SIMULATION_ERROR
             continue
         if sim_retries:
@@ -302,7 +302,7 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
     if not m.success and m.abort_reason is None:
         m.abort_reason = stop_reason(end, m.actions, limits.action_budget)
         emit("abort", reason=m.abort_reason)
-    return _finish(result, ledger, before, started, emit)
+    return finish_metrics(result, ledger, before, started, emit)
 
 
 #: why an episode the environment ended without a win stopped (the ``abort_reason``)
@@ -319,7 +319,7 @@ def stop_reason(end, actions: int, budget: int) -> str:
     return "action budget spent"
 
 
-def emitter(log: EpisodeRecord, on_event=None):
+def emitter(log: RecordFile, on_event=None):
     """``emit(kind, **data)``: write an event to the record and pass it to ``on_event``."""
     def emit(kind: str, **data: Any) -> None:
         log.write(kind, **data)
@@ -353,7 +353,7 @@ def _score(scorer, result: EpisodeResult, memory, step: int, emit) -> None:
     emit("score", **scored.to_dict())
 
 
-def _finish(result: EpisodeResult, ledger, before, started: float, emit) -> EpisodeResult:
+def finish_metrics(result: EpisodeResult, ledger, before, started: float, emit) -> EpisodeResult:
     from .scoring import summary
 
     m = result.metrics

@@ -39,7 +39,10 @@ The parts, in order:
   records it.
 * **the goal**, one of the atoms the known facts can reach under the domain (relaxed
   reachability, :meth:`pddlkit.semantics.heuristic.RelaxedDistance.costs`; atoms never
-  true in an earlier state first, then the nearest), with the environment's goal guidance
+  true in an earlier state first, then the nearest; with ``novel_goals``, only those never
+  true while any is reachable: measured with Qwen2.5-Coder 1.5B on CoinCollector, offered
+  the room it came from, the model went back and forth between two rooms until the budget
+  ran out), with the environment's goal guidance
   (its ``goal_detailed`` template). When none is reachable the goal is free over the known
   predicates and names, and the planner's why-no-plan says what the facts miss.
 * **the correction**, after a command the world refused: the literals of the failed plan
@@ -47,6 +50,12 @@ The parts, in order:
   facts hold is false; ``F``: a fact they lack holds, as a door the step assumed away), the
   additions first; the model says which predicate the world's message is about, and code
   applies the first correction over it; when it names none, the facts are read again.
+
+With ``local_facts``, a sentence's facts may name only what the sentence names and where the
+agent is (the names the single-valued facts now hold give: ``(at corridor)``), not every place
+it knows: measured with Qwen2.5-Coder 1.5B, "To the West you see the kitchen", read in the
+corridor, came out as ``(connected pantry kitchen west)``, the room it had left, again and
+again.
 
 Code declares the problem's objects, typed by the predicates (:func:`.objects.declare_objects`).
 
@@ -84,7 +93,7 @@ from pddlkit.llm.base import LLM
 from .answer import AnswerError, Files
 from .base import INITIAL, SIMULATION_ERROR, SOLVER_ERROR, Context
 from .llm_formalizer import RETRY_TEMPERATURE, PromptedLLM
-from .repair import _matching
+from .repair import matching_paren
 
 BUNDLED = Path(__file__).parent / "prompts" / "modular"
 PARTS = ("context", "predicates", "action", "types", "facts", "goal", "correction")
@@ -151,7 +160,7 @@ def _norm(text: str) -> str:
 
 def _balanced(text: str, start: int) -> Optional[str]:
     """The balanced ``(...)`` starting at ``start``, or None when it is not closed."""
-    end = _matching(text, start)
+    end = matching_paren(text, start)
     return None if end is None else text[start:end]
 
 
@@ -163,8 +172,8 @@ class ModularFormalizer(PromptedLLM):
 
     def __init__(self, llm: Union[LLM, str], env_id: str, *, prompts: Optional[str] = None,
                  temperature: float = 0.0, max_tokens: Optional[int] = None,
-                 constrained: bool = False, samples: int = 1, goal_style: str = "detailed"
-                 ) -> None:
+                 constrained: bool = False, samples: int = 1, goal_style: str = "detailed",
+                 novel_goals: bool = False, local_facts: bool = False) -> None:
         super().__init__(llm, env_id, prompts=prompts, temperature=temperature,
                          max_tokens=max_tokens)
         if samples < 1:
@@ -172,7 +181,9 @@ class ModularFormalizer(PromptedLLM):
         self.env_id = env_id
         self.constrained = constrained
         self.samples = samples
-        self.guidance = self.prompts.templates[f"goal_{goal_style}"].safe_substitute({}).strip()
+        self.novel_goals = novel_goals
+        self.local_facts = local_facts
+        self.guidance = self.prompts.fill(f"goal_{goal_style}").strip()
         self.templates = _templates(prompts)
         self.fixed_domain: Optional[str] = None   # set by the loop (a frozen domain)
         self.problem_only = False                  # accepted for the loop; always so here
@@ -191,6 +202,7 @@ class ModularFormalizer(PromptedLLM):
         self.chunk: list[str] = []                 # facts from the last facts part
         self.goal = ""
         self.ever: set[str] = set()                # every fact true in a state so far
+        self._been: set[str] = set()               # goals novel_goals left out: reached
         self.seen = 0                              # history entries the facts parts covered
         self.last_files: Optional[Files] = None
         self.answers: dict[str, str] = {}          # part -> its last answer
@@ -264,13 +276,16 @@ class ModularFormalizer(PromptedLLM):
             return
         world = World(dom, prob)
         state = world.initial_state
+        # every state the plan passed through, its first included: a goal true in any of them
+        # is one the agent has reached (novel_goals)
+        self.ever.update(format_atom(a) for a in state.atoms)
         for step in steps:
             simulated = simulate(world, state, step)
             if not simulated.applicable:
                 break
             state = simulated.successor
+            self.ever.update(format_atom(a) for a in state.atoms)
         self.base = sorted(format_atom(a) for a in state.atoms)
-        self.ever.update(self.base)
         self.chunk = []
         self._goal_rewrites = 0
         self._failed_actions = {}
@@ -581,6 +596,9 @@ class ModularFormalizer(PromptedLLM):
         candidates = self._goal_candidates()
         inner = goal[len("(:goal"):-1].strip()
         if candidates and _norm(inner) not in {_norm(c) for c in candidates}:
+            if _norm(inner) in {_norm(c) for c in self._been}:
+                return None, [f"{inner}: already true earlier in this episode (novel goals: "
+                              f"choose one never reached: {', '.join(candidates[:3])})"]
             return None, [f"{inner}: not one of the goals the known facts can reach"]
         return goal, []
 
@@ -635,9 +653,17 @@ class ModularFormalizer(PromptedLLM):
     def _goal_candidates(self) -> list[str]:
         """Atoms not true now that the known facts can reach under the domain, relaxed
         (delete effects ignored: :class:`pddlkit.semantics.heuristic.RelaxedDistance`),
-        nearest first, at most :data:`GOAL_CANDIDATES`: the goal the model chooses is one a
-        planner can work towards. [] when the files cannot be read (the goal is then free
-        over the known names)."""
+        nearest first, at most :data:`GOAL_CANDIDATES`, less the goals already refused with
+        these same files (a planner proved them unreachable, or the world refused their
+        plan): the goal the model chooses is one a planner can work towards. [] when the files
+        cannot be read, or every candidate was refused (the goal is then free over the known
+        names, and the prompt says the facts miss something)."""
+        return [atom for atom in self._reachable_goals()
+                if self._refusal_key("goal", f"(:goal {atom})") not in self._refused
+                ][:GOAL_CANDIDATES]
+
+    def _reachable_goals(self) -> list[str]:
+        """:meth:`_goal_candidates` before the refused ones are taken out (cached per files)."""
         key = (tuple(self._facts()), self.fixed_domain, tuple(self.predicates),
                tuple(sorted(self.bodies.items())))
         if getattr(self, "_candidates_key", None) == key:
@@ -666,7 +692,14 @@ class ModularFormalizer(PromptedLLM):
         ever = self.ever | set(self._facts())
         reached = sorted((format_atom(atom) in ever, cost, format_atom(atom))
                          for atom, cost in costs.items() if cost > 0 and atom[0] not in static)
-        self._candidates = [atom for _old, _cost, atom in reached[:GOAL_CANDIDATES]]
+        if self.novel_goals and any(not old for old, _cost, _atom in reached):
+            # a goal true in an earlier state takes the agent back where it has been: with
+            # novel_goals, only atoms never true so far are offered while any is reachable
+            self._been = {atom for old, _cost, atom in reached if old}
+            reached = [r for r in reached if not r[0]]
+        else:
+            self._been = set()
+        self._candidates = [atom for _old, _cost, atom in reached]
         return self._candidates
 
     # -- prompts and grammars --------------------------------------------------------------
@@ -815,7 +848,11 @@ class ModularFormalizer(PromptedLLM):
 
     def _fact_names(self, context: Context) -> list[str]:
         if self._sentence:   # one sentence: its names, and the names already in facts
-            known = [a for f in self._facts() + self.chunk for a in f.strip("()").split()[1:]]
+            facts = self._facts() + self.chunk
+            if self.local_facts:   # ... or only where the agent is, not every place known
+                single = self._single_valued()
+                facts = [f for f in facts if f.strip("()").split()[0] in single]
+            known = [a for f in facts for a in f.strip("()").split()[1:]]
             return list(dict.fromkeys(known + observed_names([self._sentence], unknown=True)))
         task = context.memory.task.strip()
         texts = [o.replace(task, " ") if task else o for _, o in context.memory.history]
@@ -899,9 +936,13 @@ class ModularFormalizer(PromptedLLM):
                 if len(o) == 2 and o[0] == words[0] and o[1] != words[1] \
                         and o[1].startswith("unknown_"):
                     rename = {o[1]: words[1]}
-                    self.base = ["(" + " ".join(rename.get(w, w) for w in
-                                                b.strip("()").split()) + ")"
-                                 for b in self.base]
+
+                    def renamed(fact: str) -> str:
+                        return "(" + " ".join(rename.get(w, w)
+                                              for w in fact.strip("()").split()) + ")"
+                    self.base = [renamed(b) for b in self.base]
+                    # what was true of the placeholder was true of the place
+                    self.ever = {renamed(e) for e in self.ever}
                     return
 
     def _single_valued(self) -> set[str]:

@@ -28,7 +28,7 @@ from pddlkit.pddl.model import Domain, Problem, iter_atoms
 from pddlkit.pddl.reader import read_domain, read_problem
 
 from .answer import Files
-from .repair import _matching
+from .repair import matching_paren
 
 
 def declare_objects(files: Files) -> tuple[Files, list[str]]:
@@ -96,7 +96,7 @@ def _add_objects(problem: str, entries: list[str]) -> Optional[str]:
     found = re.search(r"\(\s*:objects\b", problem, re.I)
     text = " ".join(entries)
     if found:
-        end = _matching(problem, found.start())
+        end = matching_paren(problem, found.start())
         if end is None:
             return None
         return problem[:end - 1].rstrip() + f" {text})" + problem[end:]

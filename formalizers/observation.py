@@ -191,7 +191,7 @@ class TextWorldCoinReader(CoinReader):
         return known
 
 
-def _readers() -> dict:
+def observation_readers() -> dict:
     from .household_reader import ALFWorldReader, HouseholdReader
 
     return {"coin-collector": CoinReader, "household": HouseholdReader, "alfworld": ALFWorldReader,
@@ -204,7 +204,7 @@ class ObservationFormalizer:
     name = "observation"
 
     def __init__(self, env_id: str = "coin-collector") -> None:
-        readers = _readers()
+        readers = observation_readers()
         if env_id not in readers:
             raise ValueError(f"the observation formalizer reads the observations of "
                              f"{', '.join(readers)}; {env_id!r} is not supported")

@@ -17,16 +17,17 @@ import os
 import time
 from typing import Optional, Union
 
+from pddlkit.agents.episode import RecordFile
 from pddlkit.llm.context import fit_by_dropping, room
 from pddlkit.llm.usage import usage_snapshot
 
 from .base import history_text
 from .llm_formalizer import PromptedLLM
+from .loop import EpisodeResult, Limits, Metrics, finish_metrics, emitter, stop_reason
+from .prompts import optional, valid_actions
 
 #: tokens kept free for the answer when ``max_tokens`` is not set (one action as JSON)
 ANSWER_TOKENS = 256
-from .loop import EpisodeRecord, EpisodeResult, Limits, Metrics, _finish, emitter, stop_reason
-from .prompts import optional, valid_actions
 
 
 class PlanGenAgent(PromptedLLM):
@@ -41,7 +42,7 @@ class PlanGenAgent(PromptedLLM):
         action, observation = history[-1]
 
         def prompt(kept, left_out: int) -> str:
-            return self.prompts.templates["plangen"].safe_substitute(
+            return self.prompts.fill("plangen",
                 task=task, observation=f"Action: {action}\n{observation}",
                 valid_actions=str(valid),
                 history=history_text(kept, left_out) or "No additional memory available.",
@@ -82,7 +83,7 @@ def run_plangen(env, agent: PlanGenAgent, *, seed: Optional[int] = None,
     from pddlkit.llm.errors import LLMError
 
     limits = limits or Limits()
-    log = EpisodeRecord(record)
+    log = RecordFile(record)
     obs, info = env.reset(seed)
     check_env_once(env, purpose="act", context="run_plangen")
     end = ending_at_reset(info, env)
@@ -144,4 +145,4 @@ def run_plangen(env, agent: PlanGenAgent, *, seed: Optional[int] = None,
     if not m.success and m.abort_reason is None:
         m.abort_reason = stop_reason(end, m.actions, limits.action_budget)
         emit("abort", reason=m.abort_reason)
-    return _finish(result, ledger, before, started, emit)
+    return finish_metrics(result, ledger, before, started, emit)

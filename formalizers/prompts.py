@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 from string import Template
-from typing import Optional, Sequence, Union
+from typing import Any, Optional, Sequence, Union
 
 from .answer import Files
 from .base import Context, Memory
@@ -58,15 +58,24 @@ class Prompts:
                 raise FileNotFoundError(f"prompt {kind}.txt is missing for {env_id!r}")
         return cls(templates, str(own or bundled[0]))
 
+    def fill(self, kind: str, **values: Any) -> str:
+        """The template ``kind`` with ``values``, strictly: a placeholder no value fills (a
+        ``$tsk`` typo in a user's own prompt) is a PromptTemplateError naming the file and
+        the values there are, never sent to the LLM as written."""
+        from pddlkit.llm.prompts import PromptFile
+
+        return PromptFile(self.templates[kind].template, f"{self.source}/{kind}.txt").fill(
+            **values)
+
     def render(self, kind: str, goal_style: str = "detailed", **values: str) -> str:
         """The prompt of ``kind`` ('initial', 'update', 'solver_error', 'simulation_error')."""
         values = dict(values)
-        values["goal_guidance"] = self.templates[f"goal_{goal_style}"].safe_substitute(values)
-        values["actions"] = self.templates["actions"].safe_substitute(values)
-        values["header"] = self.templates["header"].safe_substitute(values)
+        values["goal_guidance"] = self.fill(f"goal_{goal_style}", **values)
+        values["actions"] = self.fill("actions", **values)
+        values["header"] = self.fill("header", **values)
         if kind in ("solver_error", "simulation_error"):
-            values["update"] = self.templates["update"].safe_substitute(values)
-        return self.templates[kind].safe_substitute(values).strip() + "\n"
+            values["update"] = self.fill("update", **values)
+        return self.fill(kind, **values).strip() + "\n"
 
 
 def signatures(domain, templates, declared: Optional[dict] = None) -> str:

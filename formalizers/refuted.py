@@ -28,7 +28,7 @@ from pddlkit.pddl.model import And, Atom, iter_effect_literals
 from pddlkit.pddl.reader import read_domain
 
 from .answer import Files
-from .repair import _matching
+from .repair import matching_paren
 
 
 def _norm(fact: str) -> str:
@@ -112,7 +112,7 @@ class RefutedFacts:
         """The files with every refuted fact removed from the problem (one line each)."""
         problem, removed = files.problem, []
         start = re.search(r"\(\s*:init\b", problem, re.I)
-        end = _matching(problem, start.start()) if start else None
+        end = matching_paren(problem, start.start()) if start else None
         if end is None:
             return files, []
         init = problem[start.start():end]

@@ -80,7 +80,7 @@ def _apply(diags, domain: str, problem: str, dom, fixes: list[str]) -> tuple[str
                 fixes.append(f"problem: (:domain ...) set to {dom.name}")
                 problem = new
     for start in sorted(set(spans), reverse=True):
-        end = _matching(problem, start)
+        end = matching_paren(problem, start)
         if end is not None:
             fixes.append(f"problem: removed {problem[start:end]} from :init (closed world)")
             problem = problem[:start] + problem[end:]
@@ -110,7 +110,7 @@ def _offset(text: str, line: int, column: int) -> int:
     return sum(len(x) + 1 for x in lines[:line - 1]) + max(0, column - 1)
 
 
-def _matching(text: str, start: int):
+def matching_paren(text: str, start: int):
     depth = 0
     for i in range(start, len(text)):
         if text[i] == "(":
@@ -126,7 +126,7 @@ def _section_end(text: str, head: str):
     m = re.search(r"\(\s*" + re.escape(head) + r"\b", text, re.I)
     if not m:
         return None
-    end = _matching(text, m.start())
+    end = matching_paren(text, m.start())
     return None if end is None else end - 1
 
 

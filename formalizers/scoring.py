@@ -97,10 +97,10 @@ class Scorer:
 
     @classmethod
     def for_env(cls, env: Any) -> tuple[Optional["Scorer"], str]:
-        from .observation import _readers
+        from .observation import observation_readers
 
         truth = getattr(env, "domain", None)
-        readers = _readers()
+        readers = observation_readers()
         env_id = getattr(env, "id", None)
         if env_id in readers:
             reader = readers[env_id]()

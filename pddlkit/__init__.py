@@ -55,19 +55,31 @@ _LAZY = {
     "ScriptedLLM": "pddlkit.llm.scripted",
     "configure": "pddlkit.llm.defaults",
     "NoLLMConfigured": "pddlkit.llm.defaults",
-    # front ends, re-exported lazily (the core itself never imports them)
-    "formalize_and_plan": "pddlkit.formalizers.api",
-    "FormalizeResult": "pddlkit.formalizers.api",
 }
 
-__all__ = sorted(_LAZY) + ["__version__"]
+#: names a front end exports at the package's top (``pddlkit.formalize_and_plan``), declared
+#: by the front end under this entry-point group, so the core names no front end
+EXPORTS_GROUP = "pddlkit.exports"
+
+
+def _exports() -> dict:
+    from importlib.metadata import entry_points
+
+    return {ep.name: ep for ep in entry_points(group=EXPORTS_GROUP)}
+
+
+__all__ = sorted([*_LAZY, *_exports()]) + ["__version__"]
 
 
 def __getattr__(name: str):
     module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'pddlkit' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
+    if module is not None:
+        value = getattr(importlib.import_module(module), name)
+    else:
+        exported = _exports().get(name)
+        if exported is None:
+            raise AttributeError(f"module 'pddlkit' has no attribute {name!r}")
+        value = exported.load()
     globals()[name] = value
     return value
 

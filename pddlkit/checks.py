@@ -22,7 +22,9 @@ The target planner. ``check(..., planner="fast-downward")`` (the default, as for
 types where its translator refuses them (everywhere but a predicate's declaration), and numbers it cannot take as action costs (negative, fractional, or at least
 2**31 - 1, which its search reads as infinity or cannot parse). ``planner=None`` checks
 against PDDL itself: ``either`` is then a warning, and only a number too large to be a number
-at all (it reads as infinity) is an error.
+at all (it reads as infinity) is an error. ``planner="auto"`` checks against PDDL itself too,
+as :mod:`pddlkit.planners.auto` picks a planner per task by its features (numeric fluents:
+ENHSP), so a numeric domain is not refused for Fast Downward's sake.
 """
 
 from __future__ import annotations
@@ -32,14 +34,14 @@ import difflib
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Iterable, Optional, Union
+from typing import Iterable, Iterator, Optional, Union
 
 from .diagnostics import (Diagnostic, DiagnosticSink, PDDLError, PDDLSemanticError, Severity,
                           format_diagnostics)
 from .pddl.model import (
-    And, Atom, Comparison, Domain, Exists, Forall, ForallEffect, Formula, FunctionTerm, Imply,
-    Literal, Not, Number, NumericEffect, Or, Problem, TypedName, When, iter_effect_literals,
-    iter_numeric_terms,
+    And, Atom, BinaryOp, Comparison, Domain, Exists, Forall, ForallEffect, Formula,
+    FunctionTerm, Imply, Literal, Not, Number, NumericEffect, Or, Problem, TypedName, When,
+    iter_comparisons, iter_effect_literals, iter_numeric_effects, iter_numeric_terms,
 )
 from .pddl.reader import Source, read_domain, read_problem
 
@@ -61,12 +63,16 @@ COVERS = {
     "conditional": {":conditional-effects", ":adl"},
     "costs": {":action-costs", ":numeric-fluents", ":fluents"},
     "derived": {":derived-predicates"},
+    # numbers beyond action costs: a function other than total-cost, a numeric condition, an
+    # effect other than increasing the total cost (what Fast Downward cannot plan)
+    "numeric": {":numeric-fluents", ":fluents"},
 }
 FEATURE_REQUIREMENT = {
     "typing": ":typing", "negative": ":negative-preconditions", "disjunctive":
     ":disjunctive-preconditions", "equality": ":equality", "existential":
     ":existential-preconditions", "universal": ":universal-preconditions", "conditional":
     ":conditional-effects", "costs": ":action-costs", "derived": ":derived-predicates",
+    "numeric": ":numeric-fluents",
 }
 
 
@@ -249,8 +255,9 @@ class _Checker:
                     self.add("unsupported-requirement", f"requirement {r} is not supported by "
                              "Fast Downward: it handles numbers only as action costs", None,
                              hint=f"replace {r} by :action-costs if the numbers are costs "
-                                  "(increase (total-cost) ...); otherwise model them with "
-                                  "objects, or check with --planner any to validate only")
+                                  "(increase (total-cost) ...); otherwise check and plan "
+                                  "with planner auto (--planner auto), which picks a numeric "
+                                  "planner (ENHSP through up-enhsp)")
             elif r not in SUPPORTED_REQUIREMENTS:
                 self.add("unsupported-requirement", f"requirement {r} is declared but not "
                          "supported by pddlkit (classical planning only)", None,
@@ -288,7 +295,7 @@ class _Checker:
         self.check_duplicates(d.actions, "action")
         for p in d.predicates:
             self.check_type_refs(p.parameters, f"predicate ({p.name} ...)", either_ok=True)
-        for f in d.functions:
+        for f in d.functions:   # numbers beyond costs show where they are used
             self.uses("costs", f.pos)
             self.check_type_refs(f.parameters, f"function ({f.name} ...)")
         for rule in d.derived:
@@ -382,10 +389,11 @@ class _Checker:
             inner.update({v.name: v.types for v in f.variables})
             self.formula(f.body, inner, where, part, negated)
         elif isinstance(f, Comparison):
-            self.uses("costs", f.pos)
+            self.uses("numeric", f.pos)
             for e in (f.left, f.right):
                 for t in iter_numeric_terms(e):
                     self.function_term(t, scope, where, part)
+                self.division_by_zero(e, f"the {part} of {where}", f.pos)
 
     def term(self, arg: str, scope: dict, where: str, part: str, pos,
              expected: tuple = ()) -> Optional[tuple]:
@@ -435,6 +443,12 @@ class _Checker:
 
     def atom(self, f: Atom, scope: dict, where: str, part: str) -> None:
         pred = self.predicates.get(f.predicate)
+        if pred is None and f.predicate in self.functions and part != ":init":
+            self.add("number-as-condition", f"'{f.predicate}' in the {part} of {where} is a "
+                     "function (a number), not a predicate: it cannot hold or fail on its own",
+                     f.pos, hint=f"compare it, e.g. (> ({f.predicate}"
+                                 f"{' ' if f.args else ''}{' '.join(f.args)}) 0)")
+            return
         if pred is None:
             self.add("undeclared-predicate", f"predicate '{f.predicate}' in the {part} of "
                      f"{where} is not declared", f.pos,
@@ -476,14 +490,25 @@ class _Checker:
 
     def function_term(self, t: FunctionTerm, scope: dict, where: str, part: str) -> None:
         fn = self.functions.get(t.name)
+        if fn is None and t.name in self.predicates:
+            self.add("predicate-as-number", f"'{t.name}' in the {part} of {where} is a "
+                     "predicate, not a function: a comparison or a numeric effect takes "
+                     "numbers", t.pos,
+                     hint=f"use ({t.name} ...) as a condition on its own, or declare a "
+                          f"function in (:functions ...) for the number")
+            return
         if fn is None:
             self.add("undeclared-function", f"function '{t.name}' in the {part} of {where} is "
                      "not declared", t.pos,
-                     hint=f"declare it in (:functions ({t.name}) - number)")
+                     hint=f"{_dym(t.name, self.functions)}declare it in (:functions "
+                          f"({t.name}) - number)")
             return
         if len(t.args) != len(fn.parameters):
+            sig = " ".join(f"{p.name} - {'/'.join(p.types)}" for p in fn.parameters)
             self.add("arity", f"function ({t.name} ...) takes {len(fn.parameters)} "
-                     f"argument(s), gets {len(t.args)} in {where}", t.pos)
+                     f"argument(s), gets {len(t.args)} in {where}", t.pos,
+                     hint=f"the declaration is ({t.name}{' ' if sig else ''}{sig}); pass "
+                          f"exactly {len(fn.parameters)} argument(s)")
         for arg in t.args:
             self.term(arg, scope, where, part, t.pos)
 
@@ -507,12 +532,24 @@ class _Checker:
                 inner.update({v.name: v.types for v in e.variables})
                 self.effects(e.effects, inner, where)
             elif isinstance(e, NumericEffect):
-                self.uses("costs", e.pos)
+                cost = e.target.name == "total-cost" and e.op == "increase"
+                self.uses("costs" if cost else "numeric", e.pos)
                 self.function_term(e.target, scope, where, "effect")
                 for t in iter_numeric_terms(e.value):
                     self.function_term(t, scope, where, "effect")
+                self.division_by_zero(e.value, f"the effect of {where}", e.pos)
                 if isinstance(e.value, Number):
                     self.number(e.value.value, f"the effect of {where}", e.pos)
+
+    def division_by_zero(self, expr, where: str, pos) -> None:
+        """A ``(/ x 0)`` with the constant 0: undefined in every state."""
+        if isinstance(expr, BinaryOp):
+            if expr.op == "/" and isinstance(expr.right, Number) and expr.right.value == 0:
+                self.add("division-by-zero", f"a division by the constant 0 in {where}",
+                         pos, hint="divide by a non-zero number, or by a function that is "
+                                   "never 0 where it is read")
+            self.division_by_zero(expr.left, where, pos)
+            self.division_by_zero(expr.right, where, pos)
 
     def number(self, value: float, where: str, pos) -> None:
         """A number used as an action cost: what Fast Downward (or any reader) rejects."""
@@ -570,12 +607,51 @@ class _Checker:
         for t, value in problem.numeric_init:
             self.function_term(t, {}, "the problem", ":init")
             self.number(value, f"(= ({' '.join((t.name, *t.args))}) ...) in :init", t.pos)
+        self.check_initialised(problem)
         self.formula(problem.goal, {}, "the problem", "goal")
         if problem.metric is not None:
             for t in iter_numeric_terms(problem.metric.expression):
+                if t.name == "total-time" and not t.args:   # PDDL 2.1's built-in: the
+                    continue                                # plan's length in time
                 self.function_term(t, {}, "the problem", "metric")
         self.check_requirements_declared(d.requirements + problem.requirements, "problem")
         self.check_reachability(problem)
+
+    def check_initialised(self, problem: Problem) -> None:
+        """A function read (in a precondition, the goal or an effect's value) with no value in
+        :init: undefined in PDDL 2.1, so every action reading it is inapplicable. Ground terms
+        are checked exactly; a term with variables when no value of that function is given at
+        all. ``total-cost`` starts at 0 by convention and is left out."""
+        given = {(t.name, tuple(t.args)) for t, _ in problem.numeric_init}
+        names = {name for name, _ in given}
+        reported: set = set()
+
+        def read(t: FunctionTerm, where: str) -> None:
+            if t.name == "total-cost" or t.name not in self.functions or t.name in reported:
+                return
+            variables = any(a.startswith("?") for a in t.args)
+            if (variables and t.name not in names) or \
+                    (not variables and (t.name, tuple(t.args)) not in given):
+                reported.add(t.name)
+                shown = "(" + " ".join((t.name, *t.args)) + ")"
+                example = f"({t.name} ...)" if variables else shown
+                self.add("uninitialised-function", f"function {shown} is read in {where} but "
+                         "has no value in :init", t.pos,
+                         hint=f"give it one in :init, e.g. (= {example} 0)")
+
+        def read_terms(formula) -> Iterator[FunctionTerm]:
+            for comparison in iter_comparisons(formula):
+                for e in (comparison.left, comparison.right):
+                    yield from iter_numeric_terms(e)
+
+        for action in self.domain.actions:
+            for t in read_terms(action.precondition):
+                read(t, f"the precondition of {action.name}")
+            for e in iter_numeric_effects(action.effects):
+                for t in iter_numeric_terms(e.value):
+                    read(t, f"the effect of {action.name}")
+        for t in read_terms(problem.goal):
+            read(t, "the goal")
 
     def check_reachability(self, problem: Problem) -> None:
         """Goal literals that no action can make true and that are false initially."""

@@ -202,10 +202,48 @@ def _cmd_demo(args) -> int:
     return run_demo()
 
 
+def _cmd_mcp(args) -> int:
+    from .service.server import serve
+
+    try:
+        return serve(http=args.http, host=args.host, port=args.port)
+    except RuntimeError as exc:   # the SDK is missing: say how to get it
+        print(f"pddlkit mcp: {exc}", file=sys.stderr)
+        return 2
+
+
+def _list_llms(as_json: bool) -> int:
+    """``pddlkit llm list``: the kinds an ``--llm`` spec may name (built-in and plugins'), and
+    every agent's offline stand-ins with what each knows."""
+    from importlib.metadata import entry_points
+
+    from .agents.registry import catalogue
+    from .llm.spec import ENTRY_POINT_GROUP, KIND_HELP, known_kinds
+
+    plugins = {ep.name: ep.value for ep in entry_points(group=ENTRY_POINT_GROUP)}
+    kinds = [{"kind": kind, "what": KIND_HELP.get(kind) or f"a plugin's ({plugins.get(kind)})"}
+             for kind in known_kinds()]
+    stand_ins = catalogue()
+    if as_json:
+        print(json.dumps({"kinds": kinds, "stand_ins": stand_ins}, indent=2))
+        return 0
+    print("LLM kinds (--llm KIND:ARGUMENT):")
+    width = max(len(k["kind"]) for k in kinds)
+    for k in kinds:
+        print(f"  {k['kind']:<{width}}  {k['what']}")
+    print("\nOffline stand-ins (--llm of the agent named; no model, no network):")
+    width = max((len(s["spec"]) for s in stand_ins), default=0)
+    for s in stand_ins:
+        print(f"  {s['spec']:<{width}}  {s['knows']}")
+    return 0
+
+
 def _cmd_llm(args) -> int:
     from .llm import local_server
     from .llm.errors import LLMError
 
+    if args.action == "list":
+        return _list_llms(args.json)
     try:
         if args.action == "serve":
             server = local_server.start(args.model, port=args.port)
@@ -239,9 +277,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("domain")
     p.add_argument("problem", nargs="?")
     p.add_argument("--json", action="store_true", help="machine-readable diagnostics")
-    p.add_argument("--planner", default="fast-downward", choices=("fast-downward", "any"),
-                   help="the target: what Fast Downward rejects is an error (default), or "
-                        "'any' for PDDL itself (either types and negative costs are allowed)")
+    p.add_argument("--planner", default="fast-downward", choices=("fast-downward", "auto", "any"),
+                   help="the target: what Fast Downward rejects is an error (default); 'auto' "
+                        "for the planner `plan --planner auto` picks by the task's features "
+                        "(numeric fluents: ENHSP); 'any' for PDDL itself (either types and "
+                        "negative costs are allowed)")
     p.add_argument("--max-bytes", type=max_bytes, default=None, metavar="N",
                    help="refuse a PDDL file larger than N bytes (e.g. 128M; default "
                         "PDDLKIT_MAX_PDDL_BYTES or 64M)")
@@ -276,9 +316,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("demo", help="offline demonstration on a bundled domain")
     p.set_defaults(func=_cmd_demo)
 
-    p = sub.add_parser("llm", help="a local OpenAI-compatible server for a GGUF model "
+    p = sub.add_parser("llm", help="list the LLM kinds and the agents' offline stand-ins "
+                                   "(list); a local OpenAI-compatible server for a GGUF model "
                                    "(llama.cpp): serve, status, stop")
-    p.add_argument("action", choices=("serve", "status", "stop"))
+    p.add_argument("action", choices=("list", "serve", "status", "stop"))
+    p.add_argument("--json", action="store_true", help="list: machine-readable")
     p.add_argument("--model", default="qwen2.5-coder-1.5b",
                    help="a known model (qwen2.5-coder-1.5b, the default; gemma-3-270m) or a "
                         ".gguf file")
@@ -287,6 +329,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=number(int, least=1, most=65535),
                    help="default: a free port")
     p.set_defaults(func=_cmd_llm)
+    p = sub.add_parser("mcp", help="serve pddlkit's tools over the Model Context Protocol "
+                                   "(stdio; --http for streamable HTTP on a loopback port)")
+    p.add_argument("--http", action="store_true", help="streamable HTTP at /mcp instead of "
+                                                       "stdio")
+    p.add_argument("--host", default="127.0.0.1", help="--http: the address to bind")
+    p.add_argument("--port", type=number(int, least=1, most=65535), default=8765,
+                   help="--http: the port")
+    p.set_defaults(func=_cmd_mcp)
     from .agents.cli import register as register_run
     from .bench.cli import register as register_bench
     from .compare.cli import register as register_compare

@@ -32,17 +32,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from pddlkit.agents import AgentSpec, option
-from pddlkit.agents.standins import StandIn, names
+from pddlkit.agents import AgentError, AgentSpec, option
+from pddlkit.agents.standins import knows
 
 from .runner import TASK_IDS
-from .standin import GRASP_MISTAKES, MINIGRID_MISTAKES
+from .standin import STAND_INS
 
-#: what ``--llm`` may name for the stand-in writer: ``standin:MISTAKE,...`` (any task's
-#: mistakes here; the task's own are checked when the writer is made)
-STAND_INS = (StandIn("standin", names(tuple(dict.fromkeys(GRASP_MISTAKES + MINIGRID_MISTAKES))),
-                     "standin:carry,cost", form="MISTAKE,..."),
-             StandIn("observation"))
 
 
 @dataclass
@@ -68,13 +63,15 @@ class IPPOptions:
                                           "cores)", minimum=1)
     save_program: Optional[str] = option(None, "write the best program and its scores into "
                                                "this folder")
+    probe: int = option(0, "try each program on this many training instances first; a "
+                           "failure comes back with its line, the instance, the return type "
+                           "and a worked call, and the fix is asked for before the round is "
+                           "scored (0: off, the paper's loop)", minimum=0)
 
 
 def stand_in(llm: Optional[str]) -> Optional[str]:
     """What the stand-in program writer knows, for row labels and summaries; None for an LLM."""
-    if llm in (None, "", "observation", "standin") or str(llm).startswith("standin:"):
-        return "stand-in (our own strategy, with injected mistakes)"
-    return None
+    return knows(llm, STAND_INS, "ipp")
 
 
 def measure(env: str) -> str:
@@ -93,13 +90,19 @@ def play(job):
 
     o = job.options
     llm = "standin" if job.llm in ("observation", "") else job.llm
+    if o.probe and o.mode == "curriculum":
+        raise AgentError("--probe tries each program on training instances of the full game; "
+                         "the curriculum's steps play simplified games (leave --probe out, or "
+                         "use --mode ir or pe)")
     for seed in job.seeds:
         episode = job.episode(seed)
         episode.emit("plan", task=job.env, llm=llm, rounds=o.rounds, mode=o.mode,
                      train=o.train, evaluate=o.evaluate)
+        split = job.make_env(train=o.train, evaluate=o.evaluate, seed=seed)
         outcome = run_task(job.env, llm, seed=seed, train=o.train, evaluate=o.evaluate,
+                           split=split,
                            rounds=o.rounds, k=o.k, feedback=o.feedback, patience=o.patience,
-                           prompts=o.prompts,
+                           prompts=o.prompts, probe=o.probe,
                            mode=o.mode, workers=o.workers,
                            save=Path(o.save_program) if o.save_program else None,
                            max_tokens=job.max_tokens or 4000)
@@ -108,7 +111,8 @@ def play(job):
             episode.emit("round", task=job.env, round=r.index, program=r.program, mean=r.mean,
                          failures=r.failures, instances=len(r.scores), scores=r.scores,
                          worst=r.worst, error=r.error, samples_left_out=r.samples_left_out,
-                         best=r.index == result.best, mode=o.mode)
+                         best=r.index == result.best, mode=o.mode,
+                         probe_failures=r.probe_failures, probe_fixes=r.probe_fixes)
         if outcome.writer is not None:
             episode.emit("stand-in", injected=outcome.writer.injected,
                          repaired=outcome.writer.repaired)
@@ -145,8 +149,15 @@ def play(job):
             if len(result.rounds) - 1 < o.rounds and not o.patience:
                 summary += ("; refinement stopped at the first round without improvement "
                             "(the paper's rule): --patience 2 lets it go on")
+        if o.probe:
+            fixes = sum(r.probe_fixes for r in result.rounds)
+            summary += (f"; probe: {sum(len(r.probe_failures) for r in result.rounds)} "
+                        f"failures found on the first {o.probe} training instances, {fixes} "
+                        f"fixes asked for")
+        summary += f"; helps: probe-{o.probe}" if o.probe else "; helps: none (the paper's loop)"
         yield episode.row(
             scored and rate == 1.0, rate, max(1, outcome.eval_instances), summary,
+            helps=f"probe-{o.probe}" if o.probe else "none",
             usage=result.usage, score=outcome.eval_mean if scored else None,
             measure=measure(job.env), rounds=len(result.rounds),
             direct_mean=_finite(result.direct_mean), train_mean=_finite(outcome.train_mean),
@@ -170,7 +181,10 @@ def describe(kind: str, data: dict) -> Optional[str]:
             else f"no program: {data['error']}"
         name = f"step {data['round']}" if data["mode"] == "curriculum" else \
             "direct generation" if data["round"] == 0 else "refinement"
-        return f"round {data['round']} ({name}): {what}{'  <- best' if data['best'] else ''}"
+        probed = "".join(f"\n  probe: {failure.splitlines()[0][:160]} (fix asked for)"
+                         for failure in data.get("probe_failures") or [])
+        return (f"round {data['round']} ({name}): {what}{'  <- best' if data['best'] else ''}"
+                + probed)
     if kind == "stand-in":
         return (f"stand-in: injected {', '.join(data['injected']) or 'nothing'}; repaired "
                 f"{', '.join(data['repaired']) or 'nothing'}")

@@ -20,7 +20,7 @@ from typing import Any, Optional, Sequence
 from pddlkit.llm.errors import LLMError
 from pddlkit.llm.usage import usage_delta, usage_snapshot
 
-from .tasks import _ascii, _rows, template
+from .tasks import ascii_grid, grid_rows, template
 
 
 @dataclass
@@ -51,7 +51,7 @@ def read_actions(text: str, tag: str) -> list[str]:
 
 
 def grasp_prompt(instance) -> str:
-    return template("cot_grasp.txt").fill(grid=_ascii(instance.grid.cells),
+    return template("cot_grasp.txt").fill(grid=ascii_grid(instance.grid.cells),
                                             start=list(instance.grid.start))
 
 
@@ -68,7 +68,7 @@ def run_cot(task, instances: Sequence, llm: Any, temperature: float = 0.0,
             prompt, tag = grasp_prompt(instance), "final_answer"
         else:
             prompt = template("cot_minigrid.txt").fill(
-                rules=task.rules(), grid=_rows(instance.grid),
+                rules=task.rules(), grid=grid_rows(instance.grid),
                 start_direction=instance.start_direction)
             tag = "actions"
         try:

@@ -20,6 +20,15 @@ its worst instances.
   generation's two turns, and the game instructions the refinement prompt quotes), refined with
   the paper's refinement template; ``prompts/ipp/README.md`` lists how ours differ. The
   stand-in writer answers either.
+* Probe (``probe=N``, issue 48, off by default): before a round scores a program on every
+  training instance, it runs on the first N; a failure there (a crash, with the program's
+  line and the exception; a wrong return type) goes back to the LLM with that instance, the
+  signature, the return type and one worked call on the sample instance
+  (``prompts/ipp/probe_fix.txt``), and the fixed program is tried again, at most
+  :data:`PROBE_FIXES` times; the round then scores what it has. The fixes are not rounds;
+  each round records the failures found and the fixes asked for. Measured with
+  Qwen2.5-Coder 1.5B: its GRASP and DoorKey programs crashed on every held-out instance (a
+  type error in a ``max`` key; a wrong return type), so every round was spent on a crash.
 * A program that cannot be read from the answer, does not define ``solve``, crashes or returns
   the wrong type never stops the run: its error is the next prompt's feedback, and it scores as
   the worst (see :mod:`.tasks`).
@@ -63,6 +72,10 @@ class Round:
     worst: list[int] = field(default_factory=list)   # indices of the k worst instances
     error: Optional[str] = None                      # why there is no program this round
     samples_left_out: int = 0   # worst instances its prompt left out to fit the context
+    #: probe: the failures found on the first training instances before scoring, each with
+    #: its instance, and how many fixes were asked for (not rounds)
+    probe_failures: list[str] = field(default_factory=list)
+    probe_fixes: int = 0
 
 
 @dataclass
@@ -114,6 +127,9 @@ def _worst(scored: list[Scored], k: int) -> list[int]:
     return order[:k]
 
 
+#: fixes the probe asks for at most before a round is scored anyway
+PROBE_FIXES = 2
+
 #: tokens a refinement prompt leaves for the answer (a program), whatever ``max_tokens`` says:
 #: the server cuts ``max_tokens`` to what the context has left
 ANSWER_TOKENS = 1536
@@ -153,7 +169,7 @@ class IPP:
                  feedback: str = "rich", policy: Optional[Policy] = None,
                  workers: Optional[int] = None, temperature: float = 0.0,
                  max_tokens: Optional[int] = 4000, patience: int = 0,
-                 prompts: str = "ours") -> None:
+                 prompts: str = "ours", probe: int = 0) -> None:
         if feedback not in ("rich", "bare"):
             raise ValueError(f"feedback must be 'rich' or 'bare', got {feedback!r}")
         if prompts not in PROMPT_SETS:
@@ -171,6 +187,9 @@ class IPP:
         self.temperature, self.max_tokens = temperature, max_tokens
         self.patience = patience  # rounds without improvement allowed (0: the paper's rule)
         self.samples_left_out = 0  # worst instances the last refinement prompt left out
+        if probe < 0:
+            raise ValueError(f"probe must be 0 or more, got {probe}")
+        self.probe = probe         # training instances a program is tried on first (0: off)
 
     def _ask(self, messages: list[dict]) -> tuple[Optional[str], Optional[str], str]:
         """(program, problem, the raw answer)."""
@@ -235,12 +254,45 @@ class IPP:
 
     def _round(self, index: int, program: Optional[str], problem: Optional[str],
                instances: Sequence, args=None) -> tuple[Round, list[Scored]]:
+        probed, fixes = [], 0
+        if program is not None and self.probe and args is None:
+            program, probed, fixes = self.probe_and_fix(program, instances)
         if program is None:
-            return Round(index, None, float("-inf"), len(instances), [], [], problem), []
+            return Round(index, None, float("-inf"), len(instances), [], [], problem,
+                         probe_failures=probed, probe_fixes=fixes), []
         scored = score(self.task, program, instances, self.policy, self.workers, args)
         values = [s.score for s in scored]
         return Round(index, program, statistics.fmean(values),
-                     sum(not s.ok for s in scored), values, _worst(scored, self.k)), scored
+                     sum(not s.ok for s in scored), values, _worst(scored, self.k),
+                     probe_failures=probed, probe_fixes=fixes), scored
+
+    def probe_and_fix(self, program: str, instances: Sequence
+                      ) -> tuple[str, list[str], int]:
+        """The probe (issue 48): run ``program`` on the first :attr:`probe` training instances;
+        a failure (a crash with its line, a wrong return type) comes back to the LLM with the
+        instance, the signature, the return type and one worked call, and the fixed program
+        is tried again, at most :data:`PROBE_FIXES` times, before the round scores it on every
+        instance. (program to score, the failures found, fixes asked for)."""
+        found: list[str] = []
+        first = list(instances[:self.probe])
+        fixes = 0
+        while True:
+            scored = score(self.task, program, first, self.policy, self.workers)
+            bad = next((k for k, s in enumerate(scored) if not s.ok), None)
+            if bad is None:
+                return program, found, fixes
+            found.append(f"instance {bad + 1}: {scored[bad].account}")
+            if fixes == PROBE_FIXES:
+                return program, found, fixes
+            prompt = template("probe_fix.txt").fill(
+                rules=self.task.rules(), signature=self.task.signature, error=scored[bad].account,
+                instance=self.task.show(first[bad]), returns=self.task.returns,
+                worked=self.task.worked_call(), code=program.strip())
+            fixed, _problem, _ = self._ask([{"role": "user", "content": prompt}])
+            fixes += 1
+            if fixed is None:      # no usable answer: the round scores what it has
+                return program, found, fixes
+            program = fixed
 
     def retry(self, previous: Optional[str], problem: str) -> tuple[Optional[str], Optional[str]]:
         """Ask again after an answer that held no usable program, saying why."""
@@ -258,10 +310,10 @@ class IPP:
         if self.task.name != "grasp":
             raise ValueError("the step-by-step curriculum is defined for GRASP only")
         instances = list(instances if instances is not None else self.task.instances)
-        from .tasks import _ascii
+        from .tasks import ascii_grid
 
         chat = [{"role": "user", "content": template("curriculum_start.txt").fill(
-            sample_grid=_ascii(self.task.sample.grid.cells))}]
+            sample_grid=ascii_grid(self.task.sample.grid.cells))}]
         rounds: list[Round] = []
         for step, (constraint, signature) in enumerate(CURRICULUM):
             try:

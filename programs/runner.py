@@ -55,12 +55,18 @@ def make_task(task_id: str, train: Optional[int] = None, evaluate: Optional[int]
     (:mod:`pddlkit.envs.instance_sets`)."""
     from pddlkit.envs import make
 
-    from .tasks import GraspTask, MiniGridTask
-
     if task_id not in task_ids():
         raise ValueError(f"unknown IPP task {task_id!r}; use one of {', '.join(task_ids())}")
     options = {"corpus": corpus} if corpus and task_id == "grasp" else {}
-    split = make(task_id, train=train, evaluate=evaluate, seed=split_seed, **options)
+    return task_of(task_id, make(task_id, train=train, evaluate=evaluate, seed=split_seed,
+                                 **options))
+
+
+def task_of(task_id: str, split):
+    """(task over the training set, held-out instances) of an instance split the registry
+    made (``make(task_id, ...)``, or a job's ``make_env``)."""
+    from .tasks import GraspTask, MiniGridTask
+
     if task_id == "grasp":
         return GraspTask(split.train), split.held_out
     return MiniGridTask(task_id[len("minigrid-"):], instances=split.train), split.held_out
@@ -68,10 +74,15 @@ def make_task(task_id: str, train: Optional[int] = None, evaluate: Optional[int]
 
 def make_llm(spec: Any, task_name: str, seed: int = 0):
     """(the LLM, the stand-in writer or None)."""
-    if isinstance(spec, str) and (spec == "standin" or spec.startswith("standin:")):
+    from pddlkit.agents.standins import parse_stand_in
+
+    from .standin import STAND_INS
+
+    stand_in = parse_stand_in(spec, STAND_INS, "ipp")   # a StandInError names a bad mistake
+    if stand_in is not None:
         from .standin import ProgramWriter
 
-        named = spec.partition(":")[2]
+        named = stand_in[1]
         mistakes = [m for m in named.split(",") if m] if named else None
         writer = ProgramWriter(task_name, mistakes=mistakes, seed=seed)
         return writer.llm(), writer
@@ -82,18 +93,28 @@ def run_task(task_id: str, llm: Any, *, seed: int = 0, train: Optional[int] = No
              evaluate: Optional[int] = None, rounds: int = 5, k: int = 3,
              feedback: str = "rich", workers: Optional[int] = None,
              policy: Optional[Policy] = None, save: Optional[Path] = None,
-             patience: int = 0, mode: str = "ir",
-             max_tokens: Optional[int] = 4000, prompts: str = "ours") -> TaskRun:
+             patience: int = 0, mode: str = "ir", probe: int = 0,
+             max_tokens: Optional[int] = 4000, prompts: str = "ours",
+             split: Any = None) -> TaskRun:
     """``mode``: "ir" (refinement from direct generation), "pe" (refinement from the paper's
     pseudocode extension) or "curriculum" (the step-by-step curriculum; its steps are the
-    rounds, and the best step is kept)."""
+    rounds, and the best step is kept). ``split``: the instance split, already made (a job's
+    ``make_env``, which carries the environment's flags); by default the registry's, from
+    ``train``, ``evaluate`` and ``seed``."""
     if save:
         check_save_folder(save)   # before any LLM call: a run's spend is not lost to a bad path
-    task, held = make_task(task_id, train, evaluate, split_seed=seed)
+    if split is not None:
+        if task_id not in task_ids():
+            raise ValueError(f"unknown IPP task {task_id!r}; use one of "
+                             f"{', '.join(task_ids())}")
+        task, held = task_of(task_id, split)
+    else:
+        task, held = make_task(task_id, train, evaluate, split_seed=seed)
     model, writer = make_llm(llm, task.name, seed)
     policy = policy or Policy(call_timeout=2.0, cpu_seconds=2.0)
     ipp = IPP(task, model, k=k, max_rounds=rounds, feedback=feedback, policy=policy,
-              workers=workers, patience=patience, max_tokens=max_tokens, prompts=prompts)
+              workers=workers, patience=patience, max_tokens=max_tokens, prompts=prompts,
+              probe=probe)
     if mode == "curriculum":
         result = ipp.run_curriculum()
     elif mode in ("ir", "pe"):

@@ -31,6 +31,8 @@ import random
 import re
 from typing import Optional, Sequence
 
+from pddlkit.agents.standins import StandIn, names
+
 GRASP_MISTAKES = ("syntax", "action-names", "carry", "cost", "no-return", "off-grid",
                   "obstacles", "infinite-loop", "crash")
 MINIGRID_MISTAKES = ("syntax", "action-names", "turns", "no-drop", "goal-step",
@@ -361,3 +363,11 @@ class ProgramWriter:
         from pddlkit.llm.usage import UsageLedger
 
         return ScriptedLLM(self.answer, model=f"standin-{self.task}", ledger=UsageLedger())
+
+
+#: what ``--llm`` may name for the stand-in writer: ``standin:ipp:MISTAKE,...`` (any task's
+#: mistakes here; the task's own are checked when the writer is made)
+STAND_INS = (StandIn("standin", names(tuple(dict.fromkeys(GRASP_MISTAKES + MINIGRID_MISTAKES))),
+                     "standin:ipp:carry,cost", form="MISTAKE,...", mode="",
+                     knows="stand-in (our own strategy, with injected mistakes)"),
+             StandIn("observation"))

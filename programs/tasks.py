@@ -37,6 +37,12 @@ class Scored:
 class Task(Protocol):
     name: str
     signature: str
+    #: what ``solve`` returns, in words (the probe's fix prompt)
+    returns: str
+
+    def worked_call(self) -> str:
+        """One call of ``solve`` on the sample instance and what a good program returns."""
+        ...
 
     def rules(self) -> str: ...
 
@@ -78,16 +84,29 @@ class GraspTask:
     name = "grasp"
     signature = ("solve(grid, start_pos, carry_limit, cost_per_step, is_diagonals_allowed, "
                  "max_actions)")
+    returns = ("a list of action strings (a list of str, nothing else: not a tuple, not the "
+               "energy)")
 
     def __init__(self, instances: Sequence, sample=None) -> None:
         self.instances = list(instances)
         self.sample = sample or self.instances[0]
 
     def rules(self) -> str:
-        return template("grasp_rules.txt").fill(sample_grid=_ascii(self.sample.grid.cells))
+        return template("grasp_rules.txt").fill(sample_grid=ascii_grid(self.sample.grid.cells))
 
     def program_args(self, instance) -> dict:
         return instance.program_args()
+
+    def worked_call(self) -> str:
+        """The sample instance's arguments (the grid as drawn in the rules) and the actions a
+        search finds for it (:func:`pddlkit.envs.grasp.best_search`: our code, not a
+        model's), so the expected call and return are shown, not described."""
+        from pddlkit.envs.grasp import best_search
+
+        args = {k: v for k, v in self.program_args(self.sample).items() if k != "grid"}
+        shown = ", ".join(f"{k}={v!r}" for k, v in args.items())
+        actions = best_search(self.sample, beam=200)
+        return f"solve(grid=<the sample grid>, {shown})\n-> {actions!r}"
 
     def score(self, instance, result: CallResult) -> Scored:
         from pddlkit.envs.grasp import simulate
@@ -103,13 +122,13 @@ class GraspTask:
 
     def show(self, instance) -> str:
         return (f"{instance.describe()}\nstart position {list(instance.grid.start)}\n"
-                + _ascii(instance.grid.cells))
+                + ascii_grid(instance.grid.cells))
 
     def show_bare(self, instance) -> str:
-        return _ascii(instance.grid.cells)
+        return ascii_grid(instance.grid.cells)
 
 
-def _ascii(cells) -> str:
+def ascii_grid(cells) -> str:
     """The published drawing style: a column header, then ``+---+`` rows."""
     n = len(cells[0])
     rule = "  +" + "---+" * n
@@ -132,6 +151,7 @@ MISSIONS = {"unlock": ("open the door", "The game ends when the door is open."),
 
 class MiniGridTask:
     signature = "solve(grid, start_direction)"
+    returns = "a list of action strings (a list of str)"
 
     def __init__(self, task: str, seeds: Sequence[int] = (), sample_seed: int = 0, *,
                  instances: Optional[Sequence] = None) -> None:
@@ -148,12 +168,17 @@ class MiniGridTask:
     def rules(self) -> str:
         mission, rule = MISSIONS[self.task]
         return template("minigrid_rules.txt").fill(
-            mission=mission, task_rule=rule, sample_grid=_rows(self._sample.grid),
+            mission=mission, task_rule=rule, sample_grid=grid_rows(self._sample.grid),
             start_direction=self._sample.start_direction,
             sample_solution=self._sample_solution)
 
     def program_args(self, instance) -> dict:
         return instance.program_args()
+
+    def worked_call(self) -> str:
+        """The sample's call and the planner's actions for it (the rules show both)."""
+        return (f"solve(grid=<the sample grid>, start_direction="
+                f"{self._sample.start_direction!r})\n-> {list(self._sample_solution)!r}")
 
     def score(self, instance, result: CallResult) -> Scored:
         from pddlkit.envs import minigrid_tasks as M
@@ -174,15 +199,15 @@ class MiniGridTask:
     paper_refine = "refine_paper_minigrid.txt"
 
     def show(self, instance) -> str:
-        return f"seed {instance.seed}\n{_rows(instance.grid)}\nstart_direction: " \
+        return f"seed {instance.seed}\n{grid_rows(instance.grid)}\nstart_direction: " \
                f"{instance.start_direction}"
 
     def show_bare(self, instance) -> str:
         """The grid and its start direction, as the paper's direct-generation prompt shows
         its sample (``<start_direction>`` tags)."""
-        return (f"{_rows(instance.grid)}\n<start_direction>\n{instance.start_direction}\n"
+        return (f"{grid_rows(instance.grid)}\n<start_direction>\n{instance.start_direction}\n"
                 f"</start_direction>")
 
 
-def _rows(grid) -> str:
+def grid_rows(grid) -> str:
     return "[\n" + ",\n".join("  " + repr(list(r)) for r in grid) + "\n]"

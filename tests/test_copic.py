@@ -154,6 +154,29 @@ def test_the_tech_tree_world_model_names_the_missing_building():
     assert tech_failure(obs, "TRAIN MARINE") is None
 
 
+def test_the_economy_model_refuses_what_the_step_cannot_pay_for_and_only_that():
+    """Issue 49: the filter's numeric model drops a first action whose price or supply the step
+    cannot give (the bound is the economy after the step with nothing spent), and every action
+    it lets through on a fresh game the simulator can start within that step."""
+    world = SC2World("easy")
+    world.reset(0)
+    assert world.first_action_fails(["BUILD COMMANDCENTER"]) == (
+        "COMMANDCENTER costs 400 minerals and 0 gas; at most 160 minerals and 0 gas before this "
+        "step ends")
+    assert world.first_action_fails(["TRAIN SCV", "BUILD COMMANDCENTER"]) is None
+    obs = {"Building": {"COMMANDCENTER": 1}, "Unit": {"SCV": 15}}
+    full = {"minerals": 500, "gas": 0, "supply-used": 15, "supply-cap": 15}
+    assert tech_failure(obs, "TRAIN SCV", full) == (
+        "SCV needs 1 supply; at most 0 left before this step ends")
+    assert tech_failure(obs, "TRAIN SCV") is None          # the tech tree alone lets it through
+    for action in ("BUILD SUPPLYDEPOT", "BUILD REFINERY", "TRAIN SCV"):
+        fresh = SC2World("easy")
+        fresh.reset(0)
+        assert fresh.first_action_fails([action]) is None
+        step = fresh.env.step([action])
+        assert step.info["started"] == [action], step.info["skipped"]
+
+
 @pytest.mark.parametrize("task_type", HOUSEHOLD_TASKS)
 def test_the_correct_household_program_solves_every_task_type(task_type):
     copic, _ = _copic(_household(task_type), [()])
@@ -170,7 +193,7 @@ def test_household_task_sentences_of_both_environments_are_read():
     assert parse_task("look at alarmclock under the desklamp.")[0] == "look_at_obj_in_light"
     assert parse_task("put some ladle on countertop.") == ("pick_and_place", "ladle",
                                                            "countertop")
-    with pytest.raises(ValueError, match="not an ALFWorld task sentence"):
+    with pytest.raises(ValueError, match="not a household task sentence"):
         parse_task("dance")
 
 
@@ -274,7 +297,9 @@ def test_cli_runs_copic_offline_and_explains_bad_input():
                                 "--copic-critic", "uniform"],
                          capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2
-    assert "unknown difficulty 'impossible'" in bad.stderr and "Traceback" not in bad.stderr
+    # the environment's declared choices: refused by argparse, naming the ones it takes
+    assert "argument --difficulty: invalid choice: 'impossible'" in bad.stderr
+    assert "'easy', 'medium', 'hard'" in bad.stderr and "Traceback" not in bad.stderr
     keys = subprocess.run(run + ["--env", "sc2-build", "--max-keys", "100"],
                           capture_output=True, text=True, timeout=120)
     assert keys.returncode == 2 and "Traceback" not in keys.stderr

@@ -329,7 +329,8 @@ def test_cli_lists_every_environment_the_front_ends_play():
     assert rows["coin-collector"]["options"]["rooms"] == 7
     text = subprocess.run([sys.executable, "-m", "pddlkit.cli", "envs"], capture_output=True,
                           text=True, timeout=120).stdout
-    assert "options: rooms=7" in text
+    assert "--rooms (default 7): number of rooms" in text and "[pddl; offers commands, domain, truth]" in text
+    assert rows["coin-collector"]["kind"] == "pddl" and "truth" in rows["coin-collector"]["offers"]
 
 
 def test_the_front_ends_take_their_ids_from_the_registry():

@@ -73,14 +73,16 @@ def test_every_help_shows_each_options_default(monkeypatch):
 
 
 @pytest.mark.parametrize("agent, args, words", [
-    ("deps", ["--llm", "standin:abc"], ["standin:abc", "from 0 to 1", "e.g. standin:0.3"]),
+    ("deps", ["--llm", "standin:abc"], ["standin:abc", "from 0 to 1", "e.g. standin:deps:0.3"]),
     ("deps", ["--llm", "standin:7"], ["standin:7", "from 0 to 1"]),
     ("deps", ["--llm", "standin-off:-0.1"], ["standin-off:-0.1", "from 0 to 1"]),
     ("deps", ["--replan-rounds", "-1"], ["--replan-rounds", "0 or more, or inf"]),
     ("deps", ["--replan-rounds", "two"], ["--replan-rounds", "'two'"]),
     ("plap", ["--llm", "standin-noisy:1.5"], ["standin-noisy:1.5", "from 0 to 1"]),
     ("pddlego", ["--llm", "noisy:abc"], ["noisy:abc", "from 0 to 1"]),
-    ("pddlego", ["--llm", "standin"], ["pddlego's stand-ins: observation, noisy[:RATE]"]),
+    ("pddlego", ["--llm", "standin:pddlego:loud"],
+     ["no stand-in mode 'loud'", "its stand-ins: standin:pddlego, standin:pddlego:noisy[:RATE]"]),
+    ("pddlego", ["--llm", "standin:deps"], ["a stand-in of deps, not of pddlego"]),
     ("pddlego", ["--temperature", "-1"], ["--temperature", "0 or more"]),
     ("pddlego", ["--planner-timeout", "0"], ["--planner-timeout", "above 0"]),
     ("ipp", ["--llm", "standin:cary"], ["standin:cary", "did you mean 'carry'"]),
@@ -92,7 +94,7 @@ def test_every_help_shows_each_options_default(monkeypatch):
     ("twosome", ["--ppo-steps", "0"], ["--ppo-steps", "1 or more"]),
     ("plangen", ["--llm", "opnai:gpt-4o"], ["did you mean 'openai:gpt-4o'?"]),
     ("plangen", ["--seed", "-1"], ["--seed", "0 or more"]),
-    ("ipp", ["--rooms", "0"], ["--rooms", "1 or more"]),
+    ("pddlego", ["--rooms", "0"], ["--rooms", "from 1 to 100"]),
 ])
 def test_a_bad_value_is_refused_by_argparse_with_the_flags_name(agent, args, words, capsys):
     """argparse itself refuses (exit 2, "argument --flag: ..."), so nothing has loaded yet:
@@ -160,8 +162,11 @@ def test_a_bare_model_name_is_an_openai_model():
     local = load_llm("Qwen/Qwen2.5-7B-Instruct@http://127.0.0.1:9/v1", cache=False)
     assert (local.model, local.base_url) == ("Qwen/Qwen2.5-7B-Instruct", "http://127.0.0.1:9/v1")
     assert parse_spec("gpt-4o-mini") == ("openai", "gpt-4o-mini")
+    assert parse_spec("standin") == ("standin", None)    # the stand-ins' kind, not a model
     with pytest.raises(LLMSpecError, match="offline stand-in"):
-        parse_spec("standin")
+        load_llm("standin")
+    with pytest.raises(LLMSpecError, match="offline stand-in"):
+        parse_spec("standin-off")   # an old stand-in spelling is not a bare model name
     with pytest.raises(LLMSpecError) as err:
         parse_spec("opnai")
     assert err.value.hint == "did you mean 'openai'?"

@@ -358,7 +358,7 @@ def test_formalize_and_plan_with_a_frozen_domain_replaces_the_formalizers():
 
     env = make("coin-collector", rooms=5, seed=1)
     obs, _ = env.reset()
-    unfrozen = formalize_and_plan(obs, llm=JunkDomain(), env=env, max_solver_retries=1)
+    unfrozen = formalize_and_plan(obs, llm=JunkDomain(), env=env, solver_retries=1)
     assert not unfrozen.solved and unfrozen.domain == "(define (domain junk))"
     truth = path("coin-collector/domain.pddl")
     frozen = formalize_and_plan(obs, llm=JunkDomain(), env=env, domain=truth)
@@ -502,7 +502,7 @@ def test_formalize_and_plan_reports_diagnostics_when_it_cannot_plan():
     llm = ScriptedLLM([_json(SYNTAX_ERROR, FIRST_PROBLEM)] * 3, ledger=UsageLedger())
     env = make("coin-collector", rooms=2, seed=0)
     obs, _ = env.reset()
-    result = formalize_and_plan(obs, llm=llm, env=env, max_solver_retries=2)
+    result = formalize_and_plan(obs, llm=llm, env=env, solver_retries=2)
     assert not result.solved and len(result.diagnostics) == 3
     assert "error[" in result.diagnostics[0]
     assert result.usage["calls"] == 3
@@ -988,7 +988,7 @@ def test_the_cli_and_formalize_and_plan_send_the_same_prompts(tmp_path):
     step = formalize_and_plan(obs, llm=llm, env=env)
     assert step.commands == ["move west"]
     executed = [(command, env.step(command).observation) for command in step.commands]
-    step = formalize_and_plan(executed, memory=step.memory, max_solver_retries=1)
+    step = formalize_and_plan(executed, memory=step.memory, solver_retries=1)
     assert not step.solved
     api = [request.message_dicts for request in llm.requests]
     assert len(cli) == len(api) == 3

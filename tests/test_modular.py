@@ -273,3 +273,138 @@ def test_formalize_and_plan_takes_modular_and_progresses_the_state_through_what_
         assert "(at " in second.problem
     with pytest.raises(ValueError, match="modular"):
         formalize_and_plan(obs, llm="noisy", env=make("coin-collector"), modular=True)
+
+
+def test_samples_per_part_are_checked_and_the_first_that_plans_is_used_all_counted():
+    """With ``samples=2`` the goal part is drawn twice when the first goal does not plan: on
+    a frozen domain where singing needs being somewhere and being awake, and waking leaves
+    the room, ``(sang kitchen)`` is reachable when deletes are ignored (so code offers it)
+    but has no plan. The second sample is used, both calls are counted, and the unused
+    sample says why."""
+    domain = DOMAIN.replace("(visited ?r - room))", "(visited ?r - room) (awake) (sang ?r - room))")
+    domain = domain.rstrip()[:-1] + """
+  (:action wake :parameters (?r - room) :precondition (at ?r)
+    :effect (and (awake) (not (at ?r))))
+  (:action sing :parameters (?r - room) :precondition (and (at ?r) (awake))
+    :effect (sang ?r)))
+"""
+    goals = iter(["(:goal (sang kitchen))", "(:goal (at corridor))"])
+
+    def model(prompt: str) -> str:
+        return next(goals) if _part(prompt) == "goal" else careful(prompt)
+
+    formalizer = ModularFormalizer(_script(model), "coin-collector", samples=2)
+    formalizer.fixed_domain = domain
+    memory = Memory("find the coin and take it.",
+                    [("look around", "You are in the kitchen. To the East you see the corridor.")])
+    files = formalizer.propose(Context(INITIAL, "coin-collector", memory, ["move east"],
+                                       _signatures(), 4))
+    assert check(files.domain, files.problem).ok
+    assert "(:goal (at corridor))" in files.problem
+    goal_calls = [c for c in formalizer.calls if c.part == "goal"]
+    assert [c.outcome.split(":")[0] for c in goal_calls] == [
+        "sample not used", "used"], [c.outcome for c in goal_calls]
+    assert "plan" in goal_calls[0].outcome
+    assert goal_calls[1].seed == 1        # a distinct seed for the second sample
+
+
+def _homesick():
+    """The careful reader, except that it chooses a room it has been in whenever that goal is
+    offered (what Qwen2.5-Coder 1.5B did on CoinCollector: back and forth between two
+    rooms until the budget ran out)."""
+    been: list[str] = []
+
+    def answer(prompt: str) -> str:
+        part = _part(prompt)
+        said = careful(prompt)
+        if part == "new" and said.startswith("(at ?r="):
+            been.append(said[len("(at ?r="):-1])
+        if part == "goal":
+            offered = prompt.split("nearest first:\n", 1)[1].split("\nPart to write", 1)[0]
+            home = [g for g in offered.splitlines() for room in been
+                    if g == f"(at {room})" and room != _here(prompt)]
+            if home:
+                return f"(:goal {home[0]})"
+        return said
+    return answer
+
+
+def test_novel_goals_offers_no_goal_already_reached_and_a_homesick_reader_then_wins():
+    """Without the help the homesick reader loses its budget going home; with
+    ``novel_goals`` the goals offered are the atoms never true so far, so it explores."""
+    env = make("coin-collector", rooms=3)
+    plain = run_episode(env, ModularFormalizer(_script(_homesick()), "coin-collector"), seed=1,
+                        domain=DOMAIN, limits=Limits(action_budget=12))
+    assert not plain.won
+    formalizer = ModularFormalizer(_script(_homesick()), "coin-collector", novel_goals=True)
+    won = run_episode(make("coin-collector", rooms=3), formalizer, seed=1, domain=DOMAIN,
+                      limits=Limits(action_budget=12))
+    assert won.won, won.metrics.abort_reason
+    goals = [c.answer for c in formalizer.calls if c.part == "goal"]
+    assert len(goals) == len(set(goals))   # never the same goal twice: always somewhere new
+
+
+def test_novel_goals_is_an_option_named_in_the_row_and_part_of_the_preset():
+    from pddlkit.agents import AgentError, get_agent
+    from pddlkit.formalizers.agents import SMALL_MODEL, helps
+    from pddlkit.formalizers.api import formalize_and_plan
+
+    spec = get_agent("pddlego")
+    assert "novel_goals" in SMALL_MODEL
+    assert helps(spec.make_options({"modular": True, "novel_goals": True}),
+                 "local:x") == ["modular", "novel-goals"]
+    assert "novel-goals" not in helps(spec.make_options({"small_model": True}), "observation")
+    from pddlkit.agents import run_job
+
+    with pytest.raises(AgentError, match="--novel-goals.*--modular"):
+        run_job(spec, env="coin-collector", llm="local:x",
+                options=spec.make_options({"novel_goals": True}))
+    with pytest.raises(ValueError, match="novel_goals=True.*modular=True"):
+        formalize_and_plan("You are in the kitchen.", llm=_script(careful),
+                           env=make("coin-collector"), novel_goals=True)
+    with pytest.raises(ValueError, match="local_facts=True.*modular=True"):
+        formalize_and_plan("You are in the kitchen.", llm=_script(careful),
+                           env=make("coin-collector"), local_facts=True)
+
+
+def test_local_facts_keeps_a_sentence_s_facts_to_its_names_and_where_the_agent_is():
+    formalizer = ModularFormalizer(_script(careful), "coin-collector", local_facts=True)
+    won = run_episode(make("coin-collector", rooms=3), formalizer, seed=1, domain=DOMAIN,
+                      limits=Limits(action_budget=40))
+    assert won.won, won.metrics.abort_reason      # a careful reader loses nothing by it
+    formalizer.base = ["(at corridor)", "(connected kitchen corridor east)", "(visited kitchen)"]
+    formalizer.chunk = []
+    formalizer._sentence = "To the West you see the pantry."
+    names = formalizer._fact_names(None)
+    assert "corridor" in names and "pantry" in names and "kitchen" not in names
+    formalizer.local_facts = False
+    assert "kitchen" in formalizer._fact_names(None)
+
+
+def test_local_facts_is_an_option_named_in_the_row_and_refused_without_modular():
+    from pddlkit.agents import AgentError, get_agent, run_job
+    from pddlkit.formalizers.agents import SMALL_MODEL, helps
+
+    spec = get_agent("pddlego")
+    assert "local_facts" in SMALL_MODEL
+    assert helps(spec.make_options({"modular": True, "local_facts": True}),
+                 "local:x") == ["modular", "local-facts"]
+    with pytest.raises(AgentError, match="--local-facts.*--modular"):
+        run_job(spec, env="coin-collector", llm="local:x",
+                options=spec.make_options({"local_facts": True}))
+
+
+def test_a_goal_refused_with_the_same_files_is_no_longer_offered():
+    """Qwen chose the same unreachable goal again and again, each answer redrawn as refused,
+    until the retries ran out: a goal refused with these files leaves the candidates."""
+    formalizer = ModularFormalizer(_script(careful), "coin-collector", novel_goals=True)
+    formalizer.fixed_domain = DOMAIN
+    formalizer.base = ["(at corridor)", "(visited corridor)", "(connected corridor kitchen west)",
+                       "(connected corridor patio south)"]
+    offered = formalizer._goal_candidates()
+    assert "(at kitchen)" in offered and "(at patio)" in offered
+    formalizer._refused[formalizer._refusal_key("goal", "(:goal (at kitchen))")] = "no plan"
+    assert "(at kitchen)" not in formalizer._goal_candidates()
+    assert "(at patio)" in formalizer._goal_candidates()
+    formalizer.base.append("(visited patio)")   # other files: the refusal no longer applies
+    assert "(at kitchen)" in formalizer._goal_candidates()

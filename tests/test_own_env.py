@@ -82,7 +82,7 @@ def test_an_empty_answer_is_named_in_the_next_prompt_and_asked_again(example):
     env = example.DarkHouse()
     observation, _ = env.reset()
     llm = ScriptedLLM(["", ""])
-    result = formalize_and_plan(observation, llm=llm, env=env, max_solver_retries=1)
+    result = formalize_and_plan(observation, llm=llm, env=env, solver_retries=1)
     assert not result.solved and llm.calls == 2
     assert "the answer is empty" in llm.requests[1].messages[-1][1]
     assert any("the answer is empty" in d for d in result.diagnostics)

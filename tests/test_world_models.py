@@ -9,10 +9,12 @@ and toggling a box in UnlockPickup replaces it with its contents; a walk stops a
 since the two worlds differ from then on.
 
 SC2 unit building: the simulator's skip reasons against its tech model (same refusals for the
-tree's reasons, in the same words; costs, supply and idle producers are the simulator's alone).
+tree's reasons, in the same words; costs, supply and idle producers are the simulator's alone),
+and against its economy model (the numeric one: costs and supply refused alike too).
 The crafting world: the simulator against its counts-as-levels model (same recipes accepted,
 the same sentence for the first false part, the same counts after; a count above the model's
-level bound is outside it by design). PLAP: the skills model holds necessary conditions only,
+level bound is outside it by design), and against its numeric model (counts as numbers, no
+bound: nothing outside it). PLAP: the skills model holds necessary conditions only,
 so a line the executor starts (with the engine's costs) must pass it, not the converse.
 Each has a test that a model with one condition wrong is caught.
 """
@@ -125,17 +127,20 @@ def _some_args(world, action, limit: int = 40):
 # -- SC2 unit building: the simulator against its tech model ------------------------------------
 
 
-def _sc2_disagreements(model, seeds=range(3), steps=70) -> tuple[int, int]:
+def _sc2_disagreements(model, seeds=range(3), steps=70, economy=False) -> tuple[int, int]:
     """(states compared x actions, disagreements) over random build orders: at every step each
     BUILD/TRAIN action is tried in the simulator and in ``model`` (the state: every kind the
-    simulator has finished); both must refuse the same actions for the tree's reasons, in the
-    same words, and the model must accept what the simulator refuses only for what the model
-    leaves out (costs, supply, idle producers, free SCVs, geysers)."""
+    simulator has finished; with ``economy``, its minerals, gas and supply too); both must
+    refuse the same actions for the model's reasons, in the same words (the simulator's price
+    and supply sentences add the amounts after a ";"), and the model must accept what the
+    simulator refuses only for what the model leaves out (costs and supply without
+    ``economy``; idle producers, free SCVs, geysers always)."""
     from pddlkit.envs.sc2_build import (
-        BUILDINGS, DIFFICULTIES, KINDS, TECH_MESSAGES, UNITS, SC2Build, reference_planner,
-        tech_goal, tech_sentence, tech_state)
+        BUILDINGS, DIFFICULTIES, KINDS, TECH_MESSAGES, UNITS, SC2Build, cost_sentence,
+        reference_planner, supply_sentence, tech_goal, tech_sentence, tech_state)
 
-    world = World(model, tech_goal(["SCV"]))
+    numbers = {"minerals": 0, "gas": 0, "supply-used": 0, "supply-cap": 0} if economy else None
+    world = World(model, tech_goal(["SCV"], economy=numbers))
     actions = [f"BUILD {b}" for b in BUILDINGS] + [f"TRAIN {u}" for u in UNITS]
     compared = wrong = 0
     for difficulty in DIFFICULTIES:
@@ -143,16 +148,20 @@ def _sc2_disagreements(model, seeds=range(3), steps=70) -> tuple[int, int]:
             env = SC2Build(difficulty, seed=seed, max_seconds=10_000)
             rng = random.Random(seed)
             for _ in range(steps):
-                state = tech_state(k for k in KINDS if env._finished(k) > 0)
+                state = tech_state((k for k in KINDS if env._finished(k) > 0),
+                                   env.economy() if economy else None)
                 for action in actions:
                     name = action.split()[1]
                     native = env.why_not(action)
                     tried = simulate(world, state, f"make-{name.lower()}")
-                    tech_reasons = {tech_sentence(name, k) for k in KINDS}
+                    modelled = {tech_sentence(name, k) for k in KINDS}
+                    if economy:
+                        modelled |= {cost_sentence(name), supply_sentence(name)}
                     if tried.applicable:
-                        ok = native is None or native not in tech_reasons
+                        ok = native is None or native.split(";")[0] not in modelled
                     else:
-                        ok = native == TECH_MESSAGES.first_sentence(tried, context=name)
+                        ok = native is not None and native.split(";")[0] == \
+                            TECH_MESSAGES.first_sentence(tried, context=name)
                     compared += 1
                     wrong += not ok
                 plan = reference_planner(public(env), env.action_space(), env.task) \
@@ -190,7 +199,52 @@ def test_a_tech_model_missing_one_requirement_is_caught():
     assert _sc2_disagreements(mutated, seeds=range(2))[1] > 0
 
 
+def test_sc2_build_and_its_economy_model_refuse_the_same_actions_for_the_same_reason():
+    """The numeric model (issue 49): costs and supply included, over random build orders."""
+    from pddlkit.envs.sc2_build import tech_model
+
+    compared, wrong = _sc2_disagreements(tech_model(economy=True), seeds=range(4), economy=True)
+    assert compared > 10_000 and wrong == 0
+
+
+def test_an_economy_model_with_one_wrong_price_is_caught():
+    from pddlkit.envs.sc2_build import KINDS, tech_domain
+    from pddlkit.pddl.reader import parse_domain
+
+    text = tech_domain(economy=True)
+    cheap = text.replace(f"(>= (minerals) {KINDS['BARRACKS'].minerals})", "(>= (minerals) 100)", 1)
+    assert cheap != text
+    assert _sc2_disagreements(parse_domain(cheap), seeds=range(2), economy=True)[1] > 0
+
+
 # -- the crafting world: the simulator against its counts-as-levels model ----------------------
+
+
+def _random_inventories(item: str):
+    """The inventories a random walk over ``item``'s recipes meets, from an empty one: four
+    seeds of 60 steps, each step a possible recipe 80% of the time, any recipe otherwise."""
+    from pddlkit.envs.craft import CraftWorld, closure, recipe_failure
+
+    rules = closure([item])
+    for seed in range(4):
+        rng = random.Random(seed)
+        env = CraftWorld(item)
+        env.inventory.clear()
+        for _ in range(60):
+            inv = dict(env.inventory)
+            yield inv
+            possible = [r for r in rules if not recipe_failure(r, inv)]
+            r = rng.choice(possible if possible and rng.random() < 0.8 else rules)
+            env.apply(r.kind, r.item)
+
+
+def _after(recipe, inv: dict) -> dict:
+    """The inventory once ``recipe`` is applied to ``inv``."""
+    after = dict(inv)
+    for m, n in recipe.materials:
+        after[m] -= n
+    after[recipe.item] = after.get(recipe.item, 0) + recipe.count
+    return after
 
 
 def _craft_disagreements(mutate=lambda domain: domain, items=("iron_pickaxe", "diamond",
@@ -201,8 +255,8 @@ def _craft_disagreements(mutate=lambda domain: domain, items=("iron_pickaxe", "d
     the model's first false part must be said in the simulator's words, and an accepted recipe
     must reach the same counts. ``outside`` counts the refusals by design: a count above the
     level bound the model keeps (see craft_model)."""
-    from pddlkit.envs.craft import (CRAFT_MESSAGES, CraftWorld, _name, closure, craft_model,
-                                    model_args, recipe_failure)
+    from pddlkit.envs.craft import (CRAFT_MESSAGES, _name, closure, craft_model, model_args,
+                                    recipe_failure)
     from pddlkit.semantics.state import State
 
     compared = wrong = outside = 0
@@ -212,35 +266,24 @@ def _craft_disagreements(mutate=lambda domain: domain, items=("iron_pickaxe", "d
         static = {a.ground({}) for a in problem.init if a.predicate != "count"}
         known = sorted({a.args[0] for a in problem.init if a.predicate == "count"})
         rules = closure([item])
-        for seed in range(4):
-            rng = random.Random(seed)
-            env = CraftWorld(item)
-            env.inventory.clear()
-            for _ in range(60):
-                inv = dict(env.inventory)
-                state = State(static | {("count", i, f"n{inv.get(i.replace('-', '_'), 0)}")
-                                        for i in known})
-                for r in rules:
-                    native = recipe_failure(r, inv)
-                    tried = simulate(world, state, (_name(r.action), *model_args(r, inv)))
-                    if tried.problem is not None or (tried.first and tried.first.atom[0] == "level"):
-                        outside += 1
-                        continue
-                    compared += 1
-                    if native is None:
-                        after = dict(inv)
-                        for m, n in r.materials:
-                            after[m] -= n
-                        after[r.item] = after.get(r.item, 0) + r.count
-                        wrong += not (tried.applicable and all(
-                            ("count", _name(i), f"n{after.get(i, 0)}") in tried.successor.atoms
-                            for i in after))
-                    else:
-                        wrong += tried.applicable or CRAFT_MESSAGES.first_sentence(
-                            tried, context=r) != native.message
-                possible = [r for r in rules if not recipe_failure(r, inv)]
-                r = rng.choice(possible if possible and rng.random() < 0.8 else rules)
-                env.apply(r.kind, r.item)
+        for inv in _random_inventories(item):
+            state = State(static | {("count", i, f"n{inv.get(i.replace('-', '_'), 0)}")
+                                    for i in known})
+            for r in rules:
+                native = recipe_failure(r, inv)
+                tried = simulate(world, state, (_name(r.action), *model_args(r, inv)))
+                if tried.problem is not None or (tried.first and tried.first.atom[0] == "level"):
+                    outside += 1
+                    continue
+                compared += 1
+                if native is None:
+                    after = _after(r, inv)
+                    wrong += not (tried.applicable and all(
+                        ("count", _name(i), f"n{after.get(i, 0)}") in tried.successor.atoms
+                        for i in after))
+                else:
+                    wrong += tried.applicable or CRAFT_MESSAGES.first_sentence(
+                        tried, context=r) != native.message
     return compared, wrong, outside
 
 
@@ -248,6 +291,52 @@ def test_the_crafting_world_and_its_model_accept_the_same_recipes_and_say_why_no
     compared, wrong, outside = _craft_disagreements()
     assert compared > 2_000 and wrong == 0
     assert outside < compared  # the level bound is the exception, not the rule
+
+
+def _numeric_craft_disagreements(mutate=lambda text: text,
+                                 items=("iron_pickaxe", "diamond", "cooked_porkchop",
+                                        "furnace_minecart")) -> tuple[int, int]:
+    """(comparisons, disagreements) between the simulator and the numeric model
+    (:func:`craft_numeric_domain`, issue 49) over the same random recipe sequences: the same
+    recipes accepted, the first false comparison said in the simulator's words, the same
+    counts after; with no level bound there is nothing outside the model."""
+    from pddlkit.envs.craft import (NUMERIC_CRAFT_MESSAGES, _name, closure,
+                                    craft_numeric_domain, craft_numeric_problem, recipe_failure)
+    from pddlkit.pddl.reader import parse_domain, parse_problem
+    from pddlkit.semantics.state import State
+
+    compared = wrong = 0
+    for item in items:
+        world = World(parse_domain(mutate(craft_numeric_domain([item]))),
+                      parse_problem(craft_numeric_problem({item: 1})))
+        names = sorted({c.name for c in world.domain.constants})
+        rules = closure([item])
+        for inv in _random_inventories(item):
+            state = State((), {("count", n): float(inv.get(n.replace("-", "_"), 0))
+                               for n in names})
+            for r in rules:
+                native = recipe_failure(r, inv)
+                tried = simulate(world, state, _name(r.action))
+                compared += 1
+                if native is None:
+                    after = _after(r, inv)
+                    wrong += not (tried.applicable and all(
+                        tried.successor.value(("count", _name(i))) == after.get(i, 0)
+                        for i in after))
+                else:
+                    wrong += tried.applicable or NUMERIC_CRAFT_MESSAGES.first_sentence(
+                        tried, context=(r, inv)) != native.message
+    return compared, wrong
+
+
+def test_the_crafting_world_and_its_numeric_model_agree_on_every_inventory():
+    compared, wrong = _numeric_craft_disagreements()
+    assert compared > 2_000 and wrong == 0
+
+
+def test_a_numeric_craft_model_that_forgets_a_tool_is_caught():
+    forgot = lambda text: text.replace("(>= (count wooden-pickaxe) 1)", "", 1)  # noqa: E731
+    assert _numeric_craft_disagreements(forgot)[1] > 0
 
 
 def test_a_craft_model_that_forgets_a_tool_is_caught():

@@ -26,9 +26,12 @@ __all__ = ["AgentError", "AgentSpec", "Episode", "Job", "OptionError", "RecordFi
 
 def run_job(spec: AgentSpec, *, env: Optional[str] = None, llm: Optional[str] = None,
             seeds: Iterable[int] = (0,), options: Any = None, env_options: Optional[dict] = None,
-            record=None, max_tokens: Optional[int] = None) -> list[Row]:
-    """Play ``spec`` once per seed and return its rows (no live output)."""
+            record=None, max_tokens: Optional[int] = None, transcript=None,
+            max_steps: Optional[int] = None) -> list[Row]:
+    """Play ``spec`` once per seed and return its rows (no live output). ``max_tokens`` and
+    ``transcript`` reach every LLM the agent makes, as ``pddlkit run``'s flags do
+    (:meth:`Job.llm_settings`)."""
     job = Job(spec, env or spec.default_env or "", llm or spec.default_llm, list(seeds),
               options if options is not None else spec.make_options(), env_options or {},
-              record, max_tokens)
-    return list(spec.play(job))
+              record, max_tokens, max_steps=max_steps, transcript=transcript)
+    return list(job.play())

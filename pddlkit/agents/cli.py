@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any, Optional
@@ -43,23 +42,9 @@ from pddlkit.flags import argparse_type, non_negative_int, number, positive_int,
 from .errors import AgentError
 from .registry import UnknownAgentError, agent_names, get_agent
 from .row import Row
+from .contract import EnvLookupError, EnvOption, env_flags, env_spec, plays
 from .spec import (AgentSpec, OptionError, add_option_flags, budget_field,
                    options_from_namespace)
-
-#: environment options, passed to the environment (or to the agent that builds it)
-ENV_FLAGS = (("--rooms", positive_int, "coin-collector: number of rooms (default: the "
-                                       "environment's)"),
-             ("--receptacles", positive_int, "household: number of receptacles (default: the "
-                                             "environment's)"),
-             ("--difficulty", str, "household: basic&use, clean, cool, heat, slice+ (CoPiC, "
-                                   "TWOSOME: a task type); sc2-build: easy, medium, hard "
-                                   "(default: the environment's)"),
-             ("--task", str, "alfworld: pick, look, clean, heat, cool, pick_two; craft and "
-                             "crafter (DEPS): an item or a group MT1..MT8 (default: the "
-                             "agent's or the environment's)"),
-             ("--floorplan", non_negative_int, "alfworld: the AI2-THOR scene (default: by "
-                                               "seed)"))
-
 
 def count(least: int):
     """argparse type: an integer of at least ``least`` (:func:`pddlkit.flags.number`)."""
@@ -91,17 +76,58 @@ def register(sub) -> None:
     p.set_defaults(func=lambda args: main(args.rest))
 
 
-def parser_for(spec: AgentSpec) -> argparse.ArgumentParser:
-    """The agent's parser: the common flags, the environment options and the agent's own,
-    each value checked by its ``type=`` and each option's default shown in the help."""
-    p = argparse.ArgumentParser(prog=f"pddlkit run {spec.name}",
+def environment(env_id: Optional[str]):
+    """The registry's spec of ``env_id`` (:mod:`.contract`), or None when it names none."""
+    if not env_id:
+        return None
+    try:
+        return env_spec(env_id)
+    except EnvLookupError:
+        return None
+
+
+def add_env_flags(parser, spec: AgentSpec, env) -> list[EnvOption]:
+    """The environment's options as flags (:func:`.contract.env_flags`), in a group named
+    after it; each defaults to None, so only what was given reaches ``make``."""
+    flags = env_flags(spec, env)
+    title = f"{env.id} options" if env is not None else "environment options"
+    group = parser.add_argument_group(title, None if env is not None else
+                                      "name --env ID to see its options (pddlkit envs lists "
+                                      "them all)")
+    for o in flags:
+        text = o.help or f"{o.name} (see pddlkit envs)"
+        if o.type is bool:
+            group.add_argument(o.flag, dest=f"env_{o.name}", action="store_const",
+                               const=not o.default, default=None,
+                               help=text + ("" if o.default is not True else " (on by default)"))
+            continue
+        kw: dict[str, Any] = {"dest": f"env_{o.name}", "default": None,
+                              "metavar": o.name.upper()}
+        kind = o.type or str
+        kw["type"] = number(kind, least=o.minimum, most=o.maximum) if kind in (int, float) \
+            else str
+        if o.choices:
+            kw["choices"] = list(o.choices)
+            kw.pop("metavar")
+        shown = f" (default: {o.default})" if o.default is not None else ""
+        group.add_argument(o.flag, help=text + shown, **kw)
+    return flags
+
+
+def parser_for(spec: AgentSpec, env_id: Optional[str] = None) -> argparse.ArgumentParser:
+    """The agent's parser: the common flags, the options of the environment ``env_id`` (the
+    agent's default when None; :func:`add_env_flags`) and the agent's own, each value checked
+    by its ``type=`` and each option's default shown in the help. No abbreviations: with
+    the environment's flags beside the agent's, ``--train`` (an instance set's) would be
+    taken for TWOSOME's ``--train-episodes``."""
+    p = argparse.ArgumentParser(prog=f"pddlkit run {spec.name}", allow_abbrev=False,
                                 description=f"{spec.summary}\n\n{spec.help_text()}".rstrip(),
                                 formatter_class=with_defaults(
                                     argparse.RawDescriptionHelpFormatter))
     envs = f" ({', '.join(spec.envs)})" if spec.envs else ""
     p.add_argument("--env", default=spec.default_env, required=spec.default_env is None,
                    help=f"an environment id{envs}")
-    own = ", ".join(s.spelled() for s in spec.stand_ins)
+    own = ", ".join(s.spelled(spec.name) for s in spec.stand_ins if s.mode is not None)
     default = f"default: {spec.default_llm}" if spec.default_llm else \
         "default: none"
     p.add_argument("--llm", default=spec.default_llm, type=argparse_type(spec.check_llm),
@@ -128,11 +154,36 @@ def parser_for(spec: AgentSpec) -> argparse.ArgumentParser:
                         f"(default: the agent's)")
     p.add_argument("--quiet", action="store_true", help="no live lines")
     p.add_argument("--json", action="store_true", help="print the rows as a JSON list")
-    group = p.add_argument_group("environment options")
-    for flag, kind, text in ENV_FLAGS:
-        group.add_argument(flag, type=kind, help=text)
+    env = environment(env_id or spec.default_env)
+    p.set_defaults(env_flags=add_env_flags(p, spec, env))
     add_option_flags(p, spec.options, f"{spec.name} options")
     return p
+
+
+def _given_env(argv: list[str]) -> Optional[str]:
+    """The ``--env`` of ``argv`` (the last one given), read before the parser is built,
+    since the environment's options are the parser's flags."""
+    found = None
+    for i, word in enumerate(argv):
+        if word == "--env" and i + 1 < len(argv):
+            found = argv[i + 1]
+        elif word.startswith("--env="):
+            found = word.split("=", 1)[1]
+    return found
+
+
+def refuse_unused(spec: AgentSpec, env_id: str, extra: list[str]) -> str:
+    """The one-line error for flags the pair does not take: an option of another
+    environment (``--rooms`` on the household) names the flags this one takes."""
+    env = environment(env_id)
+    flags = [o.flag for o in env_flags(spec, env)]
+    words = [w.split("=", 1)[0] for w in extra if w.startswith("-")]
+    unknown = ", ".join(dict.fromkeys(words)) or " ".join(extra)
+    if env is None:
+        return f"unrecognized arguments: {unknown}"
+    return (f"{unknown}: not an option of {spec.name} on {env.id}; the options of {env.id} "
+            f"are {', '.join(flags) or '(none)'} (pddlkit run {spec.name} --env {env.id} "
+            f"--help shows them, with {spec.name}'s own)")
 
 
 def _agents_help() -> str:
@@ -147,6 +198,18 @@ def _agents_help() -> str:
     return "\n".join(lines)
 
 
+def _bare_run_agent() -> str:
+    """The agent the earlier ``pddlkit run --env ...`` (no agent named) meant: the one whose
+    spec says so (:attr:`~.spec.AgentSpec.bare_run`), so the core names no front end."""
+    for name in agent_names():
+        try:
+            if get_agent(name).bare_run:
+                return name
+        except UnknownAgentError:
+            continue
+    return ""
+
+
 def legacy(argv: list[str]) -> tuple[list[str], Optional[str]]:
     """``--agent NAME ...`` (or flags and no agent: PDDLego+) as ``NAME ...``, with the note to
     print; no arguments at all stay none (the listing, not an episode)."""
@@ -155,7 +218,7 @@ def legacy(argv: list[str]) -> tuple[list[str], Optional[str]]:
     if argv and argv[0] in ("-h", "--help"):
         return argv, None
     argv = list(argv)
-    name, old = "pddlego", "pddlkit run --env ..."
+    name, old = _bare_run_agent(), "pddlkit run --env ..."
     for i, word in enumerate(argv):
         if word == "--agent" and i + 1 < len(argv):
             name = argv[i + 1]
@@ -188,7 +251,12 @@ def main(argv: list[str]) -> int:
     except UnknownAgentError as exc:
         print(f"pddlkit run: {exc}", file=sys.stderr)
         return 2
-    args = parser_for(spec).parse_args(argv[1:])
+    parser = parser_for(spec, _given_env(argv[1:]))
+    args, extra = parser.parse_known_args(argv[1:])
+    if extra:
+        print(f"pddlkit run {spec.name}: {refuse_unused(spec, args.env, extra)}",
+              file=sys.stderr)
+        return 2
     return run(spec, args)
 
 
@@ -234,51 +302,63 @@ def options_for(spec: AgentSpec, args) -> Any:
     return options_from_namespace(spec, args)
 
 
-def run(spec: AgentSpec, args) -> int:
-    from pddlkit.llm.errors import LLMError
+class Refused(Exception):
+    """Bad input found before anything plays: the one line to print, exit status 2."""
 
+
+def build_job(spec: AgentSpec, args):
+    """The :class:`~.episode.Job` the parsed flags ask for, every check made first (a path
+    that cannot take the record, an environment the agent does not play, LLM flags for an
+    agent that makes no LLM call, a bad option value): :class:`Refused` with the line."""
     from .episode import Job
 
-    name = f"pddlkit run {spec.name}"
     for path, flag in ((args.record, "--record"), (args.transcript, "--transcript")):
         problem = writable_file(path, flag)
         if problem:
-            print(f"{name}: {problem}", file=sys.stderr)
-            return 2
-    if spec.envs and args.env not in spec.envs:
-        print(f"{name}: environment {args.env!r} is not one it plays; use one of "
-              f"{', '.join(spec.envs)}", file=sys.stderr)
-        return 2
-    if not spec.envs:   # it plays text worlds: a game or a set of instances is refused here
-        from pddlkit.bench.resolve import EntryError, plays, resolve_env
-
-        try:
-            why = plays(spec, resolve_env(args.env))
-        except EntryError:  # an unknown id: the environment's own lookup says so below
-            why = None
-        if why:
-            print(f"{name}: {why}", file=sys.stderr)
-            return 2
-    # every LLM the agent makes reads these (pddlkit.llm.base): one place, every agent
-    if args.transcript:
-        os.environ["PDDLKIT_TRANSCRIPT"] = args.transcript
-    if args.max_tokens:
-        os.environ["PDDLKIT_MAX_TOKENS"] = str(args.max_tokens)
-    env_options = {flag[2:]: getattr(args, flag[2:]) for flag, _, _ in ENV_FLAGS
-                   if getattr(args, flag[2:]) is not None}
+            raise Refused(problem)
+    try:
+        env = env_spec(args.env)
+    except EnvLookupError as exc:
+        raise Refused(str(exc)) from None
+    why = plays(spec, env)
+    if why and spec.envs:
+        why = f"environment {args.env!r} is not one it plays; use one of {', '.join(spec.envs)}"
+    if why:
+        raise Refused(why)
+    if not spec.uses_llm:
+        given = [flag for flag, value in (("--llm", args.llm != spec.default_llm),
+                                          ("--max-tokens", args.max_tokens),
+                                          ("--transcript", args.transcript)) if value]
+        if given:
+            raise Refused(f"{', '.join(given)}: {spec.name} makes no LLM call (see pddlkit run "
+                          f"{spec.name} --help); leave {'it' if len(given) == 1 else 'them'} "
+                          f"out")
+    env_options = {o.name: getattr(args, f"env_{o.name}") for o in args.env_flags
+                   if getattr(args, f"env_{o.name}", None) is not None}
     try:
         options = options_for(spec, args)
     except OptionError as exc:
+        raise Refused(str(exc)) from None
+    live = not args.quiet and not args.json
+    return Job(spec, args.env, args.llm, [args.seed + i for i in range(args.episodes)], options,
+               env_options, args.record, args.max_tokens, print if live else None,
+               max_steps=args.max_steps, transcript=args.transcript)
+
+
+def run(spec: AgentSpec, args) -> int:
+    from pddlkit.llm.errors import LLMError
+
+    name = f"pddlkit run {spec.name}"
+    try:
+        job = build_job(spec, args)
+    except Refused as exc:
         print(f"{name}: {exc}", file=sys.stderr)
         return 2
-    live = not args.quiet and not args.json
-    job = Job(spec, args.env, args.llm, [args.seed + i for i in range(args.episodes)], options,
-              env_options, args.record, args.max_tokens, print if live else None)
     rows: list[Row] = []
     error = None
     interrupted = False
     try:
-        for row in spec.play(job):
+        for row in job.play():
             rows.append(row)
             if not args.json:
                 print(_row_line(row), flush=True)

@@ -13,11 +13,12 @@ from __future__ import annotations
 import json
 import os
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Optional, Union
+from typing import Any, Callable, Iterator, Optional, Union
 
-from pddlkit.llm.usage import Usage
+from pddlkit.llm.usage import Usage, usage_since
 
 from .row import Row
 from .spec import AgentSpec
@@ -65,15 +66,68 @@ class Job:
     #: the seed of a stand-in's own randomness (a bench cell's, so cells that share a seed
     #: differ); None: each episode's seed
     rng_seed: Optional[int] = None
+    #: the step budget ``--max-steps`` gave (None: the agent's and the environment's own);
+    #: :meth:`make_env` gives it to a text world, so its own limit follows the agent's
+    max_steps: Optional[int] = None
+    #: where every LLM call is appended (JSONL); None: ``$PDDLKIT_TRANSCRIPT`` or nowhere
+    transcript: Union[str, os.PathLike, None] = None
 
     def __post_init__(self) -> None:
         self._record = RecordFile(self.record)
         if self.ledger is None:
             self.ledger = _ledger()
 
+    def make_env(self, **given: Any) -> Any:
+        """The job's environment, the one way every front end gets it: the registry's
+        ``make(env, **options)`` (through its ``pddlkit.env_specs`` entry point) with the job's
+        environment options, less the ones the agent reads itself
+        (:attr:`~.spec.AgentSpec.env_options`), plus what the agent gives (``given``: an
+        item DEPS chose, PLAP's map). A ``--max-steps`` budget goes to a text world's own step
+        limit (a game counts its steps its own way; the agent passes its budget there)."""
+        from .contract import TEXT_KINDS, env_spec
+
+        spec = env_spec(self.env)
+        own = set(self.spec.env_options_help())
+        options = {k: v for k, v in self.env_options.items() if k not in own}
+        options.update(given)
+        if self.max_steps is not None and spec.kind in TEXT_KINDS \
+                and "max_episode_steps" not in options and spec.budget not in options:
+            options["max_episode_steps"] = self.max_steps
+        return spec.make(**options)
+
+    def env_option(self, name: str, default: Any = None) -> Any:
+        """An environment option the agent reads itself (PLAP's ``match``), or ``default``."""
+        value = self.env_options.get(name)
+        return default if value is None else value
+
+    @contextmanager
+    def llm_settings(self) -> Iterator[None]:
+        """While the job plays, every LLM the agent makes caps its answers at
+        ``max_tokens`` and appends its calls to ``transcript``: set here once, for every
+        agent, whether the job came from the command line, a sweep or :func:`run_job`
+        (process-wide, so worker threads and processes an agent starts see it too)."""
+        saved = {k: os.environ.get(k) for k in ("PDDLKIT_MAX_TOKENS", "PDDLKIT_TRANSCRIPT")}
+        if self.max_tokens:
+            os.environ["PDDLKIT_MAX_TOKENS"] = str(self.max_tokens)
+        if self.transcript:
+            os.environ["PDDLKIT_TRANSCRIPT"] = str(self.transcript)
+        try:
+            yield
+        finally:
+            for key, value in saved.items():
+                if value is None:
+                    os.environ.pop(key, None)
+                else:
+                    os.environ[key] = value
+
+    def play(self) -> Iterator[Row]:
+        """The agent's rows, one per seed, played under :meth:`llm_settings`."""
+        with self.llm_settings():
+            yield from self.spec.play(self)
+
     @property
     def stand_in(self) -> Optional[str]:
-        return self.spec.stand_in(self.llm)
+        return self.spec.stand_in_label(self.llm)
 
     def episode(self, seed: Optional[int]) -> "Episode":
         return Episode(self, seed)
@@ -117,8 +171,9 @@ class Episode:
         self.emit(kind, **data)
 
     def usage(self) -> dict:
-        after = self.job.ledger.run.to_dict()
-        return {k: after[k] - self._before.get(k, 0) for k in after}
+        """The LLM usage since the episode began, from the job's ledger (the one scope:
+        :func:`pddlkit.llm.usage.usage_since`)."""
+        return usage_since(self.job.ledger, self._before).to_dict()
 
     def row(self, won: bool, success_rate: Optional[float] = None, trials: int = 1,
             summary: str = "", usage: Optional[dict] = None, *, score: Optional[float] = None,

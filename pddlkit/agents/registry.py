@@ -50,3 +50,22 @@ def get_agent(name: str) -> AgentSpec:
         raise UnknownAgentError(f"agent {name!r}: {found[0].value} is a "
                                 f"{type(spec).__name__}, not an AgentSpec")
     return spec
+
+
+def catalogue() -> list[dict]:
+    """Every agent's stand-ins as ``pddlkit llm list`` shows them: ``{"spec", "agent",
+    "knows", "example"}``, in the new spelling (aliases kept for old spellings are left out);
+    an agent that cannot be loaded is skipped with its error in ``knows``."""
+    rows = []
+    for name in agent_names():
+        try:
+            spec = get_agent(name)
+        except UnknownAgentError as exc:
+            rows.append({"spec": f"standin:{name}", "agent": name, "knows": f"(not loaded: "
+                         f"{exc})", "example": ""})
+            continue
+        for stand_in in spec.stand_ins:
+            if stand_in.mode is not None:
+                rows.append({"spec": stand_in.spelled(name), "agent": name,
+                             "knows": stand_in.knows, "example": stand_in.example})
+    return rows

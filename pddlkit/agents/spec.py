@@ -47,6 +47,10 @@ def at_least(least: float, kind: type = int) -> Callable[[str], Any]:
     return number(kind, least=least)
 
 
+#: the deprecation lines already printed (each once per process)
+_SAID: set = set()
+
+
 @dataclass(frozen=True)
 class AgentSpec:
     """One agent. ``play(job)`` plays ``job.seeds`` (one :class:`~.episode.Episode` per seed)
@@ -80,30 +84,56 @@ class AgentSpec:
     #: (``{"--episodes": "--train-episodes"}``), translated for that spelling only
     renamed: dict = field(default_factory=dict)
     #: environment options the agent reads itself, beyond the ones the environment takes
-    #: (PLAP's ``match``, DEPS's ``task`` group): a sweep refuses any other name before it runs
-    env_options: tuple[str, ...] = ()
+    #: (PLAP's ``match``, DEPS's ``task`` group): names, or a dict of name -> help text; each
+    #: is a flag of ``pddlkit run``, and a sweep refuses any other name before it runs
+    env_options: Union[tuple, dict] = ()
+    #: options of the environment the agent sets itself (PLAP's ``player``, from its side):
+    #: not flags of ``pddlkit run``
+    sets_env_options: tuple[str, ...] = ()
+    #: the kinds of environment it plays when ``envs`` names none (:mod:`.contract`)
+    kinds: tuple[str, ...] = ("text", "pddl")
+    #: what it needs an environment to offer: "commands", "domain", "truth"
+    needs: tuple[str, ...] = ()
+    #: True for the agent the earlier spelling ``pddlkit run --env ...`` (no agent named)
+    #: played (PDDLego+), for this release only
+    bare_run: bool = False
+    #: False for an agent that makes no LLM call (TWOSOME's policy is its critic model):
+    #: ``--llm``, ``--max-tokens`` and ``--transcript`` are then refused, not dropped
+    uses_llm: bool = True
     #: the offline stand-ins ``--llm`` may name (:class:`~.standins.StandIn`), their arguments
     #: read by one parser, so ``standin:abc`` is refused by argparse with the spec named
     stand_ins: tuple[StandIn, ...] = ()
 
     def check_llm(self, llm: str) -> str:
         """``llm`` when the agent can take it as ``--llm``: "" (the agent's own default), one
-        of its stand-ins with a good argument, or an LLM spec (:func:`pddlkit.llm.spec.
-        parse_spec`, which loads nothing; a bare model name is OpenAI's). Otherwise a
+        of its stand-ins with a good argument (``standin:<agent>[:mode]``, or an old spelling,
+        for which one deprecation line goes to stderr), or an LLM spec (:func:`pddlkit.llm.
+        spec.parse_spec`, which loads nothing; a bare model name is OpenAI's). Otherwise a
         ValueError that names the spec and lists the agent's stand-ins, for argparse to show
         as the ``--llm`` error before anything loads."""
+        import sys
+
         from pddlkit.llm.errors import LLMSpecError
-        from pddlkit.llm.spec import STAND_IN_WORDS, parse_spec
+        from pddlkit.llm.spec import STAND_IN_KIND, STAND_IN_WORDS, parse_spec
+
+        from .standins import old_spelling
 
         text = str(llm).strip()
-        if text in ("", self.default_llm) or parse_stand_in(text, self.stand_ins) is not None:
+        named = parse_stand_in(text, self.stand_ins, self.name)
+        if text in ("", self.default_llm) and named is None:
+            return text
+        if named is not None:
+            line = old_spelling(text, self.stand_ins, self.name)
+            if line and text != self.default_llm and line not in _SAID:
+                _SAID.add(line)     # once per process: a sweep checks each cell's --llm
+                print(f"pddlkit: {line}", file=sys.stderr)
             return text
         if not self.stand_ins and self.stand_in(text) is not None:
             return text     # an agent that does not declare its stand-ins: its own word
-        own = ", ".join(s.spelled() for s in self.stand_ins)
+        own = ", ".join(s.spelled(self.name) for s in self.stand_ins if s.mode is not None)
         theirs = f"{self.name}'s stand-ins: {own}" if own else \
             f"{self.name} has no offline stand-in"
-        if text.partition(":")[0] in STAND_IN_WORDS:
+        if text.partition(":")[0] in (*STAND_IN_WORDS, STAND_IN_KIND):
             raise ValueError(f"{text}: not a stand-in of {self.name} ({theirs}); name one of "
                              f"those or an LLM (openai:gpt-4o-mini, local:qwen2.5-coder-1.5b, "
                              f"...)" if own else f"{text}: {theirs}; name an LLM "
@@ -114,6 +144,20 @@ class AgentSpec:
             hint = f"; {exc.hint}" if exc.hint else ""
             raise ValueError(f"{exc.message}{hint} ({theirs})") from None
         return text
+
+    def stand_in_label(self, llm: Optional[str]) -> Optional[str]:
+        """What the stand-in ``llm`` names knows (``stand-in (...)``, for row labels), from
+        its declaration; None for an LLM."""
+        from .standins import knows
+
+        label = knows(llm, self.stand_ins, self.name) if self.stand_ins else None
+        return label if label is not None else self.stand_in(llm)
+
+    def env_options_help(self) -> dict[str, str]:
+        """The environment options the agent reads itself, with their help."""
+        if isinstance(self.env_options, dict):
+            return {str(k): str(v) for k, v in self.env_options.items()}
+        return {name: f"read by {self.name}" for name in self.env_options}
 
     def help_text(self) -> str:
         """``usage``, or else the docstring of the module that defines ``play`` (a front end's

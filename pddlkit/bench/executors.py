@@ -56,7 +56,7 @@ def run_cell(cell: dict, record: Optional[str]) -> dict:
     options.pop("llm", None)
     job = Job(spec, cell["env"], llm, [cell["seed"]], spec.make_options(options),
               dict(cell.get("env_options") or {}), record, rng_seed=cell.get("rng_seed"))
-    rows = list(spec.play(job))
+    rows = list(job.play())
     if len(rows) != 1:
         raise RuntimeError(f"agent {spec.name!r} gave {len(rows)} rows for one episode")
     row = rows[0].as_dict()

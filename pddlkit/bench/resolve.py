@@ -14,11 +14,13 @@ answer is asked here, in the main process, once per config entry:
   malformed spec is refused before anything loads;
 * the environment id (the registry's ``spec``, through the ``pddlkit.env_specs`` entry
   point);
-* which pairs play at all (:func:`plays`): an agent that declares its environments
-  (``AgentSpec.envs``) plays those; one that declares none plays every environment of kind
-  ``"text"`` (a world in words a formalizer can write PDDL for), never a game with an
-  interface of its own (kind ``"game"``: SC2, NetHack, the crafting worlds, MicroRTS) nor a
-  set of program instances (kind ``"instances"``), which only an agent naming them can play.
+* which pairs play at all (:func:`plays`, the contract's: :mod:`pddlkit.agents.contract`):
+  an agent that declares its environments (``AgentSpec.envs``) plays those; one that
+  declares none plays every environment of its kinds (``AgentSpec.kinds``, by default
+  ``"text"`` and ``"pddl"``: worlds in words a formalizer can write PDDL for) that offers what
+  it needs (``AgentSpec.needs``), never a game with an interface of its own (kind
+  ``"game"``: SC2, NetHack, the crafting worlds, MicroRTS) nor a set of program instances
+  (kind ``"instances"``), which only an agent naming them can play.
   A pair outside the declaration is skipped and said once, not failed once per cell;
 * each environment option's name (the fixed ``options`` and the ``difficulty`` that varies):
   an option of the environment (its factory's parameters, as ``make`` checks them), or one
@@ -119,39 +121,24 @@ def resolve_agent(kind: str, options: dict, llm: str) -> ResolvedAgent:
     return ResolvedAgent(spec, dict(options), canonical(dataclasses.asdict(resolved)), llm)
 
 
-#: the entry-point group naming the function that looks an environment id up; the core
-#: imports no environment package (a test enforces it), so the registry plugs in here
-ENV_SPECS_GROUP = "pddlkit.env_specs"
-
-
 def resolve_env(env_id: str):
     """The environment's registry entry (``pddlkit.envs.registry.EnvSpec``), found through
-    the ``pddlkit.env_specs`` entry point; an unknown id (``LookupError``) names the ids."""
-    from importlib.metadata import entry_points
+    the ``pddlkit.env_specs`` entry point (:func:`pddlkit.agents.contract.env_spec`); an
+    unknown id is an :class:`EntryError` naming the ids."""
+    from pddlkit.agents.contract import EnvLookupError, env_spec
 
-    lookups = sorted(entry_points(group=ENV_SPECS_GROUP), key=lambda ep: ep.name)
-    if not lookups:
-        raise EntryError(f"no environment registry is installed (entry-point group "
-                         f"{ENV_SPECS_GROUP!r}); reinstall pddlkit: pip install -e .")
     try:
-        return lookups[0].load()(env_id)
-    except LookupError as exc:
+        return env_spec(env_id)
+    except EnvLookupError as exc:
         raise EntryError(str(exc)) from None
 
 
 def plays(agent: AgentSpec, env) -> Optional[str]:
-    """None when ``agent`` plays the environment ``env`` (an EnvSpec) by its declaration;
-    else why not, in words."""
-    if agent.envs:
-        if env.id in agent.envs:
-            return None
-        return f"{agent.name} plays {', '.join(agent.envs)}"
-    if env.kind == "text":
-        return None
-    what = ("a game with an interface of its own" if env.kind == "game"
-            else "a set of program instances")
-    return (f"{agent.name} declares no environments of its own, so it plays text worlds; "
-            f"{env.id} is {what} (kind {env.kind!r})")
+    """None when ``agent`` plays the environment ``env`` (an EnvSpec) by their declarations;
+    else why not, in words (:func:`pddlkit.agents.contract.plays`)."""
+    from pddlkit.agents.contract import plays as by_contract
+
+    return by_contract(agent, env)
 
 
 def _parameters(env) -> Optional[dict[str, Any]]:
@@ -235,14 +222,13 @@ def check_env_options(agent: AgentSpec, env, fixed: dict, difficulty: Optional[s
 
 
 def _choices(env) -> dict[str, tuple]:
-    """The environment class's ``option_choices`` (option -> the values it takes), if any."""
+    """The values each option takes, as the environment declares them (``EnvSpec.
+    declared_options``, the ``option_choices`` of its class), if any."""
     try:
-        declared = getattr(env.load(), "option_choices", None)
-    except (ImportError, AttributeError, ValueError, TypeError):
+        declared = env.declared_options()
+    except (AttributeError, ImportError, ValueError, TypeError):
         return {}
-    if not isinstance(declared, dict):
-        return {}
-    return {str(k): tuple(v) for k, v in declared.items() if isinstance(v, (tuple, list))}
+    return {o.name: tuple(o.choices) for o in declared if o.choices}
 
 
 def canonical(value: Any) -> Any:

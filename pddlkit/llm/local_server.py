@@ -61,12 +61,12 @@ def servers_dir() -> Path:
     return cache_dir() / "servers"
 
 
-def _slug(model: str) -> str:
+def slug(model: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in Path(model).name)[:80]
 
 
 def _record(model: str) -> Path:
-    return servers_dir() / f"{_slug(model)}.json"
+    return servers_dir() / f"{slug(model)}.json"
 
 
 def gguf_path(model: str) -> Path:
@@ -129,6 +129,17 @@ def running(model: str = DEFAULT_MODEL, busy_wait: float = BUSY_WAIT) -> Optiona
         time.sleep(1.0)
 
 
+def threads() -> Optional[int]:
+    """The threads the server generates with: ``PDDLKIT_LOCAL_THREADS`` when set, else None
+    (llama-cpp-python's own default: half the cores, one thread on 2 cores). Not every core by
+    default: llama.cpp's threads wait for each other, so on a 2-core machine that also runs
+    other jobs two threads crawl (a benchmark row took 699 s with two against 454 s with one,
+    tests running beside it, 2026-11-27). On an idle machine, ``PDDLKIT_LOCAL_THREADS=2``
+    may be faster; measure it there."""
+    given = os.environ.get("PDDLKIT_LOCAL_THREADS", "").strip()
+    return int(given) if given.isdigit() and int(given) > 0 else None
+
+
 def start(model: str = DEFAULT_MODEL, *, port: Optional[int] = None,
           context: Optional[int] = None, wait: float = 180.0) -> LocalServer:
     """The server of ``model``, reused when one is running, else started (see the module).
@@ -148,10 +159,13 @@ def start(model: str = DEFAULT_MODEL, *, port: Optional[int] = None,
     context = context or getattr(KNOWN_MODELS.get(model), "context", 4096)
     port = port or _free_port()
     servers_dir().mkdir(parents=True, exist_ok=True)
-    log = servers_dir() / f"{_slug(model)}.log"
+    log = servers_dir() / f"{slug(model)}.log"
     command = [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf),
                "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(context),
                "--model_alias", model]
+    count = threads()
+    if count is not None:
+        command += ["--n_threads", str(count)]
     with open(log, "wb") as out:
         process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT,
                                    stdin=subprocess.DEVNULL, start_new_session=True)

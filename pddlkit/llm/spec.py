@@ -109,14 +109,30 @@ def names_a_model(spec: Optional[str]) -> bool:
     if not spec:
         return False
     kind = str(spec).split(":", 1)[0]
+    if kind == STAND_IN_KIND:
+        return False
     if kind in BUILTIN_KINDS:
         return True
     return kind in {ep.name for ep in entry_points(group=ENTRY_POINT_GROUP)}
 
 
-#: the front ends' offline stand-ins' names: a bare word that is one of them (or close to one)
+#: the kind of the agents' offline stand-ins (``standin:<agent>[:mode]``, an entry point of
+#: ``pddlkit.llms``: :mod:`pddlkit.agents.standins`): no model, so no row of it is a model's
+STAND_IN_KIND = "standin"
+
+#: the front ends' offline stand-ins' old names: a bare word that is one of them (or close to one)
 #: is not taken for an OpenAI model name, which would fail only at the first call
-STAND_IN_WORDS = ("standin", "standin-off", "standin-noisy", "noisy", "observation")
+STAND_IN_WORDS = ("standin-off", "standin-noisy", "noisy", "observation")
+
+#: what each built-in kind is, for ``pddlkit llm list``
+KIND_HELP = {
+    "openai": "OpenAI or any OpenAI-compatible server: openai:MODEL[@URL] (or a bare model name)",
+    "hf": "a Hugging Face model in-process (transformers): hf:FOLDER[?adapter=LORA]",
+    "local": "a local llama.cpp server for a GGUF model, started or reused: local:"
+             "qwen2.5-coder-1.5b, local:gemma-3-270m, local:FILE.gguf",
+    "replay": "answers replayed from a recorded transcript: replay:run.jsonl",
+    "scripted": "answers from a JSON list of strings, in order: scripted:answers.json",
+    STAND_IN_KIND: "an agent's offline stand-in (no model): standin:AGENT[:MODE][:ARGUMENT]"}
 
 #: kinds whose argument is required, and what to write
 NEEDS_ARGUMENT = {"hf": "a model folder, e.g. hf:/models/qwen2.5-0.5b-instruct",

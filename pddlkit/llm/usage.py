@@ -4,6 +4,19 @@ Token cost is what the papers compare (CoPiC's 79% cut, IPP's amortized 400x), s
 counted here, including those the cache served (counted apart: they cost nothing now, and the
 ledger shows what they would have cost). Prices come from a table that users can replace
 (``PriceTable.from_file`` or ``PDDLKIT_PRICES=prices.json``), since list prices change.
+
+**What counts as an LLM call, and what as a critic decision** (one definition, for every
+agent's row): an *LLM call* is one answer a model generated (a completion through a pddlkit
+LLM, served by the cache or not). A *critic decision* is one scoring pass of a critic or a
+critic-as-policy over candidates (CoPiC's critic, TWOSOME's policy): it reads tokens and
+generates none. Both are recorded in the ledger, a decision under a model name that starts
+with ``critic:`` or ``policy:`` (:data:`DECISION_PREFIXES`); :func:`split_usage` separates
+them. A row's ``llm_calls``, ``prompt_tokens``, ``completion_tokens`` and ``cost_usd`` are LLM
+calls only; ``critic_decisions`` and ``critic_tokens`` are the decisions.
+
+**One scope**: an episode's usage is the ledger's run totals since a snapshot
+(:func:`usage_since`), whoever reads it (an agent's row, ``formalize_and_plan``'s result, a
+runner's figures).
 """
 
 from __future__ import annotations
@@ -104,6 +117,23 @@ class Usage:
     def to_dict(self) -> dict:
         return {**asdict(self), "total_tokens": self.total_tokens}
 
+    @classmethod
+    def from_dict(cls, data: Optional[dict]) -> "Usage":
+        """The counts of a :meth:`to_dict` (or :func:`usage_delta`) dict; missing keys 0."""
+        data = data or {}
+        return cls(**{name: data.get(name, 0) for name in (
+            "calls", "cached_calls", "prompt_tokens", "completion_tokens", "cost_usd",
+            "saved_usd", "latency_s")})
+
+    def __getitem__(self, key: str):
+        """``usage["calls"]``: the dict-style reading :meth:`to_dict` gives, kept because
+        results returned a dict before they returned a Usage."""
+        return self.to_dict()[key]
+
+    def get(self, key: str, default=None):
+        """``usage.get("calls", 0)``: the rest of the dict-style reading (see ``__getitem__``)."""
+        return self.to_dict().get(key, default)
+
 
 _EPISODE: contextvars.ContextVar[Optional[str]] = contextvars.ContextVar(
     "pddlkit_llm_episode", default=None)
@@ -198,6 +228,32 @@ DEFAULT_LEDGER = UsageLedger()
 def usage_snapshot(ledger) -> Optional[dict]:
     """The ledger's run totals now (None without a ledger), for :func:`usage_delta`."""
     return ledger.run.to_dict() if ledger is not None else None
+
+
+#: model-name prefixes of critic decisions (see the module): not LLM calls
+DECISION_PREFIXES = ("critic:", "policy:")
+
+
+def is_decision(model: str) -> bool:
+    """Whether a ledger's model name is a critic's (its entries are decisions)."""
+    return str(model).startswith(DECISION_PREFIXES)
+
+
+def split_usage(ledger) -> tuple[Usage, Usage]:
+    """(LLM calls, critic decisions) of the ledger's whole run, by the one definition (see
+    the module); two empty Usages without a ledger."""
+    calls, decisions = Usage(), Usage()
+    if ledger is None:
+        return calls, decisions
+    for model, usage in ledger.models.items():
+        (decisions if is_decision(model) else calls).add(usage)
+    return calls, decisions
+
+
+def usage_since(ledger, before: Optional[dict]) -> Usage:
+    """The :class:`Usage` of ``ledger`` since the snapshot ``before``: the one usage scope
+    (an episode's row, ``formalize_and_plan``'s result, a runner's figures all read it)."""
+    return Usage.from_dict(usage_delta(ledger, before))
 
 
 def usage_delta(ledger, before: Optional[dict]) -> dict:

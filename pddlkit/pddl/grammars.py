@@ -79,11 +79,12 @@ def _common(lines: list[str], limits: Optional[Limits], any_case: bool,
 
 
 def _goal_rules(lines: list[str], limits: Optional[Limits], any_case: bool,
-                atom: str, numeric: bool, equality: bool) -> None:
-    """``gd``: a goal description over ``atom``, with the connectives PDDL has."""
+                atom: Optional[str], numeric: bool, equality: bool) -> None:
+    """``gd``: a goal description over ``atom`` (None: a domain with functions only), with the
+    connectives PDDL has."""
     L = lambda t: _lit(t, any_case)  # noqa: E731
     parts = _rep("gd", limits.parts if limits else None)
-    options = [atom,
+    options = [*([atom] if atom else []),
                f'"(" {L("and")} {parts} ")"',
                f'"(" {L("or")} {parts} ")"',
                f'"(" {L("not")} gd ")"',
@@ -157,13 +158,15 @@ def problem_grammar(domain: Optional[Domain], *, objects: Optional[Sequence[str]
         arity = len(p.parameters)
         facts.append(f'"(" {L(p.name)}' + " term_name" * arity + ' ")"')
         atoms.append(f'"(" {L(p.name)}' + " term" * arity + ' ")"')
-    if not facts:
-        raise ValueError(f"domain {domain.name} declares no predicates: no fact can be written")
-    lines.append("fact: " + "\n  | ".join(facts))
-    lines.append("atom: " + "\n  | ".join(atoms))
-    lines.append("term: term_name | VARIABLE")
     numeric = bool(domain.functions)
-    init_items = ["fact", f'"(" {L("not")} fact ")"']
+    if not facts and not numeric:
+        raise ValueError(f"domain {domain.name} declares no predicates and no functions: "
+                         "nothing can be written in :init")
+    if facts:   # a domain of functions only has numbers, no facts
+        lines.append("fact: " + "\n  | ".join(facts))
+        lines.append("atom: " + "\n  | ".join(atoms))
+    lines.append("term: term_name | VARIABLE")
+    init_items = ["fact", f'"(" {L("not")} fact ")"'] if facts else []
     if numeric:
         grounds, terms = [], []
         for f in domain.functions:
@@ -179,7 +182,7 @@ def problem_grammar(domain: Optional[Domain], *, objects: Optional[Sequence[str]
     lines.append(f'goal: "(" {L(":goal")} gd ")"')
     equality = ":equality" in domain.requirements or ":adl" in domain.requirements \
         or any_case
-    _goal_rules(lines, limits, any_case, "atom", numeric, equality)
+    _goal_rules(lines, limits, any_case, "atom" if facts else None, numeric, equality)
     _common(lines, limits, any_case, comments, json_string)
     return Grammar("\n".join(lines) + "\n", name, limits.blank if limits else None)
 

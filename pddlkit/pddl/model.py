@@ -299,12 +299,21 @@ class Problem:
 
 def iter_atoms(formula: Formula) -> Iterator[Atom]:
     """Every atom occurrence in a formula (including ``=``), left to right."""
+    return (f for f in _iter_parts(formula) if isinstance(f, Atom))
+
+
+def iter_comparisons(formula: Formula) -> Iterator[Comparison]:
+    """Every numeric condition in a formula (``(>= (fuel ?a) 2)``), left to right."""
+    return (f for f in _iter_parts(formula) if isinstance(f, Comparison))
+
+
+def _iter_parts(formula: Formula) -> Iterator[Formula]:
+    """Every sub-formula, the formula itself first, left to right."""
     stack = [formula]
     while stack:
         f = stack.pop()
-        if isinstance(f, Atom):
-            yield f
-        elif isinstance(f, (And, Or)):
+        yield f
+        if isinstance(f, (And, Or)):
             stack.extend(reversed(f.parts))
         elif isinstance(f, Not):
             stack.append(f.formula)
@@ -316,11 +325,21 @@ def iter_atoms(formula: Formula) -> Iterator[Atom]:
 
 
 def iter_effect_literals(effects: tuple[Effect, ...]) -> Iterator[Literal]:
+    return (e for e in _iter_leaf_effects(effects) if isinstance(e, Literal))
+
+
+def iter_numeric_effects(effects: tuple[Effect, ...]) -> Iterator[NumericEffect]:
+    """Every numeric effect, inside conditional and universal effects too."""
+    return (e for e in _iter_leaf_effects(effects) if isinstance(e, NumericEffect))
+
+
+def _iter_leaf_effects(effects: tuple[Effect, ...]) -> Iterator[Effect]:
+    """The effects inside conditional and universal effects, and the rest, in order."""
     for e in effects:
-        if isinstance(e, Literal):
+        if isinstance(e, (When, ForallEffect)):
+            yield from _iter_leaf_effects(e.effects)
+        else:
             yield e
-        elif isinstance(e, (When, ForallEffect)):
-            yield from iter_effect_literals(e.effects)
 
 
 def iter_numeric_terms(expr: NumericExpr) -> Iterator[FunctionTerm]:

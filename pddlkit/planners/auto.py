@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Callable, Optional
 
+from .calling import solve_within
 from .capabilities import describe
 from .result import PlanResult, PlanStatus, error_result
 from .task import PlanningTask
@@ -22,8 +23,9 @@ class AutoPlanner:
     (the registry passes its own functions, so this module does not import it)."""
 
     name = "auto"
-    #: the chosen planner runs in its own process with the limit, or is held to it by plan()
-    limits_itself = False
+    #: auto holds its pick to the limit as plan() holds a plug-in
+    #: (:func:`~pddlkit.planners.calling.solve_within`), so a time out names the planner that ran
+    limits_itself = True
 
     def __init__(self, candidates: Callable[[], list], build: Callable[[str], object]) -> None:
         self.candidates = candidates
@@ -53,7 +55,7 @@ class AutoPlanner:
                                 f"no planner here supports everything the task uses "
                                 f"({', '.join(sorted(features)) or 'plain STRIPS'})",
                                 hint="the planners here: " + "; ".join(passed))
-        result = planner.solve(task, timeout, memory_limit)
+        result = solve_within(planner, task, timeout, memory_limit)
         if not isinstance(result, PlanResult):
             return PlanResult(PlanStatus.ERROR, planner.name, note="auto: not a PlanResult")
         note = f"auto chose {planner.name}" + (f"; {result.note}" if result.note else "")

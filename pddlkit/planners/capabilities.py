@@ -16,14 +16,16 @@ from typing import Optional
 
 #: the features a task can use, as the static checks name them
 FEATURES = frozenset({"typing", "negative", "disjunctive", "equality", "existential",
-                      "universal", "conditional", "costs", "derived"})
+                      "universal", "conditional", "costs", "derived", "numeric"})
 
 #: unified-planning's problem-kind features behind each of ours (any one of them will do)
 UP_KINDS = {"typing": ("FLAT_TYPING", "HIERARCHICAL_TYPING"),
             "negative": ("NEGATIVE_CONDITIONS",), "disjunctive": ("DISJUNCTIVE_CONDITIONS",),
             "equality": ("EQUALITIES",), "existential": ("EXISTENTIAL_CONDITIONS",),
             "universal": ("UNIVERSAL_CONDITIONS",), "conditional": ("CONDITIONAL_EFFECTS",),
-            "costs": ("ACTIONS_COST",)}
+            "costs": ("ACTIONS_COST",),
+            # numbers beyond action costs (ENHSP, through up-enhsp)
+            "numeric": ("NUMERIC_FLUENTS", "INT_FLUENTS", "REAL_FLUENTS")}
 
 
 def supported(planner: object) -> Optional[frozenset]:

@@ -29,10 +29,10 @@ from ..pddl.model import (
     And, Atom, Comparison, Domain, Exists, Forall, ForallEffect, Formula, Imply, Literal, Not,
     Or, Problem, When, iter_atoms, iter_effect_literals,
 )
-from ..semantics.formulas import _bind, candidate_bindings, ground_text, holds
+from ..semantics.formulas import bind_arguments, candidate_bindings, ground_text, holds
 from ..semantics.grounding import GroundAction, ground_actions
 from ..semantics.state import State, format_atom
-from ..semantics.world import World, _LiveView
+from ..semantics.world import World, LiveView
 
 #: work budget of the exact fallback search: states expanded times ground actions tried
 EXACT_BUDGET = 1_000_000
@@ -98,18 +98,18 @@ class RelaxedFacts(set):
 def relaxed_holds(f: Formula, reached, binding: dict, world: World) -> bool:
     """Can ``f`` hold, given that only ``reached`` atoms can ever be true? (over-approximation)"""
     if isinstance(f, Atom):
-        args = _bind(f.args, binding)
+        args = bind_arguments(f.args, binding)
         if f.predicate == "=":
             return len(args) == 2 and args[0] == args[1]
         return (f.predicate, *args) in reached
     if isinstance(f, Not):
         inner = f.formula
         if isinstance(inner, Atom) and inner.predicate == "=":
-            args = _bind(inner.args, binding)
+            args = bind_arguments(inner.args, binding)
             return not (len(args) == 2 and args[0] == args[1])
         if isinstance(inner, Atom):
             fixed = getattr(reached, "fixed", ())
-            return not fixed or (inner.predicate, *_bind(inner.args, binding)) not in fixed
+            return not fixed or (inner.predicate, *bind_arguments(inner.args, binding)) not in fixed
         return True  # other negative conditions may be made true at some point
     if isinstance(f, And):
         return all(relaxed_holds(p, reached, binding, world) for p in f.parts)
@@ -132,7 +132,7 @@ def _relaxed_adds(effects, reached, binding: dict, world: World, out: set) -> No
     for e in effects:
         if isinstance(e, Literal):
             if e.positive:
-                out.add((e.atom.predicate, *_bind(e.atom.args, binding)))
+                out.add((e.atom.predicate, *bind_arguments(e.atom.args, binding)))
         elif isinstance(e, When):
             if relaxed_holds(e.condition, reached, binding, world):
                 _relaxed_adds(e.effects, reached, binding, world, out)
@@ -240,7 +240,7 @@ def relaxed_reachability(world: World, max_rounds: int = 10_000) -> Reachability
 def _relaxed_derived(world: World, reached: set) -> set:
     reached = reached.copy()
     added: set = set()
-    view = _LiveView(reached, State(()))
+    view = LiveView(reached, State(()))
     changed = True
     while changed:
         changed = False
@@ -344,7 +344,7 @@ def _blocked(world: World, reach: Reachability, adders: dict) -> list[BlockedAct
                 break
         if found:
             atom, b = found
-            ground = format_atom((atom.predicate, *_bind(atom.args, b)))
+            ground = format_atom((atom.predicate, *bind_arguments(atom.args, b)))
             instance = "(" + " ".join([action.name] + [b.get(p.name, p.name)
                                                        for p in action.parameters]) + ")"
             out.append(BlockedAction(schema, _atom_text(atom),
@@ -363,7 +363,7 @@ def _conjuncts(f: Formula) -> tuple:
 
 def _literal_text(f: Formula, binding: dict) -> str:
     if isinstance(f, Atom):
-        return format_atom((f.predicate, *_bind(f.args, binding)))
+        return format_atom((f.predicate, *bind_arguments(f.args, binding)))
     if isinstance(f, Not) and isinstance(f.formula, Atom):
         return f"(not {_literal_text(f.formula, binding)})"
     return ground_text(f, binding)
@@ -430,15 +430,15 @@ class _AtomExplainer:
             if not free:
                 if not relaxed_holds(part, reached, b, self.world):
                     if isinstance(part, Atom):
-                        ground = (part.predicate, *_bind(part.args, b))
+                        ground = (part.predicate, *bind_arguments(part.args, b))
                         return _literal_text(part, b), ground, b
                     if isinstance(part, Not) and isinstance(part.formula, Atom):
-                        g = (part.formula.predicate, *_bind(part.formula.args, b))
+                        g = (part.formula.predicate, *bind_arguments(part.formula.args, b))
                         return (f"{_literal_text(part, b)}, but {format_atom(g)} holds initially "
                                 f"and no action deletes {g[0]}"), None, b
                     return _literal_text(part, b), None, b
             elif isinstance(part, Atom):
-                pattern = Atom(part.predicate, _bind(part.args, b))
+                pattern = Atom(part.predicate, bind_arguments(part.args, b))
                 if not _matches(pattern, params, self.by_pred, self.world):
                     return _literal_text(part, b) + " (for any " + ", ".join(free) + ")", None, b
         if next(action_bindings(action, reached, self.by_pred, self.world, start=b), None) is not None:
@@ -450,7 +450,7 @@ class _AtomExplainer:
             full = next(action_bindings(action, reached, self.by_pred, self.world, skip=i,
                                         start=b), None)
             if full is not None:
-                ground = (atom.predicate, *_bind(atom.args, full))
+                ground = (atom.predicate, *bind_arguments(atom.args, full))
                 if ground not in reached:
                     return format_atom(ground), ground, full
         return "preconditions that never hold together", None, b
@@ -524,6 +524,18 @@ def why_no_plan(domain: Domain, problem: Problem, world: Optional[World] = None,
             unreachable.append(text)
             sentences.append(f"goal {text} can never be reached: {format_atom(atom)} is true "
                              f"initially and no action deletes {atom[0]}")
+    comparisons = _goal_comparisons(problem.goal)
+    if comparisons:   # numbers: the interval relaxation proves what no search needs to
+        from .intervals import can_hold, numeric_reachability, why_comparison_fails
+
+        found = numeric_reachability(world, reach, action_bindings)
+        for comparison in comparisons if not found.capped else ():
+            if not can_hold(comparison, found.bounds, {}):
+                text = ground_text(comparison, {})
+                unreachable.append(text)
+                sentences.append(f"goal {text} can never hold, even in the interval relaxation "
+                                 f"(every action repeatable, deletes ignored): "
+                                 f"{why_comparison_fails(comparison, world, found)}")
     if not plain and not relaxed_holds(problem.goal, reach.reached, {}, world):
         sentences.append("the goal formula can never be satisfied, even ignoring delete effects")
     blocked = _blocked(world, reach, adders)
@@ -561,14 +573,14 @@ def _alternatives(f: Formula, binding: dict, world: World, cap: int = 64):
     """
     if isinstance(f, Atom):
         if f.predicate == "=":
-            args = _bind(f.args, binding)
+            args = bind_arguments(f.args, binding)
             return [[]] if args[0] == args[1] else []
-        return [[((f.predicate, *_bind(f.args, binding)), True)]]
+        return [[((f.predicate, *bind_arguments(f.args, binding)), True)]]
     if isinstance(f, Not) and isinstance(f.formula, Atom):
         if f.formula.predicate == "=":
-            args = _bind(f.formula.args, binding)
+            args = bind_arguments(f.formula.args, binding)
             return [] if args[0] == args[1] else [[]]
-        return [[((f.formula.predicate, *_bind(f.formula.args, binding)), False)]]
+        return [[((f.formula.predicate, *bind_arguments(f.formula.args, binding)), False)]]
     if isinstance(f, Or):
         out: list = []
         for p in f.parts:
@@ -612,7 +624,7 @@ def _exact(world: World, pos: list, neg: list, goal: Formula, max_states: int):
     for ga in actions:
         atoms = _precondition_atoms(ga.action.precondition)
         if atoms:
-            key = (atoms[0].predicate, *_bind(atoms[0].args, ga.binding))
+            key = (atoms[0].predicate, *bind_arguments(atoms[0].args, ga.binding))
             keyed.setdefault(key, []).append(ga)
         else:
             unkeyed.append(ga)
@@ -624,9 +636,14 @@ def _exact(world: World, pos: list, neg: list, goal: Formula, max_states: int):
     # one literal list per disjunct of the goal (a plain conjunction is one disjunct)
     lit_lists = _alternatives(goal, {}, world) or [[]]
     best = [(-1, start) for _ in lit_lists]
+    # numeric goal conditions: whether each ever holds, and the range of each term it reads
+    numeric = _goal_comparisons(goal)
+    ranges: dict = {}
+    held: set = set()
     work = 0
     while queue:
         state = queue.popleft()
+        _numeric_seen(numeric, state, world, ranges, held)
         for i, lits in enumerate(lit_lists):
             count = sum(1 for a, positive in lits if (a in state.atoms) == positive)
             if count > best[i][0]:
@@ -670,6 +687,45 @@ def _exact(world: World, pos: list, neg: list, goal: Formula, max_states: int):
                 f"{prefix}each goal literal can be reached on its own, but not all together: in "
                 f"the {n} reachable states, at best {count} of {len(lits)} hold at once; still "
                 f"false then: {', '.join(missing[:5])}")
+    for k, comparison in enumerate(numeric):
+        if k in held:
+            continue
+        shown = ground_text(comparison, {})
+        unreachable.append(shown)
+        spans = "; ".join(f"{name} ranges from {lo:g} to {hi:g}" if lo != hi else
+                          f"{name} is always {lo:g}" for name, (lo, hi) in
+                          sorted(ranges.get(k, {}).items()))
+        sentences.append(f"goal {shown} never holds: in all {n} reachable states "
+                         + (spans or "it is false"))
     if not sentences:
         sentences.append(f"no reachable state satisfies the goal (all {n} were searched)")
     return unreachable, together, sentences
+
+
+def _goal_comparisons(goal: Formula) -> list:
+    """The numeric conditions of a conjunctive goal (``(>= (level b) 5)``)."""
+    if isinstance(goal, Comparison):
+        return [goal]
+    if isinstance(goal, And):
+        return [c for part in goal.parts for c in _goal_comparisons(part)]
+    return []
+
+
+def _numeric_seen(comparisons: list, state: State, world: World, ranges: dict,
+                  held: set) -> None:
+    """Record, for each goal comparison, whether it holds in ``state`` and the values its
+    function terms take (the ranges name what a goal needs more of than any state has)."""
+    from ..pddl.model import iter_numeric_terms
+
+    for k, comparison in enumerate(comparisons):
+        if holds(comparison, state, {}, world):
+            held.add(k)
+        seen = ranges.setdefault(k, {})
+        for e in (comparison.left, comparison.right):
+            for t in iter_numeric_terms(e):
+                value = state.value((t.name, *t.args))
+                if value is None:
+                    continue
+                name = "(" + " ".join((t.name, *t.args)) + ")"
+                lo, hi = seen.get(name, (value, value))
+                seen[name] = (min(lo, value), max(hi, value))

@@ -78,40 +78,84 @@ class UPPlanner:
 
     def solve(self, task: PlanningTask, timeout: Optional[float] = None,
               memory_limit: Optional[int] = None) -> PlanResult:
+        """Solved in a warm worker (:data:`~pddlkit.planners.workers.UP_POOL`), or, with a
+        ``memory_limit`` (set on the process when it starts), in a child process of its own.
+        Either is killed, with its engine, 10 s after ``timeout`` if the engine has not
+        stopped at it."""
         from ..pddl.writer import write_domain, write_problem
 
         start = time.monotonic()
-        request = json.dumps({"engine": self.engine, "domain": write_domain(task.domain),
-                              "problem": write_problem(task.problem), "timeout": timeout})
+        domain = write_domain(_without_either(task.domain))
+        if not task.domain.predicates:   # unified-planning's reader refuses an empty
+            domain = domain.replace("\n  (:predicates)", "", 1)   # (:predicates), as PDDL's BNF
+        problem, dropped = _without_total_time(task.problem)
+        request = {"engine": self.engine, "domain": domain,
+                   "problem": write_problem(problem), "timeout": timeout}
+        if memory_limit:
+            reply, log = self._one_shot(request, timeout, memory_limit)
+        else:
+            reply, log = self._pooled(request, timeout)
+        total = time.monotonic() - start
+        if reply is None:
+            if log == "timeout":
+                return error_result(self.name, "planner-timeout",
+                                    f"{self.name} found no plan within {timeout:g}s and was "
+                                    f"killed", config=self.config(), status=PlanStatus.TIMEOUT,
+                                    total=total)
+            return error_result(self.name, "planner-failed",
+                                f"{self.name} stopped without an answer ({log})",
+                                hint="see PlanResult.log for the engine's output",
+                                config=self.config(), log=log, total=total)
+        return self._result(reply, log, total, dropped)
+
+    def _pooled(self, request: dict, timeout: Optional[float]) -> tuple[Optional[dict], str]:
+        from .workers import UP_POOL, WorkerDied, WorkerTimeout
+
+        try:
+            worker = UP_POOL.acquire()
+        except (WorkerDied, WorkerTimeout, OSError) as exc:
+            return None, f"its worker did not start: {exc}"
+        healthy = False
+        try:
+            reply = worker.request(request, time.monotonic() + timeout + 10 if timeout else None)
+            healthy = True
+            return reply, reply.pop("log", "")
+        except WorkerTimeout:
+            return None, "timeout"
+        except (WorkerDied, ValueError) as exc:
+            return None, str(exc)
+        finally:
+            UP_POOL.release(worker, healthy)
+
+    def _one_shot(self, request: dict, timeout: Optional[float],
+                  memory_limit: int) -> tuple[Optional[dict], str]:
         proc = subprocess.Popen([sys.executable, "-m", "pddlkit.planners.up_engine"],
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, start_new_session=True,
                                 env=_child_env(memory_limit))
         try:
-            out, err = proc.communicate(request.encode(), timeout=timeout + 10 if timeout else None)
+            out, err = proc.communicate(json.dumps(request).encode(),
+                                        timeout=timeout + 10 if timeout else None)
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.communicate()
-            return error_result(self.name, "planner-timeout",
-                                f"{self.name} found no plan within {timeout:g}s and was killed",
-                                config=self.config(), status=PlanStatus.TIMEOUT,
-                                total=time.monotonic() - start)
-        total = time.monotonic() - start
+            return None, "timeout"
         log = err.decode(errors="replace")
         try:
-            reply = json.loads(out.decode().strip().splitlines()[-1])
+            return json.loads(out.decode().strip().splitlines()[-1]), log
         except (ValueError, IndexError):
-            return error_result(self.name, "planner-failed",
-                                f"{self.name} stopped without an answer (exit {proc.returncode})",
-                                hint="see PlanResult.log for the engine's output",
-                                config=self.config(), log=log, total=total)
+            return None, f"exit {proc.returncode}; {log[-300:]}"
+
+    def _result(self, reply: dict, log: str, total: float, dropped: bool) -> PlanResult:
+        """The engine's reply as a :class:`PlanResult`."""
         timings = Timings(0.0, total, total)
         if reply.get("error"):
             return PlanResult(PlanStatus.ERROR, self.name, config=self.config(), log=log,
                               timings=timings, diagnostics=(Diagnostic(
                                   "up-engine-error", Severity.ERROR, reply["error"],
                                   hint="the engine may not support this PDDL fragment; try "
-                                       "planner='fast-downward'"),))
+                                       "another planner (pddlkit planners lists what each "
+                                       "supports)"),))
         status = _STATUS.get(reply["status"], PlanStatus.ERROR)
         plan = None
         if status is PlanStatus.SOLVED and reply.get("plan") is not None:
@@ -125,8 +169,46 @@ class UPPlanner:
                                 f"{self.name} answered {reply['status']}",
                                 hint="try planner='fast-downward', which proves "
                                      "unsolvability" if incomplete else None),)
+        note = reply["status"].lower() + ("; the metric's (total-time) is not read by "
+                                          "unified-planning: planned without the metric"
+                                          if dropped else "")
         return PlanResult(status, self.name, plan=plan, config=self.config(), log=log,
-                          timings=timings, diagnostics=diags, note=reply["status"].lower())
+                          timings=timings, diagnostics=diags, note=note)
+
+
+def _without_total_time(problem):
+    """(``problem`` without its metric when the metric reads PDDL 2.1's ``(total-time)``,
+    which unified-planning refuses outside temporal problems, whether it was dropped). A
+    metric ranks plans; it does not change which plans reach the goal."""
+    import dataclasses
+
+    from ..pddl.model import iter_numeric_terms
+
+    metric = problem.metric
+    if metric is None or not any(t.name == "total-time"
+                                 for t in iter_numeric_terms(metric.expression)):
+        return problem, False
+    return dataclasses.replace(problem, metric=None), True
+
+
+def _without_either(domain):
+    """``domain`` with each ``(either a b)`` parameter type of a predicate or a function read
+    as ``object`` (what Fast Downward does): unified-planning's reader refuses ``either`` there,
+    and the actions' own parameter types still say what may fill them."""
+    import dataclasses
+
+    def plain(params):
+        return tuple(dataclasses.replace(p, types=("object",)) if len(p.types) > 1 else p
+                     for p in params)
+
+    if not any(len(p.types) > 1 for d in (*domain.predicates, *domain.functions)
+               for p in d.parameters):
+        return domain
+    return dataclasses.replace(
+        domain, predicates=tuple(dataclasses.replace(d, parameters=plain(d.parameters))
+                                 for d in domain.predicates),
+        functions=tuple(dataclasses.replace(d, parameters=plain(d.parameters))
+                        for d in domain.functions))
 
 
 def _child_env(memory_limit: Optional[int]) -> dict:
@@ -138,24 +220,22 @@ def _child_env(memory_limit: Optional[int]) -> dict:
     return env
 
 
-def _serve() -> None:
-    """Child side: read one request, solve it with unified-planning, print one JSON line."""
-    import resource
+def _solve_request(req: dict) -> dict:
+    """One request solved with unified-planning: ``{"status", "plan", "log"}`` or
+    ``{"error", "log"}``. What engines print is captured into ``log``."""
+    import contextlib
+    import io
 
-    limit = os.environ.get("PDDLKIT_MEMORY_LIMIT")
-    if limit:
-        resource.setrlimit(resource.RLIMIT_AS, (int(limit), resource.getrlimit(resource.RLIMIT_AS)[1]))
-    req = json.loads(sys.stdin.read())
-    real_stdout = sys.stdout
-    sys.stdout = sys.stderr  # engines print; only the answer goes to stdout
+    printed = io.StringIO()
     try:
-        import unified_planning.shortcuts as up
-        from unified_planning.io import PDDLReader
+        with contextlib.redirect_stdout(printed):
+            import unified_planning.shortcuts as up
+            from unified_planning.io import PDDLReader
 
-        up.get_environment().credits_stream = None
-        problem = PDDLReader().parse_problem_string(req["domain"], req["problem"])
-        with up.OneshotPlanner(name=req["engine"]) as planner:
-            result = planner.solve(problem, timeout=req.get("timeout"))
+            up.get_environment().credits_stream = None
+            problem = PDDLReader().parse_problem_string(req["domain"], req["problem"])
+            with up.OneshotPlanner(name=req["engine"]) as planner:
+                result = planner.solve(problem, timeout=req.get("timeout"))
         plan = None
         if result.plan is not None:
             plan = [[ai.action.name, *(str(p) for p in ai.actual_parameters)]
@@ -168,9 +248,38 @@ def _serve() -> None:
                               f"problem's features (`pddlkit planners` lists the installed ones)"}
         else:
             reply = {"error": f"{type(exc).__name__}: {exc}"}
-    real_stdout.write(json.dumps(reply) + "\n")
+    reply["log"] = printed.getvalue()[-20_000:]
+    return reply
+
+
+def _serve(loop: bool) -> None:
+    """Child side. One-shot: read one request from standard input, print one JSON line
+    (the log goes to standard error). ``loop`` (``--serve``, the warm worker of
+    :data:`~pddlkit.planners.workers.UP_POOL`): greet, then answer one JSON line per request
+    line until standard input closes."""
+    import resource
+
+    limit = os.environ.get("PDDLKIT_MEMORY_LIMIT")
+    if limit:
+        resource.setrlimit(resource.RLIMIT_AS, (int(limit), resource.getrlimit(resource.RLIMIT_AS)[1]))
+    real_stdout = sys.stdout
+    sys.stdout = sys.stderr  # nothing but answers goes to the real stdout
+    if not loop:
+        reply = _solve_request(json.loads(sys.stdin.read()))
+        sys.stderr.write(reply.pop("log", ""))
+        real_stdout.write(json.dumps(reply) + "\n")
+        real_stdout.flush()
+        return
+    import unified_planning.shortcuts  # noqa: F401  (imported once, while the host waits)
+
+    real_stdout.write(json.dumps({"ready": os.getpid()}) + "\n")
     real_stdout.flush()
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        real_stdout.write(json.dumps(_solve_request(json.loads(line))) + "\n")
+        real_stdout.flush()
 
 
 if __name__ == "__main__":
-    _serve()
+    _serve("--serve" in sys.argv[1:])

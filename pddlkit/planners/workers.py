@@ -1,4 +1,9 @@
-"""Host side of the warm Fast Downward workers: a small pool, safe across threads and forks.
+"""Host side of the warm planner workers: a small pool, safe across threads and forks.
+
+Two kinds serve requests line by line: Fast Downward's (:mod:`pddlkit.planners.fd_worker`,
+:data:`POOL`) and unified-planning's (:mod:`pddlkit.planners.up_engine` ``--serve``,
+:data:`UP_POOL`), which keeps Python and unified-planning imported between calls, so a numeric
+plan through ENHSP does not pay for them every time.
 
 Each call checks a worker out of the pool, so concurrent threads never share one; a process
 created by ``fork`` (multiprocessing) notices that the pool belongs to its parent and starts
@@ -35,19 +40,22 @@ class WorkerTimeout(RuntimeError):
 
 
 class Worker:
-    def __init__(self) -> None:
+    """One worker process running ``module`` (its greeting is ``{"ready": pid}``)."""
+
+    def __init__(self, module: str = "pddlkit.planners.fd_worker",
+                 args: tuple[str, ...] = ()) -> None:
         env = dict(os.environ)
         # the worker must import this very pddlkit, also from a source checkout
         root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "pddlkit.planners.fd_worker"],
+            [sys.executable, "-m", module, *args],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             start_new_session=True, env=env, text=True, bufsize=1)
         self._buffer = ""
         ready = self._readline(time.monotonic() + 60)
         if "ready" not in json.loads(ready):
-            raise WorkerDied(f"unexpected greeting from the Fast Downward worker: {ready!r}")
+            raise WorkerDied(f"unexpected greeting from the {module} worker: {ready!r}")
 
     @property
     def alive(self) -> bool:
@@ -117,8 +125,10 @@ def _describe_exit(code: int) -> str:
 class WorkerPool:
     """Idle workers, at most ``max_idle`` kept; more are started when threads need them."""
 
-    def __init__(self, max_idle: Optional[int] = None) -> None:
+    def __init__(self, max_idle: Optional[int] = None, module: str = "pddlkit.planners.fd_worker",
+                 args: tuple[str, ...] = ()) -> None:
         self.max_idle = max_idle or max(2, os.cpu_count() or 2)
+        self.module, self.args = module, args
         self._idle: list[Worker] = []
         self._lock = threading.Lock()
         self._pid = os.getpid()
@@ -132,7 +142,7 @@ class WorkerPool:
                 w = self._idle.pop()
                 if w.alive:
                     return w
-        return Worker()
+        return Worker(self.module, self.args)
 
     def release(self, worker: Worker, healthy: bool = True) -> None:
         """Give a worker back; one that failed in any way (``healthy=False``) is killed, so
@@ -157,10 +167,13 @@ class WorkerPool:
 
     def warm(self, n: int = 1) -> None:
         """Start ``n`` workers ahead of time, so the first plan call is already fast."""
-        started = [Worker() for _ in range(n)]
+        started = [Worker(self.module, self.args) for _ in range(n)]
         for w in started:
             self.release(w)
 
 
 POOL = WorkerPool()
 atexit.register(POOL.close)
+#: unified-planning's workers: one idle at most (each holds a Python with unified-planning)
+UP_POOL = WorkerPool(1, "pddlkit.planners.up_engine", ("--serve",))
+atexit.register(UP_POOL.close)

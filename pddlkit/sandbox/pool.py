@@ -114,7 +114,11 @@ class SandboxPool:
                 except TypeError:  # the caller's inputs are not JSON
                     raise
                 except Exception as exc:  # noqa: BLE001 - the host's own fault: keep the rest
-                    log.exception("pddlkit.sandbox: scoring a batch failed in the host")
+                    # one line, not a traceback (a Ctrl-C that closes the streams while a
+                    # worker starts lands here too); the traceback at debug level
+                    log.error("pddlkit.sandbox: scoring a batch failed in the host: %s: %s",
+                              type(exc).__name__, exc)
+                    log.debug("pddlkit.sandbox: the host's failure", exc_info=True)
                     worker.close()
                     failure = ProgramError(ErrorKind.CRASH, "the sandbox host failed on this "
                                            f"input ({type(exc).__name__}: {exc})")

@@ -8,7 +8,7 @@ The explanation is what makes a failed step actionable: for ``(and (at ?t ?from)
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Optional
+from typing import Any, Callable, Optional, Protocol
 
 from ..pddl.model import (
     And, Atom, BinaryOp, Comparison, Exists, Forall, ForallEffect, Formula, FunctionTerm, Imply,
@@ -17,17 +17,26 @@ from ..pddl.model import (
 from ..pddl.writer import write_formula
 from .state import State, format_atom
 
-if TYPE_CHECKING:
-    from .world import World
+class World(Protocol):
+    """What evaluating a formula asks of the world it is evaluated in (a
+    :class:`~.world.World` is one): the bindings of typed variables, the type test, and the
+    domain. A protocol here, so this module needs nothing from ``world`` (which imports
+    this one): no import cycle, not even one hidden behind TYPE_CHECKING."""
+
+    domain: Any
+
+    def bindings(self, variables) -> Any: ...
+
+    def is_of_type(self, obj: str, types: tuple) -> bool: ...
 
 
-def _bind(args: tuple, binding: dict) -> tuple:
+def bind_arguments(args: tuple, binding: dict) -> tuple:
     return tuple(binding.get(a, a) for a in args)
 
 
 def holds(f: Formula, state: State, binding: dict, world: "World") -> bool:
     if isinstance(f, Atom):
-        args = _bind(f.args, binding) if binding else f.args
+        args = bind_arguments(f.args, binding) if binding else f.args
         if f.predicate == "=":
             return len(args) == 2 and args[0] == args[1]
         return (f.predicate, *args) in state.atoms
@@ -90,7 +99,7 @@ def evaluate(e: NumericExpr, state: State, binding: dict) -> Optional[float]:
     if isinstance(e, Number):
         return e.value
     if isinstance(e, FunctionTerm):
-        return state.value((e.name, *_bind(e.args, binding)))
+        return state.value((e.name, *bind_arguments(e.args, binding)))
     if isinstance(e, BinaryOp):
         a, b = evaluate(e.left, state, binding), evaluate(e.right, state, binding)
         if a is None or b is None:
@@ -224,11 +233,11 @@ def unsatisfied(f: Formula, state: State, binding: dict, world: "World",
     if holds(f, state, binding, world):
         return []
     if isinstance(f, Atom):
-        atom = (f.predicate, *_bind(f.args, binding))
+        atom = (f.predicate, *bind_arguments(f.args, binding))
         reason = _derived_reason(atom, state, world) if _explain_derived else ""
         return [Unsatisfied(format_atom(atom) + reason, atom, False)]
     if isinstance(f, Not) and isinstance(f.formula, Atom):
-        atom = (f.formula.predicate, *_bind(f.formula.args, binding))
+        atom = (f.formula.predicate, *bind_arguments(f.formula.args, binding))
         return [Unsatisfied(f"(not {format_atom(atom)})", atom, True)]
     if isinstance(f, And):
         out: list[Unsatisfied] = []
@@ -241,7 +250,7 @@ def unsatisfied(f: Formula, state: State, binding: dict, world: "World",
             if not holds(f.body, state, inner, world):
                 return unsatisfied(f.body, state, inner, world, _explain_derived)
     if isinstance(f, Comparison) and isinstance(f.left, FunctionTerm):
-        fluent = (f.left.name, *_bind(f.left.args, binding))
+        fluent = (f.left.name, *bind_arguments(f.left.args, binding))
         return [Unsatisfied(ground_text(f, binding), fluent=fluent)]
     return [Unsatisfied(ground_text(f, binding))]
 
@@ -277,7 +286,7 @@ def effect_changes(effects, state: State, binding: dict, world: "World"):
 def _collect(effects, state, binding, world, adds, dels, fluents) -> None:
     for e in effects:
         if isinstance(e, Literal):
-            atom = (e.atom.predicate, *_bind(e.atom.args, binding))
+            atom = (e.atom.predicate, *bind_arguments(e.atom.args, binding))
             (adds if e.positive else dels).append(atom)
         elif isinstance(e, When):
             if holds(e.condition, state, binding, world):
@@ -286,7 +295,7 @@ def _collect(effects, state, binding, world, adds, dels, fluents) -> None:
             for b in world.bindings(e.variables):
                 _collect(e.effects, state, {**binding, **b}, world, adds, dels, fluents)
         elif isinstance(e, NumericEffect):
-            key = (e.target.name, *_bind(e.target.args, binding))
+            key = (e.target.name, *bind_arguments(e.target.args, binding))
             current = fluents.get(key, state.value(key))
             value = evaluate(e.value, state, binding)
             if value is None:

@@ -16,6 +16,7 @@ from ..pddl.model import (
     And, Atom, DerivedPredicate, Domain, Exists, Forall, Imply, Not, Or, Problem,
     iter_effect_literals,
 )
+from .formulas import candidate_bindings, holds
 from .state import State, argument_table
 
 
@@ -137,13 +138,12 @@ class World:
         """
         if not self.domain.derived:
             return state
-        from .formulas import candidate_bindings, holds
 
         derived_names = {r.predicate.name for r in self.domain.derived}
         atoms = {a for a in state.atoms if a[0] not in derived_names}
         # Evaluate against the growing set itself: within a stratum derived predicates occur
         # only positively, so seeing new atoms early is sound and needs far fewer passes.
-        view = _LiveView(atoms, state)
+        view = LiveView(atoms, state)
         for stratum, occurrences in zip(self.derived_strata, self._stratum_occurrences):
             delta: dict[str, list] = {}
             for rule in stratum:
@@ -184,7 +184,6 @@ class World:
 
     def _delta_heads(self, rule, occurrences, delta: dict, view, atoms: set):
         """(head, binding) pairs that ``rule`` may derive through an atom of ``delta``."""
-        from .formulas import candidate_bindings
 
         params = rule.predicate.parameters
         name = rule.predicate.name
@@ -247,7 +246,7 @@ def _mentions(f, names: set) -> bool:
     return bool(deps)
 
 
-class _LiveView:
+class LiveView:
     """Quacks like a State over a set that grows during the derived-predicate fixpoint."""
 
     __slots__ = ("atoms", "_state", "by_predicate", "_arg_index")

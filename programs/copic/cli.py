@@ -23,18 +23,12 @@ from dataclasses import dataclass
 from typing import Optional
 
 from pddlkit.agents import AgentError, AgentSpec, option
-from pddlkit.agents.standins import StandIn, names
+from pddlkit.agents.standins import knows
 from pddlkit.flags import non_negative_float, positive_float, probability
 
 from .runner import ENV_IDS
-from .standin import KINDS
+from .standin import STAND_INS
 
-#: what ``--llm`` may name for the stand-in writer: ``standin:A,B;;C`` (each program's
-#: mistakes, programs apart by ';'; any world's mistakes here, the world's own checked later)
-STAND_INS = (StandIn("standin", names(tuple(dict.fromkeys(
-                 m for _, known, _ in KINDS.values() for m in known)), separators=",;"),
-                     "standin:no-open;;no-open", form="A,B;C"),
-             StandIn("observation"))
 
 
 @dataclass
@@ -53,7 +47,13 @@ class CopicOptions:
     max_rounds: int = option(5, "evolutions at most", minimum=0)
     evolve: bool = option(True, "evolve the programs (--no-evolve: never)", flag="--no-evolve")
     wm_filter: bool = option(False, "drop candidates whose first action the world model "
-                                    "rejects")
+                                    "rejects (SC2: the tech tree, and a price or supply "
+                                    "the step cannot give)")
+    plan_api: bool = option(False, "programs may call plan(goal): the build order the world "
+                                   "model's planner finds for a unit of the task, from what "
+                                   "they have (SC2's tech tree; the household's plan for the "
+                                   "task from what was seen; computed in the host, passed to "
+                                   "the sandbox as data)")
     eval_episodes: int = option(10, "held-out episodes after learning", aliases=("eval",),
                                 minimum=1)
     budget: int = option(50, "household: commands per episode", minimum=1)
@@ -79,10 +79,7 @@ class CopicOptions:
 
 def stand_in(llm: Optional[str]) -> Optional[str]:
     """What the stand-in program writer knows, for row labels and summaries; None for an LLM."""
-    if llm in (None, "", "observation", "standin") or str(llm).startswith("standin:"):
-        return ("stand-in (programs we wrote with injected mistakes; SC2's from the "
-                "simulator's tables)")
-    return None
+    return knows(llm, STAND_INS, "copic")
 
 
 def budget_field(env: str) -> Optional[str]:
@@ -94,7 +91,6 @@ def budget_field(env: str) -> Optional[str]:
 def env_options(env: str, given: dict, o: CopicOptions) -> dict:
     options = dict(given)
     if env == "sc2-build":
-        options.pop("receptacles", None)
         if o.max_seconds:
             options["max_seconds"] = o.max_seconds
     if env == "household":
@@ -135,6 +131,10 @@ def play(job):
 
     o = job.options
     llm = job.llm if job.llm not in ("observation", "") else "standin"
+    if o.plan_api and job.env not in ("sc2-build", "household"):
+        raise AgentError(f"--plan-api gives programs a world model's plans as plan(goal) (SC2's "
+                         f"tech tree, the household's PDDL); {job.env} has none (leave "
+                         f"--plan-api out)")
     options = env_options(job.env, job.env_options, o)
     for seed in job.seeds:
         episode = job.episode(seed)
@@ -160,10 +160,22 @@ def play(job):
                             critic_model=o.critic_model, critic_device=o.critic_device,
                             ppo=ppo, seed=seed, evaluate=o.eval_episodes,
                             load_critic=o.load_critic, save_critic=o.save_critic,
-                            on_episode=show)
+                            on_episode=show, make_env=job.make_env, world_model=o.plan_api)
         for r in outcome.copic.rounds:
             episode.emit("round", round=r.round, task_type=r.task_type,
                          success_rate=r.success_rate, episodes=r.episodes, evolved=r.evolved)
+        for record in outcome.evaluation:   # the held-out games, as the learning ones
+            episode.emit("held-out game", task_type=record.task_type, seed=record.seed,
+                         won=record.won, steps=record.steps, result=record.result,
+                         program_errors=record.program_errors)
+        for task_type, programs in outcome.copic.programs.items():   # the last program set
+            for k, program in enumerate(programs, 1):
+                stats = program.stats
+                episode.emit("program", task_type=task_type, program=k,
+                             proposals=stats.proposals, chosen=stats.chosen,
+                             errors=[[text, n] for text, n in stats.errors.most_common(3)],
+                             failed=[[f"{a}: {why}", n] for (a, why), n
+                                     in stats.failed.most_common(3)])
         m = outcome.metrics()
         m.pop("success")
         games = len(outcome.evaluation)
@@ -173,12 +185,19 @@ def play(job):
         if o.wm_filter:
             summary += f"; world-model filter: {m['avoided_failures']} candidates known to " \
                        f"fail were not run"
+        if o.plan_api:
+            seconds = getattr(outcome.copic.world, "plan_seconds", 0.0)
+            summary += f"; plan(goal): {seconds:.1f} s of planning in the host"
+        used = [name for name, on in (("wm-filter", o.wm_filter), ("plan-api", o.plan_api))
+                if on]
+        summary += f"; helps: {', '.join(used)}" if used else ""
         if m["repaired"]:
             summary += f"; evolution repaired: {', '.join(m['repaired'])}"
         usage = {"calls": m["llm_calls"], "prompt_tokens": m["prompt_tokens"],
                  "completion_tokens": m["completion_tokens"], "cost_usd": m["cost_usd"]}
         yield episode.row(games > 0 and outcome.eval_rate == 1.0, outcome.eval_rate,
-                          max(1, games), summary, usage=usage, costs=outcome.costs(), **m)
+                          max(1, games), summary, usage=usage, costs=outcome.costs(),
+                          helps="+".join(used) or "none", **m)
 
 
 def describe(kind: str, data: dict) -> Optional[str]:
@@ -193,6 +212,15 @@ def describe(kind: str, data: dict) -> Optional[str]:
     if kind == "game":
         return (f"round {data['round']} {data['task_type']} (seed {data['seed']}): "
                 f"{'won' if data['won'] else 'lost'} in {data['steps']} steps; {data['result']}")
+    if kind == "held-out game":
+        return (f"held-out {data['task_type']} (seed {data['seed']}): "
+                f"{'won' if data['won'] else 'lost'} in {data['steps']} steps; {data['result']}"
+                + (f"; {data['program_errors']} program errors" if data["program_errors"]
+                   else ""))
+    if kind == "program":
+        errors = "; ".join(f"{text} ({n}x)" for text, n in data["errors"])
+        return (f"program {data['program']} ({data['task_type']}): chosen {data['chosen']} of "
+                f"{data['proposals']} proposals" + (f"; raised {errors}" if errors else ""))
     if kind == "round":
         return (f"round {data['round']} on {data['task_type']}: success "
                 f"{data['success_rate']:.2f} over {data['episodes']} episodes"

@@ -19,6 +19,15 @@ already is records nothing. A plan holds at most ``max_actions`` commands.
 import re
 
 CONTAINS = {}  # object type -> receptacle types that can hold it (filled in by the host)
+#: the world model's plans (CoPiC's plan_api option, issue 48): goal -> commands, computed by the
+#: host on the environment's PDDL model from what the agent has seen, passed in with each call
+_WORLD_PLANS = {}
+
+
+def plan(goal="task"):
+    """The world model's commands for ``goal`` ("task": the whole task) from what has been
+    seen so far; [] when it has none (the object not seen yet, or no such goal)."""
+    return list(_WORLD_PLANS.get(goal, []))
 
 
 class _Observe(Exception):
@@ -211,6 +220,13 @@ class Agent:
         return found[0] if found else None
 
     # -- recorded actions ---------------------------------------------------------------
+    def follow(self, commands):
+        """Record ``commands`` (a plan from ``plan(...)``) as this plan's actions, in order;
+        the plan ends after them (what comes next depends on what they show)."""
+        for command in commands:
+            self._do(command)
+        raise _Observe()
+
     def _do(self, command):
         self.plan.append(command)
         if len(self.plan) >= self.max_actions:
@@ -296,9 +312,12 @@ class Agent:
 
 
 def propose(history, task_type, objecttype, receptacletype, max_actions=5,
-            put_template="move {o} to {r}"):
+            put_template="move {o} to {r}", plans=None):
     """The plan of the task method ``task_type`` from the episode so far: ``history`` is a list
-    of ``[command, observation]`` pairs, the first with command None."""
+    of ``[command, observation]`` pairs, the first with command None; ``plans``: the world
+    model's (goal -> commands), read by ``plan(goal)``."""
+    _WORLD_PLANS.clear()
+    _WORLD_PLANS.update(plans or {})
     agent = Agent(max_actions, put_template)
     for command, observation in history:
         agent.observe(command, observation)

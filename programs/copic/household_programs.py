@@ -17,10 +17,12 @@ mistakes its evolution fixes:
 
 from __future__ import annotations
 
+from pddlkit.envs.household_tasks import ALFWORLD_TASK_TYPES
+
 from .world import checked_mistakes
 
-HOUSEHOLD_TASKS = ("pick_and_place", "pick_two_obj_and_place", "look_at_obj_in_light",
-                   "pick_clean_then_place", "pick_heat_then_place", "pick_cool_then_place")
+#: ALFWorld's six task types (the household's one table: pddlkit.envs.household_tasks)
+HOUSEHOLD_TASKS = ALFWORLD_TASK_TYPES
 HOUSEHOLD_MISTAKES = ("no-take", "no-open", "wrong-object", "skip-transform", "crash",
                       "infinite-loop")
 TRANSFORM = {"pick_clean_then_place": ("sinkbasin", "clean", "isclean"),

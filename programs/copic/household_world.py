@@ -24,53 +24,28 @@ import re
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
 
+from pddlkit.envs.household_tasks import ALFWORLD_NAMES, read_task_sentence
+
 from .household_programs import DESCRIPTIONS, HOUSEHOLD_TASKS, household_program
 from .world import Executed, programs_block, render
 
 PROMPTS = Path(__file__).resolve().parent.parent / "prompts" / "copic" / "household"
 AGENT_API = Path(__file__).resolve().with_name("household_agent.py")
 
-#: ALFWorld's task-type names (full and short) -> the paper's method names
-ALIASES = {
-    "pick": "pick_and_place", "pick_and_place_simple": "pick_and_place",
-    "pick_two": "pick_two_obj_and_place", "look": "look_at_obj_in_light",
-    "look_at_obj_in_light": "look_at_obj_in_light",
-    "clean": "pick_clean_then_place", "pick_clean_then_place_in_recep": "pick_clean_then_place",
-    "heat": "pick_heat_then_place", "pick_heat_then_place_in_recep": "pick_heat_then_place",
-    "cool": "pick_cool_then_place", "pick_cool_then_place_in_recep": "pick_cool_then_place",
-    **{t: t for t in HOUSEHOLD_TASKS},
-}
-_SENTENCES = [
-    (r"(?:put|find) two (\w+) (?:and put them )?(?:in|on|in/on) (?:the |a )?(\w+)",
-     "pick_two_obj_and_place"),
-    (r"(?:examine|look at) (?:the |a |an |some )?(\w+) (?:with|under) (?:the |a )?(\w+)",
-     "look_at_obj_in_light"),
-    (r"put (?:a |an |some )?clean (\w+) (?:in|on|in/on) (?:the |a )?(\w+)",
-     "pick_clean_then_place"),
-    (r"clean (?:a |an |some |the )?(\w+) and put it (?:in|on|in/on) (?:the |a )?(\w+)",
-     "pick_clean_then_place"),
-    (r"put (?:a |an |some )?hot (\w+) (?:in|on|in/on) (?:the |a )?(\w+)", "pick_heat_then_place"),
-    (r"heat (?:a |an |some |the )?(\w+) and put it (?:in|on|in/on) (?:the |a )?(\w+)",
-     "pick_heat_then_place"),
-    (r"put (?:a |an |some )?cool (\w+) (?:in|on|in/on) (?:the |a )?(\w+)", "pick_cool_then_place"),
-    (r"cool (?:a |an |some |the )?(\w+) and put it (?:in|on|in/on) (?:the |a )?(\w+)",
-     "pick_cool_then_place"),
-    (r"put (?:a |an |some |the )?(\w+) (?:in|on|in/on) (?:the |a )?(\w+)", "pick_and_place"),
-]
+#: ALFWorld's task-type names (full and short) -> the paper's method names (the household's
+#: one table, :mod:`pddlkit.envs.household_tasks`)
+ALIASES = {**ALFWORLD_NAMES, **{t: t for t in HOUSEHOLD_TASKS}}
 EXAMPLE_OF = {t: "pick_clean_then_place" if t == "pick_and_place" else "pick_and_place"
               for t in HOUSEHOLD_TASKS}
 
 
 def parse_task(sentence: str) -> tuple[str, str, str]:
-    """(task type, objecttype, receptacletype) of an ALFWorld task sentence."""
-    text = sentence.lower().strip()
-    text = text.split("your task is to:")[-1].strip()
-    for pattern, task_type in _SENTENCES:
-        m = re.search(pattern, text)
-        if m:
-            return task_type, m.group(1), m.group(2)
-    raise ValueError(f"not an ALFWorld task sentence: {sentence!r} (expected e.g. 'put a clean "
-                     f"mug in cabinet.')")
+    """(task type, objecttype, receptacletype) of a task sentence, read by the household's
+    one reader (:func:`pddlkit.envs.household_tasks.read_task_sentence`): ALFWorld's wordings
+    and the household's, "put a sliced apple in countertop." included (a ValueError names an
+    example when it is none of them)."""
+    task = read_task_sentence(sentence)
+    return task.task_type, task.target, task.receptacle or ""
 
 
 def agent_api() -> str:
@@ -88,8 +63,14 @@ class HouseholdWorld:
     trajectory_lines = 12
 
     def __init__(self, make_env: Callable[[], Any], *, budget: int = 50,
-                 put_template: str = "move {o} to {r}") -> None:
+                 put_template: str = "move {o} to {r}", world_model: bool = False) -> None:
         self.env = make_env()
+        if world_model and not callable(getattr(self.env, "reference_problem", None)):
+            raise ValueError(f"plan(goal) needs an environment built on PDDL (the household); "
+                             f"{type(self.env).__name__} has no model of what the agent saw")
+        self.world_model = world_model
+        self.plan_seconds = 0.0            # host time spent planning for plan(goal)
+        self._planned: dict = {}
         self.put_template = put_template
         self.budget = budget
         self.history: list[list] = []
@@ -105,6 +86,10 @@ class HouseholdWorld:
         declared = getattr(self.env, "task_type", None)
         parsed = parse_task(self.env.task)
         task_type = ALIASES.get(declared, parsed[0]) if declared else parsed[0]
+        if task_type not in HOUSEHOLD_TASKS:   # slice_and_place: no ALFWorld method for it
+            raise ValueError(f"CoPiC evolves programs for ALFWorld's task types "
+                             f"({', '.join(HOUSEHOLD_TASKS)}); {self.env.task!r} is "
+                             f"{task_type} (choose another --difficulty)")
         self._task = (task_type, parsed[1], parsed[2])
 
     @property
@@ -120,9 +105,58 @@ class HouseholdWorld:
         return self.env.task
 
     def program_args(self) -> dict:
-        return {"history": self.history, "task_type": self._task[0],
+        args = {"history": self.history, "task_type": self._task[0],
                 "objecttype": self._task[1], "receptacletype": self._task[2],
                 "max_actions": self.max_plan, "put_template": self.put_template}
+        if self.world_model:
+            args["plans"] = self.world_plans()
+        return args
+
+    def _plannable(self, seen):
+        """``seen`` (what a perfect reader would write) with the names the goal uses declared
+        (the task's object and receptacle types: words of the task sentence, not hidden
+        state) and the facts over them, so the goal can be planned for."""
+        from dataclasses import replace as replaced
+
+        from pddlkit.pddl.model import Atom, iter_atoms
+
+        full = self.env.problem
+        used = {a for atom in iter_atoms(full.goal) for a in atom.args
+                if not str(a).startswith("?")}
+        declared = {o.name for o in seen.objects}
+        objects = seen.objects + tuple(o for o in full.objects
+                                       if o.name in used and o.name not in declared)
+        names = {o.name for o in objects} | {c.name for c in self.env.domain.constants}
+        init = tuple(Atom(a[0], tuple(a[1:])) for a in sorted(self.env.state.atoms)
+                     if all(x in names for x in a[1:]))
+        return replaced(seen, objects=objects, init=init)
+
+    def world_plans(self) -> dict[str, list[str]]:
+        """plan(goal)'s answers now: ``"task"``, the commands Fast Downward finds for the
+        task's goal on the environment's domain from the problem a perfect reader of the
+        observations so far would write (:meth:`~pddlkit.envs.pddl_world.PDDLWorldEnv.
+        reference_problem`: nothing hidden, so a plan exists once what it needs was seen);
+        cached per state; [] when there is none."""
+        import time
+
+        import pddlkit
+        from pddlkit.pddl.writer import write_domain, write_problem
+
+        problem = self._plannable(self.env.reference_problem())
+        key = (problem.init, problem.numeric_init, problem.objects)
+        if key not in self._planned:
+            start = time.monotonic()
+            commands: list[str] = []
+            try:
+                result = pddlkit.plan(write_domain(self.env.domain), write_problem(problem),
+                                      timeout=10.0, explain=False)
+                if result.status == "solved":
+                    commands = list(self.env.commands_for_plan(result.plan))
+            except Exception:   # noqa: BLE001 - a goal over what was not seen: no plan yet
+                commands = []
+            self.plan_seconds += time.monotonic() - start
+            self._planned = {key: commands}   # one state at a time: the episode moves on
+        return {"task": list(self._planned[key])}
 
     def observation_text(self) -> str:
         command, observation = self.history[-1]
@@ -202,7 +236,10 @@ class HouseholdWorld:
                 "example_method_name": example_type}
 
     def init_prompt(self, example: Optional[str] = None) -> str:
-        return render(PROMPTS, "init.txt", **self._fields())
+        text = render(PROMPTS, "init.txt", **self._fields())
+        if self.world_model:
+            text += "\n\n" + render(PROMPTS, "plan_api.txt")
+        return text
 
     def evolve_prompt(self, programs: Sequence[str], results: str,
                       example: Optional[str] = None) -> str:

@@ -141,7 +141,7 @@ class Program:
 
 
 @dataclass
-class EpisodeRecord:
+class CopicEpisode:
     seed: Optional[int]
     task_type: str
     won: bool
@@ -206,7 +206,7 @@ class Copic:
 
             self.generator = torch.Generator().manual_seed(self.config.seed)
         self.programs: dict[str, list[Program]] = {}
-        self.episodes: list[EpisodeRecord] = []
+        self.episodes: list[CopicEpisode] = []
         self.rounds: list[RoundRecord] = []
         self.updates: list = []
         self.generation_failures: list[str] = []
@@ -271,7 +271,7 @@ class Copic:
     def program_set(self, task_type: str) -> list[Program]:
         return self.programs.get(task_type) or self.generate(task_type)
 
-    def results_text(self, task_type: str, episodes: Sequence[EpisodeRecord],
+    def results_text(self, task_type: str, episodes: Sequence[CopicEpisode],
                      left_out: int = 0) -> str:
         """The evolution prompt's results: the last M episodes and what each program did;
         ``left_out`` older episodes are said to be missing (the model's context)."""
@@ -294,7 +294,7 @@ class Copic:
             lines += [f"    error ({n} times): {err}" for err, n in s.errors.most_common(3)]
         return "\n".join(lines)
 
-    def evolve(self, task_type: str, episodes: Sequence[EpisodeRecord]) -> list[Program]:
+    def evolve(self, task_type: str, episodes: Sequence[CopicEpisode]) -> list[Program]:
         """A new program set from the current one and the results of ``episodes``."""
         old = self.programs[task_type]
         prompt, left_out = fit_by_dropping(
@@ -348,7 +348,7 @@ class Copic:
         return (label(plan) if label else plan_text(plan)) or "wait"
 
     def play(self, seed: Optional[int], *, learn: bool = True,
-             sample: Optional[bool] = None) -> EpisodeRecord:
+             sample: Optional[bool] = None) -> CopicEpisode:
         """One episode; ``learn`` adds its steps to the PPO buffer (critic mode "ppo")."""
         sample = learn if sample is None else sample
         world = self.world
@@ -437,7 +437,7 @@ class Copic:
             self.trainer.add(pending)
         if learning and self.trainer.ready:
             self.updates.append(self.trainer.update(0.0))
-        record = EpisodeRecord(seed, task_type, won, steps, plans, total,
+        record = CopicEpisode(seed, task_type, won, steps, plans, total,
                                world.episode_result(won), avoided, errors, trajectory,
                                self._round_of.get(task_type, 0), contested, picks,
                                first_failures)
@@ -445,7 +445,7 @@ class Copic:
 
     # -- learning and deployment ----------------------------------------------------------
     def learn(self, seeds: Sequence[int], *,
-              on_episode: Optional[Callable[[EpisodeRecord], None]] = None
+              on_episode: Optional[Callable[[CopicEpisode], None]] = None
               ) -> list[RoundRecord]:
         """Rounds of N episodes per task type on ``seeds`` (cycled), as the paper keeps them:
         each task type counts its own episodes, and once it has N since its program set was
@@ -455,7 +455,7 @@ class Copic:
         its own evidence. Learning ends when every type met is done."""
         config = self.config
         seeds = list(seeds)
-        since: dict[str, list[EpisodeRecord]] = {}   # each type's episodes in this round
+        since: dict[str, list[CopicEpisode]] = {}   # each type's episodes in this round
         done_types: set[str] = set()
         played = 0
         while True:
@@ -478,7 +478,7 @@ class Copic:
                 break
         return self.rounds
 
-    def _close_round(self, task_type: str, batch: list[EpisodeRecord],
+    def _close_round(self, task_type: str, batch: list[CopicEpisode],
                      done_types: set[str]) -> None:
         config = self.config
         number = self._round_of.get(task_type, 0)
@@ -493,7 +493,7 @@ class Copic:
         else:
             done_types.add(task_type)
 
-    def evaluate(self, seeds: Sequence[int]) -> list[EpisodeRecord]:
+    def evaluate(self, seeds: Sequence[int]) -> list[CopicEpisode]:
         """Frozen deployment: no LLM calls, no critic updates (programs must exist: call
         :meth:`learn` first, or they are generated once)."""
         return [self.play(s, learn=False, sample=self.config.sample_eval) for s in seeds]
@@ -511,5 +511,5 @@ class Copic:
         self.close()
 
 
-def success_rate(records: Sequence[EpisodeRecord]) -> float:
+def success_rate(records: Sequence[CopicEpisode]) -> float:
     return sum(r.won for r in records) / len(records) if records else 0.0

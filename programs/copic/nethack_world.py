@@ -44,12 +44,16 @@ class NetHackWorld:
     trajectory_lines = 8
 
     def __init__(self, task: str = "drink", *, max_keys: Optional[int] = None,
-                 seeds: str = "all") -> None:
-        from pddlkit.envs.nethack import NetHackTask
-
+                 seeds: str = "all", env: Any = None) -> None:
+        """``env``: the NetHack task, already made (``make("nethack-drink", ...)``, a job's
+        ``make_env``); by default one is made here."""
         if seeds not in SEED_SETS:
             raise ValueError(f"seeds must be one of {', '.join(SEED_SETS)}, got {seeds!r}")
-        self.env = NetHackTask(task, max_keys=max_keys)
+        if env is None:
+            from pddlkit.envs import make
+
+            env = make("nethack", task=task, max_keys=max_keys)
+        self.env = env
         self.task_name = task
         self.budget = self.env.max_keys
         self.seeds = seeds

@@ -24,7 +24,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
-from .loop import Copic, CopicConfig, EpisodeRecord, success_rate
+from pddlkit.llm.usage import is_decision, split_usage
+
+from .loop import Copic, CopicConfig, CopicEpisode, success_rate
 
 def env_ids() -> tuple[str, ...]:
     """The registered ids CoPiC has a program world for: SC2, the household, ALFWorld, and
@@ -46,46 +48,60 @@ def seed_split(seed: int, config: CopicConfig, evaluate: int):
     return SeedSplit(seed, rounds, evaluate)
 
 
-def make_world(env_id: str, options: Optional[dict] = None):
-    """The :class:`~.world.ProgramWorld` of ``env_id`` with its options."""
+def make_world(env_id: str, options: Optional[dict] = None,
+               make_env: Optional[Callable[..., Any]] = None, world_model: bool = False):
+    """The :class:`~.world.ProgramWorld` of ``env_id`` with its options. Every environment is
+    made by the registry (``make(env_id, **options)``), or by ``make_env`` (a job's
+    :meth:`~pddlkit.agents.Job.make_env`, which carries the environment's flags), and
+    wrapped in CoPiC's view of it; CoPiC's own settings (``budget``, ``max_keys``,
+    ``nethack_seeds``) are taken out first and given where they belong (the household's
+    and ALFWorld's step limit is the budget)."""
     options = dict(options or {})
+    if world_model and env_id not in ("sc2-build", "household"):
+        raise ValueError(f"plan(goal) in the program API (world_model) needs a world model: "
+                         f"SC2's tech tree or the household's PDDL; {env_id} has none")
+    if make_env is None:
+        from pddlkit.envs import make
+
+        make_env = lambda **given: make(env_id, **given)  # noqa: E731
     if env_id == "sc2-build":
         from .sc2_world import SC2World
 
-        return SC2World(options.pop("difficulty", None) or "easy", **options)
-    if env_id == "household":
-        from pddlkit.envs.household import Household
-
+        return SC2World(env=make_env(**options), world_model=world_model)
+    if env_id in ("household", "alfworld"):
         from .household_world import HouseholdWorld
 
-        difficulty = options.get("difficulty") or "pick_and_place"
-        receptacles = options.get("receptacles") or 8
-        return HouseholdWorld(lambda: Household(receptacles=receptacles,
-                                                difficulty=difficulty),
-                              budget=options.get("budget", 50))
-    if env_id == "alfworld":
-        from pddlkit.envs.alfworld_adapter import ALFWorldEnv
-
-        from .household_world import HouseholdWorld
-
-        task = options.get("task") or "pick"
-        return HouseholdWorld(lambda: ALFWorldEnv(task), budget=options.get("budget", 50))
+        budget = options.pop("budget", 50)
+        if env_id == "household":
+            options.setdefault("difficulty", "pick_and_place")
+            options.setdefault("receptacles", 8)
+        else:
+            options.setdefault("task", "pick")
+        options = {k: v for k, v in options.items() if v is not None}
+        return HouseholdWorld(lambda: make_env(max_steps=budget, **options), budget=budget,
+                              world_model=world_model)
     if env_id.startswith("nethack-") and env_id in env_ids():
         from pddlkit.envs.registry import spec
 
         from .nethack_world import NetHackWorld
 
-        return NetHackWorld(spec(env_id).kwargs["task"], max_keys=options.get("max_keys"),
-                            seeds=options.get("nethack_seeds") or "all")
+        seeds = options.pop("nethack_seeds", None) or "all"
+        env = make_env(**options)
+        return NetHackWorld(spec(env_id).kwargs["task"], seeds=seeds, env=env)
     raise ValueError(f"CoPiC has no environment {env_id!r}; use one of {', '.join(ENV_IDS)}")
 
 
 def make_llm(spec: Any, kind: str):
     """(the LLM, the stand-in writer or None)."""
-    if isinstance(spec, str) and (spec == "standin" or spec.startswith("standin:")):
-        from .standin import CopicWriter, parse_spec
+    from pddlkit.agents.standins import parse_stand_in
 
-        writer = CopicWriter(kind, parse_spec(spec))
+    from .standin import STAND_INS, program_sets
+
+    stand_in = parse_stand_in(spec, STAND_INS, "copic")   # a StandInError names a bad mistake
+    if stand_in is not None:
+        from .standin import CopicWriter
+
+        writer = CopicWriter(kind, program_sets(stand_in[1]))
         return writer.llm(), writer
     if isinstance(spec, str):
         from pddlkit.llm import UsageLedger, load_llm
@@ -99,7 +115,7 @@ def make_llm(spec: Any, kind: str):
 class CopicOutcome:
     env: str
     copic: Copic
-    evaluation: list[EpisodeRecord]
+    evaluation: list[CopicEpisode]
     seconds: float
     writer: Any = None
     usage: dict = field(default_factory=dict)
@@ -118,7 +134,7 @@ class CopicOutcome:
         ledger = self.copic.ledger
         if ledger is None:
             return out
-        llm_models = [m for m in ledger.models if not m.startswith("critic:")]
+        llm_models = [m for m in ledger.models if not is_decision(m)]
         for task_type, usage in ledger.episodes.items():
             out[task_type] = {"tokens": usage.prompt_tokens + usage.completion_tokens,
                               "cost_usd": usage.cost_usd}
@@ -126,21 +142,23 @@ class CopicOutcome:
         out["llm_tokens"] = sum(ledger.models[m].prompt_tokens + ledger.models[m].completion_tokens
                                 for m in llm_models)
         out["critic_tokens"] = sum(u.prompt_tokens + u.completion_tokens
-                                   for m, u in ledger.models.items() if m.startswith("critic:"))
+                                   for m, u in ledger.models.items() if is_decision(m))
         return out
 
     def metrics(self) -> dict:
         """A row for ``pddlkit bench``: the harness's counts plus CoPiC's own figures."""
         ev = self.evaluation
         costs = self.costs()
-        ledger = self.copic.ledger
-        run = ledger.run if ledger is not None else None
+        # LLM calls and critic decisions apart (pddlkit.llm.usage's one definition): the
+        # row's calls, tokens and dollars are the LLM's; the critic's are its own columns
+        calls, decisions = split_usage(self.copic.ledger)
         return {"success": self.eval_rate, "steps": sum(e.steps for e in ev) / max(1, len(ev)),
                 "actions": sum(e.steps for e in ev),
-                "llm_calls": costs.get("llm_calls", 0),
-                "prompt_tokens": run.prompt_tokens if run else 0,
-                "completion_tokens": run.completion_tokens if run else 0,
-                "cost_usd": run.cost_usd if run else 0.0,
+                "llm_calls": calls.calls,
+                "prompt_tokens": calls.prompt_tokens,
+                "completion_tokens": calls.completion_tokens,
+                "cost_usd": calls.cost_usd,
+                "critic_decisions": decisions.calls,
                 "llm_tokens": costs.get("llm_tokens", 0),
                 "critic_tokens": costs.get("critic_tokens", 0),
                 "train_success": self.train_rate, "eval_success": self.eval_rate,
@@ -160,10 +178,13 @@ def run_copic(env_id: str, llm: Any = "standin", *, env_options: Optional[dict] 
               critic_device: str = "auto", ppo: Optional[dict] = None, seed: int = 0,
               evaluate: int = 10, critic: Any = None, load_critic: Optional[str] = None,
               save_critic: Optional[str] = None,
-              on_episode: Optional[Callable[[EpisodeRecord], None]] = None) -> CopicOutcome:
-    """Learn on training seeds, then evaluate frozen on ``evaluate`` held-out seeds."""
+              on_episode: Optional[Callable[[CopicEpisode], None]] = None,
+              make_env: Optional[Callable[..., Any]] = None,
+              world_model: bool = False) -> CopicOutcome:
+    """Learn on training seeds, then evaluate frozen on ``evaluate`` held-out seeds.
+    ``make_env``: how the environment is made (see :func:`make_world`)."""
     config = config or CopicConfig(seed=seed)
-    world = make_world(env_id, env_options)
+    world = make_world(env_id, env_options, make_env, world_model=world_model)
     model, writer = make_llm(llm, world.kind)
     trainer_config = None
     if config.critic != "uniform" and critic is None:

@@ -3,8 +3,8 @@ paper's program API, ``planner(obs, action_space, task) -> list[str]`` (Appendix
 
 - **A step** runs one chosen plan (at most 5 actions) and advances game time by the simulator's
   ``step_seconds``; the budget is the simulator's game-time limit.
-- **Time limit**: 660 s of game time per episode (the paper gives none; the simulator's own
-  default is 30 minutes). The correct strategy finishes every difficulty within it on seeds
+- **Time limit**: 660 s of game time per episode, the simulator's own default
+  (:data:`~pddlkit.envs.sc2_build.MAX_SECONDS`; the paper gives none). The correct strategy finishes every difficulty within it on seeds
   0-99 and 1000-1099, and a wasteful plan then costs the episode, so the choice among programs
   shows in the success rate, not only in the steps.
 - **The task type** is the difficulty: one program set per difficulty, as the paper evolves one
@@ -14,6 +14,26 @@ paper's program API, ``planner(obs, action_space, task) -> list[str]`` (Appendix
   "had" when its count is above 0 (the count includes buildings still under construction, so the
   belief is optimistic and a rejection is always right: the first action needs a building that
   is not even started).
+- **The economy** (issue 49): the filter also reads the numeric model
+  (``tech_model(economy=True)``) in the state that holds the most minerals, gas and supply the
+  step can bring (:meth:`~pddlkit.envs.sc2_build.SC2Build.economy_within`: nothing spent, so
+  the bound is exact), so a plan whose first action the economy cannot pay for before the step
+  ends is dropped with the price and what there can be at most; it could never start.
+- **The world model's plans** (``world_model=True``, issue 48; off by default): programs may
+  call ``build_order(goal)`` (a unit or building name; ``plan(goal)`` is the same function,
+  but the paper's example program names its result list ``plan``, which makes ``plan`` a
+  local variable in ``planner`` and the call an UnboundLocalError, so the prompt teaches
+  ``build_order``), which returns the build order the tech tree
+  needs for it from what the observation shows (``['BUILD BARRACKS', 'BUILD FACTORY',
+  'BUILD STARPORT', 'BUILD FUSIONCORE', 'TRAIN BATTLECRUISER']``). Generated code never runs in
+  the host and the sandbox cannot call the host, so the host plans, with Fast Downward on
+  :func:`~pddlkit.envs.sc2_build.tech_model`, for every kind on the chain of a task's unit, once
+  per believed state (cached), and hands the plans to the sandbox as data with each call;
+  ``build_order`` reads them (a goal not planned returns ``[]``). The seconds spent planning are
+  counted (:attr:`SC2World.plan_seconds`). Measured with Qwen2.5-Coder 1.5B: its programs
+  never built the production chain the tech-tree model spells out, and with the help its
+  initial programs still copied the example's partial tech tree and never called the API
+  (``examples/real-llm/helps.md``).
 - **The results** for the evolution prompt are the paper's "final unit counts" per episode
   (``SCV 18/18, BATTLECRUISER 0/2 (+1 in progress)``: finished units against the target, the
   ones in production or queued apart), and per program how often its plans were chosen, the
@@ -27,13 +47,64 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
-from pddlkit.envs.sc2_build import (DIFFICULTIES, MAX_PLAN, TECH_MESSAGES, SC2Build, public_obs,
-                                    tech_goal, tech_model, tech_state)
+from pddlkit.envs.sc2_build import (DIFFICULTIES, ECONOMY, MAX_PLAN, MAX_SECONDS,
+                                    TECH_MESSAGES, SC2Build, cost_sentence, public_obs,
+                                    supply_sentence, tech_chain, tech_goal, tech_model,
+                                    tech_state)
 from pddlkit.envs.sc2_data import KINDS
 
 from .world import Executed, programs_block, render
 
 PROMPTS = Path(__file__).resolve().parent.parent / "prompts" / "copic" / "sc2"
+
+
+#: the sandbox's entry with the world model on: it takes the host's plans as data, then calls
+#: the program's ``planner``
+WITH_PLANS = "_planner_with_world_plans"
+
+#: what ``world_model=True`` puts after the program's body (the program API's ``plan``)
+PLAN_API = f'''
+
+# ---- the world model (pddlkit): plans computed by the host, passed in with each call ----
+_WORLD_PLANS = {{}}
+
+
+def build_order(goal):
+    """The build order the tech tree needs for ``goal`` (a unit or building name such as
+    'BATTLECRUISER') from what you have now: a list of actions such as ['BUILD BARRACKS',
+    'TRAIN MARINE']; [] when you already have it or it was not planned."""
+    return list(_WORLD_PLANS.get(str(goal).strip().upper(), []))
+
+
+plan = build_order   # the same, for a program that names it so
+
+
+def {WITH_PLANS}(plans, obs, action_space, task):
+    _WORLD_PLANS.clear()
+    _WORLD_PLANS.update(plans)
+    return planner(obs, action_space, task)
+'''
+
+
+@lru_cache(maxsize=4096)
+def plan_for(goal: str, have: frozenset) -> tuple[str, ...]:
+    """The tech tree's build order for ``goal`` from the kinds in ``have`` (Fast Downward on
+    :func:`~pddlkit.envs.sc2_build.tech_model`), as actions ``BUILD X`` / ``TRAIN X``; () when
+    ``goal`` is had or cannot be made."""
+    import pddlkit
+
+    if goal in have:
+        return ()
+    from pddlkit.envs.sc2_build import tech_domain, tech_problem
+
+    result = pddlkit.plan(tech_domain(), tech_problem([goal], sorted(have)))
+    if result.status != "solved":
+        return ()
+    out = []
+    for step in result.plan.steps:
+        name = step.name.upper().removeprefix("MAKE-")
+        out.append(f"{'TRAIN' if KINDS[name].is_unit else 'BUILD'} {name}")
+    return tuple(out)
 
 
 @lru_cache(maxsize=1)
@@ -43,16 +114,28 @@ def _tech_world():
     return World(tech_model(), tech_goal(["SCV"]))
 
 
-def believed_state(obs: dict):
-    """The tech-tree state the observation shows: ``(have-x)`` for every kind counted."""
-    return tech_state(k for k, n in {**obs["Building"], **obs["Unit"]}.items() if n > 0)
+@lru_cache(maxsize=1)
+def _economy_world():
+    from pddlkit.semantics.world import World
+
+    return World(tech_model(economy=True), tech_goal(["SCV"], economy=dict.fromkeys(ECONOMY, 0)))
 
 
-def tech_failure(obs: dict, action: str) -> Optional[str]:
+def believed_state(obs: dict, economy: Optional[dict] = None):
+    """The tech-tree state the observation shows: ``(have-x)`` for every kind counted; with
+    ``economy`` (:data:`~pddlkit.envs.sc2_build.ECONOMY`'s numbers), the economy model's."""
+    return tech_state((k for k, n in {**obs["Building"], **obs["Unit"]}.items() if n > 0),
+                      economy)
+
+
+def tech_failure(obs: dict, action: str, economy: Optional[dict] = None) -> Optional[str]:
     """Why ``action`` cannot start in any state the observation allows, by the tech tree (the
     world-model service, :func:`pddlkit.semantics.simulate.simulate`, and the simulator's own
-    sentences); None when the tree allows it (costs, supply and idle producers stay with the
-    simulator)."""
+    sentences); None when the tree allows it. Without ``economy`` costs, supply and idle
+    producers stay with the simulator; with it (the most the economy can hold before the step
+    ends, :meth:`~pddlkit.envs.sc2_build.SC2Build.economy_within`), the economy model also
+    refuses an action the step cannot pay for or has no supply for, saying how much there can
+    be at most."""
     from pddlkit.semantics.simulate import simulate
 
     verb, _, name = action.strip().upper().partition(" ")
@@ -60,10 +143,18 @@ def tech_failure(obs: dict, action: str) -> Optional[str]:
         return f"unknown action {action!r}"
     if (verb == "TRAIN") != KINDS[name].is_unit:
         return f"{name} cannot be {'trained' if verb == 'TRAIN' else 'built'}"
-    tried = simulate(_tech_world(), believed_state(obs), f"make-{name.lower()}")
+    world = _tech_world() if economy is None else _economy_world()
+    tried = simulate(world, believed_state(obs, economy), f"make-{name.lower()}")
     if tried.applicable:
         return None
-    return TECH_MESSAGES.first_sentence(tried, context=name) or str(tried.first)
+    reason = TECH_MESSAGES.first_sentence(tried, context=name) or str(tried.first)
+    if economy is not None and reason == cost_sentence(name):
+        reason += (f"; at most {int(economy['minerals'])} minerals and {int(economy['gas'])} "
+                   f"gas before this step ends")
+    elif economy is not None and reason == supply_sentence(name):
+        reason += (f"; at most {int(economy['supply-cap'] - economy['supply-used'])} left "
+                   f"before this step ends")
+    return reason
 
 
 class SC2World:
@@ -76,12 +167,22 @@ class SC2World:
     wait_is_a_plan = True  # an empty plan saves resources: a choice among the others
 
     def __init__(self, difficulty: str = "easy", *, step_seconds: float = 10.0,
-                 max_seconds: float = 660.0, task: Optional[dict] = None) -> None:
-        self.env = SC2Build(difficulty, step_seconds=step_seconds, max_seconds=max_seconds,
-                            task=task)
-        self.difficulty = difficulty
-        self.budget = int(max_seconds // step_seconds)
+                 max_seconds: float = MAX_SECONDS, task: Optional[dict] = None,
+                 env: Optional[SC2Build] = None, world_model: bool = False) -> None:
+        """``env``: the simulator, already made (``make("sc2-build", ...)``, a job's
+        ``make_env``); its difficulty and time limit are then the world's."""
+        if env is None:
+            from pddlkit.envs import make
+
+            env = make("sc2-build", difficulty=difficulty, step_seconds=step_seconds,
+                       max_seconds=max_seconds, task=task)
+        self.env = env
+        self.difficulty = self.env.difficulty
+        self.budget = int(self.env.max_seconds // self.env.step_seconds)
         self._obs: dict = {}
+        self.world_model = world_model
+        self.entry = WITH_PLANS if world_model else "planner"
+        self.plan_seconds = 0.0    # host time spent planning for plan(goal)
 
     @property
     def id(self) -> str:
@@ -103,8 +204,24 @@ class SC2World:
         return "train " + ", ".join(f"{n} {u}" for u, n in self.env.task.items())
 
     def program_args(self) -> dict:
-        return {"obs": public_obs(self._obs), "action_space": self.env.action_space(),
+        args = {"obs": public_obs(self._obs), "action_space": self.env.action_space(),
                 "task": dict(self.env.task)}
+        if self.world_model:
+            args = {"plans": self.world_plans(), **args}
+        return args
+
+    def world_plans(self) -> dict[str, list[str]]:
+        """plan(goal)'s answers for this state: every kind on the chain of a task's unit."""
+        import time
+
+        obs = public_obs(self._obs)
+        have = frozenset(k for k, n in {**obs["Building"], **obs["Unit"]}.items() if n > 0)
+        goals = list(dict.fromkeys(g for unit in self.env.task
+                                   for g in [*tech_chain(unit), unit]))
+        start = time.monotonic()
+        plans = {goal: list(plan_for(goal, have)) for goal in goals}
+        self.plan_seconds += time.monotonic() - start
+        return plans
 
     def observation_text(self) -> str:
         obs = public_obs(self._obs)
@@ -120,7 +237,13 @@ class SC2World:
         return [a.strip() for a in value if a.strip()][:MAX_PLAN]
 
     def first_action_fails(self, plan: Sequence[str]) -> Optional[str]:
-        return tech_failure(public_obs(self._obs), plan[0]) if plan else None
+        """The world-model filter's reason to drop ``plan`` unrun: its first action needs a
+        kind not even started, or more minerals, gas or supply than the step can give
+        (the economy model, issue 49); None when it may start."""
+        if not plan:
+            return None
+        return tech_failure(public_obs(self._obs), plan[0],
+                            self.env.economy_within(self.env.step_seconds))
 
     def execute(self, plan: Sequence[str]) -> Executed:
         step = self.env.step(list(plan))
@@ -159,11 +282,14 @@ class SC2World:
 
     # -- prompts --------------------------------------------------------------------------
     def program_source(self, body: str) -> str:
-        return body
+        return body + PLAN_API if self.world_model else body
 
     def init_prompt(self, example: Optional[str] = None) -> str:
         task = {u: f"num_{i}" for i, u in enumerate(DIFFICULTIES[self.difficulty], 1)}
-        return render(PROMPTS, "init.txt", task=json.dumps(task, indent=0))
+        text = render(PROMPTS, "init.txt", task=json.dumps(task, indent=0))
+        if self.world_model:
+            text += "\n\n" + render(PROMPTS, "plan_api.txt")
+        return text
 
     def evolve_prompt(self, programs: Sequence[str], results: str,
                       example: Optional[str] = None) -> str:

@@ -19,6 +19,8 @@ from __future__ import annotations
 import re
 from typing import Callable, Optional, Sequence
 
+from pddlkit.agents.standins import StandIn, names
+
 from .household_programs import HOUSEHOLD_MISTAKES, household_program
 from .nethack_programs import NETHACK_MISTAKES, nethack_program
 from .sc2_programs import AFFECTS, SC2_MISTAKES, sc2_program
@@ -125,9 +127,9 @@ KINDS: dict[str, tuple[Callable[[frozenset, str], str], Sequence[str], Callable]
 }
 
 
-def parse_spec(spec: str) -> Optional[list[tuple[str, ...]]]:
-    """``standin`` -> None (defaults); ``standin:A,B;;C`` -> [(A, B), (), (C,)]."""
-    rest = spec.partition(":")[2]
+def program_sets(rest: Optional[str]) -> Optional[list[tuple[str, ...]]]:
+    """The stand-in's argument as program sets: none -> None (defaults); ``A,B;;C`` ->
+    [(A, B), (), (C,)] (``standin:copic:A,B;;C``)."""
     if not rest:
         return None
     return [tuple(m.strip() for m in part.split(",") if m.strip()) for part in rest.split(";")]
@@ -192,3 +194,13 @@ def _section(results: str, number: int) -> str:
     """The lines of ``Program <number>:`` in the results."""
     match = re.search(rf"^Program {number}:.*?(?=^Program \d+:|\Z)", results, re.S | re.M)
     return match.group(0) if match else ""
+
+
+#: what ``--llm`` may name for the stand-in writer: ``standin:copic:A,B;;C`` (each program's
+#: mistakes, programs apart by ';'; any world's mistakes here, the world's own checked later)
+STAND_INS = (StandIn("standin", names(tuple(dict.fromkeys(
+                 m for _, known, _ in KINDS.values() for m in known)), separators=",;"),
+                     "standin:copic:no-open;;no-open", form="A,B;C", mode="",
+                     knows="stand-in (programs we wrote with injected mistakes; SC2's from the "
+                           "simulator's tables)"),
+             StandIn("observation"))

@@ -22,11 +22,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from pddlkit.agents import AgentSpec, option
+from pddlkit.agents import AgentError, AgentSpec, option
+from pddlkit.agents.standins import knows
 
 from .standin import STAND_INS
 
-ENVS = ("craft", "crafter")
+from .worlds import ENVS
 
 
 def _rounds(text: str):
@@ -54,6 +55,11 @@ class DepsOptions:
     selector: str = option("order", "how order-free goals are chosen (default: plan order)",
                            choices=("exact", "learned", "order", "random"))
     check_plan: bool = option(False, "check each plan on the world model before acting")
+    complete_plan: bool = option(False, "complete each plan with the world model before it "
+                                        "runs: the goals a plan lacks are planned and inserted, "
+                                        "marked as the world model's; unknown items and "
+                                        "unreachable goals are left out, saying why (craft, "
+                                        "crafter)")
     max_actions: int = option(200, "recipe applications per episode (craft)", minimum=1)
     hostile: bool = option(False, "Crafter with zombies and skeletons (default: peaceful)")
     constrained: bool = option(False, "decode plans under the goal-plan grammar (mine / craft / "
@@ -63,10 +69,7 @@ class DepsOptions:
 
 def stand_in(llm: Optional[str]) -> Optional[str]:
     """What the stand-in planner knows, for row labels and summaries; None for an LLM."""
-    kind = str(llm or "standin").split(":")[0]
-    kind = "standin" if kind == "observation" else kind
-    return {"standin": "stand-in (the true recipe table minus injected omissions)",
-            "standin-off": "stand-in (the true recipe table with off-template mistakes)"}.get(kind)
+    return knows(llm, STAND_INS, "deps")
 
 
 def play(job):
@@ -75,24 +78,32 @@ def play(job):
 
     o = job.options
     llm = job.llm if job.llm not in ("observation", "") else "standin"
-    task = job.env_options.get("task")
-    crafter = {k: v for k, v in job.env_options.items() if k in ("peaceful", "length")}
-    if job.env == "crafter":
-        crafter.setdefault("peaceful", not o.hostile)
+    task = job.env_option("task")
+    if task and job.env_options.get("target"):
+        raise AgentError(f"--task {task} and --target {job.env_options['target']}: DEPS sets "
+                         f"Crafter's target from --task; give one of them")
+    task = task or job.env_options.get("target")
+    crafter = {}
+    if job.env == "crafter" and job.env_options.get("peaceful") is None:
+        crafter["peaceful"] = not o.hostile
     for seed in job.seeds:
         episode = job.episode(seed)
 
         def show(e):
             last = e.failures[-1].explanation if e.failures and not e.won else ""
+            for done in e.completions:   # the world model's steps, live and in the record
+                episode.emit("completed", task=e.task, **done)
             episode.emit("task", group=e.group, task=e.task, won=e.won, rounds=e.rounds,
                          actions=e.actions, explanation=last)
 
         config = DepsConfig(max_rounds=o.replan_rounds, selector=o.selector,
-                            check_plan=o.check_plan, seed=seed, constrained=o.constrained)
+                            check_plan=o.check_plan, seed=seed, constrained=o.constrained,
+                            complete_plan=o.complete_plan)
         outcome = run_deps([task] if task else None, llm, env=job.env,
                            env_options=crafter if job.env == "crafter" else None,
                            seed=seed, config=config, explainer=o.explainer,
-                           max_actions=o.max_actions, on_episode=show, ledger=job.ledger)
+                           max_actions=o.max_actions, on_episode=show, ledger=job.ledger,
+                           make_env=job.make_env)
         metrics = outcome.metrics()
         n = metrics.pop("episodes")
         metrics.pop("success")
@@ -100,11 +111,23 @@ def play(job):
         summary = (f"{groups}; {metrics['rounds']:.2f} re-plans per task; "
                    f"{metrics['failures']} failures, {metrics['explained']} explanations naming "
                    f"the false precondition")
+        if o.complete_plan:
+            summary += (f"; the world model inserted {metrics['goals_inserted']} goals and "
+                        f"left out {metrics['goals_refused']}")
+        used = [name for name, on in (("check-plan", o.check_plan),
+                                      ("complete-plan", o.complete_plan),
+                                      ("constrained", o.constrained)) if on]
+        summary += f"; helps: {', '.join(used)}" if used else "; helps: none (the paper's loop)"
         yield episode.row(all(e.won for e in outcome.episodes) and n > 0, outcome.rate(),
-                          max(1, n), summary, **metrics)
+                          max(1, n), summary, helps="+".join(used) or "none", **metrics)
 
 
 def describe(kind: str, data: dict) -> Optional[str]:
+    if kind == "completed":
+        said = [f"inserted {', '.join(i['goal'] for i in data['inserted'])}"] \
+            if data["inserted"] else []
+        said += [f"left out {r['goal']} ({r['why']})" for r in data["refused"]]
+        return f"{data['task']} round {data['round']}: the world model " + "; ".join(said)
     if kind == "task":
         return (f"{data['group']} {data['task']}: {'won' if data['won'] else 'lost'} after "
                 f"{data['rounds']} re-plans, {data['actions']} actions"
@@ -115,4 +138,5 @@ def describe(kind: str, data: dict) -> Optional[str]:
 DEPS = AgentSpec(
     "deps", "DEPS: describe, explain, plan, select over a crafting world's skills",
     DepsOptions, play, stand_in=stand_in, envs=ENVS, default_env="craft", describe=describe,
-    step_budget="max_actions", env_options=("task",), stand_ins=STAND_INS)
+    step_budget="max_actions", stand_ins=STAND_INS,
+    env_options={"task": "craft: an item or a group MT1..MT8; crafter: an item (its target)"})

@@ -22,6 +22,11 @@ Choices where the paper is silent (see ``shared/specs/deps.md`` §4):
   goal that would fail is described and explained before any action is spent (a round, with no
   actions). A misstated recipe in a plan that would succeed is a warning: the plan runs (no
   round spent), and the dialogue says what was misstated.
+- **Plan completion** (``complete_plan=True``, pddlkit's addition, issue 48,
+  :mod:`.complete`): before a plan runs, the goals whose prerequisites it lacks get the goals
+  the world model's planner finds for them, marked as the world model's in the dialogue and in
+  the episode's ``completions``; unknown items and unreachable goals are left out with the
+  model's sentence. The completed plan is what the check and the selector see.
 - **Selector** (``selector=`` exact | learned | order | random): see :mod:`.select`.
 - **Context.** When the model's context is known (``local:`` servers), the dialogue sent is
   trimmed to fit it with room for the answer (:data:`ANSWER_TOKENS`): the opening prompt, the
@@ -66,6 +71,8 @@ class DepsConfig:
     seed: int = 0
     #: decode plans under the goal-plan grammar (:mod:`.grammar`) where the server takes it
     constrained: bool = False
+    #: complete each plan with the world model before it runs (:mod:`.complete`)
+    complete_plan: bool = False
 
     def __post_init__(self) -> None:
         if self.max_rounds is not None and self.max_rounds < 0:
@@ -101,11 +108,23 @@ class DepsEpisode:
     failures: list[FailureRecord] = field(default_factory=list)
     dialogue: str = ""
     horizons: list = field(default_factory=list)   # (item, missing, actions) per goal run
+    #: per plan the world model completed (``complete_plan``): its round, the goals it
+    #: inserted and the ones it refused (:meth:`.complete.Completion.as_dict`)
+    completions: list = field(default_factory=list)
+
+    @property
+    def goals_inserted(self) -> int:
+        return sum(len(c["inserted"]) for c in self.completions)
+
+    @property
+    def goals_refused(self) -> int:
+        return sum(len(c["refused"]) for c in self.completions)
 
     def as_dict(self) -> dict:
         return {"task": self.task, "group": self.group, "won": self.won, "rounds": self.rounds,
                 "actions": self.actions, "goals_run": self.goals_run,
-                "failures": [f.__dict__ for f in self.failures]}
+                "failures": [f.__dict__ for f in self.failures],
+                "completions": self.completions}
 
 
 class Deps:
@@ -144,9 +163,13 @@ class Deps:
 
         if not isinstance(world, CraftWorld) and (self.config.check_plan
                                                   or self.config.selector != "order"):
-            raise ValueError(f"{type(world).__name__} has no PDDL model: the plan check and the "
-                             f"selector need the crafting world (use check_plan=False, "
+            raise ValueError(f"{type(world).__name__} has no PDDL model: the plan check and "
+                             f"the selector need the crafting world (use check_plan=False, "
                              f"selector='order')")
+        if self.config.complete_plan and not isinstance(world, CraftWorld) and \
+                getattr(world, "game", "") != "Crafter":
+            raise ValueError(f"{type(world).__name__} has no recipe model: plan completion "
+                             f"needs the crafting world or Crafter (complete_plan=False)")
         self.items = _item_names(world) if self.config.constrained else ()
         world.reset(seed)
         item = world.target
@@ -157,6 +180,7 @@ class Deps:
         rounds, goals_run = 0, 0
         failures: list[FailureRecord] = []
         horizons: list = []
+        completions: list = []
         try:
             answer = self._ask(dialogue, "Planner")
         except LLMError as exc:
@@ -166,6 +190,14 @@ class Deps:
             parsed = parse_plan(answer)
             goals = list(parsed.goals)
             problem: Optional[tuple[str, Optional[Goal], Optional[CraftFailure], bool]] = None
+            if not parsed.errors and self.config.complete_plan:
+                from .complete import complete_plan
+
+                completed = complete_plan(world, goals)
+                if completed.changed:
+                    dialogue.append(f"Descriptor: {completed.describe()}")
+                    completions.append({"round": rounds, **completed.as_dict()})
+                goals = completed.goals
             if parsed.errors:
                 problem = (describe_unreadable(parsed.errors), None, None, False)
             elif self.config.check_plan:
@@ -205,7 +237,7 @@ class Deps:
                 failures.append(_llm_failure(rounds, exc))
                 break
         return DepsEpisode(item, world.group, world.won, rounds, world.actions,
-                           goals_run, failures, "\n".join(dialogue), horizons)
+                           goals_run, failures, "\n".join(dialogue), horizons, completions)
 
     def _check(self, world: CraftWorld, goals: list[Goal]):
         """(problem or None, a note of warnings for a plan that runs anyway, or "")."""

@@ -15,7 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Sequence
 
 from pddlkit.agents.standins import parse_stand_in
-from pddlkit.envs.craft import CraftWorld, DEFAULT_MAX_ACTIONS, task as find_task, tasks
+from pddlkit.llm.usage import usage_since, usage_snapshot
+from pddlkit.envs.craft import DEFAULT_MAX_ACTIONS, task as find_task, tasks
+
+from .worlds import ENVS
 
 from .explain import LLMExplainer, SymbolicExplainer
 from .loop import Deps, DepsConfig, DepsEpisode
@@ -43,6 +46,8 @@ class DepsOutcome:
     episodes: list[DepsEpisode] = field(default_factory=list)
     seconds: float = 0.0
     ledger: Any = None
+    #: the ledger's run totals when this run began (a shared ledger holds earlier runs too)
+    before: Optional[dict] = None
 
     def rate(self, group: Optional[str] = None) -> float:
         eps = [e for e in self.episodes if group is None or e.group == group]
@@ -54,7 +59,8 @@ class DepsOutcome:
     def metrics(self) -> dict:
         eps = self.episodes
         failures = [f for e in eps for f in e.failures if f.code not in ("unreadable",)]
-        usage = self.ledger.run if self.ledger is not None else None
+        # this run's usage only, the one scope (pddlkit.llm.usage.usage_since)
+        usage = usage_since(self.ledger, self.before) if self.ledger is not None else None
         return {"success": self.rate(), "by_group": self.by_group(), "episodes": len(eps),
                 "rounds": sum(e.rounds for e in eps) / max(1, len(eps)),
                 "actions": sum(e.actions for e in eps),
@@ -62,6 +68,9 @@ class DepsOutcome:
                 "failures": len(failures),
                 "explained": sum(f.named for f in failures),
                 "checked": sum(f.checked for f in failures),
+                # complete_plan: goals the world model inserted, and goals it refused
+                "goals_inserted": sum(e.goals_inserted for e in eps),
+                "goals_refused": sum(e.goals_refused for e in eps),
                 # planner answers (the first plan and each re-plan) and those with goal lines
                 # that could not be read: what a real model's answers look like
                 "plans": sum(e.rounds + 1 for e in eps),
@@ -72,7 +81,6 @@ class DepsOutcome:
                 "seconds": self.seconds}
 
 
-ENVS = ("craft", "crafter")
 CRAFTER_TARGETS = ("wood_pickaxe", "stone_pickaxe", "iron_pickaxe", "wood_sword", "stone_sword",
                    "iron_sword", "diamond", "table", "furnace", "coal", "iron", "stone")
 
@@ -89,12 +97,18 @@ def _crafter_targets(names: Optional[Sequence[str]]) -> list:
     return out
 
 
-def _world(env: str, item: str, env_options: dict, max_actions: int):
-    if env == "craft":
-        return CraftWorld(task=item, max_actions=max_actions)
-    from pddlkit.envs.crafter_world import CrafterWorld
+def _world(env: str, item: str, env_options: dict, max_actions: int,
+           make_env: Optional[Callable[..., Any]] = None):
+    """The world of one task, made by the registry (``make(env, ...)``) or by ``make_env``
+    (a job's, which carries the environment's flags): craft with the task's item and the
+    action budget, Crafter with the item as its target."""
+    if make_env is None:
+        from pddlkit.envs import make
 
-    return CrafterWorld(target=item, **env_options)
+        make_env = lambda **given: make(env, **given)  # noqa: E731
+    if env == "craft":
+        return make_env(task=item, max_actions=max_actions)
+    return make_env(**{**env_options, "target": item})
 
 
 def run_deps(tasks_or_groups: Optional[Sequence[str]] = None, llm: Any = "standin", *,
@@ -102,7 +116,7 @@ def run_deps(tasks_or_groups: Optional[Sequence[str]] = None, llm: Any = "standi
              episodes: int = 1, seed: int = 0, config: Optional[DepsConfig] = None,
              explainer: str = "symbolic", max_actions: int = DEFAULT_MAX_ACTIONS,
              on_episode: Optional[Callable[[DepsEpisode], None]] = None,
-             ledger: Any = None) -> DepsOutcome:
+             ledger: Any = None, make_env: Optional[Callable[..., Any]] = None) -> DepsOutcome:
     """DEPS on ``env`` ("craft": tasks or groups MT1-MT8; "crafter": target items, default
     stone_pickaxe, ``env_options`` such as ``peaceful=False``), ``episodes`` seeds per task;
     usage goes to ``ledger`` (default: a fresh one)."""
@@ -123,7 +137,7 @@ def run_deps(tasks_or_groups: Optional[Sequence[str]] = None, llm: Any = "standi
     ledger = ledger if ledger is not None else UsageLedger()
     standin_rate = None
     standin_mistakes = MISTAKES
-    stand_in = parse_stand_in(llm, STAND_INS)   # StandInError (a ValueError) for a bad rate
+    stand_in = parse_stand_in(llm, STAND_INS, "deps")   # StandInError (a ValueError) for a bad rate
     if stand_in is not None:
         kind, standin_rate = stand_in
         if kind == "standin-off":
@@ -132,7 +146,7 @@ def run_deps(tasks_or_groups: Optional[Sequence[str]] = None, llm: Any = "standi
     else:
         shared = load_llm(llm, ledger=ledger) if isinstance(llm, str) else llm
         ledger = getattr(shared, "ledger", ledger)
-    outcome = DepsOutcome(ledger=ledger)
+    outcome = DepsOutcome(ledger=ledger, before=usage_snapshot(ledger))
     start = time.monotonic()
     for t in chosen:
         for k in range(episodes):
@@ -143,7 +157,8 @@ def run_deps(tasks_or_groups: Optional[Sequence[str]] = None, llm: Any = "standi
             explain = SymbolicExplainer() if explainer == "symbolic" else LLMExplainer(model)
             deps = Deps(model, explain, DepsConfig(**{**config.__dict__, "seed": s}))
             with ledger.episode(f"{t.item}#{s}"):
-                episode = deps.run(_world(env, t.item, env_options or {}, max_actions), seed=s)
+                episode = deps.run(_world(env, t.item, env_options or {}, max_actions, make_env),
+                                   seed=s)
             outcome.episodes.append(episode)
             if on_episode:
                 on_episode(episode)

@@ -53,8 +53,11 @@ OFF_TEMPLATE = ("wrong-name", "wrong-kind", "extra-material", "unreadable")
 
 #: what ``--llm`` may name for these stand-ins (the rate is ``error_rate``), read by
 #: :func:`pddlkit.agents.standins.parse_stand_in` on the command line and in the runner alike
-STAND_INS = (StandIn("standin", rate, "standin:0.3", default=0.3, form="RATE"),
-             StandIn("standin-off", rate, "standin-off:0.3", default=0.3, form="RATE"),
+STAND_INS = (StandIn("standin", rate, "standin:deps:0.3", default=0.3, form="RATE", mode="",
+                     knows="stand-in (the true recipe table minus injected omissions)"),
+             StandIn("standin-off", rate, "standin:deps:off:0.3", default=0.3, form="RATE",
+                     mode="off",
+                     knows="stand-in (the true recipe table with off-template mistakes)"),
              StandIn("observation", default=0.3))
 STATIONS = ("crafting_table", "furnace", "table")
 _INV = re.compile(r"My inventory now has (.*?)\.\s*$", re.M)

@@ -18,8 +18,9 @@ planner (``opponent = "plap:<entry>"``, or ``match = "red:plap:standin"``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Optional
 
-from pddlkit.agents import AgentSpec, option
+from pddlkit.agents import AgentError, AgentSpec, option
 from pddlkit.llm.grammar import describe_modes
 
 from .entries import STAND_INS, make_planner, stand_in
@@ -43,6 +44,10 @@ class PlapOptions:
                                       "server takes grammars")
     feedback: bool = option(True, "tell the LLM which lines were dropped (--no-feedback: the "
                                   "paper's stateless planner)", flag="--no-feedback")
+    progress: bool = option(False, "tell the LLM what each line of its last plan did "
+                                   "(finished, running, not started and why) and give it a "
+                                   "digest of the battlefield with the lines the skills model "
+                                   "accepts now")
 
 
 def _setting(job) -> dict:
@@ -65,18 +70,16 @@ def play(job):
     if setting["side"] == "red" or opponent.startswith(("plap:", "bot:")):
         yield from _league_games(job, setting)
         return
-    from pddlkit.envs.microrts import MicroRTS
-
     from .game import play_game
 
     o = job.options
-    with MicroRTS(map=setting["map"], opponent=opponent,
-                  max_cycles=int(setting["max_cycles"])) as env:
+    with job.make_env(map=setting["map"], opponent=opponent,
+                      max_cycles=int(setting["max_cycles"])) as env:
         env.reset(job.seeds[0])
         for seed in job.seeds:
             episode = job.episode(seed)
             planner = make_planner(job.llm, env, o.variant, seed, feedback=o.feedback,
-                                   constrained=o.constrained)
+                                   constrained=o.constrained, progress=o.progress)
             record = play_game(env, planner, seed=seed, k=o.plan_every, check=o.check)
             m = record.metrics
             for cycle, text, why in record.dropped:
@@ -90,7 +93,17 @@ def play(job):
                           if record.planner_errors else "")
                        + (f"; decoding {describe_modes(planner.modes)}" if o.constrained
                           else ""))
+            if o.progress:
+                waiting = sum(status.startswith("not started") for p in record.progress
+                              for _line, status in p["lines"])
+                summary += (f"; progress told {len(record.progress)} times, {waiting} lines "
+                            f"not started")
+                for p in record.progress:
+                    episode.emit("progress", cycle=p["time"], lines=p["lines"],
+                                 digest=p["digest"])
+            summary += "; helps: progress" if o.progress else ""
             yield episode.row(m.result == 1 and not record.invalid, summary=summary,
+                              helps="progress" if o.progress else "none",
                               **m.as_dict(), steps=m.time, opponent=opponent,
                               invalid=record.invalid, plans=record.plans,
                               lines_written=record.written, lines_unreadable=record.unreadable,
@@ -103,6 +116,10 @@ def _league_games(job, setting: dict):
     from .leaderboard import play as play_league
 
     opponent = str(setting["opponent"])
+    if job.options.progress:
+        raise AgentError("--progress is told to the planner of a game against a built-in bot "
+                         "from the blue side; league games (--side red, --opponent plap:... "
+                         "or bot:...) do not take it")
     other = opponent.split(":", 1)[1] if opponent.startswith("plap:") else \
         (opponent if opponent.startswith("bot:") else f"bot:{opponent}")
     entry = job.llm if "@" in job.llm else f"{job.llm}@{job.options.variant}"
@@ -110,7 +127,8 @@ def _league_games(job, setting: dict):
         episode = job.episode(seed)
         blue, red = (entry, other) if setting["side"] == "blue" else (other, entry)
         mb, mr = play_league(blue, red, seed, map=setting["map"],
-                             max_cycles=int(setting["max_cycles"]), k=job.options.plan_every)
+                             max_cycles=int(setting["max_cycles"]), k=job.options.plan_every,
+                             make_env=job.make_env)
         m = mb if setting["side"] == "blue" else mr
         yield episode.row(m.result == 1, summary=f"{setting['side']} vs {opponent}: result "
                           f"{m.result:+d} at cycle {m.time}", **m.as_dict(), steps=m.time,
@@ -158,8 +176,24 @@ def tally_lines(rows) -> list[str]:
     return [line]
 
 
+def describe(kind: str, data: dict) -> Optional[str]:
+    """Live lines: a dropped line with its reason, and (``--progress``) what the last plan's
+    lines did when the planner was told."""
+    if kind == "dropped":
+        return f"cycle {data['cycle']}: dropped {data['line']} ({data['reason']})"
+    if kind == "progress":
+        waiting = [f"{line} ({status[len('not started: '):]})" for line, status in data["lines"]
+                   if status.startswith("not started")]
+        done = sum(status == "finished" for _line, status in data["lines"])
+        return (f"cycle {data['cycle']}: last plan {done} finished"
+                + (f"; not started: {'; '.join(waiting)}" if waiting else ""))
+    return None
+
+
 PLAP = AgentSpec(
     "plap", "PLAP: an LLM plans over MicroRTS's parameterized skills, checked against their "
     "PDDL annotations", PlapOptions, play, stand_in=stand_in, envs=("microrts",),
-    default_env="microrts", summarize=tally_lines, step_budget="max_cycles",
-    env_options=("side", "match"), stand_ins=STAND_INS)
+    default_env="microrts", summarize=tally_lines, step_budget="max_cycles", describe=describe,
+    env_options={"side": "blue or red (a sweep's cell; --side on the command line)",
+                 "match": "SIDE:OPPONENT in one value (a sweep's cell)"},
+    sets_env_options=("player",), stand_ins=STAND_INS)

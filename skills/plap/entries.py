@@ -7,20 +7,22 @@ from __future__ import annotations
 
 from typing import Optional
 
-from pddlkit.agents.standins import StandIn, parse_stand_in, rate
+from pddlkit.agents.standins import StandIn, knows, parse_stand_in, rate
 
 #: what ``--llm`` may name for the stand-ins (``standin-noisy``'s rate: the share of noisy
 #: lines), read by one parser on the command line and here alike
-STAND_INS = (StandIn("standin"), StandIn("observation"),
-             StandIn("standin-noisy", rate, "standin-noisy:0.3", default=0.3, form="RATE"))
+STAND_INS = (StandIn("standin", mode="", knows="stand-in (the expert tips)"),
+             StandIn("observation"),
+             StandIn("standin-noisy", rate, "standin:plap:noisy:0.3", default=0.3, form="RATE",
+                     mode="noisy", knows="stand-in (the expert tips, with noisy lines)"))
 
 
 def make_planner(spec: Optional[str], env, variant: str = "zs", seed: int = 0,
-                 feedback: bool = True, constrained: bool = False):
+                 feedback: bool = True, constrained: bool = False, progress: bool = False):
     from .planner import LLMPlanner
     from .standin import NoisyPlanner, TipsPlanner
 
-    stand_in = parse_stand_in(spec, STAND_INS) if spec else ("standin", None)
+    stand_in = parse_stand_in(spec, STAND_INS, "plap") if spec else ("standin", None)
     if stand_in is not None and stand_in[0] != "standin-noisy":
         llm = TipsPlanner().llm()
     elif stand_in is not None:
@@ -29,14 +31,10 @@ def make_planner(spec: Optional[str], env, variant: str = "zs", seed: int = 0,
         from pddlkit.llm import load_llm
 
         llm = load_llm(spec)
-    return LLMPlanner(llm, env.units_table, variant, feedback=feedback, constrained=constrained)
+    return LLMPlanner(llm, env.units_table, variant, feedback=feedback, constrained=constrained,
+                      progress=progress)
 
 
 def stand_in(llm: Optional[str]) -> Optional[str]:
     """What the stand-in planner knows, for row labels and summaries; None for an LLM."""
-    spec = str(llm or "").split("@")[0]
-    if spec in ("", "standin", "observation"):
-        return "stand-in (the expert tips)"
-    if spec.startswith("standin-noisy"):
-        return "stand-in (the expert tips, with noisy lines)"
-    return None
+    return knows(str(llm or "").split("@")[0], STAND_INS, "plap")

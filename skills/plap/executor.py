@@ -60,6 +60,7 @@ class Task:
     line: SkillLine
     done: bool = False
     unit: Optional[int] = None        # the unit bound to it, while that unit lives
+    started: bool = False             # a unit was given an action for it
 
 
 @dataclass
@@ -71,6 +72,8 @@ class Executor:
                                                   "Ranged": 3})
     tasks: list[Task] = field(default_factory=list)
     counts: dict = field(default_factory=dict)        # own/enemy counts at the last cycle
+    #: every line of the last plan, finished ones too (:func:`.progress.progress` reads it)
+    plan_tasks: list[Task] = field(default_factory=list)
 
     @property
     def _order(self) -> tuple:
@@ -85,6 +88,7 @@ class Executor:
 
     def set_plan(self, lines: list[SkillLine], state: dict) -> None:
         self.tasks = [Task(line) for line in lines]
+        self.plan_tasks = list(self.tasks)
         self.counts = self._counts(state)
 
     # -- state helpers ---------------------------------------------------------------------
@@ -188,6 +192,7 @@ class Executor:
                 out.append(action)
                 used.add(action["unit"])
                 task.unit = action["unit"]
+                task.started = True
                 bound.add(action["unit"])
                 if action["type"] == "move":
                     d = OFFSETS[action["direction"]]

@@ -54,6 +54,9 @@ class GameRecord:
     planner_errors: list = field(default_factory=list)
     seconds: float = 0.0
     invalid: Optional[str] = None    # why the game says nothing of the planner (no plan ever)
+    #: with the planner's ``progress`` on: per plan, what the last plan's lines did and the
+    #: digest it was shown ({"time", "lines": [(line, status)], "digest"})
+    progress: list = field(default_factory=list)
 
     @property
     def result(self) -> int:
@@ -70,6 +73,13 @@ class _Side:
 
     def plan(self, t: int, text: str, state: dict, costs: dict, check: bool) -> None:
         record = self.record
+        if getattr(self.planner, "progress", False):   # issue 48: what the last plan did
+            from .progress import digest, progress
+
+            done = progress(self.executor, state, costs)
+            said = digest(state, self.player, costs)
+            self.planner.report_progress(done, said)
+            record.progress.append({"time": t, "lines": done, "digest": said})
         try:
             answer = self.planner.plan(text, state, self.player)
         except Exception as exc:  # noqa: BLE001 - a planner failure is data, not a crash

@@ -2,14 +2,14 @@
 specs, the stand-ins) and built-in bots, scored +1 / 0 / -1 per game, with win rate, W/D/L and
 the mean RHR, RUR, UPR and CER of each entry.
 
-Entries are strings: ``standin``, ``standin-noisy[:rate]``, an LLM spec
+Entries are strings: ``standin:plap``, ``standin:plap:noisy[:rate]`` (or their old spellings ``standin``, ``standin-noisy``), an LLM spec
 (``openai:gpt-4o-mini``, optionally ``...@fs-tip`` for the prompt variant), or
 ``bot:<name>`` for a built-in bot. Every pair plays ``games`` games with each entry on each
 side (blue is player 0). Planner against planner runs both sides from Python
 (:func:`.game.play_match`), planner against bot puts the planner on its side against the engine's
 AI, bot against bot runs inside the engine.
 
-    python -m pddlkit.skills.plap.leaderboard standin standin-noisy bot:WorkerRush --games 5
+    python -m pddlkit.skills.plap.leaderboard standin standin:plap:noisy bot:WorkerRush --games 5
 
 The same games run through ``pddlkit bench`` (workers or Ray) with the ``plap`` bench agent:
 an env option ``match`` (``"red:WorkerRush"``, ``"blue:plap:standin"``); see
@@ -23,7 +23,7 @@ import argparse
 import statistics
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 
 @dataclass
@@ -62,28 +62,38 @@ def _bot(entry: str) -> Optional[str]:
 
 
 def play(blue: str, red: str, seed: int, map: str = "basesWorkers8x8",
-         max_cycles: int = 2000, k: int = 100):
-    """One game; (blue's metrics, red's metrics)."""
-    from pddlkit.envs.microrts import EXTERNAL, MicroRTS, metrics_for
+         max_cycles: int = 2000, k: int = 100, make_env: Optional[Callable[..., Any]] = None):
+    """One game; (blue's metrics, red's metrics). ``make_env`` makes the engine (a job's,
+    which carries the environment's flags); by default the registry's
+    ``make("microrts", ...)``."""
+    from pddlkit.envs.microrts import EXTERNAL, metrics_for
 
     from .game import play_game, play_match
 
+    if make_env is None:
+        from pddlkit.envs import make
+
+        make_env = lambda **given: make("microrts", **given)  # noqa: E731
+
+    def engine(**given):
+        return make_env(map=map, max_cycles=max_cycles, **given)
+
     bots = (_bot(blue), _bot(red))
     if all(bots):
-        with MicroRTS(map=map, max_cycles=max_cycles) as env:
+        with engine() as env:
             state, metrics = env.play(bots[0], bots[1], seed=seed)
         return metrics_for(state, metrics, 0), metrics_for(state, metrics, 1)
     if any(bots):
         planner_side = 0 if bots[1] else 1
         bot = bots[1 - planner_side]
-        with MicroRTS(map=map, opponent=bot, max_cycles=max_cycles, player=planner_side) as env:
+        with engine(opponent=bot, player=planner_side) as env:
             env.reset(seed)
             record = play_game(env, _planner((blue, red)[planner_side], env, seed), seed=seed,
                                k=k)
             mine = record.metrics
             theirs = metrics_for(env.state, env.metrics, 1 - planner_side)
         return (mine, theirs) if planner_side == 0 else (theirs, mine)
-    with MicroRTS(map=map, opponent=EXTERNAL, max_cycles=max_cycles) as env:
+    with engine(opponent=EXTERNAL) as env:
         env.reset(seed)
         b, r = play_match(env, _planner(blue, env, seed), _planner(red, env, seed + 1),
                           seed=seed, k=k)

@@ -8,6 +8,11 @@ parses and checks it, so a broken answer costs its lines, never the game.
 Feedback (pddlkit's addition, on by default; ``feedback=False`` is the paper's stateless
 planner): the lines dropped from the previous answer and why are added to the next prompt,
 after the battlefield, as "## Feedback on your last plan".
+
+Progress (``progress=True``, issue 48, off by default; :mod:`.progress`): before each plan the
+game reports what the last plan's lines did (finished, running, or not started with the skills
+model's reason) and a digest of the battlefield with the lines the skills model accepts now;
+they go into the prompt as "## What your last plan did" and "## Battlefield digest".
 """
 
 from __future__ import annotations
@@ -60,7 +65,7 @@ class LLMPlanner:
 
     def __init__(self, llm: Any, units_table: list, variant: str = "zs",
                  temperature: float = 0.0, max_tokens: int = 256, feedback: bool = True,
-                 constrained: bool = False) -> None:
+                 constrained: bool = False, progress: bool = False) -> None:
         if variant not in VARIANTS:
             raise ValueError(f"variant must be one of {', '.join(VARIANTS)}, got {variant!r}")
         self.llm, self.units_table, self.variant = llm, units_table, variant
@@ -71,13 +76,27 @@ class LLMPlanner:
         #: decode under the skill-plan grammar (:mod:`.grammar`); each call's mode is kept
         self.constrained = constrained
         self.modes: list[str] = []
+        #: issue 48: what the last plan's lines did and a digest of the battlefield from the
+        #: skills model go into the next prompt (:mod:`.progress`); the game calls
+        #: :meth:`report_progress` before each plan when this is on
+        self.progress = progress
+        self.report: tuple[list, str] = ([], "")
 
+    def report_progress(self, lines: list, digest: str) -> None:
+        """(line, status) of the last plan's lines and the battlefield's digest."""
+        self.report = (list(lines), digest)
     def feedback(self, dropped: list) -> None:
         """(line, reason) of the lines dropped from the last answer."""
         self.dropped = list(dropped) if self.use_feedback else []
 
     def plan(self, observation: str, state: dict, player: int) -> str:
         prompt = build_prompt(observation, self.units_table, player, self.variant)
+        lines, digest = self.report if self.progress else ([], "")
+        if lines:
+            prompt += ("\n## What your last plan did\n"
+                       + "\n".join(f"- {line}: {status}" for line, status in lines) + "\n")
+        if digest:
+            prompt += f"\n## Battlefield digest (from the skills model)\n{digest}\n"
         if self.dropped:
             prompt += ("\n## Feedback on your last plan\nThese lines were dropped and did not "
                        "run:\n" + "\n".join(f"- {line}: {why}" for line, why in self.dropped)

@@ -1,0 +1,234 @@
+"""The core's answers as data: what an agent asks of a world model, one function each, text in
+and JSON-ready dicts out (issue 50). ``pddlkit mcp`` serves them over the Model Context
+Protocol (:mod:`.server`); they take no MCP types, so a program can call them too.
+
+Every function:
+
+* takes PDDL as text (what an LLM or a client holds), never a path (the server reads none of
+  its own files for a client: a string that looks like a path is refused), each input at most
+  :data:`MAX_INPUT_BYTES` (``PDDLKIT_MCP_MAX_BYTES`` overrides): larger input is refused as
+  ``input-too-large`` naming the argument, before anything is parsed;
+* caps planner time at :data:`MAX_PLAN_SECONDS` (a larger ``timeout`` is refused, naming the
+  cap): a tool call never holds a client for minutes;
+* returns ``{"ok": true, ...}`` with its answer, or ``{"ok": false, "error": {"code",
+  "message", "hint", "argument"}}`` (and the diagnostics, when PDDL was wrong): never a
+  traceback. ``text`` is the same answer in words, for a model to read.
+
+What each answers: :func:`check` (is this PDDL right, and if not where), :func:`plan` (plan it,
+validated; the planner named or ``auto``), :func:`validate_plan` (does this plan work, and if
+not which step and which atom), :func:`explain` (why is there no plan), :func:`compare` (is this
+problem the same as that one up to renaming; do two domains agree by behaviour).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Optional
+
+#: the largest input (one argument) a tool reads, in bytes
+MAX_INPUT_BYTES = int(os.environ.get("PDDLKIT_MCP_MAX_BYTES", 1 << 20))
+#: the longest planner time a tool call may ask for, in seconds
+MAX_PLAN_SECONDS = 120.0
+DEFAULT_PLAN_SECONDS = 30.0
+
+
+class Refused(Exception):
+    """An input a tool will not take: the error, as data."""
+
+    def __init__(self, code: str, message: str, hint: str = "", argument: str = "",
+                 diagnostics: Optional[list] = None) -> None:
+        super().__init__(message)
+        self.data = {"code": code, "message": message, "hint": hint, "argument": argument}
+        self.diagnostics = diagnostics or []
+
+    def __reduce__(self):
+        # rebuilt from its fields, not from the message alone, so it crosses a process pool
+        return (type(self), (self.data["code"], self.data["message"], self.data["hint"],
+                             self.data["argument"], self.diagnostics))
+
+    def answer(self) -> dict:
+        out: dict[str, Any] = {"ok": False, "error": self.data,
+                               "text": f"{self.data['message']}"
+                                       + (f" (hint: {self.data['hint']})" if self.data["hint"]
+                                          else "")}
+        if self.diagnostics:
+            out["diagnostics"] = self.diagnostics
+        return out
+
+
+def _text(value: Any, argument: str, required: bool = True, pddl: bool = True
+          ) -> Optional[str]:
+    """``value`` as text within :data:`MAX_INPUT_BYTES`, or :class:`Refused`; ``pddl``: PDDL,
+    which the readers would take for a path when it looks like one, so that is refused."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        if required:
+            raise Refused("missing-input", f"{argument} is empty", f"give the {argument} as "
+                          "PDDL text", argument)
+        return None
+    if not isinstance(value, str):
+        raise Refused("bad-input", f"{argument} must be text, got "
+                      f"{type(value).__name__}", f"give the {argument} as a string", argument)
+    from pddlkit.pddl.reader import looks_like_path
+
+    if pddl and looks_like_path(value):   # the server never reads its own files for a client
+        raise Refused("not-pddl-text", f"{argument} looks like a file path, not PDDL text",
+                      f"send the {argument}'s contents; this server reads no files", argument)
+    size = len(value.encode("utf-8", errors="replace"))
+    if size > MAX_INPUT_BYTES:
+        raise Refused("input-too-large", f"{argument} is {size:,} bytes, over the limit of "
+                      f"{MAX_INPUT_BYTES:,}", "send a smaller file (the limit is "
+                      "PDDLKIT_MCP_MAX_BYTES on the server)", argument)
+    return value
+
+
+def _timeout(value: Any) -> float:
+    try:
+        seconds = float(DEFAULT_PLAN_SECONDS if value is None else value)
+    except (TypeError, ValueError):
+        raise Refused("bad-input", f"timeout must be a number of seconds, got {value!r}",
+                      "e.g. 30", "timeout") from None
+    if not 0 < seconds <= MAX_PLAN_SECONDS:
+        raise Refused("timeout-out-of-range", f"timeout {seconds:g} s is outside (0, "
+                      f"{MAX_PLAN_SECONDS:g}]", f"ask for {MAX_PLAN_SECONDS:g} s at most",
+                      "timeout")
+    return seconds
+
+
+def answered(function):
+    """Run a tool; its :class:`Refused` and any other exception come back as data."""
+    import functools
+
+    @functools.wraps(function)
+    def tool(*args: Any, **kwargs: Any) -> dict:
+        try:
+            return function(*args, **kwargs)
+        except Refused as exc:
+            return exc.answer()
+        except Exception as exc:  # noqa: BLE001 - a tool never answers with a traceback
+            return Refused("internal-error", f"{type(exc).__name__}: {exc}",
+                           "this is pddlkit's fault: report it with the input").answer()
+    return tool
+
+
+def _checked(domain: str, problem: Optional[str], planner: Optional[str] = None):
+    """The check report of the inputs, or :class:`Refused` with its diagnostics."""
+    from pddlkit.checks import check as check_files
+
+    report = check_files(domain, problem, planner=planner)
+    if not report.ok:
+        raise Refused("pddl-errors", f"{len(report.errors)} error(s) in the PDDL",
+                      report.errors[0].hint or "fix the errors the diagnostics name",
+                      "problem" if report.errors[0].file == "<problem>" else "domain",
+                      [d.to_dict() for d in report.diagnostics])
+    return report
+
+
+@answered
+def check(domain: str, problem: Optional[str] = None, target: str = "fast-downward") -> dict:
+    """Statically check a domain (and a problem): every diagnostic with its place and a fix."""
+    from pddlkit.checks import check as check_files
+
+    domain_text = _text(domain, "domain")
+    problem_text = _text(problem, "problem", required=False)
+    if target not in ("fast-downward", "any"):
+        raise Refused("bad-input", f"target must be fast-downward or any, got {target!r}",
+                      "fast-downward: what Fast Downward rejects is an error", "target")
+    report = check_files(domain_text, problem_text,
+                         planner=None if target == "any" else "fast-downward")
+    errors, warnings = report.counts()
+    return {"ok": report.ok, "errors": errors, "warnings": warnings,
+            "diagnostics": [d.to_dict() for d in report.diagnostics],
+            "features": sorted(report.features),
+            "text": report.format(limit=20) if report.diagnostics else "no problems found"}
+
+
+@answered
+def plan(domain: str, problem: str, planner: str = "auto",
+         timeout: Optional[float] = None, cache: bool = True) -> dict:
+    """A validated plan, or the typed reason there is none (with why-no-plan's sentences).
+    ``cache``: answer a task planned before from the plan cache."""
+    import pddlkit
+
+    domain_text, problem_text = _text(domain, "domain"), _text(problem, "problem")
+    seconds = _timeout(timeout)
+    try:
+        result = pddlkit.plan(domain_text, problem_text, planner=planner or "auto",
+                              timeout=seconds, cache=bool(cache))
+    except pddlkit.UnknownPlannerError as exc:
+        raise Refused("unknown-planner", str(exc), "pddlkit planners lists them; or auto",
+                      "planner") from None
+    data = result.to_dict()
+    return {"ok": result.solved, **data, "text": result.format()}
+
+
+@answered
+def validate_plan(domain: str, problem: str, plan: str) -> dict:
+    """Simulate ``plan`` (one action per line, ``(move a b)``): valid, or the failing step, its
+    action and the atoms that were false."""
+    from pddlkit.diagnostics import PDDLError
+    from pddlkit.pddl.plan import parse_plan
+    from pddlkit.semantics.validate import validate_plan as validate
+
+    domain_text, problem_text = _text(domain, "domain"), _text(problem, "problem")
+    plan_text = _text(plan, "plan")
+    report = _checked(domain_text, problem_text)
+    try:
+        steps = parse_plan(plan_text.split("\n"), file="<plan>")
+    except PDDLError as exc:
+        raise Refused("plan-unreadable", "the plan could not be read", "one action per line, "
+                      "such as (move kitchen hall)", "plan",
+                      [d.to_dict() for d in exc.diagnostics]) from None
+    result = validate(report.domain, report.problem, steps)
+    out: dict[str, Any] = {"ok": True, "valid": result.valid,
+                           "steps_executed": result.steps_executed,
+                           "goal_satisfied": result.goal_satisfied, "cost": result.cost,
+                           "unsatisfied_goal": [u.text for u in result.unsatisfied_goal],
+                           "failure": None, "text": result.explain()}
+    if result.failure is not None:
+        f = result.failure
+        out["failure"] = {"step": f.index + 1, "action": str(f.step), "reason": f.reason,
+                          "message": f.message, "unsatisfied": [u.text for u in f.unsatisfied]}
+    return out
+
+
+@answered
+def explain(domain: str, problem: str) -> dict:
+    """Why the problem has no plan: unreachable goals, atoms nothing adds, blocked actions."""
+    from pddlkit.planners.explain import why_no_plan
+
+    report = _checked(_text(domain, "domain"), _text(problem, "problem"), planner=None)
+    found = why_no_plan(report.domain, report.problem)
+    return {"ok": True, **found.to_dict(), "text": found.text()}
+
+
+@answered
+def compare(reference: str, candidate: str, domain: Optional[str] = None,
+            problems: Optional[list] = None) -> dict:
+    """Two problems (with their ``domain``): equivalent up to renaming, or the differences
+    under the best renaming; two domains (with reference ``problems``): agreement by
+    behaviour, per action."""
+    from pddlkit.compare.domains import compare_domains
+    from pddlkit.compare.inputs import CompareInputError
+    from pddlkit.compare.problems import compare_problems
+
+    ref, cand = _text(reference, "reference"), _text(candidate, "candidate")
+    head = " ".join(ref.lower().split())[:400]
+    try:
+        if "(domain " in head and "(problem " not in head:
+            texts = [_text(p, f"problems[{k}]") for k, p in enumerate(problems or [])]
+            if not texts:
+                raise Refused("missing-input", "two domains are compared by behaviour on "
+                              "reference problems; none given", "give problems: [PDDL text]",
+                              "problems")
+            result = compare_domains(ref, cand, texts)
+        else:
+            result = compare_problems(ref, cand, _text(domain, "domain", required=False))
+    except CompareInputError as exc:
+        raise Refused("compare-input", exc.summary, "", exc.role,
+                      [d.to_dict() for d in exc.diagnostics]) from None
+    return {"ok": True, **result.to_dict(), "text": result.format()}
+
+
+#: the tools :mod:`.server` serves, by name, with what each is for (the MCP description)
+TOOLS = {"check": check, "plan": plan, "validate_plan": validate_plan, "explain": explain,
+         "compare": compare}

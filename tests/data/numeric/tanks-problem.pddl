@@ -1,0 +1,5 @@
+(define (problem fill-two)
+  (:domain tanks)
+  (:objects a b - tank)
+  (:init (= (level a) 0) (= (level b) 1) (= (capacity a) 6) (= (capacity b) 5) (= (water) 10))
+  (:goal (and (>= (level a) 4) (>= (level b) 5))))
