@@ -21,6 +21,7 @@ from __future__ import annotations
 import difflib
 import gc
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Union
 
@@ -88,6 +89,15 @@ _TERM_RE = re.compile(r"\??[a-z0-9_][a-z0-9_\-.@]*")
 def _did_you_mean(word: str, options) -> str:
     close = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
     return f"did you mean '{close[0]}'?" if close else ""
+
+
+@dataclass(frozen=True)
+class _Place:
+    line: int
+    column: int
+
+
+_FILE_START = _Place(1, 1)
 
 
 def _pos_of(item) -> tuple:
@@ -486,8 +496,9 @@ class _Reader:
                            defines[0], hint=f"start the file with (define ({kind} my-{kind}) ...")
                 return defines[0]
             else:
+                # an empty or all-comment file still has a place to name: its start
                 self.error("missing-define", f"no (define ({kind} ...) ...) found",
-                           top[0] if top else None,
+                           top[0] if top else _FILE_START,
                            hint=f"a {kind} file is one (define ({kind} NAME) ...) form")
         return chosen
 
