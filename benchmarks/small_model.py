@@ -33,7 +33,8 @@ mean fact precision and recall of the problem files against the environment's tr
 (:mod:`pddlkit.formalizers.scoring`), how the calls were decoded, and the helps the row used
 (its own ``helps`` column), and the prompt tokens llama.cpp's server evaluated (read from its
 log; it keeps the evaluation of the previous prompt, so a part whose prompt begins as the
-last one's did costs only the rest) with its prompt speed. Nothing is tuned to the seeds: temperature 0, seeds 0..N-1, the
+last one's did costs only the rest; with ``--prompt-cache`` it also keeps earlier prompts'
+evaluations, see :mod:`pddlkit.llm.local_server`) with its prompt speed. Nothing is tuned to the seeds: temperature 0, seeds 0..N-1, the
 responses' cache off (``PDDLKIT_NO_CACHE=1``).
 """
 
@@ -154,6 +155,11 @@ def main() -> None:
     parser.add_argument("--out", help="also write the table (Markdown) here")
     parser.add_argument("--save", metavar="DIR",
                         help="also keep each row's episodes here (JSON), for --merge")
+    parser.add_argument("--prompt-cache", action="store_true",
+                        help="start the server with its RAM prompt cache "
+                             "(PDDLKIT_LOCAL_PROMPT_CACHE=1); rows are named '+prompt-cache'. "
+                             "A server already running without it is refused: give this run "
+                             "its own PDDLKIT_CACHE_DIR")
     parser.add_argument("--merge", metavar="DIR",
                         help="run nothing: one table per environment from the rows kept "
                              "with --save, seeds pooled per row")
@@ -186,29 +192,34 @@ def main() -> None:
     print(title, flush=True)
     print(lines[0], flush=True)
     print(lines[1], flush=True)
+    if args.prompt_cache:    # the rows' processes inherit it; their server starts with it
+        import os
+
+        os.environ["PDDLKIT_LOCAL_PROMPT_CACHE"] = "1"
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         for name in names:
             agent, row_args = ROWS[name]
+            label = f"{name}+prompt-cache" if args.prompt_cache else name
             log = server_log(args.model)
             start = log.stat().st_size if log.exists() else 0
             record = None
             if args.save:
                 Path(args.save).mkdir(parents=True, exist_ok=True)
-                record = Path(args.save) / (re.sub(r"[^\w.-]+", "-", f"{where}-{name}-"
+                record = Path(args.save) / (re.sub(r"[^\w.-]+", "-", f"{where}-{label}-"
                                                    f"{args.first_seed}-{last}") + ".record.jsonl")
             result = run_row(agent, row_arguments(env_args(args), frozen, row_args),
                              args.model, args.first_seed, args.seeds, args.budget, Path(tmp),
                              record)
             result["evaluated"] = evaluated(log, start)
             if "error" in result:
-                line = f"| {name} | error: {result['error']} |"
+                line = f"| {label} | error: {result['error']} |"
             else:
-                line = "| " + " | ".join([name, *cells(result)]) + " |"
+                line = "| " + " | ".join([label, *cells(result)]) + " |"
             lines.append(line)
             print(line, flush=True)
             if args.save and "error" not in result:
-                keep(Path(args.save), name, where, args, commit, result)
+                keep(Path(args.save), label, where, args, commit, result)
             if args.out:
                 write(args.out, title, lines, "unfinished: rows still to run")
     total = f"{(time.perf_counter() - started) / 60:.0f} minutes in all on this machine"

@@ -242,11 +242,16 @@ def _cmd_llm(args) -> int:
     from .llm import local_server
     from .llm.errors import LLMError
 
+    if args.prompt_cache and args.action != "serve":
+        print(f"pddlkit llm {args.action}: --prompt-cache is an option of serve (the server is "
+              "started with it)", file=sys.stderr)
+        return 2
     if args.action == "list":
         return _list_llms(args.json)
     try:
         if args.action == "serve":
-            server = local_server.start(args.model, port=args.port)
+            server = local_server.start(args.model, port=args.port,
+                                        prompt_cache=True if args.prompt_cache else None)
         elif args.action == "status":
             server = local_server.running(args.model)
             if server is None:
@@ -261,7 +266,8 @@ def _cmd_llm(args) -> int:
     except LLMError as exc:
         print(f"pddlkit llm {args.action}: {exc}", file=sys.stderr)
         return 2
-    print(f"{server.model} at {server.base_url} (pid {server.pid})\n"
+    print(f"{server.model} at {server.base_url} (pid {server.pid}"
+          f"{', prompt cache on' if server.prompt_cache else ''})\n"
           f"export OPENAI_BASE_URL={server.base_url}\n"
           f"use it as --llm local:{args.model} (or openai:{server.model}@{server.base_url}); "
           f"stop it with: pddlkit llm stop --model {args.model}")
@@ -328,6 +334,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p.add_argument("--port", type=number(int, least=1, most=65535),
                    help="default: a free port")
+    p.add_argument("--prompt-cache", action="store_true",
+                   help="serve: keep evaluated prompts in a RAM store (llama-cpp-python's "
+                        "--cache), so a prompt that begins as a recent one did costs only the "
+                        "rest; PDDLKIT_LOCAL_PROMPT_CACHE=1 does the same for local: models")
     p.set_defaults(func=_cmd_llm)
     p = sub.add_parser("mcp", help="serve pddlkit's tools over the Model Context Protocol "
                                    "(stdio; --http for streamable HTTP on a loopback port)")

@@ -209,3 +209,50 @@ def test_a_busy_server_is_waited_for_never_replaced_and_a_stale_record_is_ignore
         for process in (silent, other):
             process.kill()
             process.wait()
+
+
+def test_the_prompt_cache_serves_a_prompt_that_came_back_and_a_mismatch_is_refused(
+        server, tmp_path, monkeypatch):
+    """Prompts A, B, A: the server keeps only the last prompt's evaluation, so the second A is
+    evaluated again in full; with the prompt cache it is served from the store (a token or
+    two evaluated). Asking the running server (started without the cache) for the cache is
+    refused with the command that fixes it, and so is an unreadable setting."""
+    import re
+    import time
+
+    from pddlkit.llm import load_llm, local_server
+    from pddlkit.llm.errors import LLMError
+
+    with pytest.raises(LLMError, match="started without the prompt cache") as caught:
+        local_server.start(server.gguf, prompt_cache=True)
+    assert "pddlkit llm stop" in caught.value.hint
+    monkeypatch.setenv("PDDLKIT_LOCAL_PROMPT_CACHE", "maybe")
+    with pytest.raises(LLMError, match="neither on nor off"):
+        local_server.start(server.gguf)
+    monkeypatch.setenv("PDDLKIT_LOCAL_PROMPT_CACHE", "0")
+    assert local_server.start(server.gguf).pid == server.pid   # what it has: reused
+    monkeypatch.delenv("PDDLKIT_LOCAL_PROMPT_CACHE")
+    refused = subprocess.run([sys.executable, "-m", "pddlkit.cli", "llm", "status",
+                              "--prompt-cache"], capture_output=True, text=True)
+    assert refused.returncode == 2 and "an option of serve" in refused.stderr
+
+    monkeypatch.setenv("PDDLKIT_CACHE_DIR", str(tmp_path / "cache"))   # a server of its own
+    cached = local_server.start(server.gguf, prompt_cache=True)
+    try:
+        assert cached.pid != server.pid and cached.prompt_cache
+        log = local_server.servers_dir() / f"{local_server.slug(server.gguf)}.log"
+        llm = load_llm(f"local:{server.gguf}")
+        a = [{"role": "user", "content": "List the rooms you know. " * 60 + "Kitchen?"}]
+        b = [{"role": "user", "content": "Write a goal for the coin. " * 60 + "Coin?"}]
+        evaluated = []
+        for messages in (a, b, a):
+            start = log.stat().st_size
+            llm.complete(messages, max_tokens=2, temperature=0)
+            time.sleep(0.5)   # the server prints its timings after the answer
+            tail = log.read_bytes()[start:].decode("utf-8", "replace")
+            evaluated.append(sum(int(n) for n in re.findall(
+                r"prompt eval time =\s*[\d.]+ ms /\s*(\d+) tokens", tail)))
+        assert evaluated[0] > 200 and evaluated[1] > 200, evaluated
+        assert evaluated[2] < 10, evaluated     # A again: from the store
+    finally:
+        assert local_server.stop(server.gguf)

@@ -9,6 +9,16 @@ starting a second one. ``stop`` ends the process group and removes the record; a
 process is gone is ignored and replaced. The server's log is ``<cache>/servers/<model>.log``;
 when the server dies while starting, the error quotes its last lines.
 
+The prompt cache (``start(prompt_cache=True)``, ``PDDLKIT_LOCAL_PROMPT_CACHE=1``, ``pddlkit llm
+serve --prompt-cache``) is llama-cpp-python's ``--cache``: a RAM store of evaluated prompt states
+(2 GiB at most). Without it the server already keeps the evaluation of the previous prompt, so a
+prompt that begins as the last one did costs only the rest; with it, a prompt that begins as any
+recent one did is served from the store, which is what alternating prompts need (modular
+generation's fact and goal parts take turns). Off by default: it is the server's own option, and
+whether it pays depends on the prompts (``benchmarks/small_model.py --prompt-cache`` measures it).
+A request for the cache that a running server was not started with (or the other way round) is
+refused with the command that fixes it, never reused in silence.
+
 What users should know about small models (the README says it too): a *base* model such as
 Gemma 3 270M has no instruction tuning, so its chat answers are often empty, rambling or not
 PDDL at all; pddlkit's loops turn each such answer into a diagnostic and ask again within their
@@ -48,6 +58,7 @@ class LocalServer:
     pid: int
     started: float
     context: int = 4096     # the server's context (tokens), what front ends trim prompts to
+    prompt_cache: bool = False  # started with llama-cpp-python's RAM prompt cache (--cache)
 
     @property
     def base_url(self) -> str:
@@ -129,6 +140,20 @@ def running(model: str = DEFAULT_MODEL, busy_wait: float = BUSY_WAIT) -> Optiona
         time.sleep(1.0)
 
 
+def requested_prompt_cache() -> Optional[bool]:
+    """``PDDLKIT_LOCAL_PROMPT_CACHE``: True for 1/true/on/yes, False for 0/false/off/no, None
+    when unset; any other value is refused (an :class:`~.errors.LLMError`), not read as off."""
+    given = os.environ.get("PDDLKIT_LOCAL_PROMPT_CACHE", "").strip().lower()
+    if not given:
+        return None
+    if given in ("1", "true", "on", "yes"):
+        return True
+    if given in ("0", "false", "off", "no"):
+        return False
+    raise LLMError(f"PDDLKIT_LOCAL_PROMPT_CACHE={given!r} is neither on nor off",
+                   hint="set it to 1 (the server's RAM prompt cache) or 0, or unset it")
+
+
 def threads() -> Optional[int]:
     """The threads the server generates with: ``PDDLKIT_LOCAL_THREADS`` when set, else None
     (llama-cpp-python's own default: half the cores, one thread on 2 cores). Not every core by
@@ -141,11 +166,23 @@ def threads() -> Optional[int]:
 
 
 def start(model: str = DEFAULT_MODEL, *, port: Optional[int] = None,
-          context: Optional[int] = None, wait: float = 180.0) -> LocalServer:
+          context: Optional[int] = None, wait: float = 180.0,
+          prompt_cache: Optional[bool] = None) -> LocalServer:
     """The server of ``model``, reused when one is running, else started (see the module).
-    ``context``: the server's context in tokens (default: the known model's, else 4096)."""
+    ``context``: the server's context in tokens (default: the known model's, else 4096).
+    ``prompt_cache``: start it with the RAM prompt cache (default: ``PDDLKIT_LOCAL_PROMPT_CACHE``,
+    else off); a running server started otherwise is refused, not reused."""
+    wanted = prompt_cache if prompt_cache is not None else requested_prompt_cache()
     existing = running(model)
     if existing is not None:
+        if wanted is not None and existing.prompt_cache != wanted:
+            state = "with" if existing.prompt_cache else "without"
+            raise LLMError(f"the running local server for {model} (pid {existing.pid}) was "
+                           f"started {state} the prompt cache, and this run asks for it "
+                           f"{'on' if wanted else 'off'}",
+                           hint=f"stop it (pddlkit llm stop --model {model}) and run again, "
+                                "or ask for what it has (PDDLKIT_LOCAL_PROMPT_CACHE="
+                                f"{int(existing.prompt_cache)})")
         return existing
     try:
         import llama_cpp.server  # noqa: F401  (only to say how to install it)
@@ -166,11 +203,13 @@ def start(model: str = DEFAULT_MODEL, *, port: Optional[int] = None,
     count = threads()
     if count is not None:
         command += ["--n_threads", str(count)]
+    if wanted:
+        command += ["--cache", "true", "--cache_type", "ram"]
     with open(log, "wb") as out:
         process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT,
                                    stdin=subprocess.DEVNULL, start_new_session=True)
     server = LocalServer(model, str(gguf), "127.0.0.1", port, process.pid, time.time(),
-                         context)
+                         context, bool(wanted))
     deadline = time.monotonic() + wait
     while time.monotonic() < deadline:
         if process.poll() is not None:
