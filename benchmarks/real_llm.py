@@ -196,9 +196,10 @@ HELP_HEAD = ["| front end | environment | help | success | LLM calls | tokens | 
 
 
 def helps_table(model: str, only: Optional[list[str]] = None,
-                records: Optional[Path] = None) -> list[str]:
+                records: Optional[Path] = None, sides: str = "both") -> list[str]:
     """Each help off, then on, with ``model`` on the same seeds (rows whose name holds one of
-    ``only``); each run's record is kept in ``records`` (gzipped) when given."""
+    ``only``; ``sides`` "off" or "on" runs one of the two); each run's record is kept in
+    ``records`` (gzipped) when given."""
     import gzip
     import re
 
@@ -210,6 +211,8 @@ def helps_table(model: str, only: Optional[list[str]] = None,
         if only and not any(o.lower() in f"{row.front}/{row.env}".lower() for o in only):
             continue
         for label, extra in (("off", []), ("on: " + " ".join(row.help), row.help)):
+            if sides != "both" and not label.startswith(sides):
+                continue
             with tempfile.TemporaryDirectory() as tmp:
                 record, transcript = Path(tmp) / "record.jsonl", Path(tmp) / "transcript.jsonl"
                 data, wall, error = _run(_command(Row(row.front, row.env, None, [], None, ""),
@@ -375,11 +378,16 @@ def main() -> None:
                         help="each front end's world-model help off and on (issue 48)")
     parser.add_argument("--records", help="with --helps: keep each run's record and LLM "
                                           "transcript (gzipped) in this folder")
+    parser.add_argument("--sides", choices=("both", "off", "on"), default="both",
+                        help="with --helps: run the help off and on (default), or one side only "
+                             "(to rerun one side after a change to it alone)")
     parser.add_argument("--out", help="also write the table (Markdown) here")
     parser.add_argument("--only", action="append", metavar="NAME",
                         help="only rows whose 'front end/environment' holds NAME (repeatable)")
     args = parser.parse_args()
     print(f"benchmarks/real_llm.py: every front end with the local Qwen beside the stand-ins and the papers (starts the local server first; rows print as they finish)", flush=True)  # a first line at once
+    if args.sides != "both" and not args.helps:
+        parser.error("--sides is an option of --helps")
     if args.speed:
         from pddlkit.llm import load_llm
 
@@ -391,7 +399,8 @@ def main() -> None:
               f"generation {made} tokens at {made_rate:.1f} tokens/s")
         return
     started = time.perf_counter()
-    lines = helps_table(args.model, args.only, Path(args.records) if args.records else None) \
+    lines = helps_table(args.model, args.only, Path(args.records) if args.records else None,
+                        args.sides) \
         if args.helps else table(args.model, args.quick, args.only)
     took = time.perf_counter() - started
     command = " ".join([".venv/bin/python benchmarks/real_llm.py", *sys.argv[1:]])
