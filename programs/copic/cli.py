@@ -49,11 +49,11 @@ class CopicOptions:
     wm_filter: bool = option(False, "drop candidates whose first action the world model "
                                     "rejects (SC2: the tech tree, and a price or supply "
                                     "the step cannot give)")
-    plan_api: bool = option(False, "programs may call plan(goal): the build order the world "
-                                   "model's planner finds for a unit of the task, from what "
-                                   "they have (SC2's tech tree; the household's plan for the "
-                                   "task from what was seen; computed in the host, passed to "
-                                   "the sandbox as data)")
+    plan_api: bool = option(False, "programs may call the world model: SC2's build_order(goal) "
+                                   "(the build order the tech tree needs for a unit of the "
+                                   "task, from what they have), the household's plan(goal) "
+                                   "(the plan for the task from what was seen); computed in "
+                                   "the host, passed to the sandbox as data")
     eval_episodes: int = option(10, "held-out episodes after learning", aliases=("eval",),
                                 minimum=1)
     budget: int = option(50, "household: commands per episode", minimum=1)
