@@ -256,3 +256,36 @@ def test_the_prompt_cache_serves_a_prompt_that_came_back_and_a_mismatch_is_refus
         assert evaluated[2] < 10, evaluated     # A again: from the store
     finally:
         assert local_server.stop(server.gguf)
+
+
+def test_a_server_kept_busy_by_another_client_is_waited_for_and_reused(server):
+    """Another process keeps the server busy with answers back to back (two benchmarks on
+    one server): ``running`` waits in the server's queue and gets its turn between two
+    answers, instead of polling past them until its patience runs out."""
+    import threading
+    import time
+
+    from pddlkit.llm import load_llm, local_server
+
+    llm = load_llm(f"local:{server.gguf}")
+    stop = threading.Event()
+    answered = []
+
+    def busy() -> None:
+        while not stop.is_set():
+            llm.complete([{"role": "user", "content": "Count to one thousand. " * 20}],
+                         max_tokens=400, temperature=0)
+            answered.append(time.monotonic())
+
+    worker = threading.Thread(target=busy, daemon=True)
+    worker.start()
+    try:
+        time.sleep(1.0)   # the first long answer is under way
+        started = time.monotonic()
+        found = local_server.running(server.gguf, busy_wait=120)
+        assert found is not None and found.pid == server.pid
+        assert time.monotonic() - started < 120
+    finally:
+        stop.set()
+        worker.join(timeout=120)
+    assert answered, "the busy client got its answers too"

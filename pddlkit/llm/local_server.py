@@ -122,9 +122,15 @@ def running(model: str = DEFAULT_MODEL, busy_wait: float = BUSY_WAIT) -> Optiona
         return None
     deadline = time.monotonic() + busy_wait
     said = False
+    patience = 2.0   # an idle server answers at once
     while True:
-        if _answers(server.base_url):
+        if _answers(server.base_url, timeout=patience):
             return server
+        # then one request waits in the server's queue for the rest of the time: a server kept
+        # busy by another process serves it between two answers, where polls that give up
+        # sooner than one answer takes never get a turn (seen: a second benchmark gave up
+        # after 600 s beside a running one, its polls answered each just after it had left)
+        patience = max(2.0, deadline - time.monotonic())
         if not said:   # say why nothing happens yet, once
             print(f"pddlkit: the local server for {model} (pid {server.pid}) is busy with an "
                   f"earlier answer; waiting up to {busy_wait:.0f} s for it", file=sys.stderr)
@@ -274,9 +280,9 @@ def _is_llama_server(pid: int) -> bool:
         return not Path("/proc/self").exists()
 
 
-def _answers(base_url: str) -> bool:
+def _answers(base_url: str, timeout: float = 2.0) -> bool:
     try:
-        with urllib.request.urlopen(base_url + "/models", timeout=2) as response:
+        with urllib.request.urlopen(base_url + "/models", timeout=timeout) as response:
             return response.status == 200
     except (urllib.error.URLError, OSError, ValueError):
         return False
