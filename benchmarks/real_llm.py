@@ -186,7 +186,10 @@ HELP_ROWS = [
             ["--probe", "2"], "no held-out instance crashes",
             lambda rows: all(r.get("program") and not r.get("eval_failures") for r in rows)),
     HelpRow("PLAP", "MicroRTS vs RandomBiasedAI, 5 games",
-            ["plap", "--env", "microrts", "--max-cycles", "600", "--episodes", "5"],
+            # under the grammar both ways: the failure is a plan whose lines read but
+            # neither harvest nor build (free text spends most lines on markdown)
+            ["plap", "--env", "microrts", "--max-cycles", "600", "--episodes", "5",
+             "--constrained"],
             ["--progress"], ">= 3 of 5 won",
             lambda rows: sum(r.get("result") == 1 for r in rows) >= 3),
 ]
