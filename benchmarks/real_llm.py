@@ -170,6 +170,12 @@ HELP_ROWS = [
              "--programs", "2", "--round-episodes", "2", "--summary-episodes", "2",
              "--max-rounds", "1", "--eval-episodes", "4"],
             ["--plan-api"], ">= 50% held-out", lambda rows: _rate(rows) >= 0.5),
+    # the same row with the example's tech tree written by code (the model copies the example)
+    HelpRow("CoPiC", "SC2 build, easy, derived tree",
+            ["copic", "--env", "sc2-build", "--difficulty", "easy", "--copic-critic", "uniform",
+             "--programs", "2", "--round-episodes", "2", "--summary-episodes", "2",
+             "--max-rounds", "1", "--eval-episodes", "4"],
+            ["--derived-tree"], ">= 50% held-out", lambda rows: _rate(rows) >= 0.5),
     HelpRow("CoPiC", "household, pick_and_place",
             ["copic", "--env", "household", "--difficulty", "pick_and_place",
              "--copic-critic", "uniform", "--programs", "2", "--no-evolve",

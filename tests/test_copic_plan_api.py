@@ -161,3 +161,47 @@ def test_a_program_in_the_examples_shape_calls_build_order_and_errs_nowhere():
         records = copic.evaluate(range(1))
     assert sum(r.program_errors for r in records) == 0
     assert world.plan_seconds > 0
+
+
+def _copies_the_example(messages) -> str:
+    """What Qwen2.5-Coder 1.5B did with the SC2 initial prompt, with or without
+    ``build_order`` in it: the example program, copied (here: verbatim)."""
+    prompt = messages[-1]["content"] if isinstance(messages[-1], dict) else messages[-1][1]
+    return "```python\n" + prompt.split("```python\n", 1)[1].split("```", 1)[0] + "```"
+
+
+@pytest.mark.parametrize("difficulty", ["easy", "hard"])
+def test_a_copied_example_wins_with_the_derived_tech_tree_and_not_without(difficulty):
+    """The paper's example lists the example task's units only; a model that copies it never
+    trains the task's units. With the example's tech_tree written by code for the task's units
+    too, the same copy completes the held-out tasks."""
+    from pddlkit.envs.sc2_build import DIFFICULTIES
+    from pddlkit.programs.copic.sc2_world import derived_tech_tree
+
+    rates = {}
+    for derived in (False, True):
+        world = SC2World(difficulty, derived_tree=derived)
+        prompt = world.init_prompt()
+        for unit in DIFFICULTIES[difficulty]:
+            assert (f'"{unit}": {{' in prompt) == (derived or unit == "SCV")
+        with Copic(world, ScriptedLLM(_copies_the_example),
+                   config=CopicConfig(critic="uniform", programs=1, evolve=False)) as copic:
+            rates[derived] = sum(r.won for r in copic.evaluate(range(5000, 5003))) / 3
+    assert rates == {False: 0.0, True: 1.0}
+    # the derivation agrees with the paper's own entries for the example's units
+    assert derived_tech_tree(["MARAUDER"])["MARAUDER"] == {
+        "base_building": "BARRACKSTECHLAB", "pre_dependency": {1: "SUPPLYDEPOT", 2: "BARRACKS"}}
+
+
+def test_the_derived_tree_is_named_and_refused_where_there_is_no_tech_tree():
+    from pddlkit.agents import AgentError, get_agent, run_job
+
+    spec = get_agent("copic")
+    rows = run_job(spec, env="sc2-build", llm="standin", seeds=[0],
+                   options=spec.make_options({"derived_tree": True, "copic_critic": "uniform",
+                                              "round_episodes": 2, "summary_episodes": 2,
+                                              "eval_episodes": 2, "max_rounds": 0}))
+    assert rows[0].as_dict()["helps"] == "derived-tree"
+    with pytest.raises(AgentError, match="--derived-tree"):
+        run_job(spec, env="household", llm="standin", seeds=[0],
+                options=spec.make_options({"derived_tree": True, "copic_critic": "uniform"}))

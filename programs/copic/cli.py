@@ -54,6 +54,11 @@ class CopicOptions:
                                    "task, from what they have), the household's plan(goal) "
                                    "(the plan for the task from what was seen); computed in "
                                    "the host, passed to the sandbox as data")
+    derived_tree: bool = option(False, "SC2: the example program's tech_tree in the initial "
+                                       "prompt is written by code from the game's tech tables "
+                                       "for the example's and the task's units (the paper's "
+                                       "lists the example's units only, and a small model "
+                                       "copies it)")
     eval_episodes: int = option(10, "held-out episodes after learning", aliases=("eval",),
                                 minimum=1)
     budget: int = option(50, "household: commands per episode", minimum=1)
@@ -135,6 +140,9 @@ def play(job):
         raise AgentError(f"--plan-api gives programs a world model's plans as plan(goal) (SC2's "
                          f"tech tree, the household's PDDL); {job.env} has none (leave "
                          f"--plan-api out)")
+    if o.derived_tree and job.env != "sc2-build":
+        raise AgentError(f"--derived-tree writes the SC2 example program's tech_tree; {job.env} "
+                         f"has none (leave --derived-tree out)")
     options = env_options(job.env, job.env_options, o)
     for seed in job.seeds:
         episode = job.episode(seed)
@@ -160,7 +168,8 @@ def play(job):
                             critic_model=o.critic_model, critic_device=o.critic_device,
                             ppo=ppo, seed=seed, evaluate=o.eval_episodes,
                             load_critic=o.load_critic, save_critic=o.save_critic,
-                            on_episode=show, make_env=job.make_env, world_model=o.plan_api)
+                            on_episode=show, make_env=job.make_env, world_model=o.plan_api,
+                            derived_tree=o.derived_tree)
         for r in outcome.copic.rounds:
             episode.emit("round", round=r.round, task_type=r.task_type,
                          success_rate=r.success_rate, episodes=r.episodes, evolved=r.evolved)
@@ -188,8 +197,8 @@ def play(job):
         if o.plan_api:
             seconds = getattr(outcome.copic.world, "plan_seconds", 0.0)
             summary += f"; plan(goal): {seconds:.1f} s of planning in the host"
-        used = [name for name, on in (("wm-filter", o.wm_filter), ("plan-api", o.plan_api))
-                if on]
+        used = [name for name, on in (("wm-filter", o.wm_filter), ("plan-api", o.plan_api),
+                                      ("derived-tree", o.derived_tree)) if on]
         summary += f"; helps: {', '.join(used)}" if used else ""
         if m["repaired"]:
             summary += f"; evolution repaired: {', '.join(m['repaired'])}"

@@ -49,7 +49,8 @@ def seed_split(seed: int, config: CopicConfig, evaluate: int):
 
 
 def make_world(env_id: str, options: Optional[dict] = None,
-               make_env: Optional[Callable[..., Any]] = None, world_model: bool = False):
+               make_env: Optional[Callable[..., Any]] = None, world_model: bool = False,
+               derived_tree: bool = False):
     """The :class:`~.world.ProgramWorld` of ``env_id`` with its options. Every environment is
     made by the registry (``make(env_id, **options)``), or by ``make_env`` (a job's
     :meth:`~pddlkit.agents.Job.make_env`, which carries the environment's flags), and
@@ -60,6 +61,9 @@ def make_world(env_id: str, options: Optional[dict] = None,
     if world_model and env_id not in ("sc2-build", "household"):
         raise ValueError(f"plan(goal) in the program API (world_model) needs a world model: "
                          f"SC2's tech tree or the household's PDDL; {env_id} has none")
+    if derived_tree and env_id != "sc2-build":
+        raise ValueError(f"the derived tech tree is SC2's (its example program's tech_tree); "
+                         f"{env_id} has none")
     if make_env is None:
         from pddlkit.envs import make
 
@@ -67,7 +71,8 @@ def make_world(env_id: str, options: Optional[dict] = None,
     if env_id == "sc2-build":
         from .sc2_world import SC2World
 
-        return SC2World(env=make_env(**options), world_model=world_model)
+        return SC2World(env=make_env(**options), world_model=world_model,
+                        derived_tree=derived_tree)
     if env_id in ("household", "alfworld"):
         from .household_world import HouseholdWorld
 
@@ -180,11 +185,12 @@ def run_copic(env_id: str, llm: Any = "standin", *, env_options: Optional[dict] 
               save_critic: Optional[str] = None,
               on_episode: Optional[Callable[[CopicEpisode], None]] = None,
               make_env: Optional[Callable[..., Any]] = None,
-              world_model: bool = False) -> CopicOutcome:
+              world_model: bool = False, derived_tree: bool = False) -> CopicOutcome:
     """Learn on training seeds, then evaluate frozen on ``evaluate`` held-out seeds.
     ``make_env``: how the environment is made (see :func:`make_world`)."""
     config = config or CopicConfig(seed=seed)
-    world = make_world(env_id, env_options, make_env, world_model=world_model)
+    world = make_world(env_id, env_options, make_env, world_model=world_model,
+                       derived_tree=derived_tree)
     model, writer = make_llm(llm, world.kind)
     trainer_config = None
     if config.critic != "uniform" and critic is None:

@@ -25,7 +25,6 @@ and technology trees") and one its own evolved programs show (a TechLab for the 
 
 from __future__ import annotations
 
-from pddlkit.envs.sc2_build import tech_chain
 from pddlkit.envs.sc2_data import KINDS, TECHLAB_OF
 
 from .world import checked_mistakes
@@ -44,14 +43,12 @@ _PLAIN = {lab: producer for producer, lab in TECHLAB_OF.items()}
 
 def _true_tree() -> dict:
     """unit -> (base building, dependencies in order), in the example program's terms, from the
-    game data: the base building is where the unit is made (its TechLab where it needs one), the
-    dependencies everything else it needs, deepest first."""
-    tree = {}
-    for unit, kind in KINDS.items():
-        if kind.is_unit:
-            base = TECHLAB_OF[kind.producer] if kind.needs_techlab else kind.producer
-            tree[unit] = (base, tuple(b for b in tech_chain(unit) if b != base))
-    return tree
+    game data (:func:`~.sc2_world.derived_tech_tree`)."""
+    from .sc2_world import derived_tech_tree
+
+    units = [u for u, kind in KINDS.items() if kind.is_unit]
+    return {u: (t["base_building"], tuple(t["pre_dependency"].values()))
+            for u, t in derived_tech_tree(units).items()}
 
 
 _DROP = {"no-armory": "ARMORY", "no-fusioncore": "FUSIONCORE", "no-ghostacademy": "GHOSTACADEMY"}
