@@ -112,7 +112,8 @@ def play(job):
                          failures=r.failures, instances=len(r.scores), scores=r.scores,
                          worst=r.worst, error=r.error, samples_left_out=r.samples_left_out,
                          best=r.index == result.best, mode=o.mode,
-                         probe_failures=r.probe_failures, probe_fixes=r.probe_fixes)
+                         probe_failures=r.probe_failures, probe_fixes=r.probe_fixes,
+                         probe_redraws=r.probe_redraws)
         if outcome.writer is not None:
             episode.emit("stand-in", injected=outcome.writer.injected,
                          repaired=outcome.writer.repaired)
@@ -151,9 +152,11 @@ def play(job):
                             "(the paper's rule): --patience 2 lets it go on")
         if o.probe:
             fixes = sum(r.probe_fixes for r in result.rounds)
+            redraws = sum(r.probe_redraws for r in result.rounds)
             summary += (f"; probe: {sum(len(r.probe_failures) for r in result.rounds)} "
                         f"failures found on the first {o.probe} training instances, {fixes} "
-                        f"fixes asked for")
+                        f"fixes asked for ({redraws} returned the program unchanged and were "
+                        f"drawn again)")
         summary += f"; helps: probe-{o.probe}" if o.probe else "; helps: none (the paper's loop)"
         yield episode.row(
             scored and rate == 1.0, rate, max(1, outcome.eval_instances), summary,

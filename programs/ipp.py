@@ -26,7 +26,12 @@ its worst instances.
   signature, the return type and one worked call on the sample instance
   (``prompts/ipp/probe_fix.txt``), and the fixed program is tried again, at most
   :data:`PROBE_FIXES` times; the round then scores what it has. The fixes are not rounds;
-  each round records the failures found and the fixes asked for. Measured with
+  each round records the failures found and the fixes asked for. A fix whose program is the
+  one it was asked to fix (whitespace aside) is drawn once more, at
+  :data:`REDRAW_TEMPERATURE` with its own seed, before it counts: measured with
+  Qwen2.5-Coder 1.5B at temperature 0, both GRASP fixes of a round returned the crashing
+  program unchanged, so the probe spent its fixes on one answer (``probe_redraws`` counts
+  these draws). Measured with
   Qwen2.5-Coder 1.5B: its GRASP and DoorKey programs crashed on every held-out instance (a
   type error in a ``max`` key; a wrong return type), so every round was spent on a crash.
 * A program that cannot be read from the answer, does not define ``solve``, crashes or returns
@@ -76,6 +81,7 @@ class Round:
     #: its instance, and how many fixes were asked for (not rounds)
     probe_failures: list[str] = field(default_factory=list)
     probe_fixes: int = 0
+    probe_redraws: int = 0      # fixes that returned the program unchanged, drawn again
 
 
 @dataclass
@@ -127,8 +133,16 @@ def _worst(scored: list[Scored], k: int) -> list[int]:
     return order[:k]
 
 
+def _same_program(a: str, b: str) -> bool:
+    """Whether two programs are the same text, whitespace aside."""
+    return a.split() == b.split()
+
+
 #: fixes the probe asks for at most before a round is scored anyway
 PROBE_FIXES = 2
+#: the temperature a fix is drawn again at when it returned the program unchanged (as
+#: PDDLego+'s formalizer draws a repeated answer again)
+REDRAW_TEMPERATURE = 0.7
 
 #: tokens a refinement prompt leaves for the answer (a program), whatever ``max_tokens`` says:
 #: the server cuts ``max_tokens`` to what the context has left
@@ -191,11 +205,13 @@ class IPP:
             raise ValueError(f"probe must be 0 or more, got {probe}")
         self.probe = probe         # training instances a program is tried on first (0: off)
 
-    def _ask(self, messages: list[dict]) -> tuple[Optional[str], Optional[str], str]:
-        """(program, problem, the raw answer)."""
+    def _ask(self, messages: list[dict], temperature: Optional[float] = None,
+             seed: Optional[int] = None) -> tuple[Optional[str], Optional[str], str]:
+        """(program, problem, the raw answer); ``temperature`` defaults to the run's."""
         try:
-            answer = self.llm.complete(messages, temperature=self.temperature,
-                                       max_tokens=self.max_tokens).text
+            answer = self.llm.complete(
+                messages, temperature=self.temperature if temperature is None else temperature,
+                max_tokens=self.max_tokens, **({} if seed is None else {"seed": seed})).text
         except LLMError as exc:
             return None, f"the LLM call failed: {exc}", ""
         try:
@@ -254,44 +270,52 @@ class IPP:
 
     def _round(self, index: int, program: Optional[str], problem: Optional[str],
                instances: Sequence, args=None) -> tuple[Round, list[Scored]]:
-        probed, fixes = [], 0
+        probed, fixes, redraws = [], 0, 0
         if program is not None and self.probe and args is None:
-            program, probed, fixes = self.probe_and_fix(program, instances)
+            program, probed, fixes, redraws = self.probe_and_fix(program, instances)
         if program is None:
             return Round(index, None, float("-inf"), len(instances), [], [], problem,
-                         probe_failures=probed, probe_fixes=fixes), []
+                         probe_failures=probed, probe_fixes=fixes,
+                         probe_redraws=redraws), []
         scored = score(self.task, program, instances, self.policy, self.workers, args)
         values = [s.score for s in scored]
         return Round(index, program, statistics.fmean(values),
                      sum(not s.ok for s in scored), values, _worst(scored, self.k),
-                     probe_failures=probed, probe_fixes=fixes), scored
+                     probe_failures=probed, probe_fixes=fixes, probe_redraws=redraws), scored
 
     def probe_and_fix(self, program: str, instances: Sequence
-                      ) -> tuple[str, list[str], int]:
+                      ) -> tuple[str, list[str], int, int]:
         """The probe (issue 48): run ``program`` on the first :attr:`probe` training instances;
         a failure (a crash with its line, a wrong return type) comes back to the LLM with the
         instance, the signature, the return type and one worked call, and the fixed program
         is tried again, at most :data:`PROBE_FIXES` times, before the round scores it on every
-        instance. (program to score, the failures found, fixes asked for)."""
+        instance; a fix that returns the program unchanged is drawn once more (see the module).
+        (program to score, the failures found, fixes asked for, fixes drawn again)."""
         found: list[str] = []
         first = list(instances[:self.probe])
-        fixes = 0
+        fixes = redraws = 0
         while True:
             scored = score(self.task, program, first, self.policy, self.workers)
             bad = next((k for k, s in enumerate(scored) if not s.ok), None)
             if bad is None:
-                return program, found, fixes
+                return program, found, fixes, redraws
             found.append(f"instance {bad + 1}: {scored[bad].account}")
             if fixes == PROBE_FIXES:
-                return program, found, fixes
+                return program, found, fixes, redraws
             prompt = template("probe_fix.txt").fill(
                 rules=self.task.rules(), signature=self.task.signature, error=scored[bad].account,
                 instance=self.task.show(first[bad]), returns=self.task.returns,
                 worked=self.task.worked_call(), code=program.strip())
             fixed, _problem, _ = self._ask([{"role": "user", "content": prompt}])
+            if fixed is not None and _same_program(fixed, program):
+                redraws += 1
+                fixed, _problem, _ = self._ask([{"role": "user", "content": prompt}],
+                                               temperature=max(self.temperature,
+                                                               REDRAW_TEMPERATURE),
+                                               seed=fixes + 1)
             fixes += 1
             if fixed is None:      # no usable answer: the round scores what it has
-                return program, found, fixes
+                return program, found, fixes, redraws
             program = fixed
 
     def retry(self, previous: Optional[str], problem: str) -> tuple[Optional[str], Optional[str]]:

@@ -80,3 +80,27 @@ def test_the_agent_names_the_probe_in_its_row_and_refuses_it_with_the_curriculum
         run_job(spec, env="grasp", llm="standin", seeds=[0],
                 options=spec.make_options({"train": 8, "evaluate": 8, "mode": "curriculum",
                                            "probe": 2}))
+
+
+def test_a_fix_that_returns_the_program_unchanged_is_drawn_again_at_another_seed(task):
+    """Qwen2.5-Coder 1.5B at temperature 0 answered both GRASP fixes of a round with the
+    crashing program itself. Such a fix is drawn once more (temperature 0.7, its own seed)
+    before it counts; here the draw fixes it."""
+    from pddlkit.programs.ipp import REDRAW_TEMPERATURE
+
+    fix_requests = []
+
+    def answer(messages):
+        text = messages[-1]["content"]
+        if "failed on a training instance before the round was scored" in text:
+            fix_requests.append(text)
+            return CRASHES if len(fix_requests) == 1 else FIXED   # the same, then a fix
+        if "pseudocode" in text.lower() and len(messages) == 1:
+            return "walk to the nearest energy and take it"
+        return CRASHES
+
+    llm = ScriptedLLM(answer)
+    first = IPP(task, llm, workers=1, policy=QUICK, max_rounds=0, probe=2).run().rounds[0]
+    assert first.failures == 0 and first.probe_fixes == 1 and first.probe_redraws == 1
+    fixes = [r for r in llm.requests if "before the round was scored" in r.messages[-1][1]]
+    assert [(r.temperature, r.seed) for r in fixes] == [(0.0, None), (REDRAW_TEMPERATURE, 1)]
