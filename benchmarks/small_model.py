@@ -192,10 +192,18 @@ def main() -> None:
     print(title, flush=True)
     print(lines[0], flush=True)
     print(lines[1], flush=True)
-    if args.prompt_cache:    # the rows' processes inherit it; their server starts with it
-        import os
+    # the rows' processes inherit it, on or off, so a running server started the other way is
+    # refused (not reused under the wrong label); checked here once, before any row runs
+    import os
 
-        os.environ["PDDLKIT_LOCAL_PROMPT_CACHE"] = "1"
+    os.environ["PDDLKIT_LOCAL_PROMPT_CACHE"] = "1" if args.prompt_cache else "0"
+    from pddlkit.llm import local_server
+    from pddlkit.llm.errors import LLMError
+
+    try:
+        local_server.start(args.model)
+    except LLMError as exc:
+        parser.error(f"{exc} ({exc.hint})" if getattr(exc, "hint", None) else str(exc))
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         for name in names:

@@ -28,7 +28,8 @@ its worst instances.
   :data:`PROBE_FIXES` times; the round then scores what it has. The fixes are not rounds;
   each round records the failures found and the fixes asked for. A fix whose program is the
   one it was asked to fix (whitespace aside) is drawn once more, at
-  :data:`REDRAW_TEMPERATURE` with its own seed, before it counts: measured with
+  :data:`REDRAW_TEMPERATURE` with a seed of its own (n for a round's n-th such draw), before
+  it counts: measured with
   Qwen2.5-Coder 1.5B at temperature 0, both GRASP fixes of a round returned the crashing
   program unchanged, so the probe spent its fixes on one answer (``probe_redraws`` counts
   these draws). Measured with
@@ -309,10 +310,11 @@ class IPP:
             fixed, _problem, _ = self._ask([{"role": "user", "content": prompt}])
             if fixed is not None and _same_program(fixed, program):
                 redraws += 1
-                fixed, _problem, _ = self._ask([{"role": "user", "content": prompt}],
+                drawn, _problem, _ = self._ask([{"role": "user", "content": prompt}],
                                                temperature=max(self.temperature,
                                                                REDRAW_TEMPERATURE),
-                                               seed=fixes + 1)
+                                               seed=redraws)
+                fixed = drawn if drawn is not None else fixed   # unusable: keep the answer
             fixes += 1
             if fixed is None:      # no usable answer: the round scores what it has
                 return program, found, fixes, redraws

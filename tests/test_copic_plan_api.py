@@ -170,7 +170,7 @@ def _copies_the_example(messages) -> str:
     return "```python\n" + prompt.split("```python\n", 1)[1].split("```", 1)[0] + "```"
 
 
-@pytest.mark.parametrize("difficulty", ["easy", "hard"])
+@pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
 def test_a_copied_example_wins_with_the_derived_tech_tree_and_not_without(difficulty):
     """The paper's example lists the example task's units only; a model that copies it never
     trains the task's units. With the example's tech_tree written by code for the task's units
@@ -186,7 +186,7 @@ def test_a_copied_example_wins_with_the_derived_tech_tree_and_not_without(diffic
             assert (f'"{unit}": {{' in prompt) == (derived or unit == "SCV")
         with Copic(world, ScriptedLLM(_copies_the_example),
                    config=CopicConfig(critic="uniform", programs=1, evolve=False)) as copic:
-            rates[derived] = sum(r.won for r in copic.evaluate(range(5000, 5003))) / 3
+            rates[derived] = sum(r.won for r in copic.evaluate(range(5000, 5005))) / 5
     assert rates == {False: 0.0, True: 1.0}
     # the derivation agrees with the paper's own entries for the example's units
     assert derived_tech_tree(["MARAUDER"])["MARAUDER"] == {

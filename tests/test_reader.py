@@ -52,6 +52,16 @@ def _codes(diags):
     return [d.code for d in diags if d.is_error]
 
 
+@pytest.mark.parametrize("text", ["", "   \n\n", "; a comment and nothing else\n"])
+def test_a_file_with_no_define_at_all_names_its_first_line(text):
+    """An empty or all-comment file has no form to point at; its start is the place (a
+    random 50 MB line that happened to hold no '(' printed no place before)."""
+    for read, kind in ((read_domain, "domain"), (read_problem, "problem")):
+        _, diags = read(text)
+        [missing] = [d for d in diags if d.code == "missing-define"]
+        assert (missing.line, missing.column) == (1, 1) and f"(define ({kind}" in missing.hint
+
+
 def test_missing_paren_names_the_open_construct_and_where_it_began():
     text = """(define (domain d)
   (:predicates (p) (q))

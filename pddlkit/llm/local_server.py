@@ -16,8 +16,9 @@ prompt that begins as the last one did costs only the rest; with it, a prompt th
 recent one did is served from the store, which is what alternating prompts need (modular
 generation's fact and goal parts take turns). Off by default: it is the server's own option, and
 whether it pays depends on the prompts (``benchmarks/small_model.py --prompt-cache`` measures it).
-A request for the cache that a running server was not started with (or the other way round) is
-refused with the command that fixes it, never reused in silence.
+A request for the cache (on or off) that a running server was not started with is refused with
+the command that fixes it, never reused in silence; with no request, the running server is reused
+as it is.
 
 What users should know about small models (the README says it too): a *base* model such as
 Gemma 3 270M has no instruction tuning, so its chat answers are often empty, rambling or not
@@ -177,7 +178,9 @@ def start(model: str = DEFAULT_MODEL, *, port: Optional[int] = None,
     """The server of ``model``, reused when one is running, else started (see the module).
     ``context``: the server's context in tokens (default: the known model's, else 4096).
     ``prompt_cache``: start it with the RAM prompt cache (default: ``PDDLKIT_LOCAL_PROMPT_CACHE``,
-    else off); a running server started otherwise is refused, not reused."""
+    else off). When the cache is asked for on or off (the argument or the variable), a running
+    server started the other way is refused, not reused; when nothing is asked, the running
+    server is reused as it is."""
     wanted = prompt_cache if prompt_cache is not None else requested_prompt_cache()
     existing = running(model)
     if existing is not None:

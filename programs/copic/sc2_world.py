@@ -44,7 +44,7 @@ paper's program API, ``planner(obs, action_space, task) -> list[str]`` (Appendix
   of the example is the paper's. Why: measured with Qwen2.5-Coder 1.5B, its programs copied
   the example with its partial tree both without and with ``build_order`` in the prompt (it
   defined its own ``build_order`` and never called one), and the paper's example with the
-  derived tree wins every easy, medium and hard held-out seed tried (5000-5009).
+  derived tree wins seeds 5000-5004 on easy, medium and hard (the test copies it).
 - **The results** for the evolution prompt are the paper's "final unit counts" per episode
   (``SCV 18/18, BATTLECRUISER 0/2 (+1 in progress)``: finished units against the target, the
   ones in production or queued apart), and per program how often its plans were chosen, the
