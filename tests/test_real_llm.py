@@ -277,21 +277,24 @@ def test_a_server_kept_busy_by_another_client_is_waited_for_and_reused(server, c
     answered = []
 
     def busy() -> None:
-        for n in itertools.count():   # a new prompt each time: no answer is reused
+        # a new prompt each time (no answer or prefix is reused) of 3,500 tokens: the server
+        # reads it for seconds, however soon a base model ends its answer
+        for n in itertools.count():
             if stop.is_set():
                 return
-            llm.complete([{"role": "user", "content": f"Count from {n} to a thousand. " * 20}],
-                         max_tokens=400, temperature=0)
+            llm.complete([{"role": "user", "content": f"Run {n}. "
+                           + "Count the rooms and the doors. " * 500}],
+                         max_tokens=50, temperature=0)
             answered.append(time.monotonic())
 
     worker = threading.Thread(target=busy, daemon=True)
     worker.start()
     try:
-        time.sleep(1.0)   # the first long answer is under way
+        time.sleep(0.5)   # the first long prompt is being read
         found = local_server.running(server.gguf, busy_wait=120)
         assert found is not None and found.pid == server.pid
     finally:
         stop.set()
-        worker.join(timeout=120)
+        worker.join(timeout=300)
     assert "is busy with an earlier answer" in capsys.readouterr().err   # it did wait
     assert answered, "the busy client got its answers too"
