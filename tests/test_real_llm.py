@@ -262,7 +262,8 @@ def test_the_prompt_cache_serves_a_prompt_that_came_back_and_a_mismatch_is_refus
         assert local_server.stop(server.gguf)
 
 
-def test_a_server_kept_busy_by_another_client_is_waited_for_and_reused(server, capsys):
+def test_a_server_kept_busy_by_another_client_is_waited_for_and_reused(server, capsys,
+                                                                        monkeypatch):
     """Another process keeps the server busy with answers back to back (two benchmarks on
     one server): ``running`` waits in the server's queue and gets its turn between two
     answers, instead of polling past them until its patience runs out."""
@@ -273,6 +274,9 @@ def test_a_server_kept_busy_by_another_client_is_waited_for_and_reused(server, c
     from pddlkit.llm import load_llm, local_server
 
     llm = load_llm(f"local:{server.gguf}", cache=False)   # every call reaches the server
+    # the first look gives up sooner than a long prompt takes on any machine, so the wait in
+    # the queue is what is tested
+    monkeypatch.setattr(local_server, "FIRST_POLL", 0.2)
     stop = threading.Event()
     answered = []
 

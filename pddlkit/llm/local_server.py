@@ -99,6 +99,10 @@ def gguf_path(model: str) -> Path:
                              "instruct-q4_k_m.gguf")
 
 
+#: seconds the first look at a recorded server waits for an answer (an idle one answers at
+#: once); a busy one is then waited for in its queue (see :func:`running`)
+FIRST_POLL = 2.0
+
 #: seconds a recorded server whose process is alive may take to answer before it counts as
 #: stuck: one still busy with a long answer (its client killed) answers only after it, and a
 #: whole PDDL file on 2 CPU cores takes minutes (measured: over 2 minutes)
@@ -123,7 +127,7 @@ def running(model: str = DEFAULT_MODEL, busy_wait: float = BUSY_WAIT) -> Optiona
         return None
     deadline = time.monotonic() + busy_wait
     said = False
-    patience = 2.0   # an idle server answers at once
+    patience = FIRST_POLL   # an idle server answers at once
     while True:
         if _answers(server.base_url, timeout=patience):
             return server
@@ -131,7 +135,7 @@ def running(model: str = DEFAULT_MODEL, busy_wait: float = BUSY_WAIT) -> Optiona
         # busy by another process serves it between two answers, where polls that give up
         # sooner than one answer takes never get a turn (seen: a second benchmark gave up
         # after 600 s beside a running one, its polls answered each just after it had left)
-        patience = max(2.0, deadline - time.monotonic())
+        patience = max(FIRST_POLL, deadline - time.monotonic())
         if not said:   # say why nothing happens yet, once
             print(f"pddlkit: the local server for {model} (pid {server.pid}) is busy with an "
                   f"earlier answer; waiting up to {busy_wait:.0f} s for it", file=sys.stderr)
