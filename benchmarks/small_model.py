@@ -41,6 +41,7 @@ responses' cache off (``PDDLKIT_NO_CACHE=1``).
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import statistics
 import subprocess
@@ -194,8 +195,6 @@ def main() -> None:
     print(lines[1], flush=True)
     # the rows' processes inherit it, on or off, so a running server started the other way is
     # refused (not reused under the wrong label); checked here once, before any row runs
-    import os
-
     os.environ["PDDLKIT_LOCAL_PROMPT_CACHE"] = "1" if args.prompt_cache else "0"
     from pddlkit.llm import local_server
     from pddlkit.llm.errors import LLMError

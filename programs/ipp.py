@@ -29,11 +29,9 @@ its worst instances.
   each round records the failures found and the fixes asked for. A fix whose program is the
   one it was asked to fix (whitespace aside) is drawn once more, at
   :data:`REDRAW_TEMPERATURE` with a seed of its own (n for a round's n-th such draw), before
-  it counts: measured with
-  Qwen2.5-Coder 1.5B at temperature 0, both GRASP fixes of a round returned the crashing
-  program unchanged, so the probe spent its fixes on one answer (``probe_redraws`` counts
-  these draws). Measured with
-  Qwen2.5-Coder 1.5B: its GRASP and DoorKey programs crashed on every held-out instance (a
+  it counts (``probe_redraws`` counts these draws): at temperature 0, both GRASP fixes of a
+  round by Qwen2.5-Coder 1.5B returned the crashing program unchanged, so the probe spent its
+  fixes on one answer. Measured with Qwen2.5-Coder 1.5B: its GRASP and DoorKey programs crashed on every held-out instance (a
   type error in a ``max`` key; a wrong return type), so every round was spent on a crash.
 * A program that cannot be read from the answer, does not define ``solve``, crashes or returns
   the wrong type never stops the run: its error is the next prompt's feedback, and it scores as
@@ -212,7 +210,7 @@ class IPP:
         try:
             answer = self.llm.complete(
                 messages, temperature=self.temperature if temperature is None else temperature,
-                max_tokens=self.max_tokens, **({} if seed is None else {"seed": seed})).text
+                max_tokens=self.max_tokens, seed=seed).text
         except LLMError as exc:
             return None, f"the LLM call failed: {exc}", ""
         try:

@@ -41,22 +41,17 @@ AFFECTS = {"no-armory": ("THOR",), "no-fusioncore": ("BATTLECRUISER",),
 _PLAIN = {lab: producer for producer, lab in TECHLAB_OF.items()}
 
 
-def _true_tree() -> dict:
-    """unit -> (base building, dependencies in order), in the example program's terms, from the
-    game data (:func:`~.sc2_world.derived_tech_tree`)."""
-    from .sc2_world import derived_tech_tree
-
-    units = [u for u, kind in KINDS.items() if kind.is_unit]
-    return {u: (t["base_building"], tuple(t["pre_dependency"].values()))
-            for u, t in derived_tech_tree(units).items()}
-
-
 _DROP = {"no-armory": "ARMORY", "no-fusioncore": "FUSIONCORE", "no-ghostacademy": "GHOSTACADEMY"}
 
 
 def tech_tree(mistakes: frozenset = frozenset()) -> dict:
-    tree = {}
-    for unit, (base, deps) in _true_tree().items():
+    """Every unit's entry in the example program's terms: the game data's
+    (:func:`~.sc2_world.derived_tech_tree`), with ``mistakes`` made in it."""
+    from .sc2_world import derived_tech_tree
+
+    tree = derived_tech_tree([u for u, kind in KINDS.items() if kind.is_unit])
+    for unit, tech in tree.items():
+        base, deps = tech["base_building"], tuple(tech["pre_dependency"].values())
         deps = tuple(d for d in deps if not any(_DROP[m] == d for m in mistakes if m in _DROP))
         if "no-techlab" in mistakes and base in _PLAIN:
             deps, base = tuple(d for d in deps if d != _PLAIN[base]), _PLAIN[base]
