@@ -191,6 +191,13 @@ HELP_ROWS = [
              "--max-tokens", "1000"],
             ["--probe", "2"], "no held-out instance crashes",
             lambda rows: all(r.get("program") and not r.get("eval_failures") for r in rows)),
+    # the same row with code mending the program's empty blocks (every program the model
+    # wrote had an `else:` holding only a comment)
+    HelpRow("IPP", "GRASP, mended",
+            ["ipp", "--env", "grasp", "--train", "10", "--eval", "20", "--rounds", "1",
+             "--max-tokens", "1000"],
+            ["--probe", "2", "--mend"], "no held-out instance crashes",
+            lambda rows: all(r.get("program") and not r.get("eval_failures") for r in rows)),
     HelpRow("PLAP", "MicroRTS vs RandomBiasedAI, 5 games",
             # under the grammar both ways: the failure is a plan whose lines read but
             # neither harvest nor build (free text spends most lines on markdown)

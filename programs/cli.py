@@ -67,6 +67,16 @@ class IPPOptions:
                            "failure comes back with its line, the instance, the return type "
                            "and a worked call, and the fix is asked for before the round is "
                            "scored (0: off, the paper's loop)", minimum=0)
+    mend: bool = option(False, "code mends what it can in each program before it runs "
+                               "(an empty block gets `pass`, tabs in indentation become "
+                               "spaces), each mend named in the round's record (off: the "
+                               "paper's loop)")
+
+
+def helps(o) -> str:
+    """The row's helps, as its ``helps`` column names them."""
+    named = [f"probe-{o.probe}"] * bool(o.probe) + ["mend"] * bool(o.mend)
+    return "+".join(named) or "none"
 
 
 def stand_in(llm: Optional[str]) -> Optional[str]:
@@ -102,7 +112,7 @@ def play(job):
         outcome = run_task(job.env, llm, seed=seed, train=o.train, evaluate=o.evaluate,
                            split=split,
                            rounds=o.rounds, k=o.k, feedback=o.feedback, patience=o.patience,
-                           prompts=o.prompts, probe=o.probe,
+                           prompts=o.prompts, probe=o.probe, mend=o.mend,
                            mode=o.mode, workers=o.workers,
                            save=Path(o.save_program) if o.save_program else None,
                            max_tokens=job.max_tokens or 4000)
@@ -113,7 +123,7 @@ def play(job):
                          worst=r.worst, error=r.error, samples_left_out=r.samples_left_out,
                          best=r.index == result.best, mode=o.mode,
                          probe_failures=r.probe_failures, probe_fixes=r.probe_fixes,
-                         probe_redraws=r.probe_redraws)
+                         probe_redraws=r.probe_redraws, mends=r.mends)
         if outcome.writer is not None:
             episode.emit("stand-in", injected=outcome.writer.injected,
                          repaired=outcome.writer.repaired)
@@ -157,10 +167,14 @@ def play(job):
                         f"failures found on the first {o.probe} training instances, {fixes} "
                         f"fixes asked for ({redraws} returned the program unchanged and were "
                         f"drawn again)")
-        summary += f"; helps: probe-{o.probe}" if o.probe else "; helps: none (the paper's loop)"
+        if o.mend:
+            summary += (f"; mend: {sum(len(r.mends) for r in result.rounds)} mends by code "
+                        f"in {sum(bool(r.mends) for r in result.rounds)} round(s)")
+        summary += f"; helps: {helps(o)}" if o.probe or o.mend else \
+            "; helps: none (the paper's loop)"
         yield episode.row(
             scored and rate == 1.0, rate, max(1, outcome.eval_instances), summary,
-            helps=f"probe-{o.probe}" if o.probe else "none",
+            helps=helps(o),
             usage=result.usage, score=outcome.eval_mean if scored else None,
             measure=measure(job.env), rounds=len(result.rounds),
             direct_mean=_finite(result.direct_mean), train_mean=_finite(outcome.train_mean),
@@ -185,7 +199,8 @@ def describe(kind: str, data: dict) -> Optional[str]:
         name = f"step {data['round']}" if data["mode"] == "curriculum" else \
             "direct generation" if data["round"] == 0 else "refinement"
         probed = "".join(f"\n  probe: {failure.splitlines()[0][:160]} (fix asked for)"
-                         for failure in data.get("probe_failures") or [])
+                         for failure in data.get("probe_failures") or []) + "".join(
+            f"\n  mended by code: {mend}" for mend in data.get("mends") or [])
         return (f"round {data['round']} ({name}): {what}{'  <- best' if data['best'] else ''}"
                 + probed)
     if kind == "stand-in":

@@ -33,6 +33,11 @@ its worst instances.
   round by Qwen2.5-Coder 1.5B returned the crashing program unchanged, so the probe spent its
   fixes on one answer. Measured with Qwen2.5-Coder 1.5B: its GRASP and DoorKey programs crashed on every held-out instance (a
   type error in a ``max`` key; a wrong return type), so every round was spent on a crash.
+* Mend (``mend=True``, issue 48, off by default): before a program runs (a round's, and
+  each probe fix), code mends what it can without guessing the program's meaning: an empty
+  block gets ``pass``, tabs in indentation become spaces (:mod:`.mend`, which says why); each
+  mend is kept in the round's ``mends``. Measured with Qwen2.5-Coder 1.5B: every GRASP
+  program it wrote failed on an ``else:`` holding only a comment.
 * A program that cannot be read from the answer, does not define ``solve``, crashes or returns
   the wrong type never stops the run: its error is the next prompt's feedback, and it scores as
   the worst (see :mod:`.tasks`).
@@ -63,6 +68,7 @@ from pddlkit.llm.usage import usage_delta, usage_snapshot
 from pddlkit.sandbox import Policy, SandboxPool
 
 from .answer import ProgramAnswerError, extract_program
+from .mend import mend_program
 from .tasks import Scored, Task, template
 
 
@@ -81,6 +87,8 @@ class Round:
     probe_failures: list[str] = field(default_factory=list)
     probe_fixes: int = 0
     probe_redraws: int = 0      # fixes that returned the program unchanged, drawn again
+    #: mend: what code mended in this round's programs before they ran (see :mod:`.mend`)
+    mends: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -182,7 +190,7 @@ class IPP:
                  feedback: str = "rich", policy: Optional[Policy] = None,
                  workers: Optional[int] = None, temperature: float = 0.0,
                  max_tokens: Optional[int] = 4000, patience: int = 0,
-                 prompts: str = "ours", probe: int = 0) -> None:
+                 prompts: str = "ours", probe: int = 0, mend: bool = False) -> None:
         if feedback not in ("rich", "bare"):
             raise ValueError(f"feedback must be 'rich' or 'bare', got {feedback!r}")
         if prompts not in PROMPT_SETS:
@@ -203,6 +211,8 @@ class IPP:
         if probe < 0:
             raise ValueError(f"probe must be 0 or more, got {probe}")
         self.probe = probe         # training instances a program is tried on first (0: off)
+        self.mend = mend           # code mends empty blocks and tabs before a program runs
+        self._mends: list[str] = []   # this round's mends so far
 
     def _ask(self, messages: list[dict], temperature: Optional[float] = None,
              seed: Optional[int] = None) -> tuple[Optional[str], Optional[str], str]:
@@ -270,17 +280,29 @@ class IPP:
     def _round(self, index: int, program: Optional[str], problem: Optional[str],
                instances: Sequence, args=None) -> tuple[Round, list[Scored]]:
         probed, fixes, redraws = [], 0, 0
+        program = self._mended(program)
         if program is not None and self.probe and args is None:
             program, probed, fixes, redraws = self.probe_and_fix(program, instances)
+        mends, self._mends = self._mends, []
         if program is None:
             return Round(index, None, float("-inf"), len(instances), [], [], problem,
                          probe_failures=probed, probe_fixes=fixes,
-                         probe_redraws=redraws), []
+                         probe_redraws=redraws, mends=mends), []
         scored = score(self.task, program, instances, self.policy, self.workers, args)
         values = [s.score for s in scored]
         return Round(index, program, statistics.fmean(values),
                      sum(not s.ok for s in scored), values, _worst(scored, self.k),
-                     probe_failures=probed, probe_fixes=fixes, probe_redraws=redraws), scored
+                     probe_failures=probed, probe_fixes=fixes, probe_redraws=redraws,
+                     mends=mends), scored
+
+    def _mended(self, program: Optional[str]) -> Optional[str]:
+        """``program`` with what :func:`.mend.mend_program` mends, when ``mend`` is on; the
+        mends are kept for the round's record."""
+        if program is None or not self.mend:
+            return program
+        program, mends = mend_program(program)
+        self._mends.extend(mends)
+        return program
 
     def probe_and_fix(self, program: str, instances: Sequence
                       ) -> tuple[str, list[str], int, int]:
@@ -306,7 +328,8 @@ class IPP:
                 instance=self.task.show(first[bad]), returns=self.task.returns,
                 worked=self.task.worked_call(), code=program.strip())
             fixed, _problem, _ = self._ask([{"role": "user", "content": prompt}])
-            if fixed is not None and _same_program(fixed, program):
+            if fixed is not None and _same_program(
+                    mend_program(fixed)[0] if self.mend else fixed, program):
                 redraws += 1
                 drawn, _problem, _ = self._ask([{"role": "user", "content": prompt}],
                                                temperature=max(self.temperature,
@@ -316,7 +339,7 @@ class IPP:
             fixes += 1
             if fixed is None:      # no usable answer: the round scores what it has
                 return program, found, fixes, redraws
-            program = fixed
+            program = self._mended(fixed)
 
     def retry(self, previous: Optional[str], problem: str) -> tuple[Optional[str], Optional[str]]:
         """Ask again after an answer that held no usable program, saying why."""
