@@ -10,7 +10,8 @@ preset, with Qwen2.5-Coder 1.5B Instruct behind llama.cpp's server (over HTTP th
 Rows (``--rows``, comma-separated names, or ``all``): ``paper`` (no help: the paper's loop),
 each help alone (``modular``, ``repair``, ``declare-objects``, ``fresh-answers``,
 ``fact-memory``, ``refuted-facts``), ``preset`` (``--small-model``), ``preset-free`` (the
-preset without grammar-constrained decoding, to say whether the grammar helps this model),
+preset without grammar-constrained decoding) and ``paper-free`` (the paper's loop without it),
+to say whether the grammar helps this model with the other helps and without them,
 ``preset-library`` (the preset on the library's learned domain instead),
 ``whole-file-helps`` (the preset's helps without ``--modular``: the model writes the whole
 problem file), ``plangen`` (the LLM as planner, for reference). Every row runs on CoinCollector
@@ -65,6 +66,9 @@ ENVS = {
 LIBRARY = ["--reuse-domain", "--library", str(REPO / "domains" / "learned")]
 ROWS = {
     "paper": ("pddlego", [*FROZEN, "--constrained"]),
+    # the paper's loop without the grammar: with preset-free, says whether the grammar helps
+    # this model without the other helps and with them
+    "paper-free": ("pddlego", [*FROZEN]),
     "modular": ("pddlego", [*FROZEN, "--constrained", "--modular"]),
     # novel goals chooses among the modular formalizer's goals: modular with it, against the above
     "novel-goals": ("pddlego", [*FROZEN, "--constrained", "--modular", "--novel-goals"]),
