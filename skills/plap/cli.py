@@ -48,6 +48,17 @@ class PlapOptions:
                                    "(finished, running, not started and why) and give it a "
                                    "digest of the battlefield with the lines the skills model "
                                    "accepts now")
+    complete_plan: bool = option(False, "complete each plan with the skills model: a line "
+                                        "that needs a unit or a barracks the player lacks "
+                                        "gets the shortest sequence of lines that makes it "
+                                        "possible inserted before it, marked as the model's "
+                                        "and told to the LLM (needs the check)")
+
+
+def helps(o) -> str:
+    """The row's helps, as its ``helps`` column names them."""
+    return "+".join(name for name, on in (("progress", o.progress),
+                                          ("complete-plan", o.complete_plan)) if on) or "none"
 
 
 def _setting(job) -> dict:
@@ -73,6 +84,9 @@ def play(job):
     from .game import play_game
 
     o = job.options
+    if o.complete_plan and not o.check:
+        raise AgentError("--complete-plan runs each plan ahead on the skills model that "
+                         "checks it; it cannot go with --no-check (leave one out)")
     with job.make_env(map=setting["map"], opponent=opponent,
                       max_cycles=int(setting["max_cycles"])) as env:
         env.reset(job.seeds[0])
@@ -80,7 +94,8 @@ def play(job):
             episode = job.episode(seed)
             planner = make_planner(job.llm, env, o.variant, seed, feedback=o.feedback,
                                    constrained=o.constrained, progress=o.progress)
-            record = play_game(env, planner, seed=seed, k=o.plan_every, check=o.check)
+            record = play_game(env, planner, seed=seed, k=o.plan_every, check=o.check,
+                               complete=o.complete_plan)
             m = record.metrics
             for cycle, text, why in record.dropped:
                 episode.emit("dropped", cycle=cycle, line=text, reason=why)
@@ -101,9 +116,14 @@ def play(job):
                 for p in record.progress:
                     episode.emit("progress", cycle=p["time"], lines=p["lines"],
                                  digest=p["digest"])
-            summary += "; helps: progress" if o.progress else ""
+            if o.complete_plan:
+                for cycle, line, wanted in record.inserted:
+                    episode.emit("inserted", cycle=cycle, line=line, wanted=wanted)
+                summary += (f"; the skills model inserted {len(record.inserted)} lines in "
+                            f"{len({c for c, _l, _w in record.inserted})} plans")
+            summary += f"; helps: {helps(o)}" if helps(o) != "none" else ""
             yield episode.row(m.result == 1 and not record.invalid, summary=summary,
-                              helps="progress" if o.progress else "none",
+                              helps=helps(o), inserted=len(record.inserted),
                               **m.as_dict(), steps=m.time, opponent=opponent,
                               invalid=record.invalid, plans=record.plans,
                               lines_written=record.written, lines_unreadable=record.unreadable,
@@ -116,6 +136,10 @@ def _league_games(job, setting: dict):
     from .leaderboard import play as play_league
 
     opponent = str(setting["opponent"])
+    if job.options.complete_plan:
+        raise AgentError("--complete-plan completes the plans of a game against a built-in "
+                         "bot from the blue side; league games (--side red, --opponent "
+                         "plap:... or bot:...) do not take it")
     if job.options.progress:
         raise AgentError("--progress is told to the planner of a game against a built-in bot "
                          "from the blue side; league games (--side red, --opponent plap:... "
@@ -181,6 +205,9 @@ def describe(kind: str, data: dict) -> Optional[str]:
     lines did when the planner was told."""
     if kind == "dropped":
         return f"cycle {data['cycle']}: dropped {data['line']} ({data['reason']})"
+    if kind == "inserted":
+        return (f"cycle {data['cycle']}: the skills model inserted {data['line']} "
+                f"(for {data['wanted']})")
     if kind == "progress":
         waiting = [f"{line} ({status[len('not started: '):]})" for line, status in data["lines"]
                    if status.startswith("not started")]

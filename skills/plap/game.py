@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from .check import check_lines
+from .complete import complete_lines
 from .executor import Executor
 from .plan import parse_skill_plan
 
@@ -57,6 +58,9 @@ class GameRecord:
     #: with the planner's ``progress`` on: per plan, what the last plan's lines did and the
     #: digest it was shown ({"time", "lines": [(line, status)], "digest"})
     progress: list = field(default_factory=list)
+    #: with ``complete``: the lines the skills model inserted, (cycle, line, the LLM's line
+    #: it is for)
+    inserted: list = field(default_factory=list)
 
     @property
     def result(self) -> int:
@@ -71,7 +75,8 @@ class _Side:
         self.executor = Executor(player)
         self.record = GameRecord(opponent, seed, None)
 
-    def plan(self, t: int, text: str, state: dict, costs: dict, check: bool) -> None:
+    def plan(self, t: int, text: str, state: dict, costs: dict, check: bool,
+             complete: bool = False) -> None:
         record = self.record
         if getattr(self.planner, "progress", False):   # issue 48: what the last plan did
             from .progress import digest, progress
@@ -95,13 +100,23 @@ class _Side:
         record.written += len(parsed.lines) + len(parsed.dropped)
         record.unreadable += len(parsed.dropped)
         lines = parsed.lines
-        if check:
+        inserted: list = []
+        if check and complete:   # issue 48: the skills model completes what the plan lacks
+            done = complete_lines(state, self.player, costs, lines)
+            record.dropped += [(t, line.text, why) for line, why in done.dropped]
+            inserted = [(line.text, wanted) for _k, line, wanted in done.inserted]
+            record.inserted += [(t, line, wanted) for line, wanted in inserted]
+            lines = done.lines
+        elif check:
             checked = check_lines(state, self.player, costs, lines)
             record.dropped += [(t, c.line.text, c.reason) for c in checked if c.reason]
             lines = [c.line for c in checked if not c.reason]
         report = getattr(self.planner, "feedback", None)
         if callable(report):   # the lines dropped from this answer, with reasons
             report([(text_, why) for t_, text_, why in record.dropped if t_ == t])
+        told = getattr(self.planner, "completed", None)
+        if complete and callable(told):   # and the lines the skills model put in
+            told(inserted)
         self.executor.set_plan(lines, state)
         record.plans += 1
         record.lines += len(lines)
@@ -121,9 +136,14 @@ def _name(planner) -> str:
     return getattr(planner, "name", type(planner).__name__)
 
 
-def play_game(env, planner, seed: int = 0, k: int = K, check: bool = True) -> GameRecord:
+def play_game(env, planner, seed: int = 0, k: int = K, check: bool = True,
+              complete: bool = False) -> GameRecord:
     """Play ``planner`` (an object with ``plan(observation, state, player) -> str``) on
-    ``env`` (:class:`pddlkit.envs.microrts.MicroRTS`) against its bot until the game ends."""
+    ``env`` (:class:`pddlkit.envs.microrts.MicroRTS`) against its bot until the game ends.
+    ``complete``: the skills model completes each plan (:mod:`.complete`; needs ``check``)."""
+    if complete and not check:
+        raise ValueError("completing a plan runs it ahead on the skills model that checks it: "
+                         "complete needs check")
     start = time.monotonic()
     text, _ = env.reset(seed)
     costs = {t["name"]: t["cost"] for t in env.units_table}
@@ -131,7 +151,7 @@ def play_game(env, planner, seed: int = 0, k: int = K, check: bool = True) -> Ga
     while not env.done:
         t = env.state["time"]
         if t % k == 0:
-            side.plan(t, text, env.state, costs, check)
+            side.plan(t, text, env.state, costs, check, complete)
         text = env.step(side.executor.actions(env.state)).observation
     return side.finish(env.game_metrics(), start)
 

@@ -13,6 +13,10 @@ Progress (``progress=True``, issue 48, off by default; :mod:`.progress`): before
 game reports what the last plan's lines did (finished, running, or not started with the skills
 model's reason) and a digest of the battlefield with the lines the skills model accepts now;
 they go into the prompt as "## What your last plan did" and "## Battlefield digest".
+
+Completion (the game's ``complete``, issue 48, off by default; :mod:`.complete`): the lines
+the skills model inserted into the last plan go into the next prompt as "## Lines the skills
+model added to your last plan".
 """
 
 from __future__ import annotations
@@ -81,10 +85,17 @@ class LLMPlanner:
         #: :meth:`report_progress` before each plan when this is on
         self.progress = progress
         self.report: tuple[list, str] = ([], "")
+        #: issue 48: the lines the skills model inserted into the last plan (the game calls
+        #: :meth:`completed` when it completes plans)
+        self.inserted: list = []
 
     def report_progress(self, lines: list, digest: str) -> None:
         """(line, status) of the last plan's lines and the battlefield's digest."""
         self.report = (list(lines), digest)
+    def completed(self, inserted: list) -> None:
+        """(line, the line it was inserted for) the skills model put into the last plan."""
+        self.inserted = list(inserted)
+
     def feedback(self, dropped: list) -> None:
         """(line, reason) of the lines dropped from the last answer."""
         self.dropped = list(dropped) if self.use_feedback else []
@@ -100,6 +111,11 @@ class LLMPlanner:
         if self.dropped:
             prompt += ("\n## Feedback on your last plan\nThese lines were dropped and did not "
                        "run:\n" + "\n".join(f"- {line}: {why}" for line, why in self.dropped)
+                       + "\n")
+        if self.inserted:
+            prompt += ("\n## Lines the skills model added to your last plan\nYour plan needed "
+                       "these first; they were added and run:\n"
+                       + "\n".join(f"- {line} (for {wanted})" for line, wanted in self.inserted)
                        + "\n")
         if not self.constrained:
             return self.llm.complete([{"role": "user", "content": prompt}],

@@ -1,0 +1,58 @@
+"""PLAP's ``complete_plan`` on the plan Qwen2.5-Coder 1.5B wrote, without the model: the plan
+it gave at every step of a measured game (``examples/real-llm/helps-records/plap-*``) is
+answered again by a scripted LLM against RandomBiasedAI, with and without the skills model
+completing it, on the same seeds. It says what completion alone can do for that plan; a real
+model also reads the prompt's note of the lines added and may write another plan.
+
+    .venv/bin/python benchmarks/plap_complete.py --seeds 5 --cycles 600,2000
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+#: what Qwen2.5-Coder 1.5B wrote in every plan of its games with --progress (the record's
+#: lines run and dropped; helps-records/plap-microrts-vs-randombiasedai-5-games-on-partial)
+QWEN = ("[Produce Unit](worker, north)\n[Harvest Mineral](0, 0)\n"
+        "[Build Building](barracks, (2, 3))\n[Attack Enemy](ranged, base)\n")
+
+
+def games(complete: bool, cycles: int, seeds: int) -> list:
+    from pddlkit.envs.microrts import MicroRTS
+    from pddlkit.llm.scripted import ScriptedLLM
+    from pddlkit.skills.plap.game import play_game
+    from pddlkit.skills.plap.planner import LLMPlanner
+
+    out = []
+    for seed in range(seeds):
+        with MicroRTS(opponent="RandomBiasedAI", max_cycles=cycles) as env:
+            planner = LLMPlanner(ScriptedLLM(lambda messages: QWEN), env.units_table)
+            out.append(play_game(env, planner, seed=seed, k=100, complete=complete))
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--cycles", default="600,2000", help="game lengths, comma-separated")
+    args = parser.parse_args()
+    print("| cycles | complete-plan | W/D/L | game ends (cycle) | lines dropped | lines inserted |")
+    print("|---|---|---|---|---|---|")
+    for cycles in (int(c) for c in args.cycles.split(",")):
+        for complete in (False, True):
+            records = games(complete, cycles, args.seeds)
+            results = [r.metrics.result for r in records]
+            print(f"| {cycles} | {'on' if complete else 'off'} | "
+                  f"{results.count(1)}/{results.count(0)}/{results.count(-1)} | "
+                  f"{', '.join(str(r.metrics.time) for r in records)} | "
+                  f"{sum(len(r.dropped) for r in records)} | "
+                  f"{sum(len(r.inserted) for r in records)} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
