@@ -123,6 +123,18 @@ def test_hostile_programs_are_contained(name, source, kind, line):
     assert not os.path.exists("/tmp/pddlkit-evil2")
 
 
+def test_a_program_waiting_for_a_person_to_type_is_told_there_is_none():
+    """Qwen2.5-Coder 1.5B wrote GRASP programs as an interactive game loop (``input()`` for
+    each move); told only "name 'input' is not defined", it defined its own ``input``."""
+    result = _run("def solve():\n    move = input('move? ')\n    return [move]\n")
+    assert result.error.kind is ErrorKind.CRASH and result.error.line == 2
+    assert "no input(): the program runs with no person" in result.error.message
+    assert result.error.hint == ("do not call input(); compute the answer from the entry "
+                                 "function's arguments and return it")
+    other = _run("def solve():\n    return undefined_name\n")   # any other name: as before
+    assert other.error.hint == "fix the exception at this line"
+
+
 def test_the_home_folder_cannot_be_read():
     home = str(Path.home())
     result = _run("def solve(home):\n    return open(home + '/.bashrc').read()\n", home)

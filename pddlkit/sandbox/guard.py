@@ -138,6 +138,12 @@ def _hook(event: str, args: tuple) -> None:
                             "scratch directory")
 
 
+#: builtins a program does not get: each waits for a person at a terminal, and there is none
+#: (the worker's error for a NameError over one of them says so)
+REMOVED_BUILTINS = ("input", "breakpoint", "help", "exit", "quit", "copyright", "credits",
+                    "license")
+
+
 def guarded_builtins(modules: frozenset) -> dict:
     """A copy of the builtins whose ``__import__`` allows only ``modules``; the program gets
     it as its ``__builtins__`` (its changes to it touch nothing else)."""
@@ -153,8 +159,7 @@ def guarded_builtins(modules: frozenset) -> dict:
 
     table = dict(builtins.__dict__)
     table["__import__"] = __import__
-    for name in ("input", "breakpoint", "help", "exit", "quit", "copyright", "credits",
-                 "license"):
+    for name in REMOVED_BUILTINS:
         table.pop(name, None)
     return table
 

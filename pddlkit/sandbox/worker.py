@@ -232,8 +232,16 @@ class Worker:
         if isinstance(e, RecursionError):
             message = "RecursionError: maximum recursion depth exceeded (a recursion " \
                       "without a base case, or too deep)"
-        return {"kind": kind, "message": message[:2000], "line": line,
-                "source_line": text, "exception": type(e).__name__}
+        error = {"kind": kind, "message": message[:2000], "line": line,
+                 "source_line": text, "exception": type(e).__name__}
+        if isinstance(e, NameError) and getattr(e, "name", None) in GUARD.REMOVED_BUILTINS:
+            # the program waits for a person to type (a small model writes an interactive
+            # game loop): say there is none, or it defines the missing name and asks again
+            error["message"] += (f" (the sandbox has no {e.name}(): the program runs with no "
+                                 f"person and no terminal)")
+            error["advice"] = (f"do not call {e.name}(); compute the answer from the entry "
+                               f"function's arguments and return it")
+        return error
 
     # ------------------------------------------------------------------ requests
 
