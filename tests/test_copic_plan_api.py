@@ -104,6 +104,45 @@ def test_a_household_method_that_follows_plan_wins_once_the_object_is_seen():
     assert 'plan("task")' in world.init_prompt()
 
 
+def _copies_the_household_example(messages) -> str:
+    """A writer that copies the prompt's example method under the task's name, as Qwen2.5-Coder
+    1.5B's programs did (one raised ``NameError: wanted``, a name from the example)."""
+    import re
+
+    prompt = messages[-1]["content"]
+    example = prompt[prompt.find("# Here is an successful example"):
+                     prompt.find("# Here is the actual task.")]
+    body = re.search(r"^def \w+\(self, objecttype, receptacletype\):\n(.*)", example,
+                     re.S | re.M).group(1)
+    task = re.search(r"^def (\w+)\(self, objecttype, receptacletype\):\n# Note", prompt,
+                     re.M).group(1)
+    return f"```python\ndef {task}(self, objecttype, receptacletype):\n{body.rstrip()}\n```"
+
+
+def test_with_the_plan_api_the_household_example_calls_plan_so_a_copy_does_too():
+    """Measured with Qwen2.5-Coder 1.5B: told of plan("task") after the prompt, neither
+    program called it. The API is now said before the example, and the example calls it
+    first; a writer that copies the example wins every held-out game with it."""
+    from pddlkit.envs import make
+    from pddlkit.programs.copic.household_world import PLAN_CALL, HouseholdWorld
+
+    won = {}
+    for world_model in (False, True):
+        world = HouseholdWorld(lambda: make("household", receptacles=8,
+                                            difficulty="pick_and_place", max_steps=50),
+                               world_model=world_model)
+        prompt = world.init_prompt()
+        example = prompt[prompt.find("# Here is an successful example"):
+                         prompt.find("# Here is the actual task.")]
+        assert (PLAN_CALL in example) == world_model == ('# Your method may also call '
+                                                         '`plan("task")`' in example)
+        assert prompt.rstrip().endswith("You should use its code as a reference.")
+        with Copic(world, ScriptedLLM(_copies_the_household_example),
+                   config=CopicConfig(critic="uniform", programs=1, evolve=False)) as copic:
+            won[world_model] = sum(r.won for r in copic.evaluate(range(5000, 5010)))
+    assert won[True] == 10 and won[False] < 10, won
+
+
 def test_the_record_holds_the_held_out_games_and_each_programs_errors(tmp_path):
     """A row's failure is counted from its record: every held-out game is there (not only the
     learning ones), and each program of the last set with how often it was chosen and what it

@@ -53,6 +53,22 @@ def agent_api() -> str:
     return AGENT_API.read_text()
 
 
+#: the worked call of the program API (``plan_api``), as the example's first lines
+PLAN_CALL = ('    commands = plan("task")    # the world model\'s commands for the whole task, '
+             'from what was seen\n'
+             '    if commands:\n'
+             '        self.follow(commands)\n'
+             '        return\n')
+
+
+def with_plan_call(method: str) -> str:
+    """``method`` (a task method's text) with :data:`PLAN_CALL` after its ``def`` line and
+    docstring: a small model copies the example, so the example calls the API."""
+    lines = method.splitlines(keepends=True)
+    at = 2 if len(lines) > 1 and lines[1].strip().startswith('"""') else 1
+    return "".join(lines[:at]) + PLAN_CALL + "".join(lines[at:])
+
+
 class HouseholdWorld:
     """``HouseholdWorld(lambda: Household(receptacles=8, difficulty="pick_and_place"))``; any
     ALFWorld-style text environment (``ALFWorldEnv("heat")`` too)."""
@@ -230,16 +246,17 @@ class HouseholdWorld:
     def _fields(self) -> dict:
         task_type = self._task[0]
         example_type = EXAMPLE_OF[task_type]
+        example = household_program(example_type).rstrip()
+        if self.world_model:   # the API said before the example, and the example calls it
+            example = "\n".join("# " + line for line in
+                                 render(PROMPTS, "plan_api.txt").strip().splitlines()) \
+                + "\n" + with_plan_call(example)
         return {"task": task_type.replace("_", " "), "task_method": task_type,
-                "task_method_desc": DESCRIPTIONS[task_type],
-                "example": household_program(example_type).rstrip(),
+                "task_method_desc": DESCRIPTIONS[task_type], "example": example,
                 "example_method_name": example_type}
 
     def init_prompt(self, example: Optional[str] = None) -> str:
-        text = render(PROMPTS, "init.txt", **self._fields())
-        if self.world_model:
-            text += "\n\n" + render(PROMPTS, "plan_api.txt")
-        return text
+        return render(PROMPTS, "init.txt", **self._fields())
 
     def evolve_prompt(self, programs: Sequence[str], results: str,
                       example: Optional[str] = None) -> str:
