@@ -301,7 +301,8 @@ class IPP:
         if program is None or not self.mend:
             return program
         program, mends = mend_program(program)
-        self._mends.extend(mends)
+        # a probe fix that repeats the mended slip is mended again: said once per round
+        self._mends.extend(m for m in mends if m not in self._mends)
         return program
 
     def probe_and_fix(self, program: str, instances: Sequence

@@ -13,18 +13,27 @@ What is mended, and nothing else (the program's meaning is never guessed):
 
 * a compound statement (``if``/``elif``/``else``/``for``/``while``/``def``/``try``/...) whose
   block has no statement: ``pass`` is added under its header, one level deeper;
-* tabs in indentation, which Python refuses to mix with spaces: each tab becomes the spaces up
-  to the next multiple of 8 (Python's own reading of a tab).
+* tabs mixed with spaces in indentation (a ``TabError``): each tab becomes the spaces up to
+  the next multiple of 8 (Python's own reading of a tab), only where reading it as 4 gives
+  the same program (otherwise the tab's width would decide what the program means), and
+  never inside a string.
+
+The header's colon is found with Python's tokenizer (a ``#`` or ``:`` inside a string or a
+lambda is not it). The mends are kept only when the program then compiles; otherwise it comes
+back unchanged, with no mends, and the sandbox reports its syntax error as without the
+option.
 
 Each mend is one sentence naming the line, kept in the round's record (``mends``). The
-program is only compiled here, never run (generated code runs only in
-:mod:`pddlkit.sandbox`); a syntax error code cannot mend is left for the sandbox to report
-with its line, as without the option.
+program is only compiled and tokenized here, never run (generated code runs only in
+:mod:`pddlkit.sandbox`).
 """
 
 from __future__ import annotations
 
+import ast
+import io
 import re
+import tokenize
 
 #: mends at most per program (each one fixes one empty block; more means something else)
 MEND_LIMIT = 20
@@ -44,54 +53,128 @@ def _compiles(source: str) -> SyntaxError | None:
     return None
 
 
-def _header_line(lines: list[str], error: SyntaxError) -> int | None:
-    """The 0-based index of the header whose block is empty."""
+def _tokens(source: str) -> list:
+    """``source``'s tokens as far as Python's tokenizer reads them (it stops at an error)."""
+    out = []
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(source).readline):
+            out.append(token)
+    except (tokenize.TokenError, SyntaxError, ValueError, RecursionError, MemoryError):
+        pass
+    return out
+
+
+def _header_end(source: str, first: int) -> int | None:
+    """The 0-based line of the colon that ends the compound statement starting on line
+    ``first`` (0-based): the first ``:`` outside brackets whose line ends there (a comment
+    aside). Read with Python's tokenizer, so a ``#`` or ``:`` in a string, a dict or a
+    lambda inside the header is not taken for it."""
+    depth, colon = 0, None
+    for token in _tokens(source):
+        if token.start[0] - 1 < first:
+            continue
+        if token.type == tokenize.OP and token.string in "([{":
+            depth += 1
+        elif token.type == tokenize.OP and token.string in ")]}":
+            depth = max(0, depth - 1)
+        elif token.type == tokenize.OP and token.string == ":" and depth == 0:
+            colon = token.start[0] - 1
+        elif token.type in (tokenize.NEWLINE, tokenize.NL) and depth == 0 and colon is not None:
+            return colon
+        elif token.type not in (tokenize.COMMENT, tokenize.NL):
+            colon = None            # a colon followed by more code on its line
+    return None
+
+
+def _empty_block(source: str, error: SyntaxError) -> int | None:
+    """The 0-based line after which ``pass`` fills the empty block ``error`` names."""
     found = _EMPTY_BLOCK.search(error.msg or "")
     if found and found.group("line"):
-        return int(found.group("line")) - 1
-    # an older wording: the error's line is the first one after the header
+        return _header_end(source, int(found.group("line")) - 1)
+    lines = source.split("\n")     # an older wording: the error is on the line after it
     k = (error.lineno or 1) - 2
     while k >= 0 and (not lines[k].strip() or lines[k].lstrip().startswith("#")):
         k -= 1
-    return k if k >= 0 and lines[k].rstrip().endswith(":") else None
+    return k if k >= 0 and _header_end(source, k) == k else None
 
 
-def _ends_header(line: str) -> bool:
-    """Whether ``line`` ends a compound statement's header (a colon, a comment aside)."""
-    return line.split("#", 1)[0].rstrip().endswith(":")
+def _string_lines(source: str) -> set[int]:
+    """0-based lines that begin inside a string spanning lines (their tabs are text)."""
+    inside: set[int] = set()
+    for token in _tokens(source):
+        if token.type == tokenize.STRING and token.end[0] > token.start[0]:
+            inside.update(range(token.start[0], token.end[0]))   # 1-based start+1 .. end
+    return inside
+
+
+def _expand_tabs(source: str, width: int, skip: set[int]) -> str:
+    lines = source.split("\n")
+    return "\n".join(line if n in skip else
+                     line[:len(line) - len(line.lstrip())].expandtabs(width) + line.lstrip()
+                     for n, line in enumerate(lines))
+
+
+def _same_meaning(a: str, b: str) -> bool:
+    try:
+        return ast.dump(ast.parse(a)) == ast.dump(ast.parse(b))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+
+
+def _mend_tabs(source: str) -> tuple[str, list[str]]:
+    """Tabs mixed with spaces (a TabError): expanded, only when reading a tab as 8 columns
+    (Python's rule) and as 4 (an editor's) give the same program that compiles; a tab whose
+    width would change the program's meaning is left for the sandbox to report."""
+    if not isinstance(_compiles(source), TabError):
+        return source, []
+    skip = _string_lines(source)
+    eight, four = _expand_tabs(source, 8, skip), _expand_tabs(source, 4, skip)
+    if _compiles(eight) is not None or not _same_meaning(eight, four):
+        return source, []
+    tabbed = [n + 1 for n, line in enumerate(source.split("\n")) if n not in skip
+              and "\t" in line[:len(line) - len(line.lstrip())]]
+    return eight, [f"line(s) {', '.join(map(str, tabbed[:5]))}"
+                   f"{' ...' if len(tabbed) > 5 else ''}: tabs in the indentation became "
+                   f"spaces"]
 
 
 def mend_program(source: str) -> tuple[str, list[str]]:
     """(the mended program, one sentence per mend). A program that compiles, or whose
-    error is not one of those the module names, comes back as it was, with no mends."""
+    error is not one of those the module names, comes back as it was, with no mends; so
+    does one whose mends do not make it compile."""
+    original = source
+    if _compiles(source) is None:
+        return source, []
+    if "\r" in source:             # Python reads \r\n and a lone \r as line ends; so do we
+        source = source.replace("\r\n", "\n").replace("\r", "\n")
     mends: list[str] = []
-    if "\t" in source:
-        lines = source.split("\n")
-        tabbed = [n + 1 for n, line in enumerate(lines)
-                  if "\t" in line[:len(line) - len(line.lstrip())]]
-        if tabbed and isinstance(_compiles(source), SyntaxError):
-            source = "\n".join(line[:len(line) - len(line.lstrip())].expandtabs(8)
-                               + line.lstrip() for line in lines)
-            mends.append(f"line(s) {', '.join(map(str, tabbed[:5]))}"
-                         f"{' ...' if len(tabbed) > 5 else ''}: tabs in the indentation "
-                         f"became spaces")
+    tabs_tried = False
     for _ in range(MEND_LIMIT):
         error = _compiles(source)
+        if isinstance(error, TabError) and not tabs_tried:
+            tabs_tried = True
+            source, said = _mend_tabs(source)
+            mends += said
+            continue
         if not isinstance(error, IndentationError) or "expected an indented block" not in \
                 (error.msg or ""):
             break
+        end = _empty_block(source, error)
         lines = source.split("\n")
-        header = _header_line(lines, error)
-        if header is None or header >= len(lines):
+        if end is None or end >= len(lines):
             break
-        # a header may run over several lines (``def f(a,`` ... ``b):``): its colon ends it
-        end = header
-        while end < len(lines) - 1 and not _ends_header(lines[end]):
-            end += 1
-        text = lines[header]
+        found = _EMPTY_BLOCK.search(error.msg or "")
+        first = int(found.group("line")) - 1 if found and found.group("line") else end
+        text = lines[first]
         indent = text[:len(text) - len(text.lstrip())]
         lines.insert(end + 1, indent + "    pass")
-        mends.append(f"line {header + 1}: `{text.strip()[:60]}` had no statement in its "
+        mended = "\n".join(lines)
+        again = _compiles(mended)
+        if again is not None and (again.msg, again.lineno) == (error.msg, error.lineno):
+            break                   # the pass did not fill that block: mend nothing
+        mends.append(f"line {first + 1}: `{text.strip()[:60]}` had no statement in its "
                      f"block; code added `pass`")
-        source = "\n".join(lines)
+        source = mended
+    if _compiles(source) is not None:
+        return original, []         # what code mended did not make it compile: leave it
     return source, mends

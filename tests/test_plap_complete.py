@@ -142,3 +142,41 @@ def test_the_agent_names_the_help_records_each_inserted_line_and_refuses_no_chec
         run_job(spec, env="microrts", llm="standin", seeds=[0],
                 options=spec.make_options({"max_cycles": 100, "complete_plan": True,
                                            "check": False}))
+
+
+def test_through_the_agent_the_scripted_plan_is_completed_only_with_the_flag(tmp_path):
+    """Qwen's plan through ``pddlkit run plap`` (a ``scripted:`` LLM): inserted lines, their
+    events and the row's count exist with the flag only; league games refuse it, and the
+    paper's stateless planner (``--no-feedback``) is not told of them."""
+    from pddlkit.agents import AgentError, get_agent, run_job
+
+    answers = tmp_path / "answers.json"
+    answers.write_text(json.dumps([QWEN] * 6))
+    spec = get_agent("plap")
+    inserted = {}
+    for complete in (False, True):
+        record = tmp_path / f"record-{complete}.jsonl"
+        [row] = run_job(spec, env="microrts", llm=f"scripted:{answers}", seeds=[1],
+                        record=record, options=spec.make_options(
+                            {"max_cycles": 600, "opponent": "PassiveAI",
+                             "complete_plan": complete}))
+        events = [json.loads(line) for line in record.read_text().splitlines()]
+        inserted[complete] = sum(e["type"] == "inserted" for e in events)
+        assert row.as_dict()["inserted"] == inserted[complete]
+    assert inserted == {False: 0, True: inserted[True]} and inserted[True] > 0
+    with pytest.raises(AgentError, match="--complete-plan.*league"):
+        run_job(spec, env="microrts", llm="standin", seeds=[0],
+                options=spec.make_options({"max_cycles": 100, "complete_plan": True,
+                                           "side": "red"}))
+    planner = LLMPlanner(ScriptedLLM(lambda m: QWEN), [], feedback=False)
+    planner.completed([("[Produce Unit](ranged, north)", "[Attack Enemy](ranged, base)")])
+    assert planner.inserted == []
+
+
+def test_an_inserted_barracks_keeps_off_the_cell_the_plan_builds_on():
+    lines = parse_skill_plan("[Attack Enemy](ranged, base)\n"
+                             "[Build Building](barracks, (2, 4))").lines
+    done = complete_lines(_state(20), 0, COSTS, lines)
+    assert done.dropped == []
+    assert "[Build Building](barracks, (2, 4))" in _texts(done.lines)
+    assert done.inserted[0][1].params[1] != (2, 4)

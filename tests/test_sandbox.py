@@ -106,6 +106,17 @@ HOSTILE = [
     ("raises", "def solve():\n    x = 1\n    return [1, 2][x + 5]\n", ErrorKind.CRASH, 3),
     ("hangs at load", "while True:\n    pass\ndef solve():\n    return 1\n", ErrorKind.TIMEOUT, 0),
     ("reads standard input", "def solve():\n    return input()\n", ErrorKind.CRASH, 2),
+    # the program's own exception object, read by the worker to describe it
+    ("a NameError whose name raises when compared",
+     "class N:\n    def __eq__(self, o):\n        raise RuntimeError('x')\n"
+     "    __hash__ = object.__hash__\ndef solve():\n    raise NameError('x', name=N())\n",
+     ErrorKind.CRASH, 6),
+    ("a NameError whose name property raises",
+     "class E(NameError):\n    @property\n    def name(self):\n        raise RuntimeError('y')\n"
+     "def solve():\n    raise E('z')\n", ErrorKind.CRASH, 6),
+    ("an exception whose str raises",
+     "class E(Exception):\n    def __str__(self):\n        raise RuntimeError('s')\n"
+     "def solve():\n    raise E()\n", ErrorKind.CRASH, 5),
 ]
 
 
@@ -133,6 +144,8 @@ def test_a_program_waiting_for_a_person_to_type_is_told_there_is_none():
                                  "function's arguments and return it")
     other = _run("def solve():\n    return undefined_name\n")   # any other name: as before
     assert other.error.hint == "fix the exception at this line"
+    ended = _run("def solve():\n    exit(0)\n")
+    assert ended.error.hint == "return from the entry function instead of calling exit()"
 
 
 def test_the_home_folder_cannot_be_read():

@@ -138,8 +138,9 @@ def _hook(event: str, args: tuple) -> None:
                             "scratch directory")
 
 
-#: builtins a program does not get: each waits for a person at a terminal, and there is none
-#: (the worker's error for a NameError over one of them says so)
+#: builtins a program does not get: they read from or print to a person at a terminal, or end
+#: the interpreter, and here there is neither (the worker's error for a NameError over one of
+#: them says what to do instead)
 REMOVED_BUILTINS = ("input", "breakpoint", "help", "exit", "quit", "copyright", "credits",
                     "license")
 

@@ -177,6 +177,25 @@ def _reset_after_call() -> str | None:
     return f"the program left {threads} thread(s) running after its call" if threads else None
 
 
+
+def _removed_builtin(e: BaseException):
+    """(what to add to the message, the advice) for a NameError over a builtin the sandbox
+    removes, else None. Read defensively: the exception is the program's own object."""
+    try:
+        name = e.name if type(e) is NameError else None
+    except Exception:  # noqa: BLE001 - a program's exception may raise on any access
+        return None
+    if type(name) is not str or name not in GUARD.REMOVED_BUILTINS:
+        return None
+    if name == "input":   # a small model writes an interactive game loop, then defines input
+        return (" (the sandbox has no input(): the program runs with no person and no "
+                "terminal)", "do not call input(); compute the answer from the entry "
+                             "function's arguments and return it")
+    if name in ("exit", "quit"):
+        return (f" (the sandbox has no {name}())", f"return from the entry function instead "
+                                                   f"of calling {name}()")
+    return (f" (the sandbox has no {name})", f"remove {name}: nobody reads it here")
+
 class Worker:
     def __init__(self, policy: dict, scratch: str, source_lines: list[str] | None = None):
         self.policy = policy
@@ -222,7 +241,10 @@ class Worker:
             kind, e = "forbidden-operation", exc
         else:
             kind, e = "crash", exc
-        message = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+        try:
+            message = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+        except Exception:  # noqa: BLE001 - the program's exception failed to say itself
+            message = f"{type(e).__name__} (its message raised when read)"
         if isinstance(e, MemoryError):
             message = f"MemoryError: the program went over its memory limit " \
                       f"({self.policy['memory_bytes'] // (1 << 20)} MiB)"
@@ -232,15 +254,13 @@ class Worker:
         if isinstance(e, RecursionError):
             message = "RecursionError: maximum recursion depth exceeded (a recursion " \
                       "without a base case, or too deep)"
+        said = _removed_builtin(e)
+        if said:
+            message += said[0]
         error = {"kind": kind, "message": message[:2000], "line": line,
                  "source_line": text, "exception": type(e).__name__}
-        if isinstance(e, NameError) and getattr(e, "name", None) in GUARD.REMOVED_BUILTINS:
-            # the program waits for a person to type (a small model writes an interactive
-            # game loop): say there is none, or it defines the missing name and asks again
-            error["message"] += (f" (the sandbox has no {e.name}(): the program runs with no "
-                                 f"person and no terminal)")
-            error["advice"] = (f"do not call {e.name}(); compute the answer from the entry "
-                               f"function's arguments and return it")
+        if said:
+            error["advice"] = said[1]
         return error
 
     # ------------------------------------------------------------------ requests

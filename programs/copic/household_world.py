@@ -65,7 +65,12 @@ def with_plan_call(method: str) -> str:
     """``method`` (a task method's text) with :data:`PLAN_CALL` after its ``def`` line and
     docstring: a small model copies the example, so the example calls the API."""
     lines = method.splitlines(keepends=True)
-    at = 2 if len(lines) > 1 and lines[1].strip().startswith('"""') else 1
+    at = 1
+    if len(lines) > 1 and lines[1].strip().startswith('"""'):
+        at = 2
+        if lines[1].strip() == '"""' or not lines[1].strip()[3:].rstrip().endswith('"""'):
+            # a docstring over several lines: the call goes after its closing quotes
+            at = next((k + 1 for k in range(2, len(lines)) if '"""' in lines[k]), 1)
     return "".join(lines[:at]) + PLAN_CALL + "".join(lines[at:])
 
 

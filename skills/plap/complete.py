@@ -29,7 +29,7 @@ the next plan can learn from them.
 Measured without a model (``benchmarks/plap_complete.py``: the plan Qwen2.5-Coder 1.5B wrote
 at every step, answered again by a scripted LLM, 5 seeds against RandomBiasedAI): completion
 inserts the barracks and ranged units that plan lacks (7 lines in 600-cycle games, 11 in
-2000-cycle ones) and drops fewer lines, but the plan still wins no game (600 cycles: 0/4/1
+2000-cycle ones), but the plan still wins no game (600 cycles: 0/4/1
 W/D/L either way; 2000 cycles: 0/0/5 without, 0/1/4 with). The plan's economy (one harvester)
 and its lack of defence are strategy, which completing prerequisites does not supply.
 """
@@ -60,18 +60,20 @@ class PlanCompletion:
     pending: list[tuple[SkillLine, str]] = field(default_factory=list)
 
 
-def _prerequisites(state: dict, player: int) -> list[SkillLine]:
-    """The lines the search may insert: a unit of each type, a barracks beside the base."""
+def _prerequisites(state: dict, player: int, lines: list[SkillLine]) -> list[SkillLine]:
+    """The lines the search may insert: a unit of each type, a barracks beside the base (on
+    a cell no line of the plan names: a barracks the LLM places there later keeps its cell)."""
     from .progress import _beside_base
 
-    lines = [SkillLine("Produce Unit", (kind, DIRECTIONS[0]),
-                       f"[Produce Unit]({kind}, {DIRECTIONS[0]})", 0)
-             for kind in ("worker", "light", "heavy", "ranged")]
-    cell = _beside_base(state, player)
+    options = [SkillLine("Produce Unit", (kind, DIRECTIONS[0]),
+                         f"[Produce Unit]({kind}, {DIRECTIONS[0]})", 0)
+               for kind in ("worker", "light", "heavy", "ranged")]
+    named = {p for line in lines for p in line.params if isinstance(p, tuple)}
+    cell = _beside_base(state, player, avoid=named)
     if cell is not None:
-        lines.append(SkillLine("Build Building", ("barracks", cell),
-                               f"[Build Building](barracks, ({cell[0]}, {cell[1]}))", 0))
-    return lines
+        options.append(SkillLine("Build Building", ("barracks", cell),
+                                 f"[Build Building](barracks, ({cell[0]}, {cell[1]}))", 0))
+    return options
 
 
 class _RunAhead:
@@ -134,7 +136,7 @@ class _RunAhead:
 def complete_lines(state: dict, player: int, costs: dict, lines: list[SkillLine]
                    ) -> PlanCompletion:
     """``lines`` completed on the skills model (see the module docstring)."""
-    options = _prerequisites(state, player)
+    options = _prerequisites(state, player, lines)
     ahead = _RunAhead(state, player, costs, [*lines, *options])
     current = ahead.world.initial_state
     done = PlanCompletion()

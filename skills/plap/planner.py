@@ -93,8 +93,10 @@ class LLMPlanner:
         """(line, status) of the last plan's lines and the battlefield's digest."""
         self.report = (list(lines), digest)
     def completed(self, inserted: list) -> None:
-        """(line, the line it was inserted for) the skills model put into the last plan."""
-        self.inserted = list(inserted)
+        """(line, the line it was inserted for) the skills model put into the last plan; told
+        in the next prompt like the dropped lines, so not with ``feedback=False`` (the paper's
+        stateless planner)."""
+        self.inserted = list(inserted) if self.use_feedback else []
 
     def feedback(self, dropped: list) -> None:
         """(line, reason) of the lines dropped from the last answer."""
@@ -114,7 +116,7 @@ class LLMPlanner:
                        + "\n")
         if self.inserted:
             prompt += ("\n## Lines the skills model added to your last plan\nYour plan needed "
-                       "these first; they were added and run:\n"
+                       "these first; they were put before the lines they are for:\n"
                        + "\n".join(f"- {line} (for {wanted})" for line, wanted in self.inserted)
                        + "\n")
         if not self.constrained:

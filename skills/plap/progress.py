@@ -44,10 +44,11 @@ def progress(executor, state: dict, costs: dict) -> list[tuple[str, str]]:
     return out
 
 
-def _beside_base(state: dict, player: int) -> Optional[tuple[int, int]]:
-    """A free in-map cell beside the player's first base (nearest the base's corner first)."""
+def _beside_base(state: dict, player: int, avoid=frozenset()) -> Optional[tuple[int, int]]:
+    """A free in-map cell beside the player's first base (nearest the base's corner first),
+    none of ``avoid``."""
     occupied = {(u["x"], u["y"]) for u in state["units"]} | \
-        {tuple(w) for w in state.get("walls", ())}
+        {tuple(w) for w in state.get("walls", ())} | set(avoid)
     bases = sorted((u["x"], u["y"]) for u in state["units"]
                    if u["player"] == player and u["type"] == "Base")
     for bx, by in bases:
