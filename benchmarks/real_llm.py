@@ -205,6 +205,12 @@ HELP_ROWS = [
              "--constrained"],
             ["--progress"], ">= 3 of 5 won",
             lambda rows: sum(r.get("result") == 1 for r in rows) >= 3),
+    # the same games with the skills model completing each plan as well
+    HelpRow("PLAP", "MicroRTS vs RandomBiasedAI, 5 games, completed",
+            ["plap", "--env", "microrts", "--max-cycles", "600", "--episodes", "5",
+             "--constrained"],
+            ["--progress", "--complete-plan"], ">= 3 of 5 won",
+            lambda rows: sum(r.get("result") == 1 for r in rows) >= 3),
 ]
 
 HELP_HEAD = ["| front end | environment | help | success | LLM calls | tokens | wall s | "
