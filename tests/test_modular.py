@@ -408,3 +408,15 @@ def test_a_goal_refused_with_the_same_files_is_no_longer_offered():
     assert "(at patio)" in formalizer._goal_candidates()
     formalizer.base.append("(visited patio)")   # other files: the refusal no longer applies
     assert "(at kitchen)" in formalizer._goal_candidates()
+
+
+def test_a_numbered_thing_is_one_name_as_the_household_and_alfworld_say_it():
+    """Qwen2.5-Coder 1.5B on the household was offered ``cabinet``, ``desk``, ... for "you see a
+    cabinet 1, a desk 1", so no file could name ``cabinet_1`` and no plan step could become
+    "go to cabinet 1". A word and the number after it are one name."""
+    names = observed_names(["Looking quickly around you, you see a cabinet 1, a desk 1, "
+                            "and a sofa 1."])
+    assert {"cabinet_1", "desk_1", "sofa_1"} <= set(names)
+    assert not {"cabinet", "desk", "sofa", "1"} & set(names)
+    assert observed_names(["To the West you see the living room."]) == [
+        "west", "living", "living_room", "room"]
