@@ -328,19 +328,19 @@ class IPP:
                 rules=self.task.rules(), signature=self.task.signature, error=scored[bad].account,
                 instance=self.task.show(first[bad]), returns=self.task.returns,
                 worked=self.task.worked_call(), code=program.strip())
-            fixed, _problem, _ = self._ask([{"role": "user", "content": prompt}])
-            if fixed is not None and _same_program(
-                    mend_program(fixed)[0] if self.mend else fixed, program):
+            fixed = self._mended(self._ask([{"role": "user", "content": prompt}])[0])
+            if fixed is not None and _same_program(fixed, program):
                 redraws += 1
                 drawn, _problem, _ = self._ask([{"role": "user", "content": prompt}],
                                                temperature=max(self.temperature,
                                                                REDRAW_TEMPERATURE),
                                                seed=redraws)
-                fixed = drawn if drawn is not None else fixed   # unusable: keep the answer
+                if drawn is not None:   # unusable: keep the answer
+                    fixed = self._mended(drawn)
             fixes += 1
             if fixed is None:      # no usable answer: the round scores what it has
                 return program, found, fixes, redraws
-            program = self._mended(fixed)
+            program = fixed
 
     def retry(self, previous: Optional[str], problem: str) -> tuple[Optional[str], Optional[str]]:
         """Ask again after an answer that held no usable program, saying why."""

@@ -86,16 +86,19 @@ def _header_end(source: str, first: int) -> int | None:
     return None
 
 
-def _empty_block(source: str, error: SyntaxError) -> int | None:
-    """The 0-based line after which ``pass`` fills the empty block ``error`` names."""
+def _empty_block(source: str, error: SyntaxError) -> tuple[int, int] | None:
+    """(the header's first line, the line after which ``pass`` fills the empty block
+    ``error`` names), 0-based."""
     found = _EMPTY_BLOCK.search(error.msg or "")
     if found and found.group("line"):
-        return _header_end(source, int(found.group("line")) - 1)
+        first = int(found.group("line")) - 1
+        end = _header_end(source, first)
+        return None if end is None else (first, end)
     lines = source.split("\n")     # an older wording: the error is on the line after it
     k = (error.lineno or 1) - 2
     while k >= 0 and (not lines[k].strip() or lines[k].lstrip().startswith("#")):
         k -= 1
-    return k if k >= 0 and _header_end(source, k) == k else None
+    return (k, k) if k >= 0 and _header_end(source, k) == k else None
 
 
 def _string_lines(source: str) -> set[int]:
@@ -149,22 +152,22 @@ def mend_program(source: str) -> tuple[str, list[str]]:
         source = source.replace("\r\n", "\n").replace("\r", "\n")
     mends: list[str] = []
     tabs_tried = False
+    error = _compiles(source)
     for _ in range(MEND_LIMIT):
-        error = _compiles(source)
         if isinstance(error, TabError) and not tabs_tried:
             tabs_tried = True
             source, said = _mend_tabs(source)
             mends += said
+            error = _compiles(source)
             continue
         if not isinstance(error, IndentationError) or "expected an indented block" not in \
                 (error.msg or ""):
             break
-        end = _empty_block(source, error)
+        block = _empty_block(source, error)
         lines = source.split("\n")
-        if end is None or end >= len(lines):
+        if block is None or block[1] >= len(lines):
             break
-        found = _EMPTY_BLOCK.search(error.msg or "")
-        first = int(found.group("line")) - 1 if found and found.group("line") else end
+        first, end = block
         text = lines[first]
         indent = text[:len(text) - len(text.lstrip())]
         lines.insert(end + 1, indent + "    pass")
@@ -174,7 +177,7 @@ def mend_program(source: str) -> tuple[str, list[str]]:
             break                   # the pass did not fill that block: mend nothing
         mends.append(f"line {first + 1}: `{text.strip()[:60]}` had no statement in its "
                      f"block; code added `pass`")
-        source = mended
-    if _compiles(source) is not None:
+        source, error = mended, again
+    if error is not None:
         return original, []         # what code mended did not make it compile: leave it
     return source, mends

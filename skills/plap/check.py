@@ -141,32 +141,49 @@ class CheckedLine:
     pending: Optional[str] = None   # why a kept line cannot start yet (an absent enemy type)
 
 
+def try_line(world, current, line: SkillLine):
+    """``line`` tried on ``current`` in the skills model's ``world``: (the successor, []) when
+    the model accepts it, else (None, the false conditions in words, or the problem sentence
+    for a type name the model does not know)."""
+    from pddlkit.semantics.simulate import simulate
+
+    tried = simulate(world, current, (ACTIONS[line.skill], *_args(line)))
+    if tried.problem is not None:
+        return None, [tried.problem]
+    if tried.applicable:
+        return tried.successor, []
+    said = _Said(line, current.value(("resources",)) or 0)
+    reasons = list(dict.fromkeys(MESSAGES.sentence(m, context=said) or str(m)
+                                 for m in tried.unsatisfied))
+    if "the location is outside the map" in reasons:   # then it cannot be free either
+        reasons = [r for r in reasons if r != "the location is not free"]
+    return None, reasons
+
+
+def waits(line: SkillLine, reasons: list[str]) -> Optional[str]:
+    """Why a refused attack is kept waiting (its enemy type is absent now, and nothing else is
+    missing), or None: the enemy may produce one, as the authors' code keeps such lines."""
+    if line.skill == "Attack Enemy" and reasons and \
+            all(r.startswith("the enemy has no ") for r in reasons):
+        return "; ".join(reasons)
+    return None
+
+
 def check_lines(state: dict, player: int, costs: dict, lines: list[SkillLine]
                 ) -> list[CheckedLine]:
     """Each line with why it cannot start (None when it can), effects applied in order."""
-    from pddlkit.semantics.simulate import simulate
     from pddlkit.semantics.world import World
 
     world = World(domain(), battlefield(state, player, costs, lines))
     current = world.initial_state
     out = []
     for line in lines:
-        tried = simulate(world, current, (ACTIONS[line.skill], *_args(line)))
-        if tried.problem is not None:   # a type name the model does not know
-            out.append(CheckedLine(line, tried.problem))
-            continue
-        if not tried.applicable:
-            said = _Said(line, current.value(("resources",)) or 0)
-            reasons = list(dict.fromkeys(MESSAGES.sentence(m, context=said) or str(m)
-                                         for m in tried.unsatisfied))
-            if "the location is outside the map" in reasons:   # then it cannot be free either
-                reasons = [r for r in reasons if r != "the location is not free"]
-            if line.skill == "Attack Enemy" and all(r.startswith("the enemy has no ")
-                                                    for r in reasons):
-                out.append(CheckedLine(line, None, "; ".join(reasons)))   # waits for one
-                continue
+        after, reasons = try_line(world, current, line)
+        if after is not None:
+            current = after
+            out.append(CheckedLine(line, None))
+        elif why := waits(line, reasons):
+            out.append(CheckedLine(line, None, why))
+        else:
             out.append(CheckedLine(line, "; ".join(reasons)))
-            continue
-        current = tried.successor
-        out.append(CheckedLine(line, None))
     return out

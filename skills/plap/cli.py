@@ -121,9 +121,10 @@ def play(job):
                     episode.emit("inserted", cycle=cycle, line=line, wanted=wanted)
                 summary += (f"; the skills model inserted {len(record.inserted)} lines in "
                             f"{len({c for c, _l, _w in record.inserted})} plans")
-            summary += f"; helps: {helps(o)}" if helps(o) != "none" else ""
+            used = helps(o)
+            summary += f"; helps: {used}" if used != "none" else ""
             yield episode.row(m.result == 1 and not record.invalid, summary=summary,
-                              helps=helps(o), inserted=len(record.inserted),
+                              helps=used, inserted=len(record.inserted),
                               **m.as_dict(), steps=m.time, opponent=opponent,
                               invalid=record.invalid, plans=record.plans,
                               lines_written=record.written, lines_unreadable=record.unreadable,

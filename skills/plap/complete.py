@@ -40,7 +40,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Optional
 
-from .check import ACTIONS, MESSAGES, _args, _Said, battlefield, domain
+from .check import ACTIONS, battlefield, domain, try_line, waits
 from .plan import DIRECTIONS, SkillLine
 
 #: prerequisite lines inserted before one line at most
@@ -77,7 +77,8 @@ def _prerequisites(state: dict, player: int, lines: list[SkillLine]) -> list[Ski
 
 
 class _RunAhead:
-    """The skills model's world for this moment, and one line tried on a state."""
+    """The skills model's world for this moment, with what a line makes counted for the lines
+    after it."""
 
     def __init__(self, state: dict, player: int, costs: dict, lines: list[SkillLine]) -> None:
         from pddlkit.semantics.world import World
@@ -85,36 +86,18 @@ class _RunAhead:
         self.world = World(domain(), battlefield(state, player, costs, lines))
 
     def apply(self, current, line: SkillLine):
-        """(the successor, None) or (None, the model's reasons, or a problem sentence)."""
-        from pddlkit.semantics.simulate import simulate
-
-        action = (ACTIONS[line.skill], *_args(line))
-        tried = simulate(self.world, current, action)
-        if tried.problem is not None:
-            return None, [tried.problem]
-        if not tried.applicable:
-            said = _Said(line, current.value(("resources",)) or 0)
-            return None, list(dict.fromkeys(MESSAGES.sentence(m, context=said) or str(m)
-                                            for m in tried.unsatisfied))
-        successor = tried.successor
-        if action[0] in PRODUCED:   # what a line makes counts for the lines after it
+        """(the successor, []) or (None, the model's reasons): :func:`.check.try_line`, with a
+        unit or building the line makes counted as owned."""
+        successor, reasons = try_line(self.world, current, line)
+        if successor is not None and ACTIONS[line.skill] in PRODUCED:
             key = ("own", line.params[0])
             successor = successor.with_changes((), (), {key: (successor.value(key) or 0) + 1})
-        return successor, None
-
-    def waits(self, current, line: SkillLine) -> Optional[str]:
-        """Why an attack waits (its enemy type is absent now, and nothing else is missing),
-        or None."""
-        after, reasons = self.apply(current, line)
-        if after is None and line.skill == "Attack Enemy" and reasons and \
-                all(r.startswith("the enemy has no ") for r in reasons):
-            return "; ".join(reasons)
-        return None
+        return successor, reasons
 
     def shortest(self, current, line: SkillLine, options: list[SkillLine]
                  ) -> Optional[list[tuple[SkillLine, object]]]:
         """The shortest sequence of ``options`` (each with the state after it) after which
-        ``line`` applies; None when none of :data:`DEPTH` lines or fewer does."""
+        ``line`` applies or waits; None when none of :data:`DEPTH` lines or fewer does."""
         frontier = deque([(current, [])])
         seen = {current}
         while frontier:
@@ -126,7 +109,8 @@ class _RunAhead:
                 if after is None or after in seen:
                     continue
                 steps = path + [(option, after)]
-                if self.apply(after, line)[0] is not None or self.waits(after, line):
+                then, why = self.apply(after, line)
+                if then is not None or waits(line, why):
                     return steps
                 seen.add(after)
                 frontier.append((after, steps))
@@ -142,29 +126,18 @@ def complete_lines(state: dict, player: int, costs: dict, lines: list[SkillLine]
     done = PlanCompletion()
     for line in lines:
         after, reasons = ahead.apply(current, line)
-        if after is not None:
-            current = after
-            done.lines.append(line)
-            continue
-        waiting = ahead.waits(current, line)
-        if waiting:
-            done.pending.append((line, waiting))   # waits for one, as the check
-            done.lines.append(line)
-            continue
-        if "the location is outside the map" in reasons:   # then it cannot be free either
-            reasons = [r for r in reasons if r != "the location is not free"]
-        steps = ahead.shortest(current, line, options)
-        if steps is None:
-            done.dropped.append((line, "; ".join(reasons)))
-            continue
-        for option, after in steps:
-            done.inserted.append((len(done.lines), option, line.text))
-            done.lines.append(option)
-            current = after
-        waiting = ahead.waits(current, line)
-        if waiting:
-            done.pending.append((line, waiting))
+        if after is None and not waits(line, reasons):
+            steps = ahead.shortest(current, line, options)
+            if steps is None:
+                done.dropped.append((line, "; ".join(reasons)))
+                continue
+            for option, current in steps:
+                done.inserted.append((len(done.lines), option, line.text))
+                done.lines.append(option)
+            after, reasons = ahead.apply(current, line)
+        if after is None:   # an attack whose enemy type is absent: it waits, as in the check
+            done.pending.append((line, waits(line, reasons)))
         else:
-            current = ahead.apply(current, line)[0]
+            current = after
         done.lines.append(line)
     return done
