@@ -73,6 +73,11 @@ ROWS = {
     # novel goals chooses among the modular formalizer's goals: modular with it, against the above
     "novel-goals": ("pddlego", [*FROZEN, "--constrained", "--modular", "--novel-goals"]),
     "local-facts": ("pddlego", [*FROZEN, "--constrained", "--modular", "--local-facts"]),
+    # the household's helps (own options, not in the preset): each alone, and over the preset
+    "typed-objects": ("pddlego", [*FROZEN, "--constrained", "--modular", "--typed-objects"]),
+    "ask-missing": ("pddlego", [*FROZEN, "--constrained", "--modular", "--ask-missing"]),
+    "preset-plus": ("pddlego", [*FROZEN, "--constrained", "--small-model", "--typed-objects",
+                                "--ask-missing"]),
     "repair": ("pddlego", [*FROZEN, "--constrained", "--repair"]),
     "declare-objects": ("pddlego", [*FROZEN, "--constrained", "--declare-objects"]),
     "fresh-answers": ("pddlego", [*FROZEN, "--constrained", "--fresh-answers"]),

@@ -86,6 +86,14 @@ class PDDLegoOptions:
     local_facts: bool = option(False, "with --modular: a sentence's facts name only what the "
                                       "sentence names and where the agent is, not every place "
                                       "it knows")
+    typed_objects: bool = option(False, "with --modular: declare every name the model typed "
+                                        "with a domain type as an object, even one no fact "
+                                        "names (a receptacle seen but not described can be "
+                                        "gone to)")
+    ask_missing: bool = option(False, "with --modular: when the planner finds an action's "
+                                      "precondition never true over a predicate no known "
+                                      "fact holds (where the agent is), ask for that "
+                                      "predicate's fact alone")
     small_model: bool = option(False, "the helps for small models at once: --modular "
                                       "(with an LLM) --repair --declare-objects "
                                       "--fresh-answers --fact-memory --problem-only "
@@ -122,7 +130,9 @@ def limits(o) -> Limits:
 SMALL_MODEL = ("modular", "repair", "declare_objects", "fresh_answers", "fact_memory",
                "problem_only", "refuted_facts", "novel_goals", "local_facts")
 #: the helps of the modular formalizer, which asks an LLM (a stand-in writes whole files)
-MODULAR_HELPS = ("novel_goals", "local_facts")
+MODULAR_HELPS = ("novel_goals", "local_facts", "typed_objects", "ask_missing")
+#: helps that are options of their own, not (yet) in ``small_model``'s set
+OWN_HELPS = ("typed_objects", "ask_missing")
 
 
 def helps(o, llm: Optional[str] = None) -> list[str]:
@@ -132,6 +142,7 @@ def helps(o, llm: Optional[str] = None) -> list[str]:
     on = [name for name in SMALL_MODEL if getattr(o, name, False)
           or (getattr(o, "small_model", False)
               and not (name in ("modular", *MODULAR_HELPS) and offline(llm)))]
+    on += [name for name in OWN_HELPS if getattr(o, name, False)]
     if getattr(o, "constrained", False):
         on.append("constrained")
     if getattr(o, "samples", 1) > 1:
@@ -294,6 +305,11 @@ LINES = {
     "repair": lambda d: "   repaired in code: " + "; ".join(d["fixes"]),
     "facts-merged": lambda d: f"   fact memory put back: {' '.join(d['facts'])}",
     "objects-declared": lambda d: "   declared in code: " + "; ".join(d["fixes"]),
+    "parts": lambda d: "\n".join(
+        f"   asked for the missing {p['part'].split(' ', 1)[1]} fact: "
+        + (" ".join(p["answer"].split()) if p["outcome"] == "used" else
+           f"not used ({p['outcome']}; {'; '.join(p['refused'][:1])})")
+        for p in d["parts"] if p["part"].startswith("missing ")) or None,
     "facts-refuted": lambda d: f"   refuted by the world: {' '.join(d['facts'])}",
     "facts-kept-out": lambda d: "   kept out: " + "; ".join(d["fixes"]),
     "repeated-answer": lambda d: "   the same files as an answer already refused: not planned, "

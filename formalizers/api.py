@@ -234,7 +234,8 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
                        constrained: bool = False, declare_objects: bool = False,
                        fresh_answers: bool = False, problem_only: bool = False,
                        modular: bool = False, novel_goals: bool = False,
-                       local_facts: bool = False, max_solver_retries: Optional[int] = None,
+                       local_facts: bool = False, typed_objects: bool = False,
+                       ask_missing: bool = False, max_solver_retries: Optional[int] = None,
                        timeout: Optional[float] = None) -> FormalizeResult:
     """Formalize what was observed into PDDL and plan; see the module doc. ``obs`` is one
     observation (what ``action`` produced) or the (command, observation) pairs of every
@@ -244,7 +245,9 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
     with a frozen ``domain`` asks the LLM for the problem file alone. ``modular`` asks the LLM
     for one small part of the files per call (:mod:`.modular`; ``novel_goals`` offers it only
     goals never true so far while any is reachable, ``local_facts`` lets a sentence's facts
-    name only what it names and where the agent is); the state is progressed
+    name only what it names and where the agent is, ``typed_objects`` declares the names the
+    model typed though no fact names them, ``ask_missing`` asks for the fact of a predicate the
+    planner finds never true and no known fact holds); the state is progressed
     through the last plan's steps, one per (command, observation) pair the caller passes.
 
     The options have the agent's names (``pddlkit run pddlego --solver-retries N
@@ -278,7 +281,8 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
                              "files at a time; the stand-in or formalizer given writes whole "
                              "files (pass an LLM, or leave modular out)")
         options = {"constrained": True} if constrained and _writes_with_an_llm(llm) else {}
-        for name, on in (("novel_goals", novel_goals), ("local_facts", local_facts)):
+        for name, on in (("novel_goals", novel_goals), ("local_facts", local_facts),
+                         ("typed_objects", typed_objects), ("ask_missing", ask_missing)):
             if on and not modular:
                 raise ValueError(f"formalize_and_plan: {name}=True is a help of the modular "
                                  "formalizer; pass modular=True too")

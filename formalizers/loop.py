@@ -331,6 +331,13 @@ def emitter(log: RecordFile, on_event=None):
 def _record_parts(formalizer, m: Metrics, emit) -> None:
     """The modular mode's calls of the last request (:mod:`.modular`), counted and recorded
     with what code did with each answer."""
+    declared = getattr(formalizer, "typed_declared", None)
+    if declared:   # typed_objects: names the model typed, declared though no fact names them
+        m.objects_declared += len(declared)
+        emit("objects-declared", step=m.steps,
+             fixes=[f"problem: declared {d} (typed by the model; no fact names it)"
+                    for d in declared])
+        formalizer.typed_declared = []
     parts = getattr(formalizer, "last_parts", None)
     if not parts:
         return

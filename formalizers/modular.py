@@ -58,6 +58,22 @@ corridor, came out as ``(connected pantry kitchen west)``, the room it had left,
 again.
 
 Code declares the problem's objects, typed by the predicates (:func:`.objects.declare_objects`).
+With ``typed_objects``, a name the types part gave a domain type is declared as an object of
+that type even when no fact names it: measured with Qwen2.5-Coder 1.5B on the household, "you
+see a cabinet 1, a countertop 1, ..." was typed right (``cabinet_1=RECEPTACLE`` for all 8) but
+its facts named one or two of them (``(heater countertop_1)``), so no plan could go to the
+others. The declarations are recorded (``typed_declared``; the loop writes them as an
+``objects-declared`` event).
+
+With ``ask_missing``, a planner's why-no-plan that says an action's precondition is never true
+over a predicate no known fact holds (``its precondition (atlocation ?from) is never true``)
+is answered by asking for that predicate's fact alone (the ``missing`` part: one fact of that
+predicate, or ``none``), under a grammar of that predicate over the names of its types, and
+the fact joins the known facts. Measured on the household: "You are in the middle of a room"
+came out as ``(heater middle)`` in 7 of 15 problem files, and with no ``atlocation`` fact
+nothing could move; the goal was then rewritten, never the facts behind it. At most
+:data:`MISSING_ASKS` times per predicate in an episode; ``none`` and unreadable answers are
+recorded and the revision goes on as without the option.
 
 Revision aimed at the part (what an error names):
 
@@ -96,14 +112,16 @@ from .llm_formalizer import RETRY_TEMPERATURE, PromptedLLM
 from .repair import matching_paren
 
 BUNDLED = Path(__file__).parent / "prompts" / "modular"
-PARTS = ("context", "predicates", "action", "types", "facts", "goal", "correction")
+PARTS = ("context", "predicates", "action", "types", "facts", "goal", "correction", "missing")
+#: times the ``missing`` part is asked for one predicate in an episode (``ask_missing``)
+MISSING_ASKS = 2
 #: times a part is drawn again when its answer is one already refused
 REDRAWS = 3
 #: goals offered to the model at most (the nearest reachable atoms)
 GOAL_CANDIDATES = 24
 #: answer tokens per part when the run sets no ``max_tokens`` (a part is short by design)
 PART_TOKENS = {"predicates": 200, "action": 160, "types": 120, "facts": 200, "goal": 60,
-               "correction": 8}
+               "correction": 8, "missing": 40}
 #: words that are never names of things in an observation
 STOP_WORDS = frozenset("""a an the you your are is was be been am i me my it its in into on at to
 of and or but for from with by as this that these those there here what which who can cannot
@@ -180,7 +198,8 @@ class ModularFormalizer(PromptedLLM):
     def __init__(self, llm: Union[LLM, str], env_id: str, *, prompts: Optional[str] = None,
                  temperature: float = 0.0, max_tokens: Optional[int] = None,
                  constrained: bool = False, samples: int = 1, goal_style: str = "detailed",
-                 novel_goals: bool = False, local_facts: bool = False) -> None:
+                 novel_goals: bool = False, local_facts: bool = False,
+                 typed_objects: bool = False, ask_missing: bool = False) -> None:
         super().__init__(llm, env_id, prompts=prompts, temperature=temperature,
                          max_tokens=max_tokens)
         if samples < 1:
@@ -190,6 +209,8 @@ class ModularFormalizer(PromptedLLM):
         self.samples = samples
         self.novel_goals = novel_goals
         self.local_facts = local_facts
+        self.typed_objects = typed_objects
+        self.ask_missing = ask_missing
         self.guidance = self.prompts.fill(f"goal_{goal_style}").strip()
         self.templates = _templates(prompts)
         self.fixed_domain: Optional[str] = None   # set by the loop (a frozen domain)
@@ -224,6 +245,9 @@ class ModularFormalizer(PromptedLLM):
         self._sentence = ""                        # the sentence a facts call reads
         self._facts_from = 0                       # history index the last facts part read from
         self.name_types: dict[str, str] = {}       # word -> its type, or NONE (types part)
+        self._missing_asked: dict[str, int] = {}   # predicate -> missing parts asked
+        self._declared_typed: set[str] = set()     # typed_objects: declared so far
+        self.typed_declared: list[str] = []        # ... newly, since the loop last read it
 
     # -- the loop's calls ----------------------------------------------------------------
     def propose(self, context: Context) -> Files:
@@ -244,6 +268,10 @@ class ModularFormalizer(PromptedLLM):
             if part == "facts":
                 self._write_facts(context, signatures)
                 self._written_last.append(part)
+                continue
+            if part.startswith("missing "):   # a none or unreadable answer: go on without
+                if self._write(part, context, signatures):
+                    self._written_last.append(part)
                 continue
             if part == "correction":
                 if not self._write_correction(context, signatures):
@@ -328,6 +356,10 @@ class ModularFormalizer(PromptedLLM):
             for name in signatures:
                 if re.search(rf"(action|:action)\s+'?{re.escape(name)}\b", error):
                     return [f"action {name}", "goal"]
+        missing = self._missing_predicate(context.error or "") if self.ask_missing else None
+        if missing:
+            self._missing_asked[missing] = self._missing_asked.get(missing, 0) + 1
+            return [f"missing {missing}", "goal"]
         if "goal" in error or "no plan" in error or "unsolvable" in error \
                 or "unreachable" in error:
             self._goal_rewrites += 1
@@ -335,6 +367,20 @@ class ModularFormalizer(PromptedLLM):
                 return ["goal"]
             self._goal_rewrites = 0
         return ["facts", "goal"]
+
+    def _missing_predicate(self, error: str) -> Optional[str]:
+        """The first predicate the planner's why-no-plan says an action's precondition needs
+        and never has (``its precondition (atlocation ?from) is never true``) that no known
+        fact holds and that was asked for fewer than :data:`MISSING_ASKS` times; None when
+        there is none (``ask_missing``)."""
+        held = {f.strip("()").split()[0] for f in self._facts() + self.chunk if f.strip("()")}
+        arities = {name: len(params) for name, params in self._signature_list()}
+        for found in re.finditer(r"precondition \(([\w\-]+)[^)]*\) is never true", error):
+            predicate = found.group(1).lower()
+            if predicate in arities and predicate not in held \
+                    and self._missing_asked.get(predicate, 0) < MISSING_ASKS:
+                return predicate
+        return None
 
     # -- one part --------------------------------------------------------------------------
     def _write(self, part: str, context: Context, signatures: dict) -> bool:
@@ -489,6 +535,9 @@ class ModularFormalizer(PromptedLLM):
         elif part == "types":
             for word, kind in kept.items():
                 self.name_types.setdefault(word, kind)
+        elif part.startswith("missing "):   # a fact that holds now: kept with the state
+            if counting and kept not in self.base:
+                self.base = self.base + [kept]
         else:
             self.goal = kept
 
@@ -561,6 +610,8 @@ class ModularFormalizer(PromptedLLM):
             return {w: found[w] for w in wanted if w in found}, []
         arities = self._arities(signatures)
         text = re.sub(r"\?[\w\-]+\s*=\s*", "", text)    # labelled parameters: ?from=kitchen
+        if part.startswith("missing "):
+            return self._read_missing(part.split(" ", 1)[1], text, arities, context)
         if part == "facts":
             names = set(self._fact_names(context))
             mentioned = set(observed_names([self._sentence]))
@@ -608,6 +659,43 @@ class ModularFormalizer(PromptedLLM):
                               f"choose one never reached: {', '.join(candidates[:3])})"]
             return None, [f"{inner}: not one of the goals the known facts can reach"]
         return goal, []
+
+    def _read_missing(self, predicate: str, text: str, arities: dict, context: Context):
+        """The ``missing`` part's answer: its first fact of ``predicate`` over names its types
+        allow (see :meth:`_missing_names`); (None, [why]) for ``none`` or nothing usable."""
+        allowed = self._missing_names(context, predicate)
+        kinds = self._kinds()
+        typed: dict = {}
+        for fact in self._facts() + self.chunk:
+            self._type_of(fact, kinds, typed)
+        refused = []
+        for m in _ATOM.finditer(text):
+            name, args = m.group(1).lower(), m.group(2).lower().split()
+            fact = "(" + " ".join([name, *args]) + ")"
+            if name != predicate:
+                refused.append(f"{fact}: not a fact of {predicate}")
+            elif arities.get(name) != len(args):
+                refused.append(f"{fact}: {predicate} takes {arities.get(name)} argument(s)")
+            elif any(a not in names for a, names in zip(args, allowed)):
+                unseen = next(a for a, names in zip(args, allowed) if a not in names)
+                refused.append(f"{fact}: {unseen} is no name of its type in the observations")
+            else:
+                clash = self._type_of(fact, kinds, dict(typed))
+                if not clash:
+                    return fact, refused
+                refused.append(f"{fact}: {clash}")
+        if not refused:
+            refused = ["the model said none" if "none" in text.lower() else "no fact found"]
+        return None, refused
+
+    def _missing_names(self, context: Context, predicate: str) -> list[list[str]]:
+        """For each parameter of the missing part's predicate, the names it may take: the
+        observations' names of its type (as the facts part's), placeholders left out: the fact
+        asked for is one the game said."""
+        typed = self._typed_names(context)
+        params = dict(self._signature_list()).get(predicate, [])
+        return [[n for n in typed.get(t, []) if not n.startswith("unknown_")]
+                for _v, t in params]
 
     @staticmethod
     def _predicate_of(correction: str) -> str:
@@ -685,9 +773,10 @@ class ModularFormalizer(PromptedLLM):
 
             domain = self.fixed_domain or self._domain_text(None)
             init = " ".join(self._facts())
+            objects = " ".join(self._typed_objects(self._facts(), count=False))
             files, _ = declare_objects(Files(domain, (
-                f"(define (problem p) (:domain {self._domain_model().name}) (:objects) "
-                f"(:init {init}) (:goal (and)))")))
+                f"(define (problem p) (:domain {self._domain_model().name}) "
+                f"(:objects {objects}) (:init {init}) (:goal (and)))")))
             dom, _ = read_domain(files.domain)
             prob, _ = read_problem(files.problem)
             world = World(dom, prob)
@@ -749,6 +838,15 @@ class ModularFormalizer(PromptedLLM):
             return self.templates["types"].substitute(
                 context=common, sentence=self._sentence, revision=revision,
                 types=", ".join(t.upper() for t in self._type_names())).strip() + "\n"
+        if kind == "missing":
+            predicate = part.split(" ", 1)[1]
+            label = next((line for line in self._labeled_lines()
+                          if line.strip("()").split()[0] == predicate), f"({predicate})")
+            return self.templates["missing"].substitute(
+                context=common, history=shown, predicate=predicate, form=label,
+                message=next((line.strip(" -") for line in (context.error or "").splitlines()
+                              if f"({predicate}" in line and "never true" in line),
+                             (context.error or "").strip())).strip() + "\n"
         if kind == "facts":
             return self.templates["facts"].substitute(
                 context=common, revision=revision, sentence=self._sentence).strip() + "\n"
@@ -892,6 +990,8 @@ class ModularFormalizer(PromptedLLM):
             kinds = [t.upper() for t in self._type_names()] + ["NONE"]
             return Grammar(f"start: {words}\nkind: {choice(kinds)}\n"
                            + "WS: /[ \\t\\r\\n]+/\n%ignore WS\n", "word types", 4)
+        if part.startswith("missing "):
+            return self._missing_grammar(part.split(" ", 1)[1], context)
         if part == "facts":
             return grammars.labeled_facts_grammar(
                 self._signature_list(), self._typed_names(context),
@@ -910,6 +1010,22 @@ class ModularFormalizer(PromptedLLM):
                 if word not in typed[kind] and self.name_types.get(word, kind) == kind:
                     typed[kind].append(word)
         return grammars.goal_grammar(arities, [], typed=(self._kinds(), typed))
+
+    def _missing_grammar(self, predicate: str, context: Context):
+        """One fact of ``predicate``, each parameter named and filled with a name of its type
+        (:meth:`_missing_names`), or ``none``."""
+        from pddlkit.llm.grammar import Grammar
+        from pddlkit.llm.lark_subset import choice, literal
+
+        params = dict(self._signature_list()).get(predicate, [])
+        allowed = self._missing_names(context, predicate)
+        if any(not names for names in allowed):
+            return Grammar('start: "none"\n', f"{predicate}: no names of its types", 4)
+        slots = " ".join(f"{literal(v + '=')} name_{i}" for i, (v, _t) in enumerate(params))
+        lines = [f'start: fact | "none"', f'fact: "(" {literal(predicate)} {slots} ")"']
+        lines += [f"name_{i}: {choice(names)}" for i, names in enumerate(allowed)]
+        lines += [r"WS: /[ \t\r\n]+/", "%ignore WS"]
+        return Grammar("\n".join(lines) + "\n", f"one fact of {predicate}", 4)
 
     # -- assembling the files --------------------------------------------------------------
     def _facts(self) -> list[str]:
@@ -1000,10 +1116,37 @@ class ModularFormalizer(PromptedLLM):
         dom = self._domain_model()
         name = dom.name if dom is not None else "world"
         init = "\n    ".join(self._facts())
-        problem = (f"(define (problem step)\n  (:domain {name})\n  (:objects)\n"
+        objects = " ".join(self._typed_objects(self._facts() + [self.goal]))
+        problem = (f"(define (problem step)\n  (:domain {name})\n  (:objects {objects})\n"
                    f"  (:init\n    {init})\n  {self.goal or '(:goal (and))'})\n")
         files, _ = declare_objects(Files(domain, problem))
         return files
+
+    def _typed_objects(self, used: list[str], count: bool = True) -> list[str]:
+        """``typed_objects``: ``name - type`` for each name the types part gave a domain type
+        that ``used`` (the facts and the goal) does not name; the names used are declared by
+        :func:`.objects.declare_objects`, typed by the predicates they fill. Names that are
+        the domain's own words (a type, a predicate, an action) are left out. With ``count``,
+        the names declared for the first time are added to :attr:`typed_declared`."""
+        if not self.typed_objects:
+            return []
+        dom = self._domain_model()
+        if dom is None:
+            return []
+        types = {t.name.lower() for t in dom.types}
+        reserved = types | {p.name.lower() for p in dom.predicates} | {
+            a.name.lower() for a in dom.actions} | {"object", "either", "and", "not", "or"}
+        named = {w for fact in used for w in fact.replace("(", " ").replace(")", " ").split()}
+        out = []
+        for word, kind in self.name_types.items():
+            if kind == "NONE" or kind.lower() not in types or word in named \
+                    or word in reserved or not re.fullmatch(r"[a-z][a-z0-9_\-]*", word):
+                continue
+            out.append(f"{word} - {kind}")
+            if count and word not in self._declared_typed:
+                self._declared_typed.add(word)
+                self.typed_declared.append(f"{word} - {kind}")
+        return out
 
 
 def _templates(folder: Optional[str]) -> dict[str, string.Template]:

@@ -1,0 +1,197 @@
+"""The modular mode on the household (issue 46): ``typed_objects`` and ``ask_missing``.
+
+The scripted model below makes the mistakes Qwen2.5-Coder 1.5B made on the household basic&use
+with the preset (records: ``examples/real-llm/small-model-records/household-8-receptacles-
+basic-use-preset-0-4.record.jsonl.gz``): it types the receptacles of "you see a cabinet 1, a
+countertop 1, ..." right but writes one fact about one of them (``(heater countertop_1)``),
+and reads "You are in the middle of a room." as ``(handempty)`` with ``middle`` typed as a
+receptacle class, so no fact says where the agent is. After that first observation it reads
+each sentence as a careful reader would. Without the two helps every problem file is
+unsolvable (nothing to go to, nowhere to go from) and the episode ends at the solver retry
+limit after 0 actions, as measured; with them it plays.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from pddlkit.envs import make
+from pddlkit.formalizers.loop import Limits, run_episode
+from pddlkit.formalizers.modular import ModularFormalizer, observed_names
+from pddlkit.llm.scripted import ScriptedLLM
+
+REPO = Path(__file__).resolve().parent.parent
+DOMAIN = (REPO / "domains" / "household" / "domain.pddl").read_text()
+RECEPTACLES = {"cabinet", "countertop", "desk", "drawer", "fridge", "microwave", "sinkbasin",
+               "sofa", "shelf", "garbagecan", "diningtable", "sidetable", "dresser", "bed",
+               "coffeemachine", "toaster", "stoveburner", "safe", "armchair", "bathtubbasin",
+               "sink", "toilet", "cart", "ottoman", "laundryhamper"}
+
+
+def _part(prompt: str) -> str:
+    return re.search(r"Part to write: (?:the )?(\w+)", prompt).group(1)
+
+
+def _name(words: str) -> str:
+    return "_".join(words.lower().split())
+
+
+def _known(prompt: str, predicate: str) -> list[str]:
+    known = prompt.split("Known facts:", 1)[1].split("\n", 1)[0]
+    return re.findall(rf"\({predicate} (\S+)\)", known)
+
+
+def measured(prompt: str) -> str:
+    """Qwen's household mistakes on the first observation, a careful reading after it."""
+    part = _part(prompt)
+    sentence = re.search(r"Sentence: (.*)", prompt).group(1) if "Sentence:" in prompt else ""
+    if part == "type":
+        out = []
+        for word in observed_names([sentence]):
+            base = word.rsplit("_", 1)[0]
+            kind = ("RTYPE" if word in ("middle", "room")                # the measured slip
+                    else "RECEPTACLE" if base in RECEPTACLES and word[-1].isdigit()
+                    else "OBJ" if word[-1].isdigit() else "NONE")
+            out.append(f"{word}={kind}")
+        return " ".join(out)
+    if part == "new":
+        if "middle of a room" in sentence:
+            return "(handempty)"                                         # measured
+        if "Looking quickly around you" in sentence:
+            return "(heater ?r=countertop_1)"                            # measured
+        here = (_known(prompt, "atlocation") or [""])[0]
+        found = re.match(r"You arrive at the (\w+ \d+)\.", sentence)
+        if found:
+            return f"(atlocation ?r={_name(found.group(1))})"
+        found = re.match(r"The (\w+ \d+) is closed\.", sentence)
+        if found:
+            return f"(openable ?r={_name(found.group(1))})"
+        found = re.match(r"(?:You open the|The) (\w+ \d+)(?: is open)?\.", sentence)
+        if found:
+            return f"(opened ?r={_name(found.group(1))})"
+        found = re.match(r"You pick up the (\w+ \d+) from", sentence)
+        if found:
+            return f"(holds ?o={_name(found.group(1))})"
+        found = re.match(r"(?:On the (\w+ \d+), you|In it, you) see (.*)\.", sentence)
+        if found:
+            where = _name(found.group(1)) if found.group(1) else here
+            things = re.findall(r"(\w+ \d+)", found.group(2))
+            return "\n".join(f"(inreceptacle ?o={_name(t)} ?r={where})" for t in things) \
+                or "(handempty)"
+        return "(handempty)"
+    if part == "one":   # the missing part: a receptacle it has typed, as a guess would
+        offered = re.search(r"Part to write: the one fact \((\S+)", prompt).group(1)
+        name = re.search(r"a (\w+ \d+)", prompt.split("What happened so far:", 1)[1])
+        return f"({offered} ?r={_name(name.group(1))})" if name else "none"
+    if part == "which":
+        offered = re.search(r"message about: (.*)\? Answer", prompt).group(1)
+        return re.split(r", | or ", offered)[0]
+    if part == "goal":
+        task = re.search(r"Task: put \w+ (\w+) (?:in|on) (\w+)", prompt)
+        thing, place = task.group(1), task.group(2)
+        offered = prompt.split("nearest first:\n", 1)[1].split("\nPart to write", 1)[0]
+        if offered.startswith("(none"):   # no goal reachable: where the task ends (measured)
+            return f"(:goal (atlocation {place}_1))"
+        goals = offered.splitlines()
+        for wanted in (rf"\(inreceptacle {thing}_\d+ {place}_\d+\)", rf"\(holds {thing}_\d+\)",
+                       r"\(opened ", r"\(atlocation "):
+            pick = next((g for g in goals if re.match(wanted, g)), None)
+            if pick:
+                return f"(:goal {pick})"
+        return f"(:goal {goals[0]})"
+    raise AssertionError(f"unexpected part {part}: {prompt[-300:]}")
+
+
+def _play(seed: int, **helps) -> tuple:
+    formalizer = ModularFormalizer(ScriptedLLM(lambda m: measured(m[-1]["content"])),
+                                   "household", novel_goals=True, **helps)
+    env = make("household", receptacles=8, difficulty="basic&use")
+    events: list = []
+    result = run_episode(env, formalizer, seed=seed, domain=DOMAIN,
+                         limits=Limits(action_budget=30, max_solver_retries=3),
+                         on_event=lambda kind, data: events.append((kind, data)))
+    return result, formalizer, events
+
+
+def test_without_the_helps_the_measured_mistakes_leave_every_file_unsolvable():
+    result, _formalizer, _events = _play(1)
+    assert not result.won and result.metrics.actions == 0
+    assert "solver" in (result.metrics.abort_reason or "")
+
+
+def test_typed_objects_and_ask_missing_repair_exactly_those_mistakes_and_say_so():
+    result, formalizer, events = _play(1, typed_objects=True, ask_missing=True)
+    assert result.metrics.actions > 0, result.metrics.abort_reason
+    declared = [f for kind, data in events if kind == "objects-declared" for f in data["fixes"]]
+    assert any("cabinet_1 - receptacle" in f and "no fact names it" in f for f in declared)
+    asked = [c for c in formalizer.calls if c.part == "missing atlocation"]
+    assert len(asked) == 1 and asked[0].outcome == "used"
+    assert not any(c.part.startswith("missing ") and c.part != "missing atlocation"
+                   for c in formalizer.calls)
+    # the first file that planned holds the asked fact and declares the typed receptacles
+    planned = next(f for f in result.files if "(atlocation cabinet_1)" in f.problem)
+    assert "sinkbasin_1 - receptacle" in planned.problem
+    # middle was typed as a receptacle class: declared as one, never as a place to be
+    assert "middle - rtype" in planned.problem and "(atlocation middle)" not in planned.problem
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_with_both_helps_the_measured_reader_wins_a_game_it_lost(seed):
+    result, _formalizer, _events = _play(seed, typed_objects=True, ask_missing=True)
+    assert result.won, result.metrics.abort_reason
+
+
+def test_each_help_alone_is_not_enough_for_those_mistakes():
+    result, _formalizer, _events = _play(1, typed_objects=True)   # still nowhere to go from
+    assert not result.won and result.metrics.actions == 0
+    result, _formalizer, _events = _play(1, ask_missing=True)     # only where facts name
+    assert not result.won
+
+
+def test_the_missing_part_takes_one_fact_of_its_predicate_or_none_under_its_grammar():
+    formalizer = ModularFormalizer(ScriptedLLM(lambda m: "none"), "household", ask_missing=True)
+    formalizer.fixed_domain = DOMAIN
+    formalizer.name_types = {"cabinet_1": "receptacle", "middle": "rtype", "creditcard_1": "obj"}
+    from pddlkit.formalizers.base import Context, Memory, SOLVER_ERROR
+
+    context = Context(kind=SOLVER_ERROR, env_id="household", valid_actions=[], n_actions=0,
+                      memory=Memory("put some cd in cabinet.", [
+        ("look", "You see a cabinet 1 and a creditcard 1. You are in the middle of a room.")]),
+        signatures="", error="why no plan:\n  - (gotolocation ?from ?to) can never fire: its "
+        "precondition (atlocation ?from) is never true: no reachable state has one")
+    grammar = formalizer._missing_grammar("atlocation", context)
+    assert grammar.accepts("(atlocation ?r=cabinet_1)") and grammar.accepts("none")
+    assert not grammar.accepts("(atlocation ?r=middle)")         # typed as a class
+    assert not grammar.accepts("(atlocation ?r=creditcard_1)")   # an object, not a receptacle
+    assert not grammar.accepts("(holds ?o=creditcard_1)")        # another predicate
+    kept, _ = formalizer._read("missing atlocation", "(atlocation ?r=cabinet_1)", context, {})
+    assert kept == "(atlocation cabinet_1)"
+    kept, why = formalizer._read("missing atlocation", "none", context, {})
+    assert kept is None and why == ["the model said none"]
+    kept, why = formalizer._read("missing atlocation", "(atlocation ?r=desk_9)", context, {})
+    assert kept is None and "desk_9" in why[0]
+    # asked at most MISSING_ASKS times per predicate; a predicate some fact holds is not asked
+    assert formalizer._missing_predicate(context.error) == "atlocation"
+    formalizer._missing_asked["atlocation"] = 2
+    assert formalizer._missing_predicate(context.error) is None
+    formalizer._missing_asked.clear()
+    formalizer.base = ["(atlocation cabinet_1)"]
+    assert formalizer._missing_predicate(context.error) is None
+
+
+def test_the_helps_are_options_named_in_the_row_and_refused_without_modular():
+    from pddlkit.agents import AgentError, get_agent, run_job
+    from pddlkit.formalizers.agents import SMALL_MODEL, helps
+
+    spec = get_agent("pddlego")
+    options = spec.make_options({"small_model": True, "typed_objects": True,
+                                 "ask_missing": True})
+    assert helps(options, "local:x")[-2:] == ["typed-objects", "ask-missing"]
+    assert "typed_objects" not in SMALL_MODEL and "ask_missing" not in SMALL_MODEL
+    for flag in ("typed_objects", "ask_missing"):
+        with pytest.raises(AgentError, match=f"--{flag.replace('_', '-')}.*--modular"):
+            run_job(spec, env="household", llm="local:x",
+                    options=spec.make_options({flag: True}))
