@@ -270,7 +270,8 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
                     failure = (failure[0], failure[1] + refuted.said(new))
         if failure is not None and hasattr(formalizer, "failed"):   # the modular mode aims
             at = len(done)                                       # its revision at the step
-            formalizer.failed(result.actions[-1][at] if at < len(result.actions[-1]) else None)
+            formalizer.failed(result.actions[-1][at] if at < len(result.actions[-1]) else None,
+                              failure_info)
         if failure is not None:
             if refused is not None and previous is not None:   # its plan fails in the world
                 refused[answer_key(previous)] = (f"its plan failed in the world: "

@@ -63,7 +63,9 @@ that type even when no fact names it: measured with Qwen2.5-Coder 1.5B on the ho
 see a cabinet 1, a countertop 1, ..." was typed right (``cabinet_1=RECEPTACLE`` for all 8) but
 its facts named one or two of them (``(heater countertop_1)``), so no plan could go to the
 others. The declarations are recorded (``typed_declared``; the loop writes them as an
-``objects-declared`` event).
+``objects-declared`` event). A name declared only so, that the world says is not there (its
+``info["failed"]``: ``{"object": "room"}``, "You don't see any room here.") is withdrawn, and
+only the goal is asked again (see :meth:`ModularFormalizer.failed`).
 
 With ``ask_missing``, a planner's why-no-plan that says an action's precondition is never true
 over a predicate no known fact holds (``its precondition (atlocation ?from) is never true``)
@@ -247,6 +249,7 @@ class ModularFormalizer(PromptedLLM):
         self.name_types: dict[str, str] = {}       # word -> its type, or NONE (types part)
         self._missing_asked: dict[str, int] = {}   # predicate -> missing parts asked
         self._declared_typed: set[str] = set()     # typed_objects: declared so far
+        self._withdrawn: Optional[str] = None      # ... and one the world said is not there
         self.typed_declared: list[str] = []        # ... newly, since the loop last read it
 
     # -- the loop's calls ----------------------------------------------------------------
@@ -325,11 +328,26 @@ class ModularFormalizer(PromptedLLM):
         self._goal_rewrites = 0
         self._failed_actions = {}
 
-    def failed(self, step: Optional[str]) -> None:
+    def failed(self, step: Optional[str], info: Optional[dict] = None) -> None:
         """The plan step (``(move corridor patio south)``) whose command failed in the world:
         the next revision asks which of its preconditions was wrong (the ``correction``
-        part)."""
+        part). With ``typed_objects``, when the world's ``info["failed"]`` says an object
+        is not there (``{"object": "room"}``) and that name was declared only because the
+        model typed it, the name is withdrawn (typed NONE: no longer declared or offered)
+        and the revision asks for the goal alone: no precondition was wrong (measured with
+        Qwen2.5-Coder 1.5B on the household: "middle" and "room" of "the middle of a room"
+        typed as receptacles, gone to, "You don't see any room here.", and the correction
+        then took away where the agent was)."""
         self.failed_step = step
+        self._withdrawn = None
+        failed = info.get("failed") if isinstance(info, dict) else None
+        name = str(failed.get("object", "")).lower() if isinstance(failed, dict) else ""
+        if self.typed_objects and name in self._declared_typed and not any(
+                name in f.replace("(", " ").replace(")", " ").split()
+                for f in self._facts() + self.chunk):
+            self.name_types[name] = "NONE"
+            self._declared_typed.discard(name)
+            self._withdrawn = name
 
     # -- which parts -----------------------------------------------------------------------
     def _targets(self, context: Context, signatures: dict) -> list[str]:
@@ -342,6 +360,9 @@ class ModularFormalizer(PromptedLLM):
         error = (context.error or "").lower()
         if error.startswith("your answer could not be read"):
             return ["facts", "goal"]
+        if context.kind == SIMULATION_ERROR and getattr(self, "_withdrawn", None):
+            self._withdrawn = None        # a name that is not there: only the goal changes
+            return ["goal"]
         if context.kind == SIMULATION_ERROR:
             action = _action_of(context.failed_action or "", context, signatures)
             count = self._failed_actions.get(action or "", 0) + 1

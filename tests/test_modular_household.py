@@ -105,8 +105,19 @@ def measured(prompt: str) -> str:
     raise AssertionError(f"unexpected part {part}: {prompt[-300:]}")
 
 
-def _play(seed: int, **helps) -> tuple:
-    formalizer = ModularFormalizer(ScriptedLLM(lambda m: measured(m[-1]["content"])),
+def room_as_a_place(prompt: str) -> str:
+    """The other measured slip: "the middle of a room" typed as two receptacles, and the
+    goal that goes to one of them ("go to room": "You don't see any room here.")."""
+    part = _part(prompt)
+    if part == "type" and "middle of a room" in prompt.split("Sentence:", 1)[1]:
+        return "middle=RECEPTACLE room=RECEPTACLE"
+    if part == "goal" and "\n(atlocation room)\n" in prompt:
+        return "(:goal (atlocation room))"
+    return measured(prompt)
+
+
+def _play(seed: int, model=measured, **helps) -> tuple:
+    formalizer = ModularFormalizer(ScriptedLLM(lambda m: model(m[-1]["content"])),
                                    "household", novel_goals=True, **helps)
     env = make("household", receptacles=8, difficulty="basic&use")
     events: list = []
@@ -195,3 +206,34 @@ def test_the_helps_are_options_named_in_the_row_and_refused_without_modular():
         with pytest.raises(AgentError, match=f"--{flag.replace('_', '-')}.*--modular"):
             run_job(spec, env="household", llm="local:x",
                     options=spec.make_options({flag: True}))
+
+
+def test_a_typed_name_the_world_says_is_not_there_is_withdrawn_and_only_the_goal_asked():
+    """Without the withdrawal, the correction part took away where the agent was (the failed
+    step's precondition ``(atlocation ...)``) and no plan moved again."""
+    result, formalizer, events = _play(1, room_as_a_place, typed_objects=True, ask_missing=True)
+    failed = [d["command"] for kind, d in events if kind == "simulation-error"]
+    assert failed == ["go to room"]                       # once: never offered again
+    assert formalizer.name_types["room"] == "NONE"
+    assert not any(c.part == "correction" for c in formalizer.calls)
+    assert result.won, result.metrics.abort_reason
+    last = result.files[-1].problem
+    assert "room - receptacle" not in last and "middle - receptacle" in last
+
+
+def test_a_name_some_fact_holds_or_the_model_did_not_type_is_not_withdrawn():
+    formalizer = ModularFormalizer(ScriptedLLM(lambda m: "none"), "household",
+                                   typed_objects=True)
+    formalizer.fixed_domain = DOMAIN
+    formalizer.name_types = {"room": "receptacle", "desk_1": "receptacle"}
+    formalizer._declared_typed = {"room", "desk_1"}
+    formalizer.base = ["(atlocation desk_1)"]
+    formalizer.failed("(gotolocation room desk_1)", {"failed": {"object": "desk_1"}})
+    assert formalizer.name_types["desk_1"] == "receptacle" and formalizer._withdrawn is None
+    formalizer.failed("(gotolocation desk_1 sofa_1)", {"failed": {"object": "sofa_1"}})
+    assert formalizer._withdrawn is None
+    formalizer.failed("(gotolocation desk_1 room)", {"failed": {"literal": "(x)"}})
+    assert formalizer._withdrawn is None
+    formalizer.typed_objects = False
+    formalizer.failed("(gotolocation desk_1 room)", {"failed": {"object": "room"}})
+    assert formalizer.name_types["room"] == "receptacle"
