@@ -76,8 +76,9 @@ ROWS = {
     # the household's helps (own options, not in the preset): each alone, and over the preset
     "typed-objects": ("pddlego", [*FROZEN, "--constrained", "--modular", "--typed-objects"]),
     "ask-missing": ("pddlego", [*FROZEN, "--constrained", "--modular", "--ask-missing"]),
+    "world-literals": ("pddlego", [*FROZEN, "--constrained", "--modular", "--world-literals"]),
     "preset-plus": ("pddlego", [*FROZEN, "--constrained", "--small-model", "--typed-objects",
-                                "--ask-missing"]),
+                                "--ask-missing", "--world-literals"]),
     "repair": ("pddlego", [*FROZEN, "--constrained", "--repair"]),
     "declare-objects": ("pddlego", [*FROZEN, "--constrained", "--declare-objects"]),
     "fresh-answers": ("pddlego", [*FROZEN, "--constrained", "--fresh-answers"]),

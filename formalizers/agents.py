@@ -94,6 +94,11 @@ class PDDLegoOptions:
                                       "precondition never true over a predicate no known "
                                       "fact holds (where the agent is), ask for that "
                                       "predicate's fact alone")
+    world_literals: bool = option(False, "with --modular: when the world names the literal "
+                                         "a command failed on, correct the facts in code "
+                                         "(the literal and what it implies through the "
+                                         "failed step's precondition), not by asking the "
+                                         "model which predicate")
     small_model: bool = option(False, "the helps for small models at once: --modular "
                                       "(with an LLM) --repair --declare-objects "
                                       "--fresh-answers --fact-memory --problem-only "
@@ -130,9 +135,10 @@ def limits(o) -> Limits:
 SMALL_MODEL = ("modular", "repair", "declare_objects", "fresh_answers", "fact_memory",
                "problem_only", "refuted_facts", "novel_goals", "local_facts")
 #: the helps of the modular formalizer, which asks an LLM (a stand-in writes whole files)
-MODULAR_HELPS = ("novel_goals", "local_facts", "typed_objects", "ask_missing")
+MODULAR_HELPS = ("novel_goals", "local_facts", "typed_objects", "ask_missing",
+                 "world_literals")
 #: helps that are options of their own, not (yet) in ``small_model``'s set
-OWN_HELPS = ("typed_objects", "ask_missing")
+OWN_HELPS = ("typed_objects", "ask_missing", "world_literals")
 
 
 def helps(o, llm: Optional[str] = None) -> list[str]:
@@ -310,6 +316,8 @@ LINES = {
         + (" ".join(p["answer"].split()) if p["outcome"] == "used" else
            f"not used ({p['outcome']}; {'; '.join(p['refused'][:1])})")
         for p in d["parts"] if p["part"].startswith("missing ")) or None,
+    "facts-corrected": lambda d: "   corrected in code from the world's answer: "
+                                 + " ".join(d["facts"]),
     "facts-refuted": lambda d: f"   refuted by the world: {' '.join(d['facts'])}",
     "facts-kept-out": lambda d: "   kept out: " + "; ".join(d["fixes"]),
     "repeated-answer": lambda d: "   the same files as an answer already refused: not planned, "

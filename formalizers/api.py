@@ -247,7 +247,9 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
     goals never true so far while any is reachable, ``local_facts`` lets a sentence's facts
     name only what it names and where the agent is, ``typed_objects`` declares the names the
     model typed though no fact names them, ``ask_missing`` asks for the fact of a predicate the
-    planner finds never true and no known fact holds); the state is progressed
+    planner finds never true and no known fact holds; the agent's ``--world-literals`` is not
+    an option here: it reads the world's answer to a refused command, which this function
+    does not see); the state is progressed
     through the last plan's steps, one per (command, observation) pair the caller passes.
 
     The options have the agent's names (``pddlkit run pddlego --solver-retries N

@@ -339,6 +339,10 @@ def _record_parts(formalizer, m: Metrics, emit) -> None:
              fixes=[f"problem: declared {d} (typed by the model; no fact names it)"
                     for d in declared])
         formalizer.typed_declared = []
+    corrected = getattr(formalizer, "world_corrected", None)
+    if corrected:  # world_literals: what the world's failed literal implies, applied in code
+        emit("facts-corrected", step=m.steps, facts=corrected)
+        formalizer.world_corrected = []
     parts = getattr(formalizer, "last_parts", None)
     if not parts:
         return

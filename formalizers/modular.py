@@ -67,6 +67,13 @@ others. The declarations are recorded (``typed_declared``; the loop writes them 
 ``info["failed"]``: ``{"object": "room"}``, "You don't see any room here.") is withdrawn, and
 only the goal is asked again (see :meth:`ModularFormalizer.failed`).
 
+With ``world_literals``, a command the world refused naming the literal that failed
+(``info["failed"]``, as pddlkit's PDDL-backed environments give it) is corrected in code in
+place of the ``correction`` part: the literal, and what it implies through the failed step's
+precondition (:meth:`ModularFormalizer._world_corrections`); recorded as
+``world_corrected`` (the loop writes a ``facts-corrected`` event). An environment that names
+no literal gets the ``correction`` part as before.
+
 With ``ask_missing``, a planner's why-no-plan that says an action's precondition is never true
 over a predicate no known fact holds (``its precondition (atlocation ?from) is never true``)
 is answered by asking for that predicate's fact alone (the ``missing`` part: one fact of that
@@ -117,6 +124,10 @@ BUNDLED = Path(__file__).parent / "prompts" / "modular"
 PARTS = ("context", "predicates", "action", "types", "facts", "goal", "correction", "missing")
 #: times the ``missing`` part is asked for one predicate in an episode (``ask_missing``)
 MISSING_ASKS = 2
+#: facts one ``missing`` answer may give (one for a single-valued predicate: where one is)
+MISSING_FACTS = 4
+#: ``missing`` parts asked in an episode because no place was left to go (one per predicate)
+STALLED_ASKS = 3
 #: times a part is drawn again when its answer is one already refused
 REDRAWS = 3
 #: goals offered to the model at most (the nearest reachable atoms)
@@ -201,7 +212,8 @@ class ModularFormalizer(PromptedLLM):
                  temperature: float = 0.0, max_tokens: Optional[int] = None,
                  constrained: bool = False, samples: int = 1, goal_style: str = "detailed",
                  novel_goals: bool = False, local_facts: bool = False,
-                 typed_objects: bool = False, ask_missing: bool = False) -> None:
+                 typed_objects: bool = False, ask_missing: bool = False,
+                 world_literals: bool = False) -> None:
         super().__init__(llm, env_id, prompts=prompts, temperature=temperature,
                          max_tokens=max_tokens)
         if samples < 1:
@@ -213,6 +225,7 @@ class ModularFormalizer(PromptedLLM):
         self.local_facts = local_facts
         self.typed_objects = typed_objects
         self.ask_missing = ask_missing
+        self.world_literals = world_literals
         self.guidance = self.prompts.fill(f"goal_{goal_style}").strip()
         self.templates = _templates(prompts)
         self.fixed_domain: Optional[str] = None   # set by the loop (a frozen domain)
@@ -248,8 +261,11 @@ class ModularFormalizer(PromptedLLM):
         self._facts_from = 0                       # history index the last facts part read from
         self.name_types: dict[str, str] = {}       # word -> its type, or NONE (types part)
         self._missing_asked: dict[str, int] = {}   # predicate -> missing parts asked
+        self._stalled_asked: list[str] = []        # ... asked with no place left to go
         self._declared_typed: set[str] = set()     # typed_objects: declared so far
         self._withdrawn: Optional[str] = None      # ... and one the world said is not there
+        self._world_failed: Optional[tuple[str, bool]] = None   # world_literals
+        self.world_corrected: list[str] = []       # ... applied, since the loop last read it
         self.typed_declared: list[str] = []        # ... newly, since the loop last read it
 
     # -- the loop's calls ----------------------------------------------------------------
@@ -268,6 +284,13 @@ class ModularFormalizer(PromptedLLM):
                         context.error or ""
         self._written_last = []
         for part in targets:
+            if part == "goal" and self.ask_missing and context.kind not in (
+                    SOLVER_ERROR, SIMULATION_ERROR):
+                stalled = self._stalled_predicate()
+                if stalled:   # every place visited, and an action needs a fact none holds
+                    self._stalled_asked.append(stalled)
+                    if self._write(f"missing {stalled}", context, signatures):
+                        self._written_last.append(f"missing {stalled}")
             if part == "facts":
                 self._write_facts(context, signatures)
                 self._written_last.append(part)
@@ -341,6 +364,10 @@ class ModularFormalizer(PromptedLLM):
         self.failed_step = step
         self._withdrawn = None
         failed = info.get("failed") if isinstance(info, dict) else None
+        self._world_failed = None
+        if isinstance(failed, dict) and isinstance(failed.get("literal"), str) \
+                and isinstance(failed.get("holds"), bool):
+            self._world_failed = (" ".join(failed["literal"].lower().split()), failed["holds"])
         name = str(failed.get("object", "")).lower() if isinstance(failed, dict) else ""
         if self.typed_objects and name in self._declared_typed and not any(
                 name in f.replace("(", " ").replace(")", " ").split()
@@ -363,6 +390,9 @@ class ModularFormalizer(PromptedLLM):
         if context.kind == SIMULATION_ERROR and getattr(self, "_withdrawn", None):
             self._withdrawn = None        # a name that is not there: only the goal changes
             return ["goal"]
+        if context.kind == SIMULATION_ERROR and self.world_literals \
+                and self._apply_world_corrections():
+            return ["goal"]               # the world said which literal: code corrects it
         if context.kind == SIMULATION_ERROR:
             action = _action_of(context.failed_action or "", context, signatures)
             count = self._failed_actions.get(action or "", 0) + 1
@@ -401,6 +431,40 @@ class ModularFormalizer(PromptedLLM):
             if predicate in arities and predicate not in held \
                     and self._missing_asked.get(predicate, 0) < MISSING_ASKS:
                 return predicate
+        return None
+
+    def _stalled_predicate(self) -> Optional[str]:
+        """``ask_missing`` before a goal: when no place is left to go (no atom of a
+        single-valued predicate, such as ``atlocation``, is reachable and never true so far),
+        the first predicate that an action's precondition needs, that no action adds and
+        that no known fact holds (``openable``: measured with Qwen2.5-Coder 1.5B on the
+        household, "The cabinet 1 is closed." came out as ``(heater cabinet_1)`` at every
+        receptacle, so nothing could ever be opened); each predicate once, at most
+        :data:`STALLED_ASKS` in an episode. None otherwise."""
+        dom = self._domain_model()
+        if dom is None or len(self._stalled_asked) >= STALLED_ASKS:
+            return None
+        single = self._single_valued()
+        ever = self.ever | set(self._facts())
+        if not any(f.strip("()").split()[0] in single for f in self._facts()) or any(
+                atom.strip("()").split()[0] in single and atom not in ever
+                for atom in self._reachable_goals()):
+            return None   # nowhere known to be, or somewhere left to go
+        from pddlkit.pddl.model import And, Atom, iter_effect_literals
+
+        added = {lit.atom.predicate.lower() for a in dom.actions
+                 for lit in iter_effect_literals(a.effects) if lit.positive}
+        held = {f.strip("()").split()[0] for f in self._facts() + self.chunk if f.strip("()")}
+        for action in dom.actions:
+            parts = action.precondition.parts if isinstance(action.precondition, And) \
+                else [action.precondition]
+            for atom in parts:
+                if not isinstance(atom, Atom) or not atom.args:
+                    continue
+                predicate = atom.predicate.lower()
+                if predicate not in added and predicate not in held \
+                        and predicate not in self._stalled_asked:
+                    return predicate
         return None
 
     # -- one part --------------------------------------------------------------------------
@@ -556,9 +620,9 @@ class ModularFormalizer(PromptedLLM):
         elif part == "types":
             for word, kind in kept.items():
                 self.name_types.setdefault(word, kind)
-        elif part.startswith("missing "):   # a fact that holds now: kept with the state
-            if counting and kept not in self.base:
-                self.base = self.base + [kept]
+        elif part.startswith("missing "):   # facts that hold now: kept with the state
+            if counting:
+                self.base = self.base + [f for f in kept if f not in self.base]
         else:
             self.goal = kept
 
@@ -682,17 +746,21 @@ class ModularFormalizer(PromptedLLM):
         return goal, []
 
     def _read_missing(self, predicate: str, text: str, arities: dict, context: Context):
-        """The ``missing`` part's answer: its first fact of ``predicate`` over names its types
-        allow (see :meth:`_missing_names`); (None, [why]) for ``none`` or nothing usable."""
+        """The ``missing`` part's answer: its facts of ``predicate`` over names their types
+        allow (see :meth:`_missing_names`; the first only, for a single-valued predicate);
+        (None, [why]) for ``none`` or nothing usable."""
         allowed = self._missing_names(context, predicate)
         kinds = self._kinds()
         typed: dict = {}
         for fact in self._facts() + self.chunk:
             self._type_of(fact, kinds, typed)
-        refused = []
+        refused, kept = [], []
+        limit = 1 if predicate in self._single_valued() else MISSING_FACTS
         for m in _ATOM.finditer(text):
             name, args = m.group(1).lower(), m.group(2).lower().split()
             fact = "(" + " ".join([name, *args]) + ")"
+            if len(kept) >= limit or fact in kept:
+                continue
             if name != predicate:
                 refused.append(f"{fact}: not a fact of {predicate}")
             elif arities.get(name) != len(args):
@@ -701,10 +769,15 @@ class ModularFormalizer(PromptedLLM):
                 unseen = next(a for a, names in zip(args, allowed) if a not in names)
                 refused.append(f"{fact}: {unseen} is no name of its type in the observations")
             else:
-                clash = self._type_of(fact, kinds, dict(typed))
+                clash = self._type_of(fact, kinds, typed)
                 if not clash:
-                    return fact, refused
-                refused.append(f"{fact}: {clash}")
+                    kept.append(fact)
+                else:
+                    refused.append(f"{fact}: {clash}")
+        if kept:
+            return kept, refused
+        if not refused and re.fullmatch(r"\W*none\W*", text.lower()):
+            return [], ["the model said none"]   # an answer: not drawn again
         if not refused:
             refused = ["the model said none" if "none" in text.lower() else "no fact found"]
         return None, refused
@@ -721,6 +794,85 @@ class ModularFormalizer(PromptedLLM):
     @staticmethod
     def _predicate_of(correction: str) -> str:
         return correction.replace("(not ", "").strip("() ").split()[0]
+
+    def _apply_world_corrections(self) -> bool:
+        """``world_literals``: apply :meth:`_world_corrections` to the known facts; False when
+        the world named no literal or it implies nothing the facts do not already say."""
+        corrections = self._world_corrections()
+        self._world_failed = None
+        if not corrections:
+            return False
+        for correction in corrections:
+            if correction.startswith("(not "):
+                fact = correction[len("(not "):-1]
+                self.base = [f for f in self.base if f != fact]
+                self.chunk = [f for f in self.chunk if f != fact]
+            elif correction not in self.chunk:
+                self.chunk = self.chunk + [correction]
+        self.world_corrected += corrections
+        self.failed_step = None
+        return True
+
+    def _world_corrections(self) -> list[str]:
+        """What the world's answer to a failed command implies for the known facts, when it
+        names the literal that failed (``info["failed"]``: ``{"literal": "(opened
+        cabinet_1)", "holds": false}``): the literal itself, when the known facts say
+        otherwise; and, for a disjunction of the failed step's precondition (in the model's
+        domain) that holds it, every other disjunct, which must have failed too: ``(or (not
+        (openable cabinet_1)) (opened cabinet_1))`` failed with ``(opened cabinet_1)`` false,
+        so ``(openable cabinet_1)`` holds. Measured with Qwen2.5-Coder 1.5B on the household:
+        "The cabinet 1 is closed." after a put, and the model, asked which predicate the
+        message was about, said ``atlocation``, which took away where the agent was."""
+        if not self._world_failed or not self.failed_step:
+            return []
+        fact, holds = self._world_failed
+        dom = self._domain_model()
+        if dom is None:
+            return []
+        from pddlkit.pddl.model import And, Atom, Not, Or
+
+        words = self.failed_step.strip("()").lower().split()
+        try:
+            action = dom.action(words[0])
+        except KeyError:
+            return []
+        if len(action.parameters) != len(words) - 1:
+            return []
+        binding = {p.name.lower(): a for p, a in zip(action.parameters, words[1:])}
+        known = set(self._facts())
+
+        def ground(atom: Atom) -> str:
+            return "(" + " ".join([atom.predicate.lower(),
+                                   *(binding.get(a.lower(), a.lower()) for a in atom.args)]) + ")"
+
+        out = []
+        if holds is False and fact in known:
+            out.append(f"(not {fact})")
+        if holds is True and fact not in known:
+            out.append(fact)
+
+        def failing(f) -> bool:   # the disjunct the world says failed
+            if isinstance(f, Atom):
+                return ground(f) == fact and holds is False
+            return isinstance(f, Not) and isinstance(f.formula, Atom) \
+                and ground(f.formula) == fact and holds is True
+
+        def visit(f) -> None:
+            if isinstance(f, And):
+                for part in f.parts:
+                    visit(part)
+            elif isinstance(f, Or) and any(failing(d) for d in f.parts):
+                for other in f.parts:
+                    if failing(other):
+                        continue
+                    if isinstance(other, Atom) and ground(other) in known:
+                        out.append(f"(not {ground(other)})")     # false in the world
+                    elif isinstance(other, Not) and isinstance(other.formula, Atom) \
+                            and ground(other.formula) not in known:
+                        out.append(ground(other.formula))         # its atom holds
+
+        visit(action.precondition)
+        return list(dict.fromkeys(c for c in out if "?" not in c))
 
     def _corrections(self) -> list[str]:
         """What could have been wrong when the failed step's command failed: for each
@@ -863,11 +1015,19 @@ class ModularFormalizer(PromptedLLM):
             predicate = part.split(" ", 1)[1]
             label = next((line for line in self._labeled_lines()
                           if line.strip("()").split()[0] == predicate), f"({predicate})")
+            one = predicate in self._single_valued()
+            if context.kind == SOLVER_ERROR:
+                message = "The planner found no plan: " + next(
+                    (line.strip(" -") for line in (context.error or "").splitlines()
+                     if f"({predicate}" in line and "never true" in line),
+                    (context.error or "").strip())
+            else:
+                message = "Every place known has been visited, and the task is not done."
             return self.templates["missing"].substitute(
                 context=common, history=shown, predicate=predicate, form=label,
-                message=next((line.strip(" -") for line in (context.error or "").splitlines()
-                              if f"({predicate}" in line and "never true" in line),
-                             (context.error or "").strip())).strip() + "\n"
+                message=message, wanted="fact" if one else "facts",
+                hold="holds" if one else "hold", only="the fact" if one else "the facts"
+                ).strip() + "\n"
         if kind == "facts":
             return self.templates["facts"].substitute(
                 context=common, revision=revision, sentence=self._sentence).strip() + "\n"
@@ -1033,7 +1193,8 @@ class ModularFormalizer(PromptedLLM):
         return grammars.goal_grammar(arities, [], typed=(self._kinds(), typed))
 
     def _missing_grammar(self, predicate: str, context: Context):
-        """One fact of ``predicate``, each parameter named and filled with a name of its type
+        """A fact of ``predicate`` (up to :data:`MISSING_FACTS` of them, one for a
+        single-valued predicate), each parameter named and filled with a name of its type
         (:meth:`_missing_names`), or ``none``."""
         from pddlkit.llm.grammar import Grammar
         from pddlkit.llm.lark_subset import choice, literal
@@ -1043,7 +1204,9 @@ class ModularFormalizer(PromptedLLM):
         if any(not names for names in allowed):
             return Grammar('start: "none"\n', f"{predicate}: no names of its types", 4)
         slots = " ".join(f"{literal(v + '=')} name_{i}" for i, (v, _t) in enumerate(params))
-        lines = [f'start: fact | "none"', f'fact: "(" {literal(predicate)} {slots} ")"']
+        many = "fact" if predicate in self._single_valued() else \
+            " ".join(["fact"] + ["fact?"] * (MISSING_FACTS - 1))
+        lines = [f'start: {many} | "none"', f'fact: "(" {literal(predicate)} {slots} ")"']
         lines += [f"name_{i}: {choice(names)}" for i, names in enumerate(allowed)]
         lines += [r"WS: /[ \t\r\n]+/", "%ignore WS"]
         return Grammar("\n".join(lines) + "\n", f"one fact of {predicate}", 4)
