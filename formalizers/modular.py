@@ -71,8 +71,10 @@ With ``world_literals``, a command the world refused naming the literal that fai
 (``info["failed"]``, as pddlkit's PDDL-backed environments give it) is corrected in code in
 place of the ``correction`` part: the literal, and what it implies through the failed step's
 precondition (:meth:`ModularFormalizer._world_corrections`); recorded as
-``world_corrected`` (the loop writes a ``facts-corrected`` event). An environment that names
-no literal gets the ``correction`` part as before.
+``world_corrected`` (the loop writes a ``facts-corrected`` event). A command refused because
+a thing it names is not there (``{"object": "middle"}``) takes the facts about that name out
+and withdraws the name; only the goal is asked again. An environment that names no literal
+gets the ``correction`` part as before.
 
 With ``ask_missing``, a planner's why-no-plan that says an action's precondition is never true
 over a predicate no known fact holds (``its precondition (atlocation ?from) is never true``)
@@ -369,11 +371,24 @@ class ModularFormalizer(PromptedLLM):
                 and isinstance(failed.get("holds"), bool):
             self._world_failed = (" ".join(failed["literal"].lower().split()), failed["holds"])
         name = str(failed.get("object", "")).lower() if isinstance(failed, dict) else ""
+        def naming(fact: str) -> bool:
+            return name in fact.replace("(", " ").replace(")", " ").split()
+
         if self.typed_objects and name in self._declared_typed and not any(
-                name in f.replace("(", " ").replace(")", " ").split()
-                for f in self._facts() + self.chunk):
+                naming(f) for f in self._facts() + self.chunk):
             self.name_types[name] = "NONE"
             self._declared_typed.discard(name)
+            self._withdrawn = name
+        elif self.world_literals and name and any(naming(f) for f in self._facts() + self.chunk):
+            # the world says no such thing is there: the model's facts about it are about
+            # nothing (measured: "You are in the middle of a room" as (heater middle), then
+            # "go to middle": "You don't see any middle here.")
+            gone = [f for f in self._facts() + self.chunk if naming(f)]
+            self.base = [f for f in self.base if not naming(f)]
+            self.chunk = [f for f in self.chunk if not naming(f)]
+            self.name_types[name] = "NONE"
+            self._declared_typed.discard(name)
+            self.world_corrected += [f"(not {f})" for f in dict.fromkeys(gone)]
             self._withdrawn = name
 
     # -- which parts -----------------------------------------------------------------------
@@ -694,7 +709,9 @@ class ModularFormalizer(PromptedLLM):
                 return None, ["no word=TYPE found"]
             return {w: found[w] for w in wanted if w in found}, []
         arities = self._arities(signatures)
-        text = re.sub(r"\?[\w\-]+\s*=\s*", "", text)    # labelled parameters: ?from=kitchen
+        # labelled parameters: ?from=kitchen; a space in their place, as the grammar lets
+        # "(atlocation?r=countertop_1)" through (measured: read as "(atlocationcountertop_1)")
+        text = re.sub(r"\s*\?[\w\-]+\s*=\s*", " ", text)
         if part.startswith("missing "):
             return self._read_missing(part.split(" ", 1)[1], text, arities, context)
         if part == "facts":

@@ -206,6 +206,8 @@ def test_the_missing_part_takes_one_fact_of_its_predicate_or_none_under_its_gram
     assert not grammar.accepts("(holds ?o=creditcard_1)")        # another predicate
     kept, _ = formalizer._read("missing atlocation", "(atlocation ?r=cabinet_1)", context, {})
     assert kept == ["(atlocation cabinet_1)"]
+    kept, _ = formalizer._read("missing atlocation", "(atlocation?r= cabinet_1)", context, {})
+    assert kept == ["(atlocation cabinet_1)"]       # measured: no space before the label
     kept, why = formalizer._read("missing atlocation", "none", context, {})
     assert kept == [] and why == ["the model said none"]   # an answer: not drawn again
     kept, why = formalizer._read("missing atlocation", "(atlocation ?r=desk_9)", context, {})
@@ -282,3 +284,21 @@ def test_world_corrections_follow_the_failed_literal_through_the_precondition():
     formalizer.failed("(nosuchaction cd_1)",
                       {"failed": {"literal": "(holds cd_1)", "holds": False}})
     assert formalizer._world_corrections() == []
+
+
+def test_world_literals_drop_the_facts_about_a_thing_the_world_says_is_not_there():
+    """Qwen wrote "You are in the middle of a room" as ``(heater middle)``; "go to middle":
+    "You don't see any middle here." The facts about it go, and only the goal is asked."""
+    formalizer = ModularFormalizer(ScriptedLLM(lambda m: "none"), "household",
+                                   world_literals=True)
+    formalizer.fixed_domain = DOMAIN
+    formalizer.name_types = {"middle": "receptacle"}
+    formalizer.base = ["(atlocation countertop_1)", "(heater middle)", "(openable middle)"]
+    formalizer.failed("(gotolocation countertop_1 middle)", {"failed": {"object": "middle"}})
+    assert formalizer.base == ["(atlocation countertop_1)"]
+    assert formalizer.world_corrected == ["(not (heater middle))", "(not (openable middle))"]
+    assert formalizer.name_types["middle"] == "NONE" and formalizer._withdrawn == "middle"
+    formalizer.world_literals = False           # without the option the facts stay
+    formalizer.base = ["(atlocation countertop_1)", "(heater middle)"]
+    formalizer.failed("(gotolocation countertop_1 middle)", {"failed": {"object": "middle"}})
+    assert "(heater middle)" in formalizer.base and formalizer._withdrawn is None
