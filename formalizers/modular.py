@@ -840,28 +840,14 @@ class ModularFormalizer(PromptedLLM):
         so ``(openable cabinet_1)`` holds. Measured with Qwen2.5-Coder 1.5B on the household:
         "The cabinet 1 is closed." after a put, and the model, asked which predicate the
         message was about, said ``atlocation``, which took away where the agent was."""
-        if not self._world_failed or not self.failed_step:
+        failed = self._failed_step_action() if self._world_failed else None
+        if failed is None:
             return []
+        action, ground = failed
         fact, holds = self._world_failed
-        dom = self._domain_model()
-        if dom is None:
-            return []
         from pddlkit.pddl.model import And, Atom, Not, Or
 
-        words = self.failed_step.strip("()").lower().split()
-        try:
-            action = dom.action(words[0])
-        except KeyError:
-            return []
-        if len(action.parameters) != len(words) - 1:
-            return []
-        binding = {p.name.lower(): a for p, a in zip(action.parameters, words[1:])}
         known = set(self._facts())
-
-        def ground(atom: Atom) -> str:
-            return "(" + " ".join([atom.predicate.lower(),
-                                   *(binding.get(a.lower(), a.lower()) for a in atom.args)]) + ")"
-
         out = []
         if holds is False and fact in known:
             out.append(f"(not {fact})")
@@ -891,32 +877,39 @@ class ModularFormalizer(PromptedLLM):
         visit(action.precondition)
         return list(dict.fromkeys(c for c in out if "?" not in c))
 
+    def _failed_step_action(self):
+        """(the failed step's action in the model's domain, a function grounding one of its
+        atoms over the step's arguments); None when the step cannot be read against it."""
+        dom = self._domain_model() if self.failed_step else None
+        if dom is None:
+            return None
+        words = self.failed_step.strip("()").lower().split()
+        try:
+            action = dom.action(words[0])
+        except KeyError:
+            return None
+        if len(action.parameters) != len(words) - 1:
+            return None
+        binding = {p.name.lower(): a for p, a in zip(action.parameters, words[1:])}
+
+        def ground(atom) -> str:
+            return "(" + " ".join([atom.predicate.lower(),
+                                   *(binding.get(a.lower(), a.lower()) for a in atom.args)]) + ")"
+        return action, ground
+
     def _corrections(self) -> list[str]:
         """What could have been wrong when the failed step's command failed: for each
         literal of its precondition (in the model's domain, over the step's arguments),
         ``(not F)`` for a fact ``F`` the known facts hold (it is false in the world), ``F``
         for a fact they lack (the world has it: a door the precondition says is not there)."""
-        if not self.failed_step:
+        failed = self._failed_step_action()
+        if failed is None:
             return []
-        dom = self._domain_model()
-        if dom is None:
-            return []
+        action, ground = failed
         from pddlkit.pddl.model import Atom, Not, Or, And
 
-        words = self.failed_step.strip("()").lower().split()
-        try:
-            action = dom.action(words[0])
-        except KeyError:
-            return []
-        if len(action.parameters) != len(words) - 1:
-            return []
-        binding = {p.name.lower(): a for p, a in zip(action.parameters, words[1:])}
         known = set(self._facts())
         out: list[str] = []
-
-        def ground(atom: Atom) -> str:
-            return "(" + " ".join([atom.predicate.lower(),
-                                   *(binding.get(a.lower(), a.lower()) for a in atom.args)]) + ")"
 
         def visit(f) -> None:
             if isinstance(f, (And, Or)):
