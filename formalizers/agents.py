@@ -93,7 +93,9 @@ class PDDLegoOptions:
     ask_missing: bool = option(False, "with --modular: when the planner finds an action's "
                                       "precondition never true over a predicate no known "
                                       "fact holds (where the agent is), ask for that "
-                                      "predicate's fact alone")
+                                      "predicate's facts alone; also, once no place is left "
+                                      "to go, for a precondition predicate no action adds "
+                                      "(what can be opened)")
     world_literals: bool = option(False, "with --modular: when the world names the literal "
                                          "a command failed on, correct the facts in code "
                                          "(the literal and what it implies through the "
