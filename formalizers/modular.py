@@ -264,6 +264,7 @@ class ModularFormalizer(PromptedLLM):
         self.name_types: dict[str, str] = {}       # word -> its type, or NONE (types part)
         self._missing_asked: dict[str, int] = {}   # predicate -> missing parts asked
         self._stalled_asked: list[str] = []        # ... asked with no place left to go
+        self._planner_error = ""                   # the last solver error (ask_missing)
         self._declared_typed: set[str] = set()     # typed_objects: declared so far
         self._withdrawn: Optional[str] = None      # ... and one the world said is not there
         self._world_failed: Optional[tuple[str, bool]] = None   # world_literals
@@ -298,6 +299,10 @@ class ModularFormalizer(PromptedLLM):
                 self._written_last.append(part)
                 continue
             if part.startswith("missing "):   # a none or unreadable answer: go on without
+                predicate = part.split(" ", 1)[1]
+                if any(f.strip("()").split()[0] == predicate for f in self._facts() + self.chunk
+                       if f.strip("()")):
+                    continue                  # the facts re-read just now hold it
                 if self._write(part, context, signatures):
                     self._written_last.append(part)
                 continue
@@ -401,7 +406,16 @@ class ModularFormalizer(PromptedLLM):
             return domain_parts + (["facts"] if new else []) + ["goal"]
         error = (context.error or "").lower()
         if error.startswith("your answer could not be read"):
+            # the planner's last why-no-plan still holds (measured: "none" once, then every
+            # goal redrawn as refused, and the facts re-read five times over)
+            missing = self._missing_predicate(self._planner_error) if self.ask_missing \
+                else None
+            if missing:
+                self._missing_asked[missing] = self._missing_asked.get(missing, 0) + 1
+                return ["facts", f"missing {missing}", "goal"]
             return ["facts", "goal"]
+        if context.kind == SOLVER_ERROR:
+            self._planner_error = context.error or ""
         if context.kind == SIMULATION_ERROR and getattr(self, "_withdrawn", None):
             self._withdrawn = None        # a name that is not there: only the goal changes
             return ["goal"]

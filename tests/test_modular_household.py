@@ -302,3 +302,26 @@ def test_world_literals_drop_the_facts_about_a_thing_the_world_says_is_not_there
     formalizer.base = ["(atlocation countertop_1)", "(heater middle)"]
     formalizer.failed("(gotolocation countertop_1 middle)", {"failed": {"object": "middle"}})
     assert "(heater middle)" in formalizer.base and formalizer._withdrawn is None
+
+
+def test_after_an_unreadable_goal_the_planner_s_missing_predicate_is_asked_again():
+    """Measured: the missing part said ``none`` once, every goal was then redrawn as refused,
+    and the facts were re-read five times over while the why-no-plan still held."""
+    from pddlkit.formalizers.base import Context, Memory, SOLVER_ERROR
+
+    formalizer = ModularFormalizer(ScriptedLLM(lambda m: "none"), "household", ask_missing=True)
+    formalizer.fixed_domain = DOMAIN
+    why = ("why no plan:\n  - (gotolocation ?from ?to) can never fire: its precondition "
+           "(atlocation ?from) is never true")
+
+    def context(error: str) -> Context:
+        return Context(kind=SOLVER_ERROR, env_id="household", valid_actions=[], n_actions=0,
+                       memory=Memory("put some cd in cabinet.", []), signatures="", error=error)
+
+    assert formalizer._targets(context(why), {}) == ["missing atlocation", "goal"]
+    unreadable = "Your answer could not be read: the goal part: redrawn"
+    assert formalizer._targets(context(unreadable), {}) == ["facts", "missing atlocation", "goal"]
+    assert formalizer._targets(context(unreadable), {}) == ["facts", "goal"]   # asked twice
+    formalizer.ask_missing = False
+    formalizer._missing_asked.clear()
+    assert formalizer._targets(context(unreadable), {}) == ["facts", "goal"]
