@@ -379,16 +379,18 @@ class ModularFormalizer(PromptedLLM):
         def naming(fact: str) -> bool:
             return name in fact.replace("(", " ").replace(")", " ").split()
 
-        if self.typed_objects and name in self._declared_typed and not any(
-                naming(f) for f in self._facts() + self.chunk):
+        gone = [f for f in self._facts() + self.chunk if naming(f)] if name else []
+        typed = self.name_types.get(name, "NONE") != "NONE"
+        if self.typed_objects and name and typed and not gone:
+            # typed by the model, in no fact (declared so, or named by the goal alone:
+            # measured, "open" of "You open the cabinet 1" typed as a receptacle and gone to)
             self.name_types[name] = "NONE"
             self._declared_typed.discard(name)
             self._withdrawn = name
-        elif self.world_literals and name and any(naming(f) for f in self._facts() + self.chunk):
+        elif self.world_literals and name and (gone or typed):
             # the world says no such thing is there: the model's facts about it are about
             # nothing (measured: "You are in the middle of a room" as (heater middle), then
             # "go to middle": "You don't see any middle here.")
-            gone = [f for f in self._facts() + self.chunk if naming(f)]
             self.base = [f for f in self.base if not naming(f)]
             self.chunk = [f for f in self.chunk if not naming(f)]
             self.name_types[name] = "NONE"

@@ -325,3 +325,17 @@ def test_after_an_unreadable_goal_the_planner_s_missing_predicate_is_asked_again
     formalizer.ask_missing = False
     formalizer._missing_asked.clear()
     assert formalizer._targets(context(unreadable), {}) == ["facts", "goal"]
+
+
+def test_a_typed_name_only_the_goal_named_is_withdrawn_too():
+    """Measured: "open" of "You open the cabinet 1." typed as a receptacle, the goal
+    ``(atlocation open)`` (so it was declared by the goal, not as a typed object), "go to
+    open": "You don't see any open here.", and the correction part was asked."""
+    formalizer = ModularFormalizer(ScriptedLLM(lambda m: "none"), "household",
+                                   typed_objects=True)
+    formalizer.fixed_domain = DOMAIN
+    formalizer.name_types = {"open": "receptacle"}
+    formalizer.goal = "(:goal (atlocation open))"
+    formalizer.base = ["(atlocation cabinet_1)"]
+    formalizer.failed("(gotolocation cabinet_1 open)", {"failed": {"object": "open"}})
+    assert formalizer._withdrawn == "open" and formalizer.name_types["open"] == "NONE"
