@@ -100,7 +100,9 @@ class PDDLegoOptions:
                                          "a command failed on, correct the facts in code "
                                          "(the literal and what it implies through the "
                                          "failed step's precondition), not by asking the "
-                                         "model which predicate")
+                                         "model which predicate; a thing the world says is "
+                                         "not there loses the facts about it until a "
+                                         "sentence names it again")
     small_model: bool = option(False, "the helps for small models at once: --modular "
                                       "(with an LLM) --repair --declare-objects "
                                       "--fresh-answers --fact-memory --problem-only "

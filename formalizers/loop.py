@@ -76,7 +76,7 @@ class Metrics:
     abort_reason: Optional[str] = None
     repairs: int = 0  # trivial slips fixed in code (repair option)
     facts_merged: int = 0  # remembered facts put back (fact_memory option)
-    objects_declared: int = 0  # objects declared in code (declare_objects option)
+    objects_declared: int = 0  # objects declared in code (declare_objects, typed_objects)
     facts_refuted: int = 0  # facts the world refuted, kept out after (refuted_facts option)
     part_calls: int = 0  # calls of the modular mode, one small part each (modular option)
     parts_redrawn: int = 0  # part answers identical to a refused one, drawn again (modular)
@@ -270,8 +270,11 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
                     failure = (failure[0], failure[1] + refuted.said(new))
         if failure is not None and hasattr(formalizer, "failed"):   # the modular mode aims
             at = len(done)                                       # its revision at the step
-            formalizer.failed(result.actions[-1][at] if at < len(result.actions[-1]) else None,
-                              failure_info)
+            step_failed = result.actions[-1][at] if at < len(result.actions[-1]) else None
+            if _takes_info(formalizer.failed):
+                formalizer.failed(step_failed, failure_info)
+            else:   # a formalizer of the earlier shape, failed(step)
+                formalizer.failed(step_failed)
         if failure is not None:
             if refused is not None and previous is not None:   # its plan fails in the world
                 refused[answer_key(previous)] = (f"its plan failed in the world: "
@@ -327,6 +330,18 @@ def emitter(log: RecordFile, on_event=None):
         if on_event is not None:
             on_event(kind, data)
     return emit
+
+
+def _takes_info(method) -> bool:
+    """Whether a formalizer's ``failed`` takes the world's info too (``failed(step, info)``)."""
+    import inspect
+
+    try:
+        params = inspect.signature(method).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params) >= 2 \
+        or any(p.kind == p.VAR_POSITIONAL for p in params)
 
 
 def _record_parts(formalizer, m: Metrics, emit) -> None:

@@ -78,9 +78,10 @@ gets the ``correction`` part as before.
 
 With ``ask_missing``, a planner's why-no-plan that says an action's precondition is never true
 over a predicate no known fact holds (``its precondition (atlocation ?from) is never true``)
-is answered by asking for that predicate's fact alone (the ``missing`` part: one fact of that
-predicate, or ``none``), under a grammar of that predicate over the names of its types, and
-the fact joins the known facts. Measured on the household: "You are in the middle of a room"
+is answered by asking for that predicate's facts alone (the ``missing`` part: up to
+:data:`MISSING_FACTS` facts of that predicate, one for a single-valued one, or ``none``), under
+a grammar of that predicate over the names the types part or a known fact gave its types, and
+the facts join the known facts. Measured on the household: "You are in the middle of a room"
 came out as ``(heater middle)`` in 7 of 15 problem files, and with no ``atlocation`` fact
 nothing could move; the goal was then rewritten, never the facts behind it. At most
 :data:`MISSING_ASKS` times per predicate in an episode; ``none`` and unreadable answers are
@@ -267,6 +268,7 @@ class ModularFormalizer(PromptedLLM):
         self._planner_error = ""                   # the last solver error (ask_missing)
         self._declared_typed: set[str] = set()     # typed_objects: declared so far
         self._withdrawn: Optional[str] = None      # ... and one the world said is not there
+        self._withdrawn_names: set[str] = set()    # ... typed again when a sentence names it
         self._world_failed: Optional[tuple[str, bool]] = None   # world_literals
         self.world_corrected: list[str] = []       # ... applied, since the loop last read it
         self.typed_declared: list[str] = []        # ... newly, since the loop last read it
@@ -300,8 +302,8 @@ class ModularFormalizer(PromptedLLM):
                 continue
             if part.startswith("missing "):   # a none or unreadable answer: go on without
                 predicate = part.split(" ", 1)[1]
-                if any(f.strip("()").split()[0] == predicate for f in self._facts() + self.chunk
-                       if f.strip("()")):
+                if any((f.strip("()").split() or [""])[0] == predicate
+                       for f in self._facts() + self.chunk):
                     continue                  # the facts re-read just now hold it
                 if self._write(part, context, signatures):
                     self._written_last.append(part)
@@ -372,10 +374,15 @@ class ModularFormalizer(PromptedLLM):
         self._withdrawn = None
         failed = info.get("failed") if isinstance(info, dict) else None
         self._world_failed = None
-        if isinstance(failed, dict) and isinstance(failed.get("literal"), str) \
-                and isinstance(failed.get("holds"), bool):
-            self._world_failed = (" ".join(failed["literal"].lower().split()), failed["holds"])
-        name = str(failed.get("object", "")).lower() if isinstance(failed, dict) else ""
+        literal = failed.get("literal") if isinstance(failed, dict) else None
+        if isinstance(literal, str) and literal.count("(") == literal.count(")") <= 1 \
+                and isinstance(failed.get("holds"), bool):   # one atom, "( opened x )" too
+            words = literal.replace("(", " ").replace(")", " ").lower().split()
+            if words and all(re.fullmatch(r"[a-z][\w\-]*", w) for w in words):
+                self._world_failed = ("(" + " ".join(words) + ")", failed["holds"])
+        name = failed.get("object") if isinstance(failed, dict) else None
+        name = name.strip().lower() if isinstance(name, str) \
+            and re.fullmatch(r"\s*[a-z][\w\-]*\s*", name.lower()) else ""
         def naming(fact: str) -> bool:
             return name in fact.replace("(", " ").replace(")", " ").split()
 
@@ -387,6 +394,7 @@ class ModularFormalizer(PromptedLLM):
             self.name_types[name] = "NONE"
             self._declared_typed.discard(name)
             self._withdrawn = name
+            self._withdrawn_names.add(name)
         elif self.world_literals and name and (gone or typed):
             # the world says no such thing is there: the model's facts about it are about
             # nothing (measured: "You are in the middle of a room" as (heater middle), then
@@ -397,6 +405,7 @@ class ModularFormalizer(PromptedLLM):
             self._declared_typed.discard(name)
             self.world_corrected += [f"(not {f})" for f in dict.fromkeys(gone)]
             self._withdrawn = name
+            self._withdrawn_names.add(name)
 
     # -- which parts -----------------------------------------------------------------------
     def _targets(self, context: Context, signatures: dict) -> list[str]:
@@ -455,7 +464,7 @@ class ModularFormalizer(PromptedLLM):
         and never has (``its precondition (atlocation ?from) is never true``) that no known
         fact holds and that was asked for fewer than :data:`MISSING_ASKS` times; None when
         there is none (``ask_missing``)."""
-        held = {f.strip("()").split()[0] for f in self._facts() + self.chunk if f.strip("()")}
+        held = {(f.strip("()").split() or [""])[0] for f in self._facts() + self.chunk}
         arities = {name: len(params) for name, params in self._signature_list()}
         for found in re.finditer(r"precondition \(([\w\-]+)[^)]*\) is never true", error):
             predicate = found.group(1).lower()
@@ -477,7 +486,7 @@ class ModularFormalizer(PromptedLLM):
             return None
         single = self._single_valued()
         ever = self.ever | set(self._facts())
-        if not any(f.strip("()").split()[0] in single for f in self._facts()) or any(
+        if not any((f.strip("()").split() or [""])[0] in single for f in self._facts()) or any(
                 atom.strip("()").split()[0] in single and atom not in ever
                 for atom in self._reachable_goals()):
             return None   # nowhere known to be, or somewhere left to go
@@ -485,7 +494,7 @@ class ModularFormalizer(PromptedLLM):
 
         added = {lit.atom.predicate.lower() for a in dom.actions
                  for lit in iter_effect_literals(a.effects) if lit.positive}
-        held = {f.strip("()").split()[0] for f in self._facts() + self.chunk if f.strip("()")}
+        held = {(f.strip("()").split() or [""])[0] for f in self._facts() + self.chunk}
         for action in dom.actions:
             parts = action.precondition.parts if isinstance(action.precondition, And) \
                 else [action.precondition]
@@ -579,6 +588,9 @@ class ModularFormalizer(PromptedLLM):
         wrote = False
         for sentence in dict.fromkeys(sentences):
             self._sentence = sentence
+            for word in set(observed_names([sentence])) & self._withdrawn_names:
+                self.name_types.pop(word, None)     # seen now: "not there" was for then
+                self._withdrawn_names.discard(word)
             if self._untyped_words():
                 self._write("types", context, signatures)
             wrote = self._write("facts", context, signatures) or wrote
@@ -817,11 +829,18 @@ class ModularFormalizer(PromptedLLM):
 
     def _missing_names(self, context: Context, predicate: str) -> list[list[str]]:
         """For each parameter of the missing part's predicate, the names it may take: the
-        observations' names of its type (as the facts part's), placeholders left out: the fact
-        asked for is one the game said."""
+        observations' names that the types part or a known fact gave its type; placeholders
+        left out: the fact asked for is one the game said."""
         typed = self._typed_names(context)
+        kinds = self._kinds()
+        by_facts: dict = {}
+        for fact in self._facts() + self.chunk:
+            self._type_of(fact, kinds, by_facts)
         params = dict(self._signature_list()).get(predicate, [])
-        return [[n for n in typed.get(t, []) if not n.startswith("unknown_")]
+        # only names the types part or a fact gave that type: not command words ("look"),
+        # not words nobody typed ("room")
+        return [[n for n in typed.get(t, []) if not n.startswith("unknown_")
+                 and (self.name_types.get(n) == t or by_facts.get(n, (None,))[0] == t)]
                 for _v, t in params]
 
     @staticmethod
@@ -865,6 +884,20 @@ class ModularFormalizer(PromptedLLM):
 
         known = set(self._facts())
         out = []
+        grounded: set[str] = set()
+
+        def atoms(f) -> None:   # the step's precondition atoms, over domain predicates
+            if isinstance(f, (And, Or)):
+                for part in f.parts:
+                    atoms(part)
+            elif isinstance(f, Not):
+                atoms(f.formula)
+            elif isinstance(f, Atom) and f.predicate != "=":
+                grounded.add(ground(f))
+
+        atoms(action.precondition)
+        if fact not in grounded:   # "=", another predicate, a literal of no use here
+            return []
         if holds is False and fact in known:
             out.append(f"(not {fact})")
         if holds is True and fact not in known:
@@ -1345,8 +1378,10 @@ class ModularFormalizer(PromptedLLM):
             return []
         types = {t.name.lower() for t in dom.types}
         reserved = types | {p.name.lower() for p in dom.predicates} | {
-            a.name.lower() for a in dom.actions} | {"object", "either", "and", "not", "or"}
-        named = {w for fact in used for w in fact.replace("(", " ").replace(")", " ").split()}
+            a.name.lower() for a in dom.actions} | {c.name.lower() for c in dom.constants} | {
+            "object", "either", "and", "not", "or"}
+        named = {w for fact in used
+                 for w in fact.lower().replace("(", " ").replace(")", " ").split()}
         out = []
         for word, kind in self.name_types.items():
             if kind == "NONE" or kind.lower() not in types or word in named \

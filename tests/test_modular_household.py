@@ -339,3 +339,75 @@ def test_a_typed_name_only_the_goal_named_is_withdrawn_too():
     formalizer.base = ["(atlocation cabinet_1)"]
     formalizer.failed("(gotolocation cabinet_1 open)", {"failed": {"object": "open"}})
     assert formalizer._withdrawn == "open" and formalizer.name_types["open"] == "NONE"
+
+
+@pytest.mark.parametrize("literal,holds", [
+    ("( )", True), ("garbage words", True), ("(opened cabinet_1", True),
+    ("(nosuchpred x y)", True), ("(opened cabinet_1))(:goal (and))", True),
+    ("(opened cabinet_1) (holds x)", True), ("", True), ("(atlocation desk_1)", True),
+    ("(= cabinet_1 cabinet_1)", True), ("(opened cabinet_1)", "false"), (["x"], False)])
+def test_a_hostile_or_useless_world_literal_changes_no_fact(literal, holds):
+    """Only a ground atom of the failed step's own precondition is applied: not "=" (the
+    household's answer to going where the agent already is), not another predicate, not
+    text that would land in the problem file."""
+    formalizer = ModularFormalizer(ScriptedLLM(lambda m: "none"), "household",
+                                   world_literals=True, ask_missing=True)
+    formalizer.fixed_domain = DOMAIN
+    formalizer.base = ["(atlocation cabinet_1)", "(holds cd_1)"]
+    formalizer.failed("(putobject cd_1 cabinet_1)", {"failed": {"literal": literal,
+                                                                 "holds": holds}})
+    assert formalizer._world_corrections() == []
+    assert not formalizer._apply_world_corrections()
+    assert formalizer.base == ["(atlocation cabinet_1)", "(holds cd_1)"]
+    assert formalizer._missing_predicate("") is None     # and nothing odd breaks a read
+
+
+def test_a_literal_written_loosely_is_still_read_and_a_withdrawn_name_comes_back_when_seen():
+    formalizer = ModularFormalizer(ScriptedLLM(lambda m: "none"), "household",
+                                   world_literals=True)
+    formalizer.fixed_domain = DOMAIN
+    formalizer.base = ["(atlocation cabinet_1)", "(holds cd_1)"]
+    formalizer.failed("(putobject cd_1 cabinet_1)",
+                      {"failed": {"literal": "( Opened  cabinet_1 )", "holds": False}})
+    assert formalizer._world_corrections() == ["(openable cabinet_1)"]
+    # "take ladle 1": "You don't see any ladle 1 here." -- until a sentence names it
+    formalizer.name_types["ladle_1"] = "obj"
+    formalizer.failed("(pickupobject ladle_1 cabinet_1)", {"failed": {"object": " ladle_1 "}})
+    assert formalizer.name_types["ladle_1"] == "NONE"
+    from pddlkit.formalizers.base import Context, Memory, UPDATE
+
+    context = Context(kind=UPDATE, env_id="household", valid_actions=[], n_actions=0,
+                      memory=Memory("put some ladle on countertop.", [
+                          ("open drawer 1", "In it, you see a ladle 1.")]), signatures="")
+    formalizer._write_facts(context, {})
+    assert formalizer.name_types.get("ladle_1") != "NONE"
+
+
+def test_the_missing_part_offers_only_names_typed_so():
+    """Measured by an audit: with the command "look around" in the history, ``look_around``
+    and the untyped ``room`` were offered as places to be."""
+    from pddlkit.formalizers.base import Context, Memory, SOLVER_ERROR
+
+    formalizer = ModularFormalizer(ScriptedLLM(lambda m: "none"), "household", ask_missing=True)
+    formalizer.fixed_domain = DOMAIN
+    formalizer.name_types = {"cabinet_1": "receptacle"}
+    formalizer.base = ["(inreceptacle cd_1 desk_1)"]
+    context = Context(kind=SOLVER_ERROR, env_id="household", valid_actions=[], n_actions=0,
+                      memory=Memory("put some cd in cabinet.", [
+                          ("look around", "You see a cabinet 1 and a desk 1 in a room.")]),
+                      signatures="", error="")
+    [places] = formalizer._missing_names(context, "atlocation")
+    assert sorted(places) == ["cabinet_1", "desk_1"]
+
+
+def test_a_formalizer_of_the_earlier_shape_still_gets_failed_with_the_step_alone():
+    from pddlkit.formalizers.loop import _takes_info
+
+    class Old:
+        def failed(self, step):
+            pass
+
+    class New:
+        def failed(self, step, info=None):
+            pass
+    assert not _takes_info(Old().failed) and _takes_info(New().failed)
