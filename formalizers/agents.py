@@ -103,6 +103,8 @@ class PDDLegoOptions:
                                          "model which predicate; a thing the world says is "
                                          "not there loses the facts about it until a "
                                          "sentence names it again")
+    task_goals: bool = option(False, "with --modular: the goals offered that name a thing "
+                                     "the task names come first")
     small_model: bool = option(False, "the helps for small models at once: --modular "
                                       "(with an LLM) --repair --declare-objects "
                                       "--fresh-answers --fact-memory --problem-only "
@@ -140,9 +142,9 @@ SMALL_MODEL = ("modular", "repair", "declare_objects", "fresh_answers", "fact_me
                "problem_only", "refuted_facts", "novel_goals", "local_facts")
 #: the helps of the modular formalizer, which asks an LLM (a stand-in writes whole files)
 MODULAR_HELPS = ("novel_goals", "local_facts", "typed_objects", "ask_missing",
-                 "world_literals")
+                 "world_literals", "task_goals")
 #: helps that are options of their own, not (yet) in ``small_model``'s set
-OWN_HELPS = ("typed_objects", "ask_missing", "world_literals")
+OWN_HELPS = ("typed_objects", "ask_missing", "world_literals", "task_goals")
 
 
 def helps(o, llm: Optional[str] = None) -> list[str]:

@@ -235,7 +235,8 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
                        fresh_answers: bool = False, problem_only: bool = False,
                        modular: bool = False, novel_goals: bool = False,
                        local_facts: bool = False, typed_objects: bool = False,
-                       ask_missing: bool = False, max_solver_retries: Optional[int] = None,
+                       ask_missing: bool = False, task_goals: bool = False,
+                       max_solver_retries: Optional[int] = None,
                        timeout: Optional[float] = None) -> FormalizeResult:
     """Formalize what was observed into PDDL and plan; see the module doc. ``obs`` is one
     observation (what ``action`` produced) or the (command, observation) pairs of every
@@ -247,7 +248,8 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
     goals never true so far while any is reachable, ``local_facts`` lets a sentence's facts
     name only what it names and where the agent is, ``typed_objects`` declares the names the
     model typed though no fact names them, ``ask_missing`` asks for the fact of a predicate the
-    planner finds never true and no known fact holds; the agent's ``--world-literals`` is not
+    planner finds never true and no known fact holds, ``task_goals`` offers the goals naming
+    the task's things first; the agent's ``--world-literals`` is not
     an option here: it reads the world's answer to a refused command, which this function
     does not see); the state is progressed
     through the last plan's steps, one per (command, observation) pair the caller passes.
@@ -284,7 +286,8 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
                              "files (pass an LLM, or leave modular out)")
         options = {"constrained": True} if constrained and _writes_with_an_llm(llm) else {}
         for name, on in (("novel_goals", novel_goals), ("local_facts", local_facts),
-                         ("typed_objects", typed_objects), ("ask_missing", ask_missing)):
+                         ("typed_objects", typed_objects), ("ask_missing", ask_missing),
+                         ("task_goals", task_goals)):
             if on and not modular:
                 raise ValueError(f"formalize_and_plan: {name}=True is a help of the modular "
                                  "formalizer; pass modular=True too")

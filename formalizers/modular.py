@@ -76,6 +76,12 @@ a thing it names is not there (``{"object": "middle"}``) takes the facts about t
 and withdraws the name; only the goal is asked again. An environment that names no literal
 gets the ``correction`` part as before.
 
+With ``task_goals``, the goals offered that name a thing the task names (``ladle_1`` for "put
+some ladle on countertop") come first: measured with Qwen2.5-Coder 1.5B on the household,
+offered every object it had seen (novel goals: ``(holds bread_1)`` was never true), it took
+and put down bread, a cup, a mug and a statue, one after another, while the task's ladle was
+in sight.
+
 With ``ask_missing``, a planner's why-no-plan that says an action's precondition is never true
 over a predicate no known fact holds (``its precondition (atlocation ?from) is never true``)
 is answered by asking for that predicate's facts alone (the ``missing`` part: up to
@@ -216,7 +222,7 @@ class ModularFormalizer(PromptedLLM):
                  constrained: bool = False, samples: int = 1, goal_style: str = "detailed",
                  novel_goals: bool = False, local_facts: bool = False,
                  typed_objects: bool = False, ask_missing: bool = False,
-                 world_literals: bool = False) -> None:
+                 world_literals: bool = False, task_goals: bool = False) -> None:
         super().__init__(llm, env_id, prompts=prompts, temperature=temperature,
                          max_tokens=max_tokens)
         if samples < 1:
@@ -229,6 +235,8 @@ class ModularFormalizer(PromptedLLM):
         self.typed_objects = typed_objects
         self.ask_missing = ask_missing
         self.world_literals = world_literals
+        self.task_goals = task_goals
+        self._task_words: set[str] = set()
         self.guidance = self.prompts.fill(f"goal_{goal_style}").strip()
         self.templates = _templates(prompts)
         self.fixed_domain: Optional[str] = None   # set by the loop (a frozen domain)
@@ -278,6 +286,8 @@ class ModularFormalizer(PromptedLLM):
         if context.kind == INITIAL and context.previous is None and self.last_files is not None:
             self._reset()
         self.last_parts = []
+        self._task_words = {w for w in re.findall(r"[a-z][a-z0-9]*", context.memory.task.lower())
+                            if w not in STOP_WORDS}
         signatures = _signatures(context.signatures)
         self._signatures_seen = signatures
         targets = self._targets(context, signatures)
@@ -1027,6 +1037,10 @@ class ModularFormalizer(PromptedLLM):
             reached = [r for r in reached if not r[0]]
         else:
             self._been = set()
+        if self.task_goals and self._task_words:
+            # the task's things first (stable: never reached, then nearest, within each)
+            reached.sort(key=lambda r: -sum(re.sub(r"_\d+$", "", a) in self._task_words
+                                            for a in r[2].strip("()").split()[1:]))
         self._candidates = [atom for _old, _cost, atom in reached]
         return self._candidates
 
@@ -1092,8 +1106,12 @@ class ModularFormalizer(PromptedLLM):
                 context=common, revision=revision, sentence=self._sentence).strip() + "\n"
         candidates = self._goal_candidates()
         commands = ", ".join(a for a, _ in history) or "(none)"
+        order = ("those naming the task's things first, then those never reached before, "
+                 "then nearest first") if self.task_goals else \
+            "those never reached before first, then nearest first"
         return self.templates["goal"].substitute(
             context=common, guidance=self.guidance, revision=revision, commands=commands,
+            order=order,
             candidates="\n".join(candidates) if candidates else (
                 "(none: from the known facts no action makes a new fact true, so the facts "
                 "miss something; write the goal the task needs, and the planner will say what "

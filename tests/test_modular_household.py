@@ -411,3 +411,22 @@ def test_a_formalizer_of_the_earlier_shape_still_gets_failed_with_the_step_alone
         def failed(self, step, info=None):
             pass
     assert not _takes_info(Old().failed) and _takes_info(New().failed)
+
+
+def first_offered(prompt: str) -> str:
+    """A reader that takes the first goal offered (as Qwen often did), else as measured."""
+    if _part(prompt) == "goal":
+        offered = prompt.split("nearest first:\n", 1)[1].split("\nPart to write", 1)[0]
+        if not offered.startswith("(none"):
+            return f"(:goal {offered.splitlines()[0]})"
+    return measured(prompt)
+
+
+def test_task_goals_offers_the_task_s_things_first_and_the_ladle_is_carried_at_once():
+    helps = {"typed_objects": True, "ask_missing": True, "world_literals": True}
+    wandering, _f, _e = _play(1, first_offered, **helps)
+    direct, formalizer, _e = _play(1, first_offered, task_goals=True, **helps)
+    assert direct.won and direct.metrics.actions <= 6, direct.metrics.abort_reason
+    assert wandering.metrics.actions > 3 * direct.metrics.actions
+    goals = [c.answer for c in formalizer.calls if c.part == "goal"]
+    assert any("ladle_1" in g for g in goals)
