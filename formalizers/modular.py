@@ -311,9 +311,7 @@ class ModularFormalizer(PromptedLLM):
                 self._written_last.append(part)
                 continue
             if part.startswith("missing "):   # a none or unreadable answer: go on without
-                predicate = part.split(" ", 1)[1]
-                if any((f.strip("()").split() or [""])[0] == predicate
-                       for f in self._facts() + self.chunk):
+                if part.split(" ", 1)[1] in self._held_predicates():
                     continue                  # the facts re-read just now hold it
                 if self._write(part, context, signatures):
                     self._written_last.append(part)
@@ -387,33 +385,30 @@ class ModularFormalizer(PromptedLLM):
         literal = failed.get("literal") if isinstance(failed, dict) else None
         if isinstance(literal, str) and literal.count("(") == literal.count(")") <= 1 \
                 and isinstance(failed.get("holds"), bool):   # one atom, "( opened x )" too
-            words = literal.replace("(", " ").replace(")", " ").lower().split()
+            words = _words(literal.lower())
             if words and all(re.fullmatch(r"[a-z][\w\-]*", w) for w in words):
                 self._world_failed = ("(" + " ".join(words) + ")", failed["holds"])
         name = failed.get("object") if isinstance(failed, dict) else None
         name = name.strip().lower() if isinstance(name, str) \
             and re.fullmatch(r"\s*[a-z][\w\-]*\s*", name.lower()) else ""
-        def naming(fact: str) -> bool:
-            return name in fact.replace("(", " ").replace(")", " ").split()
-
-        gone = [f for f in self._facts() + self.chunk if naming(f)] if name else []
+        if not name:
+            return
+        gone = [f for f in self._facts() + self.chunk if name in _words(f)]
         typed = self.name_types.get(name, "NONE") != "NONE"
-        if self.typed_objects and name and typed and not gone:
-            # typed by the model, in no fact (declared so, or named by the goal alone:
-            # measured, "open" of "You open the cabinet 1" typed as a receptacle and gone to)
-            self.name_types[name] = "NONE"
-            self._declared_typed.discard(name)
-            self._withdrawn = name
-            self._withdrawn_names.add(name)
-        elif self.world_literals and name and (gone or typed):
+        # typed by the model, in no fact (declared so, or named by the goal alone: measured,
+        # "open" of "You open the cabinet 1" typed as a receptacle and gone to)
+        withdraw = self.typed_objects and typed and not gone
+        if not withdraw and self.world_literals and (gone or typed):
             # the world says no such thing is there: the model's facts about it are about
             # nothing (measured: "You are in the middle of a room" as (heater middle), then
             # "go to middle": "You don't see any middle here.")
-            self.base = [f for f in self.base if not naming(f)]
-            self.chunk = [f for f in self.chunk if not naming(f)]
+            self.base = [f for f in self.base if name not in _words(f)]
+            self.chunk = [f for f in self.chunk if name not in _words(f)]
+            self.world_corrected += [f"(not {f})" for f in dict.fromkeys(gone)]
+            withdraw = True
+        if withdraw:
             self.name_types[name] = "NONE"
             self._declared_typed.discard(name)
-            self.world_corrected += [f"(not {f})" for f in dict.fromkeys(gone)]
             self._withdrawn = name
             self._withdrawn_names.add(name)
 
@@ -429,15 +424,13 @@ class ModularFormalizer(PromptedLLM):
         if error.startswith("your answer could not be read"):
             # the planner's last why-no-plan still holds (measured: "none" once, then every
             # goal redrawn as refused, and the facts re-read five times over)
-            missing = self._missing_predicate(self._planner_error) if self.ask_missing \
-                else None
+            missing = self._missing_predicate(self._planner_error)
             if missing:
-                self._missing_asked[missing] = self._missing_asked.get(missing, 0) + 1
                 return ["facts", f"missing {missing}", "goal"]
             return ["facts", "goal"]
         if context.kind == SOLVER_ERROR:
             self._planner_error = context.error or ""
-        if context.kind == SIMULATION_ERROR and getattr(self, "_withdrawn", None):
+        if context.kind == SIMULATION_ERROR and self._withdrawn:
             self._withdrawn = None        # a name that is not there: only the goal changes
             return ["goal"]
         if context.kind == SIMULATION_ERROR and self.world_literals \
@@ -457,9 +450,8 @@ class ModularFormalizer(PromptedLLM):
             for name in signatures:
                 if re.search(rf"(action|:action)\s+'?{re.escape(name)}\b", error):
                     return [f"action {name}", "goal"]
-        missing = self._missing_predicate(context.error or "") if self.ask_missing else None
+        missing = self._missing_predicate(context.error or "")
         if missing:
-            self._missing_asked[missing] = self._missing_asked.get(missing, 0) + 1
             return [f"missing {missing}", "goal"]
         if "goal" in error or "no plan" in error or "unsolvable" in error \
                 or "unreachable" in error:
@@ -470,16 +462,19 @@ class ModularFormalizer(PromptedLLM):
         return ["facts", "goal"]
 
     def _missing_predicate(self, error: str) -> Optional[str]:
-        """The first predicate the planner's why-no-plan says an action's precondition needs
-        and never has (``its precondition (atlocation ?from) is never true``) that no known
-        fact holds and that was asked for fewer than :data:`MISSING_ASKS` times; None when
-        there is none (``ask_missing``)."""
-        held = {(f.strip("()").split() or [""])[0] for f in self._facts() + self.chunk}
+        """``ask_missing``: the first predicate the planner's why-no-plan says an action's
+        precondition needs and never has (``its precondition (atlocation ?from) is never
+        true``) that no known fact holds and that was asked for fewer than
+        :data:`MISSING_ASKS` times, counted as asked once more; None when there is none."""
+        if not self.ask_missing:
+            return None
+        held = self._held_predicates()
         arities = {name: len(params) for name, params in self._signature_list()}
         for found in re.finditer(r"precondition \(([\w\-]+)[^)]*\) is never true", error):
             predicate = found.group(1).lower()
             if predicate in arities and predicate not in held \
                     and self._missing_asked.get(predicate, 0) < MISSING_ASKS:
+                self._missing_asked[predicate] = self._missing_asked.get(predicate, 0) + 1
                 return predicate
         return None
 
@@ -496,15 +491,15 @@ class ModularFormalizer(PromptedLLM):
             return None
         single = self._single_valued()
         ever = self.ever | set(self._facts())
-        if not any((f.strip("()").split() or [""])[0] in single for f in self._facts()) or any(
-                atom.strip("()").split()[0] in single and atom not in ever
+        if not any(_head(f) in single for f in self._facts()) or any(
+                _head(atom) in single and atom not in ever
                 for atom in self._reachable_goals()):
             return None   # nowhere known to be, or somewhere left to go
         from pddlkit.pddl.model import And, Atom, iter_effect_literals
 
         added = {lit.atom.predicate.lower() for a in dom.actions
                  for lit in iter_effect_literals(a.effects) if lit.positive}
-        held = {(f.strip("()").split() or [""])[0] for f in self._facts() + self.chunk}
+        held = self._held_predicates()
         for action in dom.actions:
             parts = action.precondition.parts if isinstance(action.precondition, And) \
                 else [action.precondition]
@@ -806,9 +801,7 @@ class ModularFormalizer(PromptedLLM):
         (None, [why]) for ``none`` or nothing usable."""
         allowed = self._missing_names(context, predicate)
         kinds = self._kinds()
-        typed: dict = {}
-        for fact in self._facts() + self.chunk:
-            self._type_of(fact, kinds, typed)
+        typed = self._fact_types()
         refused, kept = [], []
         limit = 1 if predicate in self._single_valued() else MISSING_FACTS
         for m in _ATOM.finditer(text):
@@ -842,10 +835,7 @@ class ModularFormalizer(PromptedLLM):
         observations' names that the types part or a known fact gave its type; placeholders
         left out: the fact asked for is one the game said."""
         typed = self._typed_names(context)
-        kinds = self._kinds()
-        by_facts: dict = {}
-        for fact in self._facts() + self.chunk:
-            self._type_of(fact, kinds, by_facts)
+        by_facts = self._fact_types()
         params = dict(self._signature_list()).get(predicate, [])
         # only names the types part or a fact gave that type: not command words ("look"),
         # not words nobody typed ("room")
@@ -1147,10 +1137,7 @@ class ModularFormalizer(PromptedLLM):
     def _typed_names(self, context: Context) -> dict[str, list[str]]:
         """type -> the names a fact may give a parameter of that type: names the known facts
         give that type, and names no fact has typed yet (None: untyped parameters)."""
-        kinds = self._kinds()
-        typed: dict = {}
-        for fact in self._facts() + self.chunk:
-            self._type_of(fact, kinds, typed)
+        typed = self._fact_types()
         for word, kind in self.name_types.items():
             if kind != "NONE":
                 typed.setdefault(word, (kind, "the types part"))
@@ -1163,6 +1150,19 @@ class ModularFormalizer(PromptedLLM):
         types = {t for _p, params in self._signature_list() for _v, t in params}
         return {t: [n for n in names if n not in typed or t is None or typed[n][0] == t]
                 for t in types}
+
+    def _fact_types(self) -> dict:
+        """name -> (its type, the fact that gave it) for the names the known facts and the new
+        ones use (see :meth:`_type_of`)."""
+        kinds = self._kinds()
+        typed: dict = {}
+        for fact in self._facts() + self.chunk:
+            self._type_of(fact, kinds, typed)
+        return typed
+
+    def _held_predicates(self) -> set[str]:
+        """The predicates the known facts and the new ones hold a fact of."""
+        return {_head(f) for f in self._facts() + self.chunk}
 
     def _type_names(self) -> list[str]:
         """The types the domain's predicates use (the types part's choices)."""
@@ -1398,8 +1398,7 @@ class ModularFormalizer(PromptedLLM):
         reserved = types | {p.name.lower() for p in dom.predicates} | {
             a.name.lower() for a in dom.actions} | {c.name.lower() for c in dom.constants} | {
             "object", "either", "and", "not", "or"}
-        named = {w for fact in used
-                 for w in fact.lower().replace("(", " ").replace(")", " ").split()}
+        named = {w for fact in used for w in _words(fact.lower())}
         out = []
         for word, kind in self.name_types.items():
             if kind == "NONE" or kind.lower() not in types or word in named \
@@ -1410,6 +1409,16 @@ class ModularFormalizer(PromptedLLM):
                 self._declared_typed.add(word)
                 self.typed_declared.append(f"{word} - {kind}")
         return out
+
+
+def _words(fact: str) -> list[str]:
+    """The predicate and the names of a fact (or a goal), ``(at kitchen)`` -> at, kitchen."""
+    return fact.replace("(", " ").replace(")", " ").split()
+
+
+def _head(fact: str) -> str:
+    """A fact's predicate ("" for a fact with none)."""
+    return (_words(fact) or [""])[0]
 
 
 def _templates(folder: Optional[str]) -> dict[str, string.Template]:
