@@ -330,6 +330,8 @@ LINES = {
                                  "asked again",
     "history-trimmed": lambda d: f"   {d['left_out']} earlier history entries left out to fit "
                                  "the context",
+    "files-cut": lambda d: f"   the previous files or error cut {d['cuts']} time(s) to fit the "
+                           "context",
     "abort": lambda d: f"   aborted: {d['reason']}",
     "domain-skipped": lambda d: f"   library entry {d['entry']} passed over: "
                                 + "; ".join(d["why"]),

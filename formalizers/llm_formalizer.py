@@ -5,8 +5,14 @@ When the backend knows its model's context (``local:`` servers do, see
 :mod:`pddlkit.llm.context`) and the prompt would not leave room for the answer
 (``max_tokens``, or :data:`ANSWER_TOKENS` when unset), the oldest entries after the first
 observation go first, the last one is always kept, and the history says how many were left out.
-The files themselves (the previous domain and problem) are never trimmed: they are what the
-model edits.
+The files themselves (the previous domain and problem) are what the model edits, so they are
+cut last. They are shown tidied: trailing blanks and runs of blank lines go (no PDDL meaning is
+lost; a small model under a grammar can fill its answer limit with blank lines). When the prompt
+still does not fit with the fewest history entries, the longest of the previous problem, the
+previous domain and the error is cut (its start kept, a line saying how many lines were left out
+and why) until it fits: a revision prompt must never be refused by the server for carrying a
+runaway answer whole (measured: a 2,048-token answer of blank lines made a 10,529-token prompt
+against an 8,192-token context, and the episode ended).
 """
 
 from __future__ import annotations
@@ -14,9 +20,37 @@ from __future__ import annotations
 from typing import Optional, Union
 
 from pddlkit.llm.base import LLM
-from pddlkit.llm.context import fit_by_dropping, room
+from pddlkit.llm.context import CHARS_PER_TOKEN, estimate_tokens, fit_by_dropping, room
 
 from .answer import AnswerError, Files, parse_answer, parse_problem_answer
+
+#: the least of a cut text kept, in characters: its start says what it was
+MIN_SHOWN = 200
+
+
+def tidy(text: Optional[str]) -> Optional[str]:
+    """``text`` without trailing blanks and with runs of blank lines made one."""
+    if text is None:
+        return None
+    lines = [line.rstrip() for line in text.splitlines()]
+    kept = [line for k, line in enumerate(lines) if line or (k and lines[k - 1])]
+    return "\n".join(kept).strip("\n")
+
+
+def cut(text: str, chars: int, what: str) -> str:
+    """``text``'s start, at most ``chars`` characters of whole lines, and a line saying how
+    many lines of ``what`` were left out to fit the model's context."""
+    lines = text.splitlines()
+    kept: list[str] = []
+    size = 0
+    for line in lines:
+        if kept and size + len(line) + 1 > chars:
+            break
+        kept.append(line[:max(chars, MIN_SHOWN)])
+        size += len(line) + 1
+    left = len(lines) - len(kept)
+    return "\n".join(kept) + (f"\n[... {left} more lines of the {what} left out to fit the "
+                              f"model's context]" if left else "")
 
 
 def _checks(files: Files) -> bool:
@@ -45,6 +79,7 @@ class PromptedLLM:
         self.temperature = temperature
         self.max_tokens = max_tokens
         self.history_left_out = 0  # history entries the last prompt left out to fit the context
+        self.files_cut = 0  # cuts of the previous files or error the last prompt needed to fit
 
 
 #: the temperature of a prompt asked again unchanged (see LLMFormalizer)
@@ -102,6 +137,12 @@ class LLMFormalizer(PromptedLLM):
         history = context.memory.history
         last_action, last_obs = history[-1] if history else ("look around", "")
 
+        shown = {"previous_df": tidy(prev.domain if prev else None),
+                 "previous_pf": tidy(prev.problem if prev else None),
+                 "error": context.error}
+        what = {"previous_df": "previous domain", "previous_pf": "previous problem",
+                "error": "error"}
+
         def prompt(kept, left_out: int) -> str:
             return self.prompts.render(
                 context.kind if context.previous is not None or context.kind != "update"
@@ -110,14 +151,25 @@ class LLMFormalizer(PromptedLLM):
                 observation=f"Action: {last_action}\n{last_obs}",
                 valid_actions=str(context.valid_actions), action_signatures=context.signatures,
                 n_actions=str(context.n_actions),
-                previous_df=optional(prev.domain if prev else None),
-                previous_pf=optional(prev.problem if prev else None),
-                history=history_text(kept, left_out), error=optional(context.error),
+                previous_df=optional(shown["previous_df"]),
+                previous_pf=optional(shown["previous_pf"]),
+                history=history_text(kept, left_out), error=optional(shown["error"]),
                 failed_action=optional(context.failed_action),
                 executed=", ".join(context.executed) or "(none)")
 
-        text, self.history_left_out = fit_by_dropping(
-            prompt, history, room(self.llm, self.max_tokens or ANSWER_TOKENS), keep_first=1)
+        budget = room(self.llm, self.max_tokens or ANSWER_TOKENS)
+        text, self.history_left_out = fit_by_dropping(prompt, history, budget, keep_first=1)
+        self.files_cut = 0
+        while budget is not None and estimate_tokens(text) > budget:
+            name = max(shown, key=lambda k: len(shown[k] or ""))
+            size = len(shown[name] or "")
+            over = int((estimate_tokens(text) - budget) * CHARS_PER_TOKEN) + 80
+            if size <= MIN_SHOWN:
+                break   # nothing left to cut: the server's refusal is the error reported
+            shown[name] = cut(shown[name], max(MIN_SHOWN, size - over), what[name])
+            self.files_cut += 1
+            text, self.history_left_out = fit_by_dropping(prompt, history, budget,
+                                                          keep_first=1)
         if self._problem_only():
             text += "\n" + self.prompts.fill("problem_only",
                                               domain=self.fixed_domain).strip() + "\n"

@@ -190,6 +190,8 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
             if left_out:
                 m.history_left_out = max(m.history_left_out, left_out)
                 emit("history-trimmed", step=m.steps, left_out=left_out)
+            if getattr(formalizer, "files_cut", 0):
+                emit("files-cut", step=m.steps, cuts=formalizer.files_cut)
             for edits, counter, event, key in CODE_EDITS:   # what code did to the files
                 done_in_code = getattr(tried, edits)
                 if done_in_code:

@@ -1052,3 +1052,41 @@ def test_verify_says_no_problem_was_tried_when_the_entry_is_refused_first(tmp_pa
     shown = check.format()
     assert f"none of the {check.problems} stored problems tried" in shown
     assert f"0/{check.problems}" not in shown and "changed since it was saved" in shown
+
+
+def test_a_runaway_previous_answer_is_tidied_and_cut_so_the_revision_prompt_fits():
+    """Measured with Qwen 1.5B under the grammar: a 2,048-token problem file, mostly blank
+    lines, was carried whole into the revision prompt (10,529 tokens against 8,192) and the
+    server refused it, ending the episode. Blank lines are tidied away; what still does not
+    fit is cut from the end, with a line saying so, and the prompt fits."""
+    from pddlkit.formalizers.answer import Files
+    from pddlkit.formalizers.base import Context, Memory
+    from pddlkit.formalizers.llm_formalizer import tidy
+    from pddlkit.llm.context import estimate_tokens
+
+    blanks = "(define (problem p)\n  (:domain     \n" + "    \n" * 3000 + "  coin-collector)\n"
+    assert tidy(blanks) == "(define (problem p)\n  (:domain\n\n  coin-collector)"
+    facts = "".join(f"    (not (at room_{k}))\n" for k in range(1500))
+    runaway = blanks + "  (:init\n" + facts + "  )\n  (:goal (at room_1)))\n"
+    from pathlib import Path
+
+    domain = (Path(__file__).resolve().parent.parent / "domains" / "coin-collector"
+              / "domain.pddl").read_text()
+    obs = "You are in the pantry. To the North you see a closed front door."
+    context = Context("solver_error", "coin-collector",
+                      Memory("find the coin and take it.", [("look around", obs)]),
+                      ["move north", "open door to north"], "(move ?from ?to ?dir)", 30,
+                      previous=Files(domain, runaway),
+                      error="fast-downward: error\n" + "(at pantry) is listed twice\n" * 400)
+    llm = pddlkit.ScriptedLLM(lambda messages: "{}")
+    formalizer = LLMFormalizer(llm, "coin-collector", max_tokens=512)
+    whole = formalizer.render(context)          # a model whose context is not known: whole
+    assert formalizer.files_cut == 0 and "(not (at room_1499))" in whole
+    assert "    \n    \n" not in whole            # but tidied
+    llm.context_tokens = 4096
+    prompt = formalizer.render(context)
+    assert estimate_tokens(prompt) <= 4096 - 512
+    assert formalizer.files_cut > 0
+    assert "more lines of the previous problem left out to fit the model's context" in prompt
+    assert "(not (at room_0))" in prompt and "(not (at room_1499))" not in prompt
+    assert obs in prompt                        # the observation is never cut
