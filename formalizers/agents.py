@@ -105,6 +105,12 @@ class PDDLegoOptions:
                                          "sentence names it again")
     task_goals: bool = option(False, "with --modular: the goals offered that name a thing "
                                      "the task names come first")
+    command_facts: bool = option(False, "with --modular: read the environment's valid "
+                                        "commands through the action templates: their names "
+                                        "get the parameter's type, and the precondition "
+                                        "atoms of a command the world can run now are facts "
+                                        "(\"take vase 1 from drawer 2\" -> (inreceptacle "
+                                        "vase_1 drawer_2))")
     small_model: bool = option(False, "the helps for small models at once: --modular "
                                       "(with an LLM) --repair --declare-objects "
                                       "--fresh-answers --fact-memory --problem-only "
@@ -142,9 +148,9 @@ SMALL_MODEL = ("modular", "repair", "declare_objects", "fresh_answers", "fact_me
                "problem_only", "refuted_facts", "novel_goals", "local_facts")
 #: the helps of the modular formalizer, which asks an LLM (a stand-in writes whole files)
 MODULAR_HELPS = ("novel_goals", "local_facts", "typed_objects", "ask_missing",
-                 "world_literals", "task_goals")
+                 "world_literals", "task_goals", "command_facts")
 #: helps that are options of their own, not (yet) in ``small_model``'s set
-OWN_HELPS = ("typed_objects", "ask_missing", "world_literals", "task_goals")
+OWN_HELPS = ("typed_objects", "ask_missing", "world_literals", "task_goals", "command_facts")
 
 
 def helps(o, llm: Optional[str] = None) -> list[str]:
@@ -324,6 +330,10 @@ LINES = {
         for p in d["parts"] if p["part"].startswith("missing ")) or None,
     "facts-corrected": lambda d: "   corrected in code from the world's answer: "
                                  + " ".join(d["facts"]),
+    "facts-from-commands": lambda d: "   from the valid commands, in code: "
+                                     + " ".join(d["facts"])
+                                     + (f"; dropped (a name typed against a command): "
+                                        f"{' '.join(d['dropped'])}" if d["dropped"] else ""),
     "facts-refuted": lambda d: f"   refuted by the world: {' '.join(d['facts'])}",
     "facts-kept-out": lambda d: "   kept out: " + "; ".join(d["fixes"]),
     "repeated-answer": lambda d: "   the same files as an answer already refused: not planned, "

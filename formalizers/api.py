@@ -236,6 +236,7 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
                        modular: bool = False, novel_goals: bool = False,
                        local_facts: bool = False, typed_objects: bool = False,
                        ask_missing: bool = False, task_goals: bool = False,
+                       command_facts: bool = False,
                        max_solver_retries: Optional[int] = None,
                        timeout: Optional[float] = None) -> FormalizeResult:
     """Formalize what was observed into PDDL and plan; see the module doc. ``obs`` is one
@@ -249,7 +250,9 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
     name only what it names and where the agent is, ``typed_objects`` declares the names the
     model typed though no fact names them, ``ask_missing`` asks for the fact of a predicate the
     planner finds never true and no known fact holds, ``task_goals`` offers the goals naming
-    the task's things first; the agent's ``--world-literals`` is not
+    the task's things first, ``command_facts`` reads facts and types from ``env``'s valid
+    commands through its action templates (an environment with no commands gives none);
+    the agent's ``--world-literals`` is not
     an option here: it reads the world's answer to a refused command, which this function
     does not see); the state is progressed
     through the last plan's steps, one per (command, observation) pair the caller passes.
@@ -287,7 +290,7 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
         options = {"constrained": True} if constrained and _writes_with_an_llm(llm) else {}
         for name, on in (("novel_goals", novel_goals), ("local_facts", local_facts),
                          ("typed_objects", typed_objects), ("ask_missing", ask_missing),
-                         ("task_goals", task_goals)):
+                         ("task_goals", task_goals), ("command_facts", command_facts)):
             if on and not modular:
                 raise ValueError(f"formalize_and_plan: {name}=True is a help of the modular "
                                  "formalizer; pass modular=True too")

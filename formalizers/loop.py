@@ -360,6 +360,12 @@ def _record_parts(formalizer, m: Metrics, emit) -> None:
     if corrected:  # world_literals: what the world's failed literal implies, applied in code
         emit("facts-corrected", step=m.steps, facts=corrected)
         formalizer.world_corrected = []
+    derived = getattr(formalizer, "command_derived", None)
+    dropped = getattr(formalizer, "command_dropped", None)
+    if derived or dropped:   # command_facts: read from the valid commands, in code
+        emit("facts-from-commands", step=m.steps, facts=list(derived or []),
+             dropped=list(dropped or []))
+        formalizer.command_derived, formalizer.command_dropped = [], []
     parts = getattr(formalizer, "last_parts", None)
     if not parts:
         return
