@@ -525,3 +525,23 @@ def test_command_facts_is_an_option_named_in_the_row_and_refused_without_modular
     with pytest.raises(AgentError, match="--command-facts.*--modular"):
         run_job(spec, env="household", llm="local:x",
                 options=spec.make_options({"command_facts": True}))
+
+
+def test_formalize_and_plan_takes_command_facts_from_the_env_it_is_given():
+    """``formalize_and_plan(command_facts=True, env=...)`` reads that environment's valid
+    commands: the receptacles the reader typed as objects are receptacles in the files."""
+    from pddlkit.formalizers.api import formalize_and_plan
+
+    env = make("household", receptacles=8, difficulty="basic&use")
+    obs, _info = env.reset(seed=3)
+    llm = ScriptedLLM(lambda m: commands_slips(m[-1]["content"]))
+    result = formalize_and_plan(obs, llm=llm, env=env, domain=DOMAIN, modular=True,
+                                typed_objects=True, command_facts=True)
+    problem = result.problem or ""
+    assert "cabinet_1 - receptacle" in problem and "cabinet_1 - obj" not in problem
+    obs, _info = env.reset(seed=3)
+    without = formalize_and_plan(obs, llm=ScriptedLLM(lambda m: commands_slips(
+        m[-1]["content"])), env=env, domain=DOMAIN, modular=True, typed_objects=True)
+    assert "cabinet_1 - obj" in (without.problem or "")     # the reader's slip, unrepaired
+    with pytest.raises(ValueError, match="command_facts=True.*modular=True"):
+        formalize_and_plan(obs, llm=llm, env=env, domain=DOMAIN, command_facts=True)
