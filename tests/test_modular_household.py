@@ -538,10 +538,10 @@ def test_formalize_and_plan_takes_command_facts_from_the_env_it_is_given():
     result = formalize_and_plan(obs, llm=llm, env=env, domain=DOMAIN, modular=True,
                                 typed_objects=True, command_facts=True)
     problem = result.problem or ""
-    assert "cabinet_1 - receptacle" in problem and "cabinet_1 - obj" not in problem
+    assert "drawer_1 - receptacle" in problem and "drawer_1 - obj" not in problem
     obs, _info = env.reset(seed=3)
     without = formalize_and_plan(obs, llm=ScriptedLLM(lambda m: commands_slips(
         m[-1]["content"])), env=env, domain=DOMAIN, modular=True, typed_objects=True)
-    assert "cabinet_1 - obj" in (without.problem or "")     # the reader's slip, unrepaired
+    assert "drawer_1 - obj" in (without.problem or "")     # the reader's slip, unrepaired
     with pytest.raises(ValueError, match="command_facts=True.*modular=True"):
         formalize_and_plan(obs, llm=llm, env=env, domain=DOMAIN, command_facts=True)
