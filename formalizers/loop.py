@@ -353,7 +353,8 @@ def _record_parts(formalizer, m: Metrics, emit) -> None:
     if declared:   # typed_objects: names the model typed, declared though no fact names them
         m.objects_declared += len(declared)
         emit("objects-declared", step=m.steps,
-             fixes=[f"problem: declared {d} (typed by the model; no fact names it)"
+             fixes=[f"problem: declared {d} (typed by the model or a command; no fact "
+                    "names it)"
                     for d in declared])
         formalizer.typed_declared = []
     corrected = getattr(formalizer, "world_corrected", None)

@@ -300,6 +300,7 @@ class ModularFormalizer(PromptedLLM):
         self.typed_declared: list[str] = []        # ... newly, since the loop last read it
         self.command_derived: list[str] = []       # command_facts: facts and types added,
         self.command_dropped: list[str] = []       # ... facts dropped, since the loop read them
+        self._commands_said: set[str] = set()      # ... facts said in this propose
 
     # -- the loop's calls ----------------------------------------------------------------
     def propose(self, context: Context) -> Files:
@@ -318,6 +319,7 @@ class ModularFormalizer(PromptedLLM):
                     self._refused[self._refusal_key(part, self.answers[part])] = \
                         context.error or ""
         self._written_last = []
+        self._commands_said = set()
         self._from_commands(context, signatures)
         for part in targets:
             if part == "goal" and self.ask_missing and context.kind not in (
@@ -692,7 +694,9 @@ class ModularFormalizer(PromptedLLM):
             self.chunk = [f for f in self.chunk if f not in wrong]
             self.command_dropped += wrong
         self.chunk = self.chunk + new
-        self.command_derived += new
+        # the chunk is written anew after the facts parts: a fact read again is said once
+        self.command_derived += [f for f in new if f not in self._commands_said]
+        self._commands_said.update(new)
 
     def _write_correction(self, context: Context, signatures: dict) -> bool:
         """Ask which predicate the world's message is about, among those of the corrections

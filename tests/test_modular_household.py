@@ -484,6 +484,9 @@ def test_command_facts_repair_the_slips_the_household_helps_left(seed):
                for f in data["facts"]]
     assert "cabinet_1 - receptacle" in derived
     assert any(f.startswith("(inreceptacle ") for f in derived)
+    for _kind, data in events:   # a fact read again after the facts parts is said once
+        if _kind == "facts-from-commands":
+            assert len(data["facts"]) == len(set(data["facts"]))
 
 
 def test_a_fact_typing_a_command_s_name_otherwise_is_dropped_and_said():
