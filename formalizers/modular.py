@@ -89,8 +89,10 @@ and a command the world lists can run now, so the atoms of its action's precondi
 conjunction, not inside ``or``/``not``; those whose arguments the command names) are facts:
 "take vase 1 from drawer 2" gives ``(atlocation drawer_2)``, ``(inreceptacle vase_1
 drawer_2)``, ``(handempty)``; "open drawer 2" gives ``(openable drawer_2)``. They join the new
-facts, and a single-valued one replaces the model's fact of the same slot. A known fact that
-gives a name another type than a command does is dropped. Recorded as ``command_derived`` and
+facts, and a single-valued one replaces the model's fact of the same slot; so does a fact the
+domain never lets hold with a command's (:meth:`ModularFormalizer._exclusive`: ``(holds
+vase_1)`` against ``(inreceptacle vase_1 drawer_2)``). A known fact that gives a name another
+type than a command does is dropped. Recorded as ``command_derived`` and
 ``command_dropped`` (the loop writes a ``facts-from-commands`` event). Measured with
 Qwen2.5-Coder 1.5B on the household with the helps above: 5 and 2 of the 8 receptacles typed
 as objects (the agent went back and forth between the others), ``none`` for which receptacles
@@ -683,11 +685,17 @@ class ModularFormalizer(PromptedLLM):
                         if k is not None)]
         known = set(self._facts())
         new = [f for f in dict.fromkeys(derived) if f not in known]
+        exclusive = self._exclusive()
         for fact in new:   # one value of a single-valued slot: the command's
             words = _words(fact)
             if words[0] in single:
                 wrong += [f for f in self.chunk if _words(f)[0] == words[0]
                           and f != fact and (len(words) < 3 or _words(f)[1:2] == words[1:2])]
+            # a fact the domain says cannot hold with the command's (an object held and in a
+            # receptacle; the hand empty and an object held)
+            wrong += [f for f in self.base + self.chunk if _head(f) in exclusive.get(
+                words[0], ()) and f not in derived and (len(words) == 1 or len(_words(f)) == 1
+                                                         or _words(f)[1] == words[1])]
         wrong = list(dict.fromkeys(wrong))
         if wrong:
             self.base = [f for f in self.base if f not in wrong]
@@ -1437,6 +1445,34 @@ class ModularFormalizer(PromptedLLM):
                 (adds if literal.positive else dels).setdefault(
                     literal.atom.predicate.lower(), set()).add(action.name)
         return {p for p, by in adds.items() if by and dels.get(p) == by}
+
+    def _exclusive(self) -> dict[str, set[str]]:
+        """predicate -> the predicates the domain never lets hold with it over the same
+        first argument (or at all, when either has none): each is added only by actions that
+        delete the other, both ways (``holds ?o`` and ``inreceptacle ?o ?r``: a take adds the
+        one and deletes the other, a put the reverse; ``handempty`` and ``holds``). Read from
+        the actions' unconditional effects; a cheap invariant, used only against a fact the
+        world vouches for (``command_facts``)."""
+        dom = self._domain_model()
+        if dom is None:
+            return {}
+        from pddlkit.pddl.model import Literal
+
+        adds: dict[str, list] = {}
+        for action in dom.actions:
+            literals = [e for e in action.effects if isinstance(e, Literal)]
+            for added in (lit.atom for lit in literals if lit.positive):
+                dels = {(lit.atom.predicate.lower(), lit.atom.args[:1])
+                        for lit in literals if not lit.positive}
+                adds.setdefault(added.predicate.lower(), []).append((added.args[:1], dels))
+
+        def excludes(p: str, q: str) -> bool:   # every action adding p deletes q with it
+            return bool(adds.get(p)) and all(
+                any(pred == q and (not first or not args or args == first)
+                    for pred, args in dels) for first, dels in adds[p])
+        names = list(adds)
+        return {p: {q for q in names if q != p and excludes(p, q) and excludes(q, p)}
+                for p in names}
 
     def _domain_model(self):
         from pddlkit.pddl.reader import read_domain

@@ -500,7 +500,7 @@ def test_a_fact_typing_a_command_s_name_otherwise_is_dropped_and_said():
                                    command_facts=True)
     formalizer.fixed_domain = DOMAIN
     formalizer.base = ["(inreceptacle cabinet_1 countertop_1)", "(atlocation middle)",
-                       "(handempty)"]
+                       "(handempty)", "(holds vase_1)", "(iscool vase_1)"]
     formalizer.name_types = {"cabinet_1": "obj"}
     context = Context(UPDATE, "household", Memory("put some vase on countertop.", []),
                       ["go to cabinet 1", "open drawer 2", "take vase 1 from drawer 2", "look",
@@ -515,6 +515,10 @@ def test_a_fact_typing_a_command_s_name_otherwise_is_dropped_and_said():
             "(handempty)"} <= set(facts)
     assert "(atlocation middle)" not in facts     # one place: the one the commands say
     assert "(opened drawer_2)" not in facts       # only the atoms that hold, not negations
+    # seen there, written as held (measured): the domain never has both, the world says which
+    assert "(holds vase_1)" not in facts and "(holds vase_1)" in formalizer.command_dropped
+    assert "(iscool vase_1)" in facts             # nothing the command says excludes it
+    assert formalizer._exclusive()["holds"] == {"handempty", "inreceptacle"}
 
 
 def test_command_facts_is_an_option_named_in_the_row_and_refused_without_modular():
