@@ -105,6 +105,9 @@ class PDDLegoOptions:
                                          "sentence names it again")
     task_goals: bool = option(False, "with --modular: the goals offered that name a thing "
                                      "the task names come first")
+    task_focus: bool = option(False, "with --modular: while a goal naming every thing the "
+                                     "task names is reachable, only such goals are offered, "
+                                     "and a thing already so is left there")
     command_facts: bool = option(False, "with --modular: read the environment's valid "
                                         "commands through the action templates: their names "
                                         "get the parameter's type, and the precondition "
@@ -148,9 +151,10 @@ SMALL_MODEL = ("modular", "repair", "declare_objects", "fresh_answers", "fact_me
                "problem_only", "refuted_facts", "novel_goals", "local_facts")
 #: the helps of the modular formalizer, which asks an LLM (a stand-in writes whole files)
 MODULAR_HELPS = ("novel_goals", "local_facts", "typed_objects", "ask_missing",
-                 "world_literals", "task_goals", "command_facts")
+                 "world_literals", "task_goals", "command_facts", "task_focus")
 #: helps that are options of their own, not (yet) in ``small_model``'s set
-OWN_HELPS = ("typed_objects", "ask_missing", "world_literals", "task_goals", "command_facts")
+OWN_HELPS = ("typed_objects", "ask_missing", "world_literals", "task_goals", "command_facts",
+             "task_focus")
 
 
 def helps(o, llm: Optional[str] = None) -> list[str]:
