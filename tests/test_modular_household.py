@@ -209,7 +209,10 @@ def test_the_missing_part_takes_one_fact_of_its_predicate_or_none_under_its_gram
     kept, _ = formalizer._read("missing atlocation", "(atlocation?r= cabinet_1)", context, {})
     assert kept == ["(atlocation cabinet_1)"]       # measured: no space before the label
     kept, why = formalizer._read("missing atlocation", "none", context, {})
-    assert kept == [] and why == ["the model said none"]   # an answer: not drawn again
+    # an answer, not drawn again; where the agent is, a placeholder holds (see below)
+    assert kept == ["(atlocation unknown_receptacle)"] and "placeholder" in why[0]
+    kept, why = formalizer._read("missing openable", "none", context, {})
+    assert kept == [] and why == ["the model said none"]   # not single-valued: nothing
     kept, why = formalizer._read("missing atlocation", "(atlocation ?r=desk_9)", context, {})
     assert kept is None and "desk_9" in why[0]
     # asked at most MISSING_ASKS times per predicate; a predicate some fact holds is not asked
@@ -613,3 +616,28 @@ def test_task_focus_leaves_goals_alone_when_no_goal_names_every_task_thing():
     assert formalizer._focused([(False, 1, "(holds ladle_1)"),
                                 (False, 1, "(atlocation drawer_1)")]) == [
         (False, 1, "(atlocation drawer_1)")]                 # done: left there
+
+
+def nowhere(prompt: str) -> str:
+    """Seed 3 at 0b6ffb5: asked where it is ("You are in the middle of a room"), Qwen said
+    ``none`` twice; the slips of :func:`explorer` otherwise."""
+    if _part(prompt) == "missing" and "missing fact (atlocation" in prompt:
+        return "none"
+    return explorer(prompt)
+
+
+def test_where_the_agent_is_unsaid_a_placeholder_holds_it_and_the_agent_moves(monkeypatch):
+    helps = dict(typed_objects=True, ask_missing=True, world_literals=True, task_goals=True,
+                 command_facts=True, task_focus=True)
+    with monkeypatch.context() as patch:   # as at 0b6ffb5: none, and nothing holds the slot
+        patch.setattr(ModularFormalizer, "_placeholder", lambda self, predicate: None)
+        lost, _formalizer, _events = _play(3, nowhere, **helps)
+    assert not lost.won and lost.metrics.actions == 0
+    result, formalizer, events = _play(3, nowhere, **helps)
+    assert result.won, result.metrics.abort_reason
+    first = next(f.problem for f in result.files if "unknown_receptacle" in f.problem)
+    assert "(atlocation unknown_receptacle)" in first
+    assert "unknown_receptacle - receptacle" in first or "unknown_receptacle" in first
+    commands = [d["command"] for k, d in events if k == "action"]
+    assert commands[0].startswith("go to ")
+    assert not any("unknown" in c for c in commands)   # never a command of its own
