@@ -641,3 +641,35 @@ def test_where_the_agent_is_unsaid_a_placeholder_holds_it_and_the_agent_moves(mo
     commands = [d["command"] for k, d in events if k == "action"]
     assert commands[0].startswith("go to ")
     assert not any("unknown" in c for c in commands)   # never a command of its own
+
+
+def test_with_command_facts_a_withdrawn_name_comes_back_only_when_a_command_names_it():
+    """Measured at 0b6ffb5: "go to open" refused ("You don't see any open here."), then
+    "open" typed a receptacle again from the next "You open the cabinet 1", five times in the
+    row. With ``command_facts`` the sentence does not bring it back; a command would."""
+    from pddlkit.formalizers.base import Context, Memory, UPDATE
+    from pddlkit.formalizers.modular import _signatures
+    from pddlkit.formalizers.prompts import env_signatures
+
+    env = make("household", receptacles=8, difficulty="basic&use")
+    env.reset(seed=2)
+    signatures = env_signatures(env)
+    for command_facts, back in ((False, True), (True, False)):
+        formalizer = ModularFormalizer(ScriptedLLM(lambda m: "open=RECEPTACLE"),
+                                       "household", typed_objects=True,
+                                       command_facts=command_facts)
+        formalizer.fixed_domain = DOMAIN
+        formalizer.name_types = {"open": "receptacle", "cabinet_1": "receptacle"}
+        formalizer.failed("(gotolocation cabinet_1 open)", {"failed": {"object": "open"}})
+        assert formalizer.name_types["open"] == "NONE"
+        context = Context(UPDATE, "household", Memory("put some cd in cabinet.", [
+            ("open cabinet 1", "You open the cabinet 1.")]), ["go to cabinet 1"], signatures,
+            10)
+        formalizer._write_facts(context, _signatures(signatures))
+        assert (formalizer.name_types.get("open") == "receptacle") is back
+    formalizer._withdrawn_names.add("drawer_9")
+    formalizer.name_types["drawer_9"] = "NONE"
+    context = Context(UPDATE, "household", Memory("put some cd in cabinet.", [
+        ("look", "You see a drawer 9.")]), ["go to drawer 9"], signatures, 10)
+    formalizer._write_facts(context, _signatures(signatures))
+    assert formalizer.name_types["drawer_9"] == "receptacle"   # a command names it
