@@ -668,6 +668,7 @@ class ModularFormalizer(PromptedLLM):
         from pddlkit.pddl.model import And, Atom
 
         types = {t.name.lower() for t in dom.types}
+        reserved = _reserved(dom)
         kinds = self._kinds()
         single = self._single_valued()
         derived: list[str] = []
@@ -680,8 +681,9 @@ class ModularFormalizer(PromptedLLM):
                 action = dom.action(name)
             except KeyError:
                 continue
-            if not set(binding) <= {p.name.lower() for p in action.parameters}:
-                continue
+            if not set(binding) <= {p.name.lower() for p in action.parameters} or any(
+                    v in reserved or len(v) > MAX_NAME for v in binding.values()):
+                continue   # "go to and", "take receptacle from obj": not things' names
             self._command_names.update(binding.values())
             for p in action.parameters:
                 value = binding.get(p.name.lower())
@@ -1599,9 +1601,7 @@ class ModularFormalizer(PromptedLLM):
         if dom is None:
             return []
         types = {t.name.lower() for t in dom.types}
-        reserved = types | {p.name.lower() for p in dom.predicates} | {
-            a.name.lower() for a in dom.actions} | {c.name.lower() for c in dom.constants} | {
-            "object", "either", "and", "not", "or"}
+        reserved = _reserved(dom)
         named = {w for fact in used for w in _words(fact.lower())}
         out = []
         for word, kind in self.name_types.items():
@@ -1613,6 +1613,21 @@ class ModularFormalizer(PromptedLLM):
                 self._declared_typed.add(word)
                 self.typed_declared.append(f"{word} - {kind}")
         return out
+
+
+#: PDDL's own words, never a thing's name
+PDDL_WORDS = frozenset("""object either and not or imply exists forall when define domain
+problem increase decrease assign""".split())
+#: the longest name a command may give a thing (a longer one is junk, not a name)
+MAX_NAME = 64
+
+
+def _reserved(dom) -> set[str]:
+    """The names a thing may not have: the domain's types, predicates, actions and constants,
+    and PDDL's own words."""
+    return ({t.name.lower() for t in dom.types} | {p.name.lower() for p in dom.predicates}
+            | {a.name.lower() for a in dom.actions} | {c.name.lower() for c in dom.constants}
+            | PDDL_WORDS)
 
 
 def _words(fact: str) -> list[str]:

@@ -673,3 +673,27 @@ def test_with_command_facts_a_withdrawn_name_comes_back_only_when_a_command_name
         ("look", "You see a drawer 9.")]), ["go to drawer 9"], signatures, 10)
     formalizer._write_facts(context, _signatures(signatures))
     assert formalizer.name_types["drawer_9"] == "receptacle"   # a command names it
+
+
+def test_hostile_commands_give_no_fact_and_no_name():
+    """Commands naming PDDL's or the domain's own words, or junk of any length, are read as
+    nothing: the problem file declares no ``and``, ``not`` or ``receptacle`` object."""
+    from pddlkit.formalizers.base import Context, Memory, UPDATE
+    from pddlkit.formalizers.modular import _signatures
+    from pddlkit.formalizers.prompts import env_signatures
+
+    env = make("household", receptacles=8, difficulty="basic&use")
+    env.reset(seed=2)
+    signatures = env_signatures(env)
+    formalizer = ModularFormalizer(ScriptedLLM(lambda m: "none"), "household",
+                                   command_facts=True, typed_objects=True)
+    formalizer.fixed_domain = DOMAIN
+    commands = ["take and from not", "go to either", "take receptacle from obj",
+                "go to handempty", "take " + "x" * 5000 + " from drawer 1", "go to é", "",
+                "take forall from exists", "go to (:goal (and))", "open drawer_1) (holds x"]
+    context = Context(UPDATE, "household", Memory("put some cd in cabinet.", []), commands,
+                      signatures, 10)
+    formalizer._from_commands(context, _signatures(signatures))
+    assert formalizer._facts() == [] and formalizer.name_types == {}
+    problem = formalizer._assemble(context, _signatures(signatures)).problem
+    assert "(:objects )" in problem or "(:objects)" in problem, problem
