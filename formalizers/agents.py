@@ -336,7 +336,7 @@ LINES = {
                                  + " ".join(d["facts"]),
     "facts-from-commands": lambda d: "   from the valid commands, in code: "
                                      + " ".join(d["facts"])
-                                     + (f"; dropped (a name typed against a command): "
+                                     + (f"; dropped against the commands: "
                                         f"{' '.join(d['dropped'])}" if d["dropped"] else ""),
     "facts-refuted": lambda d: f"   refuted by the world: {' '.join(d['facts'])}",
     "facts-kept-out": lambda d: "   kept out: " + "; ".join(d["fixes"]),

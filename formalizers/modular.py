@@ -109,7 +109,10 @@ type than a command does is dropped. A name the world said is not there comes ba
 when a command names it, not when a sentence does (measured at 0b6ffb5: "go to open" five
 times in the row, "open" typed again from each "You open the cabinet 1"). Recorded as
 ``command_derived`` and
-``command_dropped`` (the loop writes a ``facts-from-commands`` event). Measured with
+``command_dropped`` (the loop writes a ``facts-from-commands`` event). Only with a frozen
+domain (a learned precondition is the model's guess); a template's fixed words match whole
+words; a name two commands type differently, a non-ASCII name and a command over
+:data:`MAX_COMMAND` characters give nothing. Measured with
 Qwen2.5-Coder 1.5B on the household with the helps above: 5 and 2 of the 8 receptacles typed
 as objects (the agent went back and forth between the others), ``none`` for which receptacles
 can be opened in all 4 episodes, and "On the countertop 1, you see a ladle 1" written as
@@ -658,9 +661,12 @@ class ModularFormalizer(PromptedLLM):
         its names their parameter's type, and a ground action the world says it can run
         now, whose precondition's atoms (those of its conjunction, all of whose arguments
         the command names) hold; they join the new facts, replacing a single-valued fact of
-        the same slot. A known fact that gives a name another type than a command does is
-        dropped. Recorded in :attr:`command_derived` and :attr:`command_dropped`."""
-        if not self.command_facts or not signatures:
+        the same slot and a fact the domain never lets hold with them. A known fact that
+        gives a name a command typed in this call a type the command's is not (a subtype of)
+        is dropped. A name two commands type differently is left alone. Only with a frozen
+        domain: a learned precondition is the model's guess, not the world's. Recorded in
+        :attr:`command_derived` and :attr:`command_dropped`."""
+        if not self.command_facts or not signatures or not self.fixed_domain:
             return
         dom = self._domain_model()
         if dom is None:
@@ -671,7 +677,7 @@ class ModularFormalizer(PromptedLLM):
         reserved = _reserved(dom)
         kinds = self._kinds()
         single = self._single_valued()
-        derived: list[str] = []
+        read = []   # (action, binding) of each command read
         for command in context.valid_actions:
             bound = _bind_command(str(command), signatures)
             if bound is None:
@@ -684,13 +690,22 @@ class ModularFormalizer(PromptedLLM):
             if not set(binding) <= {p.name.lower() for p in action.parameters} or any(
                     v in reserved or len(v) > MAX_NAME for v in binding.values()):
                 continue   # "go to and", "take receptacle from obj": not things' names
-            self._command_names.update(binding.values())
+            read.append((action, binding))
+        told: dict[str, set[str]] = {}   # name -> the types the commands give it
+        for action, binding in read:
             for p in action.parameters:
                 value = binding.get(p.name.lower())
-                kind = p.types[0].lower() if p.types else None
-                if value and kind in types and self.name_types.get(value) != kind:
-                    self.name_types[value] = kind
-                    self.command_derived.append(f"{value} - {kind}")
+                if value:
+                    told.setdefault(value, set()).add(
+                        p.types[0].lower() if len(p.types) == 1 else "")
+        clash = {n for n, ts in told.items() if len(ts) > 1}   # "take drawer 1 from drawer 1"
+        command_types = {n: next(iter(ts)) for n, ts in told.items()
+                         if n not in clash and next(iter(ts)) in types}
+        derived: list[str] = []
+        for action, binding in read:
+            if set(binding.values()) & clash:
+                continue
+            self._command_names.update(binding.values())
 
             def atoms(f):
                 if isinstance(f, And):
@@ -703,30 +718,49 @@ class ModularFormalizer(PromptedLLM):
                         for a in atom.args]
                 if all(args) and atom.predicate.lower() in kinds:
                     derived.append("(" + " ".join([atom.predicate.lower(), *args]) + ")")
-        # a known fact typing a command's name otherwise is wrong: the world's command says
-        typed = {n: t for n, t in self.name_types.items() if t != "NONE"}
-        wrong = [f for f in self.base + self.chunk
-                 if any(typed.get(a, k) != k for a, k in zip(_words(f)[1:],
-                                                             kinds.get(_head(f), []))
-                        if k is not None)]
-        known = set(self._facts())
-        new = [f for f in dict.fromkeys(derived) if f not in known]
+        for value, kind in command_types.items():
+            if self.name_types.get(value) != kind:
+                self.name_types[value] = kind
+                self.command_derived.append(f"{value} - {kind}")
+        derived = list(dict.fromkeys(derived))
+        vouched = set(derived)
+        parents = dom.type_parents
+
+        def fits(name_type: str, wanted: str) -> bool:   # name_type is wanted or below it
+            seen, todo = set(), [name_type]
+            while todo:
+                t = todo.pop()
+                if t == wanted or wanted == "object":
+                    return True
+                if t not in seen:
+                    seen.add(t)
+                    todo.extend(parents.get(t, ()))
+            return False
+        # a known fact typing a name a command typed now otherwise is wrong
+        wrong = {f for f in self.base + self.chunk if f not in vouched and any(
+            a in command_types and k is not None and not fits(command_types[a], k)
+            for a, k in zip(_words(f)[1:], kinds.get(_head(f), [])))}
         exclusive = self._exclusive()
-        for fact in new:   # one value of a single-valued slot: the command's
+        for fact in derived:   # one value of a single-valued slot: the command's
             words = _words(fact)
-            if words[0] in single:
-                wrong += [f for f in self.chunk if _words(f)[0] == words[0]
-                          and f != fact and (len(words) < 3 or _words(f)[1:2] == words[1:2])]
-            # a fact the domain says cannot hold with the command's (an object held and in a
-            # receptacle; the hand empty and an object held)
-            wrong += [f for f in self.base + self.chunk if _head(f) in exclusive.get(
-                words[0], ()) and f not in derived and (len(words) == 1 or len(_words(f)) == 1
-                                                         or _words(f)[1] == words[1])]
-        wrong = list(dict.fromkeys(wrong))
+            for f in self.base + self.chunk:
+                if f in vouched:
+                    continue
+                other = _words(f)
+                if words[0] in single and other[0] == words[0] and (
+                        len(words) < 3 or other[1:2] == words[1:2]):
+                    wrong.add(f)
+                # a fact the domain says cannot hold with the command's (an object held and
+                # in a receptacle; the hand empty and an object held)
+                elif other[0] in exclusive.get(words[0], ()) and (
+                        len(words) == 1 or len(other) == 1 or other[1] == words[1]):
+                    wrong.add(f)
+        known = set(self._facts())
+        new = [f for f in derived if f not in known]
         if wrong:
             self.base = [f for f in self.base if f not in wrong]
             self.chunk = [f for f in self.chunk if f not in wrong]
-            self.command_dropped += wrong
+            self.command_dropped += sorted(wrong)
         self.chunk = self.chunk + new
         # the chunk is written anew after the facts parts: a fact read again is said once
         self.command_derived += [f for f in new if f not in self._commands_said]
@@ -1620,6 +1654,8 @@ PDDL_WORDS = frozenset("""object either and not or imply exists forall when defi
 problem increase decrease assign""".split())
 #: the longest name a command may give a thing (a longer one is junk, not a name)
 MAX_NAME = 64
+#: the longest command read (a longer one is junk; matching it could take long)
+MAX_COMMAND = 256
 
 
 def _reserved(dom) -> set[str]:
@@ -1666,23 +1702,25 @@ def _types(signatures: dict) -> list[str]:
 def _bind_command(command: str, signatures: dict) -> Optional[tuple[str, dict[str, str]]]:
     """(action, {?param: name}) for a command read through the action's command template
     (``take {o} from {r}`` reads "take vase 1 from drawer 2" as ``?o=vase_1 ?r=drawer_2``;
-    a name's words joined with ``_``, as the facts write it); the template with the most
-    fixed words wins; None when no template reads it."""
+    a name's words joined with ``_``, as the facts write it; a template's fixed words match
+    whole words only: "move potato 1 to ..." is not "move pota ..."); the template with the
+    most fixed words wins; None when no template reads it, or the command is longer than
+    :data:`MAX_COMMAND` characters or names something no ASCII name can be."""
     text = " ".join(command.lower().split())
+    if len(text) > MAX_COMMAND:
+        return None
     best: Optional[tuple[int, str, dict[str, str]]] = None
     for name, (_params, template) in signatures.items():
         pieces = re.split(r"\{(\w+)\}", template.lower())
         slots = pieces[1::2]
-        if not slots and template.lower().strip() != text:
-            continue
-        pattern = "".join(re.escape(" ".join(p.split())) if k % 2 == 0 else r"(.+?)"
-                          for k, p in enumerate(pieces))
-        pattern = re.sub(r"(\\ )+", r"\\s*", pattern)
-        found = re.fullmatch(r"\s*" + pattern + r"\s*", text)
+        tokens = [re.escape(" ".join(p.split())) if k % 2 == 0 else r"(.+?)"
+                  for k, p in enumerate(pieces)]
+        pattern = r"\s+".join(t for t in tokens if t)
+        found = re.fullmatch(pattern, text) if slots else None
         if not found:
             continue
         values = ["_".join(v.split()) for v in found.groups()]
-        if not all(re.fullmatch(r"[a-z][\w\-]*", v) for v in values):
+        if not all(re.fullmatch(r"[a-z][a-z0-9_\-]*", v) for v in values):
             continue
         fixed = len(re.sub(r"\{\w+\}", "", template).strip())
         if best is None or fixed > best[0]:

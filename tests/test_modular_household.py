@@ -697,3 +697,76 @@ def test_hostile_commands_give_no_fact_and_no_name():
     assert formalizer._facts() == [] and formalizer.name_types == {}
     problem = formalizer._assemble(context, _signatures(signatures)).problem
     assert "(:objects )" in problem or "(:objects)" in problem, problem
+
+
+def _commands_read(commands, base=(), chunk=(), name_types=None, domain=DOMAIN):
+    from pddlkit.formalizers.base import Context, Memory, UPDATE
+    from pddlkit.formalizers.modular import _signatures
+    from pddlkit.formalizers.prompts import env_signatures
+
+    env = make("household", receptacles=8, difficulty="basic&use")
+    env.reset(seed=2)
+    signatures = env_signatures(env)
+    formalizer = ModularFormalizer(ScriptedLLM(lambda m: "none"), "household",
+                                   command_facts=True)
+    formalizer.fixed_domain = domain
+    formalizer.base, formalizer.chunk = list(base), list(chunk)
+    formalizer.name_types = dict(name_types or {})
+    formalizer._from_commands(Context(UPDATE, "household", Memory("put some cd in cabinet.",
+                                                                   []), list(commands),
+                                      signatures, 10), _signatures(signatures))
+    return formalizer
+
+
+def test_the_audit_s_command_cases():
+    """From an audit of the option as a hostile environment would use it."""
+    from pddlkit.formalizers.modular import _bind_command, _signatures
+    from pddlkit.formalizers.prompts import env_signatures
+
+    # a name no PDDL reader takes ("vasé_1") is no name: it would refuse every file
+    assert _commands_read(["open vasé 1", "open drawer２"])._facts() == []
+    # no command, nothing dropped: the model's own types are not the world's
+    kept = _commands_read([], base=["(atlocation countertop_1)", "(handempty)"],
+                          name_types={"countertop_1": "obj"})
+    assert kept._facts() == ["(atlocation countertop_1)", "(handempty)"]
+    assert kept.command_dropped == []
+    # one name at two types: left alone
+    two = _commands_read(["take drawer 1 from drawer 1"])
+    assert two._facts() == [] and "drawer_1" not in two.name_types
+    # fixed words match whole words
+    env = make("household", receptacles=8, difficulty="basic&use")
+    env.reset(seed=2)
+    signatures = _signatures(env_signatures(env))
+    assert _bind_command("move potato 1 to countertop 1", signatures) == (
+        "putobject", {"?o": "potato_1", "?r": "countertop_1"})
+    assert _bind_command("go toaster 1", signatures) is None
+    assert _bind_command("take " + "x " * 200 + "from drawer 1", signatures) is None
+    # a stale place in the chunk goes even when the command's place is there too
+    stale = _commands_read(["take vase 1 from drawer 1"],
+                           chunk=["(atlocation middle)", "(atlocation drawer_1)"])
+    assert "(atlocation middle)" not in stale._facts()
+    assert "(atlocation drawer_1)" in stale._facts()
+    # a learned domain's precondition is the model's guess: nothing is read from it
+    learned = _commands_read(["take vase 1 from drawer 1"], domain=None)
+    assert learned._facts() == [] and learned.name_types == {}
+
+
+def test_a_subtype_is_not_a_wrong_type():
+    """A domain with ``room - location``: the command's room is a location too."""
+    domain = """(define (domain d) (:requirements :strips :typing)
+      (:types location - object receptacle obj - location)
+      (:predicates (atlocation ?r - location) (inreceptacle ?o - obj ?r - receptacle)
+                   (handempty) (holds ?o - obj) (openable ?r - receptacle))
+      (:action gotolocation :parameters (?from - location ?to - receptacle)
+        :precondition (atlocation ?from) :effect (and (atlocation ?to)
+                                                      (not (atlocation ?from))))
+      (:action openobject :parameters (?r - receptacle)
+        :precondition (and (atlocation ?r) (openable ?r)) :effect (and))
+      (:action pickupobject :parameters (?o - obj ?r - receptacle)
+        :precondition (and (atlocation ?r) (inreceptacle ?o ?r) (handempty))
+        :effect (and (holds ?o) (not (handempty)) (not (inreceptacle ?o ?r)))))"""
+    read = _commands_read(["open drawer 1", "go to cabinet 1"],
+                          base=["(atlocation drawer_1)", "(atlocation cabinet_1)"],
+                          domain=domain)
+    assert "(atlocation drawer_1)" in read._facts() and "(openable drawer_1)" in read._facts()
+    assert read.command_dropped == ["(atlocation cabinet_1)"]   # replaced: single-valued
