@@ -671,8 +671,6 @@ class ModularFormalizer(PromptedLLM):
         dom = self._domain_model()
         if dom is None:
             return
-        from pddlkit.pddl.model import And, Atom
-
         types = {t.name.lower() for t in dom.types}
         reserved = _reserved(dom)
         kinds = self._kinds()
@@ -706,14 +704,7 @@ class ModularFormalizer(PromptedLLM):
             if set(binding.values()) & clash:
                 continue
             self._command_names.update(binding.values())
-
-            def atoms(f):
-                if isinstance(f, And):
-                    for part in f.parts:
-                        yield from atoms(part)
-                elif isinstance(f, Atom) and f.predicate != "=":
-                    yield f
-            for atom in atoms(action.precondition):
+            for atom in _conjuncts(action.precondition):
                 args = [binding.get(a.lower()) if a.startswith("?") else a.lower()
                         for a in atom.args]
                 if all(args) and atom.predicate.lower() in kinds:
@@ -1208,8 +1199,8 @@ class ModularFormalizer(PromptedLLM):
             self._been = set()
         if self.task_goals and self._task_words:
             # the task's things first (stable: never reached, then nearest, within each)
-            reached.sort(key=lambda r: -sum(re.sub(r"_\d+$", "", a) in self._task_words
-                                            for a in r[2].strip("()").split()[1:]))
+            reached.sort(key=lambda r: -sum(_kind_word(a) in self._task_words
+                                            for a in _words(r[2])[1:]))
         if self.task_focus and self._task_words:
             reached = self._focused(reached)
         self._candidates = [atom for _old, _cost, atom in reached]
@@ -1217,7 +1208,7 @@ class ModularFormalizer(PromptedLLM):
 
     def _task_things(self, atom: str) -> int:
         """How many of the task's words ``atom``'s arguments name (``ladle_1``: ladle)."""
-        return len({re.sub(r"_\d+$", "", a) for a in _words(atom)[1:]} & self._task_words)
+        return len({_kind_word(a) for a in _words(atom)[1:]} & self._task_words)
 
     def _focused(self, reached: list) -> list:
         """``task_focus``: while a goal naming every thing the task names (the most any
@@ -1243,7 +1234,7 @@ class ModularFormalizer(PromptedLLM):
         moved = {types.get(_words(a)[1]) for a in [r[2] for r in reached] + facts
                  if self._task_things(a) == full} - {None}
         return [r for r in reached if not any(
-            types.get(a) in moved and re.sub(r"_\d+$", "", a) not in self._task_words
+            types.get(a) in moved and _kind_word(a) not in self._task_words
             for a in _words(r[2])[1:])]
 
     # -- prompts and grammars --------------------------------------------------------------
@@ -1565,6 +1556,8 @@ class ModularFormalizer(PromptedLLM):
         dom = self._domain_model()
         if dom is None:
             return {}
+        if getattr(self, "_exclusive_of", (None,))[0] is dom:   # once per domain read
+            return self._exclusive_of[1]
         from pddlkit.pddl.model import Literal
 
         adds: dict[str, list] = {}
@@ -1580,8 +1573,10 @@ class ModularFormalizer(PromptedLLM):
                 any(pred == q and (not first or not args or args == first)
                     for pred, args in dels) for first, dels in adds[p])
         names = list(adds)
-        return {p: {q for q in names if q != p and excludes(p, q) and excludes(q, p)}
-                for p in names}
+        exclusive = {p: {q for q in names if q != p and excludes(p, q) and excludes(q, p)}
+                     for p in names}
+        self._exclusive_of = (dom, exclusive)
+        return exclusive
 
     def _domain_model(self):
         from pddlkit.pddl.reader import read_domain
@@ -1664,6 +1659,22 @@ def _reserved(dom) -> set[str]:
     return ({t.name.lower() for t in dom.types} | {p.name.lower() for p in dom.predicates}
             | {a.name.lower() for a in dom.actions} | {c.name.lower() for c in dom.constants}
             | PDDL_WORDS)
+
+
+def _conjuncts(formula):
+    """The atoms of ``formula``'s conjunction (not inside ``or``/``not``), ``=`` left out."""
+    from pddlkit.pddl.model import And, Atom
+
+    if isinstance(formula, And):
+        for part in formula.parts:
+            yield from _conjuncts(part)
+    elif isinstance(formula, Atom) and formula.predicate != "=":
+        yield formula
+
+
+def _kind_word(name: str) -> str:
+    """The word of a name without its number (``ladle_1``: ladle), as a task says it."""
+    return re.sub(r"_\d+$", "", name)
 
 
 def _words(fact: str) -> list[str]:
