@@ -5,6 +5,12 @@ completing it, on the same seeds. It says what completion alone can do for that 
 model also reads the prompt's note of the lines added and may write another plan.
 
     .venv/bin/python benchmarks/plap_complete.py --seeds 5 --cycles 600,2000
+    .venv/bin/python benchmarks/plap_complete.py --plans all --seeds 5 --cycles 600,2000
+
+``--plans`` replays other fixed plans the same way, to say what kind of plan can win here at
+all: the model's plan with more harvesters and ranged units (what completion could add), and a
+worker rush shaped like the expert tips' (two harvesters, workers that attack). A plan is
+answered at every step unchanged, so this measures the plan's kind, not a model.
 """
 
 from __future__ import annotations
@@ -22,7 +28,17 @@ QWEN = ("[Produce Unit](worker, north)\n[Harvest Mineral](0, 0)\n"
         "[Build Building](barracks, (2, 3))\n[Attack Enemy](ranged, base)\n")
 
 
-def games(complete: bool, cycles: int, seeds: int) -> list:
+#: the model's plan with two more harvesters and three ranged units to attack with
+ECONOMY = QWEN + ("[Harvest Mineral](0, 0)\n[Harvest Mineral](0, 0)\n"
+                  "[Produce Unit](ranged, north)\n[Produce Unit](ranged, north)\n"
+                  "[Produce Unit](ranged, north)\n[Attack Enemy](ranged, worker)\n")
+#: a worker rush in the shape of the expert tips' plan (skills/plap/standin.py)
+RUSH = ("[Harvest Mineral](0, 0)\n[Harvest Mineral](0, 0)\n" + "[Produce Unit](worker, south)\n" * 4
+        + "[Attack Enemy](worker, worker)\n" * 4 + "[Attack Enemy](worker, base)\n" * 2)
+PLANS = {"qwen": QWEN, "economy": ECONOMY, "rush": RUSH}
+
+
+def games(complete: bool, cycles: int, seeds: int, plan: str = QWEN) -> list:
     from pddlkit.envs.microrts import MicroRTS
     from pddlkit.llm.scripted import ScriptedLLM
     from pddlkit.skills.plap.game import play_game
@@ -31,7 +47,7 @@ def games(complete: bool, cycles: int, seeds: int) -> list:
     out = []
     for seed in range(seeds):
         with MicroRTS(opponent="RandomBiasedAI", max_cycles=cycles) as env:
-            planner = LLMPlanner(ScriptedLLM(lambda messages: QWEN), env.units_table)
+            planner = LLMPlanner(ScriptedLLM(lambda messages: plan), env.units_table)
             out.append(play_game(env, planner, seed=seed, k=100, complete=complete))
     return out
 
@@ -40,18 +56,28 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--cycles", default="600,2000", help="game lengths, comma-separated")
+    parser.add_argument("--plans", default="qwen",
+                        help=f"fixed plans to replay, comma-separated, or all: {', '.join(PLANS)}")
     args = parser.parse_args()
-    print("| cycles | complete-plan | W/D/L | game ends (cycle) | lines dropped | lines inserted |")
-    print("|---|---|---|---|---|---|")
-    for cycles in (int(c) for c in args.cycles.split(",")):
-        for complete in (False, True):
-            records = games(complete, cycles, args.seeds)
-            results = [r.metrics.result for r in records]
-            print(f"| {cycles} | {'on' if complete else 'off'} | "
-                  f"{results.count(1)}/{results.count(0)}/{results.count(-1)} | "
-                  f"{', '.join(str(r.metrics.time) for r in records)} | "
-                  f"{sum(len(r.dropped) for r in records)} | "
-                  f"{sum(len(r.inserted) for r in records)} |", flush=True)
+    names = list(PLANS) if args.plans == "all" else args.plans.split(",")
+    unknown = [n for n in names if n not in PLANS]
+    if unknown:
+        parser.error(f"unknown plan(s) {', '.join(unknown)}; plans: {', '.join(PLANS)}, all")
+    print("| plan | cycles | complete-plan | W/D/L | game ends (cycle) | lines dropped | lines inserted |")
+    print("|---|---|---|---|---|---|---|")
+    for name in names:
+        for cycles in (int(c) for c in args.cycles.split(",")):
+            for complete in (False, True):
+                _row(name, cycles, complete, games(complete, cycles, args.seeds, PLANS[name]))
+
+
+def _row(name: str, cycles: int, complete: bool, records: list) -> None:
+    results = [r.metrics.result for r in records]
+    print(f"| {name} | {cycles} | {'on' if complete else 'off'} | "
+          f"{results.count(1)}/{results.count(0)}/{results.count(-1)} | "
+          f"{', '.join(str(r.metrics.time) for r in records)} | "
+          f"{sum(len(r.dropped) for r in records)} | "
+          f"{sum(len(r.inserted) for r in records)} |", flush=True)
 
 
 if __name__ == "__main__":
