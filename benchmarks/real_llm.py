@@ -205,6 +205,14 @@ HELP_ROWS = [
              "--constrained"],
             ["--progress"], ">= 3 of 5 won",
             lambda rows: sum(r.get("result") == 1 for r in rows) >= 3),
+    # the same games in the paper's few-shot variant with tips (fs-tip): the prompt's first
+    # example is a worker rush, the only kind of plan that wins here (plap_complete.py --plans),
+    # and this model copies examples
+    HelpRow("PLAP", "MicroRTS vs RandomBiasedAI, 5 games, fs-tip",
+            ["plap", "--env", "microrts", "--max-cycles", "600", "--episodes", "5",
+             "--constrained", "--variant", "fs-tip"],
+            ["--progress"], ">= 3 of 5 won",
+            lambda rows: sum(r.get("result") == 1 for r in rows) >= 3),
     # the same games with the skills model completing each plan as well
     HelpRow("PLAP", "MicroRTS vs RandomBiasedAI, 5 games, completed",
             ["plap", "--env", "microrts", "--max-cycles", "600", "--episodes", "5",
