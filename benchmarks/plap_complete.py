@@ -35,9 +35,9 @@ ECONOMY = QWEN + ("[Harvest Mineral](0, 0)\n[Harvest Mineral](0, 0)\n"
 #: a worker rush in the shape of the expert tips' plan (skills/plap/standin.py)
 RUSH = ("[Harvest Mineral](0, 0)\n[Harvest Mineral](0, 0)\n" + "[Produce Unit](worker, south)\n" * 4
         + "[Attack Enemy](worker, worker)\n" * 4 + "[Attack Enemy](worker, base)\n" * 2)
-#: what the model wrote most often in the paper's fs-tip variant with --progress (two of its
-#: five most common answers, 10 of its first 25; helps-records/plap-...-fs-tip-on): a rush
-#: with one worker produced for four attack lines
+#: what the model wrote most often in the paper's fs-tip variant with --progress (5 of its
+#: first 25 answers, tied with one other; helps-records/plap-...-fs-tip-on): a rush with one
+#: worker produced for four attack lines
 QWEN_FS_TIP = ("[Produce Unit](worker, north)\n[Build Building](barracks, (2, 3))\n"
                "[Harvest Mineral](0, 0)\n" + "[Attack Enemy](worker, worker)\n" * 4
                + "[Attack Enemy](worker, base)\n")
