@@ -370,7 +370,7 @@ def _record_parts(formalizer, m: Metrics, emit) -> None:
     parts = getattr(formalizer, "last_parts", None)
     if not parts:
         return
-    m.part_calls += len(parts)
+    m.part_calls += sum(1 for p in parts if not p.outcome.startswith("skipped, no call"))
     m.parts_redrawn += sum(1 for p in parts if p.outcome.startswith("redrawn"))
     emit("parts", step=m.steps, parts=[p.to_dict() for p in parts])
     formalizer.last_parts = []

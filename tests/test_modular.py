@@ -420,3 +420,36 @@ def test_a_numbered_thing_is_one_name_as_the_household_and_alfworld_say_it():
     assert not {"cabinet", "desk", "sofa", "1"} & set(names)
     assert observed_names(["To the West you see the living room."]) == [
         "west", "living", "living_room", "room"]
+
+
+def test_a_sentence_naming_nothing_a_fact_can_take_is_skipped_without_a_call():
+    """CoinCollector 3 rooms, seed 14 (Qwen, commit 030c575): after "take front door" failed,
+    "There is no front door here." named only a thing the world had just said is not there.
+    Under the grammar no fact could name it, and that was raised as an unreadable answer:
+    the six solver retries were spent in one second with no call, each failing the same
+    way. The sentence is now skipped, recorded as a part with no call, and the goal asked."""
+    asked = []
+
+    def model(prompt: str) -> str:
+        asked.append(_part(prompt))
+        if _part(prompt) == "type" and "There is no front door here." in prompt:
+            return "front_door=NONE front=NONE door=NONE"
+        return careful(prompt)
+
+    formalizer = ModularFormalizer(_script(model), "coin-collector", local_facts=True,
+                                   constrained=True)
+    formalizer.fixed_domain = DOMAIN
+    memory = Memory("find the coin and take it.",
+                    [("look around", "You are in the kitchen. To the East you see the corridor.")])
+    first = formalizer.propose(Context(INITIAL, "coin-collector", memory, ["move east"],
+                                       _signatures(), 4))
+    formalizer.ran([])
+    memory.history.append(("take front door", "There is no front door here."))
+    asked.clear()
+    second = formalizer.propose(Context("update", "coin-collector", memory, ["move east"],
+                                        _signatures(), 4, previous=first))
+    assert asked == ["type", "goal"]            # no call for the facts of that sentence
+    skipped = [c for c in formalizer.last_parts if c.part == "facts"]
+    assert len(skipped) == 1 and skipped[0].outcome.startswith("skipped, no call")
+    assert "There is no front door here." in skipped[0].outcome
+    assert "(at kitchen)" in second.problem and check(second.domain, second.problem).ok
