@@ -229,10 +229,18 @@ def test_the_helps_are_options_named_in_the_row_and_refused_without_modular():
     from pddlkit.formalizers.agents import SMALL_MODEL, helps
 
     spec = get_agent("pddlego")
-    options = spec.make_options({"small_model": True, "typed_objects": True,
+    options = spec.make_options({"modular": True, "typed_objects": True,
                                  "ask_missing": True, "world_literals": True})
-    assert helps(options, "local:x")[-3:] == ["typed-objects", "ask-missing", "world-literals"]
-    assert not {"typed_objects", "ask_missing", "world_literals"} & set(SMALL_MODEL)
+    assert helps(options, "local:x") == ["modular", "typed-objects", "ask-missing",
+                                         "world-literals"]
+    assert {"typed_objects", "ask_missing", "world_literals"} <= set(SMALL_MODEL)
+    preset = helps(spec.make_options({"small_model": True}), "local:x")
+    assert preset[-6:] == ["typed-objects", "ask-missing", "world-literals", "task-goals",
+                           "command-facts", "task-focus"]
+    assert helps(spec.make_options({"small_model": True, "typed_objects": True}),
+                 "local:x") == preset               # named once, not twice
+    assert not {"typed-objects", "command-facts"} & set(   # a stand-in writes whole files
+        helps(spec.make_options({"small_model": True}), "observation"))
     for flag in ("typed_objects", "ask_missing", "world_literals"):
         with pytest.raises(AgentError, match=f"--{flag.replace('_', '-')}.*--modular"):
             run_job(spec, env="household", llm="local:x",
@@ -529,9 +537,9 @@ def test_command_facts_is_an_option_named_in_the_row_and_refused_without_modular
     from pddlkit.formalizers.agents import SMALL_MODEL, helps
 
     spec = get_agent("pddlego")
-    options = spec.make_options({"small_model": True, "command_facts": True})
-    assert helps(options, "local:x")[-1] == "command-facts"
-    assert "command_facts" not in SMALL_MODEL
+    options = spec.make_options({"modular": True, "command_facts": True})
+    assert helps(options, "local:x") == ["modular", "command-facts"]
+    assert "command_facts" in SMALL_MODEL and "task_focus" in SMALL_MODEL
     with pytest.raises(AgentError, match="--command-facts.*--modular"):
         run_job(spec, env="household", llm="local:x",
                 options=spec.make_options({"command_facts": True}))

@@ -246,3 +246,31 @@ def test_samples_with_a_stand_in_are_refused_not_dropped():
         assert "--samples 3" in str(exc)
     else:
         raise AssertionError("samples with a stand-in was dropped in silence")
+
+
+def test_the_benchmark_s_preset_rows_name_the_helps_they_measured():
+    """The household's six helps joined ``--small-model`` on 2026-11-28: the benchmark's
+    ``preset`` row is now what ``preset-focus`` measured, and ``preset-before`` spells out
+    the set the rows called ``preset`` before that date measured."""
+    import sys
+    from pathlib import Path
+
+    from pddlkit.agents import get_agent
+    from pddlkit.formalizers.agents import helps
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+    import small_model
+
+    spec = get_agent("pddlego")
+
+    def used(row: str) -> list[str]:
+        flags = [a[2:].replace("-", "_") for a in small_model.ROWS[row][1]
+                 if a.startswith("--") and a != "--domain"]
+        return helps(spec.make_options({flag: True for flag in flags}), "local:x")
+
+    assert used("preset") == used("preset-focus")
+    assert used("preset-before") == ["modular", "repair", "declare-objects", "fresh-answers",
+                                     "fact-memory", "problem-only", "refuted-facts",
+                                     "novel-goals", "local-facts", "constrained"]
+    assert used("preset-plus")[-4:] == ["typed-objects", "ask-missing", "world-literals",
+                                        "constrained"]
