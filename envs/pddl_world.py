@@ -63,7 +63,8 @@ class _Failure:
     code: str
     message: str
     #: what the failure says about the world, machine-readable (``info["failed"]``): the
-    #: literal that does not hold, or the object the command named that is not there
+    #: literal that does not hold, a pattern no values make true, or the object the command
+    #: named that is not there
     failed: Optional[dict] = None
 
 
@@ -221,8 +222,9 @@ class PDDLWorldEnv:
 
     def _step(self, observation: str, error: Optional[str],
               failed: Optional[dict] = None) -> Step:
-        """``failed`` (a failed command's): ``{"literal": "(in coin pantry)", "holds": False}``
-        or ``{"object": "coin"}``, what the message says in the domain's own terms, in
+        """``failed`` (a failed command's): ``{"literal": "(in coin pantry)", "holds": False}``,
+        ``{"pattern": "(connected corridor ?to east)", "holds": False}`` (no values of its
+        variables make it true) or ``{"object": "coin"}``, what the message says in the domain's own terms, in
         ``info["failed"]`` (a formalizer that shares the domain's names can act on it; the
         ``refuted_facts`` help does). Terse mode gives it too: it is what "Nothing happens"
         stands for, and a program reading ``info`` is not a player reading text."""
@@ -410,8 +412,24 @@ class PDDLWorldEnv:
         return self._said(literal)
 
     def _failure_for(self, atom: Atom, binding: dict, positive: bool) -> _Failure:
+        """Why a command's action has no binding: ``atom`` is the first precondition atom no
+        extension of ``binding`` makes true. With a parameter the command did not bind
+        ("move east": no ``?to``), ``info["failed"]`` says so as a pattern, ``{"pattern":
+        "(connected corridor ?to east)", "holds": False}``: no value of its ``?``-variables
+        makes it true. That is what "there is no exit in that direction" says, in the
+        domain's terms, and names nothing the agent has not seen (measured with
+        Qwen2.5-Coder 1.5B on CoinCollector: with no literal named, a model kept
+        ``(connected corridor kitchen east)`` and the move east failed twice, the door to
+        the east "opened" twice)."""
         args = tuple(binding.get(a) if a.startswith("?") else a for a in atom.args)
-        return self._said(Unsatisfied("", (atom.predicate, *args), not positive))
+        failure = self._said(Unsatisfied("", (atom.predicate, *args), not positive))
+        bound = [a for a in args if a is not None]
+        if failure.failed is None and positive and len(bound) < len(args) \
+                and all(isinstance(a, str) and self.perceived(a) for a in bound):
+            shown = [a if a is not None else v for a, v in zip(args, atom.args)]
+            failure.failed = {"pattern": "(" + " ".join([atom.predicate, *shown]) + ")",
+                              "holds": False}
+        return failure
 
     def _said(self, failed: Unsatisfied) -> _Failure:
         sentence = self.messages.sentence(failed, self.display, context=self)

@@ -73,8 +73,10 @@ place of the ``correction`` part: the literal, and what it implies through the f
 precondition (:meth:`ModularFormalizer._world_corrections`); recorded as
 ``world_corrected`` (the loop writes a ``facts-corrected`` event). A command refused because
 a thing it names is not there (``{"object": "middle"}``) takes the facts about that name out
-and withdraws the name; only the goal is asked again. An environment that names no literal
-gets the ``correction`` part as before.
+and withdraws the name; only the goal is asked again. A command refused for a precondition
+no values make true (``{"pattern": "(connected corridor ?to east)", "holds": false}``, "You
+can't move east: there is no exit in that direction") takes out every known fact the pattern
+matches. An environment that names no literal gets the ``correction`` part as before.
 
 With ``task_goals``, the goals offered that name a thing the task names (``ladle_1`` for "put
 some ladle on countertop") come first: measured with Qwen2.5-Coder 1.5B on the household,
@@ -332,6 +334,7 @@ class ModularFormalizer(PromptedLLM):
         self._withdrawn_names: set[str] = set()    # ... typed again when a sentence names it
         self._command_names: set[str] = set()      # command_facts: every name a command filled
         self._world_failed: Optional[tuple[str, bool]] = None   # world_literals
+        self._world_pattern: Optional[str] = None  # ... no values make this true
         self.world_corrected: list[str] = []       # ... applied, since the loop last read it
         self.typed_declared: list[str] = []        # ... newly, since the loop last read it
         self.command_derived: list[str] = []       # command_facts: facts and types added,
@@ -441,6 +444,13 @@ class ModularFormalizer(PromptedLLM):
         self._withdrawn = None
         failed = info.get("failed") if isinstance(info, dict) else None
         self._world_failed = None
+        self._world_pattern = None
+        pattern = failed.get("pattern") if isinstance(failed, dict) else None
+        if isinstance(pattern, str) and failed.get("holds") is False \
+                and pattern.count("(") == pattern.count(")") == 1:
+            words = _words(pattern.lower())
+            if words and all(re.fullmatch(r"\??[a-z][\w\-]*", w) for w in words):
+                self._world_pattern = "(" + " ".join(words) + ")"
         literal = failed.get("literal") if isinstance(failed, dict) else None
         if isinstance(literal, str) and literal.count("(") == literal.count(")") <= 1 \
                 and isinstance(failed.get("holds"), bool):   # one atom, "( opened x )" too
@@ -1032,10 +1042,20 @@ class ModularFormalizer(PromptedLLM):
         return correction.replace("(not ", "").strip("() ").split()[0]
 
     def _apply_world_corrections(self) -> bool:
-        """``world_literals``: apply :meth:`_world_corrections` to the known facts; False when
-        the world named no literal or it implies nothing the facts do not already say."""
+        """``world_literals``: apply :meth:`_world_corrections` to the known facts, and take
+        out every known fact a pattern the world refuted matches (``{"pattern": "(connected
+        corridor ?to east)", "holds": false}``: "You can't move east: there is no exit in
+        that direction"); False when the world named neither or it implies nothing the
+        facts do not already say."""
         corrections = self._world_corrections()
+        if self._world_pattern:   # "there is no exit in that direction": no ?to at all
+            from .refuted import matches
+
+            corrections += [f"(not {f})" for f in dict.fromkeys(self._facts() + self.chunk)
+                            if matches(self._world_pattern, f)
+                            and f"(not {f})" not in corrections]
         self._world_failed = None
+        self._world_pattern = None
         if not corrections:
             return False
         for correction in corrections:

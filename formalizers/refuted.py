@@ -7,6 +7,9 @@ an environment built on PDDL says in ``info["failed"]`` what its message means i
 domain's terms (:meth:`pddlkit.envs.pddl_world.PDDLWorldEnv._step`):
 
 * ``{"literal": "(in coin pantry)", "holds": False}``: that fact is false in the world;
+* ``{"pattern": "(connected corridor ?to east)", "holds": False}``: no values of its
+  ``?``-variables make it true ("You can't move east: there is no exit in that direction."):
+  every fact it matches is refuted;
 * ``{"object": "coin"}``: the command named an object that is not there; the facts of the
   model's plan step that the action needed and that name it (``(in coin pantry)`` for
   ``(take coin pantry)``) are refuted.
@@ -53,6 +56,14 @@ def _ground(domain_text: str, step: str):
     return action, {p.name.lower(): a for p, a in zip(action.parameters, words[1:])}
 
 
+def matches(pattern: str, fact: str) -> bool:
+    """Whether ``fact`` is an instance of ``pattern`` (both normalised, ``(p a ?x)``): the
+    same predicate and arity, every word but a ``?``-variable equal."""
+    want, have = pattern[1:-1].split(), fact[1:-1].split()
+    return len(want) == len(have) and all(w == h or w.startswith("?")
+                                          for w, h in zip(want, have))
+
+
 def _instantiate(atom: Atom, binding: dict) -> str:
     return "(" + " ".join([atom.predicate.lower(),
                            *(binding.get(a.lower(), a.lower()) for a in atom.args)]) + ")"
@@ -73,6 +84,8 @@ class RefutedFacts:
         found: list[str] = []
         if isinstance(failed.get("literal"), str) and failed.get("holds") is False:
             found.append(_norm(failed["literal"]))
+        elif isinstance(failed.get("pattern"), str) and failed.get("holds") is False:
+            found.append(_norm(failed["pattern"]))
         elif isinstance(failed.get("object"), str) and step and domain_text:
             ground = _ground(domain_text, step)
             if ground is not None:
@@ -103,9 +116,11 @@ class RefutedFacts:
             action, binding = ground
             for literal in iter_effect_literals(action.effects):
                 fact = _instantiate(literal.atom, binding)
-                if literal.positive and fact in self.facts:
-                    del self.facts[fact]
-                    released.append(fact)
+                if not literal.positive:
+                    continue
+                for refuted in [r for r in self.facts if matches(r, fact)]:
+                    del self.facts[refuted]
+                    released.append(refuted)
         return released
 
     def apply(self, files: Files) -> tuple[Files, list[str]]:
@@ -118,16 +133,28 @@ class RefutedFacts:
         init = problem[start.start():end]
         for fact, why in self.facts.items():
             words = fact[1:-1].split()
-            pattern = r"\(\s*" + r"\s+".join(map(re.escape, words)) + r"\s*\)"
-            init, n = re.subn(pattern, "", init, flags=re.I)
-            if n:
-                removed.append(f"problem: removed {fact} from :init: the world refuted it "
-                               f"({why})")
+            pattern = r"\(\s*" + r"\s+".join(r"[^\s()]+" if w.startswith("?") else re.escape(w)
+                                             for w in words) + r"\s*\)"
+            found = list(dict.fromkeys(_norm(m.group(0))
+                                       for m in re.finditer(pattern, init, flags=re.I)))
+            if found:
+                init = re.sub(pattern, "", init, flags=re.I)
+            for text in found:
+                removed.append(f"problem: removed {text} from :init: the world refuted "
+                               + ("it" if text == fact else f"every {fact}") + f" ({why})")
         if not removed:
             return files, []
         return Files(files.domain, problem[:start.start()] + init + problem[end:]), removed
 
     def said(self, facts: list[str]) -> str:
         """What the model is told when facts are refuted."""
-        return (" So " + ", ".join(facts) + (" is" if len(facts) == 1 else " are")
-                + " false in the world: kept out of the problem file from now on.")
+        ground = [f for f in facts if "?" not in f]
+        patterns = [f for f in facts if "?" in f]
+        said = []
+        if ground:
+            said.append(", ".join(ground) + (" is" if len(ground) == 1 else " are")
+                        + " false in the world")
+        for pattern in patterns:
+            free = " ".join(dict.fromkeys(w for w in pattern[1:-1].split() if w.startswith("?")))
+            said.append(f"{pattern} is false in the world for every {free}")
+        return (" So " + "; ".join(said) + ": kept out of the problem file from now on.")

@@ -453,3 +453,32 @@ def test_a_sentence_naming_nothing_a_fact_can_take_is_skipped_without_a_call():
     assert len(skipped) == 1 and skipped[0].outcome.startswith("skipped, no call")
     assert "There is no front door here." in skipped[0].outcome
     assert "(at kitchen)" in second.problem and check(second.domain, second.problem).ok
+
+
+def test_world_literals_take_out_every_fact_a_refuted_pattern_matches():
+    """CoinCollector 3 rooms, seed 16 (Qwen, commit 030c575): ``(connected corridor kitchen
+    east)`` where the corridor has no exit east; "You can't move east: there is no exit in
+    that direction." named no literal, so the fact stayed, and the move east failed twice.
+    The world now says the pattern (no ``?to`` at all): every matching fact is taken out in
+    code and only the goal is asked again."""
+    formalizer = ModularFormalizer(_script(careful), "coin-collector", world_literals=True)
+    formalizer.fixed_domain = DOMAIN
+    formalizer.base = ["(at corridor)", "(connected corridor kitchen east)",
+                       "(connected corridor kitchen west)", "(connected pantry corridor east)"]
+    formalizer.failed("(move corridor kitchen east)",
+                      {"failed": {"pattern": "(connected corridor ?to east)", "holds": False}})
+    memory = Memory("find the coin and take it.", [("look around", "You are in the corridor.")])
+    formalizer.seen = 1
+    context = Context("simulation_error", "coin-collector", memory, ["move west"],
+                      _signatures(), 4, error="You can't move east: there is no exit in that "
+                      "direction.", failed_action="move east")
+    assert formalizer._targets(context, {}) == ["goal"]
+    assert formalizer.base == ["(at corridor)", "(connected corridor kitchen west)",
+                               "(connected pantry corridor east)"]
+    assert formalizer.world_corrected == ["(not (connected corridor kitchen east))"]
+    formalizer.world_literals = False   # without the help: the correction part is asked
+    formalizer.base.append("(connected corridor kitchen east)")
+    formalizer.failed("(move corridor kitchen east)",
+                      {"failed": {"pattern": "(connected corridor ?to east)", "holds": False}})
+    assert formalizer._targets(context, {}) != ["goal"]
+    assert "(connected corridor kitchen east)" in formalizer.base

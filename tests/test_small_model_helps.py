@@ -248,7 +248,7 @@ def test_samples_with_a_stand_in_are_refused_not_dropped():
         raise AssertionError("samples with a stand-in was dropped in silence")
 
 
-def test_the_benchmark_s_preset_rows_name_the_helps_they_measured():
+def test_the_benchmark_s_preset_rows_name_the_helps_they_measured(monkeypatch):
     """The household's six helps joined ``--small-model`` on 2026-11-28: the benchmark's
     ``preset`` row is now what ``preset-focus`` measured, and ``preset-before`` spells out
     the set the rows called ``preset`` before that date measured."""
@@ -258,8 +258,15 @@ def test_the_benchmark_s_preset_rows_name_the_helps_they_measured():
     from pddlkit.agents import get_agent
     from pddlkit.formalizers.agents import helps
 
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
-    import small_model
+    import importlib.util
+
+    # the script puts benchmarks/ first on sys.path (its envs.py would hide the envs
+    # package from later tests): loaded from its file, with sys.path restored after
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "small_model.py"
+    spec_ = importlib.util.spec_from_file_location("small_model_rows", path)
+    small_model = importlib.util.module_from_spec(spec_)
+    spec_.loader.exec_module(small_model)
 
     spec = get_agent("pddlego")
 
@@ -274,3 +281,43 @@ def test_the_benchmark_s_preset_rows_name_the_helps_they_measured():
                                      "novel-goals", "local-facts", "constrained"]
     assert used("preset-plus")[-4:] == ["typed-objects", "ask-missing", "world-literals",
                                         "constrained"]
+
+
+class WrongExit(ObservationFormalizer):
+    """Asserts an exit where the start room has none, ``(connected kitchen ghost west)``, and
+    asks to go through it (Qwen's ``(connected corridor kitchen east)``, CoinCollector 3 rooms
+    seed 16: the move east failed twice with no literal named, and the episode was lost)."""
+
+    name = "wrong-exit"
+
+    def propose(self, context):
+        files = super().propose(context)
+        problem = files.problem.replace("(:init", "(:init (connected kitchen ghost west)", 1)
+        problem = re.sub(r"- room", "- room\n    ghost - room", problem, count=1)
+        problem = re.sub(r"\(:goal .*\)\)\s*$", "(:goal (at ghost)))\n", problem, flags=re.S)
+        return Files(files.domain, problem)
+
+
+def test_a_pattern_the_world_refutes_keeps_every_fact_it_matches_out(tmp_path):
+    """"You can't move west: there is no exit in that direction." names no literal (the
+    command binds no ``?to``): the world says ``{"pattern": "(connected kitchen ?to west)",
+    "holds": false}``, and with refuted_facts no later file asserts an exit west of the
+    kitchen, so the move west is not tried again."""
+    env = make("coin-collector", rooms=3)
+    env.reset(seed=16)
+    step = env.step("move west")
+    assert step.info["failed"] == {"pattern": "(connected kitchen ?to west)", "holds": False}
+    record = tmp_path / "pattern.jsonl"
+    run_episode(make("coin-collector", rooms=3), WrongExit(), seed=16,
+                limits=Limits(max_simulation_retries=2, max_solver_retries=1),
+                refuted_facts=True, record=record)
+    events = [json.loads(line) for line in record.read_text().splitlines()]
+    refuted = [e for e in events if e["type"] == "facts-refuted"]
+    assert refuted and refuted[0]["facts"] == ["(connected kitchen ?to west)"]
+    sim = [e for e in events if e["type"] == "simulation-error"]
+    assert "false in the world for every ?to" in sim[0]["message"]
+    later = [e for e in events[events.index(refuted[0]):] if e["type"] == "files"]
+    assert later and all("(connected kitchen ghost west)" not in " ".join(e["problem"].split())
+                         for e in later)
+    moves = [e for e in events if e["type"] == "action" and e["command"] == "move west"]
+    assert len(moves) == 1
