@@ -482,3 +482,39 @@ def test_world_literals_take_out_every_fact_a_refuted_pattern_matches():
                       {"failed": {"pattern": "(connected corridor ?to east)", "holds": False}})
     assert formalizer._targets(context, {}) != ["goal"]
     assert "(connected corridor kitchen east)" in formalizer.base
+
+
+def test_with_command_facts_a_type_the_world_refused_a_name_of_keeps_to_the_commands_names():
+    """CoinCollector 5 rooms, seed 0 (Qwen, commit 030c575): after a door was opened the
+    model named the way ``door``, then ``open``, ``unknown_open``, ... six moves refused as
+    "not a direction", each refuted name replaced by a new one. Once the world refuses a
+    name of a type the commands fill, facts may give that type only the commands' names."""
+    formalizer = ModularFormalizer(_script(careful), "coin-collector", command_facts=True,
+                                   world_literals=True, constrained=True)
+    formalizer.fixed_domain = DOMAIN
+    memory = Memory("find the coin and take it.", [(
+        "look around", "You are in the kitchen. To the East you see an open wooden door, "
+                       "leading to the pantry.")])
+    context = Context("update", "coin-collector", memory, ["move east", "close door to east"],
+                      _signatures(), 4)
+    formalizer._from_commands(context, _signatures_of(context))
+    formalizer.base = ["(at kitchen)", "(connected kitchen pantry door)"]
+    formalizer.name_types.update({"door": "direction", "open": "direction", "kitchen": "room",
+                                  "pantry": "room"})
+    assert "open" in formalizer._typed_names(context)["direction"]   # not refused yet
+    formalizer.failed("(move kitchen pantry door)", {"failed": {"object": "door"}})
+    assert formalizer._closed_types == {"direction"}
+    assert formalizer._typed_names(context)["direction"] == ["east"]
+    assert any(d.startswith("direction: only east") for d in formalizer.command_derived)
+    assert "pantry" in formalizer._typed_names(context)["room"]   # rooms: no command names one
+    plain = ModularFormalizer(_script(careful), "coin-collector", world_literals=True)
+    plain.fixed_domain = DOMAIN
+    plain.name_types.update({"door": "direction", "open": "direction"})
+    plain.failed("(move kitchen pantry door)", {"failed": {"object": "door"}})
+    assert not plain._closed_types                # without the help: nothing closes
+
+
+def _signatures_of(context):
+    from pddlkit.formalizers.modular import _signatures as parse
+
+    return parse(context.signatures)
