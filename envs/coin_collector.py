@@ -204,6 +204,27 @@ class CoinCollector(PDDLWorldEnv):
                     if held else "Your inventory is empty.")
         return None
 
+    def visible(self) -> set:
+        """What :meth:`describe` shows: the room the agent is in, each room through an open
+        doorway or an open door, the coin when it is here. A room behind a closed door is
+        seen once the door opens ("revealing the kitchen"). With nothing hidden (before),
+        ``info["failed"]`` named the room behind a closed door (``(door-open pantry kitchen
+        west)`` for "The door to the west is closed."), and the refuted-facts help told a
+        model so one step before the game did."""
+        room = self.here()
+        seen = {room}
+        if ("in", "coin", room) in self.state.atoms:
+            seen.add("coin")
+        for fact in self.state.atoms_with("connected", 1, room):
+            to, d = fact[2], fact[3]
+            if self.doors.get((room, d)) is None or ("door-open", room, to, d) in self.state.atoms:
+                seen.add(to)
+        return seen
+
+    def perceived(self, name: str) -> bool:
+        # the four directions and the task's coin are always known: only rooms are hidden
+        return name in DIRECTIONS or name == "coin" or super().perceived(name)
+
     def unknown_object(self, shown: str, parameter: str) -> str:
         if parameter in ("?dir",):
             return (f"\"{shown}\" is not a direction; you can go north, south, east or west.")

@@ -397,3 +397,19 @@ def test_minigrid_held_out_seeds_that_lay_out_a_training_grid_are_skipped():
     assert split.held_out[-1].seed > 1099
     with pytest.raises(ValueError, match="has 1000 training seeds"):
         make("minigrid-doorkey", train=1100, evaluate=5)
+
+
+def test_coin_collector_hides_the_rooms_not_seen_from_info_and_the_reference_problem():
+    """"The door to the east is closed." must not tell a program (``info["failed"]``) or the
+    scorer's truth what room lies behind it; opening the door shows it ("revealing the
+    corridor"). Before, nothing was hidden: ``(door-open kitchen corridor east)`` was in
+    ``info["failed"]``, and the refuted-facts help said it to the model."""
+    env = CoinCollector(rooms=3, seed=16)
+    env.reset()
+    assert "corridor" not in {o.name for o in env.reference_problem().objects}
+    step = env.step("move east")
+    assert "corridor" not in step.observation and "failed" not in step.info
+    step = env.step("take coin")   # the coin is the task's word: the literal is said
+    assert step.info["failed"] == {"literal": "(in coin kitchen)", "holds": False}
+    env.step("open door to east")
+    assert "corridor" in {o.name for o in env.reference_problem().objects}

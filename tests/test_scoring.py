@@ -106,9 +106,14 @@ def test_a_formalizer_with_other_names_is_scored_through_the_renaming_it_is_foun
 
 
 class MyCoins(CoinCollector):
-    """An own environment built on PDDL: no observation reader knows its id."""
+    """An own environment built on PDDL: no observation reader knows its id. Nothing is
+    hidden in it (CoinCollector hides the rooms not seen yet), so its reference problem is
+    the whole house, and a writer of it plans straight to the coin."""
 
     id = "my-coins"
+
+    def visible(self):
+        return None
 
 
 class TruthFormalizer:
