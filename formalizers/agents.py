@@ -154,7 +154,7 @@ MODULAR_HELPS = ("novel_goals", "local_facts", "typed_objects", "ask_missing",
 #: what ``small_model`` turns on (each one is also an option of its own). The last six
 #: joined on 2026-11-28, measured with Qwen2.5-Coder 1.5B as the ``preset-focus`` rows of
 #: ``examples/real-llm/small-model.md``: 17 of 20 on CoinCollector 3 rooms (the set before
-#: them: 17 of 20), 3 of 5 on 5 rooms (4 of 5), 4 of 5 on the household basic&use (0 of
+#: them: 17 of 20), 3 of 5 on 5 rooms (4 of 5), 5 of 5 on the household basic&use (0 of
 #: 5) and 4 of 4 real ALFWorld pick games. Each was built from a mistake
 #: Qwen made on the household; on CoinCollector ``command_facts`` types "move east"'s
 #: ``east`` as a direction and the others have little to do.
