@@ -101,6 +101,9 @@ ROWS = {
     "preset-focus": ("pddlego", [*FROZEN, "--constrained", *PRESET_BEFORE,
                                  "--typed-objects", "--ask-missing", "--world-literals",
                                  "--task-goals", "--command-facts", "--task-focus"]),
+    # a help of its own, not in the preset yet: alone, and over the preset
+    "here-facts": ("pddlego", [*FROZEN, "--constrained", "--modular", "--here-facts"]),
+    "preset-here": ("pddlego", [*FROZEN, "--constrained", "--small-model", "--here-facts"]),
     "repair": ("pddlego", [*FROZEN, "--constrained", "--repair"]),
     "declare-objects": ("pddlego", [*FROZEN, "--constrained", "--declare-objects"]),
     "fresh-answers": ("pddlego", [*FROZEN, "--constrained", "--fresh-answers"]),

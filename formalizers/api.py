@@ -237,6 +237,7 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
                        local_facts: bool = False, typed_objects: bool = False,
                        ask_missing: bool = False, task_goals: bool = False,
                        command_facts: bool = False, task_focus: bool = False,
+                       here_facts: bool = False,
                        max_solver_retries: Optional[int] = None,
                        timeout: Optional[float] = None) -> FormalizeResult:
     """Formalize what was observed into PDDL and plan; see the module doc. ``obs`` is one
@@ -253,7 +254,8 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
     the task's things first, ``command_facts`` reads facts and types from ``env``'s valid
     commands through its action templates (an environment with no commands gives none),
     ``task_focus`` offers only the goals naming every thing the task names while one is
-    reachable;
+    reachable, ``here_facts`` puts where the agent is in the argument of a fact over two
+    places that an action takes it from;
     the agent's ``--world-literals`` is not
     an option here: it reads the world's answer to a refused command, which this function
     does not see); the state is progressed
@@ -293,7 +295,7 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
         for name, on in (("novel_goals", novel_goals), ("local_facts", local_facts),
                          ("typed_objects", typed_objects), ("ask_missing", ask_missing),
                          ("task_goals", task_goals), ("command_facts", command_facts),
-                         ("task_focus", task_focus)):
+                         ("task_focus", task_focus), ("here_facts", here_facts)):
             if on and not modular:
                 raise ValueError(f"formalize_and_plan: {name}=True is a help of the modular "
                                  "formalizer; pass modular=True too")

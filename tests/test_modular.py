@@ -518,3 +518,44 @@ def _signatures_of(context):
     from pddlkit.formalizers.modular import _signatures as parse
 
     return parse(context.signatures)
+
+
+def test_here_facts_puts_where_the_agent_is_where_an_action_takes_it_from():
+    """CoinCollector (Qwen, commit 030c575; 3 rooms seed 8, 5 rooms seed 3): read in the
+    pantry, "To the East you see the corridor." came out as ``(connected corridor pantry
+    east)``, ends swapped; no new room was reachable and every goal was refused. With
+    ``here_facts`` a fact over two places has the agent's place in the argument the domain's
+    actions take it from (``(at ?from) (connected ?from ?to ?dir)``), in the grammar and
+    when the answer is read."""
+    from pddlkit.agents import AgentError, get_agent, run_job
+    from pddlkit.formalizers.agents import SMALL_MODEL, helps
+
+    formalizer = ModularFormalizer(_script(careful), "coin-collector", here_facts=True,
+                                   local_facts=True, constrained=True)
+    formalizer.fixed_domain = DOMAIN
+    assert formalizer._here_slots() == {"connected": 0, "has-door": 0, "door-open": 0}
+    formalizer.base = ["(at pantry)", "(connected corridor pantry west)"]
+    formalizer._sentence = "To the East you see the corridor."
+    memory = Memory("find the coin and take it.", [("move west", "You are in the pantry. "
+                                                    "To the East you see the corridor.")])
+    context = Context("update", "coin-collector", memory, ["move east"], _signatures(), 4)
+    grammar = formalizer._grammar("facts", context, {})
+    right, swapped = ("(connected ?from=pantry ?to=corridor ?dir=east)",
+                      "(connected ?from=corridor ?to=pantry ?dir=east)")
+    assert grammar.accepts(right) and not grammar.accepts(swapped)
+    kept, refused = formalizer._read("facts", swapped, context, {})
+    assert kept is None and "where the agent is, pantry" in refused[0]
+    assert formalizer._read("facts", right, context, {})[0] == ["(connected pantry corridor east)"]
+    formalizer.here_facts = False   # without the help: both read
+    assert formalizer._grammar("facts", context, {}).accepts(swapped)
+    won = run_episode(make("coin-collector", rooms=3), ModularFormalizer(
+        _script(careful), "coin-collector", here_facts=True), seed=1, domain=DOMAIN,
+        limits=Limits(action_budget=40))
+    assert won.won, won.metrics.abort_reason   # a careful reader loses nothing by it
+    spec = get_agent("pddlego")
+    assert "here_facts" not in SMALL_MODEL
+    assert helps(spec.make_options({"small_model": True, "here_facts": True}),
+                 "local:x")[-2:] == ["task-focus", "here-facts"]
+    with pytest.raises(AgentError, match="--here-facts.*--modular"):
+        run_job(spec, env="coin-collector", llm="local:x",
+                options=spec.make_options({"here_facts": True}))

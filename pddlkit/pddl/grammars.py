@@ -455,6 +455,7 @@ def goal_grammar(predicates: "dict[str, int]", objects: Sequence[str], *,
 def labeled_facts_grammar(predicates: Sequence[tuple[str, Sequence[tuple[str, Optional[str]]]]],
                           names: "dict[Optional[str], Sequence[str]]", *,
                           mentioned: Optional[Sequence[str]] = None,
+                          pinned: Optional[dict] = None,
                           limits: Limits = Limits()) -> Grammar:
     """Ground facts with every parameter named, ``(connected ?from=kitchen ?to=hall
     ?dir=east)``, one or more: ``predicates`` as (name, [(parameter, type)]), ``names`` the
@@ -462,7 +463,9 @@ def labeled_facts_grammar(predicates: Sequence[tuple[str, Sequence[tuple[str, Op
     makes a small model put each argument where it belongs; the reader drops the labels.
     With ``mentioned`` (the names a sentence uses), every fact with arguments has at least
     one of them: a sentence states facts about what it names (measured: asked for the facts
-    of "You see a coin.", a 1.5B model wrote where the player is)."""
+    of "You see a coin.", a 1.5B model wrote where the player is). ``pinned``
+    (predicate -> {argument index: name}) fixes those arguments of those predicates to the
+    name given (where the agent is: ``{"connected": {0: "pantry"}}``)."""
     lines = [f"start: {_rep('fact', min(limits.facts, 8), 1)}"]
     rules, used = [], {}
     said = {kind: [n for n in values if mentioned is None or n in mentioned]
@@ -472,17 +475,25 @@ def labeled_facts_grammar(predicates: Sequence[tuple[str, Sequence[tuple[str, Op
         key = (kind, only_said)
         return used.setdefault(key, f"name_{len(used)}")
 
+    pins = pinned or {}
     for name, params in predicates:
-        if any(not names.get(t) for _v, t in params):
+        fixed = pins.get(name, {})
+        if any(not names.get(t) for j, (_v, t) in enumerate(params) if j not in fixed):
             continue
+
+        def slot(j: int, v: str, t, only_said: bool) -> str:
+            if j in fixed:
+                return f"{_lit(v + '=')} {_lit(fixed[j])}"
+            return f"{_lit(v + '=')} {rule_of(t, only_said)}"
+
         if not params or mentioned is None:
-            slots = [f"{_lit(v + '=')} {rule_of(t, False)}" for v, t in params]
+            slots = [slot(j, v, t, False) for j, (v, t) in enumerate(params)]
             rules.append(f'"(" {_lit(name)} ' + " ".join(slots) + ' ")"')
             continue
         for i, (_v, kind) in enumerate(params):   # argument i is one the sentence names
-            if not said.get(kind):
+            if (fixed[i] not in mentioned) if i in fixed else not said.get(kind):
                 continue
-            slots = [f"{_lit(v + '=')} {rule_of(t, j == i)}" for j, (v, t) in enumerate(params)]
+            slots = [slot(j, v, t, j == i) for j, (v, t) in enumerate(params)]
             rules.append(f'"(" {_lit(name)} ' + " ".join(slots) + ' ")"')
     if not rules:
         raise ValueError("no fact can be written: no predicate has names for its parameters")
