@@ -112,7 +112,10 @@ when a command names it, not when a sentence does (measured at 0b6ffb5: "go to o
 times in the row, "open" typed again from each "You open the cabinet 1"). Once the world
 refuses a name as no such thing and the model gave it a type the commands fill (a direction:
 ``move east``), a fact may give that type only the names the commands gave it
-(:meth:`ModularFormalizer._close_type`). Recorded as ``command_derived`` and
+(:meth:`ModularFormalizer._close_type`); the model's other names of that type, and the
+refused one when its facts used it, are typed again (not at that type) with the last
+observation's facts (a room typed as a direction had kept the agent, by the model's facts,
+in the room it had left). Recorded as ``command_derived`` and
 ``command_dropped`` (the loop writes a ``facts-from-commands`` event). Only with a frozen
 domain (a learned precondition is the model's guess); a template's fixed words match whole
 words; a name two commands type differently, a non-ASCII name and a command over
@@ -339,6 +342,8 @@ class ModularFormalizer(PromptedLLM):
         self._command_names: set[str] = set()      # command_facts: every name a command filled
         self._command_typed: dict[str, str] = {}   # ... name -> the type a command gave it
         self._closed_types: set[str] = set()       # ... types whose names the commands list
+        self._reread = False                       # ... names of one were typed anew
+        self._closed_last = ""                     # ... the type closed last
         self._world_failed: Optional[tuple[str, bool]] = None   # world_literals
         self._world_pattern: Optional[str] = None  # ... no values make this true
         self.world_corrected: list[str] = []       # ... applied, since the loop last read it
@@ -469,7 +474,18 @@ class ModularFormalizer(PromptedLLM):
         if not name:
             return
         gone = [f for f in self._facts() + self.chunk if name in _words(f)]
-        self._close_type(name)
+        if self._close_type(name) and gone:
+            # a name the model's facts used at a type the commands name every one of: the
+            # type was wrong, not the name (a room typed as a direction); its facts go, and
+            # it is typed again (not at that type) with the last observation's facts
+            self.base = [f for f in self.base if name not in _words(f)]
+            self.chunk = [f for f in self.chunk if name not in _words(f)]
+            self.world_corrected += [f"(not {f})" for f in dict.fromkeys(gone)]
+            self.name_types.pop(name, None)
+            self._withdrawn_names.discard(name)
+            self.command_derived.append(f"{name}: not a {self._closed_last}; asked again")
+            self._reread = True
+            return
         typed = self.name_types.get(name, "NONE") != "NONE"
         # typed by the model, in no fact (declared so, or named by the goal alone: measured,
         # "open" of "You open the cabinet 1" typed as a receptacle and gone to)
@@ -488,7 +504,7 @@ class ModularFormalizer(PromptedLLM):
             self._withdrawn = name
             self._withdrawn_names.add(name)
 
-    def _close_type(self, name: str) -> None:
+    def _close_type(self, name: str) -> bool:
         """``command_facts``: the world refused ``name`` as no such thing, and the type the
         model gave it is one the commands fill (``move east``: a direction). From now on a
         fact may give that type only the names the commands gave it. Measured with
@@ -496,18 +512,34 @@ class ModularFormalizer(PromptedLLM):
         was opened, the model named the way `door`, then `open`, `unknown_open`,
         `unknown_door`, `unknown_wooden_door`, `unknown_wooden`; each move was refused as
         "not a direction" and each refuted name replaced by a new one, until the simulation
-        retries ran out. Recorded as a ``facts-from-commands`` line."""
+        retries ran out. Recorded as a ``facts-from-commands`` line. True when ``name``
+        was given such a type (closed now or before) and no command gave it."""
         if not self.command_facts:
-            return
+            return False
         kind = self.name_types.get(name)
         if not kind or kind == "NONE":
             kind = self._fact_types().get(name, (None,))[0]
-        if not kind or kind in self._closed_types or kind not in self._command_typed.values():
-            return
+        if not kind or kind not in self._command_typed.values() \
+                or self._command_typed.get(name) == kind:
+            return False
+        self._closed_last = kind
+        if kind in self._closed_types:
+            return True
         self._closed_types.add(kind)
         listed = sorted(n for n, k in self._command_typed.items() if k == kind)
         self.command_derived.append(f"{kind}: only {', '.join(listed)} (the commands' names; "
                                     f"the world has no {name})")
+        # the model's other names of that type are asked again, and the last observation's
+        # facts with them (measured, 3 rooms seed 14 at daadc89: "the corridor" typed as a
+        # direction kept the agent, by the model's facts, in the room it had left)
+        retyped = [n for n, k in self.name_types.items()
+                   if k == kind and n != name and self._command_typed.get(n) != kind]
+        for n in retyped:
+            del self.name_types[n]
+            self._withdrawn_names.discard(n)
+            self.command_derived.append(f"{n}: not a {kind}; asked again")
+        self._reread = bool(retyped)
+        return True
 
     # -- which parts -----------------------------------------------------------------------
     def _targets(self, context: Context, signatures: dict) -> list[str]:
@@ -527,6 +559,10 @@ class ModularFormalizer(PromptedLLM):
             return ["facts", "goal"]
         if context.kind == SOLVER_ERROR:
             self._planner_error = context.error or ""
+        if context.kind == SIMULATION_ERROR and self._reread:
+            self._reread = False          # names typed anew: the last facts read again
+            self._withdrawn = None
+            return ["facts", "goal"]
         if context.kind == SIMULATION_ERROR and self._withdrawn:
             self._withdrawn = None        # a name that is not there: only the goal changes
             return ["goal"]
@@ -945,9 +981,14 @@ class ModularFormalizer(PromptedLLM):
                 kind = kind.upper()
                 found[word.lower()] = kinds.get(kind, "NONE")
             wanted = self._untyped_words()
+            closed = {w: found[w] for w in wanted if found.get(w) in self._closed_types
+                      and w not in self._command_typed}   # the commands name every one
+            refused = [f"{w}={k.upper()}: the commands name every {k}, not {w}"
+                       for w, k in closed.items()]
+            found = {w: k for w, k in found.items() if w not in closed}
             if not any(w in found for w in wanted):
-                return None, ["no word=TYPE found"]
-            return {w: found[w] for w in wanted if w in found}, []
+                return None, ["no word=TYPE found"] + refused
+            return {w: found[w] for w in wanted if w in found}, refused
         arities = self._arities(signatures)
         # labelled parameters: ?from=kitchen; a space in their place, as the grammar lets
         # "(atlocation?r=countertop_1)" through (measured: read as "(atlocationcountertop_1)")
@@ -1517,9 +1558,13 @@ class ModularFormalizer(PromptedLLM):
             from pddlkit.llm.grammar import Grammar
             from pddlkit.llm.lark_subset import choice, literal
 
-            words = " ".join(f"{literal(w + '=')} kind" for w in self._untyped_words())
             kinds = [t.upper() for t in self._type_names()] + ["NONE"]
+            open_kinds = [k for k in kinds if k.lower() not in self._closed_types]
+            words = " ".join(f"{literal(w + '=')} "
+                             + ("kind" if open_kinds == kinds or w in self._command_typed
+                                else "open_kind") for w in self._untyped_words())
             return Grammar(f"start: {words}\nkind: {choice(kinds)}\n"
+                           + f"open_kind: {choice(open_kinds)}\n"
                            + "WS: /[ \\t\\r\\n]+/\n%ignore WS\n", "word types", 4)
         if part.startswith("missing "):
             return self._missing_grammar(part.split(" ", 1)[1], context)

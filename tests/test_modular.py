@@ -559,3 +559,39 @@ def test_here_facts_puts_where_the_agent_is_where_an_action_takes_it_from():
     with pytest.raises(AgentError, match="--here-facts.*--modular"):
         run_job(spec, env="coin-collector", llm="local:x",
                 options=spec.make_options({"here_facts": True}))
+
+
+def test_a_closed_type_asks_the_model_s_names_of_it_again_and_rereads_the_facts():
+    """CoinCollector 3 rooms, seed 14 (Qwen, commit daadc89): "To the East you see the
+    corridor." typed ``corridor`` as a direction, so by the model's facts the agent never
+    left the pantry. When "open door to corridor" is refused ("not a direction") the
+    direction type keeps to the commands' names, the model's facts over ``corridor`` go,
+    and it is typed again (not as a direction: the grammar has no such choice for it), as
+    is every other name the model made a direction, with the last observation's facts."""
+    formalizer = ModularFormalizer(_script(careful), "coin-collector", command_facts=True,
+                                   world_literals=True, constrained=True)
+    formalizer.fixed_domain = DOMAIN
+    memory = Memory("find the coin and take it.", [
+        ("look around", "You are in the pantry. To the East you see the corridor."),
+        ("move east", "You are in the corridor. To the West you see the pantry.")])
+    context = Context("update", "coin-collector", memory, ["move east", "move west"],
+                      _signatures(), 4)
+    formalizer._from_commands(context, _signatures_of(context))
+    formalizer.name_types.update({"corridor": "direction", "pantry": "room",
+                                  "other": "direction"})
+    formalizer.base = ["(at pantry)", "(connected pantry pantry corridor)"]
+    formalizer.failed("(move pantry pantry corridor)", {"failed": {"object": "corridor"}})
+    assert "corridor" not in formalizer.name_types and "other" not in formalizer.name_types
+    assert formalizer.name_types["east"] == "direction"     # a command's: kept
+    assert formalizer.base == ["(at pantry)"]
+    assert formalizer.world_corrected == ["(not (connected pantry pantry corridor))"]
+    error = Context("simulation_error", "coin-collector", memory, ["move west"],
+                    _signatures(), 4, error='"corridor" is not a direction',
+                    failed_action="move corridor")
+    assert formalizer._targets(error, {}) == ["facts", "goal"]
+    formalizer._sentence = "To the East you see the corridor."
+    grammar = formalizer._grammar("types", error, {})
+    assert grammar.accepts("corridor=ROOM") and not grammar.accepts("corridor=DIRECTION")
+    kept, refused = formalizer._read("types", "corridor=DIRECTION", error, {})
+    assert kept is None and "the commands name every direction" in refused[-1]
+    assert formalizer._read("types", "corridor=ROOM", error, {})[0] == {"corridor": "room"}
