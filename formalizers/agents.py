@@ -167,7 +167,7 @@ SMALL_MODEL = ("modular", "repair", "declare_objects", "fresh_answers", "fact_me
                "ask_missing", "world_literals", "task_goals", "command_facts", "task_focus")
 #: helps that are options of their own, not (yet) in ``small_model``'s set: ``here_facts``
 #: was built on 2026-11-28 from the swapped connections of the preset's lost episodes, and
-#: is not measured with the model yet
+#: is only partly measured with the model (``small-model.md``)
 OWN_HELPS = ("here_facts",)
 
 

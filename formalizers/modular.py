@@ -343,7 +343,6 @@ class ModularFormalizer(PromptedLLM):
         self._command_typed: dict[str, str] = {}   # ... name -> the type a command gave it
         self._closed_types: set[str] = set()       # ... types whose names the commands list
         self._reread = False                       # ... names of one were typed anew
-        self._closed_last = ""                     # ... the type closed last
         self._world_failed: Optional[tuple[str, bool]] = None   # world_literals
         self._world_pattern: Optional[str] = None  # ... no values make this true
         self.world_corrected: list[str] = []       # ... applied, since the loop last read it
@@ -474,17 +473,13 @@ class ModularFormalizer(PromptedLLM):
         if not name:
             return
         gone = [f for f in self._facts() + self.chunk if name in _words(f)]
-        if self._close_type(name) and gone:
+        if self._close_type(name, gone):
             # a name the model's facts used at a type the commands name every one of: the
             # type was wrong, not the name (a room typed as a direction); its facts go, and
             # it is typed again (not at that type) with the last observation's facts
             self.base = [f for f in self.base if name not in _words(f)]
             self.chunk = [f for f in self.chunk if name not in _words(f)]
             self.world_corrected += [f"(not {f})" for f in dict.fromkeys(gone)]
-            self.name_types.pop(name, None)
-            self._withdrawn_names.discard(name)
-            self.command_derived.append(f"{name}: not a {self._closed_last}; asked again")
-            self._reread = True
             return
         typed = self.name_types.get(name, "NONE") != "NONE"
         # typed by the model, in no fact (declared so, or named by the goal alone: measured,
@@ -504,7 +499,7 @@ class ModularFormalizer(PromptedLLM):
             self._withdrawn = name
             self._withdrawn_names.add(name)
 
-    def _close_type(self, name: str) -> bool:
+    def _close_type(self, name: str, gone: list[str]) -> bool:
         """``command_facts``: the world refused ``name`` as no such thing, and the type the
         model gave it is one the commands fill (``move east``: a direction). From now on a
         fact may give that type only the names the commands gave it. Measured with
@@ -512,8 +507,11 @@ class ModularFormalizer(PromptedLLM):
         was opened, the model named the way `door`, then `open`, `unknown_open`,
         `unknown_door`, `unknown_wooden_door`, `unknown_wooden`; each move was refused as
         "not a direction" and each refuted name replaced by a new one, until the simulation
-        retries ran out. Recorded as a ``facts-from-commands`` line. True when ``name``
-        was given such a type (closed now or before) and no command gave it."""
+        retries ran out. The model's other names of that type, and ``name`` itself when its
+        facts (``gone``) used it, are typed again with the last observation's facts
+        (measured, 3 rooms seed 14 at daadc89: "the corridor" typed as a direction kept the
+        agent, by the model's facts, in the room it had left). Recorded as
+        ``facts-from-commands`` lines. True when ``name`` is to be typed again."""
         if not self.command_facts:
             return False
         kind = self.name_types.get(name)
@@ -522,24 +520,20 @@ class ModularFormalizer(PromptedLLM):
         if not kind or kind not in self._command_typed.values() \
                 or self._command_typed.get(name) == kind:
             return False
-        self._closed_last = kind
-        if kind in self._closed_types:
-            return True
-        self._closed_types.add(kind)
-        listed = sorted(n for n, k in self._command_typed.items() if k == kind)
-        self.command_derived.append(f"{kind}: only {', '.join(listed)} (the commands' names; "
-                                    f"the world has no {name})")
-        # the model's other names of that type are asked again, and the last observation's
-        # facts with them (measured, 3 rooms seed 14 at daadc89: "the corridor" typed as a
-        # direction kept the agent, by the model's facts, in the room it had left)
-        retyped = [n for n, k in self.name_types.items()
-                   if k == kind and n != name and self._command_typed.get(n) != kind]
+        retyped = [name] if gone else []
+        if kind not in self._closed_types:
+            self._closed_types.add(kind)
+            listed = sorted(n for n, k in self._command_typed.items() if k == kind)
+            self.command_derived.append(f"{kind}: only {', '.join(listed)} (the commands' "
+                                        f"names; the world has no {name})")
+            retyped += [n for n, k in self.name_types.items()
+                        if k == kind and n != name and self._command_typed.get(n) != kind]
         for n in retyped:
-            del self.name_types[n]
+            self.name_types.pop(n, None)
             self._withdrawn_names.discard(n)
             self.command_derived.append(f"{n}: not a {kind}; asked again")
         self._reread = bool(retyped)
-        return True
+        return bool(gone)
 
     # -- which parts -----------------------------------------------------------------------
     def _targets(self, context: Context, signatures: dict) -> list[str]:
