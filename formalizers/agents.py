@@ -116,8 +116,10 @@ class PDDLegoOptions:
                                         "vase_1 drawer_2))")
     here_facts: bool = option(False, "with --modular: a fact over two places, read in a "
                                      "sentence, has where the agent is in the argument an "
-                                     "action takes it from ((connected here ?to ?dir)); "
-                                     "not in --small-model")
+                                     "action takes it from ((connected here ?to ?dir)), "
+                                     "and one naming here twice leads to a place the "
+                                     "sentence does not name (a placeholder); not in "
+                                     "--small-model")
     small_model: bool = option(False, "the helps for small models at once: --modular "
                                       "(with an LLM) --repair --declare-objects "
                                       "--fresh-answers --fact-memory --problem-only "

@@ -561,6 +561,75 @@ def test_here_facts_puts_where_the_agent_is_where_an_action_takes_it_from():
                 options=spec.make_options({"here_facts": True}))
 
 
+def _looping(prompt: str) -> str:
+    """The careful reader, but a closed door is written as Qwen2.5-Coder 1.5B wrote it on
+    CoinCollector (3 rooms seed 8, 5 rooms seeds 1 and 3, commit 13733b8): the sentence's
+    words typed as things (no placeholder offered), and the door as a way from where the
+    agent is to where it is."""
+    sentence = re.search(r"Sentence: (.*)", prompt).group(1) if "Sentence:" in prompt else ""
+    part = _part(prompt)
+    door = re.match(r"To the (\w+) you see a closed", sentence)
+    if door and part == "new":
+        here = _here(prompt)
+        return f"(connected ?from={here} ?to={here} ?dir={door.group(1).lower()})"
+    if door and part == "type":
+        return " ".join(f"{w}={'DIRECTION' if w in DIRECTIONS else 'ITEM'}"
+                        for w in observed_names([sentence]) if w not in ("to", "the"))
+    return careful(prompt)
+
+
+def test_here_facts_reads_a_place_joined_to_itself_as_leading_to_one_not_named():
+    """CoinCollector 3 rooms seed 8 (Qwen, 13733b8): "To the South you see a closed sliding
+    door." came out as ``(connected corridor corridor south)`` in every reading; the room
+    behind the door was never a goal, and the agent went back and forth between two rooms
+    until the budget ran out. With ``here_facts`` such a fact leads to the place the known
+    facts have that way, else to a placeholder, recorded as a rewritten line."""
+    formalizer = ModularFormalizer(_script(_looping), "coin-collector", here_facts=True,
+                                   constrained=True)
+    formalizer.fixed_domain = DOMAIN
+    assert formalizer._there_slots() == {"connected": 1, "has-door": 1, "door-open": 1}
+    formalizer.base = ["(at corridor)", "(connected corridor kitchen north)"]
+    formalizer._sentence = "To the South you see a closed sliding door."
+    memory = Memory("find the coin and take it.", [("look around", "You are in the corridor. "
+                                                    + formalizer._sentence)])
+    context = Context("update", "coin-collector", memory, ["move south"], _signatures(), 4)
+    loop = "(connected ?from=corridor ?to=corridor ?dir=south)"
+    formalizer._rewrites = []
+    kept, refused = formalizer._read("facts", loop, context, {})
+    assert kept == ["(connected corridor unknown_south_of_corridor south)"] and not refused
+    assert formalizer._rewrites == ["(connected corridor corridor south): a place joined to "
+                                    "itself; read as (connected corridor "
+                                    "unknown_south_of_corridor south)"]
+    formalizer.base.append("(connected corridor pantry south)")   # known that way: that one
+    assert formalizer._read("facts", loop, context, {})[0] == [
+        "(connected corridor pantry south)"]
+    formalizer.here_facts = False   # without the help: read as written
+    assert formalizer._read("facts", loop, context, {})[0] == [
+        "(connected corridor corridor south)"]
+    helps = dict(world_literals=True, novel_goals=True, local_facts=True, command_facts=True,
+                 constrained=True)
+    for here, wins in ((True, True), (False, False)):
+        run = run_episode(make("coin-collector", rooms=3), ModularFormalizer(
+            _script(_looping), "coin-collector", here_facts=here, **helps), seed=8,
+            domain=DOMAIN, limits=Limits(action_budget=30))
+        assert run.won is wins, (here, run.metrics.abort_reason)
+
+
+def test_of_two_new_facts_of_one_single_valued_slot_the_later_is_kept():
+    """CoinCollector 5 rooms seed 3 (Qwen, 13733b8): a plan of two moves, and the facts
+    part read both observations: ``(at corridor)`` then ``(at kitchen)``. Both were kept,
+    the next move was planned from the corridor and refused in the kitchen."""
+    formalizer = ModularFormalizer(_script(careful), "coin-collector")
+    formalizer.fixed_domain = DOMAIN
+    formalizer.base = ["(at pantry)", "(connected pantry corridor east)"]
+    formalizer.chunk = ["(at corridor)", "(connected corridor kitchen south)", "(at kitchen)",
+                        "(connected kitchen corridor north)"]
+    facts = formalizer._facts()
+    assert "(at kitchen)" in facts and "(at corridor)" not in facts and "(at pantry)" not in facts
+    assert "(connected corridor kitchen south)" in facts
+    assert formalizer._here() == "kitchen"
+
+
 def test_a_closed_type_asks_the_model_s_names_of_it_again_and_rereads_the_facts():
     """CoinCollector 3 rooms, seed 14 (Qwen, commit daadc89): "To the East you see the
     corridor." typed ``corridor`` as a direction, so by the model's facts the agent never
