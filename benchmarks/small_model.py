@@ -314,7 +314,13 @@ def merged(folder: Path) -> str:
                       "seconds": sum(c["result"]["seconds"] for c in parts),
                       "evaluated": (sum(c["result"]["evaluated"][0] for c in parts),
                                     sum(c["result"]["evaluated"][1] for c in parts))}
-            seeds = ", ".join(f"{c['first']}..{c['last']}" for c in parts)
+            spans: list[list[int]] = []   # runs kept seed by seed read as one span
+            for c in parts:
+                if spans and c["first"] == spans[-1][1] + 1:
+                    spans[-1][1] = c["last"]
+                else:
+                    spans.append([c["first"], c["last"]])
+            seeds = ", ".join(f"{a}..{b}" for a, b in spans)
             out.append("| " + " | ".join([name, seeds, *cells(result)]) + " |")
         out.append("")
     out.append("Produced by `benchmarks/small_model.py --merge DIR` from the rows each run "

@@ -248,7 +248,7 @@ def test_samples_with_a_stand_in_are_refused_not_dropped():
         raise AssertionError("samples with a stand-in was dropped in silence")
 
 
-def test_the_benchmark_s_preset_rows_name_the_helps_they_measured(monkeypatch):
+def test_the_benchmark_s_preset_rows_name_the_helps_they_measured(monkeypatch, tmp_path):
     """The household's six helps joined ``--small-model`` on 2026-11-28: the benchmark's
     ``preset`` row is now what ``preset-focus`` measured, and ``preset-before`` spells out
     the set the rows called ``preset`` before that date measured."""
@@ -269,6 +269,7 @@ def test_the_benchmark_s_preset_rows_name_the_helps_they_measured(monkeypatch):
     spec_.loader.exec_module(small_model)
 
     spec = get_agent("pddlego")
+    _check_merged_spans(small_model, tmp_path)
 
     def used(row: str) -> list[str]:
         flags = [a[2:].replace("-", "_") for a in small_model.ROWS[row][1]
@@ -281,6 +282,20 @@ def test_the_benchmark_s_preset_rows_name_the_helps_they_measured(monkeypatch):
                                      "novel-goals", "local-facts", "constrained"]
     assert used("preset-plus")[-4:] == ["typed-objects", "ask-missing", "world-literals",
                                         "constrained"]
+
+
+def _check_merged_spans(small_model, folder) -> None:
+    """``--merge`` pools rows kept seed by seed (one run per seed, so a stopped session
+    loses one episode at most): runs that follow on read as one span of seeds."""
+    row = {"won": True, "llm_calls": 4, "prompt_tokens": 100, "completion_tokens": 10,
+           "loop_seconds": 60.0, "helps": "constrained"}
+    for first in (0, 1, 2, 5):
+        (folder / f"paper-{first}-{first}.json").write_text(json.dumps({
+            "row": "paper", "where": "CoinCollector 3 rooms", "first": first, "last": first,
+            "budget": 30, "model": "m", "commit": "abc", "result": {
+                "rows": [row], "calls": [], "seconds": 60.0, "evaluated": [0, 0.0]}}))
+    table = small_model.merged(folder)
+    assert "| paper | 0..2, 5..5 | 4/4 | 16 |" in table, table
 
 
 class WrongExit(ObservationFormalizer):
