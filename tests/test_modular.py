@@ -630,6 +630,34 @@ def test_of_two_new_facts_of_one_single_valued_slot_the_later_is_kept():
     assert formalizer._here() == "kitchen"
 
 
+def test_a_placeholder_reached_is_renamed_once_every_sentence_is_read():
+    """CoinCollector 3 rooms seed 8 (Qwen, ea1a6b4): the plan went through the corridor to
+    ``unknown_south_of_corridor`` (the pantry); while the facts part read the first
+    observation, ``(at corridor)`` renamed the placeholder to ``corridor``, so the door was
+    a loop again, and "You see a coin." was placed in the corridor, a name ``local_facts``
+    still offered. The placeholder is renamed with the last place, and a sentence is read
+    with where the agent is then."""
+    formalizer = ModularFormalizer(_script(careful), "coin-collector", local_facts=True,
+                                   here_facts=True)
+    formalizer.fixed_domain = DOMAIN
+    formalizer.base = ["(at unknown_south_of_corridor)", "(connected corridor kitchen north)",
+                       "(connected corridor unknown_south_of_corridor south)",
+                       "(has-door corridor unknown_south_of_corridor south)"]
+    memory = Memory("find the coin and take it.", [])
+    context = Context("update", "coin-collector", memory, ["move north"], _signatures(), 4)
+    formalizer._sentence = "You are in the corridor."
+    formalizer.chunk = ["(at corridor)"]
+    assert formalizer._here() == "corridor"
+    assert "(connected corridor unknown_south_of_corridor south)" in formalizer.base
+    formalizer._sentence = "You see a coin."
+    formalizer.chunk += ["(connected corridor kitchen north)", "(at pantry)"]
+    assert "corridor" not in formalizer._fact_names(context)   # where it is now: the pantry
+    formalizer._sentence = ""
+    facts = formalizer._facts()
+    assert "(connected corridor pantry south)" in facts and "(at pantry)" in facts
+    assert not [f for f in facts if "corridor corridor" in f or "unknown_" in f], facts
+
+
 def test_a_closed_type_asks_the_model_s_names_of_it_again_and_rereads_the_facts():
     """CoinCollector 3 rooms, seed 14 (Qwen, commit daadc89): "To the East you see the
     corridor." typed ``corridor`` as a direction, so by the model's facts the agent never
