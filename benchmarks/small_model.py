@@ -97,11 +97,11 @@ ROWS = {
                                     "--typed-objects", "--ask-missing", "--world-literals",
                                     "--task-goals", "--command-facts"]),
     "task-focus": ("pddlego", [*FROZEN, "--constrained", "--modular", "--task-focus"]),
-    # the preset before them with all six: the same helps as ``preset`` now
+    # the preset before them with all six: the preset from 4712218 until --here-facts joined
     "preset-focus": ("pddlego", [*FROZEN, "--constrained", *PRESET_BEFORE,
                                  "--typed-objects", "--ask-missing", "--world-literals",
                                  "--task-goals", "--command-facts", "--task-focus"]),
-    # a help of its own, not in the preset yet: alone, and over the preset
+    # alone, and over the preset: the same helps as ``preset`` since it joined (2026-11-28)
     "here-facts": ("pddlego", [*FROZEN, "--constrained", "--modular", "--here-facts"]),
     "preset-here": ("pddlego", [*FROZEN, "--constrained", "--small-model", "--here-facts"]),
     "repair": ("pddlego", [*FROZEN, "--constrained", "--repair"]),

@@ -553,9 +553,9 @@ def test_here_facts_puts_where_the_agent_is_where_an_action_takes_it_from():
         limits=Limits(action_budget=40))
     assert won.won, won.metrics.abort_reason   # a careful reader loses nothing by it
     spec = get_agent("pddlego")
-    assert "here_facts" not in SMALL_MODEL
+    assert "here_facts" in SMALL_MODEL   # joined the preset (measured: small-model.md)
     assert helps(spec.make_options({"small_model": True, "here_facts": True}),
-                 "local:x")[-2:] == ["task-focus", "here-facts"]
+                 "local:x")[-2:] == ["task-focus", "here-facts"]   # named once
     with pytest.raises(AgentError, match="--here-facts.*--modular"):
         run_job(spec, env="coin-collector", llm="local:x",
                 options=spec.make_options({"here_facts": True}))
