@@ -225,9 +225,10 @@ class PDDLWorldEnv:
         """``failed`` (a failed command's): ``{"literal": "(in coin pantry)", "holds": False}``,
         ``{"pattern": "(connected corridor ?to east)", "holds": False}`` (no values of its
         variables make it true) or ``{"object": "coin"}``, what the message says in the
-        domain's own terms, in ``info["failed"]`` (a formalizer that shares the domain's names can act on it; the
-        ``refuted_facts`` help does). Terse mode gives it too: it is what "Nothing happens"
-        stands for, and a program reading ``info`` is not a player reading text."""
+        domain's own terms, in ``info["failed"]`` (a formalizer that shares the domain's names
+        can act on it; the ``refuted_facts`` help does). Terse mode gives it too: it is what
+        "Nothing happens" stands for, and a program reading ``info`` is not a player reading
+        text."""
         if error is not None and self.terse and error not in ("episode-over",):
             observation = NOTHING_HAPPENS
         truncated = not self.won and self.steps >= self.max_steps

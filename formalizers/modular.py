@@ -1627,25 +1627,11 @@ class ModularFormalizer(PromptedLLM):
         # (at corridor) then (at kitchen) (measured with Qwen2.5-Coder 1.5B, CoinCollector 5
         # rooms seeds 1 and 3 at 13733b8: both were kept, and moves were planned from the
         # room the agent had left)
-        slots: dict[tuple, str] = {}
-        for fact in new:
-            words = _words(fact)
-            if words and words[0] in single:
-                slots.pop((words[0], *words[1:2 if len(words) > 2 else 1]), None)
-                slots[(words[0], *words[1:2 if len(words) > 2 else 1])] = fact
-        last = set(slots.values())
-        new = [f for f in new if _head(f) not in single or f in last]
+        last = {_slot(f): f for f in new if _head(f) in single}   # a later one overwrites
+        new = [f for f in new if _head(f) not in single or last[_slot(f)] == f]
         if not self._sentence:   # the chunk is whole: where the plan's last step ended
             self._merge_placeholders(single, new)
-        replaced = set()
-        for fact in new:
-            words = fact.strip("()").split()
-            if words and words[0] in single:
-                for old in self.base:
-                    o = old.strip("()").split()
-                    if o[0] == words[0] and (len(words) < 3 or o[1:2] == words[1:2]):
-                        replaced.add(old)
-        kept = [f for f in self.base if f not in replaced]
+        kept = [f for f in self.base if _head(f) not in single or _slot(f) not in last]
         return kept + [f for f in dict.fromkeys(new) if f not in kept]
 
     def _merge_placeholders(self, single: set, new: list[str]) -> None:
@@ -1746,11 +1732,12 @@ class ModularFormalizer(PromptedLLM):
         if j is None or j >= len(args) or args[i] != here or args[j] != here:
             return fact
         rest = [a for k, a in enumerate(args) if k not in (i, j)]
+        here_slots, there_slots = self._here_slots(), self._there_slots()
         there = None
         for known in self._facts():
             words = _words(known)[1:]
             p = _head(known)
-            if (self._here_slots().get(p), self._there_slots().get(p)) == (i, j) \
+            if (here_slots.get(p), there_slots.get(p)) == (i, j) \
                     and len(words) == len(args) and words[i] == here and words[j] != here \
                     and [a for k, a in enumerate(words) if k not in (i, j)] == rest:
                 there = words[j]
@@ -1921,6 +1908,14 @@ def _kind_word(name: str) -> str:
 def _words(fact: str) -> list[str]:
     """The predicate and the names of a fact (or a goal), ``(at kitchen)`` -> at, kitchen."""
     return fact.replace("(", " ").replace(")", " ").split()
+
+
+def _slot(fact: str) -> tuple:
+    """What a single-valued fact holds one value of: its predicate, with its first argument
+    when it has two or more (``(at kitchen)`` -> at; ``(inreceptacle x_1 desk_1)`` ->
+    inreceptacle, x_1)."""
+    words = _words(fact)
+    return tuple(words[:2]) if len(words) > 2 else tuple(words[:1])
 
 
 def _head(fact: str) -> str:
