@@ -17,7 +17,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import need_module
+from conftest import need_module, server_threads
 from usage_proxy import UsageProxy
 
 pytestmark = pytest.mark.slow
@@ -37,7 +37,8 @@ def server():
     gguf = str(local_server.gguf_path("gemma-3-270m"))
     # an instance of its own (recorded under the file's name), so that a server a developer
     # started with `pddlkit llm serve` is neither reused nor stopped here
-    running = local_server.start(gguf)
+    with server_threads():
+        running = local_server.start(gguf)
     yield running
     assert local_server.stop(gguf)
     assert local_server.running(gguf) is None

@@ -6,7 +6,8 @@ What the model writes is not ours to decide, so each test runs one short episode
 (temperature 0, fixed seed, a few calls) and asserts what must hold whatever it writes: the run
 ends within its budget with no traceback; the ledger equals the server's own counts; every
 problem the loop met reaches the model's next prompt; the transcript replays the run without
-the server. Together they take about 8 minutes on 2 cores.
+the server. Together they take about 13 minutes on 2 cores (2026-11-29; 18 with the server on
+one thread, llama-cpp-python's default there, hence ``server_threads``).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import need_module
+from conftest import need_module, server_threads
 from usage_proxy import UsageProxy
 
 pytestmark = pytest.mark.slow
@@ -32,7 +33,8 @@ def qwen():
     gguf = str(local_server.gguf_path("qwen2.5-coder-1.5b"))
     # an instance of its own (recorded under the file's name), so that a server a developer
     # started with `pddlkit llm serve` is neither reused nor stopped here
-    running = local_server.start(gguf, context=8192)
+    with server_threads():
+        running = local_server.start(gguf, context=8192)
     yield running
     assert local_server.stop(gguf)
 
