@@ -95,6 +95,25 @@ def test_problem_checks(prob, code, error):
     assert d.is_error == error and d.hint
 
 
+@pytest.mark.parametrize("negated, code", [
+    ("(not (in apple garden))", "undeclared-object"),
+    ("(not (on apple kitchen))", "undeclared-predicate"),
+])
+def test_a_negated_init_atom_is_checked_like_the_translator_reads_it(negated, code):
+    """`(not ...)` in :init is only a warning, but Fast Downward's translator still reads the
+    atom and rejects an undeclared object in it (a 1.5B model wrote `(not (in Room r1))`,
+    2026-11-29): `check` names it as an error, where it is, and the planner agrees."""
+    import pddlkit
+
+    prob = problem().replace("(in apple kitchen))", f"(in apple kitchen) {negated})")
+    report = check(domain(), prob)
+    found = _one(report, code)
+    assert found.is_error and found.hint and found.line == 2, report.format()
+    assert not _one(report, "negated-init-atom").is_error
+    raw = pddlkit.plan(domain(), prob, cache=False, check=False, explain=False)
+    assert not raw.solved, raw.format()
+
+
 def test_a_problem_for_another_domain_is_only_a_warning_for_pddl_itself():
     prob = problem().replace("(:domain d)", "(:domain other)")
     assert not _one(check(domain(), prob, planner=None), "domain-name-mismatch").is_error

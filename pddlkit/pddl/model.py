@@ -292,6 +292,10 @@ class Problem:
     metric: Optional[Metric] = None
     file: Optional[str] = field(default=None, compare=False, repr=False)
     source: Optional[str] = field(default=None, compare=False, repr=False)
+    #: the atoms of ``(not ...)`` entries in ``:init``: false under the closed world, so not
+    #: part of the state, but kept so that ``check`` can name an undeclared predicate or
+    #: object in them, which Fast Downward's translator rejects
+    negated_init: tuple[Atom, ...] = field(default=(), compare=False, repr=False)
 
 
 # --------------------------------------------------------------------------- walking

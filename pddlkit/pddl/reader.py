@@ -773,7 +773,8 @@ class _Reader:
                        hint="add (:goal (and ...)) with what must hold at the end")
             goal = TRUE
         return Problem(name, domain_name, reqs, tuple(objects), tuple(init), tuple(numeric_init),
-                       goal, metric, file=file)
+                       goal, metric, file=file,
+                       negated_init=tuple(atom for atom, _ in self._negated_init))
 
     @staticmethod
     def _ground_names(x: SList, known: dict) -> Optional[list]:
