@@ -601,11 +601,11 @@ class _Checker:
         self.objects = {o.name: o.types for o in problem.objects}
         for a in problem.init:
             self.atom(a, {}, "the problem", ":init")
-        for a in problem.negated_init:   # Fast Downward's translator reads these too
-            self.atom(a, {}, "the problem", ":init")
             if a.predicate in self.derived_names():
                 self.warn("derived-in-init", f"derived predicate {a.predicate} is listed in :init",
                           a.pos, hint="remove it: derived predicates are computed from their rule")
+        for a in problem.negated_init:   # Fast Downward's translator reads these too
+            self.atom(a, {}, "the problem", ":init")
         for t, value in problem.numeric_init:
             self.function_term(t, {}, "the problem", ":init")
             self.number(value, f"(= ({' '.join((t.name, *t.args))}) ...) in :init", t.pos)

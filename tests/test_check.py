@@ -114,6 +114,16 @@ def test_a_negated_init_atom_is_checked_like_the_translator_reads_it(negated, co
     assert not raw.solved, raw.format()
 
 
+def test_a_derived_predicate_listed_in_init_is_a_warning_and_a_negated_one_is_not_read_as_it():
+    dom = BASE.replace("(holding ?i - item))", "(holding ?i - item) (busy))").replace(
+        "(:requirements :strips", "(:requirements :strips :derived-predicates").replace(
+        "ACTIONS", "(:derived (busy) (exists (?i - item) (holding ?i))) " + GOOD_ACTION)
+    listed = check(dom, problem().replace("(at kitchen)", "(at kitchen) (busy)"))
+    assert not _one(listed, "derived-in-init").is_error
+    negated = check(dom, problem().replace("(at kitchen)", "(at kitchen) (not (busy))"))
+    assert "derived-in-init" not in {d.code for d in negated.diagnostics}, negated.format()
+
+
 def test_a_problem_for_another_domain_is_only_a_warning_for_pddl_itself():
     prob = problem().replace("(:domain d)", "(:domain other)")
     assert not _one(check(domain(), prob, planner=None), "domain-name-mismatch").is_error
