@@ -29,7 +29,9 @@ interpreter; TextWorld's own ``copy()`` was tried and was slower (about 50 ms a 
 
 from __future__ import annotations
 
+import os
 import re
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
@@ -85,14 +87,24 @@ def games_dir() -> Path:
 def make_game(game: str, seed: int, level: int = 5, out_dir: Optional[Path] = None) -> Path:
     """Generate and compile a game as ``tw-make`` would; reuses it when already built."""
     textworld = _import_textworld()
-    from textworld.challenges import coin_collector, simple
-
     out_dir = Path(out_dir or games_dir())
     out_dir.mkdir(parents=True, exist_ok=True)
     stem = f"coin-l{level}-s{seed}" if game == "coin" else f"simple-s{seed}"
     target = out_dir / f"{stem}.z8"
     if target.exists():
         return target
+    # built in a folder of its own and moved in with the .z8 last: another process generating
+    # the same game (a sweep's workers, parallel tests) never reads a half-written file
+    with tempfile.TemporaryDirectory(prefix=f".{stem}-", dir=out_dir) as scratch:
+        built = _compile(textworld, game, seed, level, Path(scratch) / target.name)
+        for path in sorted(built.parent.iterdir(), key=lambda p: p.suffix == ".z8"):
+            os.replace(path, out_dir / path.name)   # coin-l5-s0.json, .ni, then .z8
+    return target
+
+
+def _compile(textworld, game: str, seed: int, level: int, target: Path) -> Path:
+    from textworld.challenges import coin_collector, simple
+
     options = textworld.GameOptions()
     options.seeds = seed
     options.path = str(target)

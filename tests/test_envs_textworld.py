@@ -75,3 +75,38 @@ def test_coin_games_are_won_through_the_observation_formalizer(level):
         assert result.metrics.solver_errors == result.metrics.simulation_errors == 0
         assert all(c.startswith(("go ", "take coin")) for plan in result.plans for c in plan)
     assert "(connected" in result.files[-1].problem
+
+
+
+def test_a_game_being_built_is_never_seen_half_written(tmp_path):
+    """A sweep's workers (or parallel tests) may build one game at the same moment, and one
+    that finds the .z8 plays it: so the files are built in a scratch folder of their own and
+    moved in at the end, the .z8 last. Watched from outside while two processes build the same
+    game, the folder shows nothing or the whole game, never a part for more than the instant
+    of the moves (built in place, .json and .ni stood alone for seconds), and both get it."""
+    import subprocess
+    import sys
+    import time
+
+    script = ("import sys; from pddlkit.envs.textworld_adapter import make_game; "
+              "from pathlib import Path; print(make_game('coin', 7, level=5, "
+              "out_dir=Path(sys.argv[1])).stat().st_size)")
+    procs = [subprocess.Popen([sys.executable, "-c", script, str(tmp_path)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for _ in range(2)]
+    whole = {"coin-l5-s7.json", "coin-l5-s7.ni", "coin-l5-s7.z8"}
+    partial_views = 0
+    while any(p.poll() is None for p in procs):
+        seen = {p.name for p in tmp_path.iterdir() if not p.name.startswith(".")}
+        partial_views += bool(seen) and seen != whole
+        time.sleep(0.02)
+    outs = [p.communicate(timeout=300) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], [err[-2000:] for _, err in outs]
+    assert partial_views <= 2, f"a half-built game was visible in {partial_views} looks"
+    size = (tmp_path / "coin-l5-s7.z8").stat().st_size
+    assert [int(out) for out, _ in outs] == [size, size] and size > 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(whole)  # no scratch left
+    from pddlkit.envs import make
+
+    obs, _ = make("textworld", game=str(tmp_path / "coin-l5-s7.z8")).reset()
+    assert obs.startswith("-= ")

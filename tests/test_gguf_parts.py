@@ -33,7 +33,7 @@ def test_parts_are_assembled_in_order_and_checked(tmp_path, monkeypatch):
     monkeypatch.syspath_prepend(str(tmp_path / "site"))
     target = assemble(_split(parts, "fake_model_part"), tmp_path / "out" / "m.gguf")
     assert target.read_bytes() == b"".join(parts)
-    assert not list((tmp_path / "out").glob("*.partial"))
+    assert not list((tmp_path / "out").glob("*.partial*"))
 
 
 def test_a_damaged_or_missing_part_is_named_and_nothing_half_written_stays(tmp_path, monkeypatch):

@@ -200,16 +200,37 @@ def test_timeout_is_structured_and_leaves_no_files(private_tmp, ipc_dir):
     assert _leftovers(private_tmp) == []
 
 
-def _search_processes() -> list[int]:
-    pids = []
+def _descendants(root: int) -> set[int]:
+    """Every living process under ``root``, from /proc (children of any of its threads)."""
+    parents: dict[int, int] = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
-                cmd = Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")
-            except OSError:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+                parents[int(entry)] = int(stat[stat.rindex(")") + 2:].split()[1])
+            except (OSError, ValueError, IndexError):
                 continue
-            if cmd and cmd[0].endswith(b"/bin/downward"):
-                pids.append(int(entry))
+    found, frontier = set(), [root]
+    while frontier:
+        here = frontier.pop()
+        kids = [pid for pid, parent in parents.items() if parent == here and pid not in found]
+        found.update(kids)
+        frontier += kids
+    return found
+
+
+def _search_processes() -> list[int]:
+    """This test process's own Fast Downward searches: the suite may run in parallel workers
+    (and a developer may be planning beside it), so another process's search is not ours to
+    kill."""
+    pids = []
+    for pid in _descendants(os.getpid()):
+        try:
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if cmd and cmd[0].endswith(b"/bin/downward"):
+            pids.append(pid)
     return pids
 
 

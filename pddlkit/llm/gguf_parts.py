@@ -54,7 +54,7 @@ class SplitGGUF:
 def assemble(split: SplitGGUF, target: Path) -> Path:
     """Write the whole GGUF file at ``target`` (see the module docstring); returns it."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    partial = target.with_name(target.name + ".partial")
+    partial = target.with_name(f"{target.name}.partial-{os.getpid()}")   # one per process
     whole = hashlib.sha256()
     try:
         with open(partial, "wb") as out:

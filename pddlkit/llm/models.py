@@ -233,7 +233,9 @@ def _save_plain_copy(net, tokenizer, source: ModelSource) -> None:
     known = next((m for m in KNOWN_MODELS.values() if m.gguf_name == source.gguf_file
                   and gguf.parent == models_dir() / m.name), None)
     target = models_dir() / known.name / "plain" if known else _plain_copy_dir(gguf)
-    partial = target.with_name(target.name + ".partial")
+    # one partial folder per process: two processes loading the model for the first time (a
+    # sweep's workers, parallel tests) each write their own, and the first to finish wins
+    partial = target.with_name(f"{target.name}.partial-{os.getpid()}")
     shutil.rmtree(partial, ignore_errors=True)
     # transformers refuses to save a model it loaded through its GGUF quantizer, although the
     # weights are plain floats by then: drop the quantizer's marks (for good: nothing about the
@@ -248,7 +250,10 @@ def _save_plain_copy(net, tokenizer, source: ModelSource) -> None:
         tokenizer.save_pretrained(partial)
         (partial / "pddlkit-source.json").write_text(json.dumps(
             {"name": source.name, "gguf": str(gguf)}))
-        shutil.rmtree(target, ignore_errors=True)
+        if (target / "config.json").is_file():   # another process finished first
+            shutil.rmtree(partial, ignore_errors=True)
+            return
+        shutil.rmtree(target, ignore_errors=True)   # an unfinished copy from before
         partial.rename(target)
     except OSError:
         shutil.rmtree(partial, ignore_errors=True)  # no space: the next load converts again
