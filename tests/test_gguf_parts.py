@@ -51,6 +51,33 @@ def test_a_damaged_or_missing_part_is_named_and_nothing_half_written_stays(tmp_p
         assemble(missing, tmp_path / "out" / "m.gguf")
 
 
+
+@pytest.mark.skipif(not __import__("os").path.exists("/proc/self"), reason="reads /proc (Linux)")
+def test_what_a_killed_assembly_left_is_removed_and_a_living_ones_is_kept(tmp_path, monkeypatch):
+    """Each process writes its own ``.partial-PID`` (two sweep workers may assemble the model at
+    once); a partial whose process is gone (killed mid-write, 1 GB for Qwen) is removed by the
+    next assembly, and one a living process is still writing is left alone."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "out"
+    out.mkdir()
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    (out / f"m.gguf.partial-{gone}").write_bytes(b"half")
+    living = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        (out / f"m.gguf.partial-{living.pid}").write_bytes(b"being written")
+        parts = [b"GGUF" + b"x" * 20, b"y" * 20]
+        _packages(tmp_path / "site", parts, "stale_model_part")
+        monkeypatch.syspath_prepend(str(tmp_path / "site"))
+        target = assemble(_split(parts, "stale_model_part"), out / "m.gguf")
+        assert target.read_bytes() == b"".join(parts)
+        assert sorted(p.name for p in out.iterdir()) == ["m.gguf", f"m.gguf.partial-{living.pid}"]
+    finally:
+        living.kill()
+        living.wait()
+
 def test_the_known_model_error_says_which_package_to_reinstall(tmp_path, monkeypatch):
     monkeypatch.setenv("PDDLKIT_CACHE_DIR", str(tmp_path / "cache"))
     parts = [b"a" * 10, b"b" * 10]

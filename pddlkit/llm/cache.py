@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
 import threading
 import time
@@ -36,6 +37,22 @@ def cache_dir() -> Path:
     """pddlkit's cache folder: ``$PDDLKIT_CACHE_DIR``, else ``$XDG_CACHE_HOME/pddlkit``."""
     return Path(os.environ.get("PDDLKIT_CACHE_DIR") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "pddlkit"))
+
+
+def partial_path(target: Path) -> Path:
+    """Where this process writes ``target`` before moving it in: one name per process, so two
+    processes filling the cache at once (a sweep's workers) never write into one file; what a
+    killed process left (its pid gone) is removed here, so it does not hold the disk."""
+    stale_ones = target.parent.glob(f"{target.name}.partial-*") \
+        if os.path.exists("/proc/self") else ()   # without /proc, whose pid is alive is unknown
+    for stale in stale_ones:
+        pid = stale.name.rsplit("-", 1)[-1]
+        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            if stale.is_dir():
+                shutil.rmtree(stale, ignore_errors=True)
+            else:
+                stale.unlink(missing_ok=True)
+    return target.with_name(f"{target.name}.partial-{os.getpid()}")
 
 
 def default_cache_path() -> Path:

@@ -16,6 +16,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from .cache import partial_path
+
 
 class PartError(ValueError):
     """A part is missing or is not the expected bytes; ``package`` is what to reinstall."""
@@ -54,7 +56,7 @@ class SplitGGUF:
 def assemble(split: SplitGGUF, target: Path) -> Path:
     """Write the whole GGUF file at ``target`` (see the module docstring); returns it."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    partial = target.with_name(f"{target.name}.partial-{os.getpid()}")   # one per process
+    partial = partial_path(target)
     whole = hashlib.sha256()
     try:
         with open(partial, "wb") as out:

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
 
-from .cache import cache_dir
+from .cache import cache_dir, partial_path
 from .errors import LLMError
 
 
@@ -235,7 +235,7 @@ def _save_plain_copy(net, tokenizer, source: ModelSource) -> None:
     target = models_dir() / known.name / "plain" if known else _plain_copy_dir(gguf)
     # one partial folder per process: two processes loading the model for the first time (a
     # sweep's workers, parallel tests) each write their own, and the first to finish wins
-    partial = target.with_name(f"{target.name}.partial-{os.getpid()}")
+    partial = partial_path(target)
     shutil.rmtree(partial, ignore_errors=True)
     # transformers refuses to save a model it loaded through its GGUF quantizer, although the
     # weights are plain floats by then: drop the quantizer's marks (for good: nothing about the
