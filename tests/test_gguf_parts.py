@@ -4,6 +4,7 @@ sha256 checked, a damaged or missing part named with the package to reinstall.""
 from __future__ import annotations
 
 import hashlib
+import os
 
 import pytest
 
@@ -52,7 +53,7 @@ def test_a_damaged_or_missing_part_is_named_and_nothing_half_written_stays(tmp_p
 
 
 
-@pytest.mark.skipif(not __import__("os").path.exists("/proc/self"), reason="reads /proc (Linux)")
+@pytest.mark.skipif(not os.path.exists("/proc/self"), reason="reads /proc (Linux)")
 def test_what_a_killed_assembly_left_is_removed_and_a_living_ones_is_kept(tmp_path, monkeypatch):
     """Each process writes its own ``.partial-PID`` (two sweep workers may assemble the model at
     once); a partial whose process is gone (killed mid-write, 1 GB for Qwen) is removed by the
