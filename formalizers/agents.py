@@ -69,7 +69,8 @@ class PDDLegoOptions:
     declare_objects: bool = option(False, "declare in code the objects a problem file uses "
                                           "without declaring them, typed by the predicates")
     fresh_answers: bool = option(False, "never plan files identical to ones already refused; "
-                                        "ask for new ones, saying why")
+                                        "ask for new ones, saying why, without spending a "
+                                        "solver retry (5 such repeats a step at most)")
     problem_only: bool = option(False, "with a frozen domain (--reuse-domain), ask for the "
                                        "problem file alone")
     refuted_facts: bool = option(False, "keep facts the world refuted out of later problem "

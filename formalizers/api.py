@@ -67,8 +67,12 @@ from pddlkit.llm.usage import Usage, usage_since, usage_snapshot
 
 from .answer import Files
 from .base import INITIAL, SOLVER_ERROR, UPDATE, Memory
-from .loop import ENDED, answer_key, attempt
+from .loop import ENDED, Limits, answer_key, attempt
 from .prompts import prompt_context
+
+
+#: answers identical to refused ones asked anew in one call (they spend no retry)
+MAX_REPEATED_ANSWERS = Limits().max_repeated_answers
 
 
 @dataclass
@@ -84,6 +88,9 @@ class FormalizeMemory:
     refused: dict = field(default_factory=dict)
     #: how the episode ended, once a step said so (it stays ended)
     ended: Optional[Ending] = None
+    #: the files of the last plan returned (what fact memory confirms when the caller is
+    #: back: not a refused file, which ``previous`` may be)
+    planned: Optional[Files] = None
     #: the last plan's steps (``(move kitchen hall north)``): with ``modular=True`` the
     #: formalizer progresses its state through the ones the caller ran
     last_steps: list = field(default_factory=list)
@@ -244,7 +251,9 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
     observation (what ``action`` produced) or the (command, observation) pairs of every
     command run since the last call. ``declare_objects`` and ``fresh_answers`` are the
     loop's options of the same names (:mod:`.loop`): objects declared in code, and files
-    identical to refused ones never planned (refusals are kept in ``memory``); ``problem_only``
+    identical to refused ones never planned (refusals are kept in ``memory``; such a repeat
+    is asked anew without spending one of the ``solver_retries``, at most
+    :data:`MAX_REPEATED_ANSWERS` times a call); ``problem_only``
     with a frozen ``domain`` asks the LLM for the problem file alone. ``modular`` asks the LLM
     for one small part of the files per call (:mod:`.modular`; ``novel_goals`` offers it only
     goals never true so far while any is reachable, ``local_facts`` lets a sentence's facts
@@ -329,7 +338,7 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
         if memory.facts is None:
             memory.facts = FactMemory()
         if kind == UPDATE:  # the caller ran the last plan and is back with what it saw
-            memory.facts.confirm(memory.previous)
+            memory.facts.confirm(memory.planned)
     if kind == UPDATE and hasattr(memory.formalizer, "ran"):   # modular: what the caller ran
         memory.formalizer.ran(memory.last_steps[:len(pairs)])
     memory.memory.history.extend(pairs)
@@ -344,7 +353,8 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
         memory.formalizer.constrained = True
     diagnostics: list[str] = []
     error = None
-    for _ in range(solver_retries + 1):
+    retries = repeats = 0
+    while retries <= solver_retries and repeats <= MAX_REPEATED_ANSWERS:
         context = prompt_context(env_, kind, memory.memory, memory.previous, error)
         tried = attempt(memory.formalizer, context, env_, planner, planner_timeout, frozen,
                         repair=repair, facts=memory.facts if fact_memory else None,
@@ -352,18 +362,23 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
                         refused=memory.refused if fresh_answers else None)
         diagnostics += [f"repaired in code: {fix}" for fix in tried.fixes]
         diagnostics += [f"declared in code: {fix}" for fix in tried.declared]
-        if fresh_answers and tried.files is not None and tried.commands is None \
-                and not tried.repeated:
+        error = tried.error
+        kind = SOLVER_ERROR
+        if tried.repeated:   # not planned: asked anew without spending a retry (bounded)
+            repeats += 1
+            diagnostics.append(error)
+            continue
+        if fresh_answers and tried.files is not None and tried.commands is None:
             memory.refused[answer_key(tried.files)] = tried.error
         if tried.files is not None:
             memory.previous = tried.files
         if tried.commands is not None:
             memory.last_steps = [str(step) for step in tried.plan.steps] if tried.plan else []
+            memory.planned = tried.files
             return FormalizeResult(tried.files.domain, tried.files.problem, tried.commands,
                                    tried.plan, diagnostics, usage_since(ledger, before), memory)
-        error = tried.error
         diagnostics.append(error)
-        kind = SOLVER_ERROR
+        retries += 1
     prev = memory.previous
     return FormalizeResult(prev.domain if prev else None, prev.problem if prev else None, None,
                            None, diagnostics, usage_since(ledger, before), memory)

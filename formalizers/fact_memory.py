@@ -9,12 +9,24 @@ with the objects they mention. Each later problem file gets those facts, and the
 declarations they need, if it lacks them. Fluents (``at``, ``door-open``) are never carried
 over: the new file's own account of them stands.
 
-Merging is textual (facts are inserted after ``(:init``, objects after ``(:objects``), so the
-LLM's file is otherwise unchanged.
+A remembered placeholder the new file replaced is not merged back. A model (or the
+observation reader) names a room it has not seen behind a closed door (``east_room``, as the
+prompts allow); once the door opened onto the pantry, merging ``(connected kitchen east_room
+east)`` back would leave an unvisited room the planner aims at again and again, through a
+door already open. So a remembered fact is left out when the new file has one of the same
+predicate (two or more arguments) equal to it in every argument but one, and the remembered
+fact's name there is one the observations never used (:func:`named_in`: case, spaces, ``-``
+and ``_`` aside; "apple 1" uses ``apple_1``). Two apples of one type, or a room the new file
+forgot, are merged as before. Without the observations (``seen`` not given) every fact is.
+
+Merging is textual (facts are inserted after ``(:init``, objects after ``(:objects``, either
+spelt with spaces after the parenthesis; a file with no ``(:objects`` gets one), so the LLM's
+file is otherwise unchanged.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -46,6 +58,33 @@ def deleted_predicates(domain) -> set[str]:
     return names
 
 
+def _squashed(text: str) -> str:
+    return re.sub(r"[\s_-]+", "", text.lower())
+
+
+def named_in(name: str, seen: str) -> bool:
+    """Whether the observations ``seen`` use ``name``: ``living_room`` is used by "Living
+    Room" (case, spaces, ``-`` and ``_`` aside); ``east_room`` is not by "the east"."""
+    squashed = _squashed(name)
+    return bool(squashed) and squashed in _squashed(seen)
+
+
+def replaced(predicate: str, args: tuple[str, ...], atoms: list[tuple[str, tuple[str, ...]]],
+             seen: str) -> bool:
+    """Whether a remembered fact is a placeholder a file's ``atoms`` replaced: one of them
+    has its predicate and every argument but one, and the remembered name there is not one
+    the observations ``seen`` used (see the module docstring)."""
+    if len(args) < 2:
+        return False
+    for pred, have in atoms:
+        if pred != predicate or len(have) != len(args):
+            continue
+        differ = [a for a, b in zip(args, have) if a.lower() != b.lower()]
+        if len(differ) == 1 and not named_in(differ[0], seen):
+            return True
+    return False
+
+
 class FactMemory:
     """Facts confirmed by successful steps, keyed by their PDDL text."""
 
@@ -69,8 +108,9 @@ class FactMemory:
                 args = tuple(str(a) for a in atom.args)
                 self.facts[f"({' '.join((atom.predicate,) + args)})"] = (atom.predicate, args)
 
-    def merge(self, files: Files) -> Merge:
-        """``files`` with the remembered facts its problem lacks."""
+    def merge(self, files: Files, seen: Optional[str] = None) -> Merge:
+        """``files`` with the remembered facts its problem lacks (but the placeholders it
+        replaced, given the observations' text ``seen``)."""
         if not self.facts:
             return Merge(files)
         dom, _ = read_domain(files.domain)
@@ -79,12 +119,14 @@ class FactMemory:
             return Merge(files)  # unreadable: the solver's diagnostics go back first
         arity = {p.name: len(p.parameters) for p in dom.predicates}
         fluent = deleted_predicates(dom)
-        present = {f"({' '.join((a.predicate,) + tuple(str(x) for x in a.args))})"
-                   for a in prob.init if isinstance(a, Atom)}
+        atoms = [(a.predicate, tuple(str(x) for x in a.args)) for a in prob.init
+                 if isinstance(a, Atom)]
+        present = {f"({' '.join((pred,) + args)})" for pred, args in atoms}
         declared = {o.name for o in prob.objects} | {c.name for c in dom.constants}
         missing = [text for text, (pred, args) in self.facts.items()
                    if text not in present and arity.get(pred) == len(args)
-                   and pred not in fluent]
+                   and pred not in fluent
+                   and not (seen is not None and replaced(pred, args, atoms, seen))]
         if not missing:
             return Merge(files)
         new_objects = []
@@ -95,16 +137,18 @@ class FactMemory:
                     t = self.types.get(a, "")
                     new_objects.append(f"{a} - {t}" if t else a)
         problem = files.problem
-        at = problem.find("(:init")
-        if at < 0:
+        init = re.search(r"\(\s*:init\b", problem, re.I)
+        if init is None:
             return Merge(files)
-        at += len("(:init")
-        problem = problem[:at] + " " + " ".join(missing) + problem[at:]
+        problem = problem[:init.end()] + " " + " ".join(missing) + problem[init.end():]
         if new_objects:
-            at = problem.find("(:objects")
-            if at < 0:
-                return Merge(files)
-            at += len("(:objects")
-            problem = problem[:at] + " " + " ".join(new_objects) + problem[at:]
+            objects = re.search(r"\(\s*:objects\b", problem, re.I)
+            if objects is None:   # none declared: a section of the merged facts' objects
+                at = init.start()
+                problem = (problem[:at] + "(:objects " + " ".join(new_objects) + ")\n  "
+                           + problem[at:])
+            else:
+                problem = (problem[:objects.end()] + " " + " ".join(new_objects)
+                           + problem[objects.end():])
         added = missing + [f"object {o}" for o in new_objects]
         return Merge(Files(files.domain, problem), added)

@@ -25,7 +25,10 @@
   (:mod:`.objects`), and ``fresh_answers`` never plans files identical to ones already refused
   (by the checker, the planner or the world): such an answer is counted
   (``repeated_answers``) and asked for anew with a message saying it was refused before and
-  why, instead of spending a planner call and a retry on it. ``problem_only``, with a frozen
+  why (the refusal in full: the planner's diagnostics, not only their heading), instead of
+  spending a planner call and a solver retry on it. The repeats of one step are bounded
+  apart from the retries (``Limits.max_repeated_answers``): past it the episode stops with
+  its own reason ("repeated answers: limit reached"), as no solver error was met. ``problem_only``, with a frozen
   domain, asks an LLM formalizer for the problem file alone (no domain written and thrown
   away; under ``constrained`` the grammar is the problem file's). ``refuted_facts`` keeps a
   fact the world refuted (its ``info["failed"]``) out of later problem files until an action
@@ -51,6 +54,9 @@ from .prompts import prompt_context
 class Limits:
     max_solver_retries: int = 5
     max_simulation_retries: int = 5
+    #: answers identical to refused ones (``fresh_answers``) asked anew in one step; they
+    #: spend no solver retry, so this bounds a model that writes nothing else
+    max_repeated_answers: int = 5
     action_budget: int = 50
     planner_timeout: float = 30.0
 
@@ -173,7 +179,7 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
         m.steps += 1
         snapshot = env.snapshot()
         commands = None
-        solver_retries = 0
+        solver_retries = repeats = 0
         while commands is None:
             context = prompt_context(env, kind, memory, previous, error, failed, executed)
             try:
@@ -197,10 +203,18 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
                 if done_in_code:
                     setattr(m, counter, getattr(m, counter) + len(done_in_code))
                     emit(event, step=m.steps, **{key: done_in_code})
-            if tried.repeated:
+            if tried.repeated:   # not planned and no solver error: asked anew, bounded
                 m.repeated_answers += 1
+                repeats += 1
                 emit("repeated-answer", step=m.steps, message=tried.error)
-            if tried.files is not None and not tried.repeated:
+                if repeats > limits.max_repeated_answers:
+                    m.abort_reason = ("repeated answers: limit reached (the model kept "
+                                      "writing files already refused)")
+                    emit("abort", reason=m.abort_reason)
+                    return finish_metrics(result, ledger, before, started, emit)
+                kind, failed, executed = SOLVER_ERROR, None, []
+                continue
+            if tried.files is not None:
                 memory.files.append(tried.files)
                 result.files.append(tried.files)
                 previous = tried.files
@@ -212,8 +226,7 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
                     _score(scorer, result, memory, m.steps, emit)
                 m.planner_calls += 1
                 m.planner_seconds += tried.planner_seconds
-            if commands is None and refused is not None and tried.files is not None \
-                    and not tried.repeated:
+            if commands is None and refused is not None and tried.files is not None:
                 refused[answer_key(tried.files)] = error
             if commands is None:
                 m.solver_errors += 1
@@ -257,11 +270,11 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
         if failure is None and hasattr(formalizer, "ran"):   # the modular mode keeps the state
             formalizer.ran(result.actions[-1][:len(done)])
         if refuted is not None and previous is not None:
-            steps_run = result.actions[-1][:len(done)]
-            released = refuted.release(steps_run, previous.domain)
-            if released:
-                emit("facts-released", step=m.steps, facts=released)
-            if failure is not None:
+            if failure is None:   # a failed plan's steps are undone by the restore below
+                released = refuted.release(result.actions[-1][:len(done)], previous.domain)
+                if released:
+                    emit("facts-released", step=m.steps, facts=released)
+            else:
                 at = len(done)
                 step_failed = result.actions[-1][at] if at < len(result.actions[-1]) else None
                 new = refuted.learn(failure_info, failure[0], failure[1], step_failed,
@@ -442,6 +455,23 @@ def answer_key(files: Files) -> tuple[str, str]:
     return norm(files.domain), norm(files.problem)
 
 
+def observed_text(memory: Memory) -> str:
+    """Every observation of the episode so far, those of failed commands too, as one text:
+    what fact memory holds a placeholder's name against (:mod:`.fact_memory`)."""
+    return "\n".join([*(str(obs) for _, obs in memory.history),
+                      *(str(failure[3]) for failure in memory.failures)])
+
+
+def repeated_message(why: Optional[str]) -> str:
+    """What a model is told when its answer is one already refused: the refusal in full (a
+    planner's heading alone, "fast-downward: error ...", would drop the diagnostics that say
+    what to change)."""
+    why = (why or "").strip() or "it did not work"
+    return ("Your answer is the same as one you gave before, which was refused. It was not "
+            f"tried again. Why it was refused:\n{why}\nWrite different files that fix that "
+            "problem.")
+
+
 def attempt(formalizer, context: Context, env, planner: Any, timeout: float,
             domain: Optional[str] = None, *, repair: bool = False, facts=None,
             declare: bool = False, refused: Optional[dict] = None,
@@ -470,18 +500,14 @@ def attempt(formalizer, context: Context, env, planner: Any, timeout: float,
 
         files, declared = declare_objects(files)
     if facts is not None:
-        merge = facts.merge(files)
+        merge = facts.merge(files, seen=observed_text(context.memory))
         files, merged = merge.files, merge.added
     kept_out: list[str] = []
     if refuted is not None:
         files, kept_out = refuted.apply(files)
     if refused is not None and answer_key(files) in refused:
-        why = refused[answer_key(files)]
-        return Attempt(files, None, None, (
-            "Your answer is the same as one you gave before, which was refused: "
-            f"{why.strip().splitlines()[0] if why else 'it did not work'}. It was not tried "
-            "again. Write different files that fix that problem."), 0.0, fixes, merged,
-            declared, repeated=True, kept_out=kept_out)
+        return Attempt(files, None, None, repeated_message(refused[answer_key(files)]), 0.0,
+                       fixes, merged, declared, repeated=True, kept_out=kept_out)
     t0 = time.monotonic()
     planned = pddlkit.plan(files.domain, files.problem, planner=planner, timeout=timeout)
     seconds = time.monotonic() - t0

@@ -16,8 +16,9 @@ domain's terms (:meth:`pddlkit.envs.pddl_world.PDDLWorldEnv._step`):
 
 A refuted fact is removed from every later problem file's ``:init`` (each removal recorded and
 said in the error the model gets back: "(in coin pantry) is false in the world"), until new
-evidence: a later command that ran and whose action, in the model's domain, adds that very
-fact (``open-door`` adds a ``door-open`` refuted before). With a formalizer that names things
+evidence: a later command that ran, in a plan that did not fail (a failed plan's commands
+are undone when the world is restored), and whose action, in the model's domain, adds that
+very fact (``open-door`` adds a ``door-open`` refuted before, on either side of the door). With a formalizer that names things
 differently from the environment the literal matches nothing and nothing is removed.
 Off by default (the paper's loop); on in the ``small_model`` preset.
 """
@@ -57,10 +58,12 @@ def _ground(domain_text: str, step: str):
 
 
 def matches(pattern: str, fact: str) -> bool:
-    """Whether ``fact`` is an instance of ``pattern`` (both normalised, ``(p a ?x)``): the
-    same predicate and arity, every word but a ``?``-variable equal."""
+    """Whether ``fact`` and ``pattern`` (both normalised, ``(p a ?x)``) can be the same atom:
+    the same predicate and arity, every word equal or a ``?``-variable on either side. A
+    variable in ``fact`` is one an effect leaves open (``open-door``'s ``forall`` adds the
+    far side's ``(door-open pantry kitchen ?back)``): it may be the refuted fact."""
     want, have = pattern[1:-1].split(), fact[1:-1].split()
-    return len(want) == len(have) and all(w == h or w.startswith("?")
+    return len(want) == len(have) and all(w == h or w.startswith("?") or h.startswith("?")
                                           for w, h in zip(want, have))
 
 

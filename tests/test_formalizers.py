@@ -867,12 +867,14 @@ def test_cli_run_plangen_and_the_options(tmp_path):
                              capture_output=True, text=True, timeout=120)
     assert offline.returncode == 2 and "needs an LLM" in offline.stderr
     opts = subprocess.run([sys.executable, "-m", "pddlkit.cli", "run", "--rooms", "9",
-                           "--seed", "1", "--llm", "noisy:1.0", "--fact-memory", "--repair",
-                           "--json"], capture_output=True, text=True, timeout=300)
-    row = json.loads(opts.stdout)[0]  # the earlier spelling: pddlego without its name
-    assert opts.returncode == (0 if row["won"] else 1), opts.stderr
+                           "--seed", "4", "--episodes", "2", "--llm", "noisy:1.0",
+                           "--fact-memory", "--repair", "--json"],
+                          capture_output=True, text=True, timeout=300)
+    rows = json.loads(opts.stdout)  # the earlier spelling: pddlego without its name
+    assert opts.returncode == (0 if all(r["won"] for r in rows) else 1), opts.stderr
     assert "is now 'pddlkit run pddlego ...'" in opts.stderr
-    assert row["facts_merged"] > 0 and row["repairs"] > 0, row  # both options acted
+    # both options acted: seed 4's slips are repaired, seed 5's forgotten facts merged back
+    assert rows[0]["repairs"] > 0 and rows[1]["facts_merged"] > 0, rows
 
 
 def test_the_shipped_learned_domains_verify():

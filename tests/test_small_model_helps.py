@@ -115,13 +115,40 @@ def test_an_identical_refused_answer_never_reaches_the_planner_twice(tmp_path):
     record = tmp_path / "fresh.jsonl"
     fresh = SameAnswer(broken)
     after = run_episode(make("coin-collector", rooms=3), fresh, seed=0,
-                        limits=Limits(max_solver_retries=3), fresh_answers=True, record=record)
-    assert after.metrics.planner_calls == 1 and after.metrics.repeated_answers == 3
+                        limits=Limits(max_solver_retries=3, max_repeated_answers=4),
+                        fresh_answers=True, record=record)
+    # planned once; each repeat asked anew without spending a solver retry, up to the
+    # repeats' own bound, then the episode stops with its own reason
+    assert after.metrics.planner_calls == 1 and after.metrics.solver_errors == 1
+    assert after.metrics.repeated_answers == 5 == fresh.calls - 1
+    assert after.metrics.abort_reason.startswith("repeated answers: limit reached")
     events = [json.loads(line) for line in record.read_text().splitlines()]
     repeats = [e for e in events if e["type"] == "repeated-answer"]
-    assert len(repeats) == 3
+    assert len(repeats) == 5
     assert "same as one you gave before, which was refused" in repeats[0]["message"]
     assert len([e for e in events if e["type"] == "files"]) == 1
+    # the refusal in full, not its heading alone: every line the planner said is repeated
+    [refusal] = [e["message"] for e in events if e["type"] == "solver-error"]
+    assert len(refusal.strip().splitlines()) > 1
+    assert all(line.strip() in repeats[0]["message"] for line in refusal.strip().splitlines())
+
+
+def test_through_formalize_and_plan_a_repeated_answer_spends_no_retry():
+    """The same contract through the Python API: solver_retries=1 plans the refused file
+    once, the repeats are asked anew (not retries) up to their bound, and each is said in
+    the diagnostics."""
+    from pddlkit.formalizers.api import MAX_REPEATED_ANSWERS, formalize_and_plan
+
+    env = make("coin-collector", rooms=3)
+    obs, _ = env.reset(0)
+    broken = Files(DOMAIN, "(define (problem p) (:domain coin-collector) (:objects r - room) "
+                           "(:init) (:goal (visited r)))")
+    same = SameAnswer(broken)
+    done = formalize_and_plan(obs, llm=same, env=env, solver_retries=1, fresh_answers=True)
+    assert done.commands is None
+    assert same.calls == 1 + MAX_REPEATED_ANSWERS + 1
+    said = [d for d in done.diagnostics if "same as one you gave before" in d]
+    assert len(said) == MAX_REPEATED_ANSWERS + 1
 
 
 def test_files_whose_plan_the_world_refused_are_not_planned_again():
@@ -337,3 +364,58 @@ def test_a_pattern_the_world_refutes_keeps_every_fact_it_matches_out(tmp_path):
                          for e in later)
     moves = [e for e in events if e["type"] == "action" and e["command"] == "move west"]
     assert len(moves) == 1
+
+
+def test_fact_memory_does_not_merge_back_a_placeholder_the_new_file_replaced():
+    """A room assumed behind a closed door (``east_room``, as the prompts allow) is
+    remembered once its plan ran; when the door opened onto the pantry and the new file says
+    so, the placeholder (a name no observation used) is not merged back: it would be an
+    unvisited room to plan towards for ever. A fact the new file forgot is; a file spelt
+    ``( :init`` with no ``(:objects`` gets the merged facts and their objects."""
+    import pddlkit
+    from pddlkit.formalizers.fact_memory import FactMemory
+
+    first = ("(define (problem p) (:domain coin-collector) (:objects kitchen east_room "
+             "living_room - room east north - direction) (:init (at kitchen) "
+             "(connected kitchen east_room east) (has-door kitchen east_room east) "
+             "(connected kitchen living_room north)) (:goal (at east_room)))")
+    memory = FactMemory()
+    memory.confirm(Files(DOMAIN, first))
+    assert "(connected kitchen east_room east)" in memory.facts
+    later = Files(DOMAIN, "(define (problem p) (:domain coin-collector) ( :init (at kitchen) "
+                          "(connected kitchen pantry east) (has-door kitchen pantry east) "
+                          "(door-open kitchen pantry east)) (:goal (at kitchen)))")
+    seen = ("You are in the kitchen. To the East you see a closed wooden door. To the North "
+            "you see the Living Room.\nYou open the wooden door, revealing the pantry.")
+    merged = memory.merge(later, seen=seen)
+    assert merged.added == ["(connected kitchen living_room north)", "object kitchen - room",
+                            "object living_room - room", "object north - direction"]
+    assert "east_room" not in merged.files.problem
+    assert "(:objects kitchen - room living_room - room north - direction)" in \
+        merged.files.problem
+    # without the observations, as before: every remembered fact the file lacks
+    assert "(connected kitchen east_room east)" in memory.merge(later).added
+    # a name the observations used is no placeholder: a second apple of one type is merged
+    household = open(__import__("pathlib").Path(__file__).resolve().parent.parent
+                     / "domains" / "household" / "domain.pddl").read()
+    apples = FactMemory()
+    apples.confirm(Files(household, "(define (problem p) (:domain household) (:objects "
+                                    "apple_1 - obj apple - otype) (:init (handempty) "
+                                    "(objecttype apple_1 apple)) (:goal (holds apple_1)))"))
+    two = Files(household, "(define (problem p) (:domain household) (:objects apple_2 - obj "
+                           "apple - otype) (:init (handempty) (objecttype apple_2 apple)) "
+                           "(:goal (holds apple_2)))")
+    assert "(objecttype apple_1 apple)" in apples.merge(
+        two, seen="On the table, you see an apple 1 and an apple 2.").added
+
+
+def test_a_door_opened_from_its_far_side_releases_the_refuted_door_fact():
+    """``open-door``'s forall adds the far side's ``door-open`` with its direction left open:
+    that is evidence for the refuted fact too."""
+    from pddlkit.formalizers.refuted import RefutedFacts
+
+    refuted = RefutedFacts()
+    refuted.facts["(door-open pantry kitchen west)"] = "'go west' failed: the door is closed"
+    assert refuted.release(["(open-door kitchen pantry east)"], DOMAIN) == \
+        ["(door-open pantry kitchen west)"]
+    assert not refuted.facts
