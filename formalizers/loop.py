@@ -54,11 +54,12 @@ from .prompts import prompt_context
 class Limits:
     max_solver_retries: int = 5
     max_simulation_retries: int = 5
-    #: answers identical to refused ones (``fresh_answers``) asked anew in one step; they
-    #: spend no solver retry, so this bounds a model that writes nothing else
-    max_repeated_answers: int = 5
     action_budget: int = 50
     planner_timeout: float = 30.0
+    #: answers identical to refused ones (``fresh_answers``) asked anew in one step; they
+    #: spend no solver retry, so this bounds a model that writes nothing else (last, so the
+    #: fields before keep their places)
+    max_repeated_answers: int = 5
 
 
 @dataclass
