@@ -368,7 +368,8 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
             repeats += 1
             diagnostics.append(error)
             continue
-        if fresh_answers and tried.files is not None and tried.commands is None:
+        if fresh_answers and tried.files is not None and tried.commands is None \
+                and not tried.unfinished:
             memory.refused[answer_key(tried.files)] = tried.error
         if tried.files is not None:
             memory.previous = tried.files

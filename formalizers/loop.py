@@ -23,7 +23,8 @@
   file (:mod:`.fact_memory`), ``domain`` freezes the domain file, ``declare_objects`` declares
   in code the objects a problem uses without declaring them, typed by the predicates
   (:mod:`.objects`), and ``fresh_answers`` never plans files identical to ones already refused
-  (by the checker, the planner or the world): such an answer is counted
+  (by the checker, the planner or the world; a planner that ran out of time or memory
+  refused nothing): such an answer is counted
   (``repeated_answers``) and asked for anew with a message saying it was refused before and
   why (the refusal in full: the planner's diagnostics, not only their heading), instead of
   spending a planner call and a solver retry on it. The repeats of one step are bounded
@@ -43,6 +44,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Optional, Union
 
 from pddlkit.agents.episode import RecordFile  # JSONL: every event
+from pddlkit.planners import PlanStatus
 from pddlkit.llm.usage import usage_delta, usage_snapshot
 
 from .answer import AnswerError, Files
@@ -227,7 +229,8 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
                     _score(scorer, result, memory, m.steps, emit)
                 m.planner_calls += 1
                 m.planner_seconds += tried.planner_seconds
-            if commands is None and refused is not None and tried.files is not None:
+            if commands is None and refused is not None and tried.files is not None \
+                    and not tried.unfinished:
                 refused[answer_key(tried.files)] = error
             if commands is None:
                 m.solver_errors += 1
@@ -438,6 +441,8 @@ class Attempt:
     merged: list[str] = field(default_factory=list)  # remembered facts put back
     declared: list[str] = field(default_factory=list)  # objects declared in code
     repeated: bool = False  # identical to files already refused: not planned
+    #: the planner ran out of time (or memory): no verdict on the files, so not "refused"
+    unfinished: bool = False
     kept_out: list[str] = field(default_factory=list)  # refuted facts removed
 
 
@@ -514,7 +519,8 @@ def attempt(formalizer, context: Context, env, planner: Any, timeout: float,
     seconds = time.monotonic() - t0
     commands, error = _commands(env, planned)
     return Attempt(files, commands, planned.plan if commands is not None else None, error,
-                   seconds, fixes, merged, declared, kept_out=kept_out)
+                   seconds, fixes, merged, declared, kept_out=kept_out,
+                   unfinished=planned.status in (PlanStatus.TIMEOUT, PlanStatus.OUT_OF_MEMORY))
 
 
 def _commands(env, planned) -> tuple[Optional[list[str]], Optional[str]]:

@@ -419,3 +419,31 @@ def test_a_door_opened_from_its_far_side_releases_the_refuted_door_fact():
     assert refuted.release(["(open-door kitchen pantry east)"], DOMAIN) == \
         ["(door-open pantry kitchen west)"]
     assert not refuted.facts
+
+
+def test_a_file_the_planner_ran_out_of_time_on_is_not_refused():
+    """A planner that ran out of time gave no verdict on the files: the same answer is
+    planned again (with more time it may plan), not kept from the planner as refused."""
+    from pddlkit.planners import PlanResult, PlanStatus
+
+    class OutOfTime:   # a plugged-in planner that always runs out of time
+        name = "out-of-time"
+        solved = 0
+
+        def config(self) -> dict:
+            return {}
+
+        def solve(self, task, timeout=None, memory_limit=None):
+            OutOfTime.solved += 1
+            return PlanResult(PlanStatus.TIMEOUT, self.name)
+
+    env = make("coin-collector", rooms=3)
+    obs, _ = env.reset(0)
+    reader = ObservationFormalizer()
+    right = reader.reader.problem(reader.reader.read(env.task, [("look around", obs)], []))
+    same = SameAnswer(Files(DOMAIN, right))
+    result = run_episode(make("coin-collector", rooms=3), same, seed=0, fresh_answers=True,
+                         planner=OutOfTime(), limits=Limits(max_solver_retries=2))
+    assert len(result.errors) == 3 and OutOfTime.solved == 3
+    assert all(e["message"].startswith("out-of-time: timeout") for e in result.errors)
+    assert result.metrics.planner_calls == 3 and result.metrics.repeated_answers == 0
