@@ -70,7 +70,7 @@ class PDDLegoOptions:
                                           "without declaring them, typed by the predicates")
     fresh_answers: bool = option(False, "never plan files identical to ones already refused; "
                                         "ask for new ones, saying why, without spending a "
-                                        "solver retry (5 such repeats a step at most)")
+                                        "solver retry (5 a step; a 6th ends the episode)")
     problem_only: bool = option(False, "with a frozen domain (--reuse-domain), ask for the "
                                        "problem file alone")
     refuted_facts: bool = option(False, "keep facts the world refuted out of later problem "
@@ -358,8 +358,7 @@ LINES = {
                                         f"{' '.join(d['dropped'])}" if d["dropped"] else ""),
     "facts-refuted": lambda d: f"   refuted by the world: {' '.join(d['facts'])}",
     "facts-kept-out": lambda d: "   kept out: " + "; ".join(d["fixes"]),
-    "repeated-answer": lambda d: "   the same files as an answer already refused: not planned, "
-                                 "asked again",
+    "repeated-answer": lambda d: "   the same files as an answer already refused: not planned",
     "history-trimmed": lambda d: f"   {d['left_out']} earlier history entries left out to fit "
                                  "the context",
     "files-cut": lambda d: f"   the previous files or error cut {d['cuts']} time(s) to fit the "

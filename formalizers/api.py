@@ -67,7 +67,7 @@ from pddlkit.llm.usage import Usage, usage_since, usage_snapshot
 
 from .answer import Files
 from .base import INITIAL, SOLVER_ERROR, UPDATE, Memory
-from .loop import ENDED, Limits, answer_key, attempt
+from .loop import ENDED, Limits, answer_key, attempt, observed_text
 from .prompts import prompt_context
 
 
@@ -88,12 +88,12 @@ class FormalizeMemory:
     refused: dict = field(default_factory=dict)
     #: how the episode ended, once a step said so (it stays ended)
     ended: Optional[Ending] = None
-    #: the files of the last plan returned (what fact memory confirms when the caller is
-    #: back: not a refused file, which ``previous`` may be)
-    planned: Optional[Files] = None
     #: the last plan's steps (``(move kitchen hall north)``): with ``modular=True`` the
     #: formalizer progresses its state through the ones the caller ran
     last_steps: list = field(default_factory=list)
+    #: the files of the last plan returned (what fact memory confirms when the caller is
+    #: back: not a refused file, which ``previous`` may be)
+    planned: Optional[Files] = None
 
 
 @dataclass
@@ -252,8 +252,9 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
     command run since the last call. ``declare_objects`` and ``fresh_answers`` are the
     loop's options of the same names (:mod:`.loop`): objects declared in code, and files
     identical to refused ones never planned (refusals are kept in ``memory``; such a repeat
-    is asked anew without spending one of the ``solver_retries``, at most
-    :data:`MAX_REPEATED_ANSWERS` times a call); ``problem_only``
+    is asked anew without spending one of the ``solver_retries``, up to
+    :data:`MAX_REPEATED_ANSWERS` times a call, after which the call returns with no plan,
+    each repeat said in ``diagnostics``); ``problem_only``
     with a frozen ``domain`` asks the LLM for the problem file alone. ``modular`` asks the LLM
     for one small part of the files per call (:mod:`.modular`; ``novel_goals`` offers it only
     goals never true so far while any is reachable, ``local_facts`` lets a sentence's facts
@@ -338,7 +339,7 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
         if memory.facts is None:
             memory.facts = FactMemory()
         if kind == UPDATE:  # the caller ran the last plan and is back with what it saw
-            memory.facts.confirm(memory.planned)
+            memory.facts.confirm(memory.planned, seen=observed_text(memory.memory, pairs))
     if kind == UPDATE and hasattr(memory.formalizer, "ran"):   # modular: what the caller ran
         memory.formalizer.ran(memory.last_steps[:len(pairs)])
     memory.memory.history.extend(pairs)

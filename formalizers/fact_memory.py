@@ -17,7 +17,9 @@ door already open. So a remembered fact is left out when the new file has one of
 predicate (two or more arguments) equal to it in every argument but one, and the remembered
 fact's name there is one the observations never used (:func:`named_in`: case, spaces, ``-``
 and ``_`` aside; "apple 1" uses ``apple_1``). Two apples of one type, or a room the new file
-forgot, are merged as before. Without the observations (``seen`` not given) every fact is.
+forgot, are merged as before; and a placeholder a confirmed file replaced is forgotten, so
+a later file that forgets both rooms gets the real one back, not both. Without the
+observations (``seen`` not given) every fact is remembered and merged, as before.
 
 Merging is textual (facts are inserted after ``(:init``, objects after ``(:objects``, either
 spelt with spaces after the parenthesis; a file with no ``(:objects`` gets one), so the LLM's
@@ -92,8 +94,10 @@ class FactMemory:
         self.facts: dict[str, tuple[str, tuple[str, ...]]] = {}  # text -> (predicate, args)
         self.types: dict[str, str] = {}  # object -> type as declared
 
-    def confirm(self, files: Optional[Files]) -> None:
-        """Remember the lasting facts of a problem file whose plan ran without error."""
+    def confirm(self, files: Optional[Files], seen: Optional[str] = None) -> None:
+        """Remember the lasting facts of a problem file whose plan ran without error; given
+        the observations' text ``seen``, forget the remembered placeholders its facts
+        replaced (so a later file that forgets both is not given both back)."""
         if files is None:
             return
         dom, _ = read_domain(files.domain)
@@ -107,6 +111,12 @@ class FactMemory:
             if isinstance(atom, Atom) and atom.predicate not in fluent and atom.predicate != "=":
                 args = tuple(str(a) for a in atom.args)
                 self.facts[f"({' '.join((atom.predicate,) + args)})"] = (atom.predicate, args)
+        if seen is not None:
+            atoms = [(a.predicate, tuple(str(x) for x in a.args)) for a in prob.init
+                     if isinstance(a, Atom)]
+            for text, (pred, args) in list(self.facts.items()):
+                if replaced(pred, args, atoms, seen):
+                    del self.facts[text]
 
     def merge(self, files: Files, seen: Optional[str] = None) -> Merge:
         """``files`` with the remembered facts its problem lacks (but the placeholders it

@@ -28,9 +28,9 @@
   (``repeated_answers``) and asked for anew with a message saying it was refused before and
   why (the refusal in full: the planner's diagnostics, not only their heading), instead of
   spending a planner call and a solver retry on it. The repeats of one step are bounded
-  apart from the retries (``Limits.max_repeated_answers``): past it the episode stops with
-  its own reason ("repeated answers: limit reached"), as no solver error was met. ``problem_only``, with a frozen
-  domain, asks an LLM formalizer for the problem file alone (no domain written and thrown
+  apart from the retries (``Limits.max_repeated_answers`` are asked anew; the next one stops
+  the episode with its own reason, "repeated answers: limit reached", counted with the
+  inner loop's aborts in ``solver_aborts``). ``problem_only``, with a frozen domain, asks an LLM formalizer for the problem file alone (no domain written and thrown
   away; under ``constrained`` the grammar is the problem file's). ``refuted_facts`` keeps a
   fact the world refuted (its ``info["failed"]``) out of later problem files until an action
   that adds it has run (:mod:`.refuted`).
@@ -211,6 +211,7 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
                 repeats += 1
                 emit("repeated-answer", step=m.steps, message=tried.error)
                 if repeats > limits.max_repeated_answers:
+                    m.solver_aborts += 1   # the inner loop's aborts, as the retry limit's
                     m.abort_reason = ("repeated answers: limit reached (the model kept "
                                       "writing files already refused)")
                     emit("abort", reason=m.abort_reason)
@@ -319,7 +320,7 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
             m.simulation_fixed += 1
         sim_retries = 0
         if facts is not None:
-            facts.confirm(previous)
+            facts.confirm(previous, seen=observed_text(memory))
         kind, error, failed, executed = UPDATE, None, None, []
     m.success = end.won
     if not m.success and m.abort_reason is None:
@@ -461,11 +462,12 @@ def answer_key(files: Files) -> tuple[str, str]:
     return norm(files.domain), norm(files.problem)
 
 
-def observed_text(memory: Memory) -> str:
-    """Every observation of the episode so far, those of failed commands too, as one text:
-    what fact memory holds a placeholder's name against (:mod:`.fact_memory`)."""
-    return "\n".join([*(str(obs) for _, obs in memory.history),
-                      *(str(failure[3]) for failure in memory.failures)])
+def observed_text(memory: Memory, pairs=()) -> str:
+    """Every observation of the episode so far (and of ``pairs``, (command, observation)) as
+    one text: what fact memory holds a placeholder's name against (:mod:`.fact_memory`).
+    Failed commands' messages are left out: the loop adds the model's own terms to them
+    (the facts ``refuted_facts`` refuted), which would make a placeholder look seen."""
+    return "\n".join(str(obs) for _, obs in [*memory.history, *pairs])
 
 
 def repeated_message(why: Optional[str]) -> str:

@@ -18,8 +18,10 @@ A refuted fact is removed from every later problem file's ``:init`` (each remova
 said in the error the model gets back: "(in coin pantry) is false in the world"), until new
 evidence: a later command that ran, in a plan that did not fail (a failed plan's commands
 are undone when the world is restored), and whose action, in the model's domain, adds that
-very fact (``open-door`` adds a ``door-open`` refuted before, on either side of the door). With a formalizer that names things
-differently from the environment the literal matches nothing and nothing is removed.
+very fact (``open-door`` adds a ``door-open`` refuted before, on either side of the door; a
+conditional effect's condition is not checked: the release only lets the model assert the
+fact again). With a formalizer that names things differently from the environment the
+literal matches nothing and nothing is removed.
 Off by default (the paper's loop); on in the ``small_model`` preset.
 """
 

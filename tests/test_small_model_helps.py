@@ -395,6 +395,14 @@ def test_fact_memory_does_not_merge_back_a_placeholder_the_new_file_replaced():
         merged.files.problem
     # without the observations, as before: every remembered fact the file lacks
     assert "(connected kitchen east_room east)" in memory.merge(later).added
+    # once a file that replaced it is confirmed, the placeholder is forgotten: a later file
+    # that forgets both rooms gets the pantry back, not both
+    memory.confirm(later, seen=seen)
+    forgetful = Files(DOMAIN, "(define (problem p) (:domain coin-collector) (:objects kitchen "
+                              "- room) (:init (at kitchen)) (:goal (at kitchen)))")
+    back = memory.merge(forgetful, seen=seen).added
+    assert "(connected kitchen pantry east)" in back and not any("east_room" in f
+                                                                  for f in back)
     # a name the observations used is no placeholder: a second apple of one type is merged
     household = open(__import__("pathlib").Path(__file__).resolve().parent.parent
                      / "domains" / "household" / "domain.pddl").read()
