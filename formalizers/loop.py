@@ -30,8 +30,9 @@
   spending a planner call and a solver retry on it. The repeats of one step are bounded
   apart from the retries (``Limits.max_repeated_answers`` are asked anew; the next one stops
   the episode with its own reason, "repeated answers: limit reached", counted with the
-  inner loop's aborts in ``solver_aborts``). ``problem_only``, with a frozen domain, asks an LLM formalizer for the problem file alone (no domain written and thrown
-  away; under ``constrained`` the grammar is the problem file's). ``refuted_facts`` keeps a
+  inner loop's aborts in ``solver_aborts``). ``problem_only``, with a frozen domain, asks an
+  LLM formalizer for the problem file alone (no domain written and thrown away; under
+  ``constrained`` the grammar is the problem file's). ``refuted_facts`` keeps a
   fact the world refuted (its ``info["failed"]``) out of later problem files until an action
   that adds it has run (:mod:`.refuted`).
 """
@@ -44,8 +45,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Optional, Union
 
 from pddlkit.agents.episode import RecordFile  # JSONL: every event
-from pddlkit.planners import PlanStatus
 from pddlkit.llm.usage import usage_delta, usage_snapshot
+from pddlkit.planners import PlanStatus
 
 from .answer import AnswerError, Files
 from .base import INITIAL, SIMULATION_ERROR, SOLVER_ERROR, UPDATE, Context, Formalizer, Memory
