@@ -21,9 +21,9 @@ forgot, are merged as before; and a placeholder a confirmed file replaced is for
 a later file that forgets both rooms gets the real one back, not both. Without the
 observations (``seen`` not given) every fact is remembered and merged, as before.
 
-Merging is textual (facts are inserted after ``(:init``, objects after ``(:objects``, either
-spelt with spaces after the parenthesis; a file with no ``(:objects`` gets one), so the LLM's
-file is otherwise unchanged.
+Merging is textual (facts are inserted after ``(:init``, spelt with or without spaces after
+the parenthesis; objects go into ``(:objects ...)`` through :func:`.objects.add_objects`,
+which makes the section when the file has none), so the LLM's file is otherwise unchanged.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from pddlkit.pddl.model import Atom, ForallEffect, Literal, When
 from pddlkit.pddl.reader import read_domain, read_problem
 
 from .answer import Files
+from .objects import add_objects
 
 
 @dataclass
@@ -67,22 +68,33 @@ def _squashed(text: str) -> str:
 def named_in(name: str, seen: str) -> bool:
     """Whether the observations ``seen`` use ``name``: ``living_room`` is used by "Living
     Room" (case, spaces, ``-`` and ``_`` aside); ``east_room`` is not by "the east"."""
+    return _named(name, _squashed(seen))
+
+
+def _named(name: str, squashed_seen: str) -> bool:
     squashed = _squashed(name)
-    return bool(squashed) and squashed in _squashed(seen)
+    return bool(squashed) and squashed in squashed_seen
+
+
+def _atoms(prob) -> list[tuple[str, tuple[str, ...]]]:
+    """A problem's ``:init`` atoms as (predicate, argument names)."""
+    return [(a.predicate, tuple(str(x) for x in a.args)) for a in prob.init
+            if isinstance(a, Atom)]
 
 
 def replaced(predicate: str, args: tuple[str, ...], atoms: list[tuple[str, tuple[str, ...]]],
-             seen: str) -> bool:
+             squashed_seen: str) -> bool:
     """Whether a remembered fact is a placeholder a file's ``atoms`` replaced: one of them
     has its predicate and every argument but one, and the remembered name there is not one
-    the observations ``seen`` used (see the module docstring)."""
+    the observations used (``squashed_seen``: their text through :func:`_squashed`, once per
+    file rather than once per fact; see the module docstring)."""
     if len(args) < 2:
         return False
     for pred, have in atoms:
         if pred != predicate or len(have) != len(args):
             continue
         differ = [a for a, b in zip(args, have) if a.lower() != b.lower()]
-        if len(differ) == 1 and not named_in(differ[0], seen):
+        if len(differ) == 1 and not _named(differ[0], squashed_seen):
             return True
     return False
 
@@ -107,15 +119,14 @@ class FactMemory:
         fluent = deleted_predicates(dom)
         for obj in prob.objects:
             self.types[obj.name] = obj.types[0] if obj.types and obj.types[0] != "object" else ""
-        for atom in prob.init:
-            if isinstance(atom, Atom) and atom.predicate not in fluent and atom.predicate != "=":
-                args = tuple(str(a) for a in atom.args)
-                self.facts[f"({' '.join((atom.predicate,) + args)})"] = (atom.predicate, args)
+        atoms = _atoms(prob)
+        for pred, args in atoms:
+            if pred not in fluent and pred != "=":
+                self.facts[f"({' '.join((pred,) + args)})"] = (pred, args)
         if seen is not None:
-            atoms = [(a.predicate, tuple(str(x) for x in a.args)) for a in prob.init
-                     if isinstance(a, Atom)]
+            squashed_seen = _squashed(seen)
             for text, (pred, args) in list(self.facts.items()):
-                if replaced(pred, args, atoms, seen):
+                if replaced(pred, args, atoms, squashed_seen):
                     del self.facts[text]
 
     def merge(self, files: Files, seen: Optional[str] = None) -> Merge:
@@ -129,14 +140,15 @@ class FactMemory:
             return Merge(files)  # unreadable: the solver's diagnostics go back first
         arity = {p.name: len(p.parameters) for p in dom.predicates}
         fluent = deleted_predicates(dom)
-        atoms = [(a.predicate, tuple(str(x) for x in a.args)) for a in prob.init
-                 if isinstance(a, Atom)]
+        atoms = _atoms(prob)
         present = {f"({' '.join((pred,) + args)})" for pred, args in atoms}
         declared = {o.name for o in prob.objects} | {c.name for c in dom.constants}
+        squashed_seen = _squashed(seen) if seen is not None else None
         missing = [text for text, (pred, args) in self.facts.items()
                    if text not in present and arity.get(pred) == len(args)
                    and pred not in fluent
-                   and not (seen is not None and replaced(pred, args, atoms, seen))]
+                   and not (squashed_seen is not None
+                            and replaced(pred, args, atoms, squashed_seen))]
         if not missing:
             return Merge(files)
         new_objects = []
@@ -151,14 +163,9 @@ class FactMemory:
         if init is None:
             return Merge(files)
         problem = problem[:init.end()] + " " + " ".join(missing) + problem[init.end():]
-        if new_objects:
-            objects = re.search(r"\(\s*:objects\b", problem, re.I)
-            if objects is None:   # none declared: a section of the merged facts' objects
-                at = init.start()
-                problem = (problem[:at] + "(:objects " + " ".join(new_objects) + ")\n  "
-                           + problem[at:])
-            else:
-                problem = (problem[:objects.end()] + " " + " ".join(new_objects)
-                           + problem[objects.end():])
+        if new_objects:   # into (:objects ...), made when the file has none
+            problem = add_objects(problem, new_objects)
+            if problem is None:
+                return Merge(files)
         added = missing + [f"object {o}" for o in new_objects]
         return Merge(Files(files.domain, problem), added)

@@ -42,7 +42,7 @@ def declare_objects(files: Files) -> tuple[Files, list[str]]:
         return files, []
     typed = bool(dom.types) or ":typing" in dom.requirements
     entries = [f"{name} - {kind}" if typed and kind else name for name, kind in wanted]
-    problem = _add_objects(files.problem, entries)
+    problem = add_objects(files.problem, entries)
     if problem is None:
         return files, []
     return Files(files.domain, problem), [f"problem: declared {e}" for e in entries]
@@ -90,7 +90,7 @@ def _narrowest(kinds: set, dom: Domain):
     return False
 
 
-def _add_objects(problem: str, entries: list[str]) -> Optional[str]:
+def add_objects(problem: str, entries: list[str]) -> Optional[str]:
     """``problem`` with ``entries`` added to its (:objects ...), or a new section after
     (:domain ...); None when neither place can be found."""
     found = re.search(r"\(\s*:objects\b", problem, re.I)
