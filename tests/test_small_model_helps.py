@@ -455,3 +455,96 @@ def test_a_file_the_planner_ran_out_of_time_on_is_not_refused():
     assert len(result.errors) == 3 and OutOfTime.solved == 3
     assert all(e["message"].startswith("out-of-time: timeout") for e in result.errors)
     assert result.metrics.planner_calls == 3 and result.metrics.repeated_answers == 0
+
+
+class Scripted(ObservationFormalizer):
+    """Answers the problem files given, one a call (the last again once they run out)."""
+
+    name = "scripted"
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("coin-collector")
+        self.problems, self.calls = problems, 0
+
+    def propose(self, context):
+        self.calls += 1
+        return Files(DOMAIN, self.problems[min(self.calls, len(self.problems)) - 1])
+
+
+def _problem(init: str, goal: str) -> str:
+    return ("(define (problem p) (:domain coin-collector) (:objects kitchen pantry ghost - room "
+            "north west - direction) (:init (at kitchen) (connected kitchen pantry north) "
+            f"(has-door kitchen pantry north) {init}) (:goal {goal}))")
+
+
+def test_the_steps_of_a_plan_that_then_failed_release_nothing(tmp_path):
+    """CoinCollector seed 5: the door north is opened, closed, then 'closed' again, which
+    refutes ``(door-open kitchen pantry north)``. The next plan opens the door and then fails
+    (no exit west): the world is restored, the door is closed again, so the open that ran is
+    no evidence, and the next file's door-open is still kept out. Only the step of a plan that
+    did not fail releases it."""
+    door_open = "(door-open kitchen pantry north)"
+    problems = [_problem("", door_open),
+                _problem(door_open, f"(not {door_open})"),
+                _problem(door_open, f"(not {door_open})"),
+                _problem("(connected kitchen ghost west)", f"(and {door_open} (at ghost))"),
+                _problem(door_open, "(at pantry)")]
+    record = tmp_path / "released.jsonl"
+    run_episode(make("coin-collector", rooms=3), Scripted(problems), seed=5,
+                limits=Limits(max_simulation_retries=2, max_solver_retries=0),
+                refuted_facts=True, record=record)
+    events = [json.loads(line) for line in record.read_text().splitlines()]
+    by_step = {}
+    for e in events:
+        by_step.setdefault(e.get("step"), []).append(e)
+    assert [e["facts"] for e in by_step[3] if e["type"] == "facts-refuted"] == [[door_open]]
+    ran = [e["command"] for e in by_step[4] if e["type"] == "action" and not e["error"]]
+    assert ran == ["open door to north"] and \
+        any(e["type"] == "simulation-error" for e in by_step[4])
+    assert not any(e["type"] == "facts-released" for e in by_step[4])
+    kept = [f for e in by_step[5] if e["type"] == "facts-kept-out" for f in e["fixes"]]
+    assert kept and door_open in kept[0]
+    released = [e for e in events if e["type"] == "facts-released"]
+    assert released and released[0]["step"] == 5 and released[0]["facts"] == [door_open]
+
+
+def test_formalize_and_plan_remembers_the_planned_files_not_a_refused_one():
+    """A call that ends refused leaves its file as the memory's last; what the caller ran
+    was the plan before, so the next call confirms that one, and the refused file's
+    invented exit is not remembered."""
+    from pddlkit.formalizers.api import formalize_and_plan
+
+    env = make("coin-collector", rooms=3)
+    obs, _ = env.reset(5)
+    opened = _problem("", "(door-open kitchen pantry north)")
+    refused = _problem("(connected kitchen ghost west)", "(holding coin)")   # no coin anywhere
+    refused = refused.replace("- room north", "- room coin - item north")
+    scripted = Scripted([opened, refused])
+    first = formalize_and_plan(obs, llm=scripted, env=env, fact_memory=True)
+    assert first.commands == ["open door to north"]
+    pairs = [(c, env.step(c).observation) for c in first.commands]
+    second = formalize_and_plan(pairs, memory=first.memory, fact_memory=True, solver_retries=0)
+    assert second.commands is None and "ghost" in second.memory.previous.problem
+    third = formalize_and_plan([("look", env.step("look").observation)], memory=second.memory,
+                               fact_memory=True, solver_retries=0)
+    remembered = third.memory.facts.facts
+    assert "(connected kitchen pantry north)" in remembered
+    assert not any("ghost" in fact for fact in remembered)
+
+
+def test_the_loop_holds_placeholders_against_what_the_episode_observed(tmp_path):
+    """The observation stand-in names an unseen room ``unknown_north_of_X``; with fact memory
+    on, the loop gives the merge the episode's observations, so such a placeholder, once the
+    room behind it is seen, is not merged back (without them, all the facts merged on this
+    episode before the fix were such placeholders)."""
+    from pddlkit.formalizers.noisy import NoisyFormalizer
+
+    record = tmp_path / "placeholders.jsonl"
+    result = run_episode(make("coin-collector", rooms=9),
+                         NoisyFormalizer("coin-collector", rate=1.0, seed=1), seed=1,
+                         fact_memory=True, record=record)
+    events = [json.loads(line) for line in record.read_text().splitlines()]
+    assert any("unknown_north_of" in e["problem"] for e in events if e["type"] == "files")
+    merged = [f for e in events if e["type"] == "facts-merged" for f in e["facts"]]
+    assert result.metrics.facts_merged == len(merged) > 0
+    assert not any("unknown_" in fact for fact in merged), merged
