@@ -8,6 +8,7 @@ of the observation reader's (right) files, so what a help changes is exactly its
 
 from __future__ import annotations
 
+import collections
 import json
 import re
 
@@ -29,6 +30,11 @@ def _strip_objects(problem: str) -> str:
         if depth == 0:
             return problem[:start] + problem[i + 1:]
     raise AssertionError("unclosed :objects")
+
+
+def _events(record) -> list[dict]:
+    """An episode record's events (JSON lines)."""
+    return [json.loads(line) for line in record.read_text().splitlines()]
 
 
 class NoObjects(ObservationFormalizer):
@@ -122,7 +128,7 @@ def test_an_identical_refused_answer_never_reaches_the_planner_twice(tmp_path):
     assert after.metrics.planner_calls == 1 and after.metrics.solver_errors == 1
     assert after.metrics.repeated_answers == 5 == fresh.calls - 1
     assert after.metrics.abort_reason.startswith("repeated answers: limit reached")
-    events = [json.loads(line) for line in record.read_text().splitlines()]
+    events = _events(record)
     repeats = [e for e in events if e["type"] == "repeated-answer"]
     assert len(repeats) == 5
     assert "same as one you gave before, which was refused" in repeats[0]["message"]
@@ -227,7 +233,7 @@ def test_a_fact_the_world_refuted_is_kept_out_of_later_problem_files(tmp_path):
     result = run_episode(make("coin-collector", rooms=3), UnseenCoin(), seed=2,
                          limits=Limits(max_simulation_retries=2), refuted_facts=True,
                          record=record)
-    events = [json.loads(line) for line in record.read_text().splitlines()]
+    events = _events(record)
     refuted = [e for e in events if e["type"] == "facts-refuted"]
     assert refuted and refuted[0]["facts"][0].startswith("(in coin ")
     fact = refuted[0]["facts"][0]
@@ -354,7 +360,7 @@ def test_a_pattern_the_world_refutes_keeps_every_fact_it_matches_out(tmp_path):
     run_episode(make("coin-collector", rooms=3), WrongExit(), seed=16,
                 limits=Limits(max_simulation_retries=2, max_solver_retries=1),
                 refuted_facts=True, record=record)
-    events = [json.loads(line) for line in record.read_text().splitlines()]
+    events = _events(record)
     refuted = [e for e in events if e["type"] == "facts-refuted"]
     assert refuted and refuted[0]["facts"] == ["(connected kitchen ?to west)"]
     sim = [e for e in events if e["type"] == "simulation-error"]
@@ -471,10 +477,10 @@ class Scripted(ObservationFormalizer):
         return Files(DOMAIN, self.problems[min(self.calls, len(self.problems)) - 1])
 
 
-def _problem(init: str, goal: str) -> str:
+def _problem(init: str, goal: str, objects: str = "") -> str:
     return ("(define (problem p) (:domain coin-collector) (:objects kitchen pantry ghost - room "
-            "north west - direction) (:init (at kitchen) (connected kitchen pantry north) "
-            f"(has-door kitchen pantry north) {init}) (:goal {goal}))")
+            f"{objects} north west - direction) (:init (at kitchen) (connected kitchen pantry "
+            f"north) (has-door kitchen pantry north) {init}) (:goal {goal}))")
 
 
 def test_the_steps_of_a_plan_that_then_failed_release_nothing(tmp_path):
@@ -493,10 +499,10 @@ def test_the_steps_of_a_plan_that_then_failed_release_nothing(tmp_path):
     run_episode(make("coin-collector", rooms=3), Scripted(problems), seed=5,
                 limits=Limits(max_simulation_retries=2, max_solver_retries=0),
                 refuted_facts=True, record=record)
-    events = [json.loads(line) for line in record.read_text().splitlines()]
-    by_step = {}
+    events = _events(record)
+    by_step = collections.defaultdict(list)
     for e in events:
-        by_step.setdefault(e.get("step"), []).append(e)
+        by_step[e.get("step")].append(e)
     assert [e["facts"] for e in by_step[3] if e["type"] == "facts-refuted"] == [[door_open]]
     ran = [e["command"] for e in by_step[4] if e["type"] == "action" and not e["error"]]
     assert ran == ["open door to north"] and \
@@ -517,8 +523,8 @@ def test_formalize_and_plan_remembers_the_planned_files_not_a_refused_one():
     env = make("coin-collector", rooms=3)
     obs, _ = env.reset(5)
     opened = _problem("", "(door-open kitchen pantry north)")
-    refused = _problem("(connected kitchen ghost west)", "(holding coin)")   # no coin anywhere
-    refused = refused.replace("- room north", "- room coin - item north")
+    refused = _problem("(connected kitchen ghost west)", "(holding coin)",   # no coin anywhere
+                       objects="coin - item")
     scripted = Scripted([opened, refused])
     first = formalize_and_plan(obs, llm=scripted, env=env, fact_memory=True)
     assert first.commands == ["open door to north"]
@@ -543,7 +549,7 @@ def test_the_loop_holds_placeholders_against_what_the_episode_observed(tmp_path)
     result = run_episode(make("coin-collector", rooms=9),
                          NoisyFormalizer("coin-collector", rate=1.0, seed=1), seed=1,
                          fact_memory=True, record=record)
-    events = [json.loads(line) for line in record.read_text().splitlines()]
+    events = _events(record)
     assert any("unknown_north_of" in e["problem"] for e in events if e["type"] == "files")
     merged = [f for e in events if e["type"] == "facts-merged" for f in e["facts"]]
     assert result.metrics.facts_merged == len(merged) > 0
