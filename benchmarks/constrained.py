@@ -62,8 +62,7 @@ def run_row(agent: str, args: list[str], model: str, constrained: bool, folder: 
     if constrained:
         command.append("--constrained")
     start = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, timeout=timeout,
-                          env={**os.environ, "PDDLKIT_NO_CACHE": "1"})
+    done = run_cli(command, timeout, {**os.environ, "PDDLKIT_NO_CACHE": "1"})
     seconds = time.perf_counter() - start
     if done.returncode not in (0, 1):
         return {"error": (done.stderr.strip().splitlines() or ["?"])[-1], "seconds": seconds}
@@ -71,6 +70,50 @@ def run_row(agent: str, args: list[str], model: str, constrained: bool, folder: 
     calls = [json.loads(line) for line in transcript.read_text().splitlines()] \
         if transcript.exists() else []
     return {"rows": rows, "calls": calls, "seconds": seconds}
+
+
+class RowInterrupted(KeyboardInterrupt):
+    """Ctrl-C (or a time limit's SIGINT) during a row: ``said`` is the row's process's own
+    last line, which names the episode it cut, what that episode had spent and where its
+    record is."""
+
+    def __init__(self, said: str) -> None:
+        super().__init__(said)
+        self.said = said
+
+
+def run_cli(command: list[str], timeout: float, env: dict) -> subprocess.CompletedProcess:
+    """``subprocess.run`` for a ``pddlkit run``, except on an interrupt: the process is given
+    time to write what its cut episode spent to the record (it had the same Ctrl-C, being in
+    the same process group; if not, it is sent one after 5 s) and is killed only after 30 s,
+    where ``subprocess.run`` kills it a quarter of a second after the signal, so the episode
+    in progress left no trace of its calls. Then :class:`RowInterrupted` with its line."""
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          env=env) as process:
+        try:
+            stdout, stderr = process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate()
+            raise
+        except KeyboardInterrupt:
+            stderr = _after_interrupt(process)
+            lines = stderr.strip().splitlines()
+            raise RowInterrupted(lines[-1] if lines else
+                                 f"the row's process ended with status {process.returncode}") \
+                from None
+    return subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
+
+
+def _after_interrupt(process: subprocess.Popen) -> str:
+    import signal
+
+    for wait, then in ((5, lambda: process.send_signal(signal.SIGINT)), (30, process.kill)):
+        try:
+            return process.communicate(timeout=wait)[1]
+        except subprocess.TimeoutExpired:
+            then()
+    return process.communicate()[1]
 
 
 def pddlego_quality(calls: list[dict]) -> tuple[float, float]:
@@ -176,5 +219,17 @@ def main() -> None:
         Path(args.out).write_text("\n".join(lines) + "\n" + tail + "\n")
 
 
+def interrupted(script: str, exc: KeyboardInterrupt) -> SystemExit:
+    """One line for an interrupted benchmark (no traceback), naming the row's cut episode
+    when a row was running; the shell's status for an interrupt."""
+    said = getattr(exc, "said", "")
+    print(f"{script}: interrupted; the rows above are complete"
+          + (f"; the row that was running said: {said}" if said else ""), flush=True)
+    return SystemExit(130)
+
+
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except KeyboardInterrupt as exc:
+        raise interrupted("benchmarks/constrained.py", exc)

@@ -30,7 +30,10 @@ long sweep can be run in parts; every row names its seeds, and the table is rewr
 each row, so a stopped run keeps the rows it finished. ``--save DIR`` keeps each row's
 episodes (JSON) and its record (every episode's events, for counting failure modes);
 ``--merge DIR`` pools the rows kept there into one table per environment (seeds run in parts
-at one commit are one row).
+at one commit are one row). Interrupted (Ctrl-C, or ``timeout -s INT`` around a long seed), it
+prints one line with the running row's own: the episode it cut, the seconds and LLM calls that
+episode had spent; that episode has no row, and its record ends with an ``interrupted`` event
+carrying its calls and tokens (:meth:`pddlkit.agents.episode.Job.interrupted`).
 
 Columns: won, LLM calls, tokens (prompt + completion), wall seconds, calls per won episode,
 mean fact precision and recall of the problem files against the environment's truth
@@ -337,4 +340,9 @@ def write(out: str, title: str, lines: list[str], total: str) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except KeyboardInterrupt as exc:   # Ctrl-C, or the SIGINT of `timeout -s INT` around a seed
+        from constrained import interrupted
+
+        raise interrupted("benchmarks/small_model.py", exc)

@@ -373,4 +373,45 @@ def test_ctrl_c_ends_a_run_cleanly(tmp_path):
     run.send_signal(signal.SIGINT)
     _, err = run.communicate(timeout=60)
     assert run.returncode == 130 and "Traceback" not in err, err
-    assert f"interrupted (Ctrl-C); the record so far is in {record}" in err
+    assert "interrupted (Ctrl-C) in the episode of seed 0 after " in err, err
+    assert err.rstrip().endswith(f"; the record so far is in {record}"), err
+    # the cut episode's work is in the record: its start, then what it had spent
+    events = [json.loads(line) for line in record.read_text().splitlines()]
+    assert events[0]["type"] == "start" and events[-1]["type"] == "interrupted", events
+    assert events[-1]["episode"] == 0 and events[-1]["seconds"] > 0
+    assert {"calls", "prompt_tokens", "completion_tokens"} <= set(events[-1])
+
+
+def test_ctrl_c_keeps_what_the_cut_episode_spent_with_a_real_client(tmp_path):
+    """The real openai client over HTTP: one answer (11 + 7 tokens, unreadable), then the
+    next request hangs and Ctrl-C comes; the episode's row is never written, yet its call
+    and tokens are: in the one line and in the record's ``interrupted`` event."""
+    import signal
+    import time
+
+    from llm_server import ChatServer, answer, hang
+
+    server = ChatServer()
+    server.script.extend([answer("no PDDL here", 11, 7), hang(120)])
+    record = tmp_path / "run.jsonl"
+    try:
+        run = subprocess.Popen(
+            [sys.executable, "-m", "pddlkit.cli", "run", "pddlego", "--env", "coin-collector",
+             "--llm", f"openai:test-model@{server.url}", "--record", str(record)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            env={**os.environ, "PDDLKIT_NO_CACHE": "1"},
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        for _ in range(600):   # the second request is hanging
+            if len(server.requests) >= 2 or run.poll() is not None:
+                break
+            time.sleep(0.1)
+        run.send_signal(signal.SIGINT)
+        _, err = run.communicate(timeout=60)
+    finally:
+        server.stop()
+    assert run.returncode == 130 and "Traceback" not in err, err
+    assert "in the episode of seed 0 after " in err and " s and 1 LLM call(s); the record " \
+        "so far is in " in err, err
+    cut = [json.loads(line) for line in record.read_text().splitlines()][-1]
+    assert cut["type"] == "interrupted" and cut["stand_in"] is None, cut
+    assert (cut["calls"], cut["prompt_tokens"], cut["completion_tokens"]) == (1, 11, 7), cut

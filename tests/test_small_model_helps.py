@@ -12,6 +12,8 @@ import collections
 import json
 import re
 
+import pytest
+
 from pddlkit.envs import make
 from pddlkit.formalizers.answer import Files
 from pddlkit.formalizers.loop import Limits, run_episode
@@ -554,3 +556,49 @@ def test_the_loop_holds_placeholders_against_what_the_episode_observed(tmp_path)
     merged = [f for e in events if e["type"] == "facts-merged" for f in e["facts"]]
     assert result.metrics.facts_merged == len(merged) > 0
     assert not any("unknown_" in fact for fact in merged), merged
+
+
+@pytest.mark.parametrize("to", ["group", "benchmark"])
+def test_an_interrupted_benchmark_row_leaves_its_cut_episode_in_the_record(tmp_path, to):
+    """Ctrl-C (the whole process group) or a SIGINT to the benchmark alone, while a row's
+    ``pddlkit run`` plays: the benchmark prints one line naming the cut episode (no
+    traceback) and exits 130, and the row's record ends with that episode's ``interrupted``
+    event (``subprocess.run`` killed the row a quarter of a second after the signal, so a
+    seed stopped by a time limit left nothing of its calls and tokens)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    benchmarks = Path(__file__).resolve().parent.parent / "benchmarks"
+    record = tmp_path / "row.jsonl"
+    driver = tmp_path / "driver.py"
+    driver.write_text(
+        f"import os, sys\nsys.path.insert(0, {str(benchmarks)!r})\n"
+        "from constrained import interrupted, run_cli\n"
+        "try:\n"
+        "    run_cli([sys.executable, '-m', 'pddlkit.cli', 'run', 'ipp', '--env', 'grasp',\n"
+        f"             '--record', {str(record)!r}], 600, dict(os.environ))\n"
+        "except KeyboardInterrupt as exc:\n"
+        "    raise interrupted('driver', exc)\n")
+    run = subprocess.Popen([sys.executable, str(driver)], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, start_new_session=True,
+                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    for _ in range(600):   # the row's episode has begun
+        if record.exists() or run.poll() is not None:
+            break
+        time.sleep(0.1)
+    time.sleep(0.5)
+    if to == "group":
+        os.killpg(run.pid, signal.SIGINT)
+    else:
+        run.send_signal(signal.SIGINT)
+    out, err = run.communicate(timeout=120)
+    assert run.returncode == 130 and "Traceback" not in err + out, (out, err)
+    assert ("driver: interrupted; the rows above are complete; the row that was running "
+            "said: pddlkit run ipp: interrupted (Ctrl-C) in the episode of seed 0 after ") \
+        in out, out
+    events = [json.loads(line) for line in record.read_text().splitlines()]
+    assert events[-1]["type"] == "interrupted" and events[-1]["episode"] == 0, events[-1]

@@ -366,10 +366,17 @@ def run(spec: AgentSpec, args) -> int:
             FileNotFoundError, ImportError, RuntimeError, OSError) as exc:
         error = str(exc).strip() or type(exc).__name__
     except KeyboardInterrupt:
-        # Ctrl-C: the episodes finished so far are printed (and are in the record), no
+        # Ctrl-C: the episodes finished so far are printed (and are in the record), the one
+        # cut says what it had spent (its record ends with an "interrupted" event), no
         # traceback; the exit status is the shell's for an interrupt
-        error = "interrupted (Ctrl-C)" + (f"; the record so far is in {args.record}"
-                                          if args.record else "")
+        cut = job.interrupted()
+        error = "interrupted (Ctrl-C)"
+        if cut:
+            error += f" in the episode of seed {cut['seed']} after {cut['seconds']:.0f} s"
+            if not cut["stand_in"]:   # a stand-in's calls are in its own ledger
+                error += f" and {cut['calls']} LLM call(s)"
+        if args.record:
+            error += f"; the record so far is in {args.record}"
         interrupted = True
     if args.json:
         print(json.dumps([r.as_dict() for r in rows], indent=2, default=str))

@@ -2,7 +2,8 @@
 
 An :class:`Episode` owns what every front end used to do its own way: the JSONL record (one
 line per event, ``{"type": ..., "time": ..., "episode": seed, ...}``, appended, so a run
-stopped halfway keeps what it wrote), the live transcript (the agent's ``describe`` turns an
+stopped halfway keeps what it wrote, and the episode an interrupt cut ends with an
+``interrupted`` event holding what it had spent: :meth:`Job.interrupted`), the live transcript (the agent's ``describe`` turns an
 event into a line for people), the LLM-usage scope (calls and tokens spent between the
 episode's start and its row, read from the process-wide ledger every pddlkit LLM records into
 unless given its own), and the metrics, which end as one :class:`~.row.Row`.
@@ -76,6 +77,8 @@ class Job:
         self._record = RecordFile(self.record)
         if self.ledger is None:
             self.ledger = _ledger()
+        self._playing: Optional[Episode] = None   # the episode begun and not yet ended by a row
+        self._cut: Optional[dict] = None          # what :meth:`interrupted` wrote, once
 
     def make_env(self, **given: Any) -> Any:
         """The job's environment, the one way every front end gets it: the registry's
@@ -123,14 +126,37 @@ class Job:
     def play(self) -> Iterator[Row]:
         """The agent's rows, one per seed, played under :meth:`llm_settings`."""
         with self.llm_settings():
-            yield from self.spec.play(self)
+            try:
+                yield from self.spec.play(self)
+            except KeyboardInterrupt:   # whoever plays the job (CLI, run_job, a sweep)
+                self.interrupted()
+                raise
 
     @property
     def stand_in(self) -> Optional[str]:
         return self.spec.stand_in_label(self.llm)
 
     def episode(self, seed: Optional[int]) -> "Episode":
-        return Episode(self, seed)
+        self._playing = Episode(self, seed)
+        return self._playing
+
+    def interrupted(self) -> Optional[dict]:
+        """What the episode cut by an interrupt (Ctrl-C, a time limit's SIGINT) had done:
+        written to the record as an ``interrupted`` event (its seed, seconds, and the LLM
+        calls and tokens the job's ledger counted since it began) and returned, so the work
+        spent on it is not lost with its row; None when no episode was in progress. A
+        stand-in counts its calls in a ledger of its own, so its event says ``stand_in`` and
+        its counts here are the job ledger's (none of the stand-in's). :meth:`play` calls it
+        on the interrupt; a second call returns the same, writing nothing."""
+        if self._playing is None:
+            return self._cut
+        episode, self._playing = self._playing, None
+        data = {"seconds": round(time.monotonic() - episode.started, 3), **episode.usage(),
+                "stand_in": self.stand_in}
+        episode._start()
+        self._record.write("interrupted", episode=episode.seed, **data)
+        self._cut = {"seed": episode.seed, **data}
+        return self._cut
 
 
 class Episode:
@@ -195,4 +221,6 @@ class Episode:
                   dict(columns), summary, score, measure)
         self._start()
         self.job._record.write("outcome", episode=self.seed, **row.as_dict())
+        if self.job._playing is self:
+            self.job._playing = None
         return row
