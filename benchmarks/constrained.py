@@ -23,12 +23,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Optional
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -82,38 +84,55 @@ class RowInterrupted(KeyboardInterrupt):
         self.said = said
 
 
-def run_cli(command: list[str], timeout: float, env: dict) -> subprocess.CompletedProcess:
-    """``subprocess.run`` for a ``pddlkit run``, except on an interrupt: the process is given
-    time to write what its cut episode spent to the record (it had the same Ctrl-C, being in
-    the same process group; if not, it is sent one after 5 s) and is killed only after 30 s,
-    where ``subprocess.run`` kills it a quarter of a second after the signal, so the episode
-    in progress left no trace of its calls. Then :class:`RowInterrupted` with its line."""
-    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                          env=env) as process:
+def run_cli(command: list[str], timeout: float, env: Optional[dict]) -> \
+        subprocess.CompletedProcess:
+    """``subprocess.run`` for a ``pddlkit run``, except when it is stopped. ``subprocess.run``
+    killed the process a quarter of a second after a Ctrl-C (and at once at ``timeout``), so
+    the episode in progress left nothing of its calls and tokens. Here the process runs in a
+    session of its own (tied to this one's life) and is sent exactly one SIGINT, on Ctrl-C or
+    at ``timeout``; it then writes its cut episode's ``interrupted`` event and its one line,
+    and is killed, with its children, only if it has not ended 30 s later. On Ctrl-C this
+    raises :class:`RowInterrupted` with that line; at ``timeout`` the ended process is
+    returned (status 130: the caller reports its line as the row's error)."""
+    from pddlkit.processes import die_with_parent
+
+    parent = os.getpid()
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, env=env, start_new_session=True,
+                               preexec_fn=lambda: die_with_parent(parent))
+    try:
         try:
             stdout, stderr = process.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
-            process.kill()
-            process.communicate()
-            raise
+            stdout, stderr = _stop(process)
         except KeyboardInterrupt:
-            stderr = _after_interrupt(process)
+            _, stderr = _stop(process)
             lines = stderr.strip().splitlines()
-            raise RowInterrupted(lines[-1] if lines else
-                                 f"the row's process ended with status {process.returncode}") \
-                from None
+            said = lines[-1] if lines else f"the row's process ended with status " \
+                                           f"{process.returncode}"
+            if process.returncode in (0, 1):
+                said = "the row had just finished (its episodes are in its record, not " \
+                       "in this table)"
+            raise RowInterrupted(said) from None
+    finally:
+        if process.poll() is None:   # a second Ctrl-C during the grace: nothing left behind
+            from pddlkit.processes import kill_group
+
+            kill_group(process)
     return subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
 
 
-def _after_interrupt(process: subprocess.Popen) -> str:
-    import signal
+def _stop(process: subprocess.Popen, grace: float = 30) -> tuple[str, str]:
+    """One SIGINT, then ``grace`` seconds for the process to write what its cut episode spent
+    before its group is killed; its output."""
+    from pddlkit.processes import kill_group
 
-    for wait, then in ((5, lambda: process.send_signal(signal.SIGINT)), (30, process.kill)):
-        try:
-            return process.communicate(timeout=wait)[1]
-        except subprocess.TimeoutExpired:
-            then()
-    return process.communicate()[1]
+    process.send_signal(signal.SIGINT)
+    try:
+        return process.communicate(timeout=grace)
+    except subprocess.TimeoutExpired:
+        kill_group(process)
+        return process.communicate()
 
 
 def pddlego_quality(calls: list[dict]) -> tuple[float, float]:

@@ -32,8 +32,9 @@ episodes (JSON) and its record (every episode's events, for counting failure mod
 ``--merge DIR`` pools the rows kept there into one table per environment (seeds run in parts
 at one commit are one row). Interrupted (Ctrl-C, or ``timeout -s INT`` around a long seed), it
 prints one line with the running row's own: the episode it cut, the seconds and LLM calls that
-episode had spent; that episode has no row, and its record ends with an ``interrupted`` event
-carrying its calls and tokens (:meth:`pddlkit.agents.episode.Job.interrupted`).
+episode had spent; that episode has no row, and with ``--save`` its record ends with an
+``interrupted`` event carrying its calls and tokens
+(:meth:`pddlkit.agents.episode.Job.interrupted`, :func:`constrained.run_cli`).
 
 Columns: won, LLM calls, tokens (prompt + completion), wall seconds, calls per won episode,
 mean fact precision and recall of the problem files against the environment's truth

@@ -378,6 +378,7 @@ def test_ctrl_c_ends_a_run_cleanly(tmp_path):
     # the cut episode's work is in the record: its start, then what it had spent
     events = [json.loads(line) for line in record.read_text().splitlines()]
     assert events[0]["type"] == "start" and events[-1]["type"] == "interrupted", events
+    assert [e["type"] for e in events].count("interrupted") == 1
     assert events[-1]["episode"] == 0 and events[-1]["seconds"] > 0
     assert {"calls", "prompt_tokens", "completion_tokens"} <= set(events[-1])
 
@@ -412,6 +413,8 @@ def test_ctrl_c_keeps_what_the_cut_episode_spent_with_a_real_client(tmp_path):
     assert run.returncode == 130 and "Traceback" not in err, err
     assert "in the episode of seed 0 after " in err and " s and 1 LLM call(s); the record " \
         "so far is in " in err, err
-    cut = [json.loads(line) for line in record.read_text().splitlines()][-1]
+    events = [json.loads(line) for line in record.read_text().splitlines()]
+    assert [e["type"] for e in events].count("interrupted") == 1
+    cut = events[-1]
     assert cut["type"] == "interrupted" and cut["stand_in"] is None, cut
     assert (cut["calls"], cut["prompt_tokens"], cut["completion_tokens"]) == (1, 11, 7), cut

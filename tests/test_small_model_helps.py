@@ -602,3 +602,29 @@ def test_an_interrupted_benchmark_row_leaves_its_cut_episode_in_the_record(tmp_p
         in out, out
     events = [json.loads(line) for line in record.read_text().splitlines()]
     assert events[-1]["type"] == "interrupted" and events[-1]["episode"] == 0, events[-1]
+    assert [e["type"] for e in events].count("interrupted") == 1
+
+
+def test_a_benchmark_row_past_its_time_limit_is_stopped_the_same_way(tmp_path, monkeypatch):
+    """At ``run_cli``'s own time limit the row is sent one SIGINT (not killed at once, as
+    ``subprocess.run`` did): it ends with its one line and its cut episode's event."""
+    import importlib.util
+    import os
+    import sys
+    from pathlib import Path
+
+    monkeypatch.setattr(sys, "path", list(sys.path))   # the script puts the repo first
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "constrained.py"
+    spec = importlib.util.spec_from_file_location("constrained_rows", path)
+    constrained = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(constrained)
+    run_cli = constrained.run_cli
+    record = tmp_path / "row.jsonl"
+    done = run_cli([sys.executable, "-m", "pddlkit.cli", "run", "ipp", "--env", "grasp",
+                    "--record", str(record)], 4, dict(os.environ))
+    assert done.returncode == 130 and "Traceback" not in done.stderr, done.stderr
+    assert "pddlkit run ipp: interrupted (Ctrl-C) in the episode of seed 0 after " \
+        in done.stderr, done.stderr
+    events = [json.loads(line) for line in record.read_text().splitlines()]
+    assert [e["type"] for e in events].count("interrupted") == 1 == \
+        (events[-1]["type"] == "interrupted"), events

@@ -2,11 +2,12 @@
 
 An :class:`Episode` owns what every front end used to do its own way: the JSONL record (one
 line per event, ``{"type": ..., "time": ..., "episode": seed, ...}``, appended, so a run
-stopped halfway keeps what it wrote, and the episode an interrupt cut ends with an
-``interrupted`` event holding what it had spent: :meth:`Job.interrupted`), the live transcript (the agent's ``describe`` turns an
-event into a line for people), the LLM-usage scope (calls and tokens spent between the
-episode's start and its row, read from the process-wide ledger every pddlkit LLM records into
-unless given its own), and the metrics, which end as one :class:`~.row.Row`.
+stopped halfway keeps what it wrote; an episode an interrupt cut ends with an
+``interrupted`` event holding what it had spent: :meth:`Job.interrupted`), the live
+transcript (the agent's ``describe`` turns an event into a line for people), the LLM-usage
+scope (calls and tokens spent between the episode's start and its row, read from the
+process-wide ledger every pddlkit LLM records into unless given its own), and the metrics,
+which end as one :class:`~.row.Row`.
 """
 
 from __future__ import annotations
@@ -150,12 +151,12 @@ class Job:
         on the interrupt; a second call returns the same, writing nothing."""
         if self._playing is None:
             return self._cut
-        episode, self._playing = self._playing, None
+        episode = self._playing
         data = {"seconds": round(time.monotonic() - episode.started, 3), **episode.usage(),
                 "stand_in": self.stand_in}
         episode._start()
         self._record.write("interrupted", episode=episode.seed, **data)
-        self._cut = {"seed": episode.seed, **data}
+        self._cut, self._playing = {"seed": episode.seed, **data}, None
         return self._cut
 
 
