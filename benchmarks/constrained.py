@@ -94,7 +94,7 @@ def run_cli(command: list[str], timeout: float, env: Optional[dict]) -> \
     and is killed, with its children, only if it has not ended 30 s later. On Ctrl-C this
     raises :class:`RowInterrupted` with that line; at ``timeout`` the ended process is
     returned (status 130: the caller reports its line as the row's error)."""
-    from pddlkit.processes import die_with_parent
+    from pddlkit.processes import die_with_parent, kill_group
 
     parent = os.getpid()
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -116,8 +116,6 @@ def run_cli(command: list[str], timeout: float, env: Optional[dict]) -> \
             raise RowInterrupted(said) from None
     finally:
         if process.poll() is None:   # a second Ctrl-C during the grace: nothing left behind
-            from pddlkit.processes import kill_group
-
             kill_group(process)
     return subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
 

@@ -39,6 +39,22 @@ def _events(record) -> list[dict]:
     return [json.loads(line) for line in record.read_text().splitlines()]
 
 
+def _benchmark(name: str, monkeypatch):
+    """A script of benchmarks/ as a module, loaded from its file. The scripts put the repo
+    and benchmarks/ first on sys.path (benchmarks/envs.py would hide the envs package from
+    later tests), so sys.path is restored after the test."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"{name}_script", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 class NoObjects(ObservationFormalizer):
     """Right facts and goal, never an (:objects ...) section."""
 
@@ -287,21 +303,10 @@ def test_the_benchmark_s_preset_rows_name_the_helps_they_measured(monkeypatch, t
     """The household's six helps joined ``--small-model`` on 2026-11-28: the benchmark's
     ``preset`` row is now what ``preset-focus`` measured, and ``preset-before`` spells out
     the set the rows called ``preset`` before that date measured."""
-    import sys
-    from pathlib import Path
-
     from pddlkit.agents import get_agent
     from pddlkit.formalizers.agents import helps
 
-    import importlib.util
-
-    # the script puts benchmarks/ first on sys.path (its envs.py would hide the envs
-    # package from later tests): loaded from its file, with sys.path restored after
-    monkeypatch.setattr(sys, "path", list(sys.path))
-    path = Path(__file__).resolve().parent.parent / "benchmarks" / "small_model.py"
-    spec_ = importlib.util.spec_from_file_location("small_model_rows", path)
-    small_model = importlib.util.module_from_spec(spec_)
-    spec_.loader.exec_module(small_model)
+    small_model = _benchmark("small_model", monkeypatch)
 
     spec = get_agent("pddlego")
     _check_merged_spans(small_model, tmp_path)
@@ -600,7 +605,7 @@ def test_an_interrupted_benchmark_row_leaves_its_cut_episode_in_the_record(tmp_p
     assert ("driver: interrupted; the rows above are complete; the row that was running "
             "said: pddlkit run ipp: interrupted (Ctrl-C) in the episode of seed 0 after ") \
         in out, out
-    events = [json.loads(line) for line in record.read_text().splitlines()]
+    events = _events(record)
     assert events[-1]["type"] == "interrupted" and events[-1]["episode"] == 0, events[-1]
     assert [e["type"] for e in events].count("interrupted") == 1
 
@@ -608,23 +613,16 @@ def test_an_interrupted_benchmark_row_leaves_its_cut_episode_in_the_record(tmp_p
 def test_a_benchmark_row_past_its_time_limit_is_stopped_the_same_way(tmp_path, monkeypatch):
     """At ``run_cli``'s own time limit the row is sent one SIGINT (not killed at once, as
     ``subprocess.run`` did): it ends with its one line and its cut episode's event."""
-    import importlib.util
     import os
     import sys
-    from pathlib import Path
 
-    monkeypatch.setattr(sys, "path", list(sys.path))   # the script puts the repo first
-    path = Path(__file__).resolve().parent.parent / "benchmarks" / "constrained.py"
-    spec = importlib.util.spec_from_file_location("constrained_rows", path)
-    constrained = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(constrained)
-    run_cli = constrained.run_cli
+    run_cli = _benchmark("constrained", monkeypatch).run_cli
     record = tmp_path / "row.jsonl"
     done = run_cli([sys.executable, "-m", "pddlkit.cli", "run", "ipp", "--env", "grasp",
                     "--record", str(record)], 4, dict(os.environ))
     assert done.returncode == 130 and "Traceback" not in done.stderr, done.stderr
     assert "pddlkit run ipp: interrupted (Ctrl-C) in the episode of seed 0 after " \
         in done.stderr, done.stderr
-    events = [json.loads(line) for line in record.read_text().splitlines()]
-    assert [e["type"] for e in events].count("interrupted") == 1 == \
-        (events[-1]["type"] == "interrupted"), events
+    events = _events(record)
+    assert events[-1]["type"] == "interrupted", events[-1]
+    assert [e["type"] for e in events].count("interrupted") == 1
