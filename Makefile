@@ -10,6 +10,19 @@ STAMP := $(VENV)/.pddlkit-installed
 ALFWORLD_VENV := .venv-alfworld
 ALFWORLD_STAMP := $(ALFWORLD_VENV)/.alfworld-installed
 TEST_STAMP := $(VENV)/.pddlkit-test-installed
+# llama-cpp-python builds llama.cpp with -march=native. On a CPU with AMX that compiles in
+# llama.cpp's AMX kernels, which crash the server on its first answer on virtualized machines
+# (a general protection fault in libggml-cpu, seen here on a 2-core Xeon; llama.cpp issue
+# 20824, fix proposed in PR 26954). On such a CPU the build names each instruction set that
+# /proc/cpuinfo lists (AVX2, FMA, F16C and BMI2 are on by default once native is off) and
+# leaves AMX out; elsewhere it stays native. CMAKE_ARGS set by hand come after, and win.
+CPU_FLAGS := $(shell grep -m1 '^flags' /proc/cpuinfo 2>/dev/null)
+cpu_has = $(if $(filter $(1),$(CPU_FLAGS)),$(2))
+LLAMA_CMAKE_ARGS := $(call cpu_has,amx_int8,-DGGML_NATIVE=OFF \
+  $(call cpu_has,avx512bw,-DGGML_AVX512=ON) $(call cpu_has,avx512vbmi,-DGGML_AVX512_VBMI=ON) \
+  $(call cpu_has,avx512_vnni,-DGGML_AVX512_VNNI=ON) \
+  $(call cpu_has,avx512_bf16,-DGGML_AVX512_BF16=ON) $(call cpu_has,avx_vnni,-DGGML_AVX_VNNI=ON))
+LLAMA_BUILD := CMAKE_ARGS="$(LLAMA_CMAKE_ARGS) $$CMAKE_ARGS"
 
 .PHONY: demo test install install-critic alfworld bench clean llm-server llm-stop
 
@@ -30,7 +43,7 @@ install: $(STAMP)
 # plots and Ray executor; the MCP SDK for `pddlkit mcp`; ENHSP (up-enhsp) for numeric planning.
 $(TEST_STAMP): $(STAMP)
 	$(PY) -m pip install -q torch==2.13.0
-	$(PY) -m pip install -q -e '.[test,hf,critic,textworld,bench,ray,minigrid,nethack,crafter,microrts,local-llm,mcp,numeric]'
+	$(LLAMA_BUILD) $(PY) -m pip install -q -e '.[test,hf,critic,textworld,bench,ray,minigrid,nethack,crafter,microrts,local-llm,mcp,numeric]'
 	command -v java >/dev/null || (apt-get update -qq && apt-get install -y -qq openjdk-17-jre-headless) \
 	  || sudo apt-get install -y -qq openjdk-17-jre-headless
 	command -v bwrap >/dev/null || (apt-get update -qq && apt-get install -y -qq bubblewrap) \
@@ -62,7 +75,7 @@ test: $(TEST_STAMP) $(ALFWORLD_STAMP)
 # prints the OPENAI_BASE_URL to use; `make llm-stop` ends it.
 LLM_MODEL ?= qwen2.5-coder-1.5b
 llm-server: $(STAMP)
-	$(PY) -m pip install -q -e '.[local-llm]'
+	$(LLAMA_BUILD) $(PY) -m pip install -q -e '.[local-llm]'
 	$(VENV)/bin/pddlkit llm serve --model $(LLM_MODEL)
 
 llm-stop: $(STAMP)

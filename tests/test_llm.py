@@ -155,6 +155,86 @@ def test_connection_refused_names_the_url(tmp_path):
     assert "127.0.0.1:9" in str(err.value) and "server running" in err.value.hint
 
 
+CRASHING_SERVER = """
+import http.server, json, os, signal, sys
+class Handler(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+    def do_GET(self):   # /v1/models answers, as llama.cpp's server does once loaded
+        body = json.dumps({"data": [{"id": "m"}]}).encode()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def do_POST(self):  # the first answer crashes the process, as llama.cpp's AMX kernels do
+        os.kill(os.getpid(), signal.SIGSEGV)
+server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+print(server.server_address[1], flush=True)
+server.serve_forever()
+"""
+
+
+@pytest.mark.parametrize("amx", [True, False])
+def test_a_local_server_that_crashes_while_answering_says_so_with_its_fix(tmp_path, amx):
+    """A server that dies on its first answer (seen: llama.cpp's AMX kernels, a general
+    protection fault on a virtualized Xeon) is named with its pid and log, not reported as a
+    bare "cannot connect"; with the AMX kernels in its log, the hint is the rebuild."""
+    from functools import partial
+
+    from pddlkit.llm import local_server
+
+    process = subprocess.Popen([sys.executable, "-c", CRASHING_SERVER], stdout=subprocess.PIPE,
+                               text=True)
+    port = int(process.stdout.readline())
+    server = local_server.LocalServer("m", "m.gguf", "127.0.0.1", port, process.pid, time.time())
+    local_server.servers_dir().mkdir(parents=True)
+    (local_server.servers_dir() / "m.log").write_text(
+        "load_tensors: CPU_Mapped model buffer size = 877.31 MiB\n"
+        + ("load_tensors: AMX model buffer size = 950.71 MiB\n" if amx else "")
+        + "INFO:     Uvicorn running on http://127.0.0.1:%d\n" % port)
+    assert local_server.gone(server) is None       # alive: nothing to say yet
+    llm = OpenAIChat("m", base_url=server.base_url, cache=False, max_retries=1, backoff=0.01,
+                     ledger=UsageLedger())
+    llm.server_gone = partial(local_server.gone, server)
+    try:
+        with pytest.raises(LLMConnectionError) as err:
+            llm.complete("hi")
+    finally:
+        process.kill()
+        process.wait()
+    said = str(err.value)
+    assert f"pid {process.pid}" in said and "exited while answering" in said
+    assert "Uvicorn running" in said               # the log's last lines
+    if amx:
+        assert "AMX" in said and "make llm-server" in err.value.hint
+        assert "-DGGML_NATIVE=OFF" in err.value.hint
+    else:
+        assert "AMX" not in said and "dmesg" in err.value.hint
+    # with no hook (a server this process did not start) the error stays the plain one
+    plain = OpenAIChat("m", base_url=server.base_url, cache=False, max_retries=1,
+                       backoff=0.01, ledger=UsageLedger())
+    with pytest.raises(LLMConnectionError) as err:
+        plain.complete("hi")
+    assert "cannot connect" in str(err.value)
+
+
+def test_the_makefile_builds_llama_cpp_without_amx_on_an_amx_cpu():
+    """The build flags follow the CPU: on an AMX CPU native is off and AMX is not named, so
+    llama.cpp's AMX kernels are not compiled in; elsewhere no flag is added."""
+    def flags(cpu):
+        done = subprocess.run(["make", "-s", "--no-print-directory", "-f", "Makefile",
+                               "-f", "-", "show", f"CPU_FLAGS={cpu}"], cwd=REPO, text=True,
+                              capture_output=True,
+                              input="show:\n\t@echo ARGS=$(LLAMA_CMAKE_ARGS)\n")
+        assert done.returncode == 0, done.stderr
+        return done.stdout.split("ARGS=", 1)[1].split()
+    amx = flags("fpu sse avx2 avx512f avx512bw avx512vbmi avx512_vnni avx512_bf16 avx_vnni "
+                "amx_tile amx_int8 amx_bf16")
+    assert amx[0] == "-DGGML_NATIVE=OFF" and "-DGGML_AVX512=ON" in amx
+    assert "-DGGML_AVX512_BF16=ON" in amx and not any("AMX" in a for a in amx)
+    assert flags("fpu sse avx2 avx512f avx512bw") == []
+
+
 def test_401_is_not_retried(server, tmp_path):
     server.script.append(status(401, "invalid api key"))
     with pytest.raises(LLMRequestError) as err:

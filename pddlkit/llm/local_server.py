@@ -7,7 +7,9 @@ until it answers ``/v1/models``, and records it in ``<cache>/servers/<model>.jso
 next ``start`` (or the spec ``local:gemma-3-270m``, or another process) reuses it instead of
 starting a second one. ``stop`` ends the process group and removes the record; a record whose
 process is gone is ignored and replaced. The server's log is ``<cache>/servers/<model>.log``;
-when the server dies while starting, the error quotes its last lines.
+when the server dies while starting, the error quotes its last lines, and when it dies while
+answering (a crash inside llama.cpp), the client's error says so in place of a bare connection
+error (:func:`gone`), with the fix for the known AMX crash when the log shows those kernels.
 
 The prompt cache (``start(prompt_cache=True)``, ``PDDLKIT_LOCAL_PROMPT_CACHE=1``, ``pddlkit llm
 serve --prompt-cache``) is llama-cpp-python's ``--cache``: a RAM store of evaluated prompt states
@@ -251,6 +253,37 @@ def stop(model: str = DEFAULT_MODEL) -> bool:
         return False
     _kill(server.pid)
     return True
+
+
+#: what the server's log says when llama.cpp repacked the weights for its AMX kernels
+AMX_MARK = "AMX model buffer"
+
+
+def gone(server: LocalServer) -> Optional[LLMError]:
+    """Why ``server`` no longer answers, when its process has exited (else None): the error a
+    client raises in place of a bare "connection error", naming the pid, the log's last lines
+    and the fix. A server that dies while answering has crashed inside llama.cpp; when its log
+    shows the AMX kernels in use, that is the known crash of llama.cpp's AMX code on
+    virtualized AMX CPUs (llama.cpp issue 20824), and the fix is a build without them."""
+    if _pid_alive(server.pid):
+        return None
+    log = servers_dir() / f"{slug(server.model)}.log"
+    try:
+        amx = AMX_MARK in log.read_text(errors="replace")
+    except OSError:
+        amx = False
+    message = (f"the local server for {server.model} (pid {server.pid}, {server.base_url}) "
+               f"exited while answering: {_tail(log)}")
+    if amx:
+        return LLMError(
+            message + f"; its log shows llama.cpp's AMX kernels in use ({AMX_MARK}), which "
+            "crash on virtualized AMX CPUs (llama.cpp issue 20824)",
+            hint="rebuild llama-cpp-python without AMX: make llm-server does it on an AMX CPU "
+                 "(see the Makefile's LLAMA_CMAKE_ARGS); by hand: CMAKE_ARGS='-DGGML_NATIVE=OFF "
+                 "-DGGML_AVX512=ON' pip install --no-cache-dir --force-reinstall --no-deps "
+                 "llama-cpp-python==0.3.36")
+    return LLMError(message, hint=f"see {log} (and dmesg for a crash); pddlkit starts a new "
+                                  "server on the next run")
 
 
 def _kill(pid: int, grace: float = 10.0) -> None:

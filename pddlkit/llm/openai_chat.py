@@ -31,11 +31,11 @@ import os
 import random
 import re
 import time
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from .base import BaseLLM, CacheSpec, Completion, Request
-from .errors import (LLMConnectionError, LLMRateLimited, LLMRequestError, LLMServerError,
-                     LLMTimeout, LLMUnavailable)
+from .errors import (LLMConnectionError, LLMError, LLMRateLimited, LLMRequestError,
+                     LLMServerError, LLMTimeout, LLMUnavailable)
 
 OPENAI_URL = "https://api.openai.com/v1"
 log = logging.getLogger("pddlkit.llm")
@@ -102,6 +102,9 @@ class OpenAIChat(BaseLLM):
                     "(or base_url=) at a local OpenAI-compatible server")
             key = "not-needed"  # local servers ignore it, the client insists on one
         local = self.local = is_loopback(self.base_url)
+        #: for a server this process started (``local:``): why it stopped answering, when
+        #: its process is gone (an LLMError), else None; asked on a connection error
+        self.server_gone: Optional[Callable[[], Optional[LLMError]]] = None
         self.timeout = timeout if timeout is not None else (LOCAL_TIMEOUT if local else 120.0)
         self.max_retries = max_retries
         self.retry_timeouts = (not local) if retry_timeouts is None else retry_timeouts
@@ -299,6 +302,10 @@ class OpenAIChat(BaseLLM):
                 hint="raise timeout=, lower max_tokens, or check that the server is not "
                      "overloaded", attempts=attempts)
         if isinstance(exc, openai.APIConnectionError):
+            crashed = self.server_gone() if self.server_gone is not None else None
+            if crashed is not None:   # a local server that died says so, with its fix
+                return LLMConnectionError(crashed.message, hint=crashed.hint,
+                                          attempts=attempts)
             return LLMConnectionError(
                 f"cannot connect to {self.base_url} ({tries}): {exc}",
                 hint="is the server running? check OPENAI_BASE_URL (a vLLM or Ollama server "

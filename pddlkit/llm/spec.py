@@ -24,6 +24,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
+from functools import partial
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, Callable, Optional
@@ -62,7 +63,7 @@ def _hf(arg: Optional[str], **options: Any) -> LLM:
 def _local(arg: Optional[str], **options: Any) -> LLM:
     """A local llama.cpp server for a GGUF model (:mod:`.local_server`), started or reused,
     spoken to through the real :class:`~.openai_chat.OpenAIChat` over HTTP."""
-    from .local_server import DEFAULT_MODEL, start
+    from .local_server import DEFAULT_MODEL, gone, start
     from .openai_chat import OpenAIChat
 
     server = start(arg or DEFAULT_MODEL)
@@ -71,6 +72,7 @@ def _local(arg: Optional[str], **options: Any) -> LLM:
     options.setdefault("grammar", "gbnf")   # llama.cpp's server: GBNF grammars per request
     llm = OpenAIChat(server.model, base_url=server.base_url, **options)
     llm.context_tokens = getattr(server, "context", None)  # what front ends trim prompts to
+    llm.server_gone = partial(gone, server)   # a crash says so, not "cannot connect"
     return llm
 
 
