@@ -102,8 +102,9 @@ class OpenAIChat(BaseLLM):
                     "(or base_url=) at a local OpenAI-compatible server")
             key = "not-needed"  # local servers ignore it, the client insists on one
         local = self.local = is_loopback(self.base_url)
-        #: for a server this process started (``local:``): why it stopped answering, when
-        #: its process is gone (an LLMError), else None; asked on a connection error
+        #: for a server reached through ``local:`` (started or reused): why it stopped
+        #: answering when its process is gone (an LLMError), else None; asked on a
+        #: connection error
         self.server_gone: Optional[Callable[[], Optional[LLMError]]] = None
         self.timeout = timeout if timeout is not None else (LOCAL_TIMEOUT if local else 120.0)
         self.max_retries = max_retries
