@@ -44,6 +44,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
         body = json.loads(self.rfile.read(length) or b"{}")
+        self.server.authorizations.append(self.headers.get("Authorization"))
         behaviour = self.server.next_behaviour(body)
         if "hang" in behaviour:
             time.sleep(behaviour["hang"])
@@ -83,6 +84,7 @@ class ChatServer(ThreadingHTTPServer):
         super().__init__(("127.0.0.1", 0), _Handler)
         self.script: deque = deque()
         self.requests: list[dict] = []
+        self.authorizations: list = []   # each POST's Authorization header (key tests)
         self.default = answer("ok")
         self.owned_by = "test"     # what GET /models says owns the model ("llamacpp", "vllm")
         self.listings = 0          # how often GET /models was asked

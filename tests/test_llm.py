@@ -243,6 +243,31 @@ def test_401_is_not_retried(server, tmp_path):
     assert err.value.status == 401 and "OPENAI_API_KEY" in err.value.hint
 
 
+def test_the_api_key_goes_only_to_the_url_it_was_configured_for(server, tmp_path,
+                                                                 monkeypatch):
+    """OPENAI_API_KEY belongs to OPENAI_BASE_URL (or OpenAI's API): a spec or base_url= naming
+    another server (a client's listener, say) gets a placeholder, and a 401 there says why and
+    how to send the key on purpose (?key_env=)."""
+    from pddlkit.llm import load_llm
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-operator-secret")
+    load_llm(f"openai:m@{server.url}", cache=False).complete("hi")
+    chat(server, tmp_path, cache=False).complete("hi")
+    assert server.authorizations == ["Bearer not-needed"] * 2
+    server.script.append(status(401, "invalid api key"))
+    with pytest.raises(LLMRequestError) as err:
+        chat(server, tmp_path, cache=False).complete("hi")
+    assert "was not sent" in err.value.hint and "key_env=OPENAI_API_KEY" in err.value.hint
+    server.authorizations.clear()
+    load_llm(f"openai:m@{server.url}?key_env=OPENAI_API_KEY", cache=False).complete("hi")
+    monkeypatch.setenv("OPENAI_BASE_URL", server.url + "/")
+    load_llm("openai:m", cache=False).complete("hi")
+    chat(server, tmp_path, cache=False, api_key="sk-given").complete("hi")
+    assert server.authorizations == ["Bearer sk-operator-secret"] * 2 + ["Bearer sk-given"]
+    with pytest.raises(LLMSpecError, match="key_env"):
+        load_llm(f"openai:m@{server.url}?token=x")
+
+
 def test_json_mode_extracts_from_a_chatty_answer(server, tmp_path):
     server.script.append(answer('Sure! Here it is:\n```json\n{"objects": ["a", "b"],}\n```\n'))
     c = chat(server, tmp_path).complete("objects?", response_format="json")

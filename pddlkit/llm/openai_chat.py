@@ -55,6 +55,35 @@ LOCAL_TIMEOUT = 3600.0
 LOCAL_CONNECT_RETRIES = 1
 
 
+def configured_base_url() -> str:
+    """The URL ``OPENAI_API_KEY`` belongs to: ``OPENAI_BASE_URL``, else OpenAI's API."""
+    return (os.environ.get("OPENAI_BASE_URL") or OPENAI_URL).rstrip("/")
+
+
+def api_key_for(base_url: str, api_key: Optional[str] = None,
+                api_key_env: Optional[str] = None) -> tuple[Optional[str], str]:
+    """``(key, withheld)``: the key to send to ``base_url``, and the name of a key that exists
+    but was not sent (``""`` when none was).
+
+    A key is a secret of the URL it was configured for. ``api_key`` (given with the URL by the
+    same caller) goes to ``base_url``; ``api_key_env`` names the variable whose key the caller
+    sends to ``base_url``; otherwise ``OPENAI_API_KEY`` goes only to :func:`configured_base_url`.
+    So a spec that names another URL (written by a client of an MCP server, say, or pasted from
+    a config) cannot make pddlkit hand the operator's key to that URL."""
+    if api_key:
+        return api_key, ""
+    if api_key_env:
+        key = os.environ.get(api_key_env)
+        if not key:
+            raise LLMRequestError(f"api_key_env={api_key_env!r}: that variable is not set",
+                                  hint=f"export {api_key_env}=... or leave key_env out")
+        return key, ""
+    key = os.environ.get("OPENAI_API_KEY")
+    if key and base_url.rstrip("/") != configured_base_url():
+        return None, "OPENAI_API_KEY"
+    return key, ""
+
+
 def is_loopback(url: str) -> bool:
     """Whether ``url`` points at this machine (127.0.0.0/8, ::1, localhost)."""
     from urllib.parse import urlparse
@@ -67,7 +96,11 @@ class OpenAIChat(BaseLLM):
     """Chat completions over HTTP with the ``openai`` package.
 
     ``model``, ``base_url`` and ``api_key`` default to ``PDDLKIT_MODEL``, ``OPENAI_BASE_URL``
-    and ``OPENAI_API_KEY``. A local server needs no key (a placeholder is sent). ``timeout`` is
+    and ``OPENAI_API_KEY``. A key goes only where it was configured to go (:func:`api_key_for`):
+    ``OPENAI_API_KEY`` to ``OPENAI_BASE_URL`` (or OpenAI's API when that is unset), never to
+    another URL a spec or ``base_url=`` names, unless ``api_key_env=`` (the spec's
+    ``?key_env=VAR``) names the variable to send there, or ``api_key=`` gives the key itself.
+    A server that gets no key gets a placeholder (local servers need none). ``timeout`` is
     per attempt; ``max_retries`` bounds the retries; ``max_backoff`` caps one wait, including
     a server's Retry-After. A server on this machine (a loopback address) is taken for a local
     model, which may take minutes for a long answer on a CPU: by default it gets an hour per
@@ -84,7 +117,8 @@ class OpenAIChat(BaseLLM):
                  max_retries: int = 5, retry_timeouts: Optional[bool] = None,
                  backoff: float = 1.0, max_backoff: float = 60.0,
                  reasoning: Optional[bool] = None, cache: CacheSpec = None, ledger=None,
-                 transcript=None, client: Any = None, grammar: Optional[str] = None) -> None:
+                 transcript=None, client: Any = None, grammar: Optional[str] = None,
+                 api_key_env: Optional[str] = None) -> None:
         super().__init__(cache=cache, ledger=ledger, transcript=transcript)
         model = model or os.environ.get("PDDLKIT_MODEL")
         if not model:
@@ -94,7 +128,7 @@ class OpenAIChat(BaseLLM):
                      "PDDLKIT_MODEL")
         self.model = model
         self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_URL).rstrip("/")
-        key = api_key or os.environ.get("OPENAI_API_KEY")
+        key, self.key_withheld = api_key_for(self.base_url, api_key, api_key_env)
         if not key:
             if self.base_url == OPENAI_URL:
                 raise LLMRequestError(
@@ -320,7 +354,10 @@ class OpenAIChat(BaseLLM):
 
     def _request_error(self, exc: Exception) -> LLMRequestError:
         status = getattr(exc, "status_code", None)
-        hints = {401: "check OPENAI_API_KEY (or api_key=)",
+        withheld = (f"OPENAI_API_KEY was not sent: it belongs to {configured_base_url()}; to send "
+                    f"it to {self.base_url}, name it: openai:{self.model}@{self.base_url}"
+                    f"?key_env=OPENAI_API_KEY (or api_key_env=)") if self.key_withheld else ""
+        hints = {401: withheld or "check OPENAI_API_KEY (or api_key=)",
                  403: "this key may not use this model",
                  404: f"is {self.model!r} served at {self.base_url}? (GET {self.base_url}/models "
                       "lists the models)"}

@@ -2,6 +2,8 @@
 
     openai:gpt-4o-mini                         OpenAI (OPENAI_API_KEY)
     openai:qwen2.5-7b@http://localhost:8000/v1  any OpenAI-compatible server (vLLM, Ollama, ...)
+    openai:m@https://host/v1?key_env=HOST_KEY   ... sent the key in HOST_KEY (OPENAI_API_KEY
+                                               goes only to OPENAI_BASE_URL or OpenAI's API)
     openai                                     the model in PDDLKIT_MODEL
     gpt-4o                                     a bare model name: OpenAI's (openai:gpt-4o),
     Qwen/Qwen2.5-7B-Instruct@http://host:8000/v1  ... or an OpenAI-compatible server's
@@ -40,6 +42,15 @@ def _openai(arg: Optional[str], **options: Any) -> LLM:
     from .openai_chat import OpenAIChat
 
     model, base_url = arg, options.pop("base_url", None)
+    if arg and "?" in arg:
+        arg, _, query = arg.rpartition("?")
+        model = arg
+        given = dict(parse_qsl(query, keep_blank_values=True))
+        unknown = sorted(set(given) - {"key_env"})
+        if unknown:
+            raise LLMSpecError(f"openai:{arg}?{query}: unknown option(s) {', '.join(unknown)}; "
+                               "the one option is key_env=VARIABLE (the key to send)")
+        options.setdefault("api_key_env", given.get("key_env") or None)
     if arg and "@" in arg:
         model, base_url = arg.split("@", 1)
         if not base_url.startswith(("http://", "https://")):
