@@ -19,7 +19,8 @@ import uuid
 from collections import OrderedDict
 from typing import Any, Optional
 
-from pddlkit.service.tools import Refused, _text, answered
+from pddlkit.service.access import checked_llm
+from pddlkit.service.tools import Refused, _name, _text, answered, described
 
 #: formalize_step memories kept at once (the oldest is dropped first)
 MAX_MEMORIES = 64
@@ -36,7 +37,7 @@ def _library():
 def domains_list(env: Optional[str] = None) -> dict:
     """The learned domains in the user's library (optionally of one environment)."""
     library = _library()
-    entries = [e.to_dict() for e in library.entries(env or None)]
+    entries = [e.to_dict() for e in library.entries(_name(env, "env") if env else None)]
     lines = [f"{e['id']}: won {e.get('episodes_won', 0)}" for e in entries]
     return {"ok": True, "root": str(library.root), "entries": entries,
             "skipped": [str(s) for s in library.skipped],
@@ -46,7 +47,7 @@ def domains_list(env: Optional[str] = None) -> dict:
 def _entry(entry: str):
     """The library's entry ``entry``, or :class:`Refused` naming the argument."""
     try:
-        return _library().get(str(entry))
+        return _library().get(_name(entry, "entry", parts=2))
     except LookupError as exc:
         raise Refused("unknown-entry", str(exc), "domains_list gives the ids", "entry") from None
 
@@ -93,7 +94,8 @@ def formalize_step(observation: str = "", llm: str = "", env: str = "",
                           "env: an environment id (coin-collector)", "llm" if not llm else "env")
         text = _text(observation, "observation", pddl=False)
         frozen = _text(domain, "domain", required=False)
-        step = formalize_and_plan(text, llm=llm, env=env, domain=frozen, modular=modular)
+        step = formalize_and_plan(text, llm=checked_llm(llm), env=_environment(env),
+                                  domain=frozen, modular=modular)
     handle = str(memory or uuid.uuid4().hex[:12])
     _MEMORIES[handle] = step.memory
     _MEMORIES.move_to_end(handle)
@@ -104,6 +106,47 @@ def formalize_step(observation: str = "", llm: str = "", env: str = "",
             "diagnostics": list(step.diagnostics), "usage": step.usage.to_dict(),
             "text": ("plan: " + "; ".join(step.commands)) if step.solved else
                     "no plan: " + "; ".join(step.diagnostics[-3:])}
+
+
+def _environment(env: Any) -> str:
+    """A registered environment's id, or :class:`Refused` naming the known ones (an unknown
+    id is the client's error, not pddlkit's)."""
+    import difflib
+
+    from pddlkit.envs import registry
+
+    name = _name(env, "env")
+    known = sorted(registry.ids())
+    if name not in known:
+        close = difflib.get_close_matches(name, known, n=1)
+        raise Refused("unknown-env", f"no environment {name!r} (known: {', '.join(known)})",
+                      f"did you mean {close[0]!r}?" if close else "use one of those", "env")
+    return name
+
+
+formalize_step.session = "memory"   # its memory lives in the worker that answered (calls.py)
+_ENTRY = {"type": "string", "description": "a library entry's id, ENV/SHA-PREFIX, as "
+                                           "domains_list gives it"}
+described(domains_list, {"env": {"type": "string", "description": "only this environment's "
+                                 "entries (an id such as coin-collector)"}})
+described(domains_show, {"entry": _ENTRY})
+described(domains_verify, {"entry": _ENTRY})
+described(formalize_step, {
+    "observation": {"type": "string", "description": "the first call: what the agent observes "
+                    "(text)"},
+    "llm": {"type": "string", "description": "the first call: the LLM, one this server offers: "
+            "standin:pddlego (offline) or a spec the operator allowed with pddlkit mcp --llm"},
+    "env": {"type": "string", "description": "the first call: the environment's id (its "
+            "actions and prompts), e.g. coin-collector"},
+    "memory": {"type": "string", "description": "later calls: the handle an earlier answer "
+               "gave"},
+    "pairs": {"type": "array", "description": "later calls: [[command, observation], ...] run "
+              "since the last call", "items": {"type": "array", "items": {"type": "string"},
+                                              "minItems": 2, "maxItems": 2}},
+    "domain": {"type": "string", "description": "the first call: a frozen domain, as PDDL text "
+               "(opening with '('); left out, the LLM writes it"},
+    "modular": {"type": "boolean", "description": "the first call: the modular formalizer "
+                "(the small-model pipeline)"}})
 
 
 def tools() -> dict:

@@ -203,11 +203,17 @@ def _cmd_demo(args) -> int:
 
 
 def _cmd_mcp(args) -> int:
+    from .llm.errors import LLMSpecError
+    from .service.calls import CallLimits
     from .service.server import serve
 
     try:
-        return serve(http=args.http, host=args.host, port=args.port)
-    except RuntimeError as exc:   # the SDK is missing: say how to get it
+        limits = CallLimits(seconds=args.call_timeout, memory_mb=args.call_memory_mb,
+                            queue=args.queue, sessions=args.sessions,
+                            **({"workers": args.workers} if args.workers else {}))
+        return serve(http=args.http, host=args.host, port=args.port, limits=limits,
+                     llms=args.llm or (), token=args.token)
+    except (RuntimeError, LLMSpecError, ValueError) as exc:   # the SDK missing, a bad --llm
         print(f"pddlkit mcp: {exc}", file=sys.stderr)
         return 2
 
@@ -346,6 +352,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--host", default="127.0.0.1", help="--http: the address to bind")
     p.add_argument("--port", type=number(int, least=1, most=65535), default=8765,
                    help="--http: the port")
+    p.add_argument("--token", help="--http: the token every request must send (Authorization: "
+                                   "Bearer TOKEN); default PDDLKIT_MCP_TOKEN, else one made "
+                                   "and printed at start")
+    p.add_argument("--llm", action="append", metavar="SPEC",
+                   help="an LLM spec clients may name in formalize_step (repeatable); besides "
+                        "these, only the offline stand-ins (standin:...)")
+    p.add_argument("--call-timeout", type=number(float, least=0.1), default=60.0,
+                   help="seconds a tool call may run before it is stopped (default 60; a "
+                        "client may ask for less)")
+    p.add_argument("--call-memory-mb", type=number(int, least=64), default=2048,
+                   help="MiB a tool call may use, with the processes it starts (default 2048)")
+    p.add_argument("--workers", type=number(int, least=1), default=None,
+                   help="tool calls that run at once (default: the cores, at least 2)")
+    p.add_argument("--queue", type=number(int, least=0), default=16,
+                   help="calls that may wait for a worker; more are refused as server-busy")
+    p.add_argument("--sessions", type=number(int, least=1), default=8,
+                   help="formalize_step memories kept at once (each holds a worker)")
     p.set_defaults(func=_cmd_mcp)
     from .agents.cli import register as register_run
     from .bench.cli import register as register_bench

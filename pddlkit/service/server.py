@@ -20,7 +20,10 @@ from __future__ import annotations
 
 import sys
 from importlib.metadata import entry_points
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Sequence
+
+from .calls import CallLimits
+from .tools import Refused
 
 ENTRY_POINT_GROUP = "pddlkit.mcp_tools"
 #: the JSON schema every tool's answer follows (its fields beyond these are the answer's own)
@@ -71,52 +74,156 @@ def reference_domains() -> dict[str, str]:
     return out
 
 
-def build_server(name: str = "pddlkit"):
-    """The MCP server with every tool and resource (not started)."""
+def build_server(name: str = "pddlkit", limits: Optional[CallLimits] = None,
+                 llms: Sequence[str] = ()):
+    """The MCP server with every tool and resource (not started): each tool call runs in a
+    killable worker under ``limits`` (:mod:`.calls`); ``llms``: the LLM specs a client may name
+    besides the offline stand-ins (:mod:`.access`)."""
     try:
         from mcp.server.mcpserver import MCPServer
     except ImportError as exc:
         raise RuntimeError("pddlkit mcp needs the MCP SDK: pip install 'pddlkit[mcp]' "
                            f"({exc})") from None
-    import anyio
-
     from pddlkit import __version__
 
+    from . import access
+    from .calls import CallPool
+
+    access.allow(llms)
+    limits = limits or CallLimits()
+    pool = CallPool(limits)
     server = MCPServer(name, version=__version__, instructions=INSTRUCTIONS)
     for tool_name, function in all_tools().items():
-        _add_tool(server, tool_name, function, anyio)
+        _add_tool(server, tool_name, function, pool)
     for uri, text in reference_domains().items():
         _add_resource(server, uri, text)
+    server.call_pool = pool
     return server
 
 
-def _add_tool(server, name: str, function: Callable[..., dict], anyio) -> None:
-    """Register ``function`` as an async tool that runs it in a worker thread (a plan of many
-    seconds does not block the server), with the common output schema."""
-    import functools
+#: the argument every tool takes beside its own: this call's wall-clock limit
+CALL_TIMEOUT = "call_timeout"
+#: what the SDK's argument check hands a tool when a client sent arguments it does not take
+_UNKNOWN = "unknown_arguments__"
+
+
+def input_schema(function: Callable[..., dict], limits: CallLimits) -> dict:
+    """The JSON schema of a tool's arguments, from its signature and its ``arguments`` table
+    (:data:`.tools.ARGUMENTS` and the front ends' own): each described, unknown ones refused."""
     import inspect
-    import typing
+
+    described = getattr(function, "arguments", {})
+    properties, required = {}, []
+    for parameter in inspect.signature(function).parameters.values():
+        if parameter.name not in described:
+            raise ValueError(f"tool {function.__name__}: argument {parameter.name!r} has no "
+                             "description in its arguments table")
+        properties[parameter.name] = dict(described[parameter.name])
+        if parameter.default is inspect.Parameter.empty:
+            required.append(parameter.name)
+    properties[CALL_TIMEOUT] = {
+        "type": "number", "exclusiveMinimum": 0, "maximum": limits.seconds,
+        "description": f"seconds this call may run before the server stops it (default and "
+                       f"most: {limits.seconds:g}); memory is capped at {limits.memory_mb} MiB"}
+    return {"type": "object", "properties": properties, "required": required,
+            "additionalProperties": False, "title": f"{function.__name__} arguments"}
+
+
+def _add_tool(server, name: str, function: Callable[..., dict], pool) -> None:
+    """Register ``function`` as an async tool whose every call runs in a worker of ``pool``
+    (a call past its limits is stopped there and answered as data), with its own described
+    input schema (:func:`input_schema`) and the common output schema."""
+    import inspect
+
+    from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
+
+    limits = pool.limits
+    schema = input_schema(function, limits)
+    known = set(schema["properties"])
 
     async def tool(**kwargs: Any) -> dict:
-        return await anyio.to_thread.run_sync(functools.partial(function, **kwargs))
+        unknown = kwargs.pop(_UNKNOWN, None)
+        if unknown:
+            return _unknown_arguments(unknown, sorted(known))
+        seconds = kwargs.pop(CALL_TIMEOUT, None)
+        try:
+            seconds = _call_seconds(seconds, limits)
+        except Refused as exc:
+            return exc.answer()
+        planner_time = getattr(function, "planner_time", None)
+        if planner_time:   # the planner must stop before the call's limit does
+            asked = kwargs.get(planner_time)
+            if asked is None:
+                kwargs[planner_time] = min(getattr(function, "planner_default", 30.0),
+                                           0.8 * seconds)
+            elif isinstance(asked, (int, float)) and asked >= seconds:
+                return Refused("timeout-out-of-range", f"{planner_time} {asked:g} s is not "
+                               f"below this call's limit of {seconds:g} s", "ask for less "
+                               f"planner time, or a longer {CALL_TIMEOUT}", planner_time).answer()
+        return await pool.call(function, kwargs, seconds)
 
-    # the SDK reads the input schema from the signature: the function's, with its (string)
-    # annotations resolved, answering the JSON object every tool answers
-    hints = typing.get_type_hints(function)
     signature = inspect.signature(function)
     tool.__name__, tool.__doc__ = function.__name__, function.__doc__
     tool.__signature__ = signature.replace(
-        parameters=[p.replace(annotation=hints.get(p.name, Any))
-                    for p in signature.parameters.values()],
+        parameters=[*[p.replace(annotation=Any) for p in signature.parameters.values()],
+                    inspect.Parameter(CALL_TIMEOUT, inspect.Parameter.KEYWORD_ONLY,
+                                      default=None, annotation=Any)],
         return_annotation=dict[str, Any])
-    tool.__annotations__ = {**{k: v for k, v in hints.items() if k != "return"},
+    tool.__annotations__ = {**{p: Any for p in signature.parameters}, CALL_TIMEOUT: Any,
                             "return": dict[str, Any]}
-    server.tool(name=name, description=(function.__doc__ or "").strip().split("\n\n")[0],
-                structured_output=True)(tool)
+    server.tool(name=name, description=_description(function), structured_output=True)(tool)
     registered = server._tool_manager.get_tool(name)
-    metadata = getattr(registered, "fn_metadata", None)
-    if metadata is not None:   # every answer: ok and text, then the answer's own fields
-        metadata.output_schema = {**OUTPUT_SCHEMA, "title": f"{name} answer"}
+    registered.parameters = schema
+
+    class StrictArguments(type(registered.fn_metadata)):
+        """The SDK's argument check, refusing names the tool does not take (the SDK drops
+        them, so a misspelt ``probelm`` went unread and ``check`` said "no problems")."""
+
+        def validate_arguments(self, arguments: dict[str, Any]) -> dict[str, Any]:
+            unknown = sorted(set(arguments) - known)
+            if unknown:
+                return {_UNKNOWN: unknown}
+            return super().validate_arguments(arguments)
+
+    metadata = registered.fn_metadata
+    registered.fn_metadata = StrictArguments(
+        arg_model=metadata.arg_model, output_model=metadata.output_model,
+        wrap_output=metadata.wrap_output,
+        output_schema={**OUTPUT_SCHEMA, "title": f"{name} answer"})
+    assert isinstance(registered.fn_metadata, FuncMetadata)
+
+
+def _description(function: Callable) -> str:
+    """The tool's description for a model: its docstring's first paragraph, one line, with
+    reStructuredText's double backticks made plain quotes."""
+    first = (function.__doc__ or "").strip().split("\n\n")[0]
+    return " ".join(first.replace("``", "'").split())
+
+
+def _unknown_arguments(unknown: list, known: list) -> dict:
+    import difflib
+
+    hints = []
+    for name in unknown:
+        close = difflib.get_close_matches(str(name), known, n=1)
+        hints.append(f"{name!r}: did you mean {close[0]!r}?" if close else f"{name!r}")
+    return Refused("unknown-argument", f"this tool takes no argument {', '.join(hints)}",
+                   f"its arguments: {', '.join(known)}", str(unknown[0])).answer()
+
+
+def _call_seconds(value: Any, limits: CallLimits) -> float:
+    if value is None:
+        return limits.seconds
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        raise Refused("bad-input", f"{CALL_TIMEOUT} must be a number of seconds, got "
+                      f"{value!r}", "e.g. 30", CALL_TIMEOUT) from None
+    if not 0 < seconds <= limits.seconds:
+        raise Refused("timeout-out-of-range", f"{CALL_TIMEOUT} {seconds:g} s is outside (0, "
+                      f"{limits.seconds:g}]", f"ask for {limits.seconds:g} s at most (the "
+                      "server's --call-timeout)", CALL_TIMEOUT)
+    return seconds
 
 
 def _add_resource(server, uri: str, text: str) -> None:
@@ -127,15 +234,62 @@ def _add_resource(server, uri: str, text: str) -> None:
                     mime_type="text/x-pddl")(read)
 
 
-def serve(http: bool = False, host: str = "127.0.0.1", port: Optional[int] = None) -> int:
-    """Run the server until the client goes (stdio) or Ctrl-C (HTTP)."""
-    server = build_server()
+def serve(http: bool = False, host: str = "127.0.0.1", port: Optional[int] = None,
+          limits: Optional[CallLimits] = None, llms: Sequence[str] = (),
+          token: Optional[str] = None) -> int:
+    """Run the server until the client goes (stdio) or Ctrl-C (HTTP). Over HTTP every request
+    must carry ``Authorization: Bearer TOKEN``: ``token`` (or ``PDDLKIT_MCP_TOKEN``), else one
+    made now and printed on stderr, the only place it appears."""
+    import os
+    import secrets
+
+    server = build_server(limits=limits, llms=llms)
     if not http:
         server.run("stdio")
         return 0
     if host not in ("127.0.0.1", "localhost", "::1"):
         print(f"pddlkit mcp: listening on {host}, not only this machine", file=sys.stderr)
     port = port or 8765
-    print(f"pddlkit mcp: streamable HTTP at http://{host}:{port}/mcp", file=sys.stderr)
-    server.run("streamable-http", host=host, port=port)
+    token = token or os.environ.get(TOKEN_VARIABLE) or secrets.token_urlsafe(32)
+    print(f"pddlkit mcp: streamable HTTP at http://{host}:{port}/mcp\n"
+          f"pddlkit mcp: every request needs the header: Authorization: Bearer {token}",
+          file=sys.stderr, flush=True)
+    import uvicorn
+
+    app = BearerToken(server.streamable_http_app(host=host), token)
+    uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning")).run()
     return 0
+
+
+#: the environment variable that gives ``pddlkit mcp --http`` its token
+TOKEN_VARIABLE = "PDDLKIT_MCP_TOKEN"
+
+
+class BearerToken:
+    """ASGI middleware: an HTTP request without ``Authorization: Bearer <token>`` gets 401
+    before it reaches the MCP app (compared in constant time, so its timing tells nothing of
+    the token). Why: any local user, or a web page through DNS rebinding, can reach a loopback
+    port; only the one who started the server has the token."""
+
+    def __init__(self, app, token: str) -> None:
+        if len(token) < 16:
+            raise ValueError("the MCP token must be at least 16 characters")
+        self.app = app
+        self.expected = f"Bearer {token}".encode()
+
+    async def __call__(self, scope, receive, send) -> None:
+        import hmac
+
+        if scope.get("type") == "http":
+            given = dict(scope.get("headers") or []).get(b"authorization", b"")
+            if not hmac.compare_digest(given, self.expected):
+                body = (b'{"error": "missing or wrong token", "hint": "send the header '
+                        b'Authorization: Bearer TOKEN, with the token pddlkit mcp printed at '
+                        b'start (or PDDLKIT_MCP_TOKEN)"}')
+                await send({"type": "http.response.start", "status": 401,
+                            "headers": [(b"content-type", b"application/json"),
+                                        (b"content-length", str(len(body)).encode()),
+                                        (b"www-authenticate", b"Bearer")]})
+                await send({"type": "http.response.body", "body": body})
+                return
+        await self.app(scope, receive, send)

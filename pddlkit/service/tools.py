@@ -58,8 +58,10 @@ class Refused(Exception):
 
 def _text(value: Any, argument: str, required: bool = True, pddl: bool = True
           ) -> Optional[str]:
-    """``value`` as text within :data:`MAX_INPUT_BYTES`, or :class:`Refused`; ``pddl``: PDDL,
-    which the readers would take for a path when it looks like one, so that is refused."""
+    """``value`` as text within :data:`MAX_INPUT_BYTES`, or :class:`Refused`; ``pddl``: PDDL
+    text, which must open with ``(`` after any comments (so no reader can take it for a path,
+    whatever its length: a path-like string of any form, long, relative, ``..``, ``file:``,
+    is refused here, and the server opens no file a client names)."""
     if value is None or (isinstance(value, str) and not value.strip()):
         if required:
             raise Refused("missing-input", f"{argument} is empty", f"give the {argument} as "
@@ -68,17 +70,43 @@ def _text(value: Any, argument: str, required: bool = True, pddl: bool = True
     if not isinstance(value, str):
         raise Refused("bad-input", f"{argument} must be text, got "
                       f"{type(value).__name__}", f"give the {argument} as a string", argument)
-    from pddlkit.pddl.reader import looks_like_path
-
-    if pddl and looks_like_path(value):   # the server never reads its own files for a client
-        raise Refused("not-pddl-text", f"{argument} looks like a file path, not PDDL text",
-                      f"send the {argument}'s contents; this server reads no files", argument)
     size = len(value.encode("utf-8", errors="replace"))
     if size > MAX_INPUT_BYTES:
         raise Refused("input-too-large", f"{argument} is {size:,} bytes, over the limit of "
                       f"{MAX_INPUT_BYTES:,}", "send a smaller file (the limit is "
                       "PDDLKIT_MCP_MAX_BYTES on the server)", argument)
+    if pddl and not _opens_pddl(value):   # the server never reads its own files for a client
+        raise Refused("not-pddl-text", f"{argument} is not PDDL text (it does not open with "
+                      f"'(', so it could be read as a file path: {value.strip()[:60]!r})",
+                      f"send the {argument}'s contents, (define ...); this server reads no "
+                      "files", argument)
     return value
+
+
+def _opens_pddl(text: str) -> bool:
+    """Whether ``text``'s first character that is not blank or in a ``;`` comment is ``(``."""
+    for line in text.splitlines():
+        code = line.split(";", 1)[0].strip()
+        if code:
+            return code.startswith("(")
+    return False
+
+
+#: a name a client may give for a library entry or an environment: no path in it
+_NAME = __import__("re").compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+
+
+def _name(value: Any, argument: str, parts: int = 1) -> str:
+    """``value`` as a plain name (``parts`` of them joined by ``/``), or :class:`Refused`: the
+    names a client gives pick entries of the server's own lists, never a place on disk."""
+    text = value if isinstance(value, str) else ""
+    pieces = text.split("/")
+    if not (1 <= len(pieces) <= parts and all(_NAME.fullmatch(p) and ".." not in p
+                                              for p in pieces)):
+        raise Refused("bad-name", f"{argument} must be a name such as coin-collector"
+                      f"{'/1a2b3c' if parts > 1 else ''}, got {str(value)[:60]!r}",
+                      "names come from the server's own listing (domains_list)", argument)
+    return text
 
 
 def _timeout(value: Any) -> float:
@@ -229,6 +257,49 @@ def compare(reference: str, candidate: str, domain: Optional[str] = None,
     return {"ok": True, **result.to_dict(), "text": result.format()}
 
 
+def _pddl(what: str) -> dict:
+    return {"type": "string", "description": f"{what}, as PDDL text (the file's contents, "
+            f"opening with '('; never a path), at most {MAX_INPUT_BYTES:,} bytes"}
+
+
+#: each tool's arguments as JSON schema, described (the server's input schemas: type, allowed
+#: values, units); a tool's parameter with no entry here is a build error of the server
+ARGUMENTS = {
+    "check": {"domain": _pddl("the domain"), "problem": _pddl("a problem of that domain"),
+              "target": {"type": "string", "enum": ["fast-downward", "any"],
+                         "description": "fast-downward: what Fast Downward cannot take is an "
+                                        "error; any: only what no planner could take"}},
+    "plan": {"domain": _pddl("the domain"), "problem": _pddl("the problem"),
+             "planner": {"type": "string", "description": "auto (chosen by the task's "
+                         "features), or a planner's name: fast-downward, enhsp, ..."},
+             "timeout": {"type": "number", "exclusiveMinimum": 0, "maximum": MAX_PLAN_SECONDS,
+                         "description": f"planner seconds (default {DEFAULT_PLAN_SECONDS:g}, at "
+                                        "most the call's limit)"},
+             "cache": {"type": "boolean", "description": "answer a task planned before from "
+                                                         "the plan cache (default true)"}},
+    "validate_plan": {"domain": _pddl("the domain"), "problem": _pddl("the problem"),
+                      "plan": {"type": "string", "description": "the plan, one action a line: "
+                               "(move kitchen hall)"}},
+    "explain": {"domain": _pddl("the domain"), "problem": _pddl("the problem")},
+    "compare": {"reference": _pddl("the reference problem (or domain)"),
+                "candidate": _pddl("the candidate problem (or domain)"),
+                "domain": _pddl("the problems' domain (when comparing problems)"),
+                "problems": {"type": "array", "items": _pddl("a reference problem"),
+                             "description": "reference problems, to compare two domains by "
+                                            "behaviour on them"}},
+}
+
+
+def described(function, table: dict):
+    """Attach ``table`` (argument -> JSON schema) to a tool, for the server's input schema."""
+    function.arguments = table
+    return function
+
+
 #: the tools :mod:`.server` serves, by name, with what each is for (the MCP description)
 TOOLS = {"check": check, "plan": plan, "validate_plan": validate_plan, "explain": explain,
          "compare": compare}
+for _name_, _tool in TOOLS.items():
+    described(_tool, ARGUMENTS[_name_])
+#: the argument of plan that is planner time, which must stay below the call's own limit
+plan.planner_time, plan.planner_default = "timeout", DEFAULT_PLAN_SECONDS
