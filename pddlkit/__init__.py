@@ -68,10 +68,11 @@ def _exports() -> dict:
     return {ep.name: ep for ep in entry_points(group=EXPORTS_GROUP)}
 
 
-__all__ = sorted([*_LAZY, *_exports()]) + ["__version__"]
-
-
 def __getattr__(name: str):
+    if name == "__all__":   # built when asked (``import *``, ``dir``): the scan of installed
+        value = sorted([*_LAZY, *_exports()]) + ["__version__"]   # packages is not paid
+        globals()["__all__"] = value                              # by ``import pddlkit``
+        return value
     module = _LAZY.get(name)
     if module is not None:
         value = getattr(importlib.import_module(module), name)
@@ -85,7 +86,7 @@ def __getattr__(name: str):
 
 
 def __dir__():
-    return __all__
+    return __getattr__("__all__")
 
 
 if TYPE_CHECKING:  # pragma: no cover
