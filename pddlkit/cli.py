@@ -281,7 +281,9 @@ def _cmd_llm(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="pddlkit", description=plain(__doc__.split("\n")[0]))
+    from .flags import OneLineErrors
+
+    parser = OneLineErrors(prog="pddlkit", description=plain(__doc__.split("\n")[0]))
     parser.add_argument("--version", action="version", version=_version())
     sub = parser.add_subparsers(dest="command", required=True)
 

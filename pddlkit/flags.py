@@ -60,7 +60,7 @@ class NumberType:
             value = max(int(low) + (self.above is not None), 1)
             return str(value if self.most is None or value <= self.most else int(low))
         high = self.most if self.most is not None else low + 1.0
-        return repr((float(low) + float(high)) / 2)
+        return f"{(float(low) + float(high)) / 2:.6g}"   # 0.6, not 0.6000000000000001
 
     def refuse(self, value: Any, number: bool = True) -> argparse.ArgumentTypeError:
         """The error for ``value``: out of range (``number``), or not a number at all."""
@@ -165,3 +165,15 @@ def show_defaults(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
             if isinstance(action, argparse._SubParsersAction):
                 todo.extend(action.choices.values())
     return parser
+
+
+class OneLineErrors(argparse.ArgumentParser):
+    """An argument parser whose errors are one line and a pointer to ``--help``: argparse's
+    default prints the whole usage block first (a dozen lines for ``pddlkit run pddlego``),
+    and the line that matters, ``argument --seed: must be 0 or more``, comes last. Exit
+    status 2, as argparse's."""
+
+    def error(self, message: str):  # type: ignore[override]
+        import sys
+
+        self.exit(2, f"{self.prog}: error: {message}\n(see {self.prog} --help)\n")

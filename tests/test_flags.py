@@ -203,3 +203,19 @@ def test_pddlkit_llm_refuses_a_port_out_of_range_naming_the_flag():
         done = subprocess.run([sys.executable, "-m", "pddlkit.cli", "llm", "status", "--port",
                                port], capture_output=True, text=True, timeout=60)
         assert done.returncode == 2 and "--port" in done.stderr, (port, done.stderr)
+
+
+@pytest.mark.parametrize("argv", [["--seed", "-1"], ["--episodes", "0"], ["--max-steps", "0"],
+                                  ["--llm", "standin:x"]])
+def test_a_bad_value_is_one_line_and_a_pointer_to_help(argv, capsys):
+    """Issue 71: argparse printed its whole usage block (a dozen lines for pddlego) before the
+    one line that matters; now the error is that line, then where the usage is."""
+    from pddlkit.cli import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(["run", "pddlego", *argv])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert stop.value.code == 2
+    assert len(err) == 2 and err[0].startswith("pddlkit run pddlego: error: argument "
+                                               f"{argv[0]}"), err
+    assert err[1] == "(see pddlkit run pddlego --help)" and "usage:" not in "\n".join(err)

@@ -37,7 +37,8 @@ import sys
 from pathlib import Path
 from typing import Any, Optional
 
-from pddlkit.flags import argparse_type, non_negative_int, number, positive_int, with_defaults
+from pddlkit.flags import (OneLineErrors, argparse_type, non_negative_int, number, positive_int,
+                           with_defaults)
 
 from .errors import AgentError
 from .registry import UnknownAgentError, agent_names, get_agent
@@ -120,7 +121,7 @@ def parser_for(spec: AgentSpec, env_id: Optional[str] = None) -> argparse.Argume
     by its ``type=`` and each option's default shown in the help. No abbreviations: with
     the environment's flags beside the agent's, ``--train`` (an instance set's) would be
     taken for TWOSOME's ``--train-episodes``."""
-    p = argparse.ArgumentParser(prog=f"pddlkit run {spec.name}", allow_abbrev=False,
+    p = OneLineErrors(prog=f"pddlkit run {spec.name}", allow_abbrev=False,
                                 description=f"{spec.summary}\n\n{spec.help_text()}".rstrip(),
                                 formatter_class=with_defaults(
                                     argparse.RawDescriptionHelpFormatter))
