@@ -3,7 +3,7 @@
 ``run_job`` from Python all go through :data:`PDDLEGO` and :data:`PLANGEN`.
 
     pddlkit run pddlego --env coin-collector --rooms 7 --llm openai:gpt-4o-mini
-    pddlkit run pddlego --env coin-collector --llm noisy          # offline, injected errors
+    pddlkit run pddlego --env coin-collector --llm standin:pddlego:noisy   # offline, slips
     pddlkit run plangen --env coin-collector --llm local:qwen2.5-coder-1.5b
 
 ``retries`` sets both retry limits (5 in the paper; 0 and 0 give the paper's PDDLego
@@ -227,7 +227,7 @@ def play_pddlego(job):
     o = job.options
     if o.modular and offline(job.llm):
         raise AgentError(f"--modular asks an LLM for one part of the files at a time; the "
-                         f"stand-in {job.llm or 'observation'} writes whole files (name an "
+                         f"stand-in {job.llm or 'standin:pddlego'} writes whole files (name an "
                          "LLM, or leave --modular out)")
     for name in MODULAR_HELPS:   # helps of the modular formalizer: with it, and an LLM
         flag = "--" + name.replace("_", "-")
@@ -236,11 +236,11 @@ def play_pddlego(job):
                              f"--small-model)")
         if getattr(o, name) and offline(job.llm):
             raise AgentError(f"{flag} is a help of the modular formalizer, which asks an LLM; "
-                             f"the stand-in {job.llm or 'observation'} writes whole files "
+                             f"the stand-in {job.llm or 'standin:pddlego'} writes whole files "
                              f"(name an LLM, or leave {flag} out)")
     if o.samples > 1 and offline(job.llm):
         raise AgentError(f"--samples {o.samples} draws several answers from an LLM; the "
-                         f"stand-in {job.llm or 'observation'} writes one (name an LLM, or "
+                         f"stand-in {job.llm or 'standin:pddlego'} writes one (name an LLM, or "
                          "leave --samples at 1)")
     given = None
     if o.domain is not None:
@@ -392,7 +392,7 @@ def _indent(text: str, n: int = 3) -> str:
 
 PDDLEGO = AgentSpec(
     "pddlego", "the PDDLego+ loop: the LLM writes PDDL, pddlkit checks and plans, errors are "
-    "fed back", PDDLegoOptions, play_pddlego, stand_in=stand_in, default_llm="observation",
+    "fed back", PDDLegoOptions, play_pddlego, stand_in=stand_in, default_llm="standin:pddlego",
     default_env="coin-collector", describe=describe, step_budget="budget",
     stand_ins=STAND_INS, bare_run=True)
 PLANGEN = AgentSpec(

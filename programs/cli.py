@@ -1,7 +1,7 @@
 """IPP as an agent of :mod:`pddlkit.agents` (entry point ``ipp``): ``pddlkit run ipp``, ``pddlkit
 bench`` cells and ``run_job`` all go through :data:`IPP_AGENT`.
 
-    pddlkit run ipp --env grasp --llm standin:carry,cost
+    pddlkit run ipp --env grasp --llm standin:ipp:carry,cost
     pddlkit run ipp --env minigrid-doorkey --llm openai:o3-mini --save-program out/
 
 ``--llm standin[:MISTAKE,MISTAKE]`` (the default) is the stand-in program writer: our own

@@ -219,3 +219,30 @@ def test_a_bad_value_is_one_line_and_a_pointer_to_help(argv, capsys):
     assert len(err) == 2 and err[0].startswith("pddlkit run pddlego: error: argument "
                                                f"{argv[0]}"), err
     assert err[1] == "(see pddlkit run pddlego --help)" and "usage:" not in "\n".join(err)
+
+
+def test_shipped_text_uses_the_current_spellings():
+    """Issue 71: every agent's default and help, and every example sweep, spell stand-ins the
+    current way (``--llm noisy`` in ``run pddlego --help`` and ``llm = "observation"`` in
+    ``examples/robustness.toml`` were the deprecated spellings the README warns about)."""
+    import re
+    import tomllib
+
+    from pddlkit.agents.standins import old_spelling
+
+    for name in agent_names():
+        spec = get_agent(name)
+        assert old_spelling(spec.default_llm, spec.stand_ins, name) is None, name
+        text = parser_for(spec).format_help() + (spec.help_text() or "")
+        for line in text.splitlines():
+            for word in re.findall(r"--llm\s+(\S+)", line):
+                runs = re.search(r"pddlkit run (\S+)", line)
+                agent = get_agent(runs.group(1)) if runs else spec
+                assert old_spelling(word, agent.stand_ins, agent.name) is None, (name, word)
+    for path in sorted((REPO / "examples").rglob("*.toml")):
+        sweep = tomllib.loads(path.read_text())
+        for row in sweep.get("agents", []):
+            if "llm" in row:
+                agent = get_agent(row.get("agent", "pddlego"))
+                assert old_spelling(row["llm"], agent.stand_ins, agent.name) is None, \
+                    (path.name, row["llm"])

@@ -2,7 +2,7 @@
 ``pddlkit bench`` cells and ``run_job`` all go through :data:`PLAP`.
 
     pddlkit run plap --env microrts --opponent RandomBiasedAI --episodes 10
-    pddlkit run plap --env microrts --llm standin-noisy --opponent WorkerRush
+    pddlkit run plap --env microrts --llm standin:plap:noisy --opponent WorkerRush
     pddlkit run plap --env microrts --llm openai:gpt-4o-mini --variant fs-tip
 
 ``--llm standin`` (the default) is the planner written from the expert tips; ``standin-noisy``
@@ -61,22 +61,50 @@ def helps(o) -> str:
                                           ("complete-plan", o.complete_plan)) if on) or "none"
 
 
-def _setting(job) -> dict:
+def _setting(o: "PlapOptions", env_options: dict) -> dict:
     """The options, with a bench cell's environment options over them."""
-    o = job.options
     setting = {"opponent": o.opponent, "map": o.map, "max_cycles": o.max_cycles,
                "side": o.side}
-    setting.update({k: v for k, v in job.env_options.items()
+    setting.update({k: v for k, v in env_options.items()
                     if k in ("opponent", "map", "max_cycles", "side")})
-    if "match" in job.env_options:
-        setting["side"], _, setting["opponent"] = str(job.env_options["match"]).partition(":")
+    if "match" in env_options:
+        setting["side"], _, setting["opponent"] = str(env_options["match"]).partition(":")
     if setting["side"] not in ("blue", "red"):
         raise ValueError(f"side must be blue or red, got {setting['side']!r}")
     return setting
 
 
+def check_env(env: str, env_options: dict) -> None:
+    """A cell's side and opponent (``side``, ``match = "red:WorkerRush"``) read as
+    :func:`play` reads them, before a sweep's first episode: a side other than blue or red
+    (:func:`_setting`'s check), a planner opponent whose LLM PLAP cannot take (``plap:<llm>``,
+    checked as ``--llm`` is), or a bot the environment does not list among its opponents
+    (its declared choices) is a ValueError naming it; otherwise each cell of a misspelt level
+    would fail when its engine starts."""
+    import difflib
+
+    from pddlkit.agents.contract import env_spec
+    from pddlkit.agents.standins import parse_stand_in
+
+    opponent = str(_setting(PlapOptions(), env_options)["opponent"])
+    if opponent.startswith("plap:"):
+        llm = opponent.split(":", 1)[1].split("@")[0]
+        # a stand-in as make_planner reads it (a bad mode raises), else an LLM spec as --llm
+        if parse_stand_in(llm, STAND_INS, "plap") is None:
+            PLAP.check_llm(llm)
+        return
+    bot = opponent.split(":", 1)[1] if opponent.startswith("bot:") else opponent
+    bots = next((o.choices for o in env_spec(env).declared_options() if o.name == "opponent"),
+                ())
+    if bots and bot not in bots:
+        close = difflib.get_close_matches(bot, bots, n=1, cutoff=0.6)
+        raise AgentError(f"{env} has no opponent {bot!r}"
+                         + (f" (did you mean {close[0]!r}?)" if close else "")
+                         + f"; its bots: {', '.join(bots)}; or plap:<llm> for another planner")
+
+
 def play(job):
-    setting = _setting(job)
+    setting = _setting(job.options, job.env_options)
     opponent = str(setting["opponent"])
     if setting["side"] == "red" or opponent.startswith(("plap:", "bot:")):
         yield from _league_games(job, setting)
@@ -224,4 +252,4 @@ PLAP = AgentSpec(
     default_env="microrts", summarize=tally_lines, step_budget="max_cycles", describe=describe,
     env_options={"side": "blue or red (a sweep's cell; --side on the command line)",
                  "match": "SIDE:OPPONENT in one value (a sweep's cell)"},
-    sets_env_options=("player",), stand_ins=STAND_INS)
+    sets_env_options=("player",), stand_ins=STAND_INS, check_env=check_env)
