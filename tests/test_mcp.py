@@ -70,12 +70,26 @@ async def _exercise(client) -> None:
 
     good = await call("check", domain=DOMAIN, problem=PROBLEM)
     assert good["ok"] and good["errors"] == 0
+    # issue 71: a misspelt argument is refused by name (the SDK dropped it: "no problems")
+    misspelt = await call("check", domain=DOMAIN, probelm=UNSOLVABLE.replace("(in coin",
+                                                                             "(in nowhere"))
+    assert not misspelt["ok"] and misspelt["error"]["code"] == "unknown-argument"
+    assert "did you mean 'problem'" in misspelt["error"]["message"]
+    assert (await call("check", domain=DOMAIN, target="auto"))["ok"]
+    for tool in tools.values():
+        assert "``" not in tool.description
+        for name, schema in tool.input_schema["properties"].items():
+            assert schema.get("description") and (schema.get("type") or schema.get("enum")), \
+                (tool.name, name)
+    assert tools["check"].input_schema["properties"]["target"]["enum"] == [
+        "fast-downward", "auto", "any"]
     broken = await call("check", domain=DOMAIN.replace("(at ?r - room)", "(at ?r - rom)"))
     assert not broken["ok"] and broken["diagnostics"][0]["line"] > 0
     assert "rom" in broken["text"]
 
     solved = await call("plan", domain=DOMAIN, problem=PROBLEM)
     assert solved["ok"] and solved["status"] == "solved" and len(solved["plan"]) == 4
+    assert solved["planner"] == "fast-downward"     # the CLI's and Python's default too
     none = await call("plan", domain=DOMAIN, problem=UNSOLVABLE)
     assert not none["ok"] and none["status"] == "unsolvable"
     slow = await call("plan", domain=DOMAIN, problem=RENAMED, timeout=1e-6, cache=False)
@@ -87,11 +101,13 @@ async def _exercise(client) -> None:
     assert valid["valid"]
     wrong = await call("validate_plan", domain=DOMAIN, problem=PROBLEM,
                        plan=PLAN.replace("(open-door kitchen patio south)\n", ""))
-    assert not wrong["valid"] and wrong["failure"]["step"] == 1
+    assert not wrong["ok"] and not wrong["valid"] and wrong["failure"]["step"] == 1
     assert any("door-open" in atom for atom in wrong["failure"]["unsatisfied"])
 
     why = await call("explain", domain=DOMAIN, problem=UNSOLVABLE)
     assert why["ok"] and why["sentences"]
+    solvable = await call("explain", domain=DOMAIN, problem=PROBLEM)
+    assert not solvable["ok"] and solvable["solvable"] and "has a plan" in solvable["text"]
     broken_explain = await call("explain", domain="(define (domain x)", problem=PROBLEM)
     assert broken_explain["error"]["code"] == "pddl-errors" and broken_explain["diagnostics"]
 
@@ -99,6 +115,8 @@ async def _exercise(client) -> None:
     assert same["ok"] and same["equivalent"]
     garbage = await call("compare", reference=PROBLEM, candidate="(define (problem", domain=DOMAIN)
     assert not garbage["ok"] and garbage["error"]["argument"] == "candidate"
+    kinds = await call("compare", reference=PROBLEM, candidate=DOMAIN, domain=DOMAIN)
+    assert kinds["error"]["code"] == "compare-kind-mismatch"
 
     huge = await call("check", domain=DOMAIN + ";" * 30000)
     assert huge["error"]["code"] == "input-too-large" and huge["error"]["argument"] == "domain"
@@ -122,6 +140,10 @@ async def _exercise(client) -> None:
     assert first["memory"] and "(define" in first["problem"]
     lost = await call("formalize_step", memory="nope", pairs=[["look", "x"]])
     assert lost["error"]["code"] == "unknown-memory"
+    nowhere = await call("formalize_step", observation="x", llm="standin:pddlego",
+                         env="coin-colector")
+    assert nowhere["error"]["code"] == "unknown-env" and "coin-collector" in \
+        nowhere["error"]["hint"]
 
     resources = await client.list_resources()
     uris = {str(r.uri) for r in resources.resources}
@@ -148,8 +170,10 @@ def _free_port() -> int:
 
 def test_the_http_server_on_a_loopback_port_answers_the_same(tmp_path):
     port = _free_port()
+    token = "a-token-for-this-test-only-42"
     server = subprocess.Popen([sys.executable, "-m", "pddlkit.cli", "mcp", "--http", "--port",
-                               str(port)], env=_server_env(tmp_path), cwd=str(REPO),
+                               str(port)], env={**_server_env(tmp_path),
+                                                "PDDLKIT_MCP_TOKEN": token}, cwd=str(REPO),
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 60
@@ -160,8 +184,14 @@ def test_the_http_server_on_a_loopback_port_answers_the_same(tmp_path):
             assert server.poll() is None, server.stderr.read()
             time.sleep(0.2)
 
+        from mcp.client.streamable_http import streamable_http_client
+        from mcp.shared._httpx_utils import create_mcp_http_client
+
         async def main():
-            async with Client(f"http://127.0.0.1:{port}/mcp", read_timeout_seconds=120) as c:
+            http = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
+            async with http, Client(streamable_http_client(f"http://127.0.0.1:{port}/mcp",
+                                                           http_client=http),
+                                    read_timeout_seconds=120) as c:
                 await _exercise(c)
         anyio.run(main)
     finally:

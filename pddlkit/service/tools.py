@@ -5,11 +5,15 @@ Protocol (:mod:`.server`); they take no MCP types, so a program can call them to
 Every function:
 
 * takes PDDL as text (what an LLM or a client holds), never a path (the server reads none of
-  its own files for a client: a string that looks like a path is refused), each input at most
+  its own files for a client: PDDL text must open with ``(``, and anything else is refused,
+  whatever its length or form), each input at most
   :data:`MAX_INPUT_BYTES` (``PDDLKIT_MCP_MAX_BYTES`` overrides): larger input is refused as
   ``input-too-large`` naming the argument, before anything is parsed;
 * caps planner time at :data:`MAX_PLAN_SECONDS` (a larger ``timeout`` is refused, naming the
   cap): a tool call never holds a client for minutes;
+* answers ``ok`` with one meaning in every tool: the answer is a yes (check: no errors;
+  plan: solved; validate_plan: the plan is valid; explain: a reason for no plan was found;
+  compare: equivalent, or the domains agree), with the answer's own fields beside it;
 * returns ``{"ok": true, ...}`` with its answer, or ``{"ok": false, "error": {"code",
   "message", "hint", "argument"}}`` (and the diagnostics, when PDDL was wrong): never a
   traceback. ``text`` is the same answer in words, for a model to read.
@@ -151,6 +155,10 @@ def _checked(domain: str, problem: Optional[str], planner: Optional[str] = None)
     return report
 
 
+#: what check may check against (the plan tool's planner names, where they mean the same)
+CHECK_TARGETS = ("fast-downward", "auto", "any")
+
+
 @answered
 def check(domain: str, problem: Optional[str] = None, target: str = "fast-downward") -> dict:
     """Statically check a domain (and a problem): every diagnostic with its place and a fix."""
@@ -158,11 +166,12 @@ def check(domain: str, problem: Optional[str] = None, target: str = "fast-downwa
 
     domain_text = _text(domain, "domain")
     problem_text = _text(problem, "problem", required=False)
-    if target not in ("fast-downward", "any"):
-        raise Refused("bad-input", f"target must be fast-downward or any, got {target!r}",
-                      "fast-downward: what Fast Downward rejects is an error", "target")
+    if target not in CHECK_TARGETS:
+        raise Refused("bad-input", f"target must be one of {', '.join(CHECK_TARGETS)}, got "
+                      f"{target!r}", "fast-downward: what Fast Downward rejects is an error; "
+                      "auto or any: only what no planner takes", "target")
     report = check_files(domain_text, problem_text,
-                         planner=None if target == "any" else "fast-downward")
+                         planner=None if target == "any" else target)
     errors, warnings = report.counts()
     return {"ok": report.ok, "errors": errors, "warnings": warnings,
             "diagnostics": [d.to_dict() for d in report.diagnostics],
@@ -171,7 +180,7 @@ def check(domain: str, problem: Optional[str] = None, target: str = "fast-downwa
 
 
 @answered
-def plan(domain: str, problem: str, planner: str = "auto",
+def plan(domain: str, problem: str, planner: str = "fast-downward",
          timeout: Optional[float] = None, cache: bool = True) -> dict:
     """A validated plan, or the typed reason there is none (with why-no-plan's sentences).
     ``cache``: answer a task planned before from the plan cache."""
@@ -180,7 +189,7 @@ def plan(domain: str, problem: str, planner: str = "auto",
     domain_text, problem_text = _text(domain, "domain"), _text(problem, "problem")
     seconds = _timeout(timeout)
     try:
-        result = pddlkit.plan(domain_text, problem_text, planner=planner or "auto",
+        result = pddlkit.plan(domain_text, problem_text, planner=planner or "fast-downward",
                               timeout=seconds, cache=bool(cache))
     except pddlkit.UnknownPlannerError as exc:
         raise Refused("unknown-planner", str(exc), "pddlkit planners lists them; or auto",
@@ -207,7 +216,7 @@ def validate_plan(domain: str, problem: str, plan: str) -> dict:
                       "such as (move kitchen hall)", "plan",
                       [d.to_dict() for d in exc.diagnostics]) from None
     result = validate(report.domain, report.problem, steps)
-    out: dict[str, Any] = {"ok": True, "valid": result.valid,
+    out: dict[str, Any] = {"ok": bool(result.valid), "valid": result.valid,
                            "steps_executed": result.steps_executed,
                            "goal_satisfied": result.goal_satisfied, "cost": result.cost,
                            "unsatisfied_goal": [u.text for u in result.unsatisfied_goal],
@@ -224,9 +233,20 @@ def explain(domain: str, problem: str) -> dict:
     """Why the problem has no plan: unreachable goals, atoms nothing adds, blocked actions."""
     from pddlkit.planners.explain import why_no_plan
 
-    report = _checked(_text(domain, "domain"), _text(problem, "problem"), planner=None)
+    domain_text, problem_text = _text(domain, "domain"), _text(problem, "problem")
+    report = _checked(domain_text, problem_text, planner=None)
     found = why_no_plan(report.domain, report.problem)
-    return {"ok": True, **found.to_dict(), "text": found.text()}
+    if found.sentences:
+        return {"ok": True, **found.to_dict(), "solvable": False, "text": found.text()}
+    import pddlkit   # nothing blocks it: say whether it has a plan, rather than "no reason"
+
+    result = pddlkit.plan(domain_text, problem_text, timeout=10.0)
+    text = (f"the problem has a plan of {len(result.plan)} steps, so nothing stops it: "
+            "plan gives it" if result.solved else
+            "no reason for it to have no plan was found, and no plan was found in 10 s either "
+            f"({result.status}); plan with more time")
+    return {"ok": False, **found.to_dict(), "solvable": True if result.solved else None,
+            "text": text}
 
 
 @answered
@@ -239,10 +259,17 @@ def compare(reference: str, candidate: str, domain: Optional[str] = None,
     from pddlkit.compare.inputs import CompareInputError
     from pddlkit.compare.problems import compare_problems
 
+    from pddlkit.compare.inputs import detect_kind
+
     ref, cand = _text(reference, "reference"), _text(candidate, "candidate")
-    head = " ".join(ref.lower().split())[:400]
     try:
-        if "(domain " in head and "(problem " not in head:
+        kinds = [detect_kind(ref, "reference"), detect_kind(cand, "candidate")]
+        if kinds[0] != kinds[1]:
+            raise Refused("compare-kind-mismatch", f"the reference is a {kinds[0]} and the "
+                          f"candidate a {kinds[1]}: only two problems or two domains can be "
+                          "compared", f"give a {kinds[0]} as the candidate (a problem's domain "
+                          "goes in domain)", "candidate")
+        if kinds[0] == "domain":
             texts = [_text(p, f"problems[{k}]") for k, p in enumerate(problems or [])]
             if not texts:
                 raise Refused("missing-input", "two domains are compared by behaviour on "
@@ -266,12 +293,16 @@ def _pddl(what: str) -> dict:
 #: values, units); a tool's parameter with no entry here is a build error of the server
 ARGUMENTS = {
     "check": {"domain": _pddl("the domain"), "problem": _pddl("a problem of that domain"),
-              "target": {"type": "string", "enum": ["fast-downward", "any"],
-                         "description": "fast-downward: what Fast Downward cannot take is an "
-                                        "error; any: only what no planner could take"}},
+              "target": {"type": "string", "enum": list(CHECK_TARGETS),
+                         "description": "fast-downward (default): what Fast Downward cannot "
+                                        "take is an error; auto (the planner plan picks by "
+                                        "the task's features, ENHSP for numeric tasks) or "
+                                        "any: only what no planner could take"}},
     "plan": {"domain": _pddl("the domain"), "problem": _pddl("the problem"),
-             "planner": {"type": "string", "description": "auto (chosen by the task's "
-                         "features), or a planner's name: fast-downward, enhsp, ..."},
+             "planner": {"type": "string", "description": "a planner's name (default "
+                         "fast-downward, as in the CLI and Python; enhsp for numeric tasks; "
+                         "pddlkit planners lists them), or auto: chosen by the task's "
+                         "features"},
              "timeout": {"type": "number", "exclusiveMinimum": 0, "maximum": MAX_PLAN_SECONDS,
                          "description": f"planner seconds (default {DEFAULT_PLAN_SECONDS:g}, at "
                                         "most the call's limit)"},
