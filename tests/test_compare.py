@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from pddlkit.compare import CompareInputError, compare_domains, compare_problems
-from pddlkit.compare.domains import ONLY_CANDIDATE, ONLY_REFERENCE, SUCCESSOR
+from pddlkit.compare.domains import (CANDIDATE_ONLY_ACTION, NO_COUNTERPART, ONLY_CANDIDATE,
+                                     ONLY_REFERENCE, SUCCESSOR)
 from pddlkit.compare.problems import static_predicates
 from pddlkit.pddl import model as M
 from pddlkit.pddl.reader import parse_domain, parse_problem
@@ -561,3 +562,194 @@ def test_cli_unreadable_input_exits_2_with_a_diagnostic(tmp_path):
     notpddl.write_text("just some words\n")
     out = run(notpddl, COIN / "p3.pddl")
     assert out.returncode == 2 and "not-a-domain-or-problem" in out.stderr
+
+
+# ---------------------------------------------------------------------------- issue 71
+
+BLOCKS = """
+(define (domain blocks)
+  (:requirements :strips)
+  (:predicates (on ?x ?y) (ontable ?x) (clear ?x) (handempty) (holding ?x))
+  (:action pick-up
+    :parameters (?x)
+    :precondition (and (clear ?x) (ontable ?x) (handempty))
+    :effect (and (not (ontable ?x)) (not (clear ?x)) (not (handempty)) (holding ?x)))
+  (:action put-down
+    :parameters (?x)
+    :precondition (holding ?x)
+    :effect (and (not (holding ?x)) (clear ?x) (handempty) (ontable ?x)))
+  (:action stack
+    :parameters (?x ?y)
+    :precondition (and (holding ?x) (clear ?y))
+    :effect (and (not (holding ?x)) (not (clear ?y)) (clear ?x) (handempty) (on ?x ?y)))
+  (:action unstack
+    :parameters (?x ?y)
+    :precondition (and (on ?x ?y) (clear ?x) (handempty))
+    :effect (and (holding ?x) (clear ?y) (not (clear ?x)) (not (handempty))
+                 (not (on ?x ?y)))))
+"""
+
+BLOCKS_4 = """
+(define (problem blocks-4) (:domain blocks)
+  (:objects a b c d)
+  (:init (clear b) (ontable d) (on b c) (on c a) (on a d) (handempty))
+  (:goal (and (on d c) (on c a) (on a b))))
+"""
+
+
+def _blocks_problem(name: str, objects: str, goal: str) -> str:
+    """Blocks ``objects`` (three or four names) all on the table, the hand empty."""
+    names = objects.split()
+    init = " ".join(f"(clear {o}) (ontable {o})" for o in names)
+    return (f"(define (problem {name}) (:domain blocks) (:objects {objects}) "
+            f"(:init {init} (handempty)) (:goal (and {goal})))")
+
+
+def test_a_renamed_action_is_paired_by_its_literals_and_agrees():
+    """Issue 71: ``stack`` renamed ``put-on`` was reported missing (and put-on extra) while
+    behaviour said 100%; it is the same action under another name."""
+    cand = BLOCKS.replace("(:action stack", "(:action put-on")
+    result = compare_domains(BLOCKS, cand, [BLOCKS_4], transitions=60)
+    assert not result.missing_actions and not result.extra_actions, result.format()
+    assert result.equivalent and result.precision == result.recall == 1.0
+    paired = {(m.reference, m.candidate): m for m in result.action_mapping}
+    assert paired[("stack", "put-on")].by == "literals"
+    assert paired[("stack", "put-on")].agreement == 1.0
+    assert paired[("unstack", "unstack")].by == "name"
+    shown = result.format()
+    assert "action renaming used (reference ~ candidate):" in shown
+    assert "stack ~ put-on, paired by its preconditions and effects" in shown
+    assert {"reference": "stack", "candidate": "put-on"}.items() <= next(
+        m for m in result.to_dict()["action_mapping"] if m["candidate"] == "put-on").items()
+    assert result.behaviour.disagreeing == 0 and "stack" not in result.behaviour.by_action
+
+
+def test_a_missing_action_lowers_the_behavioural_agreement():
+    """Issue 71: the transitions of an action the candidate lacks were left out of the count,
+    so a domain without ``stack`` agreed on 100% of them."""
+    start = BLOCKS.index("(:action stack")
+    cand = BLOCKS[:start] + BLOCKS[BLOCKS.index("(:action unstack"):]
+    result = compare_domains(BLOCKS, cand, [BLOCKS_4], transitions=60)
+    assert result.missing_actions == ("stack",) and not result.equivalent
+    b = result.behaviour
+    assert b.disagreeing > 0 and b.agreement < 1.0, result.format()
+    assert b.by_action == {"stack": {NO_COUNTERPART: b.disagreeing}}
+    example = next(d for d in b.examples if d.schema == "stack")
+    assert example.kind == NO_COUNTERPART and example.action.startswith("(stack ")
+    assert "the candidate has no action that corresponds to stack" in result.format()
+
+
+def test_an_action_only_the_candidate_has_disagrees_where_it_applies():
+    extra = """  (:action throw-away
+    :parameters (?x)
+    :precondition (holding ?x)
+    :effect (and (not (holding ?x)) (handempty)))
+"""
+    cand = BLOCKS.replace("  (:action unstack", extra + "  (:action unstack")
+    result = compare_domains(BLOCKS, cand, [BLOCKS_4], transitions=200)
+    assert result.extra_actions == ("throw-away",) and not result.missing_actions
+    b = result.behaviour
+    assert set(b.by_action) == {"throw-away"}, result.format()
+    assert set(b.by_action["throw-away"]) == {CANDIDATE_ONLY_ACTION}
+    assert b.disagreeing == b.by_action["throw-away"][CANDIDATE_ONLY_ACTION] > 0
+
+
+def test_actions_and_predicates_renamed_together_are_paired():
+    """Nothing shares a name: the first pair is found by the shape of its literals, the
+    predicate renaming it supports pairs the rest, parameters given in another order too."""
+    cand = BLOCKS.replace("(:action stack\n    :parameters (?x ?y)",
+                          "(:action put-on\n    :parameters (?y ?x)")
+    for old, new in (("(on ", "(above "), ("(ontable", "(on-floor"), ("(clear", "(free"),
+                     ("(handempty", "(arm-empty"), ("(holding", "(grasped"),
+                     ("(:action pick-up", "(:action grab"), ("(:action put-down", "(:action drop"),
+                     ("(:action unstack", "(:action take-off")):
+        cand = cand.replace(old, new)
+    result = compare_domains(BLOCKS, cand, [BLOCKS_4], transitions=100)
+    assert result.equivalent, result.format()
+    pairs = {m.reference: m for m in result.action_mapping}
+    assert {r: m.candidate for r, m in pairs.items()} == {
+        "pick-up": "grab", "put-down": "drop", "stack": "put-on", "unstack": "take-off"}
+    assert pairs["stack"].reordered and pairs["stack"].parameters == ("?x", "?y")
+    assert all(m.agreement == 1.0 for m in pairs.values())
+    assert {m.by for m in pairs.values()} <= {"literals", "shape"}
+
+
+def test_a_goal_with_a_double_negation_is_the_goal_without_it():
+    ref = _blocks_problem("ref", "a b c", "(on a b) (on b c)")
+    double = _blocks_problem("neg", "a b c", "(not (not (on a b))) (on b c)")
+    result = compare_problems(ref, double, BLOCKS)
+    assert result.equivalent and result.goal_precision == 1.0, result.format()
+    nested = _blocks_problem("nested", "a b c", "(not (not (and (on a b) (on b c))))")
+    assert compare_problems(ref, nested, BLOCKS).equivalent
+    different = _blocks_problem("other", "a b c", "(not (not (on a b))) (on c b)")
+    assert not compare_problems(ref, different, BLOCKS).equivalent
+
+
+def test_the_verdict_names_the_reference_first():
+    """Issue 71: the header said (CAND vs REF), the reverse of the arguments."""
+    ref = _blocks_problem("the-ref", "a b c", "(on a b)")
+    cand = _blocks_problem("the-cand", "a b c", "(on b a)")
+    assert "(the-ref vs the-cand)" in compare_problems(ref, cand, BLOCKS).format()
+    cand_domain = BLOCKS.replace("(domain blocks)", "(domain blocks-cand)")
+    assert compare_domains(BLOCKS, cand_domain).format().startswith(
+        "EQUIVALENT (blocks vs blocks-cand)")
+
+
+def test_goal_completion_gives_planetariums_verdict_beside_the_strict_one():
+    """With three blocks, (on a b) (on b c) implies (clear a) (ontable c) (handempty): a goal
+    that adds them is the same goal once both are completed, and not the same strictly."""
+    ref = _blocks_problem("ref", "a b c", "(on a b) (on b c)")
+    cand = _blocks_problem("cand", "x y z", "(on x y) (on y z) (clear x) (ontable z)")
+    strict = compare_problems(ref, cand, BLOCKS)
+    assert not strict.equivalent and strict.completion is None
+    result = compare_problems(ref, cand, BLOCKS, complete_goals=True)
+    assert not result.equivalent and result.completion.equivalent
+    done = result.completion
+    assert done.reference.added == ("(clear a)", "(handempty)", "(ontable c)")
+    assert done.candidate.added == ("(handempty)",)
+    assert not done.reference.bounded and done.reference.goal_states == 1
+    head = result.format().splitlines()[0]
+    assert head.startswith("NOT EQUIVALENT (ref vs cand)")
+    assert head.endswith("with goals completed (Planetarium-style): EQUIVALENT")
+    data = json.loads(json.dumps(result.to_dict()))
+    assert data["equivalent"] is False and data["goal_completion"]["equivalent"] is True
+    # a fourth block: (clear a) is no longer implied (d may stand on a), so still different
+    ref4 = _blocks_problem("ref", "a b c d", "(on a b) (on b c)")
+    cand4 = _blocks_problem("cand", "a b c d", "(on a b) (on b c) (clear a)")
+    result = compare_problems(ref4, cand4, BLOCKS, complete_goals=True)
+    assert not result.completion.equivalent
+    assert result.completion.reference.added == ()
+    assert [d.fact for d in result.completion.comparison.extra_goals] == ["(clear a)"]
+
+
+def test_goal_completion_says_when_the_state_cap_was_hit():
+    ref = _blocks_problem("ref", "a b c", "(on a b) (on b c)")
+    result = compare_problems(ref, ref, BLOCKS, complete_goals=True, completion_states=5)
+    assert result.completion.reference.bounded and result.completion.reference.states == 5
+    assert "stopped at the cap of 5 states" in result.format()
+    whole = compare_problems(ref, ref, BLOCKS, complete_goals=True)
+    assert not whole.completion.reference.bounded and whole.completion.reference.states == 22
+
+
+def test_goal_completion_needs_the_domain():
+    ref = _blocks_problem("ref", "a b c", "(on a b)")
+    with pytest.raises(CompareInputError) as caught:
+        compare_problems(ref, ref, complete_goals=True)
+    assert caught.value.role == "domain" and caught.value.diagnostics[0].hint
+
+
+def test_cli_complete_goals(tmp_path):
+    domain, ref, cand = (tmp_path / n for n in ("domain.pddl", "ref.pddl", "cand.pddl"))
+    domain.write_text(BLOCKS)
+    ref.write_text(_blocks_problem("ref", "a b c", "(on a b) (on b c)"))
+    cand.write_text(_blocks_problem("cand", "x y z", "(on x y) (on y z) (clear x)"))
+    out = run(ref, cand, "--domain", domain)
+    assert out.returncode == 1 and "Planetarium" not in out.stdout
+    out = run(ref, cand, "--domain", domain, "--complete-goals")
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "with goals completed (Planetarium-style): EQUIVALENT" in out.stdout.splitlines()[0]
+    assert "added to the reference's goal: (clear a) (handempty) (ontable c)" in out.stdout
+    out = run(ref, cand, "--complete-goals")
+    assert out.returncode == 2 and "--domain" in out.stderr and "Traceback" not in out.stderr
+    out = run(domain, domain, "--complete-goals")
+    assert out.returncode == 2 and "two problems" in out.stderr

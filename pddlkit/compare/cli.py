@@ -3,9 +3,12 @@
 Both files are problems (compared up to a renaming of objects; ``--domain`` gives the domain
 they share, for types, constants and which predicates are static) or both are domains
 (compared literal by literal and, with ``--problem`` reference problems, by behaviour).
-Which they are is read from the files. Exit status: 0 equivalent, 1 not, 2 when an input
-cannot be read or the two are not the same kind (a diagnostic naming the file and a fix,
-never a traceback).
+Which they are is read from the files. ``--complete-goals`` (two problems, with ``--domain``)
+adds Planetarium's verdict beside the strict one: both goals completed with the atoms every
+reachable goal state has, so a goal that only adds what the rest implies is the same goal.
+Exit status: 0 equivalent, 1 not (with ``--complete-goals``, by the completed verdict, the
+one asked for), 2 when an input cannot be read, an option does not fit the inputs, or the two
+are not the same kind (a diagnostic naming the file and a fix, never a traceback).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from pathlib import Path
 from typing import Optional
 
 from ..diagnostics import Diagnostic, Severity
+from .problems import COMPLETION_STATES
 
 
 def _count(text: str) -> int:
@@ -51,6 +55,13 @@ def register(sub) -> None:
     p.add_argument("--transitions", type=_count, default=200,
                    help="for two domains: how many sampled transitions to compare")
     p.add_argument("--seed", type=_seed, default=0, help="for two domains: the walks' seed")
+    p.add_argument("--complete-goals", action="store_true",
+                   help="for two problems (with --domain): also give Planetarium's verdict, "
+                        "both goals completed with the atoms every reachable goal state has "
+                        "(the exit status follows it)")
+    p.add_argument("--completion-states", type=_count, default=COMPLETION_STATES, metavar="N",
+                   help="with --complete-goals: the most states explored from each init (a "
+                        "cap hit is said)")
     p.add_argument("--json", action="store_true", help="the comparison as JSON")
     p.set_defaults(func=compare_command)
 
@@ -78,14 +89,24 @@ def compare_command(args) -> int:
                     "--problem is for comparing two domains; for two problems, give their "
                     "domain with --domain", "--problem")], "wrong option", "input")
             domain = _path(args.compare_domain, "domain") if args.compare_domain else None
+            if args.complete_goals and domain is None:
+                raise CompareInputError([Diagnostic(
+                    "compare-usage", Severity.ERROR, "--complete-goals explores the states "
+                    "reachable in the problems' domain, and no --domain was given",
+                    hint="give the domain with --domain D")], "wrong option", "input")
             result = compare_problems(_path(args.reference, "reference"),
-                                      _path(args.candidate, "candidate"), domain)
+                                      _path(args.candidate, "candidate"), domain,
+                                      complete_goals=args.complete_goals,
+                                      completion_states=args.completion_states)
         else:
-            if args.compare_domain:
-                raise CompareInputError([_usage(
-                    "--domain is for comparing two problems; to compare two domains by "
-                    "behaviour, give reference problems with --problem", "--domain")],
-                    "wrong option", "input")
+            for given, option, why in (
+                    (args.compare_domain, "--domain", "to compare two domains by behaviour, "
+                                                      "give reference problems with --problem"),
+                    (args.complete_goals, "--complete-goals", "two domains have no goals to "
+                                                              "complete")):
+                if given:
+                    raise CompareInputError([_usage(f"{option} is for comparing two problems; "
+                                                    f"{why}", option)], "wrong option", "input")
             problems = [_path(p, "reference problem") for p in args.compare_problems]
             result = compare_domains(_path(args.reference, "reference"),
                                      _path(args.candidate, "candidate"), problems,
@@ -96,7 +117,8 @@ def compare_command(args) -> int:
         print(json.dumps(result.to_dict(), indent=2))
     else:
         print(result.format())
-    return 0 if result.equivalent else 1
+    verdict = getattr(result, "completion", None) or result
+    return 0 if verdict.equivalent else 1
 
 
 def _usage(message: str, option: str) -> Diagnostic:

@@ -15,10 +15,19 @@ the same places of the same actions most often. A negated definition (``door-clo
 not ``door-open``) takes a *guard*, the positive reference literal that sits beside the
 negated one in the reference's preconditions (``has-door``), so ``door-closed`` holds of
 doors that are closed, not of every pair of rooms.
+
+Actions are paired the same way: by name first (``open_door`` ~ ``open-door``, then a close
+name of the same arity), and a reference action left over is paired with a candidate action of
+another name (``stack`` ~ ``put-on``) when, under the predicate renaming, their preconditions
+and effects agree (:func:`pair_actions`, reported as ``action_mapping``): a model renames an
+action as freely as a predicate. An action left without a counterpart still counts in the
+behaviour: each sampled transition of it is a disagreement, so a domain that lacks an action
+never agrees fully on the transitions that action makes.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import itertools
 import random
@@ -79,6 +88,42 @@ class PredicateMapping:
 
 
 @dataclass(frozen=True)
+class ActionMapping:
+    """How a reference action was paired with a candidate action. ``by``: ``"name"`` (the
+    same name, ``_`` and ``-`` alike), ``"close name"`` (a similar name of the same arity),
+    ``"literals"`` (another name, paired because its preconditions and effects agree with the
+    reference action's under the predicate renaming) or ``"shape"`` (another name, paired
+    because its literals have the same parameters in the same places, predicate names aside,
+    before the predicate renaming could tell). ``agreement`` is the share of both actions'
+    literals matched under the renaming finally used. ``parameters`` are the candidate's
+    parameters in the reference action's order (the candidate may list them in another)."""
+
+    reference: str
+    candidate: str
+    by: str
+    parameters: tuple[str, ...] = ()
+    reordered: bool = False
+    agreement: Optional[float] = None
+
+    def format(self) -> str:
+        text = f"{self.reference} ~ {self.candidate}"
+        if self.reordered:
+            text += f" (its parameters in the reference's order: {' '.join(self.parameters)})"
+        how = {"literals": "by its preconditions and effects",
+               "shape": "by the shape of its preconditions and effects (predicate names aside)"}
+        if self.by in how:
+            text += f", paired {how[self.by]}"
+            if self.agreement is not None:
+                text += f"; {self.agreement:.0%} of the literals agree"
+        return text
+
+    def to_dict(self) -> dict:
+        return {"reference": self.reference, "candidate": self.candidate, "by": self.by,
+                "parameters": list(self.parameters), "reordered": self.reordered,
+                "agreement": self.agreement, "text": self.format()}
+
+
+@dataclass(frozen=True)
 class ActionComparison:
     """One action's literals, lifted (written over the reference action's parameters for
     what is missing, the candidate's for what is extra). ``reference``/``candidate`` is None
@@ -128,6 +173,8 @@ class ActionComparison:
 ONLY_CANDIDATE = "only-candidate"   # the candidate lets the action run; the reference does not
 ONLY_REFERENCE = "only-reference"   # the reference lets it run; the candidate does not
 SUCCESSOR = "successor"             # both run it; the states after differ
+NO_COUNTERPART = "no-counterpart"   # the reference runs an action the candidate has no match for
+CANDIDATE_ONLY_ACTION = "candidate-only-action"   # the candidate runs an action the reference lacks
 
 
 @dataclass(frozen=True)
@@ -138,7 +185,10 @@ class Disagreement:
     for ``only-candidate`` the reference's precondition parts that are false (what the
     candidate's precondition lacks), for ``only-reference`` the candidate's false parts (in
     its own vocabulary), for ``successor`` ``missing (atom)`` (the reference's successor has
-    it, the candidate's does not) and ``extra (atom)``, in the candidate's vocabulary."""
+    it, the candidate's does not) and ``extra (atom)``, in the candidate's vocabulary; for
+    ``no-counterpart`` (a reference action no candidate action was paired with) and
+    ``candidate-only-action`` (a candidate action paired with none; ``action`` and ``schema``
+    in the candidate's names) there is no literal to name."""
 
     kind: str
     action: str
@@ -156,6 +206,11 @@ class Disagreement:
         if self.kind == ONLY_REFERENCE:
             return (f"{self.action} is applicable in the reference but not in the candidate, "
                     f"whose precondition also requires {shown}")
+        if self.kind in (NO_COUNTERPART, CANDIDATE_ONLY_ACTION):
+            side, other = ("reference", "candidate") if self.kind == NO_COUNTERPART else \
+                ("candidate", "reference")
+            return (f"{self.action} is applicable in the {side}, but the {other} has no "
+                    f"action that corresponds to {self.schema}")
         return f"{self.action} applies in both, but the successors differ: {shown}"
 
     def format(self, atoms: int = 12) -> str:
@@ -175,8 +230,11 @@ class BehaviourComparison:
     """Sampled transitions of reference problems, run in both domains. A transition is a
     (state, ground action) pair where the action applies in at least one domain; it agrees
     when it applies in both and the successors are equal on the candidate's mapped
-    predicates. ``tally`` counts (action, kind, lifted literal) over every disagreement;
-    ``examples`` keeps the first disagreement of each (action, kind)."""
+    predicates. An action with no counterpart on the other side makes a transition wherever
+    it applies, and that transition disagrees: leaving it out would call a domain that lacks
+    an action one that agrees everywhere. ``tally`` counts (action, kind, lifted literal)
+    over every disagreement; ``examples`` keeps the first disagreement of each (action,
+    kind)."""
 
     transitions: int
     agreeing: int
@@ -226,6 +284,8 @@ class DomainComparison:
     notes: tuple[str, ...] = ()
     reference_name: str = ""
     candidate_name: str = ""
+    #: how each pair of actions was made (:func:`pair_actions`)
+    action_mapping: tuple[ActionMapping, ...] = ()
 
     @property
     def renamed(self) -> bool:
@@ -245,10 +305,8 @@ class DomainComparison:
     def format(self, limit: int = 10) -> str:
         """A report for a person or an LLM: verdict, renaming used, per-action literals,
         then behaviour with the first disagreement named."""
-        names = ""
-        if self.reference_name or self.candidate_name:
-            names = f" ({self.candidate_name or 'candidate'} vs {self.reference_name or 'reference'})"
-        lines = [("EQUIVALENT" if self.equivalent else "NOT EQUIVALENT") + names
+        lines = [("EQUIVALENT" if self.equivalent else "NOT EQUIVALENT")
+                 + header_names(self.reference_name, self.candidate_name)
                  + f": literal precision {self.precision:.3f}, recall {self.recall:.3f}"]
         renamed = [m for m in self.predicate_mapping if not m.identity]
         if renamed:
@@ -256,6 +314,10 @@ class DomainComparison:
             lines.extend(f"  {m.format()}" for m in renamed)
         elif self.predicate_mapping:
             lines.append("predicate renaming used: none (the same names)")
+        paired = [m for m in self.action_mapping if m.by != "name" or m.reordered]
+        if paired:
+            lines.append("action renaming used (reference ~ candidate):")
+            lines.extend(f"  {m.format()}" for m in paired)
         types = {a: b for a, b in self.type_mapping.items() if a != b}
         if types:
             lines.append("type renaming used: "
@@ -305,6 +367,7 @@ class DomainComparison:
                 "precision": self.precision, "recall": self.recall,
                 "renamed": self.renamed,
                 "predicate_mapping": [m.to_dict() for m in self.predicate_mapping],
+                "action_mapping": [m.to_dict() for m in self.action_mapping],
                 "type_mapping": dict(sorted(self.type_mapping.items())),
                 "unmapped_reference": list(self.unmapped_reference),
                 "unmapped_candidate": list(self.unmapped_candidate),
@@ -317,6 +380,14 @@ class DomainComparison:
 
 def _ratio(a: int, b: int) -> float:
     return a / b if b else 1.0
+
+
+def header_names(reference: str, candidate: str) -> str:
+    """`` (REF vs CAND)`` for a verdict line, in the order the two were given (the
+    reference first, as ``pddlkit compare REF CAND`` takes them); empty without names."""
+    if not (reference or candidate):
+        return ""
+    return f" ({reference or 'reference'} vs {candidate or 'candidate'})"
 
 
 # ---------------------------------------------------------------------------- literals
@@ -416,6 +487,108 @@ def match_actions(ref: Domain, cand: Domain) -> list[tuple[Action, Action]]:
             pairs.append((a, options[close[0]]))
             used.add(options[close[0]].name)
     return pairs
+
+
+#: the least share of two actions' literals that must match (under the predicate renaming)
+#: for a reference action to be paired with a candidate action of another name
+ACTION_AGREEMENT = 0.5
+#: the least share of literals alike with predicate names left out (the same parameters in
+#: the same places, section and polarity) for such a pair when the predicate renaming cannot
+#: tell yet (the candidate renamed predicates and actions both); one such pair is taken at a
+#: time, and the renaming is found again with its evidence before the next
+ACTION_SHAPE = 0.8
+#: actions with at most this many parameters are also tried with their parameters reordered
+MAX_REORDERED = 4
+
+
+def pair_actions(ref: Domain, cand: Domain
+                 ) -> tuple[list[tuple[Action, Action]], list[ActionMapping]]:
+    """Every pair of a reference action and its candidate counterpart, and how each was made.
+
+    First by name (:func:`match_actions`). Then, as predicates are matched by renaming, each
+    reference action left is paired with a candidate action left of the same arity whose
+    literals agree with it under the predicate renaming the pairs so far support
+    (:data:`ACTION_AGREEMENT` of both actions' literals at least; parameters in the candidate's
+    order or, up to :data:`MAX_REORDERED` parameters, any other), best first, one candidate
+    action per reference action; a pair alike only in shape (:data:`ACTION_SHAPE`) is taken
+    one at a time, when no pair agrees by literals. A pair made by literals holds the
+    candidate action with its parameters in the reference's order, so the rest of the
+    comparison (by parameter position) needs no other change."""
+    pairs = match_actions(ref, cand)
+    mapping = [ActionMapping(a.name, b.name, "name" if _norm(a.name) == _norm(b.name)
+                             else "close name", tuple(p.name for p in b.parameters))
+               for a, b in pairs]
+    left_r = [a for a in ref.actions if a.name not in {x.name for x, _ in pairs}]
+    left_c = [b for b in cand.actions if b.name not in {y.name for _, y in pairs}]
+    while left_r and left_c:
+        by_ref = _by_reference(_rank_predicates(pairs, ref, cand)[0])
+        options = []
+        for a in left_r:
+            for b in left_c:
+                if b.arity != a.arity:
+                    continue
+                identity = tuple(range(a.arity))
+                orders = itertools.permutations(identity) if a.arity <= MAX_REORDERED \
+                    else (identity,)
+                for order in orders:
+                    moved = _reordered(b, order)
+                    agree = _literal_agreement(compare_actions(a, moved, by_ref))
+                    shape = _shape_agreement(a, moved)
+                    if agree >= ACTION_AGREEMENT or shape >= ACTION_SHAPE:
+                        similar = difflib.SequenceMatcher(None, _norm(a.name),
+                                                          _norm(b.name)).ratio()
+                        options.append((-agree, -shape, order != identity, -similar, a.name,
+                                        b.name, order, a, moved))
+        options.sort(key=lambda o: o[:7])
+        taken_r: set = set()
+        taken_c: set = set()
+        for neg_agree, _, reordered, _, _, _, _, a, moved in options:
+            by_literals = -neg_agree >= ACTION_AGREEMENT
+            if a.name in taken_r or moved.name in taken_c or (taken_r and not by_literals):
+                continue
+            pairs.append((a, moved))
+            mapping.append(ActionMapping(a.name, moved.name,
+                                         "literals" if by_literals else "shape",
+                                         tuple(p.name for p in moved.parameters), reordered))
+            taken_r.add(a.name)
+            taken_c.add(moved.name)
+            if not by_literals:
+                break   # alike in shape only: find the renaming again with this pair first
+        if not taken_r:
+            break
+        left_r = [a for a in left_r if a.name not in taken_r]
+        left_c = [b for b in left_c if b.name not in taken_c]
+    return pairs, mapping
+
+
+def _reordered(action: Action, order: tuple[int, ...]) -> Action:
+    """``action`` with its parameter ``order[i]`` at position ``i``."""
+    if order == tuple(range(len(order))):
+        return action
+    return dataclasses.replace(action, parameters=tuple(action.parameters[k] for k in order))
+
+
+def _literal_agreement(c: ActionComparison) -> float:
+    """The share of both actions' literals matched (1.0 for two actions with none)."""
+    return _ratio(c.matched_reference + c.matched_candidate,
+                  c.reference_literals + c.candidate_literals)
+
+
+def _shape_agreement(a: Action, b: Action) -> float:
+    """The share of both actions' literals that have a counterpart of the same section,
+    polarity and arguments, whatever its predicate."""
+    shapes = [Counter((x.section, x.positive, x.args) for x in dict.fromkeys(action_literals(y)))
+              for y in (a, b)]
+    return _ratio(2 * sum((shapes[0] & shapes[1]).values()),
+                  sum(shapes[0].values()) + sum(shapes[1].values()))
+
+
+def _by_reference(mappings: Iterable[PredicateMapping]) -> dict[str, list[PredicateMapping]]:
+    """The predicate mappings by the reference predicate they read."""
+    out: dict[str, list[PredicateMapping]] = defaultdict(list)
+    for m in mappings:
+        out[m.reference].append(m)
+    return out
 
 
 def map_types(pairs: list[tuple[Action, Action]], ref: Domain, cand: Domain) -> dict[str, str]:
@@ -645,7 +818,10 @@ class _Translator:
         return self.world.with_derived(State(frozenset(atoms), state.fluents))
 
 
-def _applicable(action: Action, state: State, world: World) -> dict[tuple, GroundAction]:
+def applicable_groundings(action: Action, state: State, world: World
+                          ) -> dict[tuple, GroundAction]:
+    """Every grounding of ``action`` applicable in ``state``, by its arguments (in the
+    action's parameter order)."""
     out = {}
     for b in candidate_bindings(action.parameters, action.precondition, state, {}, world):
         if len(b) != len(action.parameters):
@@ -724,7 +900,9 @@ def compare_domains(reference: DomainLike, candidate: DomainLike,
     """Compare a candidate domain with the reference, literal by literal and by behaviour.
 
     Literals: actions are paired by name (``open_door`` ~ ``open-door``; then a close name of
-    the same arity), parameters by position; the candidate's predicates are defined from the
+    the same arity; then, for the actions left, by literals under the predicate renaming:
+    ``stack`` ~ ``put-on``, :func:`pair_actions`, reported as ``action_mapping``), parameters
+    by position; the candidate's predicates are defined from the
     reference's (:func:`map_predicates`, reported as ``predicate_mapping``), and each
     action's precondition atoms (with polarity) and effect literals are matched under that
     renaming; precision is the share of the candidate's literals matched, recall the share
@@ -742,7 +920,9 @@ def compare_domains(reference: DomainLike, candidate: DomainLike,
     applies the action have been compared: applicable in both or neither, and if both, the
     same successor on the candidate's mapped predicates (the reference's successor is
     translated with the renaming; candidate predicates with no definition are false in every
-    translated state and not compared after). Numeric fluents are carried over and not
+    translated state and not compared after); an action with no counterpart makes a
+    transition wherever it applies (the reference's in the reference state, the candidate's in
+    the translated one), and it disagrees. Numeric fluents are carried over and not
     compared. The first disagreement is named (action, state, literal), and every one is
     counted by action, kind and lifted literal.
 
@@ -751,7 +931,7 @@ def compare_domains(reference: DomainLike, candidate: DomainLike,
     """
     ref = load_domain(reference, "reference")
     cand = load_domain(candidate, "candidate")
-    pairs = match_actions(ref, cand)
+    pairs, action_mapping = pair_actions(ref, cand)
     type_mapping = map_types(pairs, ref, cand)
     mappings, ties = _rank_predicates(pairs, ref, cand)
     notes = []
@@ -761,10 +941,10 @@ def compare_domains(reference: DomainLike, candidate: DomainLike,
         if tried > 1:
             notes.append(f"{tried} equally supported predicate renamings were tried; the one "
                          "whose sampled transitions agree most is used")
-    by_ref: dict[str, list[PredicateMapping]] = defaultdict(list)
-    for m in mappings:
-        by_ref[m.reference].append(m)
+    by_ref = _by_reference(mappings)
     actions = [compare_actions(a, b, by_ref) for a, b in pairs]
+    action_mapping = [dataclasses.replace(m, agreement=round(_literal_agreement(c), 3))
+                      for m, c in zip(action_mapping, actions)]
     paired_r = {a.name for a, _ in pairs}
     paired_c = {b.name for _, b in pairs}
     missing = tuple(a.name for a in ref.actions if a.name not in paired_r)
@@ -775,7 +955,8 @@ def compare_domains(reference: DomainLike, candidate: DomainLike,
     unmapped_c = tuple(sorted(p for p in predicate_arities(cand)
                               if p not in {m.candidate for m in mappings}))
     for name in missing:
-        other = next((b for b in cand.actions if _norm(b.name) == _norm(name)), None)
+        other = next((b for b in cand.actions if _norm(b.name) == _norm(name)
+                      and b.name not in paired_c), None)
         if other is not None:
             notes.append(f"{name}: the candidate's has {other.arity} parameter(s), the "
                          f"reference's {ref.action(name).arity}; actions are compared by "
@@ -796,7 +977,8 @@ def compare_domains(reference: DomainLike, candidate: DomainLike,
         predicate_mapping=tuple(mappings), type_mapping=type_mapping,
         actions=tuple(actions), missing_actions=missing, extra_actions=extra,
         unmapped_reference=unmapped_r, unmapped_candidate=unmapped_c, behaviour=behaviour,
-        notes=tuple(notes), reference_name=ref.name, candidate_name=cand.name)
+        notes=tuple(notes), reference_name=ref.name, candidate_name=cand.name,
+        action_mapping=tuple(action_mapping))
 
 
 def _break_ties(ref, cand, pairs, mappings, ties, type_mapping, problems, states,
@@ -856,9 +1038,9 @@ def _behaviour(ref: Domain, cand: Domain, pairs, mappings, type_mapping, problem
     notes: list[str] = []
     fixed = states is not None and not problems
 
-    by_ref: dict[str, list[PredicateMapping]] = defaultdict(list)
-    for m in mappings:
-        by_ref[m.reference].append(m)
+    by_ref = _by_reference(mappings)
+    alone_r = [a for a in ref.actions if a.name not in {x.name for x, _ in pairs}]
+    alone_c = [b for b in cand.actions if b.name not in {y.name for _, y in pairs}]
     patterns = {}
     for a, b in pairs:
         names = [p.name for p in a.parameters]
@@ -867,14 +1049,25 @@ def _behaviour(ref: Domain, cand: Domain, pairs, mappings, type_mapping, problem
         theirs = [y for y in action_literals(b, keep_names=True) if y.section == EFF]
         patterns[a.name] = [(lit, names) for lit in own + theirs]
 
+    def disagree(d: Disagreement) -> None:
+        if not first:
+            first.append(d)
+        key = (d.schema, d.kind)
+        if key not in examples and len(examples) < max_examples:
+            examples[key] = d
+        by_action[d.schema][d.kind] += 1
+        for lit in d.lifted or ("",):
+            tally[(d.schema, d.kind, lit)] += 1
+
     def check(wi: int, state: State) -> list[GroundAction]:
         world, tr = worlds[wi]
         cstate = tr(state)
-        app = {a.name: _applicable(a, state, world) for a in ref.actions}
+        app = {a.name: applicable_groundings(a, state, world) for a in ref.actions}
         walk_next = [found[args] for found in app.values() for args in sorted(found)]
+        atoms = tuple(format_atom(x) for x in sorted(state.atoms))
         for a, b in pairs:
             app_r = app[a.name]
-            app_c = _applicable(b, cstate, tr.world)
+            app_c = applicable_groundings(b, cstate, tr.world)
             for args in sorted(set(app_r) | set(app_c)):
                 if counts["transitions"] >= transitions:
                     return walk_next
@@ -904,17 +1097,18 @@ def _behaviour(ref: Domain, cand: Domain, pairs, mappings, type_mapping, problem
                     g = ground(b, args)
                     literals, lifted = _false_parts(b, g.binding, cstate, tr.world)
                     kind = ONLY_REFERENCE
-                d = Disagreement(kind, action_text, a.name, world.problem.name,
-                                 tuple(format_atom(x) for x in sorted(state.atoms)),
-                                 literals, lifted)
-                if not first:
-                    first.append(d)
-                key = (a.name, kind)
-                if key not in examples and len(examples) < max_examples:
-                    examples[key] = d
-                by_action[a.name][kind] += 1
-                for lit in lifted or ("",):
-                    tally[(a.name, kind, lit)] += 1
+                disagree(Disagreement(kind, action_text, a.name, world.problem.name, atoms,
+                                      literals, lifted))
+        alone = [(NO_COUNTERPART, a.name, sorted(app[a.name])) for a in alone_r]
+        alone += [(CANDIDATE_ONLY_ACTION, b.name,
+                   sorted(applicable_groundings(b, cstate, tr.world))) for b in alone_c]
+        for kind, name, grounded in alone:
+            for args in grounded:
+                if counts["transitions"] >= transitions:
+                    return walk_next
+                counts["transitions"] += 1
+                disagree(Disagreement(kind, "(" + " ".join((name, *args)) + ")", name,
+                                      world.problem.name, atoms, (), ()))
         return walk_next
 
     stale = 0
@@ -934,7 +1128,7 @@ def _behaviour(ref: Domain, cand: Domain, pairs, mappings, type_mapping, problem
                 world = worlds[wi][0]
                 nexts = []
                 for a in ref.actions:
-                    found = _applicable(a, state, world)
+                    found = applicable_groundings(a, state, world)
                     nexts += [found[args] for args in sorted(found)]
             if counts["transitions"] >= transitions or not nexts:
                 break

@@ -6,10 +6,19 @@ hallucinated door, a forgotten room, the wrong goal). :func:`compare_problems` a
 question Planetarium (Zuo et al., NAACL 2025) asks, for any domain: is the candidate the
 reference up to a renaming of objects, and if not, which facts are missing or invented under
 the renaming that explains it best.
+
+That verdict is strict: a goal is compared as written. Planetarium also calls two goals the
+same when one only adds facts the rest implies (``(clear a) (ontable c)`` beside ``(on a b)
+(on b c)`` with three blocks), by completing each goal with what every goal state has. Its
+oracle is written by hand per domain; ``complete_goals`` finds the same facts for any domain
+by exploring the states reachable from each problem's init (:func:`complete_goal`, bounded by
+a state count it reports hitting), and gives that verdict beside the strict one.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import heapq
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -17,7 +26,11 @@ from ..pddl.model import (
     And, Atom, BinaryOp, Comparison, Domain, Exists, Forall, Formula, FunctionTerm, Imply,
     Not, Number, NumericExpr, Or, Problem, iter_effect_literals,
 )
-from .inputs import DomainLike, ProblemLike, load_domain, load_problem
+from ..diagnostics import Diagnostic, Severity
+from ..semantics.formulas import holds
+from ..semantics.world import World
+from .domains import applicable_groundings, header_names
+from .inputs import CompareInputError, DomainLike, ProblemLike, load_domain, load_problem
 from .matching import Structure, match
 
 # fact labels (the first element of a matched fact)
@@ -42,6 +55,75 @@ class FactDifference:
 
     def to_dict(self) -> dict:
         return {"fact": self.fact, "renamed": self.renamed}
+
+
+@dataclass(frozen=True)
+class CompletedGoal:
+    """One problem's goal completed (:func:`complete_goal`): ``added`` are the atoms that hold
+    in every goal state reached from its init and that the goal does not say (static and
+    derived atoms left out: the init fixes the first, the rest imply the second).
+    ``goal_states`` of the ``states`` explored satisfy the goal; ``bounded`` is True when the
+    exploration stopped at the state cap, so a state not reached might lack an atom added."""
+
+    added: tuple[str, ...]
+    states: int
+    goal_states: int
+    bounded: bool
+
+    def to_dict(self) -> dict:
+        return {"added": list(self.added), "states": self.states,
+                "goal_states": self.goal_states, "bounded": self.bounded}
+
+
+@dataclass(frozen=True)
+class GoalCompletion:
+    """The Planetarium-style verdict: the two problems compared again with both goals
+    completed. ``comparison`` is that comparison (its ``equivalent`` is the verdict)."""
+
+    comparison: "ProblemComparison"
+    reference: CompletedGoal
+    candidate: CompletedGoal
+    max_states: int
+
+    @property
+    def equivalent(self) -> bool:
+        return self.comparison.equivalent
+
+    def notes(self) -> list[str]:
+        """What limits the verdict: a state cap hit, a goal no explored state satisfies."""
+        out = []
+        for role, done in (("reference", self.reference), ("candidate", self.candidate)):
+            if done.bounded:
+                out.append(f"the {role}'s exploration stopped at the cap of {self.max_states} "
+                           f"states ({done.goal_states} goal states found): an atom added may "
+                           "not hold in a goal state not reached (raise the cap: "
+                           "--completion-states N, completion_states=N)")
+            if not done.goal_states:
+                out.append(f"no state reached from the {role}'s init satisfies its goal: "
+                           "nothing was added to it")
+        return out
+
+    def format(self, limit: int = 20) -> list[str]:
+        """The verdict's lines, to follow the strict verdict's."""
+        c = self.comparison
+        lines = ["with goals completed (Planetarium-style: the atoms every reachable goal "
+                 "state has added to each goal): "
+                 + ("EQUIVALENT" if c.equivalent else f"NOT EQUIVALENT, {c.differences} "
+                    "difference(s)")]
+        for role, done in (("reference", self.reference), ("candidate", self.candidate)):
+            shown = " ".join(done.added[:limit]) or "nothing"
+            more = f" (and {len(done.added) - limit} more)" if len(done.added) > limit else ""
+            lines.append(f"  added to the {role}'s goal: {shown}{more} ({done.goal_states} "
+                         f"goal state(s) of {done.states} explored)")
+        if not c.equivalent:
+            lines.extend("  " + line for line in c.difference_lines(limit))
+        lines.extend(f"  note: {n}" for n in self.notes())
+        return lines
+
+    def to_dict(self) -> dict:
+        return {"equivalent": self.equivalent, "max_states": self.max_states,
+                "reference": self.reference.to_dict(), "candidate": self.candidate.to_dict(),
+                "comparison": self.comparison.to_dict(), "notes": self.notes()}
 
 
 @dataclass(frozen=True)
@@ -74,6 +156,8 @@ class ProblemComparison:
     notes: tuple[str, ...] = ()
     reference_name: str = ""
     candidate_name: str = ""
+    #: the Planetarium-style verdict (``complete_goals``), or None when not asked for
+    completion: Optional[GoalCompletion] = None
 
     @property
     def fact_precision(self) -> float:
@@ -101,15 +185,16 @@ class ProblemComparison:
     def format(self, limit: int = 20) -> str:
         """A report for a person or an LLM: the verdict, then each difference under the
         renaming, what to add or remove named in the candidate's own names."""
-        names = ""
-        if self.reference_name or self.candidate_name:
-            names = f" ({self.candidate_name or 'candidate'} vs {self.reference_name or 'reference'})"
+        names = header_names(self.reference_name, self.candidate_name)
         if self.equivalent:
             head = f"EQUIVALENT{names}: the candidate is the reference problem up to a renaming " \
                    f"of {len(self.renaming)} object(s)"
         else:
             head = f"NOT EQUIVALENT{names}: {self.differences} difference(s) under the best " \
                    "renaming found"
+        if self.completion is not None:
+            head += ("; with goals completed (Planetarium-style): "
+                     + ("EQUIVALENT" if self.completion.equivalent else "NOT EQUIVALENT"))
         lines = [head]
         renamed = {a: b for a, b in self.renaming.items() if a != b}
         if renamed:
@@ -122,6 +207,18 @@ class ProblemComparison:
         lines.append(f"goal literals: precision {self.goal_precision:.3f} "
                      f"({self.matched_goals}/{self.candidate_goals}), recall "
                      f"{self.goal_recall:.3f} ({self.matched_goals}/{self.reference_goals})")
+        lines.extend(self.difference_lines(limit))
+        if self.ignored_goals:
+            lines.append("goal literals not compared (static, already fixed by the init): "
+                         + ", ".join(self.ignored_goals[:limit]))
+        lines.extend(f"note: {n}" for n in self.notes)
+        if self.completion is not None:
+            lines.extend(self.completion.format(limit))
+        return "\n".join(lines)
+
+    def difference_lines(self, limit: int = 20) -> list[str]:
+        """The facts, goal literals and objects on one side only, a section each."""
+        lines: list[str] = []
         sections = (
             ("init facts the candidate is missing (reference names [= candidate names])",
              self.missing_facts),
@@ -142,11 +239,7 @@ class ProblemComparison:
         if self.unmatched_candidate:
             lines.append("candidate objects with no counterpart: "
                          + ", ".join(self.unmatched_candidate[:limit]))
-        if self.ignored_goals:
-            lines.append("goal literals not compared (static, already fixed by the init): "
-                         + ", ".join(self.ignored_goals[:limit]))
-        lines.extend(f"note: {n}" for n in self.notes)
-        return "\n".join(lines)
+        return lines
 
     def to_dict(self) -> dict:
         return {
@@ -174,6 +267,7 @@ class ProblemComparison:
             "unmatched_candidate": list(self.unmatched_candidate),
             "ignored_goals": list(self.ignored_goals),
             "notes": list(self.notes),
+            "goal_completion": self.completion.to_dict() if self.completion else None,
         }
 
 
@@ -225,8 +319,7 @@ def problem_facts(problem: Problem, domain: Optional[Domain]) -> _Facts:
         used.update(term.args)
         out.facts.add(((NUMERIC, term.name, float(value)), term.args))
     static = static_predicates(domain) | {"="}
-    goal = problem.goal
-    parts = _conjuncts(goal)
+    parts = _conjuncts(without_double_negation(problem.goal))
     for part in parts:
         literal = _literal(part)
         if literal is not None:
@@ -254,6 +347,24 @@ def problem_facts(problem: Problem, domain: Optional[Domain]) -> _Facts:
         if name not in objects:   # a constant, declared or not: it maps to itself
             objects[name] = ("const", name)
     return out
+
+
+def without_double_negation(f: Formula) -> Formula:
+    """``f`` with every ``(not (not X))`` read as ``X``, at any depth: the two say the same,
+    so a goal written either way is one goal (``(not (not (on a b)))`` is ``(on a b)``, and
+    ``(not (not (and ...)))`` splits into its conjuncts)."""
+    if isinstance(f, Not):
+        if isinstance(f.formula, Not):
+            return without_double_negation(f.formula.formula)
+        return dataclasses.replace(f, formula=without_double_negation(f.formula))
+    if isinstance(f, (And, Or)):
+        return dataclasses.replace(f, parts=tuple(without_double_negation(p) for p in f.parts))
+    if isinstance(f, Imply):
+        return dataclasses.replace(f, condition=without_double_negation(f.condition),
+                                   consequence=without_double_negation(f.consequence))
+    if isinstance(f, (Exists, Forall)):
+        return dataclasses.replace(f, body=without_double_negation(f.body))
+    return f
 
 
 def _conjuncts(f: Formula) -> list[Formula]:
@@ -377,9 +488,14 @@ def write_fact(label: tuple, args: tuple) -> str:
 # ---------------------------------------------------------------------------- comparing
 
 
+#: the most states :func:`complete_goal` explores from one init by default
+COMPLETION_STATES = 10_000
+
+
 def compare_problems(reference: ProblemLike, candidate: ProblemLike,
                      domain: Optional[DomainLike] = None, *,
-                     budget: int = 2000) -> ProblemComparison:
+                     budget: int = 2000, complete_goals: bool = False,
+                     completion_states: int = COMPLETION_STATES) -> ProblemComparison:
     """Compare a candidate problem with the reference, up to a renaming of objects.
 
     Definition. Two problems of one domain are *equivalent* when a bijection σ between their
@@ -395,10 +511,13 @@ def compare_problems(reference: ProblemLike, candidate: ProblemLike,
         ``imply``...) is compared as a whole, by its shape (variables renamed, ``and``/``or``
         parts sorted) and the objects in it,
       * the metric onto the candidate's metric.
-    Without ``domain`` no predicate is known to be static and there are no constants but the
-    undeclared names. Planetarium also "fully specifies" goals with facts every goal state
-    must have, which needs a hand-written oracle per domain; that is not done here, so two
-    goals that differ only in such implied facts are reported as different.
+    A goal's double negations are dropped first (``(not (not X))`` is ``X``). Without
+    ``domain`` no predicate is known to be static and there are no constants but the
+    undeclared names. This verdict is strict: two goals that differ only in facts the rest
+    implies are different. ``complete_goals`` (it needs ``domain``) adds Planetarium's verdict
+    as ``completion``: each goal completed with the atoms every goal state reachable from its
+    own init has (:func:`complete_goal`, at most ``completion_states`` states explored per
+    problem; a cap hit is said), and the two completed problems compared as above.
 
     The decision is exact (colour refinement, then individualization with backtracking:
     :mod:`pddlkit.compare.matching`) unless ``budget`` search nodes run out, which the result
@@ -416,6 +535,77 @@ def compare_problems(reference: ProblemLike, candidate: ProblemLike,
     dom = load_domain(domain, "domain") if domain is not None else None
     ref = load_problem(reference, "reference")
     cand = load_problem(candidate, "candidate")
+    if complete_goals and dom is None:
+        raise CompareInputError([Diagnostic(
+            "compare-usage", Severity.ERROR, "completing the goals explores the states "
+            "reachable in the domain, and no domain was given",
+            hint="give the problems' domain (--domain D), or leave out --complete-goals")],
+            "goal completion needs the domain", "domain")
+    result = _compare(ref, cand, dom, budget)
+    if not complete_goals:
+        return result
+    done_r, ref_goal = complete_goal(dom, ref, completion_states)
+    done_c, cand_goal = complete_goal(dom, cand, completion_states)
+    completed = _compare(dataclasses.replace(ref, goal=ref_goal),
+                         dataclasses.replace(cand, goal=cand_goal), dom, budget)
+    return dataclasses.replace(result, completion=GoalCompletion(
+        completed, done_r, done_c, completion_states))
+
+
+def complete_goal(domain: Domain, problem: Problem, max_states: int = COMPLETION_STATES
+                  ) -> tuple[CompletedGoal, Formula]:
+    """``problem``'s goal completed as Planetarium completes it: with the atoms that hold in
+    every state reachable from its init that satisfies the goal.
+
+    The reachable states are explored up to ``max_states`` of them, those nearest the goal
+    first (fewest of its conjuncts false, then fewest steps), so that when the space is
+    larger than the cap the states explored are the goal states and their neighbours, the
+    ones the answer depends on; the result says when the cap stopped it, since an atom every
+    goal state reached has may be missing from one not reached. Below the cap the answer is
+    exact. Static and derived atoms are not added (the init fixes the first, the others
+    imply the second), nor numeric values. Returns what was added and the completed goal: the
+    goal's conjuncts (double negations dropped), then the atoms added; a goal no explored
+    state satisfies is left as it is."""
+    world = World(domain, problem)
+    skip = static_predicates(domain) | {d.predicate.name for d in domain.derived} | {"="}
+    parts = _conjuncts(without_double_negation(problem.goal))
+
+    def unmet(state) -> int:
+        return sum(not holds(p, state, {}, world) for p in parts)
+
+    start = world.initial_state
+    seen = {start}
+    queue = [(unmet(start), 0, 0, start)]
+    common: Optional[frozenset] = None
+    goal_states = 0
+    bounded = False
+    pushed = 0
+    while queue:
+        false_parts, depth, _, state = heapq.heappop(queue)
+        if not false_parts:
+            goal_states += 1
+            common = state.atoms if common is None else common & state.atoms
+        for action in domain.actions:
+            for step in applicable_groundings(action, state, world).values():
+                after = step.apply(state, world)
+                if after in seen:
+                    continue
+                if len(seen) >= max_states:
+                    bounded = True
+                    continue
+                seen.add(after)
+                pushed += 1
+                heapq.heappush(queue, (unmet(after), depth + 1, pushed, after))
+    said = {(p.predicate, *p.args) for p in parts if isinstance(p, Atom)}
+    added = sorted(a for a in common or () if a[0] not in skip and a not in said)
+    goal = And(tuple(parts) + tuple(Atom(a[0], tuple(a[1:])) for a in added))
+    return CompletedGoal(tuple(_write_literal(True, a[0], a[1:]) for a in added), len(seen),
+                         goal_states, bounded), goal
+
+
+def _compare(ref: Problem, cand: Problem, dom: Optional[Domain], budget: int
+             ) -> ProblemComparison:
+    """:func:`compare_problems`'s strict verdict on two read problems."""
     fr, fc = problem_facts(ref, dom), problem_facts(cand, dom)
     notes: list[str] = []
     if dom is None:
