@@ -331,3 +331,73 @@ options = { receptacles = 10 }
         for pid, started in children.items():
             if _alive(pid, started):
                 os.kill(pid, signal.SIGKILL)
+
+
+def _run_line(*args: str) -> str:
+    """The one line ``pddlkit run`` refuses ``args`` with, its ``pddlkit run AGENT:`` left out."""
+    done = subprocess.run([sys.executable, "-m", "pddlkit.cli", "run", *args],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stderr
+    return done.stderr.strip().splitlines()[-1].split(": ", 1)[1]
+
+
+@pytest.mark.parametrize("env, entry, level, run_args", [
+    ("craft", 'difficulty = "task"\nlevels = ["MT1", "stone_pickax"]', 'task = "stone_pickax": ',
+     ("deps", "--task", "stone_pickax")),
+    ("craft", 'options = { task = "stone_pickax" }', "", ("deps", "--task", "stone_pickax")),
+    ("crafter", 'difficulty = "task"\nlevels = ["diamnd"]', 'task = "diamnd": ',
+     ("deps", "--env", "crafter", "--task", "diamnd")),
+])
+def test_a_misspelt_task_is_refused_before_any_cell_with_the_runs_line(tmp_path, env, entry,
+                                                                        level, run_args):
+    """Issue 71: a DEPS sweep over ``stone_pickax`` started, failed the cell with a ValueError
+    and exited 1 saying it would run again, on every rerun; ``pddlkit run deps --task
+    stone_pickax`` refuses it at once. The sweep now refuses it before any cell, with the
+    run's own line and its did-you-mean, and exits 2."""
+    config = _config(tmp_path, f"""
+seeds = 1
+[[agents]]
+agent = "deps"
+[[envs]]
+env = "{env}"
+{entry}
+""")
+    done = _bench(str(config), "--output", str(tmp_path / "out"), "--executor", "inline")
+    assert done.returncode == 2, done.stderr
+    line = _run_line(*run_args)
+    assert "did you mean" in line
+    assert f"envs[0] ({env}) with agents[0] (deps): {level}{line}" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr and "failed" not in done.stderr
+    assert not (tmp_path / "out").exists()   # no cell started
+
+
+def test_a_misspelt_plap_match_is_refused_before_any_cell(tmp_path):
+    """PLAP's levels name a side and an opponent; a bot the engine does not have, a side
+    other than blue or red, a planner stand-in PLAP does not have: each refused up front."""
+    base = """
+seeds = 1
+[[agents]]
+label = "standin"
+agent = "plap"
+llm = "standin"
+[[envs]]
+env = "microrts"
+difficulty = "match"
+levels = ["blue:RandomBiasedAI", "red:plap:standin-noisy", "blue:bot:LightRush", LEVEL]
+"""
+    for level, named in (('"blue:WorkerRsh"', "microrts has no opponent 'WorkerRsh' (did you "
+                                              "mean 'WorkerRush'?)"),
+                         ('"rd:WorkerRush"', "side must be blue or red, got 'rd'"),
+                         ('"red:plap:standin:plap:nosy"', "standin:plap:nosy: plap has no "
+                                                          "stand-in mode 'nosy' (did you "
+                                                          "mean 'noisy'?)")):
+        config = _config(tmp_path, base.replace("LEVEL", level))
+        done = _bench(str(config), "--output", str(tmp_path / "out"))
+        assert done.returncode == 2, done.stderr
+        assert f"with agents[0] (standin): match = {level}: {named}" in done.stderr, done.stderr
+        assert not (tmp_path / "out").exists()
+    # the well-spelt levels (and the leaderboard's own config) check, and say nothing else
+    sweep = load_sweep(_config(tmp_path, base.replace(", LEVEL", "")), output=tmp_path / "o")
+    assert len(sweep.cells) == 3
+    assert len(load_sweep(Path(__file__).resolve().parent.parent / "benchmarks"
+                          / "plap-leaderboard.toml").cells) == 120

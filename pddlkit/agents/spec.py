@@ -90,6 +90,14 @@ class AgentSpec:
     #: options of the environment the agent sets itself (PLAP's ``player``, from its side):
     #: not flags of ``pddlkit run``
     sets_env_options: tuple[str, ...] = ()
+    #: ``check_env(env_id, env_options)``: the names in one cell's environment options that
+    #: the agent gives its own meaning (DEPS's ``task``, an item or a group; PLAP's ``match``)
+    #: checked as its run checks them, raising a ValueError with the run's one line (``there
+    #: is no object 'stone_pickax' in this world; did you mean 'stone_pickaxe'?``). A sweep
+    #: calls it for every cell before the first episode, so a misspelt task or level is
+    #: refused once, up front, instead of failing every cell on every rerun. None: the
+    #: environment's own declaration (``option_choices``) is all there is to check
+    check_env: Optional[Callable[[str, dict], None]] = None
     #: the kinds of environment it plays when ``envs`` names none (:mod:`.contract`)
     kinds: tuple[str, ...] = ("text", "pddl")
     #: what it needs an environment to offer: "commands", "domain", "truth"

@@ -29,8 +29,9 @@ both match, so changing ``retries`` runs those cells again and no other. Its ``r
 whatever randomness the agent has of its own, so a cell gives the same episode wherever and
 whenever it runs.
 
-Expansion is also the check (:mod:`.resolve`): every agent, option, environment, difficulty
-and seed is resolved before anything runs, and a config that cannot run is a
+Expansion is also the check (:mod:`.resolve`): every agent, option, environment, difficulty,
+level and seed is resolved before anything runs (a task or level name the agent reads
+itself by the agent's own check, the one its run makes), and a config that cannot run is a
 :class:`ConfigError` naming the file and the entry. An agent entry may list ``envs = [...]``,
 the environments of the sweep it pairs with (default: all it plays); a pair the agent's
 declaration rules out is skipped and listed in :attr:`Sweep.skipped`, never failed once per
@@ -48,8 +49,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Union
 
-from .resolve import (EntryError, ResolvedAgent, check_env_options, config_hash, plays,
-                      resolve_agent, resolve_env)
+from .resolve import (EntryError, ResolvedAgent, check_cell_names, check_env_options,
+                      config_hash, plays, resolve_agent, resolve_env)
 
 
 class ConfigError(ValueError):
@@ -239,6 +240,12 @@ def expand(data: dict, *, source: Optional[Path] = None, seeds: Optional[int] = 
                 env_options = dict(fixed)
                 if vary is not None:
                     env_options[vary] = level
+                try:
+                    check_cell_names(spec, env, env_options)
+                except EntryError as exc:
+                    shown = f"{vary} = {json.dumps(level)}: " if vary is not None else ""
+                    raise ConfigError(f"{where}: envs[{j}] ({env.id}) with agents[{i}] "
+                                      f"({x.label}): {shown}{exc}") from None
                 digest = config_hash(spec.name, x.resolved.resolved, env.id, env_options,
                                      x.resolved.llm)
                 for seed in seed_list:

@@ -32,7 +32,10 @@ answer is asked here, in the main process, once per config entry:
   closest name before the sweep runs. Nothing is built to find them out (building every
   environment in the main process would start a JVM for MicroRTS and build ALFWorld's
   games); an option the agent reads itself is not checked, since an agent may give a name
-  its own meaning (DEPS's ``task = "MT1"`` is a group).
+  its own meaning (DEPS's ``task = "MT1"`` is a group). Those names are checked by the
+  agent itself (:func:`check_cell_names`: ``AgentSpec.check_env``, the check its own run
+  makes), cell by cell, so ``task = "stone_pickax"`` is refused with the run's line and its
+  did-you-mean before the first episode, not failed in every cell on every rerun.
 
 The config hash (:func:`config_hash`) is what makes a stored row reusable: the agent kind,
 its options *resolved* (so ``retries = 5`` and no ``retries`` at all, its default, are the
@@ -219,6 +222,19 @@ def check_env_options(agent: AgentSpec, env, fixed: dict, difficulty: Optional[s
             raise EntryError(f"{env.id} option {name!r} has no value {value!r}"
                              + (f" (did you mean {close[0]!r}?)" if close else "")
                              + f"; it takes: {', '.join(names)}")
+
+
+def check_cell_names(agent: AgentSpec, env, env_options: dict) -> None:
+    """The task and level names of one cell's environment options, checked by the agent
+    (:attr:`~pddlkit.agents.AgentSpec.check_env`, the check its run makes before the first
+    episode); an :class:`EntryError` with the agent's one line. An agent that declares no
+    check has nothing beyond :func:`check_env_options` to check."""
+    if agent.check_env is None:
+        return
+    try:
+        agent.check_env(env.id, dict(env_options))
+    except ValueError as exc:   # AgentError, OptionError and the agents' own are ValueErrors
+        raise EntryError(str(exc).strip() or type(exc).__name__) from None
 
 
 def _choices(env) -> dict[str, tuple]:

@@ -72,17 +72,34 @@ def stand_in(llm: Optional[str]) -> Optional[str]:
     return knows(llm, STAND_INS, "deps")
 
 
+def _task(env_options: dict) -> Optional[str]:
+    """The task the environment options name: ``task``, else Crafter's ``target`` (DEPS sets
+    the target from the task); both is an AgentError."""
+    task, target = env_options.get("task"), env_options.get("target")
+    if task and target:
+        raise AgentError(f"--task {task} and --target {target}: DEPS sets Crafter's target "
+                         f"from --task; give one of them")
+    return task or target
+
+
+def check_env(env: str, env_options: dict) -> None:
+    """A cell's task, checked by the run's own check (:func:`.runner.chosen_tasks`), so a
+    sweep refuses ``task = "stone_pickax"`` before its first episode with the line ``pddlkit
+    run deps --task stone_pickax`` gives."""
+    from .runner import chosen_tasks
+
+    task = _task(env_options)
+    if task:
+        chosen_tasks(env, [str(task)])
+
+
 def play(job):
     from .loop import DepsConfig
     from .runner import run_deps
 
     o = job.options
     llm = job.llm if job.llm not in ("observation", "") else "standin"
-    task = job.env_option("task")
-    if task and job.env_options.get("target"):
-        raise AgentError(f"--task {task} and --target {job.env_options['target']}: DEPS sets "
-                         f"Crafter's target from --task; give one of them")
-    task = task or job.env_options.get("target")
+    task = _task(job.env_options)
     crafter = {}
     if job.env == "crafter" and job.env_options.get("peaceful") is None:
         crafter["peaceful"] = not o.hostile
@@ -138,5 +155,5 @@ def describe(kind: str, data: dict) -> Optional[str]:
 DEPS = AgentSpec(
     "deps", "DEPS: describe, explain, plan, select over a crafting world's skills",
     DepsOptions, play, stand_in=stand_in, envs=ENVS, default_env="craft", describe=describe,
-    step_budget="max_actions", stand_ins=STAND_INS,
+    step_budget="max_actions", stand_ins=STAND_INS, check_env=check_env,
     env_options={"task": "craft: an item or a group MT1..MT8; crafter: an item (its target)"})

@@ -9,6 +9,7 @@ Token and dollar costs go to one ledger, per episode (named ``<task>#<seed>``).
 
 from __future__ import annotations
 
+import difflib
 import time
 import zlib
 from dataclasses import dataclass, field
@@ -91,10 +92,22 @@ def _crafter_targets(names: Optional[Sequence[str]]) -> list:
     out = []
     for name in names or ["stone_pickaxe"]:
         if name not in CRAFTER_TARGETS:
-            raise ValueError(f"Crafter has no task {name!r}; use one of "
-                             f"{', '.join(CRAFTER_TARGETS)}")
+            close = difflib.get_close_matches(str(name), CRAFTER_TARGETS, n=1, cutoff=0.6)
+            raise ValueError(f"Crafter has no task {name!r}"
+                             + (f" (did you mean {close[0]!r}?)" if close else "")
+                             + f"; use one of {', '.join(CRAFTER_TARGETS)}")
         out.append(CraftTask("crafter", name, 10000))
     return out
+
+
+def chosen_tasks(env: str, names: Optional[Sequence[str]] = None) -> list:
+    """The tasks a DEPS run on ``env`` plays for ``names`` (craft: objects or groups MT1-MT8,
+    all 69 when empty; crafter: target items, stone_pickaxe when empty). A ValueError names a
+    misspelt one with the closest name: the one check, made by :func:`run_deps` before its
+    first episode and by a sweep (through ``DEPS.check_env``) before its first cell."""
+    if env not in ENVS:
+        raise ValueError(f"DEPS runs on {', '.join(ENVS)}, not {env!r}")
+    return select_tasks(names) if env == "craft" else _crafter_targets(names)
 
 
 def _world(env: str, item: str, env_options: dict, max_actions: int,
@@ -124,10 +137,7 @@ def run_deps(tasks_or_groups: Optional[Sequence[str]] = None, llm: Any = "standi
 
     if explainer not in EXPLAINERS:
         raise ValueError(f"explainer must be one of {', '.join(EXPLAINERS)}, got {explainer!r}")
-    if env not in ENVS:
-        raise ValueError(f"DEPS runs on {', '.join(ENVS)}, not {env!r}")
-    chosen = select_tasks(tasks_or_groups) if env == "craft" else \
-        _crafter_targets(tasks_or_groups)
+    chosen = chosen_tasks(env, tasks_or_groups)
     table = None
     if env == "crafter":
         from pddlkit.envs.crafter_world import recipes as crafter_recipes
