@@ -43,7 +43,7 @@ from .pddl.model import (
     FunctionTerm, Imply, Literal, Not, Number, NumericEffect, Or, Problem, TypedName, When,
     iter_comparisons, iter_effect_literals, iter_numeric_effects, iter_numeric_terms,
 )
-from .pddl.reader import Source, read_domain, read_problem
+from .pddl.reader import TEMPORAL_HINT, Source, read_domain, read_problem, temporal_unsupported
 
 SUPPORTED_REQUIREMENTS = frozenset({
     ":strips", ":typing", ":negative-preconditions", ":disjunctive-preconditions", ":equality",
@@ -51,6 +51,13 @@ SUPPORTED_REQUIREMENTS = frozenset({
     ":conditional-effects", ":adl", ":action-costs", ":derived-predicates", ":negation",
 })
 NUMERIC_REQUIREMENTS = frozenset({":numeric-fluents", ":fluents"})
+#: what to do with a numeric task that Fast Downward cannot plan
+FD_NUMERIC_HINT = ("check and plan with planner auto (--planner auto), which picks a numeric "
+                   "planner (ENHSP through up-enhsp: pip install 'pddlkit[numeric]', and Java)")
+#: temporal PDDL (2.1 and later): read by no planner here
+TEMPORAL_REQUIREMENTS = frozenset({":durative-actions", ":duration-inequalities",
+                                   ":continuous-effects", ":timed-initial-literals"})
+
 
 # what each feature needs: any one of these declared requirements covers it
 COVERS = {
@@ -255,12 +262,13 @@ class _Checker:
                     self.add("unsupported-requirement", f"requirement {r} is not supported by "
                              "Fast Downward: it handles numbers only as action costs", None,
                              hint=f"replace {r} by :action-costs if the numbers are costs "
-                                  "(increase (total-cost) ...); otherwise check and plan "
-                                  "with planner auto (--planner auto), which picks a numeric "
-                                  "planner (ENHSP through up-enhsp)")
+                                  f"(increase (total-cost) ...); otherwise {FD_NUMERIC_HINT}")
+            elif r in TEMPORAL_REQUIREMENTS:
+                self.add(*temporal_unsupported(f"requirement {r}"), None,
+                         hint=TEMPORAL_HINT)
             elif r not in SUPPORTED_REQUIREMENTS:
                 self.add("unsupported-requirement", f"requirement {r} is declared but not "
-                         "supported by pddlkit (classical planning only)", None,
+                         "supported by pddlkit's checks or any planner here", None,
                          hint=f"remove {r} and the features that need it")
         self.check_duplicates(d.types, "type", Severity.WARNING)
         declared_types = {x.name for x in d.types} | {"object"}
@@ -295,8 +303,9 @@ class _Checker:
         self.check_duplicates(d.actions, "action")
         for p in d.predicates:
             self.check_type_refs(p.parameters, f"predicate ({p.name} ...)", either_ok=True)
-        for f in d.functions:   # numbers beyond costs show where they are used
-            self.uses("costs", f.pos)
+        for f in d.functions:   # what a function is shows where it is used: a cost (in
+            if f.name == "total-cost":   # total-cost's increase) or a number (anywhere else)
+                self.uses("costs", f.pos)
             self.check_type_refs(f.parameters, f"function ({f.name} ...)")
         for rule in d.derived:
             self.uses("derived", rule.pos)
@@ -774,13 +783,44 @@ def check(domain: Union[Domain, Source], problem: Union[Problem, Source, None] =
     checker.check_domain()
     report.diagnostics.extend(checker.summarized(dsink.items))
     features = set(checker.features)
+    numeric_at = (dom.file or "<domain>", checker.features.get("numeric"))
     if prob is not None:
         psink = DiagnosticSink(prob.source or "", prob.file or "<problem>")
         checker.check_problem(prob, psink)
         report.diagnostics.extend(checker.summarized(psink.items))
         features |= set(checker.features)
+        if numeric_at[1] is None:
+            numeric_at = (prob.file or "<problem>", checker.features.get("numeric"))
     report.features = frozenset(features)
+    report.diagnostics = _temporal_once(report.diagnostics)
+    if checker.fast_downward and "numeric" in features and not any(
+            d.code == "unsupported-requirement" for d in report.diagnostics):
+        # numbers used without :numeric-fluents declared: Fast Downward still cannot plan
+        # them, so the verdict for it is the same as when the requirement is declared
+        line, column = numeric_at[1] or (0, 0)
+        report.diagnostics.append(Diagnostic(
+            "unsupported-requirement", Severity.ERROR, "the files use numeric fluents, which "
+            "Fast Downward does not plan: it handles numbers only as action costs",
+            file=numeric_at[0], line=line, column=column,
+            hint=f"if the numbers are costs, use only (increase (total-cost) ...); otherwise "
+                 f"{FD_NUMERIC_HINT}"))
     return _capped(report)
+
+
+def _temporal_once(items: list) -> list:
+    """A temporal domain said once: the first ``temporal-unsupported`` diagnostic (a durative
+    action, else the requirement), without the goals its dropped actions would have added
+    reported as unreachable."""
+    temporal = [d for d in items if d.code == "temporal-unsupported"]
+    if not temporal:
+        return items
+    first = next((d for d in temporal if "durative action" in d.message), temporal[0])
+    more = len(temporal) - 1
+    if more:
+        first = dataclasses.replace(first, message=first.message + f" ({more} more temporal "
+                                    f"item{'s' if more > 1 else ''} in the file)")
+    kept = [d for d in items if d.code not in ("temporal-unsupported", "unreachable-goal")]
+    return [first, *kept]
 
 
 #: the most diagnostics one report lists; past them a count (the first are the causes, the

@@ -34,7 +34,7 @@ def _cmd_check(args) -> int:
     try:
         report = check(_source(args.domain, args.max_bytes),
                        _source(args.problem, args.max_bytes) if args.problem else None,
-                       planner=None if args.planner == "any" else args.planner,
+                       planner=None if args.planner in (None, "any") else args.planner,
                        max_bytes=args.max_bytes)
     except InputRefused as exc:   # standard input refused: too large, not text
         report = CheckReport([refusal(exc, "<stdin>")])
@@ -50,6 +50,10 @@ def _cmd_check(args) -> int:
         verdict = "OK" if report.ok else "FAILED"
         n_err, n_warn = report.counts()
         print(f"{verdict}: {files}: {n_err} error(s), {n_warn} warning(s)")
+        if report.ok and args.planner is None:   # which planners: information, not the verdict
+            from .planners.capabilities import planners_line
+
+            print(planners_line(report.features))
     return 0 if report.ok else 1
 
 
@@ -291,11 +295,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("domain")
     p.add_argument("problem", nargs="?")
     p.add_argument("--json", action="store_true", help="machine-readable diagnostics")
-    p.add_argument("--planner", default="fast-downward", choices=("fast-downward", "auto", "any"),
-                   help="the target: what Fast Downward rejects is an error (default); 'auto' "
-                        "for the planner `plan --planner auto` picks by the task's features "
-                        "(numeric fluents: ENHSP); 'any' for PDDL itself (either types and "
-                        "negative costs are allowed)")
+    p.add_argument("--planner", default=None, choices=("fast-downward", "auto", "any"),
+                   help="the target, when the verdict should include it: fast-downward (what "
+                        "Fast Downward rejects is an error), auto (the planner `plan --planner "
+                        "auto` picks by the task's features; numeric fluents: ENHSP), any "
+                        "(PDDL itself). Default: the verdict is whether the files are valid "
+                        "PDDL, and a line after it says which planners here can plan them")
     p.add_argument("--max-bytes", type=max_bytes, default=None, metavar="N",
                    help="refuse a PDDL file larger than N bytes (e.g. 128M; default "
                         "PDDLKIT_MAX_PDDL_BYTES or 64M)")

@@ -77,7 +77,46 @@ def test_domain_warnings(action, code):
 
 def test_unsupported_requirement():
     report = check(domain().replace(":strips", ":strips :durative-actions"))
-    assert _one(report, "unsupported-requirement").is_error
+    assert _one(report, "temporal-unsupported").is_error
+
+
+TEMPORAL = """(define (domain t) (:requirements :durative-actions)
+ (:predicates (p) (q))
+ (:durative-action go :parameters () :duration (= ?duration 2)
+  :condition (at start (p)) :effect (at end (q))))"""
+
+
+def test_a_temporal_domain_is_said_once():
+    """Issue 71: a durative action got "unknown section ... did you mean ':action'?", the
+    requirement a stale "classical planning only", and the goal it adds an unreachable-goal
+    warning; now one error says no planner here plans temporal domains, and what to do."""
+    report = check(TEMPORAL, "(define (problem tp) (:domain t) (:init (p)) (:goal (q)))")
+    assert [d.code for d in report.diagnostics] == ["temporal-unsupported"], report.format()
+    only = report.diagnostics[0]
+    assert "durative action" in only.message and "no planner in pddlkit" in only.message
+    assert only.line == 3 and "did you mean" not in (only.hint or "")
+    assert "temporal planner" in only.hint
+
+
+def test_functions_other_than_total_cost_are_numeric_not_costs():
+    """Issue 71: ``(:functions (energy) (samples))`` was "costs features" needing
+    :action-costs; and numbers used with no :numeric-fluents passed the Fast Downward check
+    that refuses them when it is declared."""
+    numeric = """(define (domain r) (:requirements :strips)
+ (:predicates (done)) (:functions (energy) (samples))
+ (:action sample :parameters () :precondition (>= (energy) 3)
+  :effect (and (decrease (energy) 3) (increase (samples) 1) (done))))"""
+    task = "(define (problem p) (:domain r) (:init (= (energy) 5) (= (samples) 0)) (:goal (done)))"
+    for_pddl = check(numeric, task, planner=None)
+    assert for_pddl.ok and "numeric" in for_pddl.features and "costs" not in for_pddl.features
+    assert not any("costs" in d.message for d in for_pddl.diagnostics), for_pddl.format()
+    for_fd = check(numeric, task)
+    assert [d.code for d in for_fd.errors] == ["unsupported-requirement"]
+    assert "numeric" in for_fd.errors[0].message and for_fd.errors[0].line == 3
+    costs = numeric.replace("(energy) (samples)", "(total-cost)").replace(
+        ":precondition (>= (energy) 3)", ":precondition (and)").replace(
+        "(decrease (energy) 3) (increase (samples) 1)", "(increase (total-cost) 1)")
+    assert check(costs, planner=None).features & {"costs", "numeric"} == {"costs"}
 
 
 @pytest.mark.parametrize("prob,code,error", [

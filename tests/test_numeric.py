@@ -352,3 +352,36 @@ def test_unified_planning_calls_reuse_one_warm_worker_and_a_memory_limit_gets_it
     limited = pddlkit.plan(DOMAIN, PROBLEM, planner="up:enhsp", cache=False, timeout=120,
                            memory_limit="4G")
     assert limited.solved and [w.proc.pid for w in UP_POOL._idle] == pids
+
+
+def test_check_gives_validity_as_its_verdict_and_the_planners_as_information(tmp_path, capsys):
+    """Issue 71: a valid numeric domain failed ``pddlkit check`` by default ("not supported
+    by Fast Downward"): whether the files are PDDL and which planners plan them are two
+    answers. The verdict follows the planner only when one is named."""
+    from pddlkit.cli import main
+
+    (tmp_path / "d.pddl").write_text(DOMAIN)
+    (tmp_path / "p.pddl").write_text(PROBLEM)
+    files = [str(tmp_path / "d.pddl"), str(tmp_path / "p.pddl")]
+    assert main(["check", *files]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[-2].startswith("OK:") and "up:enhsp" in out[-1]
+    assert "the default, fast-downward (lacks numeric), cannot" in out[-1]
+    assert main(["check", *files, "--planner", "fast-downward"]) == 1
+    assert "FAILED" in capsys.readouterr().out
+
+
+def test_auto_with_no_numeric_planner_says_what_to_install():
+    """Issue 71: in a base install, ``plan --planner auto`` on a numeric task listed the
+    planners and never said how to get one that plans numbers."""
+    import pddlkit
+    from pddlkit.planners.auto import AutoPlanner
+    from pddlkit.planners.registry import available_planners, get_planner
+    from pddlkit.planners.task import PlanningTask
+
+    base = [i for i in available_planners(include_up=False) if i.name == "fast-downward"]
+    auto = AutoPlanner(lambda: base, get_planner)
+    result = auto.solve(PlanningTask(pddlkit.parse_domain(DOMAIN), pddlkit.parse_problem(PROBLEM),
+                                     DOMAIN, PROBLEM))
+    assert not result.solved
+    assert "pip install 'pddlkit[numeric]'" in result.format() and "Java" in result.format()

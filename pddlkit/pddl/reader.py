@@ -104,6 +104,26 @@ def _pos_of(item) -> tuple:
     return (getattr(item, "line", 0), getattr(item, "column", 0))
 
 
+TEMPORAL_HINT = ("plan it with a temporal planner outside pddlkit (OPTIC, TFD, LPG-td), or "
+                 "write each durative action as an instantaneous (:action ...)")
+
+
+def temporal_unsupported(what: str) -> tuple[str, str]:
+    """The one diagnostic for temporal PDDL (a durative action, or a temporal requirement):
+    said once, not as an unknown section, a stale "classical planning only" and the goals
+    that then look unreachable."""
+    return ("temporal-unsupported", f"{what} is temporal planning (PDDL 2.1): no planner in "
+            "pddlkit plans temporal domains")
+
+
+def _shown_name(item) -> str:
+    """The name after a section's keyword, for a message (``go`` of ``(:durative-action go``)."""
+    try:
+        return str(item[1])
+    except (IndexError, TypeError):
+        return "..."
+
+
 def looks_like_path(source: str) -> bool:
     """A ``str`` is a path only if it is one short line with no PDDL punctuation."""
     return bool(source.strip()) and len(source) < 4096 and not any(c in source for c in "()\n;")
@@ -544,6 +564,11 @@ class _Reader:
             if key not in allowed:
                 dym = _did_you_mean(key, allowed)
                 hint = dym or f"allowed sections: {', '.join(allowed)}"
+                if key == ":durative-action" and kind == "domain":
+                    self.error(*temporal_unsupported(f"durative action ({key} "
+                                                     f"{_shown_name(item)} ...)"), item,
+                               hint=TEMPORAL_HINT)
+                    continue
                 if key == ":actions":
                     hint = ("write each action as its own (:action NAME :parameters (...) "
                             ":precondition (...) :effect (...)) section, with no (:actions ...) "

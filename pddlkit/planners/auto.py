@@ -12,7 +12,7 @@ import dataclasses
 from typing import Callable, Optional
 
 from .calling import solve_within
-from .capabilities import describe
+from .capabilities import describe, install_hints
 from .result import PlanResult, PlanStatus, error_result
 from .task import PlanningTask
 
@@ -51,10 +51,11 @@ class AutoPlanner:
         features = check(task.domain, task.problem, planner=None).features
         planner, passed = self.choose(features)
         if planner is None:
+            extra = "".join(f"; {h}" for h in install_hints(features, []))
             return error_result("auto", "no-capable-planner",
                                 f"no planner here supports everything the task uses "
                                 f"({', '.join(sorted(features)) or 'plain STRIPS'})",
-                                hint="the planners here: " + "; ".join(passed))
+                                hint="the planners here: " + "; ".join(passed) + extra)
         result = solve_within(planner, task, timeout, memory_limit)
         if not isinstance(result, PlanResult):
             return PlanResult(PlanStatus.ERROR, planner.name, note="auto: not a PlanResult")

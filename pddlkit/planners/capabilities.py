@@ -52,3 +52,48 @@ def describe(features: Optional[frozenset]) -> str:
         return "unknown (not declared)"
     missing = sorted(FEATURES - features)
     return "all" if not missing else "all but " + ", ".join(missing)
+
+
+#: how to get a planner for a feature that no planner of a base install plans
+INSTALL_FOR = {"numeric": "numeric tasks need a numeric planner: pip install "
+                          "'pddlkit[numeric]' (ENHSP through up-enhsp; it needs Java)"}
+
+
+def who_plans(features: frozenset, infos: list) -> tuple[list[str], list[str]]:
+    """``(can, cannot)``: the available planners (``PlannerInfo``s) that declare every one of
+    ``features``, and the others as ``name (lacks a, b)``; planners that declare nothing are
+    in neither (they might, or might not)."""
+    can, cannot = [], []
+    for info in infos:
+        if not info.available or info.supports is None:
+            continue
+        lacking = sorted(set(features) - set(info.supports))
+        (cannot.append(f"{info.name} (lacks {', '.join(lacking)})") if lacking
+         else can.append(info.name))
+    return can, cannot
+
+
+def install_hints(features: frozenset, can: list[str]) -> list[str]:
+    """What to install when no planner here plans ``features``."""
+    return [] if can else [INSTALL_FOR[f] for f in sorted(features) if f in INSTALL_FOR]
+
+
+def planners_line(features: frozenset) -> str:
+    """One line for ``pddlkit check``: which planners here can plan a task that uses
+    ``features``, which cannot and why, and what to install when none can. The planners
+    that run here without unified-planning are asked first; its engines only when none of
+    those can (importing it costs a second)."""
+    from .registry import available_planners
+
+    infos = available_planners(include_up=False)
+    can, cannot = who_plans(features, infos)
+    if not can:
+        can, cannot = who_plans(features, available_planners(include_up=True))
+    shown = ", ".join(can[:4]) + (f" and {len(can) - 4} more" if len(can) > 4 else "")
+    text = "planners here that can plan it: " + (shown or "none")
+    default = next((c for c in cannot if c.startswith("fast-downward ")), None)
+    if default:
+        text += f"; the default, {default}, cannot" + (": plan with --planner auto" if can
+                                                        else "")
+    hints = install_hints(features, can)
+    return text + "".join(f" ({h})" for h in hints)

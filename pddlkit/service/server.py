@@ -4,14 +4,18 @@ loopback port with ``--http``.
 
 * **Tools**: :data:`pddlkit.service.tools.TOOLS` (check, plan, validate_plan, explain, compare)
   and the front ends' (``pddlkit.mcp_tools`` entry points: PDDLego+ adds domains_list,
-  domains_show, domains_verify and formalize_step). Each has a JSON schema for its input (from
-  its signature) and for its output (every tool answers an object: ``ok``, ``text`` and the
-  answer's fields; an error is ``{"ok": false, "error": {...}}``, never a traceback).
+  domains_show, domains_verify and formalize_step). Each has a JSON schema for its input (its
+  ``arguments`` table: every argument described, with its type, allowed values and units;
+  an argument the tool does not take is refused by name, ``unknown-argument``, never dropped)
+  and for its output (every tool answers an object: ``ok``, ``text`` and the answer's fields;
+  an error is ``{"ok": false, "error": {...}}``, never a traceback).
 * **Resources**: the bundled reference domains (``pddlkit://domains/<name>/domain.pddl``,
   and each bundled problem), read-only.
-* **Limits**: each input at most ``PDDLKIT_MCP_MAX_BYTES`` (1 MiB), planner time at most
-  120 s per call; a planner that runs out answers ``timeout`` as data, and the server keeps
-  serving. Tools run in a worker thread, so a long plan does not stop the server reading.
+* **A trust boundary** (issue 70): the client is not trusted. PDDL comes in as text, never as
+  a path (:func:`.tools._text`); LLM specs only from the operator's ``--llm`` list
+  (:mod:`.access`); every call in a worker process killed at its time or memory limit or when
+  the client cancels, with a bounded queue (:mod:`.calls`); over HTTP a bearer token
+  (:class:`BearerToken`). Each input is at most ``PDDLKIT_MCP_MAX_BYTES`` (1 MiB).
 * **HTTP**: bound to 127.0.0.1 unless ``--host`` says otherwise (a wider bind is the user's
   choice, said on stderr); the endpoint is ``/mcp``.
 """
@@ -92,13 +96,32 @@ def build_server(name: str = "pddlkit", limits: Optional[CallLimits] = None,
     access.allow(llms)
     limits = limits or CallLimits()
     pool = CallPool(limits)
-    server = MCPServer(name, version=__version__, instructions=INSTRUCTIONS)
+    server = MCPServer(name, version=__version__, instructions=INSTRUCTIONS,
+                       lifespan=_warming(pool))
     for tool_name, function in all_tools().items():
         _add_tool(server, tool_name, function, pool)
     for uri, text in reference_domains().items():
         _add_resource(server, uri, text)
     server.call_pool = pool
     return server
+
+
+def _warming(pool):
+    """The server's lifespan: start the pool's first workers in the background while the
+    client connects. Nothing is closed at its end: a lifespan runs per HTTP session, and the
+    workers serve every session; they end with the server (their stdin closes, and the
+    kernel's parent-death signal)."""
+    import contextlib
+
+    @contextlib.asynccontextmanager
+    async def lifespan(server):
+        import anyio
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(pool.warm)
+            yield {}
+            group.cancel_scope.cancel()
+    return lifespan
 
 
 #: the argument every tool takes beside its own: this call's wall-clock limit

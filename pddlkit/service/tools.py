@@ -160,23 +160,31 @@ CHECK_TARGETS = ("fast-downward", "auto", "any")
 
 
 @answered
-def check(domain: str, problem: Optional[str] = None, target: str = "fast-downward") -> dict:
-    """Statically check a domain (and a problem): every diagnostic with its place and a fix."""
+def check(domain: str, problem: Optional[str] = None, target: Optional[str] = None) -> dict:
+    """Statically check a domain (and a problem): every diagnostic with its place and a fix.
+    The verdict is whether the files are valid PDDL; which planners here can plan them is
+    information beside it (``planners``), unless a ``target`` planner is named."""
     from pddlkit.checks import check as check_files
 
     domain_text = _text(domain, "domain")
     problem_text = _text(problem, "problem", required=False)
-    if target not in CHECK_TARGETS:
+    if target is not None and target not in CHECK_TARGETS:
         raise Refused("bad-input", f"target must be one of {', '.join(CHECK_TARGETS)}, got "
-                      f"{target!r}", "fast-downward: what Fast Downward rejects is an error; "
-                      "auto or any: only what no planner takes", "target")
+                      f"{target!r}", "leave it out for valid PDDL; fast-downward: what Fast "
+                      "Downward rejects is an error too", "target")
     report = check_files(domain_text, problem_text,
-                         planner=None if target == "any" else target)
+                         planner=None if target in (None, "any") else target)
     errors, warnings = report.counts()
+    text = report.format(limit=20) if report.diagnostics else "no problems found"
+    planners = ""
+    if report.ok and target is None:
+        from pddlkit.planners.capabilities import planners_line
+
+        planners = planners_line(report.features)
+        text += "\n" + planners
     return {"ok": report.ok, "errors": errors, "warnings": warnings,
             "diagnostics": [d.to_dict() for d in report.diagnostics],
-            "features": sorted(report.features),
-            "text": report.format(limit=20) if report.diagnostics else "no problems found"}
+            "features": sorted(report.features), "planners": planners, "text": text}
 
 
 @answered
@@ -294,10 +302,12 @@ def _pddl(what: str) -> dict:
 ARGUMENTS = {
     "check": {"domain": _pddl("the domain"), "problem": _pddl("a problem of that domain"),
               "target": {"type": "string", "enum": list(CHECK_TARGETS),
-                         "description": "fast-downward (default): what Fast Downward cannot "
-                                        "take is an error; auto (the planner plan picks by "
-                                        "the task's features, ENHSP for numeric tasks) or "
-                                        "any: only what no planner could take"}},
+                         "description": "left out (the default): the verdict is valid PDDL, "
+                                        "and planners says which planners here plan it; "
+                                        "fast-downward: what Fast Downward cannot take is an "
+                                        "error too; auto (the planner plan picks by the "
+                                        "task's features, ENHSP for numeric tasks) or any: "
+                                        "PDDL itself"}},
     "plan": {"domain": _pddl("the domain"), "problem": _pddl("the problem"),
              "planner": {"type": "string", "description": "a planner's name (default "
                          "fast-downward, as in the CLI and Python; enhsp for numeric tasks; "
