@@ -39,17 +39,19 @@ def domains_list(env: Optional[str] = None) -> dict:
     library = _library()
     entries = [e.to_dict() for e in library.entries(_name(env, "env") if env else None)]
     lines = [f"{e['id']}: won {e.get('episodes_won', 0)}" for e in entries]
-    return {"ok": True, "root": str(library.root), "entries": entries,
-            "skipped": [str(s) for s in library.skipped],
-            "text": "\n".join(lines) or f"no learned domains in {library.root}"}
+    return {"ok": True, "entries": entries,   # where the library lives is the server's
+            "skipped": len(library.skipped),        # business, not the client's
+            "text": "\n".join(lines) or "no learned domains in the server's library"}
 
 
 def _entry(entry: str):
     """The library's entry ``entry``, or :class:`Refused` naming the argument."""
+    name = _name(entry, "entry", parts=2)
     try:
-        return _library().get(_name(entry, "entry", parts=2))
-    except LookupError as exc:
-        raise Refused("unknown-entry", str(exc), "domains_list gives the ids", "entry") from None
+        return _library().get(name)
+    except LookupError:
+        raise Refused("unknown-entry", f"no domain {name!r} in the server's library, or more "
+                      "than one", "domains_list gives the ids", "entry") from None
 
 
 @answered
@@ -82,20 +84,25 @@ def formalize_step(observation: str = "", llm: str = "", env: str = "",
             raise Refused("unknown-memory", f"no formalize_step memory {memory!r} on this "
                           "server (it restarted, or the handle was dropped)", "start again "
                           "without memory", "memory")
-        given = [(str(c), _text(o, "pairs", pddl=False)) for c, o in (pairs or [])]
-        if not given:
-            raise Refused("missing-input", "a later step needs the pairs run since the last "
-                          "call", "pairs: [[command, observation], ...]", "pairs")
+        given = _pairs(pairs)
         step = formalize_and_plan(given, memory=held)
     else:
         if not llm or not env:
             raise Refused("missing-input", "the first step needs llm and env",
                           "llm: an LLM spec (local:qwen2.5-coder-1.5b) or standin:pddlego; "
                           "env: an environment id (coin-collector)", "llm" if not llm else "env")
+        if not isinstance(modular, bool):
+            raise Refused("bad-input", f"modular must be true or false, got {modular!r}", "",
+                          "modular")
         text = _text(observation, "observation", pddl=False)
-        frozen = _text(domain, "domain", required=False)
-        step = formalize_and_plan(text, llm=checked_llm(llm), env=_environment(env),
-                                  domain=frozen, modular=modular)
+        frozen = _frozen(_text(domain, "domain", required=False))
+        spec = _llm(llm)
+        if modular and spec.startswith("standin"):
+            raise Refused("bad-input", "modular asks an LLM for one part of the files at a "
+                          "time; the stand-in writes whole files", "leave modular out, or "
+                          "name an LLM the server offers", "modular")
+        step = formalize_and_plan(text, llm=spec, env=_environment(env), domain=frozen,
+                                  modular=modular)
     handle = str(memory or uuid.uuid4().hex[:12])
     _MEMORIES[handle] = step.memory
     _MEMORIES.move_to_end(handle)
@@ -108,15 +115,65 @@ def formalize_step(observation: str = "", llm: str = "", env: str = "",
                     "no plan: " + "; ".join(step.diagnostics[-3:])}
 
 
+def _pairs(pairs: Any) -> list[tuple[str, str]]:
+    """``[[command, observation], ...]`` checked: each a pair of texts within the size limit,
+    at most :data:`~pddlkit.service.tools.MAX_LIST_ITEMS` of them."""
+    from pddlkit.service.tools import MAX_LIST_ITEMS
+
+    shape = "pairs: [[command, observation], ...], each a pair of strings"
+    if not isinstance(pairs, list) or not pairs:
+        raise Refused("missing-input" if not pairs else "bad-input", "a later step needs the "
+                      "pairs run since the last call", shape, "pairs")
+    if len(pairs) > MAX_LIST_ITEMS:
+        raise Refused("input-too-large", f"{len(pairs)} pairs, over the limit of "
+                      f"{MAX_LIST_ITEMS}", "send the steps in several calls", "pairs")
+    given = []
+    for k, pair in enumerate(pairs):
+        if not (isinstance(pair, list) and len(pair) == 2):
+            raise Refused("bad-input", f"pairs[{k}] is not a [command, observation] pair",
+                          shape, "pairs")
+        given.append((_text(pair[0], f"pairs[{k}][0]", pddl=False),
+                      _text(pair[1], f"pairs[{k}][1]", pddl=False)))
+    return given
+
+
+def _frozen(domain: Optional[str]) -> Optional[str]:
+    """A frozen domain's text, checked now: its errors are the client's, as data."""
+    if domain is None:
+        return None
+    import pddlkit
+
+    report = pddlkit.check(domain)
+    if not report.ok:
+        raise Refused("pddl-errors", f"{len(report.errors)} error(s) in the frozen domain",
+                      report.errors[0].hint or "fix the errors the diagnostics name",
+                      "domain", [d.to_dict() for d in report.diagnostics])
+    return domain
+
+
+def _llm(llm: Any) -> str:
+    """An LLM spec the server offers (:func:`~pddlkit.service.access.checked_llm`) that
+    PDDLego+ takes (a stand-in of another agent, or a bad rate, is the client's error)."""
+    from pddlkit.agents import get_agent
+
+    spec = checked_llm(llm)
+    try:
+        return get_agent("pddlego").check_llm(spec) or "standin:pddlego"
+    except ValueError as exc:
+        raise Refused("bad-llm", str(exc), "standin:pddlego, or a spec the server offers",
+                      "llm") from None
+
+
 def _environment(env: Any) -> str:
-    """A registered environment's id, or :class:`Refused` naming the known ones (an unknown
-    id is the client's error, not pddlkit's)."""
+    """A registered environment's id that PDDLego+ plays (a text or PDDL world; a game such
+    as craft or an instance set such as grasp is another front end's), or :class:`Refused`
+    naming those (an unknown id is the client's error, not pddlkit's)."""
     import difflib
 
     from pddlkit.envs import registry
 
     name = _name(env, "env")
-    known = sorted(registry.ids())
+    known = sorted(registry.ids(kind="pddl") + registry.ids(kind="text"))
     if name not in known:
         close = difflib.get_close_matches(name, known, n=1)
         raise Refused("unknown-env", f"no environment {name!r} (known: {', '.join(known)})",

@@ -288,3 +288,45 @@ def test_http_wants_the_token(tmp_path):
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+def test_a_client_names_no_command_planner(tmp_path):
+    """The audit's critical finding: ``plan(planner="cmd:...")`` ran a shell command as the
+    server's user. A client names only the server's planners; a command planner is the
+    operator's (Python, the CLI), never a client's."""
+    marker = tmp_path / "pwned"
+    for planner in (f"cmd:touch {marker}; true {{domain}} {{problem}} {{plan}}",
+                    f" cmd:touch {marker} {{domain}} {{problem}} {{plan}}", "up:no-such-engine",
+                    "fast-downward:no-such-alias", "nope", "", 123, ["auto"], {"x": 1}):
+        answer = tools.plan(DOMAIN, PROBLEM, planner=planner, cache=False)
+        assert not answer["ok"] and answer["error"]["code"] in ("unknown-planner",
+                                                                "bad-input"), answer
+        offered = answer["error"]["message"].split("offers")[-1] + answer["error"]["hint"]
+        assert "{domain}" not in offered and "cmd:<" not in offered
+    assert not marker.exists()
+    for planner in ("fast-downward", "fast-downward:lama-first", "auto"):
+        assert tools.plan(DOMAIN, PROBLEM, planner=planner, cache=False)["ok"], planner
+    assert tools.plan(DOMAIN, PROBLEM, timeout="50")["error"]["code"] == "bad-input"
+
+
+def test_a_clients_own_mistakes_are_its_errors_not_pddlkits():
+    from pddlkit.formalizers import mcp_tools
+
+    answers = [mcp_tools.formalize_step("x", llm, "coin-collector")
+               for llm in ("standin:deps", "standin:pddlego:noisy:abc", f"standin:{HERE}")]
+    answers += [mcp_tools.formalize_step("x", "standin:pddlego", env)
+                for env in ("craft", "grasp", "minigrid-doorkey")]
+    answers += [mcp_tools.formalize_step("x", "standin:pddlego", "coin-collector", modular=m)
+                for m in ("yes", True)]
+    answers += [mcp_tools.formalize_step("x", "standin:pddlego", "coin-collector",
+                                         domain="(define (domain x))\n/tmp/x")]
+    first = mcp_tools.formalize_step("You are in the kitchen.", "standin:pddlego",
+                                     "coin-collector")
+    answers += [mcp_tools.formalize_step(memory=first["memory"], pairs=pairs)
+                for pairs in ("ab", [["a"]], [["a", "b", "c"]], 123, {"a": "b"}, [[["x"], "y"]],
+                              [["look", "y"]] * 101)]
+    answers += [tools.compare(DOMAIN, DOMAIN, problems=5), tools.compare(DOMAIN, DOMAIN,
+                                                                          problems="(abc")]
+    for answer in answers:
+        assert not answer["ok"] and answer["error"]["code"] != "internal-error", answer
+    assert mcp_tools.domains_list()["text"] and "root" not in mcp_tools.domains_list()

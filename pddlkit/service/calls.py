@@ -61,6 +61,8 @@ class CallLimits:
     queue: int = 16
     #: workers kept for tools with state between calls (formalize_step's memories)
     sessions: int = 8
+    #: modules a worker imports as it starts (the tools' own), so a first call pays none
+    preload: tuple = ("pddlkit.service.tools", "pddlkit.checks", "pddlkit.planners.api")
 
     def __post_init__(self) -> None:
         for name in ("seconds", "memory_mb", "workers", "queue", "sessions"):
@@ -91,6 +93,11 @@ def _worker_main() -> None:
         import resource
 
         resource.setrlimit(resource.RLIMIT_DATA, (memory, memory))
+    for module in filter(None, os.environ.get("PDDLKIT_CALL_PRELOAD", "").split(",")):
+        try:                # the tools' modules, imported while the worker waits, not
+            importlib.import_module(module)     # during its first call
+        except Exception:  # noqa: BLE001 - the call that needs it will say why
+            pass
     replies = os.fdopen(os.dup(1), "wb", buffering=0)
     os.dup2(2, 1)           # what a tool prints goes to stderr, never to the reply pipe
     sys.stdout = sys.stderr
@@ -167,7 +174,8 @@ class _Worker:
         from anyio.streams.buffered import BufferedByteReceiveStream
 
         env = {**os.environ, "PDDLKIT_CALL_PARENT": str(os.getpid()),
-               "PDDLKIT_CALL_MEMORY_BYTES": str(limits.memory_mb << 20)}
+               "PDDLKIT_CALL_MEMORY_BYTES": str(limits.memory_mb << 20),
+               "PDDLKIT_CALL_PRELOAD": ",".join(limits.preload)}
         process = await anyio.open_process([sys.executable, "-c", BOOT], stdin=-1, stdout=-1,
                                            stderr=None, env=env, start_new_session=True)
         worker = cls(process, BufferedByteReceiveStream(process.stdout))

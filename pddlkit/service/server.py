@@ -27,7 +27,7 @@ from importlib.metadata import entry_points
 from typing import Any, Callable, Optional, Sequence
 
 from .calls import CallLimits
-from .tools import Refused
+from .tools import MAX_INPUT_BYTES, Refused
 
 ENTRY_POINT_GROUP = "pddlkit.mcp_tools"
 #: the JSON schema every tool's answer follows (its fields beyond these are the answer's own)
@@ -93,12 +93,17 @@ def build_server(name: str = "pddlkit", limits: Optional[CallLimits] = None,
     from . import access
     from .calls import CallPool
 
+    import dataclasses
+
     access.allow(llms)
+    tools = all_tools()
     limits = limits or CallLimits()
+    limits = dataclasses.replace(limits, preload=tuple(dict.fromkeys(
+        [*limits.preload, *(f.__module__ for f in tools.values())])))
     pool = CallPool(limits)
     server = MCPServer(name, version=__version__, instructions=INSTRUCTIONS,
                        lifespan=_warming(pool))
-    for tool_name, function in all_tools().items():
+    for tool_name, function in tools.items():
         _add_tool(server, tool_name, function, pool)
     for uri, text in reference_domains().items():
         _add_resource(server, uri, text)
@@ -124,6 +129,9 @@ def _warming(pool):
     return lifespan
 
 
+#: the most text one call's arguments may hold together (each PDDL input is capped at
+#: MAX_INPUT_BYTES on its own; compare's problems and formalize_step's pairs add up)
+MAX_CALL_BYTES = 8 * MAX_INPUT_BYTES
 #: the argument every tool takes beside its own: this call's wall-clock limit
 CALL_TIMEOUT = "call_timeout"
 #: what the SDK's argument check hands a tool when a client sent arguments it does not take
@@ -164,10 +172,22 @@ def _add_tool(server, name: str, function: Callable[..., dict], pool) -> None:
     schema = input_schema(function, limits)
     known = set(schema["properties"])
 
+    required = [r for r in schema["required"]]
+
     async def tool(**kwargs: Any) -> dict:
         unknown = kwargs.pop(_UNKNOWN, None)
         if unknown:
             return _unknown_arguments(unknown, sorted(known))
+        kwargs = {k: v for k, v in kwargs.items() if v is not None}
+        missing = [r for r in required if r not in kwargs]
+        if missing:
+            return Refused("missing-input", f"this tool needs {', '.join(missing)}",
+                           f"its arguments: {', '.join(sorted(known))}", missing[0]).answer()
+        size = _size(kwargs)
+        if size > MAX_CALL_BYTES:   # refused here, before it is copied to a worker
+            return Refused("input-too-large", f"the arguments are {size:,} bytes or more, "
+                           f"over the limit of {MAX_CALL_BYTES:,} for one call", "send "
+                           "smaller files, or fewer of them").answer()
         seconds = kwargs.pop(CALL_TIMEOUT, None)
         try:
             seconds = _call_seconds(seconds, limits)
@@ -187,8 +207,11 @@ def _add_tool(server, name: str, function: Callable[..., dict], pool) -> None:
 
     signature = inspect.signature(function)
     tool.__name__, tool.__doc__ = function.__name__, function.__doc__
+    # to the SDK every argument is optional: a missing one is answered by the tool, as data
+    # naming it, not by the SDK's validation text
     tool.__signature__ = signature.replace(
-        parameters=[*[p.replace(annotation=Any) for p in signature.parameters.values()],
+        parameters=[*[p.replace(annotation=Any, default=None)
+                      for p in signature.parameters.values()],
                     inspect.Parameter(CALL_TIMEOUT, inspect.Parameter.KEYWORD_ONLY,
                                       default=None, annotation=Any)],
         return_annotation=dict[str, Any])
@@ -214,6 +237,26 @@ def _add_tool(server, name: str, function: Callable[..., dict], pool) -> None:
         wrap_output=metadata.wrap_output,
         output_schema={**OUTPUT_SCHEMA, "title": f"{name} answer"})
     assert isinstance(registered.fn_metadata, FuncMetadata)
+
+
+def _size(value: Any, limit: Optional[int] = None) -> int:
+    """Bytes of text in ``value`` (strings, nested lists and dicts), counted up to just past
+    ``limit`` (:data:`MAX_CALL_BYTES`): a huge argument is measured without being walked."""
+    limit = MAX_CALL_BYTES if limit is None else limit
+    total, todo = 0, [value]
+    while todo and total <= limit:
+        item = todo.pop()
+        if isinstance(item, str):
+            total += len(item)
+        elif isinstance(item, dict):
+            todo.extend(item.keys())
+            todo.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            total += len(item)
+            todo.extend(item)
+        else:
+            total += 8
+    return total
 
 
 def _description(function: Callable) -> str:

@@ -34,6 +34,8 @@ MAX_INPUT_BYTES = int(os.environ.get("PDDLKIT_MCP_MAX_BYTES", 1 << 20))
 #: the longest planner time a tool call may ask for, in seconds
 MAX_PLAN_SECONDS = 120.0
 DEFAULT_PLAN_SECONDS = 30.0
+#: the most items a list argument (compare's problems, formalize_step's pairs) may hold
+MAX_LIST_ITEMS = 100
 
 
 class Refused(Exception):
@@ -115,6 +117,8 @@ def _name(value: Any, argument: str, parts: int = 1) -> str:
 
 def _timeout(value: Any) -> float:
     try:
+        if isinstance(value, (str, bool)):   # a number, not its spelling (JSON has numbers)
+            raise TypeError(value)
         seconds = float(DEFAULT_PLAN_SECONDS if value is None else value)
     except (TypeError, ValueError):
         raise Refused("bad-input", f"timeout must be a number of seconds, got {value!r}",
@@ -187,6 +191,40 @@ def check(domain: str, problem: Optional[str] = None, target: Optional[str] = No
             "features": sorted(report.features), "planners": planners, "text": text}
 
 
+def _planner(value: Any) -> str:
+    """A planner a client may name, or :class:`Refused`. The client chooses among the
+    server's planners: ``auto``, ``fast-downward`` (with one of its aliases,
+    ``fast-downward:lama``), the installed plug-ins, and unified-planning's installed engines
+    (``up:enhsp``). Never a command: ``cmd:...`` runs a shell command, which is the operator's
+    to configure (in Python or the CLI), not a client's to send."""
+    from pddlkit.planners.registry import known_names
+
+    if value is None:
+        return "fast-downward"
+    if not isinstance(value, str) or not value.strip():
+        raise Refused("bad-input", f"planner must be a planner's name, got {value!r}",
+                      "e.g. fast-downward, or auto", "planner")
+    name = value.strip()
+    base, _, argument = name.partition(":")
+    if name == "auto" or (name in known_names() and not argument):
+        return name
+    if base == "fast-downward" and argument:
+        from pddlkit.planners.fast_downward import ALIAS_SHORTHANDS, fd_aliases
+
+        if argument in ALIAS_SHORTHANDS or argument in fd_aliases():
+            return name
+    if base == "up" and argument:
+        from pddlkit.planners.up_engine import up_engine_names
+
+        if argument in up_engine_names():
+            return name
+    offered = ", ".join(dict.fromkeys(["auto", *known_names(), "fast-downward:ALIAS",
+                                       "up:ENGINE"]))
+    raise Refused("unknown-planner", f"planner {name[:80]!r} is not one this server offers "
+                  f"({offered})", "pddlkit planners lists them on the server; a command "
+                  "planner (cmd:) is never taken from a client", "planner")
+
+
 @answered
 def plan(domain: str, problem: str, planner: str = "fast-downward",
          timeout: Optional[float] = None, cache: bool = True) -> dict:
@@ -196,14 +234,25 @@ def plan(domain: str, problem: str, planner: str = "fast-downward",
 
     domain_text, problem_text = _text(domain, "domain"), _text(problem, "problem")
     seconds = _timeout(timeout)
+    chosen = _planner(planner)
+    if not isinstance(cache, bool):
+        raise Refused("bad-input", f"cache must be true or false, got {cache!r}", "", "cache")
     try:
-        result = pddlkit.plan(domain_text, problem_text, planner=planner or "fast-downward",
-                              timeout=seconds, cache=bool(cache))
+        result = pddlkit.plan(domain_text, problem_text, planner=chosen, timeout=seconds,
+                              cache=cache)
     except pddlkit.UnknownPlannerError as exc:
         raise Refused("unknown-planner", str(exc), "pddlkit planners lists them; or auto",
                       "planner") from None
     data = result.to_dict()
-    return {"ok": result.solved, **data, "text": result.format()}
+    out = {"ok": result.solved, **data, "text": result.format()}
+    if result.status.value == "error":     # an error has its error object, as every tool's
+        first = result.diagnostics[0] if result.diagnostics else None
+        out["error"] = {"code": first.code if first else "planner-error",
+                        "message": first.message if first else result.format(),
+                        "hint": (first.hint or "") if first else "",
+                        "argument": "problem" if first and first.file == "<problem>"
+                        else "domain" if first else "planner"}
+    return out
 
 
 @answered
@@ -259,7 +308,7 @@ def explain(domain: str, problem: str) -> dict:
 
 @answered
 def compare(reference: str, candidate: str, domain: Optional[str] = None,
-            problems: Optional[list] = None) -> dict:
+            problems: Optional[list] = None, complete_goals: bool = False) -> dict:
     """Two problems (with their ``domain``): equivalent up to renaming, or the differences
     under the best renaming; two domains (with reference ``problems``): agreement by
     behaviour, per action."""
@@ -278,6 +327,13 @@ def compare(reference: str, candidate: str, domain: Optional[str] = None,
                           "compared", f"give a {kinds[0]} as the candidate (a problem's domain "
                           "goes in domain)", "candidate")
         if kinds[0] == "domain":
+            if problems is not None and not isinstance(problems, list):
+                raise Refused("bad-input", f"problems must be a list of PDDL texts, got "
+                              f"{type(problems).__name__}", "problems: [PDDL text, ...]",
+                              "problems")
+            if len(problems or []) > MAX_LIST_ITEMS:
+                raise Refused("input-too-large", f"{len(problems)} problems, over the limit "
+                              f"of {MAX_LIST_ITEMS}", "send fewer", "problems")
             texts = [_text(p, f"problems[{k}]") for k, p in enumerate(problems or [])]
             if not texts:
                 raise Refused("missing-input", "two domains are compared by behaviour on "
@@ -285,7 +341,11 @@ def compare(reference: str, candidate: str, domain: Optional[str] = None,
                               "problems")
             result = compare_domains(ref, cand, texts)
         else:
-            result = compare_problems(ref, cand, _text(domain, "domain", required=False))
+            if not isinstance(complete_goals, bool):
+                raise Refused("bad-input", "complete_goals must be true or false", "",
+                              "complete_goals")
+            domain_text = _text(domain, "domain", required=complete_goals)
+            result = compare_problems(ref, cand, domain_text, complete_goals=complete_goals)
     except CompareInputError as exc:
         raise Refused("compare-input", exc.summary, "", exc.role,
                       [d.to_dict() for d in exc.diagnostics]) from None
@@ -326,8 +386,13 @@ ARGUMENTS = {
                 "candidate": _pddl("the candidate problem (or domain)"),
                 "domain": _pddl("the problems' domain (when comparing problems)"),
                 "problems": {"type": "array", "items": _pddl("a reference problem"),
+                             "maxItems": MAX_LIST_ITEMS,
                              "description": "reference problems, to compare two domains by "
-                                            "behaviour on them"}},
+                                            "behaviour on them"},
+                "complete_goals": {"type": "boolean", "description": "two problems: also "
+                                   "compare their goals completed with the atoms every "
+                                   "reachable goal state has (Planetarium's verdict, beside "
+                                   "the strict one; needs domain)"}},
 }
 
 
