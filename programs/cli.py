@@ -16,8 +16,9 @@ instances, a reward on MiniGrid ("mean held-out reward", a crash earning 0) and 
 every one did); GRASP's instances have no goal, only a score, so none is won there. Running
 without crashing is not winning: the crashes are counted apart (``eval_failures``, and named in
 the summary). The training mean, the direct-generation mean, the completion and the best round
-are columns. The record has one ``round`` event per round (its program, scores, failures, why
-no program, worst instances left out to fit the context).
+are columns. The record has one ``round`` event per round, written (and printed) as the round
+is scored: its program, scores, failures, why no program, worst instances left out to fit the
+context, and ``best``, whether it beats every earlier round.
 
 Exit status (``pddlkit run ipp``): 0 when every episode's program was written and scored on
 the held-out instances, whatever its score (a score of 0 is a measurement, read it from the
@@ -95,6 +96,24 @@ def _finite(value: Optional[float]) -> Optional[float]:
     return value if value is not None and math.isfinite(value) else None
 
 
+def _round_events(episode, task: str, mode: str):
+    """The ``on_round`` of a run: each round is a ``round`` event the moment it is scored,
+    so ``pddlkit run ipp`` prints it then (a run takes minutes; its lines used to come all
+    at once at the end). ``best`` is whether the round beats every earlier one (the run's
+    best is the last so marked, and the row's ``best_round``)."""
+    top = [float("-inf")]
+
+    def emit(r) -> None:
+        best = r.mean > top[0]
+        top[0] = max(top[0], r.mean)
+        episode.emit("round", task=task, round=r.index, program=r.program, mean=r.mean,
+                     failures=r.failures, instances=len(r.scores), scores=r.scores,
+                     worst=r.worst, error=r.error, samples_left_out=r.samples_left_out,
+                     best=best, mode=mode, probe_failures=r.probe_failures,
+                     probe_fixes=r.probe_fixes, probe_redraws=r.probe_redraws, mends=r.mends)
+    return emit
+
+
 def play(job):
     from .runner import run_task
 
@@ -110,20 +129,13 @@ def play(job):
                      train=o.train, evaluate=o.evaluate)
         split = job.make_env(train=o.train, evaluate=o.evaluate, seed=seed)
         outcome = run_task(job.env, llm, seed=seed, train=o.train, evaluate=o.evaluate,
-                           split=split,
+                           split=split, on_round=_round_events(episode, job.env, o.mode),
                            rounds=o.rounds, k=o.k, feedback=o.feedback, patience=o.patience,
                            prompts=o.prompts, probe=o.probe, mend=o.mend,
                            mode=o.mode, workers=o.workers,
                            save=Path(o.save_program) if o.save_program else None,
                            max_tokens=job.max_tokens or 4000)
         result = outcome.result
-        for r in result.rounds:
-            episode.emit("round", task=job.env, round=r.index, program=r.program, mean=r.mean,
-                         failures=r.failures, instances=len(r.scores), scores=r.scores,
-                         worst=r.worst, error=r.error, samples_left_out=r.samples_left_out,
-                         best=r.index == result.best, mode=o.mode,
-                         probe_failures=r.probe_failures, probe_fixes=r.probe_fixes,
-                         probe_redraws=r.probe_redraws, mends=r.mends)
         if outcome.writer is not None:
             episode.emit("stand-in", injected=outcome.writer.injected,
                          repaired=outcome.writer.repaired)
@@ -186,13 +198,13 @@ def play(job):
 
 
 def describe(kind: str, data: dict) -> Optional[str]:
-    if kind == "plan":  # said at once: the rounds print when scoring is done (tens of seconds)
+    if kind == "plan":  # said at once: each round prints when it is scored (seconds to minutes)
         sizes = ", ".join(f"{n} {what}" for n, what in ((data["train"], "training"),
                                                          (data["evaluate"], "held-out"))
                           if n) or "the task's training and held-out"
         return (f"IPP on {data['task']} with {data['llm']}: a program, then up to "
                 f"{data['rounds']} refinement rounds ({data['mode']}), each scored in the "
-                f"sandbox on {sizes} instances; the rounds print when scoring is done")
+                f"sandbox on {sizes} instances; each round prints when it is scored")
     if kind == "round":
         what = f"mean {data['mean']:.3f}, failures {data['failures']}" if data["program"] \
             else f"no program: {data['error']}"
@@ -201,7 +213,8 @@ def describe(kind: str, data: dict) -> Optional[str]:
         probed = "".join(f"\n  probe: {failure.splitlines()[0][:160]} (fix asked for)"
                          for failure in data.get("probe_failures") or []) + "".join(
             f"\n  mended by code: {mend}" for mend in data.get("mends") or [])
-        return (f"round {data['round']} ({name}): {what}{'  <- best' if data['best'] else ''}"
+        return (f"round {data['round']} ({name}): {what}"
+                f"{'  <- best so far' if data['best'] else ''}"
                 + probed)
     if kind == "stand-in":
         return (f"stand-in: injected {', '.join(data['injected']) or 'nothing'}; repaired "

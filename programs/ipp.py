@@ -60,7 +60,7 @@ import statistics
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Optional, Sequence, Union
+from typing import Any, Callable, Optional, Sequence, Union
 
 from pddlkit.llm.context import fit_by_dropping, room
 from pddlkit.llm.errors import LLMError
@@ -190,7 +190,8 @@ class IPP:
                  feedback: str = "rich", policy: Optional[Policy] = None,
                  workers: Optional[int] = None, temperature: float = 0.0,
                  max_tokens: Optional[int] = 4000, patience: int = 0,
-                 prompts: str = "ours", probe: int = 0, mend: bool = False) -> None:
+                 prompts: str = "ours", probe: int = 0, mend: bool = False,
+                 on_round: Optional[Callable[[Round], None]] = None) -> None:
         if feedback not in ("rich", "bare"):
             raise ValueError(f"feedback must be 'rich' or 'bare', got {feedback!r}")
         if prompts not in PROMPT_SETS:
@@ -213,6 +214,15 @@ class IPP:
         self.probe = probe         # training instances a program is tried on first (0: off)
         self.mend = mend           # code mends empty blocks and tabs before a program runs
         self._mends: list[str] = []   # this round's mends so far
+        #: called with each round as soon as it is scored: a run takes minutes, and its
+        #: rounds are what a user watches (``pddlkit run ipp`` prints each as it ends)
+        self.on_round = on_round
+
+    def _ended(self, rounds: list[Round], current: Round) -> None:
+        """Append ``current`` to ``rounds`` and tell :attr:`on_round`."""
+        rounds.append(current)
+        if self.on_round is not None:
+            self.on_round(current)
 
     def _ask(self, messages: list[dict], temperature: Optional[float] = None,
              seed: Optional[int] = None) -> tuple[Optional[str], Optional[str], str]:
@@ -368,8 +378,8 @@ class IPP:
                 reply = self.llm.complete(chat, temperature=self.temperature,
                                           max_tokens=self.max_tokens).text
             except LLMError as exc:
-                rounds.append(Round(step, None, float("-inf"), len(instances), [], [],
-                                    f"the LLM call failed: {exc}"))
+                self._ended(rounds, Round(step, None, float("-inf"), len(instances), [], [],
+                                          f"the LLM call failed: {exc}"))
                 break
             chat.append({"role": "assistant", "content": reply})
             if step == 0:  # the first reply is the pseudocode; now the code of step 0
@@ -381,8 +391,8 @@ class IPP:
                     program, problem = extract_program(reply), None
                 except ProgramAnswerError as exc:
                     program, problem = None, exc.problem
-            rounds.append(self._round(step, program, problem, instances,
-                                      curriculum_args(step))[0])
+            self._ended(rounds, self._round(step, program, problem, instances,
+                                            curriculum_args(step))[0])
             if step + 1 < len(CURRICULUM):
                 nxt, sig = CURRICULUM[step + 1]
                 chat.append({"role": "user", "content": template("curriculum_step.txt").fill(
@@ -399,7 +409,8 @@ class IPP:
         before = usage_snapshot(ledger)
         program, problem = self.direct(extension)
         current, scored = self._round(0, program, problem, instances)
-        rounds = [current]
+        rounds: list[Round] = []
+        self._ended(rounds, current)
         previous_mean = float("-inf")
         stale = 0
         last_program = current.program
@@ -422,7 +433,7 @@ class IPP:
             left_out, self.samples_left_out = self.samples_left_out, 0
             current, scored = self._round(len(rounds), program, problem, instances)
             current.samples_left_out = left_out
-            rounds.append(current)
+            self._ended(rounds, current)
             last_program = current.program or last_program
         return _result(self.task.name, rounds, ledger, before, start)
 

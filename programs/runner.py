@@ -19,11 +19,11 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from pddlkit.sandbox import Policy
 
-from .ipp import IPP, IPPResult, curriculum_args, score
+from .ipp import IPP, IPPResult, Round, curriculum_args, score
 
 def task_ids() -> tuple[str, ...]:
     """The program tasks IPP refines on: the registry's ids of kind ``instances``."""
@@ -95,12 +95,13 @@ def run_task(task_id: str, llm: Any, *, seed: int = 0, train: Optional[int] = No
              policy: Optional[Policy] = None, save: Optional[Path] = None,
              patience: int = 0, mode: str = "ir", probe: int = 0, mend: bool = False,
              max_tokens: Optional[int] = 4000, prompts: str = "ours",
-             split: Any = None) -> TaskRun:
+             split: Any = None, on_round: Optional[Callable[[Round], None]] = None) -> TaskRun:
     """``mode``: "ir" (refinement from direct generation), "pe" (refinement from the paper's
     pseudocode extension) or "curriculum" (the step-by-step curriculum; its steps are the
     rounds, and the best step is kept). ``split``: the instance split, already made (a job's
     ``make_env``, which carries the environment's flags); by default the registry's, from
-    ``train``, ``evaluate`` and ``seed``."""
+    ``train``, ``evaluate`` and ``seed``. ``on_round`` is called with each round as soon as it
+    is scored (:class:`.ipp.IPP`), before the held-out scoring at the end."""
     if save:
         check_save_folder(save)   # before any LLM call: a run's spend is not lost to a bad path
     if split is not None:
@@ -114,7 +115,7 @@ def run_task(task_id: str, llm: Any, *, seed: int = 0, train: Optional[int] = No
     policy = policy or Policy(call_timeout=2.0, cpu_seconds=2.0)
     ipp = IPP(task, model, k=k, max_rounds=rounds, feedback=feedback, policy=policy,
               workers=workers, patience=patience, max_tokens=max_tokens, prompts=prompts,
-              probe=probe, mend=mend)
+              probe=probe, mend=mend, on_round=on_round)
     if mode == "curriculum":
         result = ipp.run_curriculum()
     elif mode in ("ir", "pe"):

@@ -186,11 +186,10 @@ def test_a_whole_refinement_run_through_the_real_openai_client(grasp_task, tmp_p
 
 
 def _cli(*args):
-    import subprocess
-    import sys
+    """``pddlkit *args`` in this process (tests/cli_runner.py: what it prints and exits with)."""
+    from cli_runner import run_cli
 
-    return subprocess.run([sys.executable, "-m", "pddlkit.cli", *map(str, args)],
-                          capture_output=True, text=True, timeout=600)
+    return run_cli(*args)
 
 
 def test_pddlkit_run_agent_ipp_saves_the_winning_program(tmp_path, grasp_task):
@@ -386,3 +385,61 @@ def test_a_refinement_prompt_over_the_context_shows_fewer_worst_instances(grasp_
     assert len(samples) == 3 and samples[0] in trimmed and samples[1] in trimmed
     assert samples[2] not in trimmed  # the least bad went, the worst stayed
     assert result.rounds[1].program is not None
+
+
+def test_each_round_is_shown_as_soon_as_it_is_scored(monkeypatch):
+    """Issue 71: a run's round lines came all at once after its last round and the held-out
+    scoring. Each round's live line must now come before the next round is scored, and the
+    held-out scoring after the last line."""
+    from pddlkit.agents import get_agent
+    from pddlkit.agents.episode import Job
+    from pddlkit.programs import ipp, runner
+
+    order: list[str] = []
+    scored = ipp.IPP._round
+
+    def scoring(self, index, *args, **kwargs):
+        done = scored(self, index, *args, **kwargs)
+        order.append(f"scored {index}")
+        return done
+
+    held_out = runner.score
+
+    def held_out_scoring(*args, **kwargs):
+        order.append("held-out")
+        return held_out(*args, **kwargs)
+
+    monkeypatch.setattr(ipp.IPP, "_round", scoring)
+    monkeypatch.setattr(runner, "score", held_out_scoring)
+    spec = get_agent("ipp")
+    job = Job(spec, "grasp", "standin:ipp:carry,cost", [0],
+              spec.make_options({"train": 2, "evaluate": 2, "rounds": 2, "patience": 2}),
+              show=lambda line: order.append(line.split(":")[0]))
+    [row] = list(job.play())
+    assert row.as_dict()["rounds"] == 3
+    shown = [step for step in order if not step.startswith("IPP on")]
+    assert shown[:7] == ["scored 0", "round 0 (direct generation)", "scored 1",
+                         "round 1 (refinement)", "scored 2", "round 2 (refinement)",
+                         "held-out"], order
+
+
+def test_the_command_prints_each_round_line_through_a_pipe_before_the_run_ends(tmp_path):
+    """Through a pipe (stdout block-buffered), ``pddlkit run ipp`` flushes each round's line:
+    the last round's line arrives while the held-out instances (480 here) are still being
+    scored, well before the episode's line. Before, every line came out at exit."""
+    import subprocess
+    import sys
+    import time
+
+    run = subprocess.Popen([sys.executable, "-m", "pddlkit.cli", "run", "ipp", "--env", "grasp",
+                            "--llm", "standin:ipp:carry,cost", "--train", "2", "--eval", "60",
+                            "--rounds", "1", "--patience", "1"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    arrived = []
+    for line in run.stdout:
+        arrived.append((time.monotonic(), line))
+    run.wait(timeout=120)
+    assert run.returncode == 0, run.stderr.read()
+    [(last_round, _)] = [(t, line) for t, line in arrived if line.startswith("round 1 ")]
+    [(episode, _)] = [(t, line) for t, line in arrived if line.startswith("episode seed 0")]
+    assert episode - last_round > 0.3, arrived

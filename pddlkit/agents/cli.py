@@ -342,8 +342,14 @@ def build_job(spec: AgentSpec, args):
         raise Refused(str(exc)) from None
     live = not args.quiet and not args.json
     return Job(spec, args.env, args.llm, [args.seed + i for i in range(args.episodes)], options,
-               env_options, args.record, args.max_tokens, print if live else None,
+               env_options, args.record, args.max_tokens, _show if live else None,
                max_steps=args.max_steps, transcript=args.transcript)
+
+
+def _show(line: str) -> None:
+    """A live line, flushed: piped to a file or a pager, stdout is block-buffered, and a
+    run's progress (IPP's rounds, a game's plans) would come out only at its end."""
+    print(line, flush=True)
 
 
 def run(spec: AgentSpec, args) -> int:
