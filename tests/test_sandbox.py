@@ -219,16 +219,257 @@ def test_a_timed_out_worker_is_replaced_and_the_program_reloaded():
         assert worker.call(2).value == 2 and worker.restarts == 1
 
 
-def test_tampering_with_the_workers_modules_costs_only_that_worker():
-    """A program that breaks json in its own worker garbles the reply: reported as a forbidden
-    operation, the worker is replaced, and the next call works."""
-    source = (f"def solve(n):\n    if n == 0:\n        {OS}['sys'].modules['json'].dumps = "
-              "lambda *a, **k: 'garbage{'\n    return n\n")
+POISON = textwrap.dedent(f"""
+    import json
+    _loads, _dumps = json.loads, json.dumps
+
+    def _evil_loads(text, *args, **kwargs):  # every later call's arguments become [-2]
+        request = _loads(text, *args, **kwargs)
+        if isinstance(request, dict) and request.get("args"):
+            request["args"] = [-2]
+        return request
+
+    def _evil_dumps(value, *args, **kwargs):  # every later whole-number answer becomes -3
+        return _dumps(-3 if type(value) is int else value, *args, **kwargs)
+
+    def solve(n, poison=""):
+        if poison == "loads":
+            json.loads = _evil_loads
+        elif poison == "dumps":
+            json.dumps = _evil_dumps
+        elif poison == "builtins":  # the real builtins, reached through os's globals
+            real = {OS}["__builtins__"]
+            real["len"] = lambda x: 0
+            real["isinstance"] = lambda *a: False
+        elif poison == "kept":  # a program keeps its own state between its calls
+            return json.loads is _evil_loads
+        return n
+""")
+
+
+@pytest.mark.parametrize("poison", ["loads", "dumps", "builtins"])
+def test_a_program_that_poisons_json_or_builtins_does_not_change_a_later_answer(poison):
+    """A program that replaced json.loads in its worker once changed the arguments of its
+    own later calls (solve(21) answered -2); one that replaced json.dumps, or len in the
+    real builtins, their answers or their framing. The worker's machinery holds its own
+    references now: the later answers are the program's, on the same worker."""
+    with SandboxWorker(POISON, FAST) as worker:
+        assert worker.call(0, poison).value == 0
+        assert [worker.call(n).value for n in (21, 5)] == [21, 5]
+        assert worker.restarts == 0
+        if poison == "loads":  # documented: the program's own module state is kept
+            assert worker.call(0, "kept").value is True
+
+
+def test_a_thread_left_running_ends_the_worker_at_once():
+    """A thread a program left after its call burned 3.3 s of CPU in 6 s of an idle worker,
+    caught only at the next call. The program here switches the worker's own check off
+    (the worker's globals, reached through its frames): the host sees the second thread in
+    the kernel's account right after the reply and ends the worker before returning."""
+    source = textwrap.dedent(f"""
+        import queue
+
+        def _spin():
+            while True:
+                pass
+
+        def solve(n):
+            if n == 0:
+                frame = {OS}["sys"]._getframe()
+                while frame is not None and "_reset_after_call" not in frame.f_globals:
+                    frame = frame.f_back
+                frame.f_globals["_reset_after_call"] = lambda: None
+                queue.threading.Thread(target=_spin, daemon=True).start()
+            return n * 10
+    """)
     with SandboxWorker(source, FAST) as worker:
-        broken = worker.call(0)
-        assert broken.error.kind is ErrorKind.FORBIDDEN_OPERATION
-        assert "garbled" in broken.error.message
-        assert worker.call(5).value == 5
+        assert worker.load() is None
+        first = worker.pid
+        left = worker.call(0)
+        assert worker.proc is None and not _alive(first)  # gone before call() returned
+        assert left.ok and left.value == 0  # the answer is kept
+        assert "thread" in left.retired and "ended at once" in left.retired
+        assert worker.idle_replacements == 1
+        assert worker.call(3).value == 30 and worker.restarts == 1
+
+
+# a thread bomb: fork is refused by the seccomp filter, but every thread is a clone that takes
+# a host pid (with 32 KiB stacks one worker held 18,226 of them, a pool of two 28,670)
+THREAD_BOMB = textwrap.dedent("""
+    import queue
+    import time
+
+    def solve(n, catch=True):
+        threading = queue.threading
+        threading.stack_size(32768)
+        started = 0
+        try:
+            for _ in range(n):
+                threading.Thread(target=time.sleep, args=(5,), daemon=True).start()
+                started += 1
+        except RuntimeError:
+            if not catch:
+                raise
+        time.sleep(0.3)  # holding every thread while the host counts
+        return started
+""")
+
+
+def _host_tasks() -> int:
+    """The host's tasks, threads included: /proc/loadavg's 'running/total'."""
+    return int(Path("/proc/loadavg").read_text().split()[3].split("/")[1])
+
+
+def thread_bomb(policy: Policy, n: int = 5000) -> dict:
+    """Run THREAD_BOMB in one worker while a thread of this process samples the host's free
+    pids every 5 ms; then one call with the exception left to the sandbox, and one plain
+    call. Returns the figures and the results."""
+    import threading
+
+    pid_max = int(Path("/proc/sys/kernel/pid_max").read_text())
+    before = pid_max - _host_tasks()
+    lowest = [before]
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.is_set():
+            lowest[0] = min(lowest[0], pid_max - _host_tasks())
+            done.wait(0.005)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    began = time.monotonic()
+    try:
+        with SandboxWorker(THREAD_BOMB, policy) as worker:
+            caught = worker.call(n)
+            raised = worker.call(n, False)
+            plain = worker.call(0)
+            guarantee = worker.isolation["guarantees"].get(
+                "processes and threads per worker (a host pid each)", "none (not reported)")
+    finally:
+        done.set()
+        watcher.join()
+    return {"pid_max": pid_max, "free_before": before, "free_lowest": lowest[0],
+            "caught": caught, "raised": raised, "plain": plain, "guarantee": guarantee,
+            "seconds": time.monotonic() - began}
+
+
+BOMB_POLICY = Policy(call_timeout=20, cpu_seconds=20, memory_bytes=4 << 30)
+
+
+def test_a_thread_bomb_stops_at_the_task_limit_and_the_host_keeps_its_pids():
+    """Whichever limit holds here (a pids cgroup where the host lets pddlkit make one, as in
+    CI: see test_sandbox_kernel.py for the other two), a worker gets at most max_tasks."""
+    found = thread_bomb(BOMB_POLICY)
+    assert found["free_lowest"] > 0.9 * found["free_before"], found
+    caught, raised = found["caught"], found["raised"]
+    assert caught.ok and caught.value < BOMB_POLICY.max_tasks, (caught, found)
+    assert raised.error.kind is ErrorKind.FORBIDDEN_OPERATION, raised.error
+    assert "threads" in raised.error.message and "thread" in raised.error.hint
+    assert found["plain"].value == 0  # a fresh worker: the threads went with the old one
+    assert found["guarantee"].startswith("kernel ("), found["guarantee"]
+    assert found["seconds"] < 15
+
+
+def test_nan_infinity_and_overflowing_numbers_in_a_reply_are_refused():
+    """json.loads accepted NaN, Infinity and 1e999 in a reply; an honest worker never sends
+    them (its encoder refuses them as a bad return), so the host refuses them as garbled."""
+    source = textwrap.dedent(f"""
+        def solve(value):
+            g = {OS}
+            frame = g["sys"]._getframe()
+            while frame is not None and "wfd" not in frame.f_locals:
+                frame = frame.f_back
+            names = frame.f_locals
+            rid = names.get("item_id") or names.get("request_id")
+            if value is None:
+                return 7
+            data = value.encode()
+            header = '{{"ok": true, "id": "%s", "value_bytes": %d}}\\n' % (rid, len(data))
+            g["write"](names["wfd"], header.encode() + data + b"\\n")
+            return "forged"
+    """)
+    with SandboxWorker(source, FAST) as worker:
+        for forged, why in (("NaN", "NaN"), ("[1, -Infinity]", "-Infinity"),
+                            ("Infinity", "Infinity"), ("[1e999]", "overflows"),
+                            ('{"a": -1E+400}', "overflows")):
+            result = worker.call(forged)
+            assert result.error.kind is ErrorKind.FORBIDDEN_OPERATION, (forged, result)
+            assert "garbled" in result.error.message and why in result.error.message
+            assert worker.call(None).value == 7  # a fresh worker
+        # a forged value that is JSON, large but finite, is read as the answer (the forger
+        # had the request's id): what is refused above is the numbers, not the forging
+        assert worker.call("[1e308, 1e-999]").value == [1e308, 0.0]
+
+
+DECODE_HOST = textwrap.dedent("""
+    import gc, json, sys, time
+    from pddlkit.sandbox import Policy, SandboxWorker
+
+    def rss(field):
+        with open("/proc/self/status") as fh:
+            return next(int(l.split()[1]) << 10 for l in fh if l.startswith(field + ":"))
+
+    kind, size = sys.argv[1], int(sys.argv[2])
+    source = ("def solve(kind, n):\\n    if kind == 'text':\\n        return 'x' * (n - 2)\\n"
+              "    return [[]] * (n // 3)\\n")
+    worker = SandboxWorker(source, Policy(call_timeout=60, cpu_seconds=60,
+                                          max_reply_elements=10_000_000))
+    assert worker.call(kind, 30).ok
+    hold = [[i] for i in range(300_000)]  # a host with objects of its own for gc to walk
+    collections = []
+    gc.callbacks.append(lambda phase, info: collections.append(1) if phase == "start" else 0)
+    with open("/proc/self/clear_refs", "w") as fh:
+        fh.write("5")  # the peak RSS starts again from the RSS now
+    before, cpu, wall = rss("VmRSS"), time.process_time(), time.monotonic()
+    result = worker.call(kind, size)
+    cpu, wall = time.process_time() - cpu, time.monotonic() - wall
+    print(json.dumps({"ok": result.ok, "length": len(result.value), "cpu": cpu, "wall": wall,
+                      "growth": rss("VmHWM") - before, "collections": len(collections)}))
+    worker.close()
+""")
+
+
+def _decode_cost(kind: str, size: int) -> dict:
+    """A host in its own process receives one reply of ``size`` bytes of JSON: a string
+    ("text") or empty lists ("lists"); its peak memory growth, CPU time and collections."""
+    done = subprocess.run([sys.executable, "-c", DECODE_HOST, kind, str(size)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_a_16_mib_reply_costs_the_host_about_twice_its_size_and_bounded_time():
+    """A 16 MiB reply (the max_reply cap) made the host peak at 828 MiB; decoding ran with
+    the garbage collector walking the host's objects. Now the host holds at most the reply's
+    bytes and its text at once, then the text and the value (16 MiB of it here)."""
+    size = 16 << 20
+    found = _decode_cost("text", size)
+    assert found["ok"] and found["length"] == size - 2
+    assert found["growth"] <= 2 * size + (2 << 20), found  # 2x, and 2 MiB for the rest
+    assert found["cpu"] < 2.0, found
+
+
+def test_decoding_a_reply_of_many_lists_runs_no_garbage_collection():
+    """Each list of a reply is a container the collector counts: decoding 4 MiB of empty
+    lists (1.4 million) in a host holding 300,000 objects ran hundreds of collections; the
+    collector is paused while a reply is decoded."""
+    found = _decode_cost("lists", 4 << 20)
+    assert found["ok"] and found["length"] == (4 << 20) // 3
+    assert found["collections"] <= 3, found
+    assert found["cpu"] < 3.0, found
+
+
+def test_a_reply_of_too_many_elements_is_refused_before_it_is_decoded():
+    """A 16 MiB reply of empty lists decoded to 400 MiB in the host: a value may hold at
+    most max_reply_elements (one million) elements; the worker says so as a bad return."""
+    with SandboxWorker("def solve(n):\n    return [[]] * n\n", FAST) as worker:
+        assert len(worker.call(100_000).value) == 100_000
+        many = worker.call(2_000_000)
+        assert many.error.kind is ErrorKind.BAD_RETURN and "1000000 elements" in many.error.message
+    small = Policy(call_timeout=3, cpu_seconds=3, max_reply_elements=10)
+    with SandboxWorker("def solve(n):\n    return list(range(n))\n", small) as worker:
+        assert worker.call(9).ok and worker.call(11).error.kind is ErrorKind.BAD_RETURN
 
 
 def test_the_pool_scores_in_order_resumes_and_replaces_failed_workers(tmp_path):
@@ -289,6 +530,11 @@ def test_numpy_only_when_the_task_allows_it():
     raw = _run("import numpy as np\ndef solve():\n    return np.int64(3)\n",
                policy=Policy(extra_modules=("numpy",)))
     assert raw.error.kind is ErrorKind.BAD_RETURN and "int64" in raw.error.message
+    # numpy's OpenBLAS starts a thread of its own on import, before any program: not one a
+    # program left, so the worker is kept (it was replaced before every call)
+    with SandboxWorker(source, Policy(extra_modules=("numpy",))) as worker:
+        assert [worker.call(n).value for n in (3, 4, 5)] == [3, 6, 10]
+        assert worker.restarts == 0 and worker.idle_replacements == 0
 
 
 def test_the_kernel_filter_refuses_processes_and_sockets_but_not_threads():

@@ -683,42 +683,95 @@ def test_map_keeps_every_other_result_when_some_items_attack_the_channel():
 
 
 def test_cpu_burnt_between_calls_replaces_the_worker_and_is_logged(caplog):
-    """A thread started while the worker writes its reply (after its own check for threads)
-    burned CPU with no call running. The host reads the worker's CPU and threads from the
-    kernel before the next call."""
+    """A thread started after the reply (here from a signal handler, with the worker's own
+    check switched off through its frames so that the timer survives the call) burns CPU
+    with no call running, where the host's look at the reply saw one thread. The host reads
+    the worker's CPU and threads from the kernel again before the next call."""
     source = PRELUDE + "PLANT = ''\n" + textwrap.dedent("""
-        import json
         import queue
 
         def _spin():
             while True:
                 pass
 
+        def _later(*args):
+            queue.threading.Thread(target=_spin, daemon=True).start()
+
         def solve(step):
             if step == "plant":
                 sys = _guard_off()["sys"]
-                real = sys.modules["json"].dumps
-
-                calls = []
-
-                def dumps(*args, **kwargs):  # the value's JSON first, then the reply's header
-                    calls.append(1)
-                    if len(calls) == 2:
-                        sys.modules["json"].dumps = real
-                        queue.threading.Thread(target=_spin, daemon=True).start()
-                    return real(*args, **kwargs)
-
-                sys.modules["json"].dumps = dumps
+                signal = sys.modules["signal"]
+                frame = sys._getframe()
+                while "_reset_after_call" not in frame.f_globals:
+                    frame = frame.f_back
+                frame.f_globals["_reset_after_call"] = lambda: None
+                signal.signal(signal.SIGALRM, _later)
+                signal.setitimer(signal.ITIMER_REAL, 0.2)  # fires in the idle worker
                 return "planted"
             return step * 10
     """)
     with caplog.at_level("WARNING", logger="pddlkit.sandbox"):
         with SandboxWorker(source, Policy(call_timeout=30, cpu_seconds=30)) as worker:
-            assert worker.call("plant").value == "planted"
-            time.sleep(0.5)
+            planted = worker.call("plant")
+            assert planted.value == "planted" and not planted.retired  # one thread then
+            time.sleep(0.6)
             assert worker.call(3).value == 30
             assert worker.restarts == 1 and worker.idle_replacements == 1
     assert any("between calls" in r.getMessage() for r in caplog.records)
+
+
+# ---------------------------------------------------------------- issue 70: processes and threads
+
+def test_without_a_pids_cgroup_rlimit_nproc_stops_a_thread_bomb(monkeypatch):
+    """The second mechanism (:mod:`pddlkit.sandbox.pids_cgroup`): no pids cgroup, the worker
+    inside bubblewrap sets RLIMIT_NPROC as its unprivileged uid. On a root host that uid is
+    the host's nobody, whose count every worker shares: still a cap for the host."""
+    from pddlkit.sandbox import pids_cgroup
+    from test_sandbox import BOMB_POLICY, thread_bomb
+
+    monkeypatch.setattr(pids_cgroup, "create", lambda *args, **kwargs: None)
+    found = thread_bomb(BOMB_POLICY)
+    assert found["guarantee"].startswith("kernel (RLIMIT_NPROC: 64 tasks"), found["guarantee"]
+    assert found["free_lowest"] > 0.9 * found["free_before"], found
+    assert found["caught"].value < BOMB_POLICY.max_tasks, found["caught"]
+    raised = found["raised"].error
+    assert raised.kind is ErrorKind.FORBIDDEN_OPERATION and "at most 64" in raised.message
+    assert found["plain"].value == 0
+
+
+def test_without_a_pids_cgroup_or_bubblewrap_the_seccomp_filter_refuses_threads(monkeypatch):
+    """The third mechanism: outside bubblewrap the worker's uid is the host's own (root, here
+    and in CI), which RLIMIT_NPROC does not bind, so the filter refuses every clone."""
+    from pddlkit.sandbox import pids_cgroup
+    from test_sandbox import BOMB_POLICY, thread_bomb
+
+    monkeypatch.setattr(pids_cgroup, "create", lambda *args, **kwargs: None)
+    policy = Policy(call_timeout=20, cpu_seconds=20, memory_bytes=4 << 30,
+                    kernel_isolation=False)
+    found = thread_bomb(policy)
+    assert found["guarantee"] == "kernel (the seccomp filter: no threads)", found["guarantee"]
+    assert found["free_lowest"] > 0.9 * found["free_before"], found
+    assert found["caught"].value == 0
+    raised = found["raised"].error
+    assert raised.kind is ErrorKind.FORBIDDEN_OPERATION and "no threads" in raised.message
+    assert found["plain"].value == 0
+
+
+def test_every_worker_process_is_in_its_own_pids_cgroup():
+    """Where the host lets pddlkit make one (a root host: CI), bubblewrap's processes and
+    the worker are all in the worker's pids cgroup, which goes with the worker."""
+    from pddlkit.sandbox import pids_cgroup
+
+    if pids_cgroup.unavailable():
+        _missing(f"no pids cgroup can be made here: {pids_cgroup.unavailable()}")
+    with SandboxWorker("def solve():\n    return 1\n") as worker:
+        assert worker.call().value == 1
+        group = worker._pids
+        assert group is not None and group.limit == 64
+        assert group.holds(worker.pid) and group.holds(worker.proc.pid)
+        assert 2 <= group.current() <= 4  # bubblewrap's two and the worker
+        assert worker.isolation["tasks"].startswith("a pids cgroup")
+    assert group.shared or not group.path.exists()
 
 
 # --------------------------------------------------------------------------- memory cgroup

@@ -14,6 +14,19 @@ The limits a program could switch off from inside are kept here, in the host, or
 * every request carries a fresh id that its reply must echo: a line the host did not ask for
   (a program writing to the reply pipe) ends the worker with a ``forbidden-operation`` error,
   and data left on the pipe before a request gets the worker replaced;
+* a worker that has more threads when it goes idle (after a call's reply, or a batch's
+  last) than it had when it was ready, before the program, is ended at once, read from the kernel (``/proc/PID/stat``), not at the next call: a
+  thread a program left running once burned 3.3 s of CPU in 6 s of an idle worker. The
+  call keeps its answer and its result says why the worker went (``CallResult.retired``);
+* decoding a reply costs the host a bounded amount (:meth:`SandboxWorker._decode_value`):
+  the value is read into a buffer of its announced size, its elements and depth counted
+  before it is decoded (:func:`.wire.shape`), and it is decoded with the garbage collector
+  paused, so the host's memory peaks at about twice the reply besides the value itself, and
+  the time is linear in the reply (a 16 MiB reply once took 828 MiB and, with the collector
+  running over the host's objects, most of 42 s: no call's time limit covers the host's own
+  decoding);
+* every worker's processes and threads are capped (``Policy.max_tasks``) by a pids cgroup,
+  RLIMIT_NPROC or the seccomp filter (:mod:`.pids_cgroup`): each takes a host pid;
 * workers are started from one long-lived thread, because the kernel's parent-death signal
   (bubblewrap's ``--die-with-parent``, the worker's PR_SET_PDEATHSIG) follows the *thread*
   that started a process: a worker started from a pool's short-lived thread would be killed
@@ -27,6 +40,7 @@ pddlkit process when the host was killed (:mod:`pddlkit.planners.tempdirs`).
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import os
@@ -40,23 +54,26 @@ import tempfile
 import threading
 import time
 from concurrent.futures import Future
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Optional
 
 from ..planners.tempdirs import make_workdir, remove_workdir
 from ..processes import kill_group
-from . import kernel, memory_cgroup
+from . import kernel, memory_cgroup, pids_cgroup
 from . import wire
 from .errors import ErrorKind, ProgramError
 from .policy import DEFAULT_POLICY, Policy
 from .syscall_filter import ARCHES, bpf_bytes
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-# the worker and guard modules are imported from this folder as top-level modules, without
-# importing pddlkit (whose planners bring subprocess and sqlite3 into the worker's process)
-BOOT = ("import sys; sys.path.insert(0, sys.argv.pop(1)); "
-        "from worker import main; main(sys.argv)")
+# the worker runs from this folder without importing pddlkit (whose planners bring subprocess
+# and sqlite3 into the worker's process), with a copy of the builtins taken before any program
+# exists: a program that rewrites the builtins does not rewrite the worker's (see .worker)
+BOOT = ("import sys, builtins; d = sys.argv.pop(1); p = d + '/worker.py'; "
+        "g = {'__name__': 'worker', '__file__': p, '__builtins__': dict(builtins.__dict__)}; "
+        "exec(compile(open(p, 'rb').read(), p, 'exec'), g); g['main'](sys.argv, d)")
 LOG_TAIL = 2000
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 CORES = os.cpu_count() or 1
@@ -64,16 +81,43 @@ CORES = os.cpu_count() or 1
 #: first reading is counted as this much (at most this times the cores can go uncounted)
 FIRST_CPU_LOOK = 0.02
 #: CPU seconds a worker may use between a reply and the next request (writing the reply and
-#: waiting for the next line cost far less); more, or a second thread, and it is replaced
+#: waiting for the next line cost far less); more, or a thread beyond its own, and it is replaced
 IDLE_CPU = 0.1
 
 log = logging.getLogger("pddlkit.sandbox")
+
+_gc_lock = threading.Lock()
+_gc_pauses = 0
+_gc_was_enabled = False
+
+
+@contextmanager
+def _gc_paused():
+    """The garbage collector off while a reply is decoded, back on when the last thread
+    decoding one is done. Decoding makes one container per JSON list or dict, and each
+    allocation counts towards a collection that walks the host's objects: a 16 MiB reply
+    took 1.5 s to decode with the collector off and 42 s with it on."""
+    global _gc_pauses, _gc_was_enabled
+    with _gc_lock:
+        if _gc_pauses == 0:
+            _gc_was_enabled = gc.isenabled()
+            gc.disable()
+        _gc_pauses += 1
+    try:
+        yield
+    finally:
+        with _gc_lock:
+            _gc_pauses -= 1
+            if _gc_pauses == 0 and _gc_was_enabled:
+                gc.enable()
 
 
 @dataclass
 class CallResult:
     """One call's outcome: ``value`` when ``ok``, else ``error``; what it printed, cut at the
-    policy's cap (``dropped`` characters beyond it), and its time inside the worker."""
+    policy's cap (``dropped`` characters beyond it), and its time inside the worker.
+    ``retired`` says why the worker was ended right after this call ('' when it was kept):
+    the program left a thread running (the next call gets a fresh worker)."""
 
     ok: bool
     value: Any = None
@@ -81,17 +125,22 @@ class CallResult:
     stdout: str = ""
     dropped: int = 0
     seconds: float = 0.0
+    retired: str = ""
 
     def to_dict(self) -> dict:
-        return {"ok": self.ok, "value": self.value,
+        data = {"ok": self.ok, "value": self.value,
                 "error": self.error.to_dict() if self.error else None,
                 "stdout": self.stdout, "dropped": self.dropped, "seconds": self.seconds}
+        if self.retired:
+            data["retired"] = self.retired
+        return data
 
     @classmethod
     def from_dict(cls, data: dict) -> "CallResult":
         error = ProgramError.from_dict(data["error"]) if data.get("error") else None
         return cls(bool(data["ok"]), data.get("value"), error, data.get("stdout", ""),
-                   int(data.get("dropped", 0)), float(data.get("seconds", 0.0)))
+                   int(data.get("dropped", 0)), float(data.get("seconds", 0.0)),
+                   str(data.get("retired") or ""))
 
 
 class _WorkerGone(Exception):
@@ -264,6 +313,9 @@ class SandboxWorker:
         self._in_kernel = False
         self._idle_cpu: Optional[float] = None  # the worker's CPU seconds at its last reply
         self._cgroup: Optional[memory_cgroup.MemoryCgroup] = None  # where the host has one
+        self._pids: Optional[pids_cgroup.PidsCgroup] = None  # where the host has one
+        self._tasks = ""  # what caps the worker's processes and threads (pids_cgroup)
+        self._base_threads = 1  # the worker's threads when it was ready, before the program
         self.idle_replacements = 0  # workers replaced for CPU or threads between calls
 
     # ------------------------------------------------------------------ lifecycle
@@ -307,8 +359,17 @@ class SandboxWorker:
             extra = {"host_pid": os.getpid()}
             cwd = self.scratch
         self._cgroup = memory_cgroup.create(self.policy.memory_bytes + self.policy.scratch_bytes)
+        self._pids = pids_cgroup.create(self.policy.max_tasks, self._cgroup)
+        if self._pids is not None:
+            command = self._pids.join_argv(command)
         if self._cgroup is not None:
             command = self._cgroup.join_argv(command)
+        # RLIMIT_NPROC counts a uid's tasks: inside bubblewrap on a root host the worker is
+        # the host's nobody itself (no user namespace), so every worker shares that count
+        extra["tasks"] = [pids_cgroup.CGROUP if self._pids is not None
+                          else pids_cgroup.plan(in_kernel), self.policy.max_tasks,
+                          in_kernel and os.geteuid() == 0]
+        extra["max_reply_elements"] = self.policy.max_reply_elements
         try:
             self.proc = _SPAWNER.popen(command, stdin=subprocess.DEVNULL,
                                        stdout=subprocess.DEVNULL, stderr=self._log,
@@ -331,6 +392,10 @@ class SandboxWorker:
             self.pid = next(iter(_children(init)), None) if init else None
         else:
             self.pid = self.proc.pid
+        self._tasks = str(ready.get("tasks") or "")
+        # the worker's own threads, before any program: an allowed package may start one
+        # when it is imported (numpy's OpenBLAS does, even with one BLAS thread)
+        self._base_threads = _cpu_and_threads(self.pid)[1] or 1
         self.isolation = self._isolation(in_kernel, ready.get("seccomp"), bool(wrapper),
                                          _own_namespaces(self.pid))
 
@@ -360,6 +425,7 @@ class SandboxWorker:
             "queues refused)": k if seccomp is True else "kernel (address space only)",
             "memory limit for all the worker's processes and scratch (a cgroup)":
             k if self._cgroup is not None else f"none ({memory_cgroup.unavailable()})",
+            "processes and threads per worker (a host pid each)": self._tasks_keeper(),
             "file size and descriptor limits": k,
             "CPU and wall-clock limit per call": host,
             "CPU and threads between calls (worker replaced)": host,
@@ -373,11 +439,46 @@ class SandboxWorker:
             else os.geteuid()
         return {"bubblewrap": True if in_kernel else why_not, "seccomp": seccomp,
                 "host_uid": host_uid, "memory": self._memory_note(in_kernel, seccomp),
+                "tasks": self._tasks_note(in_kernel),
                 "network_namespace": (in_kernel and self.policy.network_namespace)
                 or unshared_net,
                 "namespaces": namespaces, "scratch": self.scratch,
                 "scratch_bytes": self.policy.scratch_bytes if in_kernel else None,
                 "guarantees": guarantees}
+
+    def _tasks_keeper(self) -> str:
+        """Who caps the worker's processes and threads, for the guarantees table."""
+        limit = self.policy.max_tasks
+        if self._tasks == pids_cgroup.CGROUP and self._pids is not None:
+            return f"kernel (a pids cgroup, v{self._pids.version}: {limit} tasks)"
+        if self._tasks == pids_cgroup.RLIMIT:
+            shared = self._in_kernel and os.geteuid() == 0
+            return (f"kernel (RLIMIT_NPROC: {limit} tasks"
+                    + (" for all workers together, as the host's nobody" if shared else "")
+                    + ")")
+        if self._tasks == pids_cgroup.SECCOMP:
+            return "kernel (the seccomp filter: no threads)"
+        return self._tasks or "none (the worker did not say)"
+
+    def _tasks_note(self, in_kernel: bool) -> str:
+        """Which limit holds ``Policy.max_tasks`` here, and why that one (see
+        :mod:`.pids_cgroup`)."""
+        limit = self.policy.max_tasks
+        if self._tasks == pids_cgroup.CGROUP and self._pids is not None:
+            return (f"a pids cgroup (v{self._pids.version}, the kernel) caps the worker's "
+                    f"processes and threads at {limit}, bubblewrap's included")
+        why = f"no pids cgroup ({pids_cgroup.unavailable()})"
+        if self._tasks == pids_cgroup.RLIMIT:
+            if in_kernel and os.geteuid() == 0:
+                return (f"{why}; RLIMIT_NPROC (the kernel) caps the tasks of the host's "
+                        f"nobody, which every worker of this host is, at {limit} in all")
+            return (f"{why}; RLIMIT_NPROC (the kernel) caps the tasks of the worker's uid "
+                    f"at {limit}" + (" (in its own user namespace: per worker)"
+                                     if in_kernel else ""))
+        if self._tasks == pids_cgroup.SECCOMP:
+            return (f"{why}; RLIMIT_NPROC would not bind this worker's uid (the host's own, "
+                    "outside bubblewrap), so the seccomp filter refuses every thread")
+        return f"{why}; {self._tasks or 'the worker did not say'}"
 
     def _memory_note(self, in_kernel: bool, seccomp) -> str:
         """Which limit holds ``Policy.memory_bytes``, and who keeps it (see Policy)."""
@@ -419,8 +520,12 @@ class SandboxWorker:
         reply = self._receive(time.monotonic() + self.policy.load_timeout, self._expect,
                               loading=True)
         self.load_error = None if reply.get("ok") else ProgramError.from_dict(reply["error"])
-        self._mark_idle()
-        if reply.get("retire"):  # module-level code left a thread: it would again
+        left = reply.get("retire") or self._mark_idle()
+        if left:  # module-level code left a thread: it would again
+            if self.load_error is None:  # the worker's own check did not see it
+                self.load_error = ProgramError(
+                    ErrorKind.FORBIDDEN_OPERATION, f"{left} (at module level)",
+                    advice="start no threads, or join them before returning")
             self._load_failed_for_good = True
             self._cleanup()
         return self.load_error
@@ -467,11 +572,12 @@ class SandboxWorker:
         except _WorkerGone as gone:
             self._cleanup()
             return CallResult(False, error=gone.error, seconds=time.monotonic() - start)
+        result = self._result(reply)
         if reply.get("retire"):
             self._cleanup()
         else:
-            self._mark_idle()
-        return self._result(reply)
+            result.retired = self._mark_idle()
+        return result
 
     def call_many(self, items: list[tuple[list, dict]]) -> list[CallResult]:
         """Call the entry function on each (args, kwargs) in one round trip; each item keeps
@@ -505,8 +611,8 @@ class SandboxWorker:
                 if reply.get("retire"):  # the worker has exited: the rest on a fresh one
                     self._cleanup()
                     break
-            else:
-                self._mark_idle()  # the batch's last reply: the worker is idle from here
+            else:  # the batch's last reply: the worker is idle from here
+                results[-1].retired = self._mark_idle()
         return results
 
     @staticmethod
@@ -514,7 +620,7 @@ class SandboxWorker:
         error = None if reply.get("ok") else ProgramError.from_dict(reply["error"])
         return CallResult(bool(reply.get("ok")), reply.get("value"), error,
                           reply.get("stdout", ""), int(reply.get("dropped", 0)),
-                          float(reply.get("seconds", 0.0)))
+                          float(reply.get("seconds", 0.0)), reply.get("retire") or "")
 
     def close(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
@@ -545,7 +651,7 @@ class SandboxWorker:
         self._send({**data, "id": self._expect})
 
     def _send(self, data: dict) -> None:
-        payload = (json.dumps(data, allow_nan=False) + "\n").encode()
+        payload = (wire.encode(data) + "\n").encode()
         try:
             view = memoryview(payload)
             while view:
@@ -553,10 +659,18 @@ class SandboxWorker:
         except (BrokenPipeError, OSError):
             raise _WorkerGone(self._crash("the sandbox worker exited")) from None
 
-    def _wait(self, deadline: float, done, loading: bool, cpu: bool) -> None:
-        """Read the reply pipe into the buffer until ``done()``, within the wall clock; with
-        ``cpu``, also within the policy's CPU time, as the kernel accounts it (see
-        :data:`FIRST_CPU_LOOK`). The buffer is a ``bytearray``: appending is linear."""
+    def _read_chunk(self) -> int:
+        """Read what the pipe holds (up to 1 MiB) into the buffer; 0 at its end."""
+        chunk = os.read(self._r, 1 << 20)
+        self._buffer += chunk
+        return len(chunk)
+
+    def _wait(self, deadline: float, done, loading: bool, cpu: bool, read=None) -> None:
+        """Read the reply pipe until ``done()``, within the wall clock; with ``cpu``, also
+        within the policy's CPU time, as the kernel accounts it (see
+        :data:`FIRST_CPU_LOOK`). ``read`` reads once and returns the bytes read (0 at the
+        pipe's end); by default into the buffer, a ``bytearray``: appending is linear."""
+        read = read or self._read_chunk
         start = time.monotonic()
         budget = self.policy.cpu_seconds
         look = start + FIRST_CPU_LOOK if cpu or loading else float("inf")
@@ -586,10 +700,8 @@ class SandboxWorker:
                                         max(0.0, min(remaining, look - now, 3600.0)))
             if not ready:
                 continue
-            chunk = os.read(self._r, 1 << 20)
-            if not chunk:
+            if not read():
                 raise _WorkerGone(self._crash("the sandbox worker exited"))
-            self._buffer += chunk
 
     def _receive(self, deadline: float, expected: Optional[str], loading: bool = False,
                  cpu: bool = False) -> dict:
@@ -631,41 +743,97 @@ class SandboxWorker:
                 raise _WorkerGone(self._refuse(
                     f"a value of {size!r} bytes announced, above the limit of "
                     f"{self.policy.max_reply} (max_reply) or not a size"))
-            self._wait(deadline, lambda: len(self._buffer) > size, loading, cpu)
-            if self._buffer[size] != 0x0A:
-                raise _WorkerGone(self._refuse("a value longer than the size it announced"))
-            data = bytes(self._buffer[:size])
-            del self._buffer[:size + 1]
-            if wire.too_deep(data, self.policy.max_depth):
-                raise _WorkerGone(self._refuse(
-                    f"a value nested more than {self.policy.max_depth} levels deep"))
-            reply["value"] = self._decode(data, "value")
+            reply["value"] = self._decode_value(self._read_value(size, deadline, loading,
+                                                                 cpu))
         why = self._malformed(reply)
         if why:
             raise _WorkerGone(self._refuse(why))
         return reply
 
-    def _mark_idle(self) -> None:
-        self._idle_cpu = _cpu_seconds(self.pid)
+    def _mark_idle(self) -> str:
+        """The worker goes idle (a reply, or a batch's last): note its CPU time, and end it
+        at once if it has a thread beyond those it had when it was ready (an allowed package
+        may start one on import), which only a program leaves (the worker's own
+        check before its reply can be switched off by a program that reaches its frames).
+        Returns why it was ended ('' when it was kept)."""
+        self._idle_cpu, threads = _cpu_and_threads(self.pid)
+        if threads is None or threads <= self._base_threads:
+            return ""
+        why = (f"the program left {threads - self._base_threads} thread(s) running after its "
+               "call (seen by the host); the worker was ended at once")
+        self.idle_replacements += 1
+        log.warning("pddlkit.sandbox: the worker (pid %s) had %d threads after its reply; it "
+                    "is ended now, and the next call starts a fresh one", self.pid, threads)
+        self._cleanup()
+        return why
 
     def _idle_fault(self) -> str:
         """What the worker did since its last reply that an idle worker does not ('' if
         nothing): CPU time (a thread the program left, which the worker's own check can be
-        fooled about) or a second thread, both read from the kernel."""
+        fooled about) or a thread beyond its own, both read from the kernel."""
         if self._idle_cpu is None:
             return ""
         used, threads = _cpu_and_threads(self.pid)
         if used is not None and used - self._idle_cpu > IDLE_CPU:
             return f"used {used - self._idle_cpu:.2f} s of CPU between calls"
-        if threads is not None and threads > 1:
-            return f"had {threads} threads between calls"
+        if threads is not None and threads > self._base_threads:
+            return f"had {threads} threads between calls ({self._base_threads} when it started)"
         return ""
 
-    def _decode(self, data: bytes, part: str) -> Any:
+    def _read_value(self, size: int, deadline: float, loading: bool,
+                    cpu: bool) -> bytearray:
+        """The ``size`` bytes of a reply's value, in a buffer of exactly that size (what the
+        header's read took from the pipe already, then straight from the pipe into it), and
+        the newline after it."""
+        value = bytearray(size)
+        filled = min(size, len(self._buffer))
+        value[:filled] = self._buffer[:filled]
+        del self._buffer[:filled]
+        with memoryview(value) as view:
+            def read_into() -> int:
+                nonlocal filled
+                got = os.readv(self._r, [view[filled:]])
+                filled += got
+                return got
+
+            self._wait(deadline, lambda: filled >= size, loading, cpu, read_into)
+        self._wait(deadline, lambda: len(self._buffer) > 0, loading, cpu)
+        if self._buffer[0] != 0x0A:
+            raise _WorkerGone(self._refuse("a value longer than the size it announced"))
+        del self._buffer[:1]
+        if not self._buffer:  # a bytearray keeps its room after a deletion at the front
+            self._buffer = bytearray()
+        return value
+
+    def _decode_value(self, data: bytearray) -> Any:
+        """Decode a reply's value at a bounded cost: its elements and depth counted first
+        (:func:`.wire.shape`: past ``max_reply_elements`` or ``max_depth`` it is refused
+        undecoded), then one text of it (the reply's bytes are ASCII: an honest worker
+        escapes everything else), the bytes dropped before the scan, and the garbage
+        collector paused during it (:func:`_gc_paused`). The host then holds at most two
+        copies of the reply at a time, the value aside, and spends time linear in it."""
+        found = wire.shape(data, self.policy.max_reply_elements, self.policy.max_depth)
+        why = wire.refusal(found, self.policy.max_depth, self.policy.max_reply_elements)
+        if why:
+            raise _WorkerGone(self._refuse(f"a value of {why}"))
         try:
-            return json.loads(data)
+            text = data.decode("ascii")
+        except UnicodeDecodeError:
+            raise _WorkerGone(self._refuse("its value is garbled, not JSON (bytes that are "
+                                           "not ASCII)")) from None
+        data.clear()  # the caller's reference stays: free the bytes themselves
+        return self._decode(text, "value", found.big_numbers)
+
+    def _decode(self, data, part: str, check_floats: bool = True) -> Any:
+        """One JSON value, by :func:`.wire.decode` (which refuses NaN, infinities and
+        numbers that overflow to them): anything else ends the worker as a garbled reply."""
+        try:
+            text = data if isinstance(data, str) else data.decode("ascii")
+            with _gc_paused():
+                return wire.decode(text, check_floats)
         except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
-            raise _WorkerGone(self._refuse(f"its {part} is garbled, not JSON ({type(exc).__name__})"))
+            raise _WorkerGone(self._refuse(
+                f"its {part} is garbled, not JSON ({type(exc).__name__}: {exc})"[:300]))
 
     def _malformed(self, reply: dict) -> str:
         """Why ``reply`` is not one an honest worker sends ('' when it is): each field of
@@ -788,6 +956,12 @@ class SandboxWorker:
         self.proc = None
         self.pid = None
         self._idle_cpu = None
+        if self._pids is not None:
+            if not self._pids.remove():
+                log.warning("pddlkit.sandbox: the worker's pids cgroup %s still holds "
+                            "processes; it is left for the next pddlkit process to remove",
+                            self._pids.path)
+            self._pids = None
         if self._cgroup is not None:
             if not self._cgroup.remove():
                 log.warning("pddlkit.sandbox: the worker's cgroup %s still holds processes; "

@@ -8,7 +8,7 @@ a task asks for it (``Policy(extra_modules=("numpy",))``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 
 #: standard-library modules a planning program may import (top-level names)
 STDLIB_ALLOWED = frozenset({
@@ -32,8 +32,17 @@ class Policy:
     mappings (SysV shared memory and message queues, memfd, a tmpfs in a nested namespace) is
     refused by the seccomp filter. ``SandboxWorker.isolation["memory"]`` says which holds on
     this host.
-    ``max_reply``, ``max_output`` and ``max_depth`` are enforced by the host on what it
-    reads, before decoding, as well as by the worker.
+    ``max_reply``, ``max_output``, ``max_depth`` and ``max_reply_elements`` are enforced by
+    the host on what it reads, before decoding, as well as by the worker.
+    ``max_reply_elements`` bounds what decoding a reply costs the host: a 16 MiB reply of
+    empty lists decoded to 400 MiB of Python objects, so a value may hold at most that many
+    elements (list items, dict entries, and the lists and dicts themselves).
+
+    ``max_tasks`` caps the processes and threads of one worker (bubblewrap's own two, the
+    worker and the program's threads): each takes a host pid, and a program that starts
+    threads without end would take all of the host's. Kept by a pids cgroup, RLIMIT_NPROC or
+    the seccomp filter, whichever holds here (:mod:`.pids_cgroup`);
+    ``SandboxWorker.isolation["tasks"]`` says which.
 
     ``scratch_bytes`` caps the scratch folder as a whole (the kernel's tmpfs size, when the
     worker runs inside bubblewrap; without it only ``max_file_bytes`` per file holds).
@@ -49,6 +58,8 @@ class Policy:
     max_output: int = 64 * 1024               # printed output kept per call
     max_reply: int = 16 * 1024 * 1024         # the JSON of one return value
     max_depth: int = 100                      # lists and dicts nested in a return value
+    max_reply_elements: int = 1_000_000       # list items and dict entries in a return value
+    max_tasks: int = 64                       # processes and threads of one worker
     max_open_files: int = 64                  # RLIMIT_NOFILE
     max_file_bytes: int = 16 * 1024 * 1024    # RLIMIT_FSIZE: a file in the scratch directory
     recursion_limit: int = 5000
@@ -67,7 +78,13 @@ class Policy:
         return replace(self, extra_modules=tuple(sorted(set(self.extra_modules) | set(names))))
 
     def to_dict(self) -> dict:
-        return {"modules": sorted(self.modules), "cpu_seconds": self.cpu_seconds,
+        """The limits, as the worker reads them and as a results file's key hashes them
+        (the fields added since, ``max_reply_elements`` and ``max_tasks``, only when they
+        are not the default: the key of a default policy stays what it was)."""
+        defaults = {f.name: f.default for f in fields(self)}
+        extra = {name: getattr(self, name) for name in ("max_reply_elements", "max_tasks")
+                 if getattr(self, name) != defaults[name]}
+        return {**extra, "modules": sorted(self.modules), "cpu_seconds": self.cpu_seconds,
                 "memory_bytes": self.memory_bytes, "max_output": self.max_output,
                 "max_reply": self.max_reply, "max_depth": self.max_depth,
                 "max_open_files": self.max_open_files,

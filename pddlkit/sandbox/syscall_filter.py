@@ -7,7 +7,10 @@ undone by anything in the process. It refuses (EPERM):
 
 * processes and programs: ``fork``, ``vfork``, ``execve``, ``execveat``, and ``clone`` unless
   it makes a thread (``CLONE_THREAD``) and asks for no new namespace; ``clone3`` gets ENOSYS
-  (the C library then falls back to ``clone``, so threads still work);
+  (the C library then falls back to ``clone``, so threads still work). Where nothing else caps
+  a worker's threads (no pids cgroup, and a uid RLIMIT_NPROC does not bind: see
+  :mod:`.pids_cgroup`), ``threads=False`` refuses every ``clone``: each thread takes a host
+  pid, and a program that makes them without end would take all of the host's;
 * the network: ``socket``, ``socketpair``;
 * namespaces and mounts: ``unshare``, ``setns``, ``mount``, ``umount2``, ``pivot_root``,
   ``chroot`` and the new mount API (``open_tree`` ... ``mount_setattr``): a nested user
@@ -85,11 +88,13 @@ _ALLOW, _ERRNO = 0x7FFF0000, 0x00050000
 EPERM, ENOSYS = 1, 38
 
 
-def program(machine: str, allow_exec: bool = False) -> list[tuple[int, int, int, int]]:
+def program(machine: str, allow_exec: bool = False,
+            threads: bool = True) -> list[tuple[int, int, int, int]]:
     """The BPF instructions (code, jt, jf, k) for ``machine``. ``allow_exec`` keeps
     ``execve`` open: bubblewrap loads that variant before it starts the interpreter (so the
     kernel refuses processes and sockets from the first instruction on), and the worker then
-    adds the full filter itself, closing ``execve`` too (stacked filters: the strictest wins)."""
+    adds the full filter itself, closing ``execve`` too (stacked filters: the strictest wins).
+    ``threads=False`` refuses threads as well (every ``clone``)."""
     arch, calls = ARCHES[machine]
     kept = ("execve", "execveat") if allow_exec else ()
     refused = [calls[name] for name in REFUSED if name in calls and name not in kept]
@@ -101,9 +106,13 @@ def program(machine: str, allow_exec: bool = False) -> list[tuple[int, int, int,
                   ("jeq", calls["clone3"], "nosys", "next")]
     body += [("jeq", n, "deny", "next") for n in refused]
     body += [("ret", "allow"),
-             ("label", "clone"), ("ld", 16), ("jset", CLONE_THREAD, "next", "deny"),
-             ("jset", CLONE_NAMESPACES, "deny", "allow"),
-             ("label", "allow"), ("ret", "allow"),
+             ("label", "clone")]
+    if threads:
+        body += [("ld", 16), ("jset", CLONE_THREAD, "next", "deny"),
+                 ("jset", CLONE_NAMESPACES, "deny", "allow")]
+    else:
+        body += [("ret", "deny")]
+    body += [("label", "allow"), ("ret", "allow"),
              ("label", "deny"), ("ret", "deny"),
              ("label", "nosys"), ("ret", "nosys")]
     labels: dict[str, int] = {}
@@ -137,8 +146,9 @@ def bpf_bytes(machine: str, allow_exec: bool = False) -> bytes:
     return b"".join(struct.pack("=HBBI", *insn) for insn in program(machine, allow_exec))
 
 
-def install() -> str:
-    """Install the filter in this process; '' on success, else why it could not be."""
+def install(threads: bool = True) -> str:
+    """Install the filter in this process; '' on success, else why it could not be.
+    ``threads=False``: no threads either (see :func:`program`)."""
     machine = os.uname().machine
     if machine not in ARCHES:
         return f"no seccomp filter for {machine}"
@@ -154,7 +164,7 @@ def install() -> str:
         class Prog(ctypes.Structure):
             _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(Insn))]
 
-        insns = program(machine)
+        insns = program(machine, threads=threads)
         array = (Insn * len(insns))(*[Insn(*x) for x in insns])
         prog = Prog(len(insns), array)
         if libc.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS

@@ -1,8 +1,24 @@
 """The sandbox worker: ``python -I [-S] -c BOOT SANDBOX_DIR RFD WFD SCRATCH`` (see :mod:`.host`).
 
-It imports nothing of pddlkit: BOOT puts this folder on ``sys.path`` and imports this file
-and :mod:`.guard` as top-level modules, so the worker holds no module the program could abuse
-(pddlkit's planners import ``subprocess`` and ``sqlite3``), only the standard library.
+It imports nothing of pddlkit: BOOT runs this file, and this file runs :mod:`.guard`,
+:mod:`.wire` and :mod:`.syscall_filter` from the same folder (:func:`_private_module`), so
+the worker holds no module the program could abuse (pddlkit's planners import ``subprocess``
+and ``sqlite3``), only the standard library.
+
+The worker's own machinery uses nothing the program can replace. The program shares the
+worker's interpreter and may import ``json``, ``time`` or ``random`` (whose ``_os`` is
+``os``): a program that replaced ``json.loads`` there once changed the arguments of its own
+later calls (``solve(21)`` answered -2). So what the worker calls once a program is loaded
+was taken before: the functions below are private names bound at import (``_write``,
+``_read``, ``_perf``, the ``_signal`` calls, ...), the JSON codec is :mod:`.wire`'s (which
+holds the C encoder and scanner themselves), and this file and its private modules run with
+a copy of the builtins made before the program existed, so a program that rewrites
+``builtins`` (reachable from any module's ``__builtins__``) rewrites only its own. What a
+program keeps in its own module state (its globals, the modules it imported and changed) it
+keeps from one call to the next of the same worker: calls of one program are not isolated
+from each other, only from the worker and the host. A program that walks frames to the
+worker's globals can still change the worker (the audit hook's state is reachable the same
+way); what holds then is the host's: the reply ids, the caps, the checks of every field.
 
 It runs inside bubblewrap where that works (:mod:`.kernel`: its own mount, PID, network and
 user namespaces, a capped tmpfs as scratch), otherwise in its own process group in a private
@@ -32,15 +48,46 @@ import json
 import os
 import resource
 import signal
+import _signal
 import sys
 import _thread
 import time
 import traceback
+from types import ModuleType
 
 PROGRAM = "<program>"
-GUARD = None  # the guard module (imported in main, before the program exists)
-WIRE = None  # the reply framing and depth check (imported in main, like the guard)
+GUARD = None  # the guard module (run in main, before the program exists)
+WIRE = None  # the reply framing, checks and JSON codec (run in main, like the guard)
 CPU_LIFETIME = 4 * 3600  # seconds of CPU a worker may use in all (then a fresh one starts)
+
+# what the worker calls once a program runs beside it, taken now (see the module docstring)
+_BUILTINS = __builtins__ if isinstance(__builtins__, dict) else vars(__builtins__)
+_read, _write, _exit = os.read, os.write, os._exit
+_perf = time.perf_counter
+_walk_tb = traceback.walk_tb
+_thread_count = _thread._count
+_setitimer, _getsignal, _set_signal = _signal.setitimer, _signal.getsignal, _signal.signal
+_sigmask, _SIG_SETMASK = _signal.pthread_sigmask, _signal.SIG_SETMASK
+_settrace, _setprofile = sys.settrace, sys.setprofile
+_STDERR = sys.__stderr__
+_getrusage, _getrlimit, _setrlimit = resource.getrusage, resource.getrlimit, resource.setrlimit
+_RUSAGE_SELF, _RLIMIT_CPU, _RLIM_INFINITY = (resource.RUSAGE_SELF, resource.RLIMIT_CPU,
+                                             resource.RLIM_INFINITY)
+#: the Python message when the kernel refuses a thread (a task limit or the seccomp rule)
+NO_THREAD = "can't start new thread"
+
+
+def _private_module(folder: str, name: str) -> ModuleType:
+    """Run ``folder/name.py`` as a module of the worker's own: not in ``sys.modules``, and
+    with the worker's copy of the builtins (see the module docstring)."""
+    path = os.path.join(folder, name + ".py")
+    module = ModuleType(name)
+    module.__file__ = path
+    module.__dict__["__builtins__"] = _BUILTINS
+    with open(path, "rb") as fh:
+        code = compile(fh.read(), path, "exec")
+    exec(code, module.__dict__)
+    return module
 
 
 def _limits(policy: dict) -> None:
@@ -83,6 +130,24 @@ def _no_new_processes() -> None:
         pass
 
 
+def _task_limit(tasks: list | None) -> str:
+    """Apply the host's choice of a cap on the worker's processes and threads (see
+    :mod:`pddlkit.sandbox.pids_cgroup`); returns the mechanism that holds from here on:
+    ``cgroup`` (the host's, nothing to do here), ``rlimit`` (RLIMIT_NPROC, set now, as the
+    unprivileged uid the worker became), or ``seccomp`` (no threads: the filter installed
+    next refuses every ``clone``). RLIMIT_NPROC does not bind uid 0 in the host's namespace,
+    so a worker still root there takes the seccomp rule instead."""
+    how, limit = (tasks or ["seccomp", 0])[:2]
+    if how == "rlimit":
+        if os.getuid() == 0:
+            return "seccomp"
+        try:
+            resource.setrlimit(resource.RLIMIT_NPROC, (int(limit), int(limit)))
+        except (ValueError, OSError):
+            return "seccomp"
+    return how
+
+
 def _drop_root(drop_to: list | None) -> None:
     """Become the host's unprivileged user (see :func:`pddlkit.sandbox.kernel.command`): the
     worker starts as root with CAP_SETUID and CAP_SETGID only when the host is root, and
@@ -110,14 +175,14 @@ def _drop_root(drop_to: list | None) -> None:
 def _cpu_budget(seconds: float) -> None:
     """Allow ``seconds`` more CPU from now: RLIMIT_CPU counts the process's whole life, so the
     soft limit is raised call by call (SIGXCPU ends a call that goes over)."""
-    usage = resource.getrusage(resource.RUSAGE_SELF)
+    usage = _getrusage(_RUSAGE_SELF)
     used = usage.ru_utime + usage.ru_stime
-    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    _, hard = _getrlimit(_RLIMIT_CPU)
     soft = int(used + seconds) + 1
-    if hard != resource.RLIM_INFINITY:
+    if hard != _RLIM_INFINITY:
         soft = min(soft, hard)
     try:
-        resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
+        _setrlimit(_RLIMIT_CPU, (soft, hard))
     except (ValueError, OSError):
         pass
 
@@ -145,7 +210,7 @@ def _baseline_signals() -> dict:
         if sig in (signal.SIGKILL, signal.SIGSTOP):
             continue
         try:
-            handler = signal.getsignal(sig)
+            handler = _getsignal(sig)
         except (OSError, ValueError):
             continue
         if handler is not None:
@@ -163,17 +228,17 @@ def _reset_after_call() -> str | None:
     handlers and mask, trace and profile functions. A thread still running cannot be undone:
     the reason is returned and the host replaces the worker."""
     for which in TIMERS:
-        signal.setitimer(which, 0)
+        _setitimer(which, 0)
     for sig, handler in BASELINE.items():
-        if signal.getsignal(sig) is not handler:
+        if _getsignal(sig) is not handler:
             try:
-                signal.signal(sig, handler)
-            except (OSError, ValueError):
+                _set_signal(sig, handler)
+            except (OSError, ValueError, TypeError):
                 pass
-    signal.pthread_sigmask(signal.SIG_SETMASK, ())
-    sys.settrace(None)
-    sys.setprofile(None)
-    threads = _thread._count()
+    _sigmask(_SIG_SETMASK, ())
+    _settrace(None)
+    _setprofile(None)
+    threads = _thread_count()
     return f"the program left {threads} thread(s) running after its call" if threads else None
 
 
@@ -207,7 +272,7 @@ class Worker:
 
     def _line_of(self, tb) -> tuple[int, str | None]:
         line = 0
-        for frame, lineno in traceback.walk_tb(tb):
+        for frame, lineno in _walk_tb(tb):
             if frame.f_code.co_filename == PROGRAM:
                 line = lineno
         text = self.lines[line - 1] if 0 < line <= len(self.lines) else None
@@ -217,7 +282,7 @@ class Worker:
     def _module_line(tb) -> int:
         """The line of the program's module-level statement that was running in ``tb`` (0 if
         none: a syntax-level failure)."""
-        return next((lineno for frame, lineno in traceback.walk_tb(tb)
+        return next((lineno for frame, lineno in _walk_tb(tb)
                      if frame.f_code.co_filename == PROGRAM
                      and frame.f_code.co_name == "<module>"), 0)
 
@@ -239,6 +304,8 @@ class Worker:
             kind, e = "forbidden-operation", exc  # refused by the kernel (seccomp, limits)
         elif isinstance(exc, OSError) and exc.errno in (27, 28):  # EFBIG, ENOSPC
             kind, e = "forbidden-operation", exc
+        elif any(type(e) is RuntimeError and e.args == (NO_THREAD,) for e in chain):
+            kind, e = "forbidden-operation", exc  # the task limit or the seccomp rule
         else:
             kind, e = "crash", exc
         try:
@@ -257,11 +324,26 @@ class Worker:
         said = _removed_builtin(e)
         if said:
             message += said[0]
+        elif kind == "forbidden-operation" and type(e) is RuntimeError:
+            said = (self._no_thread(), "compute the answer in one thread: the sandbox gives "
+                                       "a program few threads, or none")
+            message += said[0]
         error = {"kind": kind, "message": message[:2000], "line": line,
                  "source_line": text, "exception": type(e).__name__}
         if said:
             error["advice"] = said[1]
         return error
+
+    def _no_thread(self) -> str:
+        """Why the kernel refused a thread, in the words of the limit that holds here."""
+        how = self.policy.get("tasks_applied")
+        if how == "seccomp":
+            return " (the sandbox allows no threads here)"
+        tasks = list(self.policy.get("tasks") or []) + [None, 0, False]
+        shared = how == "rlimit" and bool(tasks[2])
+        return (f" (the sandbox allows a worker at most {tasks[1]} processes and threads in "
+                "all" + (", shared by every sandbox worker of this host" if shared else "")
+                + ")")
 
     # ------------------------------------------------------------------ requests
 
@@ -314,17 +396,17 @@ class Worker:
         out = CappedOutput(self.policy["max_output"])
         sys.stdout = sys.stderr = out
         _cpu_budget(self.policy["cpu_seconds"])
-        start = time.perf_counter()
+        start = _perf()
         try:
             value = self.entry(*args, **kwargs)
         except BaseException as exc:  # noqa: BLE001
-            sys.stdout = sys.stderr = sys.__stderr__
+            sys.stdout = sys.stderr = _STDERR
             return {"ok": False, "error": self._error(exc), "stdout": out.text(),
-                    "dropped": out.dropped, "seconds": time.perf_counter() - start}
-        seconds = time.perf_counter() - start
-        sys.stdout = sys.stderr = sys.__stderr__
+                    "dropped": out.dropped, "seconds": _perf() - start}
+        seconds = _perf() - start
+        sys.stdout = sys.stderr = _STDERR
         try:
-            text = json.dumps(value, allow_nan=False)
+            text = WIRE.encode(value)
         except (TypeError, ValueError, RecursionError) as exc:
             return {"ok": False, "error": {
                 "kind": "bad-return", "line": 0, "source_line": None, "exception": None,
@@ -332,14 +414,21 @@ class Worker:
                            f"not JSON ({exc})"}, "stdout": out.text(), "dropped": out.dropped,
                 "seconds": seconds}
         data = text.encode()
+        del text
         why = None
         if len(data) > self.policy["max_reply"]:
             why = (f"{self.policy['entry']} returned {len(data)} bytes of JSON, above the "
                    f"limit of {self.policy['max_reply']}")
-        elif WIRE.too_deep(data, self.policy["max_depth"]):
-            why = (f"{self.policy['entry']} returned a value nested more than "
-                   f"{self.policy['max_depth']} levels deep (lists and dicts inside each "
-                   "other); return a flatter value")
+        else:
+            elements = self.policy.get("max_reply_elements", 1 << 62)
+            found = WIRE.shape(data, elements, self.policy["max_depth"])
+            if found.elements > elements:
+                why = (f"{self.policy['entry']} returned a value of more than {elements} "
+                       "elements (list items and dict entries); return a smaller value")
+            elif found.depth > self.policy["max_depth"]:
+                why = (f"{self.policy['entry']} returned a value nested more than "
+                       f"{self.policy['max_depth']} levels deep (lists and dicts inside each "
+                       "other); return a flatter value")
         if why:
             return {"ok": False, "error": {
                 "kind": "bad-return", "line": 0, "source_line": None, "exception": None,
@@ -349,7 +438,10 @@ class Worker:
                 "seconds": seconds}
 
 
-def main(argv: list[str]) -> None:
+def main(argv: list[str], folder: str | None = None) -> None:
+    """Serve the host: ``argv`` is ``[_, RFD, WFD, SCRATCH]``, ``folder`` the sandbox's code
+    (where :mod:`.guard`, :mod:`.wire` and :mod:`.syscall_filter` are run from)."""
+    folder = folder or os.path.dirname(os.path.abspath(__file__))
     rfd, wfd, scratch = int(argv[1]), int(argv[2]), argv[3]
     del argv[1:]  # the channel's descriptors are not left where the program can read them
     # everything else inherited (bubblewrap's seccomp and info descriptors) is closed
@@ -357,17 +449,25 @@ def main(argv: list[str]) -> None:
     os.closerange(3, low)
     os.closerange(low + 1, high)
     os.closerange(high + 1, 1 << 16)
-    buffer = b""
+    pending = bytearray()
 
     def readline() -> bytes | None:
-        nonlocal buffer
-        while b"\n" not in buffer:
-            chunk = os.read(rfd, 1 << 20)
+        seen = 0
+        while True:
+            end = pending.find(b"\n", seen)
+            if end >= 0:
+                break
+            seen = len(pending)
+            chunk = _read(rfd, 1 << 20)
             if not chunk:
                 return None
-            buffer += chunk
-        line, buffer = buffer.split(b"\n", 1)
+            pending.extend(chunk)
+        line = bytes(pending[:end])
+        del pending[:end + 1]
         return line
+
+    def request_of(line: bytes):
+        return WIRE.decode(line.decode("ascii"), False)  # the host writes finite floats
 
     def reply(data: dict, request_id) -> None:
         """A header line, then the value's JSON as it was encoded (see :mod:`.wire`)."""
@@ -380,12 +480,12 @@ def main(argv: list[str]) -> None:
                     error[key] = error[key][:WIRE.TEXT_CAP]
         if value is not None:
             data["value_bytes"] = len(value)
-        parts = [json.dumps(data).encode(), b"\n"]
+        parts = [WIRE.encode(data).encode(), b"\n"]
         if value is not None:
             parts += [value, b"\n"]
         view = memoryview(b"".join(parts))
         while view:
-            n = os.write(wfd, view)
+            n = _write(wfd, view)
             view = view[n:]
 
     def finish(answer: dict, request_id, loading: bool = False) -> None:
@@ -401,7 +501,7 @@ def main(argv: list[str]) -> None:
                     "advice": "start no threads, or join them before returning"})
         reply(answer, request_id)
         if retire:
-            os._exit(0)
+            _exit(0)
 
     first = readline()
     if first is None:
@@ -410,37 +510,42 @@ def main(argv: list[str]) -> None:
     _drop_root(policy.get("drop_to"))
     global GUARD, WIRE
     sys.path[:0] = policy.get("paths", [])  # the allowed packages (the worker runs with -S)
-    import guard as GUARD  # held here: it leaves sys.modules once armed
-    import wire as WIRE
+    GUARD = _private_module(folder, "guard")
+    WIRE = _private_module(folder, "wire")
     os.chdir(scratch)
     os.environ.clear()
     os.environ.update({"HOME": scratch, "TMPDIR": scratch, "PATH": "/nonexistent"})
     _limits(policy)
+    tasks = policy["tasks_applied"] = _task_limit(policy.get("tasks"))
     _die_with_parent(policy.get("host_pid"))
     sys.setrecursionlimit(policy["recursion_limit"])
-    import syscall_filter
-
-    seccomp = syscall_filter.install()  # '' when installed
+    seccomp = _private_module(folder, "syscall_filter").install(
+        threads=tasks != "seccomp")  # '' when installed
     if seccomp:
         _no_new_processes()
+        if tasks == "seccomp":  # no filter: RLIMIT_NPROC 0 holds, except for root
+            tasks = policy["tasks_applied"] = (
+                "none: no seccomp filter and the worker runs as root" if os.getuid() == 0
+                else "rlimit")
     GUARD.STATE.budget_code = _cpu_budget.__code__
     GUARD.arm(scratch, frozenset(policy["modules"]))
     BASELINE.update(_baseline_signals())
     worker = Worker(policy, scratch)
-    # the sandbox's own modules leave the module table: a program that reaches sys.modules
-    # by introspection does not find the guard's state there (the kernel's boundary, the
-    # seccomp filter and the process limits hold even for one that finds it some other way)
+    # no module of the sandbox's own is in the module table (they were run privately), and
+    # ctypes, used above, leaves it: a program that reaches sys.modules by introspection
+    # finds neither (the kernel's boundary, the seccomp filter and the process limits hold
+    # even for one that finds them some other way)
     for name in ("guard", "worker", "wire", "syscall_filter", "ctypes", "_ctypes",
                  "ctypes._endian"):
         sys.modules.pop(name, None)
-    reply({"ready": os.getpid(), "seccomp": seccomp or True}, None)
+    reply({"ready": os.getpid(), "seccomp": seccomp or True, "tasks": tasks}, None)
     while True:
         line = readline()
         if line is None:
             return
         request_id = op = None
         try:
-            request = json.loads(line)
+            request = request_of(line)
             request_id = request.get("id")
             op = request.get("op")
             if op == "load":
@@ -462,7 +567,3 @@ def main(argv: list[str]) -> None:
                       "sandbox while handling the request", "line": 0, "source_line": None,
                       "exception": "MemoryError"}}
         finish(answer, request_id, loading=op == "load")
-
-
-if __name__ == "__main__":
-    main(sys.argv)
