@@ -15,16 +15,17 @@ The limits a program could switch off from inside are kept here, in the host, or
   (a program writing to the reply pipe) ends the worker with a ``forbidden-operation`` error,
   and data left on the pipe before a request gets the worker replaced;
 * a worker that has more threads when it goes idle (after a call's reply, or a batch's
-  last) than it had when it was ready, before the program, is ended at once, read from the kernel (``/proc/PID/stat``), not at the next call: a
-  thread a program left running once burned 3.3 s of CPU in 6 s of an idle worker. The
-  call keeps its answer and its result says why the worker went (``CallResult.retired``);
+  last) than it had when it was ready, before the program, is ended at once, as the kernel
+  counts them (``/proc/PID/stat``), not at the next call: a thread a program left running
+  once burned 3.3 s of CPU in 6 s of an idle worker. The call keeps its answer and its
+  result says why the worker went (``CallResult.retired``);
 * decoding a reply costs the host a bounded amount (:meth:`SandboxWorker._decode_value`):
   the value is read into a buffer of its announced size, its elements and depth counted
   before it is decoded (:func:`.wire.shape`), and it is decoded with the garbage collector
-  paused, so the host's memory peaks at about twice the reply besides the value itself, and
-  the time is linear in the reply (a 16 MiB reply once took 828 MiB and, with the collector
-  running over the host's objects, most of 42 s: no call's time limit covers the host's own
-  decoding);
+  paused, so the host holds at most two copies of the reply at a time (the value being one
+  of them when it is a string), and the time is linear in the reply: a 16 MiB reply once
+  took the host to 828 MiB, and a ``map()`` of three to 2,376 MiB and 96 s of CPU, which no
+  call's time limit covers (with the collector off the same decoding took 1.5 s, on 42 s);
 * every worker's processes and threads are capped (``Policy.max_tasks``) by a pids cgroup,
   RLIMIT_NPROC or the seccomp filter (:mod:`.pids_cgroup`): each takes a host pid;
 * workers are started from one long-lived thread, because the kernel's parent-death signal
@@ -95,8 +96,8 @@ _gc_was_enabled = False
 def _gc_paused():
     """The garbage collector off while a reply is decoded, back on when the last thread
     decoding one is done. Decoding makes one container per JSON list or dict, and each
-    allocation counts towards a collection that walks the host's objects: a 16 MiB reply
-    took 1.5 s to decode with the collector off and 42 s with it on."""
+    allocation counts towards a collection that walks the host's objects: a ``map()`` of
+    three 16 MiB replies took 1.5 s to decode with the collector off and 42 s with it on."""
     global _gc_pauses, _gc_was_enabled
     with _gc_lock:
         if _gc_pauses == 0:
@@ -810,8 +811,9 @@ class SandboxWorker:
         (:func:`.wire.shape`: past ``max_reply_elements`` or ``max_depth`` it is refused
         undecoded), then one text of it (the reply's bytes are ASCII: an honest worker
         escapes everything else), the bytes dropped before the scan, and the garbage
-        collector paused during it (:func:`_gc_paused`). The host then holds at most two
-        copies of the reply at a time, the value aside, and spends time linear in it."""
+        collector paused during it (:func:`_gc_paused`). The host holds the reply's bytes and
+        its text at once, then its text and the value, never more (a 16 MiB string: a peak
+        2.0x its size), and spends time linear in it."""
         found = wire.shape(data, self.policy.max_reply_elements, self.policy.max_depth)
         why = wire.refusal(found, self.policy.max_depth, self.policy.max_reply_elements)
         if why:
