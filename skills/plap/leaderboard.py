@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any, Callable, Optional, Sequence
@@ -100,24 +101,61 @@ def play(blue: str, red: str, seed: int, map: str = "basesWorkers8x8",
     return b.metrics, r.metrics
 
 
-def round_robin(entries: Sequence[str], games: int = 5, seed: int = 0, *,
-                by_side: bool = False, **options) -> list[dict]:
-    """Every pair, ``games`` games with each entry on each side; Table II rows, best first.
-    ``by_side`` adds a row per entry and side (``standin as blue``), where a side bias shows."""
+@dataclass(frozen=True)
+class Game:
+    """One game of a round robin, as it ended: who played which side, its seed, and each
+    side's metrics."""
+    blue: str
+    red: str
+    seed: int
+    blue_metrics: Any
+    red_metrics: Any
+
+    def line(self, number: int, total: int) -> str:
+        """The game's line, printed as it ends (a round robin takes minutes)."""
+        result = {1: f"{self.blue} (blue) won", -1: f"{self.red} (red) won",
+                  0: "draw"}[self.blue_metrics.result]
+        return (f"game {number}/{total}: {self.blue} (blue) vs {self.red} (red), seed "
+                f"{self.seed}: {result} at cycle {self.blue_metrics.time}")
+
+
+def schedule(entries: Sequence[str], games: int = 5, seed: int = 0) -> list[tuple[str, str, int]]:
+    """Every (blue, red, seed) of a round robin, in the order it is played: every pair,
+    ``games`` games with each entry on each side."""
+    return [(blue, red, seed + g) for a, b in combinations(entries, 2)
+            for blue, red in ((a, b), (b, a)) for g in range(games)]
+
+
+def play_all(entries: Sequence[str], games: int = 5, seed: int = 0, **options):
+    """The round robin's games, each yielded as it ends (:class:`Game`), so a caller can show
+    it and keep what was played when the rest is cut short."""
+    for blue, red, game_seed in schedule(entries, games, seed):
+        mb, mr = play(blue, red, game_seed, **options)
+        yield Game(blue, red, game_seed, mb, mr)
+
+
+def table(entries: Sequence[str], played: Sequence[Game], by_side: bool = False) -> list[dict]:
+    """Table II rows of the games ``played`` (all of a round robin, or those finished before
+    it was stopped), best first. ``by_side`` adds a row per entry and side (``standin as
+    blue``), where a side bias shows."""
     tallies = {e: Tally(e) for e in entries}
     sides = {(e, side): Tally(f"{e} as {side}") for e in entries for side in ("blue", "red")}
-    for a, b in combinations(entries, 2):
-        for blue, red in ((a, b), (b, a)):
-            for g in range(games):
-                mb, mr = play(blue, red, seed + g, **options)
-                tallies[blue].add(mb)
-                tallies[red].add(mr)
-                sides[blue, "blue"].add(mb)
-                sides[red, "red"].add(mr)
+    for game in played:
+        tallies[game.blue].add(game.blue_metrics)
+        tallies[game.red].add(game.red_metrics)
+        sides[game.blue, "blue"].add(game.blue_metrics)
+        sides[game.red, "red"].add(game.red_metrics)
     rows = sorted((t.row() for t in tallies.values()), key=lambda r: (-r["score"], r["entry"]))
     if by_side:
         rows += [sides[e, side].row() for e in entries for side in ("blue", "red")]
     return rows
+
+
+def round_robin(entries: Sequence[str], games: int = 5, seed: int = 0, *,
+                by_side: bool = False, **options) -> list[dict]:
+    """Every pair, ``games`` games with each entry on each side; Table II rows, best first
+    (:func:`table`)."""
+    return table(entries, list(play_all(entries, games, seed, **options)), by_side)
 
 
 def table_from_rows(rows: Sequence[dict]) -> list[dict]:
@@ -164,26 +202,27 @@ def main(argv=None) -> int:
     if len(args.entries) < 2:
         parser.error("give at least two entries, or --from RESULTS")
     pairs = len(args.entries) * (len(args.entries) - 1) // 2
+    total = len(schedule(args.entries, args.games, args.seed))
     print(f"round robin: {len(args.entries)} entries, {pairs} pairings x {args.games} games "
-          "on the real MicroRTS engine; the table prints when every game is played",
-          flush=True)  # a first line at once: the games take a while
-    rows = round_robin(args.entries, args.games, args.seed, by_side=args.by_side,
-                       max_cycles=args.max_cycles)
-    print(format_table(rows))
+          f"on each side ({total} games) on the real MicroRTS engine; a line per game as it "
+          "ends, then the table", flush=True)  # a first line at once: the games take a while
+    played: list[Game] = []
+    try:
+        for game in play_all(args.entries, args.games, args.seed, max_cycles=args.max_cycles):
+            played.append(game)
+            print(game.line(len(played), total), flush=True)
+    except KeyboardInterrupt:
+        # Ctrl-C: the games finished are a table of their own (minutes of play are not
+        # thrown away); one line says what it counts, and the shell's status for an interrupt
+        if played:
+            print(format_table(table(args.entries, played, args.by_side)), flush=True)
+        print(f"leaderboard: interrupted (Ctrl-C) after {len(played)} of {total} games; "
+              + ("the table above counts those finished" if played else
+                 "no game had finished, so there is no table"), file=sys.stderr, flush=True)
+        return 130
+    print(format_table(table(args.entries, played, args.by_side)))
     return 0
 
 
-def _main() -> int:
-    """``main`` with Ctrl-C as one line and the shell's exit status for it (130)."""
-    import sys
-
-    try:
-        return main()
-    except KeyboardInterrupt:
-        print("leaderboard: interrupted (Ctrl-C); no table for a round robin cut short",
-              file=sys.stderr)
-        return 130
-
-
 if __name__ == "__main__":
-    raise SystemExit(_main())
+    raise SystemExit(main())
