@@ -51,7 +51,7 @@ def _cmd_check(args) -> int:
         n_err, n_warn = report.counts()
         print(f"{verdict}: {files}: {n_err} error(s), {n_warn} warning(s)")
         if report.ok and args.planner is None:   # which planners: information, not the verdict
-            from .planners.capabilities import planners_line
+            from .planners.registry import planners_line
 
             print(planners_line(report.features))
     return 0 if report.ok else 1

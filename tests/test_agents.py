@@ -22,9 +22,10 @@ FRONT_ENDS = ("formalizers", "programs", "skills", "critic")
 
 
 def _run(*args, env=None, timeout=600):
-    return subprocess.run([sys.executable, "-m", "pddlkit.cli", "run", *map(str, args)],
-                          capture_output=True, text=True, timeout=timeout,
-                          env={**os.environ, "PDDLKIT_NO_CACHE": "1", **(env or {})})
+    """``pddlkit run *args`` in this process (tests/cli_runner.py), with no response cache."""
+    from cli_runner import run_cli
+
+    return run_cli("run", *args, env={"PDDLKIT_NO_CACHE": "1", **(env or {})})
 
 
 def _plangen_answers(folder: Path) -> Path:

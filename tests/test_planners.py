@@ -450,8 +450,10 @@ def test_entry_point_plugin_is_found_and_used(tmp_path, monkeypatch):
 
 
 def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "pddlkit.cli", *args], capture_output=True,
-                          text=True, timeout=120)
+    """``pddlkit *args`` in this process (tests/cli_runner.py: what it prints and exits with)."""
+    from cli_runner import run_cli
+
+    return run_cli(*args)
 
 
 def test_cli_plan_json_and_exit_codes(tmp_path):

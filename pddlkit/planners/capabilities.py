@@ -76,24 +76,3 @@ def who_plans(features: frozenset, infos: list) -> tuple[list[str], list[str]]:
 def install_hints(features: frozenset, can: list[str]) -> list[str]:
     """What to install when no planner here plans ``features``."""
     return [] if can else [INSTALL_FOR[f] for f in sorted(features) if f in INSTALL_FOR]
-
-
-def planners_line(features: frozenset) -> str:
-    """One line for ``pddlkit check``: which planners here can plan a task that uses
-    ``features``, which cannot and why, and what to install when none can. The planners
-    that run here without unified-planning are asked first; its engines only when none of
-    those can (importing it costs a second)."""
-    from .registry import available_planners
-
-    infos = available_planners(include_up=False)
-    can, cannot = who_plans(features, infos)
-    if not can:
-        can, cannot = who_plans(features, available_planners(include_up=True))
-    shown = ", ".join(can[:4]) + (f" and {len(can) - 4} more" if len(can) > 4 else "")
-    text = "planners here that can plan it: " + (shown or "none")
-    default = next((c for c in cannot if c.startswith("fast-downward ")), None)
-    if default:
-        text += f"; the default, {default}, cannot" + (": plan with --planner auto" if can
-                                                        else "")
-    hints = install_hints(features, can)
-    return text + "".join(f" ({h})" for h in hints)

@@ -153,3 +153,24 @@ def available_planners(include_up: bool = True) -> list[PlannerInfo]:
         except Exception as exc:
             out.append(PlannerInfo("up:*", "unified-planning", False, str(exc)))
     return out
+
+
+def planners_line(features: frozenset) -> str:
+    """One line for ``pddlkit check``: which planners here can plan a task that uses
+    ``features``, which cannot and why, and what to install when none can. The planners
+    that run here without unified-planning are asked first; its engines only when none of
+    those can (importing it costs a second)."""
+    from .capabilities import install_hints, who_plans
+
+    infos = available_planners(include_up=False)
+    can, cannot = who_plans(features, infos)
+    if not can:
+        can, cannot = who_plans(features, available_planners(include_up=True))
+    shown = ", ".join(can[:4]) + (f" and {len(can) - 4} more" if len(can) > 4 else "")
+    text = "planners here that can plan it: " + (shown or "none")
+    default = next((c for c in cannot if c.startswith("fast-downward ")), None)
+    if default:
+        text += f"; the default, {default}, cannot" + (": plan with --planner auto" if can
+                                                        else "")
+    hints = install_hints(features, can)
+    return text + "".join(f" ({h})" for h in hints)

@@ -182,7 +182,7 @@ def check(domain: str, problem: Optional[str] = None, target: Optional[str] = No
     text = report.format(limit=20) if report.diagnostics else "no problems found"
     planners = ""
     if report.ok and target is None:
-        from pddlkit.planners.capabilities import planners_line
+        from pddlkit.planners.registry import planners_line
 
         planners = planners_line(report.features)
         text += "\n" + planners
