@@ -85,6 +85,9 @@ ALFRED_SCHEMA = (
     ActionTemplate("look", ("?a", "?l"), "look"),
 )
 _NOTHING = "Nothing happens."
+#: said on stderr when a game's interpreter starts, before the wait for its first answer
+LOADING = ("alfworld: loading the game files and the TextWorld engine in ALFWorld's own "
+           "interpreter (10-20 s)...")
 #: names alfred.pddl's actions use as constants but leaves to each problem to declare.
 DOMAIN_CONSTANTS = (("SinkBasinType", "rtype"), ("MicrowaveType", "rtype"),
                     ("FridgeType", "rtype"), ("KnifeType", "otype"), ("ButterKnifeType", "otype"))
@@ -248,6 +251,9 @@ class ALFWorldEnv:
     def _call(self, request: dict) -> dict:
         if self._worker is None:
             self._worker = _Worker(self.python, self.timeout)
+            # the worker's first answer waits on the imports of alfworld and TextWorld and on
+            # loading the game: 8-20 s of silence before the first observation otherwise
+            print(LOADING, file=sys.stderr, flush=True)
         try:
             return self._worker.call(request)
         except ALFWorldError:

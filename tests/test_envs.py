@@ -413,3 +413,37 @@ def test_coin_collector_hides_the_rooms_not_seen_from_info_and_the_reference_pro
     assert step.info["failed"] == {"literal": "(in coin kitchen)", "holds": False}
     env.step("open door to east")
     assert "corridor" in {o.name for o in env.reference_problem().objects}
+
+
+def test_alfworld_says_what_it_loads_before_the_wait(tmp_path, monkeypatch, capsys):
+    """Real ALFWorld is silent for its first 8-20 s (the worker imports alfworld and
+    TextWorld and loads the game): a line on stderr says so before the first request is
+    sent. The interpreter here is a stand-in that notes when it was asked (and refuses),
+    so no ALFWorld venv is needed."""
+    from pddlkit.envs.alfworld_adapter import ALFWorldEnv, ALFWorldError
+
+    asked = tmp_path / "asked"
+    fake = tmp_path / "python"
+    fake.write_text(f"#!{sys.executable}\nimport json, sys\nsys.stdin.readline()\n"
+                    f"open({str(asked)!r}, 'w').close()\n"
+                    "print(json.dumps({'ok': False, 'error': 'stand-in', 'kind': 'X'}), "
+                    "flush=True)\n")
+    fake.chmod(0o755)
+    said_before_asked = []
+
+    class Stderr:
+        def write(self, text):
+            said_before_asked.append((text, not asked.exists()))
+
+        def flush(self):
+            pass
+
+    monkeypatch.setattr(sys, "stderr", Stderr())
+    env = ALFWorldEnv(python=str(fake), out_dir=str(tmp_path / "games"))
+    with pytest.raises(ALFWorldError, match="stand-in"):
+        env.reset()
+    env.close()
+    assert asked.exists()
+    loading = [(text, before) for text, before in said_before_asked
+               if text.startswith("alfworld: loading the game files and the TextWorld engine")]
+    assert loading and all(before for _, before in loading), said_before_asked
