@@ -308,4 +308,6 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from interrupt import run
+
+    run(main, kept="nothing was kept: the study prints, and is written to --out, at the end")

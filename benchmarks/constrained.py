@@ -236,17 +236,7 @@ def main() -> None:
         Path(args.out).write_text("\n".join(lines) + "\n" + tail + "\n")
 
 
-def interrupted(script: str, exc: KeyboardInterrupt) -> SystemExit:
-    """One line for an interrupted benchmark (no traceback), naming the row's cut episode
-    when a row was running; the shell's status for an interrupt."""
-    said = getattr(exc, "said", "")
-    print(f"{script}: interrupted; the rows above are complete"
-          + (f"; the row that was running said: {said}" if said else ""), flush=True)
-    return SystemExit(130)
-
-
 if __name__ == "__main__":
-    try:
-        main()
-    except KeyboardInterrupt as exc:
-        raise interrupted("benchmarks/constrained.py", exc)
+    from interrupt import run
+
+    run(main, kept="the rows above are complete (--out is written at the end)")

@@ -320,4 +320,6 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from interrupt import run
+
+    run(main, kept="the tables above are complete")

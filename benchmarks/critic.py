@@ -306,8 +306,6 @@ def scoring_table(args) -> None:
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except KeyboardInterrupt:   # Ctrl-C (or a time limit's SIGINT): one line, not a traceback
-        print("benchmarks/critic.py: interrupted; the rows above are complete", flush=True)
-        raise SystemExit(130)
+    from interrupt import run
+
+    run(main, kept="the tables above are complete")

@@ -175,4 +175,6 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from interrupt import run
+
+    run(main, kept="the tables above are complete")

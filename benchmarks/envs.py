@@ -199,4 +199,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from interrupt import run
+
+    run(main)

@@ -117,4 +117,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from interrupt import run
+
+    run(main, kept="the tables above are complete")

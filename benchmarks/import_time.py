@@ -55,4 +55,6 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from interrupt import run
+
+    run(main, kept="nothing was kept: the table prints at the end")

@@ -167,11 +167,14 @@ def main() -> None:
     parser.add_argument("--writer-seed", type=int, default=0)
     parser.add_argument("--minigrid-seeds", type=int, default=100)
     args = parser.parse_args()
-    print("No LLM runs here: DG and IR rows are the offline program writer (see the docstring)\n")
+    print("No LLM runs here: DG and IR rows are the offline program writer (see the docstring)\n",
+          flush=True)  # a first line at once: the tables take minutes
     grasp_tables(args.writer_seed)
     cost_comparison(args.writer_seed)
     minigrid_table(args.minigrid_seeds, args.writer_seed)
 
 
 if __name__ == "__main__":
-    main()
+    from interrupt import run
+
+    run(main, kept="the tables above are complete")

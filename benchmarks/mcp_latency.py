@@ -88,4 +88,6 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from interrupt import run
+
+    run(main, kept="nothing was kept: the table prints at the end")

@@ -87,4 +87,6 @@ def _row(name: str, cycles: int, complete: bool, records: list) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from interrupt import run
+
+    run(main)

@@ -442,4 +442,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from interrupt import run
+
+    run(main, kept=("the rows above are complete; with --records DIR each finished run's "
+                    "record and LLM transcript are in DIR (--out is written at the end)"))

@@ -126,4 +126,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from interrupt import run
+
+    run(main, kept="nothing was kept: the table prints at the end")

@@ -341,9 +341,7 @@ def write(out: str, title: str, lines: list[str], total: str) -> None:
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except KeyboardInterrupt as exc:   # Ctrl-C, or the SIGINT of `timeout -s INT` around a seed
-        from constrained import interrupted
+    from interrupt import run
 
-        raise interrupted("benchmarks/small_model.py", exc)
+    run(main, kept=("the rows above are complete; with --out FILE they are in FILE (marked "
+                    "unfinished), and with --save DIR each finished row's episodes are in DIR"))

@@ -582,7 +582,8 @@ def test_an_interrupted_benchmark_row_leaves_its_cut_episode_in_the_record(tmp_p
     driver = tmp_path / "driver.py"
     driver.write_text(
         f"import os, sys\nsys.path.insert(0, {str(benchmarks)!r})\n"
-        "from constrained import interrupted, run_cli\n"
+        "from constrained import run_cli\n"
+        "from interrupt import interrupted\n"
         "try:\n"
         "    run_cli([sys.executable, '-m', 'pddlkit.cli', 'run', 'ipp', '--env', 'grasp',\n"
         f"             '--record', {str(record)!r}], 600, dict(os.environ))\n"
@@ -602,9 +603,9 @@ def test_an_interrupted_benchmark_row_leaves_its_cut_episode_in_the_record(tmp_p
         run.send_signal(signal.SIGINT)
     out, err = run.communicate(timeout=120)
     assert run.returncode == 130 and "Traceback" not in err + out, (out, err)
-    assert ("driver: interrupted; the rows above are complete; the row that was running "
-            "said: pddlkit run ipp: interrupted (Ctrl-C) in the episode of seed 0 after ") \
-        in out, out
+    assert ("driver: interrupted (Ctrl-C); the rows above are complete; the row that was "
+            "running said: pddlkit run ipp: interrupted (Ctrl-C) in the episode of seed 0 "
+            "after ") in err, err
     events = _events(record)
     assert events[-1]["type"] == "interrupted" and events[-1]["episode"] == 0, events[-1]
     assert [e["type"] for e in events].count("interrupted") == 1
