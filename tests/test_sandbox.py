@@ -530,11 +530,23 @@ def test_numpy_only_when_the_task_allows_it():
     raw = _run("import numpy as np\ndef solve():\n    return np.int64(3)\n",
                policy=Policy(extra_modules=("numpy",)))
     assert raw.error.kind is ErrorKind.BAD_RETURN and "int64" in raw.error.message
-    # numpy's OpenBLAS starts a thread of its own on import, before any program: not one a
-    # program left, so the worker is kept (it was replaced before every call)
+    # the worker imports numpy with the host's OPENBLAS_NUM_THREADS=1 (it once cleared the
+    # environment first: OpenBLAS started a thread per core, the worker was replaced before
+    # every call as one that held a second thread, and where threads are refused numpy
+    # could not load); and a thread of the worker's own, before the program, is not one a
+    # program left
     with SandboxWorker(source, Policy(extra_modules=("numpy",))) as worker:
         assert [worker.call(n).value for n in (3, 4, 5)] == [3, 6, 10]
         assert worker.restarts == 0 and worker.idle_replacements == 0
+    from pddlkit.sandbox import pids_cgroup  # no threads at all: the seccomp rule
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(pids_cgroup, "create", lambda *args, **kwargs: None)
+        policy = Policy(extra_modules=("numpy",), kernel_isolation=False)
+        with SandboxWorker(source, policy) as worker:
+            assert worker.call(5).value == 10, worker.call(5).error
+            assert "no threads" in worker.isolation["guarantees"][
+                "processes and threads per worker (a host pid each)"]
 
 
 def test_the_kernel_filter_refuses_processes_and_sockets_but_not_threads():

@@ -395,7 +395,8 @@ class SandboxWorker:
             self.pid = self.proc.pid
         self._tasks = str(ready.get("tasks") or "")
         # the worker's own threads, before any program: an allowed package may start one
-        # when it is imported (numpy's OpenBLAS does, even with one BLAS thread)
+        # when it is imported (numpy's OpenBLAS did, when the worker lost the host's
+        # OPENBLAS_NUM_THREADS before it imported numpy)
         self._base_threads = _cpu_and_threads(self.pid)[1] or 1
         self.isolation = self._isolation(in_kernel, ready.get("seccomp"), bool(wrapper),
                                          _own_namespaces(self.pid))

@@ -73,6 +73,9 @@ _STDERR = sys.__stderr__
 _getrusage, _getrlimit, _setrlimit = resource.getrusage, resource.getrlimit, resource.setrlimit
 _RUSAGE_SELF, _RLIMIT_CPU, _RLIM_INFINITY = (resource.RUSAGE_SELF, resource.RLIMIT_CPU,
                                              resource.RLIM_INFINITY)
+#: what the host sets for numerical libraries (one thread each), kept in the environment
+THREAD_SETTINGS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
+                   "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
 #: the Python message when the kernel refuses a thread (a task limit or the seccomp rule)
 NO_THREAD = "can't start new thread"
 
@@ -513,8 +516,13 @@ def main(argv: list[str], folder: str | None = None) -> None:
     GUARD = _private_module(folder, "guard")
     WIRE = _private_module(folder, "wire")
     os.chdir(scratch)
+    # the host's one-thread settings for numerical libraries stay: the allowed packages are
+    # imported below, after the clear, and OpenBLAS without OPENBLAS_NUM_THREADS starts a
+    # thread per core on import (which the task limit may refuse, and which idles beside
+    # every call)
+    kept = {k: v for k, v in os.environ.items() if k in THREAD_SETTINGS}
     os.environ.clear()
-    os.environ.update({"HOME": scratch, "TMPDIR": scratch, "PATH": "/nonexistent"})
+    os.environ.update({"HOME": scratch, "TMPDIR": scratch, "PATH": "/nonexistent", **kept})
     _limits(policy)
     tasks = policy["tasks_applied"] = _task_limit(policy.get("tasks"))
     _die_with_parent(policy.get("host_pid"))
