@@ -708,11 +708,10 @@ def test_a_damaged_library_entry_is_named_never_a_traceback(tmp_path):
 
 
 def _cli(*args):
-    import subprocess
-    import sys
+    """``pddlkit *args`` in this process (tests/cli_runner.py: what it prints and exits with)."""
+    from cli_runner import run_cli
 
-    return subprocess.run([sys.executable, "-m", "pddlkit.cli", *args], capture_output=True,
-                          text=True, timeout=300)
+    return run_cli(*args)
 
 
 def test_cli_run_saves_and_reuses_domains(tmp_path):
