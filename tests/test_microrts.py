@@ -94,3 +94,32 @@ def test_bad_requests_and_a_dead_engine_are_errors_not_tracebacks(env):
 def test_bots_that_print_to_java_stdout_do_not_break_the_protocol(env):
     state, metrics = env.play("CoacAI", "LightRush", seed=0)   # CoacAI prints warnings
     assert state["gameover"] and metrics_for(state, metrics, 0).result == 1
+
+
+def test_a_reused_engine_starts_each_game_clean():
+    """Issue 72: under ``shared_engines()`` a closed environment gives its engine process back
+    and the next one borrows it (one JVM for many games). A game in the reused engine, after
+    another map, opponent and seed, is the game a fresh engine plays: the same seeded
+    bot-vs-bot game and the same cycles of a step-driven one against a random bot."""
+    from pddlkit.envs.microrts import shared_engines
+
+    def game(env) -> tuple:
+        bots = env.play("RandomBiasedAI", "RandomBiasedAI", seed=4)[0]["time"]
+        env.reset(seed=7)
+        states = [env.step([]).observation for _ in range(40)]
+        return bots, states
+
+    with MicroRTS(opponent="RandomBiasedAI", max_cycles=300) as fresh:
+        expected = game(fresh)
+    with shared_engines():
+        with MicroRTS(map="basesWorkers8x8Obstacle", opponent="WorkerRush",
+                      max_cycles=200) as first:
+            first.reset(seed=1)
+            for _ in range(60):
+                first.step([])
+            engine = first.worker.proc.pid
+        with MicroRTS(opponent="RandomBiasedAI", max_cycles=300) as second:
+            again = game(second)
+            assert second.worker.proc.pid == engine   # the same process, lent again
+        assert again == expected
+    assert first.worker.proc is None   # closed at the end of shared_engines()
