@@ -42,7 +42,7 @@ def run_cli(*args, env: Optional[dict] = None, stdin: str = "") -> subprocess.Co
     argv = [str(a) for a in args]
     out, err = io.StringIO(), io.StringIO()
     saved_stdin = sys.stdin
-    sys.stdin = io.StringIO(stdin)
+    sys.stdin = io.TextIOWrapper(io.BytesIO(stdin.encode()), encoding="utf-8")
     try:
         with _environment(env), contextlib.redirect_stdout(out), \
                 contextlib.redirect_stderr(err):

@@ -1,4 +1,7 @@
-"""The command line: real subprocesses, real files."""
+"""The command line, real files: ``run`` calls ``pddlkit`` in this process (what a command
+prints and exits with; tests/cli_runner.py), and the tests of the process boundary (the demo
+entry point, standard input from a pipe, a closed pipe, a blocked import) start a real
+subprocess."""
 
 from __future__ import annotations
 
@@ -14,8 +17,9 @@ PLAN = REPO / "domains" / "coin-collector" / "p3.plan"
 
 
 def run(*args):
-    return subprocess.run([sys.executable, "-m", "pddlkit.cli", *map(str, args)],
-                          capture_output=True, text=True)
+    from cli_runner import run_cli
+
+    return run_cli(*args)
 
 
 def test_check_ok():
