@@ -11,8 +11,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import random
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -522,8 +520,10 @@ def test_without_problems_the_verdict_is_by_literals():
 
 
 def run(*args):
-    return subprocess.run([sys.executable, "-m", "pddlkit.cli", "compare", *map(str, args)],
-                          capture_output=True, text=True)
+    """``pddlkit compare *args`` in this process (tests/cli_runner.py)."""
+    from cli_runner import run_cli
+
+    return run_cli("compare", *args)
 
 
 def test_cli_exit_codes_and_json(tmp_path):

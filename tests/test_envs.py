@@ -4,7 +4,6 @@ snapshots restore, episodes are deterministic by seed, the registry and the CLI 
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 
 import pytest
@@ -318,8 +317,9 @@ EVERY_ID = {"coin-collector", "household", "textworld", "alfworld", "grasp", "mi
 
 
 def test_cli_lists_every_environment_the_front_ends_play():
-    out = subprocess.run([sys.executable, "-m", "pddlkit.cli", "envs", "--json"],
-                         capture_output=True, text=True, timeout=120)
+    from cli_runner import run_cli
+
+    out = run_cli("envs", "--json")
     assert out.returncode == 0, out.stderr
     rows = {row["id"]: row for row in json.loads(out.stdout)}
     assert EVERY_ID <= set(rows)
@@ -327,8 +327,7 @@ def test_cli_lists_every_environment_the_front_ends_play():
     assert rows["nethack-drink"]["kwargs"] == {"task": "drink"}
     assert rows["grasp"]["kind"] == "instances" and "train" in rows["grasp"]["options"]
     assert rows["coin-collector"]["options"]["rooms"] == 7
-    text = subprocess.run([sys.executable, "-m", "pddlkit.cli", "envs"], capture_output=True,
-                          text=True, timeout=120).stdout
+    text = run_cli("envs").stdout
     assert "--rooms (default 7): number of rooms" in text and "[pddl; offers commands, domain, truth]" in text
     assert rows["coin-collector"]["kind"] == "pddl" and "truth" in rows["coin-collector"]["offers"]
 

@@ -144,9 +144,6 @@ def test_the_world_models_numbers_check_clean_for_auto_and_plan_with_the_numeric
     line); the economy model plans a build order it can pay for, and with too few minerals
     there is none. Fast Downward as the target refuses them, pointing at auto."""
     pytest.importorskip("up_enhsp", reason="pip install 'pddlkit[numeric]' (make test does)")
-    import subprocess
-    import sys
-
     from pddlkit.domains import ROOT
     from pddlkit.envs.sc2_build import tech_domain, tech_problem
 
@@ -166,8 +163,9 @@ def test_the_world_models_numbers_check_clean_for_auto_and_plan_with_the_numeric
     assert pddlkit.plan(economy, poor, planner="auto", cache=False, timeout=120).status \
         == "unsolvable"
     skills = ROOT / "microrts" / "skills.pddl"
-    done = subprocess.run([sys.executable, "-m", "pddlkit.cli", "check", str(skills),
-                           "--planner", "auto"], capture_output=True, text=True, timeout=120)
+    from cli_runner import run_cli
+
+    done = run_cli("check", str(skills), "--planner", "auto")
     assert done.returncode == 0 and "OK:" in done.stdout, done.stdout + done.stderr
 
 

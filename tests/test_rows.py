@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -26,10 +25,10 @@ FORWARD = "```python\ndef solve(grid, start_direction):\n    return ['forward']\
 def _ipp(tmp_path: Path, answers: list[str], *flags: str) -> subprocess.CompletedProcess:
     script = tmp_path / "answers.json"
     script.write_text(json.dumps(answers))
-    return subprocess.run([sys.executable, "-m", "pddlkit.cli", "run", "ipp", "--env",
-                           "minigrid-doorkey", "--train", "4", "--eval", "6", "--rounds", "0",
-                           "--workers", "1", "--llm", f"scripted:{script}", *flags],
-                          capture_output=True, text=True, timeout=600)
+    from cli_runner import run_cli   # in this process: what the run prints and exits with
+
+    return run_cli("run", "ipp", "--env", "minigrid-doorkey", "--train", "4", "--eval", "6",
+                   "--rounds", "0", "--workers", "1", "--llm", f"scripted:{script}", *flags)
 
 
 def test_an_ipp_run_prints_its_mean_reward_and_never_won(tmp_path):

@@ -6,8 +6,6 @@ deprecation line), and are refused, naming the agent's own, when they belong to 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
@@ -93,8 +91,9 @@ def test_the_front_ends_build_the_same_stand_in_from_either_spelling():
 
 
 def test_llm_list_shows_every_agents_stand_ins_with_what_each_knows():
-    listed = subprocess.run([sys.executable, "-m", "pddlkit.cli", "llm", "list", "--json"],
-                            capture_output=True, text=True, timeout=120)
+    from cli_runner import run_cli
+
+    listed = run_cli("llm", "list", "--json")
     assert listed.returncode == 0, listed.stderr
     data = json.loads(listed.stdout)
     assert {k["kind"] for k in data["kinds"]} >= {"openai", "local", "standin"}
@@ -104,8 +103,7 @@ def test_llm_list_shows_every_agents_stand_ins_with_what_each_knows():
             "standin:ipp[:MISTAKE,...]", "standin:copic[:A,B;C]"} <= set(specs)
     assert all(s["knows"].startswith("stand-in (") for s in specs.values())
     assert specs == {s["spec"]: s for s in catalogue()}
-    text = subprocess.run([sys.executable, "-m", "pddlkit.cli", "llm", "list"],
-                          capture_output=True, text=True, timeout=120).stdout
+    text = run_cli("llm", "list").stdout
     assert "standin:deps:off[:RATE]" in text and "off-template mistakes" in text
 
 
