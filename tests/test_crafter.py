@@ -76,13 +76,14 @@ def test_deps_with_the_standin_plans_on_crafter():
 
 
 def test_cli_runs_deps_on_crafter():
-    run = [sys.executable, "-m", "pddlkit.cli", "run", "deps", "--env", "crafter"]
-    ok = subprocess.run(run + ["--task", "stone_pickaxe", "--episodes", "2", "--json"],
-                        capture_output=True, text=True, timeout=300)
+    from cli_runner import run_cli
+
+    run = ["run", "deps", "--env", "crafter"]
+    ok = run_cli(*run, *["--task", "stone_pickaxe", "--episodes", "2", "--json"])
     assert ok.returncode == 0, ok.stderr
     rows = json.loads(ok.stdout)
     assert [r["seed"] for r in rows] == [0, 1] and all(r["won"] for r in rows)
-    bad = subprocess.run(run + ["--task", "planks"], capture_output=True, text=True, timeout=120)
+    bad = run_cli(*run, *["--task", "planks"])
     assert bad.returncode == 2 and "Crafter has no task 'planks'" in bad.stderr
 
 

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import random
-import subprocess
-import sys
 
 from pddlkit.envs.craft import CraftWorld
 from pddlkit.llm import ScriptedLLM, UsageLedger
@@ -160,16 +158,16 @@ def test_the_standin_fixes_only_what_an_explanation_names():
 
 
 def test_cli_runs_deps_offline_and_explains_bad_input():
-    run = [sys.executable, "-m", "pddlkit.cli", "run", "deps", "--env", "craft"]
-    ok = subprocess.run(run + ["--task", "MT2", "--replan-rounds", "3", "--json"],
-                        capture_output=True, text=True, timeout=300)
+    from cli_runner import run_cli
+
+    run = ["run", "deps", "--env", "craft"]
+    ok = run_cli(*run, *["--task", "MT2", "--replan-rounds", "3", "--json"])
     assert ok.returncode in (0, 1), ok.stderr
     [metrics] = json.loads(ok.stdout)
     assert metrics["trials"] == 12 and set(metrics["by_group"]) == {"MT2"}
     assert metrics["won"] == (metrics["success_rate"] == 1.0) and "success" not in metrics
     assert metrics["llm_calls"] >= 12 and metrics["explained"] == metrics["failures"]
-    bad = subprocess.run(run + ["--task", "stone_pikaxe"], capture_output=True, text=True,
-                         timeout=120)
+    bad = run_cli(*run, *["--task", "stone_pikaxe"])
     assert bad.returncode == 2 and "did you mean 'stone_pickaxe'" in bad.stderr
     assert "Traceback" not in bad.stderr
 

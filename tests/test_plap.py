@@ -236,14 +236,11 @@ def test_a_game_without_any_plan_is_invalid_not_lost():
 
 
 def test_an_unreachable_llm_ends_the_run_with_exit_2_and_the_connection_error():
-    import subprocess
-    import sys
+    from cli_runner import run_cli
 
-    done = subprocess.run(
-        [sys.executable, "-m", "pddlkit.cli", "run", "plap", "--env", "microrts",
-         "--llm", "openai:gpt-4o-mini@http://127.0.0.1:9/v1", "--episodes", "2"],
-        capture_output=True, text=True, timeout=300,
-        env={**__import__("os").environ, "PDDLKIT_NO_CACHE": "1"})
+    done = run_cli("run", "plap", "--env", "microrts", "--llm",
+                   "openai:gpt-4o-mini@http://127.0.0.1:9/v1", "--episodes", "2",
+                   env={"PDDLKIT_NO_CACHE": "1"})
     assert done.returncode == 2, done.stdout + done.stderr
     assert "cannot connect to http://127.0.0.1:9/v1" in done.stderr
     assert "Traceback" not in done.stderr and "won" not in done.stdout
@@ -295,24 +292,22 @@ def test_the_llm_planner_sends_fig_3s_prompt_in_each_variant():
 
 def test_cli_runs_plap_offline_and_explains_bad_input():
     import json
-    import subprocess
-    import sys
 
-    run = [sys.executable, "-m", "pddlkit.cli", "run", "plap", "--env", "microrts"]
-    ok = subprocess.run(run + ["--llm", "standin-noisy", "--opponent", "LightRush",
-                               "--episodes", "2", "--json"],
-                        capture_output=True, text=True, timeout=300)
+    from cli_runner import run_cli
+
+    run = ["run", "plap", "--env", "microrts"]
+    ok = run_cli(*run, *["--llm", "standin-noisy", "--opponent", "LightRush",
+                               "--episodes", "2", "--json"])
     assert ok.returncode in (0, 1), ok.stderr
     rows = json.loads(ok.stdout)
     assert len(rows) == 2 and sum(r["dropped"] for r in rows) > 0
     assert all(r["won"] == (r["result"] == 1) for r in rows)
     assert all(r["stand_in"] == "stand-in (the expert tips, with noisy lines)" for r in rows)
-    bad = subprocess.run(run + ["--opponent", "Zerg"], capture_output=True, text=True,
-                         timeout=120)
+    bad = run_cli(*run, *["--opponent", "Zerg"])
     assert bad.returncode == 2 and "unknown opponent 'Zerg'" in bad.stderr
     assert "Traceback" not in bad.stderr
-    red = subprocess.run(run + ["--side", "red", "--opponent", "PassiveAI", "--max-cycles",
-                                "400", "--json"], capture_output=True, text=True, timeout=300)
+    red = run_cli(*run, *["--side", "red", "--opponent", "PassiveAI", "--max-cycles",
+                                "400", "--json"])
     assert red.returncode in (0, 1), red.stderr
     [row] = json.loads(red.stdout)
     assert row["side"] == "red" and row["result"] == 1   # the planner won as red
