@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+pytestmark = pytest.mark.jvm   # the MicroRTS engine, a JVM (make test-fast leaves these out)
+
 from conftest import need_module
 
 need_module("jpype", "pip install 'pddlkit[microrts]'")
