@@ -6,6 +6,7 @@ the server still serving after each bad call."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -168,12 +169,13 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def test_the_http_server_on_a_loopback_port_answers_the_same(tmp_path):
+@contextlib.contextmanager
+def http_server(*options: str, env: dict):
+    """``pddlkit mcp --http`` on a free loopback port, started and stopped: yields the port
+    once the server accepts connections (its stderr is in the failure if it ended first)."""
     port = _free_port()
-    token = "a-token-for-this-test-only-42"
     server = subprocess.Popen([sys.executable, "-m", "pddlkit.cli", "mcp", "--http", "--port",
-                               str(port)], env={**_server_env(tmp_path),
-                                                "PDDLKIT_MCP_TOKEN": token}, cwd=str(REPO),
+                               str(port), *options], env=env, cwd=str(REPO),
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 60
@@ -183,7 +185,15 @@ def test_the_http_server_on_a_loopback_port_answers_the_same(tmp_path):
                     break
             assert server.poll() is None, server.stderr.read()
             time.sleep(0.2)
+        yield port
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
 
+
+def test_the_http_server_on_a_loopback_port_answers_the_same(tmp_path):
+    token = "a-token-for-this-test-only-42"
+    with http_server(env={**_server_env(tmp_path), "PDDLKIT_MCP_TOKEN": token}) as port:
         from mcp.client.streamable_http import streamable_http_client
         from mcp.shared._httpx_utils import create_mcp_http_client
 
@@ -194,9 +204,6 @@ def test_the_http_server_on_a_loopback_port_answers_the_same(tmp_path):
                                     read_timeout_seconds=120) as c:
                 await _exercise(c)
         anyio.run(main)
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
 
 
 def test_the_tools_are_plain_functions_a_program_can_call_too():

@@ -95,21 +95,23 @@ class MemoryCgroup:
                 time.sleep(0.01)
 
 
-def _own_folder() -> tuple[Optional[Path], int, str]:
-    """This process's memory cgroup folder and its version, or ``None`` and why not."""
+def own_folder(controller: str) -> tuple[Optional[Path], int, str]:
+    """This process's cgroup folder for ``controller`` (memory, pids) and its version, or
+    ``None`` and why not."""
     try:
         lines = Path("/proc/self/cgroup").read_text().splitlines()
     except OSError as exc:
         return None, 0, f"/proc/self/cgroup cannot be read ({exc.strerror})"
     for line in lines:
         number, controllers, path = line.split(":", 2)
-        if "memory" in controllers.split(",") and (MOUNT / "memory").is_dir():
-            return _existing(MOUNT / "memory", path), 1, "a cgroup v1 memory hierarchy"
+        if controller in controllers.split(",") and (MOUNT / controller).is_dir():
+            return _existing(MOUNT / controller, path), 1, \
+                f"a cgroup v1 {controller} hierarchy"
     for line in lines:
         number, controllers, path = line.split(":", 2)
         if number == "0" and (MOUNT / "cgroup.controllers").exists():
             return _existing(MOUNT, path), 2, "cgroup v2"
-    return None, 0, "no memory cgroup is mounted at /sys/fs/cgroup"
+    return None, 0, f"no {controller} cgroup is mounted at /sys/fs/cgroup"
 
 
 def _existing(mount: Path, path: str) -> Optional[Path]:
@@ -119,37 +121,46 @@ def _existing(mount: Path, path: str) -> Optional[Path]:
     return folder if folder.is_dir() else (mount if mount.is_dir() else None)
 
 
-@lru_cache(maxsize=1)
-def _parent() -> tuple[Optional[Path], int, str]:
-    """Where workers' cgroups go, probed once: a child is made, given a limit and removed."""
+def probe_parent(controller: str, limit_files: tuple[str, str], value: str,
+                 tag: str = "probe") -> tuple[Optional[Path], int, str]:
+    """Where workers' ``controller`` cgroups go, probed: a child is made, given ``value`` in
+    its limit file (``limit_files``: the v1 name, the v2 name) and removed; ``None`` and why
+    not where that fails."""
     if not os.access(SHELL, os.X_OK):
         return None, 0, f"{SHELL} is missing (it moves each worker into its cgroup)"
-    folder, version, kind = _own_folder()
+    folder, version, kind = own_folder(controller)
     if folder is None:
         return None, 0, kind
     if not os.access(folder, os.W_OK):
         return None, 0, f"this process cannot make a cgroup in {folder} ({kind}; not writable)"
     _remove_stale(folder)
-    probe = folder / f"{PREFIX}probe-{os.getpid()}"
+    probe = folder / f"{PREFIX}{tag}-{os.getpid()}"
     try:
         probe.mkdir()
     except OSError as exc:
         return None, 0, f"this process cannot make a cgroup in {folder} ({exc.strerror})"
     try:
-        limit = probe / ("memory.max" if version == 2 else "memory.limit_in_bytes")
+        limit = probe / limit_files[version == 2]
         if not limit.exists():
-            return None, 0, (f"the memory controller is not enabled for children of {folder} "
-                             "(its cgroup.subtree_control)")
+            return None, 0, (f"the {controller} controller is not enabled for children of "
+                             f"{folder} (its cgroup.subtree_control)")
         try:
-            limit.write_text(str(1 << 30))
+            limit.write_text(value)
         except OSError as exc:
-            return None, 0, f"a memory limit cannot be written in {folder} ({exc.strerror})"
+            return None, 0, (f"a {controller} limit cannot be written in {folder} "
+                             f"({exc.strerror})")
     finally:
         try:
             probe.rmdir()
         except OSError:
             pass
     return folder, version, kind
+
+
+@lru_cache(maxsize=1)
+def _parent() -> tuple[Optional[Path], int, str]:
+    """Where workers' memory cgroups go, probed once."""
+    return probe_parent("memory", ("memory.limit_in_bytes", "memory.max"), str(1 << 30))
 
 
 def _remove_stale(folder: Path) -> None:

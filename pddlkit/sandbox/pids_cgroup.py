@@ -37,7 +37,7 @@ from itertools import count
 from pathlib import Path
 from typing import Optional
 
-from .memory_cgroup import MOUNT, PREFIX, SHELL, MemoryCgroup, _existing, _remove_stale
+from .memory_cgroup import PREFIX, SHELL, MemoryCgroup, probe_parent
 
 _serial = count()
 
@@ -97,54 +97,10 @@ class PidsCgroup:
         return MemoryCgroup(self.path, self.version, 0).remove(wait)
 
 
-def _own_folder() -> tuple[Optional[Path], int, str]:
-    """This process's pids cgroup folder and its version, or ``None`` and why not."""
-    try:
-        lines = Path("/proc/self/cgroup").read_text().splitlines()
-    except OSError as exc:
-        return None, 0, f"/proc/self/cgroup cannot be read ({exc.strerror})"
-    for line in lines:
-        number, controllers, path = line.split(":", 2)
-        if "pids" in controllers.split(",") and (MOUNT / "pids").is_dir():
-            return _existing(MOUNT / "pids", path), 1, "a cgroup v1 pids hierarchy"
-    for line in lines:
-        number, controllers, path = line.split(":", 2)
-        if number == "0" and (MOUNT / "cgroup.controllers").exists():
-            return _existing(MOUNT, path), 2, "cgroup v2"
-    return None, 0, "no pids cgroup is mounted at /sys/fs/cgroup"
-
-
 @lru_cache(maxsize=1)
 def _parent() -> tuple[Optional[Path], int, str]:
-    """Where workers' pids cgroups go, probed once: a child is made, given a limit, removed."""
-    if not os.access(SHELL, os.X_OK):
-        return None, 0, f"{SHELL} is missing (it moves each worker into its cgroup)"
-    folder, version, kind = _own_folder()
-    if folder is None:
-        return None, 0, kind
-    if not os.access(folder, os.W_OK):
-        return None, 0, f"this process cannot make a cgroup in {folder} ({kind}; not writable)"
-    _remove_stale(folder)
-    probe = folder / f"{PREFIX}probe-pids-{os.getpid()}"
-    try:
-        probe.mkdir()
-    except OSError as exc:
-        return None, 0, f"this process cannot make a cgroup in {folder} ({exc.strerror})"
-    try:
-        limit = probe / "pids.max"
-        if not limit.exists():
-            return None, 0, (f"the pids controller is not enabled for children of {folder} "
-                             "(its cgroup.subtree_control)")
-        try:
-            limit.write_text("64")
-        except OSError as exc:
-            return None, 0, f"a pids limit cannot be written in {folder} ({exc.strerror})"
-    finally:
-        try:
-            probe.rmdir()
-        except OSError:
-            pass
-    return folder, version, kind
+    """Where workers' pids cgroups go, probed once (:func:`.memory_cgroup.probe_parent`)."""
+    return probe_parent("pids", ("pids.max", "pids.max"), "64", tag="probe-pids")
 
 
 def unavailable() -> str:
