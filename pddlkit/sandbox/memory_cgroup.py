@@ -63,12 +63,7 @@ class MemoryCgroup:
         return [SHELL, "-c", 'echo 0 > "$0" && exec "$@"', str(self.procs), *argv]
 
     def holds(self, pid: int) -> bool:
-        """Whether process ``pid`` is in this cgroup (read from its ``/proc/PID/cgroup``)."""
-        try:
-            lines = Path(f"/proc/{pid}/cgroup").read_text().splitlines()
-        except OSError:
-            return False
-        return any(line.endswith("/" + self.path.name) for line in lines)
+        return holds(self.path, pid)
 
     def oom_kills(self) -> int:
         """How many processes the kernel killed here for going over the limit."""
@@ -93,6 +88,15 @@ class MemoryCgroup:
                 if time.monotonic() >= deadline:
                     return False
                 time.sleep(0.01)
+
+
+def holds(folder: Path, pid: int) -> bool:
+    """Whether process ``pid`` is in the cgroup ``folder`` (read from ``/proc/PID/cgroup``)."""
+    try:
+        lines = Path(f"/proc/{pid}/cgroup").read_text().splitlines()
+    except OSError:
+        return False
+    return any(line.endswith("/" + folder.name) for line in lines)
 
 
 def own_folder(controller: str) -> tuple[Optional[Path], int, str]:

@@ -37,7 +37,7 @@ from itertools import count
 from pathlib import Path
 from typing import Optional
 
-from .memory_cgroup import PREFIX, SHELL, MemoryCgroup, probe_parent
+from .memory_cgroup import PREFIX, SHELL, MemoryCgroup, holds, probe_parent
 
 _serial = count()
 
@@ -82,12 +82,7 @@ class PidsCgroup:
         return int(found.group(1)) if found else 0
 
     def holds(self, pid: int) -> bool:
-        """Whether process ``pid`` is in this cgroup (read from its ``/proc/PID/cgroup``)."""
-        try:
-            lines = Path(f"/proc/{pid}/cgroup").read_text().splitlines()
-        except OSError:
-            return False
-        return any(line.endswith("/" + self.path.name) for line in lines)
+        return holds(self.path, pid)
 
     def remove(self, wait: float = 2.0) -> bool:
         """Remove the folder once its processes are gone (a shared one goes with its memory
