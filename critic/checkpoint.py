@@ -3,7 +3,7 @@
 A saved critic is a folder:
 
     critic.json          model name, base fingerprint, settings, template SHA-256, pddlkit version
-    adapter/             the LoRA adapters (peft's save_pretrained)
+    adapter/             the LoRA adapters (as peft's save_pretrained writes them: .adapters)
     value_head.safetensors
     template.txt         the prompt template the critic learned on
 
@@ -22,6 +22,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Union
 
+from . import adapters
 from .errors import CriticError
 
 FORMAT = 1
@@ -32,7 +33,7 @@ def save(critic, folder: Union[str, Path]) -> Path:
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    critic.net.save_pretrained(str(folder / "adapter"))
+    adapters.save(critic.net, folder / "adapter")
     save_file({k: v.detach().cpu().contiguous() for k, v in critic.value_head.state_dict().items()},
               str(folder / "value_head.safetensors"))
     (folder / "template.txt").write_text(critic.template.text)

@@ -37,7 +37,7 @@ from typing import Any, Optional, Sequence
 from pddlkit.llm.errors import LLMError
 from pddlkit.llm.models import load_causal_lm
 
-from . import scoring
+from . import adapters, scoring
 from .errors import CriticError
 from .heads import value_head
 from .template import PromptTemplate
@@ -188,14 +188,15 @@ class Critic:
             layers = sorted({i % count for i in lora.layers})
         net = net.to(self.device, self.dtype)
         try:
+            # through peft's LoRA tuner, not PeftModel (see .adapters: a FutureWarning)
             if adapter is not None:  # a saved critic's adapters (pddlkit.critic.checkpoint)
-                self.net = peft.PeftModel.from_pretrained(net, str(adapter), is_trainable=True)
+                self.net = adapters.load(net, Path(adapter))
             else:
                 config = peft.LoraConfig(
                     r=lora.r, lora_alpha=lora.alpha, lora_dropout=lora.dropout,
                     target_modules=list(lora.target_modules), bias="none",
                     task_type="CAUSAL_LM", layers_to_transform=layers)
-                self.net = peft.get_peft_model(net, config)
+                self.net = adapters.attach(net, config)
         except ValueError as exc:
             raise CriticError(f"LoRA cannot be put on {model_name}: {exc}",
                               hint="set LoraSettings.target_modules to this model's attention "
@@ -250,7 +251,7 @@ class Critic:
 
         def forward():
             ids = torch.tensor([scoring.prompt_ids(self.tokenizer, prompt)], device=self.device)
-            with torch.no_grad(), (self.net.disable_adapter() if base
+            with torch.no_grad(), (adapters.disabled(self.net) if base
                                    else contextlib.nullcontext()):
                 out = self.net(input_ids=ids, output_hidden_states=True, logits_to_keep=1)
             return out.hidden_states[-1][0, -1].float().cpu()

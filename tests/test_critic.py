@@ -167,6 +167,42 @@ def test_save_and_load_round_trip_and_mismatches(tiny, other_tiny, tmp_path):
         critic.Critic.load(tmp_path, model=str(tiny))
 
 
+def test_loading_training_and_saving_a_critic_warn_nothing(tiny, tmp_path):
+    """Issue 71: every TWOSOME run printed transformers' FutureWarning that
+    ``is_gradient_checkpointing`` is deprecated, read by peft's PeftModel wrapper (see
+    pddlkit.critic.adapters). A critic made, trained, saved and loaded again warns nothing,
+    and its saved adapters are still the folder peft's own loader reads."""
+    import warnings
+
+    from pddlkit import critic
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FutureWarning)
+        c = _critic(tiny)
+        trainer = critic.PPOTrainer(c, critic.PPOConfig(steps_per_update=2, policy_batch=2,
+                                                        policy_lr=1e-2, target_kl=None))
+        for i in range(2):
+            d = c.act("look around", CANDIDATES[:3])
+            trainer.add(critic.Transition("look around", CANDIDATES[:3], d.index, d.logprob,
+                                          d.value, 1.0, i == 1, d.features))
+        trainer.update()
+        folder = c.save(tmp_path / "saved")
+        loaded = critic.Critic.load(folder, model=str(tiny), device="cpu")
+        assert loaded.score("look around", CANDIDATES[:3]).logprobs == pytest.approx(
+            c.score("look around", CANDIDATES[:3]).logprobs, abs=1e-5)
+    import peft
+    import transformers
+
+    with warnings.catch_warnings():   # peft's own loader: its warning is not ours to fix
+        warnings.simplefilter("ignore", FutureWarning)
+        theirs = peft.PeftModel.from_pretrained(
+            transformers.AutoModelForCausalLM.from_pretrained(str(tiny)), str(folder / "adapter"))
+    mine = dict(c.net.named_parameters())
+    lora = {n: p for n, p in theirs.named_parameters() if "lora_" in n}
+    assert len(lora) == sum("lora_" in n for n in mine) > 0
+    assert all(p.detach().equal(mine[n[len("base_model."):]].detach()) for n, p in lora.items())
+
+
 def test_a_damaged_or_incomplete_checkpoint_is_one_critic_error_naming_the_file(tiny, tmp_path):
     """Each damaged or missing part of a saved critic is a CriticError naming the file (it was
     a safetensors or errno traceback); critic.json keeps the resolved base, so the critic
