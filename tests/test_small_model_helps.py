@@ -570,12 +570,11 @@ def test_an_interrupted_benchmark_row_leaves_its_cut_episode_in_the_record(tmp_p
     traceback) and exits 130, and the row's record ends with that episode's ``interrupted``
     event (``subprocess.run`` killed the row a quarter of a second after the signal, so a
     seed stopped by a time limit left nothing of its calls and tokens)."""
-    import os
-    import signal
-    import subprocess
     import sys
     import time
     from pathlib import Path
+
+    from conftest import ctrl_c, interruptible
 
     benchmarks = Path(__file__).resolve().parent.parent / "benchmarks"
     record = tmp_path / "row.jsonl"
@@ -589,18 +588,13 @@ def test_an_interrupted_benchmark_row_leaves_its_cut_episode_in_the_record(tmp_p
         f"             '--record', {str(record)!r}], 600, dict(os.environ))\n"
         "except KeyboardInterrupt as exc:\n"
         "    raise interrupted('driver', exc)\n")
-    run = subprocess.Popen([sys.executable, str(driver)], stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, text=True, start_new_session=True,
-                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    run = interruptible([sys.executable, str(driver)])
     for _ in range(600):   # the row's episode has begun
         if record.exists() or run.poll() is not None:
             break
         time.sleep(0.1)
     time.sleep(0.5)
-    if to == "group":
-        os.killpg(run.pid, signal.SIGINT)
-    else:
-        run.send_signal(signal.SIGINT)
+    ctrl_c(run, to)
     out, err = run.communicate(timeout=120)
     assert run.returncode == 130 and "Traceback" not in err + out, (out, err)
     assert ("driver: interrupted (Ctrl-C); the rows above are complete; the row that was "
