@@ -77,6 +77,7 @@ def test_ctrl_c_before_any_game_ended_says_there_is_no_table(monkeypatch, capsys
     assert "after 0 of 2 games; no game had finished, so there is no table" in err
 
 
+@pytest.mark.jvm   # the MicroRTS engine, a JVM (make test-fast leaves these out)
 @pytest.mark.parametrize("to", ["group", "leaderboard"])
 def test_a_real_sigint_after_the_first_game_on_the_engine(to):
     """Real bot games on the engine; SIGINT after the first game's line, to the whole
