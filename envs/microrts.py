@@ -227,11 +227,8 @@ class MicroRTS:
 
     def __init__(self, map: str = "basesWorkers8x8", opponent: str = "RandomBiasedAI",
                  max_cycles: int = 2000, player: int = 0) -> None:
-        if opponent not in OPPONENTS and opponent != EXTERNAL:
-            raise ValueError(f"unknown opponent {opponent!r}; use one of {', '.join(OPPONENTS)}"
-                             f", or {EXTERNAL!r} to play both sides from Python")
         self.home = engine_home()
-        self.map_path = self._map(map)
+        self.map_path = self.check_options(map, opponent)
         self.map = map
         self.opponent = opponent
         self.max_cycles = int(max_cycles)
@@ -242,10 +239,23 @@ class MicroRTS:
         self.units_table: list = []
         self.last_rejected: list = []
 
-    def _map(self, name: str) -> str:
+    @classmethod
+    def check_options(cls, map: str = "basesWorkers8x8", opponent: str = "RandomBiasedAI",
+                      **_: object) -> str:
+        """The map's path, after the map and the opponent are checked as the constructor
+        checks them, with no engine started: a sweep checks every cell this way before its
+        first game (:func:`pddlkit.bench.resolve.check_cell_names`). ValueError names what is
+        wrong and what there is."""
+        if opponent not in OPPONENTS and opponent != EXTERNAL:
+            raise ValueError(f"unknown opponent {opponent!r}; use one of {', '.join(OPPONENTS)}"
+                             f", or {EXTERNAL!r} to play both sides from Python")
+        return cls._map(engine_home(), str(map))
+
+    @staticmethod
+    def _map(home: Path, name: str) -> str:
         """A map by name (``basesWorkers8x8``, ``8x8/basesWorkers8x8.xml``) among the engine's,
         or a map file of one's own by path (absolute, or ending in ``.xml``)."""
-        maps = self.home / "maps"
+        maps = home / "maps"
         own = Path(name).expanduser()
         if own.is_absolute() or own.suffix == ".xml" and own.is_file():
             if own.is_file():

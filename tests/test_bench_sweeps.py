@@ -401,3 +401,28 @@ levels = ["blue:RandomBiasedAI", "red:plap:standin-noisy", "blue:bot:LightRush",
     assert len(sweep.cells) == 3
     assert len(load_sweep(Path(__file__).resolve().parent.parent / "benchmarks"
                           / "plap-leaderboard.toml").cells) == 120
+
+
+def test_a_misspelt_map_only_the_environment_reads_is_refused_before_any_cell(tmp_path):
+    """Issue 71's last gap: a name no agent reads, only the environment's constructor (a
+    MicroRTS map), failed its cell on every rerun; the environment's ``check_options``, with no
+    engine started, refuses it up front as ``pddlkit run plap --map`` does."""
+    base = """
+seeds = 1
+[[agents]]
+label = "standin"
+agent = "plap"
+llm = "standin"
+[[envs]]
+env = "microrts"
+difficulty = "map"
+levels = ["basesWorkers8x8", LEVEL]
+"""
+    config = _config(tmp_path, base.replace("LEVEL", '"basesWorkers8x8Obstacl"'))
+    done = _bench(str(config), "--output", str(tmp_path / "out"))
+    assert done.returncode == 2, done.stderr
+    assert "no MicroRTS map 'basesWorkers8x8Obstacl'" in done.stderr, done.stderr
+    assert "basesWorkers8x8Obstacle" in done.stderr and not (tmp_path / "out").exists()
+    good = load_sweep(_config(tmp_path, base.replace("LEVEL", '"basesWorkers8x8Obstacle"')),
+                      output=tmp_path / "o")
+    assert len(good.cells) == 2

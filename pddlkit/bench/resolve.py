@@ -227,14 +227,26 @@ def check_env_options(agent: AgentSpec, env, fixed: dict, difficulty: Optional[s
 def check_cell_names(agent: AgentSpec, env, env_options: dict) -> None:
     """The task and level names of one cell's environment options, checked by the agent
     (:attr:`~pddlkit.agents.AgentSpec.check_env`, the check its run makes before the first
-    episode); an :class:`EntryError` with the agent's one line. An agent that declares no
-    check has nothing beyond :func:`check_env_options` to check."""
-    if agent.check_env is None:
-        return
+    episode) and by the environment's class where it has ``check_options`` (names only the
+    environment reads, checked without starting it: a MicroRTS map); an :class:`EntryError`
+    with their one line."""
     try:
-        agent.check_env(env.id, dict(env_options))
+        if agent.check_env is not None:
+            agent.check_env(env.id, dict(env_options))
+        check = getattr(_factory(env), "check_options", None)
+        if callable(check):     # names only the environment reads (a MicroRTS map)
+            check(**dict(env_options))
     except ValueError as exc:   # AgentError, OptionError and the agents' own are ValueErrors
         raise EntryError(str(exc).strip() or type(exc).__name__) from None
+
+
+def _factory(env):
+    """The environment's class or factory, when it loads (a missing package is said when the
+    cell runs, as before)."""
+    try:
+        return env.load()
+    except (ImportError, AttributeError, ValueError, TypeError):
+        return None
 
 
 def _choices(env) -> dict[str, tuple]:
