@@ -371,10 +371,8 @@ env = "{env}"
     assert not (tmp_path / "out").exists()   # no cell started
 
 
-def test_a_misspelt_plap_match_is_refused_before_any_cell(tmp_path):
-    """PLAP's levels name a side and an opponent; a bot the engine does not have, a side
-    other than blue or red, a planner stand-in PLAP does not have: each refused up front."""
-    base = """
+#: a sweep of PLAP's stand-in on MicroRTS, its difficulty and levels to follow
+PLAP_SWEEP = """
 seeds = 1
 [[agents]]
 label = "standin"
@@ -382,7 +380,13 @@ agent = "plap"
 llm = "standin"
 [[envs]]
 env = "microrts"
-difficulty = "match"
+"""
+
+
+def test_a_misspelt_plap_match_is_refused_before_any_cell(tmp_path):
+    """PLAP's levels name a side and an opponent; a bot the engine does not have, a side
+    other than blue or red, a planner stand-in PLAP does not have: each refused up front."""
+    base = PLAP_SWEEP + """difficulty = "match"
 levels = ["blue:RandomBiasedAI", "red:plap:standin-noisy", "blue:bot:LightRush", LEVEL]
 """
     for level, named in (('"blue:WorkerRsh"', "microrts has no opponent 'WorkerRsh' (did you "
@@ -407,15 +411,7 @@ def test_a_misspelt_map_only_the_environment_reads_is_refused_before_any_cell(tm
     """Issue 71's last gap: a name no agent reads, only the environment's constructor (a
     MicroRTS map), failed its cell on every rerun; the environment's ``check_options``, with no
     engine started, refuses it up front as ``pddlkit run plap --map`` does."""
-    base = """
-seeds = 1
-[[agents]]
-label = "standin"
-agent = "plap"
-llm = "standin"
-[[envs]]
-env = "microrts"
-difficulty = "map"
+    base = PLAP_SWEEP + """difficulty = "map"
 levels = ["basesWorkers8x8", LEVEL]
 """
     config = _config(tmp_path, base.replace("LEVEL", '"basesWorkers8x8Obstacl"'))
