@@ -119,10 +119,37 @@ def _cached(key, make):
 
 
 def _lark_parser(text: str):
-    from lark import Lark
+    """LALR when the grammar is LALR(1) without a shift/reduce conflict, else Earley.
+
+    Why not plain LALR: Lark resolves a shift/reduce conflict by shifting, which refuses texts
+    the grammar allows (``(VARIABLE+ "-" type)* VARIABLE*`` reads ``?x ?y)`` as the start of a
+    typed list). Lark reports such conflicts only in debug mode, through its logger (its strict
+    mode would also refuse every grammar whose terminals overlap, as names and keywords do), so
+    the build listens to that logger and takes Earley, which reads any context-free grammar."""
+    import logging
+
+    from lark import Lark, logger as lark_logger
     from lark.exceptions import GrammarError as LarkGrammarError
 
+    class Conflicts(logging.Handler):
+        def __init__(self) -> None:
+            super().__init__(logging.WARNING)
+            self.found = False
+
+        def emit(self, record: logging.LogRecord) -> None:
+            self.found = self.found or "Shift/Reduce conflict" in record.getMessage()
+
+    conflicts = Conflicts()
+    saved = lark_logger.handlers[:], lark_logger.level, lark_logger.propagate
+    lark_logger.handlers, lark_logger.propagate = [conflicts], False
+    lark_logger.setLevel(logging.WARNING)
     try:
-        return Lark(text, start="start", parser="lalr")
-    except LarkGrammarError:    # not LALR(1): Earley reads any context-free grammar
+        parser = Lark(text, start="start", parser="lalr", debug=True)
+    except LarkGrammarError:    # not LALR(1)
+        parser = None
+    finally:
+        lark_logger.handlers, lark_logger.propagate = saved[0], saved[2]
+        lark_logger.setLevel(saved[1])
+    if parser is None or conflicts.found:
         return Lark(text, start="start", parser="earley", lexer="dynamic")
+    return parser

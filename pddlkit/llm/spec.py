@@ -16,6 +16,9 @@
     local:/models/model.gguf                   ... for any GGUF file
     replay:run.jsonl                           replay a recorded transcript
     scripted:answers.json                      answers from a JSON list of strings, in order
+    random:7                                   answers drawn at random under each request's
+                                               grammar (seed 7; plain ``random``: seed 0), the
+                                               floor a model's row is compared with
 
 Installed packages add kinds through the entry-point group ``pddlkit.llms`` (the entry point
 names a factory called as ``factory(argument, **options)``).
@@ -109,8 +112,15 @@ def _scripted(arg: Optional[str], **options: Any) -> LLM:
     return ScriptedLLM(answers, **options)
 
 
+def _random(arg: Optional[str], **options: Any) -> LLM:
+    from .random_answers import RandomLLM, parse_seed
+
+    return RandomLLM(parse_seed(arg), **options)
+
+
 BUILTIN_KINDS: dict[str, Callable[..., LLM]] = {
-    "openai": _openai, "hf": _hf, "local": _local, "replay": _replay, "scripted": _scripted}
+    "openai": _openai, "hf": _hf, "local": _local, "replay": _replay, "scripted": _scripted,
+    "random": _random}
 
 
 def names_a_model(spec: Optional[str]) -> bool:
@@ -145,6 +155,8 @@ KIND_HELP = {
              "qwen2.5-coder-1.5b, local:gemma-3-270m, local:FILE.gguf",
     "replay": "answers replayed from a recorded transcript: replay:run.jsonl",
     "scripted": "answers from a JSON list of strings, in order: scripted:answers.json",
+    "random": "answers drawn at random under each request's grammar, knowing nothing (the "
+              "floor to compare a model with): random[:SEED]",
     STAND_IN_KIND: "an agent's offline stand-in (no model): standin:AGENT[:MODE][:ARGUMENT]"}
 
 #: kinds whose argument is required, and what to write
