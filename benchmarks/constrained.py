@@ -59,8 +59,10 @@ def run_row(agent: str, args: list[str], model: str, constrained: bool, folder: 
     """One ``pddlkit run AGENT`` with the local model, its rows and its transcript's calls
     (the responses' cache off: every call reaches the server); also used by small_model.py."""
     transcript = folder / f"{agent}-{'c' if constrained else 'f'}-{len(list(folder.iterdir()))}.jsonl"
-    command = [sys.executable, "-m", "pddlkit.cli", "run", agent, *args, "--llm",
-               f"local:{model}", "--json", "--transcript", str(transcript)]
+    # ``random`` / ``random:SEED``: the random-answer floor (no server); else a local model
+    llm = model if model == "random" or model.startswith("random:") else f"local:{model}"
+    command = [sys.executable, "-m", "pddlkit.cli", "run", agent, *args, "--llm", llm,
+               "--json", "--transcript", str(transcript)]
     if constrained:
         command.append("--constrained")
     start = time.perf_counter()

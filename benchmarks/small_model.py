@@ -36,6 +36,15 @@ episode had spent; that episode has no row, and with ``--save`` its record ends 
 ``interrupted`` event carrying its calls and tokens
 (:meth:`pddlkit.agents.episode.Job.interrupted`, :func:`constrained.run_cli`).
 
+Seeds (``--split``): ``dev`` seeds (0-99) are for finding failures and building helps;
+``test`` seeds (1000 and up) are run only to report, at one commit, and no help names them
+(``tests/test_seed_split.py`` reads every help's docstring and every test for seeds). A
+figure quoted as what a model can do comes from test seeds, beside ``--model random`` on the
+same seeds: ``random`` (or ``random:SEED``) plays every row with answers drawn at random under
+the same grammars (:mod:`pddlkit.llm.random_answers`), no server started, and ``--merge``
+gives each model row a ``lift`` column: its won share minus the random row's on the same
+seeds, in points.
+
 Columns: won, LLM calls, tokens (prompt + completion), wall seconds, calls per won episode,
 mean fact precision and recall of the problem files against the environment's truth
 (:mod:`pddlkit.formalizers.scoring`), how the calls were decoded, and the helps the row used
@@ -180,8 +189,49 @@ def cells(result: dict) -> list[str]:
     read, seconds = result.get("evaluated", (0, 0.0))
     reuse = (f"{read} of {prompt} ({read / prompt:.0%}), {read / seconds:.0f} tok/s"
              if prompt and seconds else "-")
+    domains = ", ".join(sorted({r.get("domain_source", "?") for r in rows})) or "?"
     return [f"{won}/{len(rows)}", str(calls), str(tokens), f"{result['seconds']:.0f}", per_won,
-            median_won, pooled(rows), reuse, modes, helps]
+            median_won, pooled(rows), reuse, modes, helps, domains]
+
+
+#: dev seeds build helps; test seeds only report (see the module's docstring)
+SPLITS = {"dev": (0, 100), "test": (1000, None)}
+
+
+#: --env -> (environment id, its options as sorted pairs), for the games' identities
+IDENTITY = {
+    "coin-collector": lambda a: ("coin-collector", (("rooms", a.rooms),)),
+    "household": lambda a: ("household", (("difficulty", "basic&use"),
+                                          ("receptacles", a.receptacles))),
+    "alfworld": lambda a: ("alfworld", (("task", "pick"),)),
+}
+
+
+def split_seeds(split: str, first: int | None, seeds: int, identity=None) -> list[int]:
+    """The ``seeds`` seeds of ``split`` from ``first`` (the split's start when None): dev seeds
+    as they come; test seeds skip any whose game a dev seed builds (``identity``: the
+    environment's id and options; :mod:`seed_split`). ValueError when the run leaves the
+    split."""
+    low, high = SPLITS[split]
+    first = low if first is None else first
+    last = first + seeds - 1
+    if first < low or (high is not None and last >= high):
+        where = f"{low}..{high - 1}" if high is not None else f"{low} and up"
+        raise ValueError(f"seeds {first}..{last} are not all {split} seeds ({where})")
+    if split == "dev" or identity is None:
+        return list(range(first, first + seeds))
+    from seed_split import test_seeds
+
+    return test_seeds(*identity, seeds, first)
+
+
+def is_random(model: str) -> bool:
+    """Whether ``--model`` names the random-answer floor (random or random:SEED)."""
+    return model == "random" or model.startswith("random:")
+
+
+def llm_spec(model: str) -> str:
+    return model if is_random(model) else f"local:{model}"
 
 
 def main() -> None:
@@ -190,7 +240,10 @@ def main() -> None:
     parser.add_argument("--rows", default="paper,preset")
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--env", choices=list(ENVS), default="coin-collector")
-    parser.add_argument("--first-seed", type=int, default=0)
+    parser.add_argument("--split", choices=list(SPLITS), default="dev",
+                        help="dev seeds (0-99) to build, test seeds (1000 and up) to report")
+    parser.add_argument("--first-seed", type=int, default=None,
+                        help="the first seed, inside --split (default: the split's first)")
     parser.add_argument("--rooms", type=int, default=3)
     parser.add_argument("--receptacles", type=int, default=8)
     parser.add_argument("--budget", type=int, default=30)
@@ -212,13 +265,22 @@ def main() -> None:
         if args.out:
             Path(args.out).write_text(text)
         return
+    try:
+        chosen = split_seeds(args.split, args.first_seed, args.seeds,
+                             IDENTITY[args.env](args) if args.split == "test" else None)
+    except ValueError as exc:
+        parser.error(f"{exc}; --first-seed and --seeds stay inside --split {args.split}")
+    from seed_split import spans
+
+    runs = spans(chosen)
+    args.first_seed = chosen[0]
     names = list(ROWS) if args.rows == "all" else args.rows.split(",")
     unknown = [n for n in names if n not in ROWS]
     if unknown:
         parser.error(f"unknown row(s) {', '.join(unknown)}; rows: {', '.join(ROWS)}, all")
     header = ["row", "won", "LLM calls", "tokens", "wall s", "calls per won",
               "median won min", "files against the truth",
-              "prompt tokens the server evaluated", "decoding", "helps"]
+              "prompt tokens the server evaluated", "decoding", "helps", "domain"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     if args.env == "alfworld" and "preset-library" in names:
         parser.error("preset-library is CoinCollector's learned domain; leave it out here")
@@ -226,11 +288,11 @@ def main() -> None:
     where = {"coin-collector": f"CoinCollector {args.rooms} rooms",
              "household": f"the household, {args.receptacles} receptacles, basic&use",
              "alfworld": "ALFWorld (the real game), pick tasks"}[args.env]
-    last = args.first_seed + args.seeds - 1
+    last = chosen[-1]
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, text=True,
                             capture_output=True).stdout.strip() or "unknown"
-    title = (f"{where}, seeds {args.first_seed}..{last}, budget {args.budget}, "
-             f"local:{args.model}, commit {commit}")
+    title = (f"{where}, {args.split} seeds {args.first_seed}..{last}, budget {args.budget}, "
+             f"{llm_spec(args.model)}, commit {commit}")
     print(title, flush=True)
     print(lines[0], flush=True)
     print(lines[1], flush=True)
@@ -241,7 +303,8 @@ def main() -> None:
     from pddlkit.llm.errors import LLMError
 
     try:
-        local_server.start(args.model)
+        if not is_random(args.model):
+            local_server.start(args.model)
     except LLMError as exc:
         parser.error(f"{exc} ({exc.hint})" if getattr(exc, "hint", None) else str(exc))
     started = time.perf_counter()
@@ -256,9 +319,16 @@ def main() -> None:
                 Path(args.save).mkdir(parents=True, exist_ok=True)
                 record = Path(args.save) / (re.sub(r"[^\w.-]+", "-", f"{where}-{label}-"
                                                    f"{args.first_seed}-{last}") + ".record.jsonl")
-            result = run_row(agent, row_arguments(env_args(args), frozen, row_args),
-                             args.model, args.first_seed, args.seeds, args.budget, Path(tmp),
-                             record)
+            result = {"rows": [], "calls": [], "seconds": 0.0}
+            for first, count in runs:   # test seeds skip games a dev seed builds
+                part = run_row(agent, row_arguments(env_args(args), frozen, row_args),
+                               args.model, first, count, args.budget, Path(tmp), record)
+                if "error" in part:
+                    result = part
+                    break
+                for key in ("rows", "calls"):
+                    result[key] += part[key]
+                result["seconds"] += part["seconds"]
             result["evaluated"] = evaluated(log, start)
             if "error" in result:
                 line = f"| {label} | error: {result['error']} |"
@@ -281,55 +351,84 @@ def keep(folder: Path, name: str, where: str, args, commit: str, result: dict) -
     import json
 
     folder.mkdir(parents=True, exist_ok=True)
-    last = args.first_seed + args.seeds - 1
+    last = max(r["seed"] for r in result["rows"]) if result["rows"] else args.first_seed
     stem = re.sub(r"[^\w.-]+", "-", f"{where}-{name}-{args.first_seed}-{last}")
     (folder / f"{stem}.json").write_text(json.dumps({
         "row": name, "where": where, "first": args.first_seed, "last": last,
-        "budget": args.budget, "model": args.model, "commit": commit, "result": result}))
+        "seeds": [r["seed"] for r in result["rows"]],
+        "split": args.split, "budget": args.budget, "model": args.model, "commit": commit,
+        "result": result}))
 
 
 def merged(folder: Path) -> str:
-    """The rows kept with --save, pooled per (environment, row): episodes and calls joined,
-    seconds and evaluated tokens summed; each table says its seeds and commits."""
+    """The rows kept with --save, pooled per (environment, budget, split, model): episodes and
+    calls joined, seconds and evaluated tokens summed; each table says its seeds and commits.
+    A model's row gets a ``lift`` column when the random floor played the same row on the same
+    seeds: its won share minus the floor's, in points."""
     import json
 
     groups: dict[tuple, list[dict]] = {}
     for file in sorted(folder.glob("*[0-9].json")):
         kept = json.loads(file.read_text())
-        groups.setdefault((kept["where"], kept["budget"], kept["model"]), []).append(kept)
-    header = ["row", "seeds", "won", "LLM calls", "tokens", "wall s", "calls per won",
+        key = (kept["where"], kept["budget"], kept.get("split", "dev"), kept["model"])
+        groups.setdefault(key, []).append(kept)
+    pooled_rows = {key: _pool(chunks) for key, chunks in groups.items()}
+    header = ["row", "seeds", "won", "lift", "LLM calls", "tokens", "wall s", "calls per won",
               "median won min", "files against the truth",
-              "prompt tokens the server evaluated", "decoding", "helps"]
+              "prompt tokens the server evaluated", "decoding", "helps", "domain"]
     out = ["# A small model through PDDLego+ (`benchmarks/small_model.py`)\n"]
-    for (where, budget, model), chunks in groups.items():
-        commits = sorted({c["commit"] for c in chunks})
-        out.append(f"## {where}, budget {budget}, local:{model}\n")
-        out.append(f"Measured at commit {', '.join(commits)}; the domain frozen (see each row's "
-                   "arguments in the script).\n")
+    for (where, budget, split, model), rows in pooled_rows.items():
+        commits = sorted({c["commit"] for c in groups[(where, budget, split, model)]})
+        out.append(f"## {where}, budget {budget}, {split} seeds, {llm_spec(model)}\n")
+        out.append(f"Measured at commit {', '.join(commits)}; each row's domain in its "
+                   "`domain` column (see each row's arguments in the script).\n")
         out.append("| " + " | ".join(header) + " |")
         out.append("|" + "---|" * len(header))
-        rows: dict[str, list[dict]] = {}
-        for chunk in chunks:
-            rows.setdefault(chunk["row"], []).append(chunk)
-        for name, parts in rows.items():
-            parts.sort(key=lambda c: c["first"])
-            result = {"rows": [r for c in parts for r in c["result"]["rows"]],
-                      "calls": [x for c in parts for x in c["result"]["calls"]],
-                      "seconds": sum(c["result"]["seconds"] for c in parts),
-                      "evaluated": (sum(c["result"]["evaluated"][0] for c in parts),
-                                    sum(c["result"]["evaluated"][1] for c in parts))}
-            spans: list[list[int]] = []   # runs kept seed by seed read as one span
-            for c in parts:
-                if spans and c["first"] == spans[-1][1] + 1:
-                    spans[-1][1] = c["last"]
-                else:
-                    spans.append([c["first"], c["last"]])
-            seeds = ", ".join(f"{a}..{b}" for a, b in spans)
-            out.append("| " + " | ".join([name, seeds, *cells(result)]) + " |")
+        floors = {} if is_random(model) else next(
+            (found for (w, b, sp, m), found in pooled_rows.items()
+             if (w, b, sp) == (where, budget, split) and is_random(m)), {})
+        for name, (seeds, result) in rows.items():
+            cell = cells(result)
+            lift = "-"
+            floor = floors.get(name)
+            if floor is not None and floor[0] == seeds:
+                lift = f"{_share(result) - _share(floor[1]):+.0f}"
+            out.append("| " + " | ".join([name, seeds, cell[0], lift, *cell[1:]]) + " |")
         out.append("")
     out.append("Produced by `benchmarks/small_model.py --merge DIR` from the rows each run "
-               "kept with `--save DIR`.")
+               "kept with `--save DIR`; lift: won % minus the random row's on the same seeds.")
     return "\n".join(out) + "\n"
+
+
+def _share(result: dict) -> float:
+    rows = result["rows"]
+    return 100.0 * sum(1 for r in rows if r.get("won")) / len(rows) if rows else 0.0
+
+
+def _pool(chunks: list[dict]) -> dict[str, tuple[str, dict]]:
+    """Each row's (seed spans, pooled result) from its kept runs: runs kept seed by seed that
+    follow on read as one span."""
+    rows: dict[str, list[dict]] = {}
+    for chunk in chunks:
+        rows.setdefault(chunk["row"], []).append(chunk)
+    pooled_rows = {}
+    for name, parts in rows.items():
+        parts.sort(key=lambda c: c["first"])
+        result = {"rows": [r for c in parts for r in c["result"]["rows"]],
+                  "calls": [x for c in parts for x in c["result"]["calls"]],
+                  "seconds": sum(c["result"]["seconds"] for c in parts),
+                  "evaluated": (sum(c["result"]["evaluated"][0] for c in parts),
+                                sum(c["result"]["evaluated"][1] for c in parts))}
+        seeds = sorted({seed for c in parts
+                        for seed in c.get("seeds", range(c["first"], c["last"] + 1))})
+        runs: list[list[int]] = []
+        for seed in seeds:
+            if runs and seed == runs[-1][1] + 1:
+                runs[-1][1] = seed
+            else:
+                runs.append([seed, seed])
+        pooled_rows[name] = (", ".join(f"{a}..{b}" for a, b in runs), result)
+    return pooled_rows
 
 
 def write(out: str, title: str, lines: list[str], total: str) -> None:

@@ -310,8 +310,39 @@ def play_pddlego(job):
                 summary += f"; saved the domain as {saved.id} in {library.root}"
             elif library.not_saved:
                 summary += f"; the domain was not saved: {library.not_saved[0]}"
+        source = domain_source(o.domain, reused)
+        summary += f"; domain: {source}"
         yield episode.row(result.won, summary=summary, helps="+".join(used) or "none",
-                          **_columns(result))
+                          domain_source=source, **_columns(result))
+
+
+def domain_source(given: Optional[str], reused) -> str:
+    """Where the episode's domain came from, for every row and record (issue 73): a row whose
+    model wrote only the problem side is never set beside a figure where the model wrote the
+    whole file.
+
+    - ``reference (<file>)``: ``--domain`` holds the text of one of pddlkit's own reference
+      domains (``domains/<world>/domain.pddl``: a simulator's rules, written by hand), wherever
+      the file lies;
+    - ``given: <file>``: ``--domain`` named another file (a person's or a program's);
+    - ``library:<hash> written by <models>``: ``--reuse-domain`` took a learned entry;
+    - ``written this episode``: the LLM wrote the domain."""
+    if reused is not None:
+        return f"library:{reused.sha256[:12]} written by {', '.join(reused.models) or '?'}"
+    if given is None:
+        return "written this episode"
+    from pathlib import Path
+
+    from pddlkit.domains import ROOT
+
+    try:
+        text = Path(given).read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return f"given: {given}"
+    for reference in sorted(ROOT.glob("*/domain.pddl")):
+        if reference.parent.name != "learned" and reference.read_text().strip() == text:
+            return f"reference ({reference.relative_to(ROOT.parent)})"
+    return f"given: {given}"
 
 
 def play_plangen(job):

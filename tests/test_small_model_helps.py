@@ -336,7 +336,7 @@ def _check_merged_spans(small_model, folder) -> None:
             "budget": 30, "model": "m", "commit": "abc", "result": {
                 "rows": [row], "calls": [], "seconds": 60.0, "evaluated": [0, 0.0]}}))
     table = small_model.merged(folder)
-    assert "| paper | 0..2, 5..5 | 4/4 | 16 |" in table, table
+    assert "| paper | 0..2, 5..5 | 4/4 | - | 16 |" in table, table
 
 
 class WrongExit(ObservationFormalizer):
