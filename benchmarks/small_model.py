@@ -77,8 +77,13 @@ ENVS = {
     "coin-collector": (lambda a: ["--env", "coin-collector", "--rooms", str(a.rooms)], None),
     "household": (lambda a: ["--env", "household", "--receptacles", str(a.receptacles),
                              "--difficulty", "basic&use"], HOUSEHOLD),
-    "alfworld": (lambda a: ["--env", "alfworld", "--task", "pick"], HOUSEHOLD),
+    "alfworld": (lambda a: ["--env", "alfworld", "--task", a.task], HOUSEHOLD),
+    # TextWorld's own coin games (tw-coin_collector): CoinCollector's reference domain frozen
+    "textworld": (lambda a: ["--env", "textworld", "--game", "coin", "--level", str(a.level)],
+                  None),
 }
+#: ALFWorld's six task types, for --task each
+ALFWORLD_TASKS = ("pick", "look", "clean", "heat", "cool", "pick_two")
 LIBRARY = ["--reuse-domain", "--library", str(REPO / "domains" / "learned")]
 #: what ``--small-model`` turned on before the household's six helps joined it (2026-11-28)
 PRESET_BEFORE = ["--modular", "--repair", "--declare-objects", "--fresh-answers",
@@ -203,7 +208,8 @@ IDENTITY = {
     "coin-collector": lambda a: ("coin-collector", (("rooms", a.rooms),)),
     "household": lambda a: ("household", (("difficulty", "basic&use"),
                                           ("receptacles", a.receptacles))),
-    "alfworld": lambda a: ("alfworld", (("task", "pick"),)),
+    "alfworld": lambda a: ("alfworld", (("task", a.task),)),
+    "textworld": lambda a: ("textworld", (("game", "coin"), ("level", a.level))),
 }
 
 
@@ -246,6 +252,10 @@ def main() -> None:
                         help="the first seed, inside --split (default: the split's first)")
     parser.add_argument("--rooms", type=int, default=3)
     parser.add_argument("--receptacles", type=int, default=8)
+    parser.add_argument("--task", choices=[*ALFWORLD_TASKS, "each"], default="pick",
+                        help="ALFWorld's task type (--env alfworld); each: one table per type")
+    parser.add_argument("--level", type=int, default=5,
+                        help="the TextWorld coin game's level (--env textworld)")
     parser.add_argument("--budget", type=int, default=30)
     parser.add_argument("--out", help="also write the table (Markdown) here")
     parser.add_argument("--save", metavar="DIR",
@@ -265,6 +275,20 @@ def main() -> None:
         if args.out:
             Path(args.out).write_text(text)
         return
+    if args.task != "pick" and args.env != "alfworld":
+        parser.error("--task is ALFWorld's task type; give it with --env alfworld")
+    if args.level != 5 and args.env != "textworld":
+        parser.error("--level is the TextWorld coin game's; give it with --env textworld")
+    tasks = ALFWORLD_TASKS if args.task == "each" else (args.task,)
+    tables: list[str] = []
+    for task in tasks:
+        args.task = task
+        table(args, parser, tables)
+
+
+def table(args, parser, tables: list[str]) -> None:
+    """One table: every row of ``--rows`` on the seeds, for one environment (one ALFWorld
+    task type); with ``--out`` the file holds ``tables`` so far and this one."""
     try:
         chosen = split_seeds(args.split, args.first_seed, args.seeds,
                              IDENTITY[args.env](args) if args.split == "test" else None)
@@ -287,7 +311,9 @@ def main() -> None:
     env_args, frozen = ENVS[args.env]
     where = {"coin-collector": f"CoinCollector {args.rooms} rooms",
              "household": f"the household, {args.receptacles} receptacles, basic&use",
-             "alfworld": "ALFWorld (the real game), pick tasks"}[args.env]
+             "alfworld": f"ALFWorld (the real game), {args.task} tasks",
+             "textworld": f"TextWorld's coin game (the real package), level {args.level}"
+             }[args.env]
     last = chosen[-1]
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, text=True,
                             capture_output=True).stdout.strip() or "unknown"
@@ -339,11 +365,12 @@ def main() -> None:
             if args.save and "error" not in result:
                 keep(Path(args.save), label, where, args, commit, result)
             if args.out:
-                write(args.out, title, lines, "unfinished: rows still to run")
+                write(args.out, tables, title, lines, "unfinished: rows still to run")
     total = f"{(time.perf_counter() - started) / 60:.0f} minutes in all on this machine"
     print(total)
     if args.out:
-        write(args.out, title, lines, total)
+        write(args.out, tables, title, lines, total)
+    tables.append(section(title, lines, total))
 
 
 def keep(folder: Path, name: str, where: str, args, commit: str, result: dict) -> None:
@@ -431,12 +458,16 @@ def _pool(chunks: list[dict]) -> dict[str, tuple[str, dict]]:
     return pooled_rows
 
 
-def write(out: str, title: str, lines: list[str], total: str) -> None:
+def section(title: str, lines: list[str], total: str) -> str:
     command = "benchmarks/small_model.py " + " ".join(sys.argv[1:])
-    Path(out).write_text(
-        f"# A small model through PDDLego+ (`benchmarks/small_model.py`)\n\n"
-        f"{title}; the domain frozen (see each row's arguments in the script).\n\n"
-        + "\n".join(lines) + f"\n\n{total}. Produced by `{command}`.\n")
+    return (f"{title}; each row's domain in its `domain` column (see each row's arguments in "
+            f"the script).\n\n" + "\n".join(lines) + f"\n\n{total}. Produced by `{command}`.\n")
+
+
+def write(out: str, tables: list[str], title: str, lines: list[str], total: str) -> None:
+    """``out``: the tables finished before this one (other ALFWorld task types), then this."""
+    Path(out).write_text("# A small model through PDDLego+ (`benchmarks/small_model.py`)\n\n"
+                         + "\n".join([*tables, section(title, lines, total)]))
 
 
 if __name__ == "__main__":
