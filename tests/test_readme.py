@@ -1,8 +1,12 @@
-"""The README's commands and code, run as a newcomer would run them.
+"""The README's commands and code, and those of every page under ``docs/``, run as a newcomer
+would run them.
 
-Every fenced ``bash`` block's commands and every ``python`` block are collected, and each one
-falls in exactly one class; a command the rules below do not place is a failure, so a command
-added to the README is either run here or says why not:
+Every fenced ``bash`` block's commands and every ``python`` block of ``README.md`` and of each
+``docs/*.md`` page are collected (the README links to those pages, and the commands it moved
+there are still run), and each one falls in exactly one class; a command the rules below do not
+place is a failure, so a command added to the README or a page is either run here or says why
+not. Each snippet's id names its page and line (``docs/copic.md:L20:pddlkit``), so a failure
+says where to look:
 
 * **quick** (no mark): run to its end within :data:`QUICK_LIMIT_S`; it must exit 0 (``pddlkit
   run`` may exit 1: an episode not won) and print its first line within
@@ -20,7 +24,9 @@ added to the README is either run here or says why not:
 
 The commands of one block run in order in one scratch folder (the repository's
 ``benchmarks/``, ``examples/`` and ``domains/`` linked in), as a reader types them: a line may
-use what the line before it made (a model folder, a sweep's results).
+use what the line before it made (a model folder, a sweep's results). Paths in every page are
+relative to the repository's root, so a command reads the same in the README and in ``docs/``;
+and every relative link of the README and the pages must lead to a file that exists.
 
 The first-output rule is the issue's: a newcomer who sees nothing for a minute thinks the
 command hung.
@@ -43,6 +49,8 @@ import pytest
 from conftest import REPO
 
 README = REPO / "README.md"
+#: the pages whose commands are collected: the README and every page it moved text to
+PAGES = [README, *sorted((REPO / "docs").glob("*.md"))]
 FIRST_OUTPUT_S = 10.0
 QUICK_LIMIT_S = 180.0
 SKETCH = "<!-- readme: sketch -->"
@@ -60,8 +68,9 @@ OPTIONAL = re.compile(r"\s*\[[^\]]*\]")
 
 @dataclass(frozen=True)
 class Snippet:
-    line: int        # where it starts in the README
-    block: int       # where its fenced block starts (one scratch folder per block)
+    page: str        # the page it is on, from the repository's root: README.md, docs/copic.md
+    line: int        # where it starts on its page
+    block: int       # where its fenced block starts (one scratch folder per block and page)
     kind: str        # "bash" or "python"
     text: str        # the command (continuations joined) or the block's code
     comment: str     # a bash command's trailing comment
@@ -69,7 +78,11 @@ class Snippet:
 
     @property
     def id(self) -> str:
-        return f"L{self.line}:{self.text.split()[0] if self.text.split() else ''}"
+        return f"{self.page}:L{self.line}:{self.text.split()[0] if self.text.split() else ''}"
+
+    @property
+    def where(self) -> str:
+        return f"{self.page} line {self.line}"
 
     @property
     def service(self) -> str:
@@ -87,8 +100,10 @@ class Snippet:
         return "long:" in self.comment
 
 
-def snippets() -> list[Snippet]:
-    lines = README.read_text(encoding="utf-8").splitlines()
+def snippets(page: Path = README) -> list[Snippet]:
+    """The snippets of one page, in order."""
+    name = page.relative_to(REPO).as_posix()
+    lines = page.read_text(encoding="utf-8").splitlines()
     found: list[Snippet] = []
     i = 0
     while i < len(lines):
@@ -101,7 +116,7 @@ def snippets() -> list[Snippet]:
         body = lines[start:end]
         if kind == "python":
             sketch = i > 0 and lines[i - 1].strip() == SKETCH
-            found.append(Snippet(start + 1, start, "python", "\n".join(body), "", sketch))
+            found.append(Snippet(name, start + 1, start, "python", "\n".join(body), "", sketch))
         elif kind == "bash":
             j = 0
             while j < len(body):
@@ -112,27 +127,29 @@ def snippets() -> list[Snippet]:
                 j += 1
                 command, _, comment = text.partition(" #")
                 if command.strip() and not command.strip().startswith("#"):
-                    found.append(Snippet(start + first + 1, start, "bash", command.strip(),
-                                         comment.strip()))
+                    found.append(Snippet(name, start + first + 1, start, "bash",
+                                         command.strip(), comment.strip()))
         i = end + 1
     return found
 
 
-SNIPPETS = snippets()
+SNIPPETS = [s for page in PAGES for s in snippets(page)]
 
 
-_FOLDERS: dict[int, Path] = {}
+_FOLDERS: dict[tuple, Path] = {}
 
 
-def _workdir(block: int, factory) -> Path:
+def _workdir(snippet: Snippet, factory) -> Path:
     """The block's scratch folder, made at its first command."""
-    if block not in _FOLDERS:
-        folder = factory.mktemp(f"readme-L{block}")
+    key = (snippet.page, snippet.block)
+    if key not in _FOLDERS:
+        stem = re.sub(r"\W", "-", snippet.page.removesuffix(".md"))
+        folder = factory.mktemp(f"{stem}-L{snippet.block}")
         for name in ("benchmarks", "examples", "domains", ".venv"):
             if (REPO / name).exists():
                 (folder / name).symlink_to(REPO / name)
-        _FOLDERS[block] = folder
-    return _FOLDERS[block]
+        _FOLDERS[key] = folder
+    return _FOLDERS[key]
 
 
 def _start(snippet: Snippet, cwd: Path) -> subprocess.Popen:
@@ -172,10 +189,35 @@ def _watch(proc: subprocess.Popen, stop_at_first: bool, limit: float) -> tuple:
 def test_every_command_is_placed_in_a_class():
     """A README command the rules cannot place fails here, before anything runs."""
     assert len(SNIPPETS) > 30
+    assert {s.page for s in SNIPPETS} > {"README.md"}, "the docs/ pages' commands are collected"
     for s in SNIPPETS:
         if s.kind == "bash" and s.long:
             assert re.search(r"\d+(\.\d+)? (s|min|h)\b", s.comment), \
-                f"README line {s.line}: a long command says how long it took ('5.5 min on 2 cores')"
+                f"{s.where}: a long command says how long it took ('5.5 min on 2 cores')"
+
+
+#: a Markdown link's target: ``[text](target)``, not an image, not inside code
+LINK = re.compile(r"(?<![!`])\[[^\]`]*\]\(([^)\s]+)\)")
+
+
+def test_relative_links_lead_to_files_that_exist():
+    """The README links to its pages and they to each other and to the repository's files: a
+    page renamed or moved must not leave a link that leads nowhere."""
+    broken = []
+    for page in PAGES:
+        fence = False
+        for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1):
+            if line.startswith("```"):
+                fence = not fence
+            if fence:
+                continue
+            for target in LINK.findall(re.sub(r"`[^`]*`", "", line)):
+                if re.match(r"^[a-z]+:", target) or target.startswith("#"):
+                    continue
+                path = (page.parent / target.split("#")[0]).resolve()
+                if not path.exists():
+                    broken.append(f"{page.relative_to(REPO)} line {number}: {target}")
+    assert not broken, "links that lead nowhere:\n" + "\n".join(broken)
 
 
 RUNNABLE = [s for s in SNIPPETS if not s.service and not s.sketch]
@@ -184,10 +226,10 @@ RUNNABLE = [s for s in SNIPPETS if not s.service and not s.sketch]
 @pytest.mark.parametrize("snippet", RUNNABLE, ids=[s.id for s in RUNNABLE])
 def test_a_readme_command_prints_within_ten_seconds_and_quick_ones_succeed(
         snippet, tmp_path_factory):
-    proc = _start(snippet, _workdir(snippet.block, tmp_path_factory))
+    proc = _start(snippet, _workdir(snippet, tmp_path_factory))
     limit = FIRST_OUTPUT_S + 5 if snippet.long else QUICK_LIMIT_S
     first, output, code = _watch(proc, stop_at_first=snippet.long, limit=limit)
-    where = f"README line {snippet.line}: {snippet.text[:120]!r}"
+    where = f"{snippet.where}: {snippet.text[:120]!r}"
     if snippet.kind == "bash":  # a code block may print nothing: it must end well, and soon
         assert first is not None and first <= FIRST_OUTPUT_S, \
             f"{where} printed nothing for {FIRST_OUTPUT_S:g} s (first output: {first})"
