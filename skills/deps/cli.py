@@ -135,8 +135,22 @@ def play(job):
                                       ("complete-plan", o.complete_plan),
                                       ("constrained", o.constrained)) if on]
         summary += f"; helps: {', '.join(used)}" if used else "; helps: none (the paper's loop)"
+        source = world_model_source(job.env, o.check_plan or o.complete_plan)
+        summary += f"; world model: {source}"
         yield episode.row(all(e.won for e in outcome.episodes) and n > 0, outcome.rate(),
-                          max(1, n), summary, helps="+".join(used) or "none", **metrics)
+                          max(1, n), summary, helps="+".join(used) or "none",
+                          domain_source=source, **metrics)
+
+
+def world_model_source(env: str, used: bool) -> str:
+    """Where the world model that checks or completes plans came from (issue 73), named as
+    PDDLego+'s rows name their domain: ``reference (...)`` for pddlkit's hand-written tables of
+    the world's recipes; ``none`` when no help reads it (the LLM's plans run as written)."""
+    if not used:
+        return "none"
+    return ("reference (the crafting world's recipes, domains/craft/recipes.json, by hand)"
+            if env == "craft" else "reference (Crafter's own data.yaml, read as recipes by "
+                                   "pddlkit.envs.crafter_world)")
 
 
 def describe(kind: str, data: dict) -> Optional[str]:
