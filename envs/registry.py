@@ -72,7 +72,8 @@ class EnvSpec:
     budget: Optional[str] = None
     #: help text per option, over the class's own ``option_help``
     option_help: dict = field(default_factory=dict)
-    #: what it offers agents: "commands", "domain", "truth" (:mod:`pddlkit.agents.contract`)
+    #: what it offers agents: "commands", "domain", "truth", "failures"
+    #: (:mod:`pddlkit.agents.contract`)
     offers: tuple = ()
 
     def __post_init__(self) -> None:
@@ -186,7 +187,9 @@ MINIGRID_TASKS = {"unlock": "MiniGrid Unlock (IPP, the real minigrid package): o
                   "unlockpickup": "MiniGrid UnlockPickup (IPP): open the door and pick up the "
                                   "box behind it."}
 
-WORLD = ("commands", "domain", "truth")   # a PDDLWorldEnv: it knows its domain and truth
+#: a PDDLWorldEnv: it knows its domain and truth, and says why a command failed in the
+#: domain's terms (``info["failed"]``)
+WORLD = ("commands", "domain", "truth", "failures")
 #: the environments pddlkit ships: id, entry point (in ``pddlkit.envs``), the keyword of its
 #: own step budget (None: a TimeLimit counts), kind, what it offers, summary
 TEXT_ENVS = (
@@ -246,8 +249,8 @@ def register(env_id: str, entry_point: Union[str, Callable[..., Any]], replace: 
       and ``max_episode_steps`` set; None: a TimeLimit counts the steps;
     * ``option_help``: a line of help per option (the options themselves are read from the
       factory's signature; each becomes a flag of ``pddlkit run AGENT --env ID``);
-    * ``offers``: "commands", "domain", "truth" (default: "commands" for a text world, all
-      three for a PDDL world, none for a game or instances).
+    * ``offers``: "commands", "domain", "truth", "failures" (default: "commands" for a text
+      world, all four for a PDDL world, none for a game or instances).
 
     A text environment is checked first (``check=True``): one is built with ``kwargs`` and run
     once by :func:`~.api.check_env` (reset, the observation's type, admissible commands, one

@@ -74,7 +74,9 @@ class PDDLegoOptions:
     problem_only: bool = option(False, "with a frozen domain (--reuse-domain), ask for the "
                                        "problem file alone")
     refuted_facts: bool = option(False, "keep facts the world refuted out of later problem "
-                                        "files until an action adds them")
+                                        "files until an action adds them (reads pddlkit's "
+                                        "own simulators' machine-readable failures, "
+                                        "info['failed']: not in real TextWorld or ALFWorld)")
     samples: int = option(1, "answers drawn per request; the first that passes pddlkit check "
                              "is used (1: the paper's single answer)", minimum=1)
     modular: bool = option(False, "the LLM writes one small part of the files per call "
@@ -103,7 +105,9 @@ class PDDLegoOptions:
                                          "failed step's precondition), not by asking the "
                                          "model which predicate; a thing the world says is "
                                          "not there loses the facts about it until a "
-                                         "sentence names it again")
+                                         "sentence names it again (reads pddlkit's own "
+                                         "simulators' machine-readable failures, "
+                                         "info['failed']: not in real TextWorld or ALFWorld)")
     task_goals: bool = option(False, "with --modular: the goals offered that name a thing "
                                      "the task names come first")
     task_focus: bool = option(False, "with --modular: while a goal naming every thing the "
@@ -258,6 +262,7 @@ def play_pddlego(job):
 
         library = DomainLibrary(o.library)
     used = helps(o, job.llm)
+    used, inactive = active_helps(o, used, job.env)
     for seed in job.seeds:
         episode = job.episode(seed)
         env = job.make_env()
@@ -310,10 +315,42 @@ def play_pddlego(job):
                 summary += f"; saved the domain as {saved.id} in {library.root}"
             elif library.not_saved:
                 summary += f"; the domain was not saved: {library.not_saved[0]}"
+        if inactive:
+            summary += (f"; inactive here: {', '.join(inactive)} ({job.env} gives no "
+                        "machine-readable failures, info[\"failed\"])")
         source = domain_source(o.domain, reused)
         summary += f"; domain: {source}"
         yield episode.row(result.won, summary=summary, helps="+".join(used) or "none",
                           domain_source=source, **_columns(result))
+
+
+#: helps that act only on a refused command's reason in the domain's terms (``info["failed"]``,
+#: the environment's "failures" offer): pddlkit's own simulators give it, real TextWorld and
+#: ALFWorld do not
+READS_FAILURES = ("world-literals", "refuted-facts")
+
+
+def active_helps(o, used: list[str], env_id: str) -> tuple[list[str], list[str]]:
+    """(the helps that can act in ``env_id``, those that cannot). A help of
+    :data:`READS_FAILURES` asked for by its own flag where the environment gives no
+    machine-readable failures is refused (it would do nothing); one the ``--small-model``
+    preset brought is left out of the run and of its helps column, and the row says so."""
+    from pddlkit.agents.contract import env_spec
+
+    try:
+        offers = env_spec(env_id).offers
+    except Exception:   # an id the registry does not know is refused elsewhere, by name
+        return used, []
+    if "failures" in offers:
+        return used, []
+    asked = [h for h in READS_FAILURES if getattr(o, h.replace("-", "_"), False)]
+    if asked:
+        raise AgentError(f"--{asked[0]} reads the world's machine-readable failures "
+                         f"(info[\"failed\"]), which {env_id} does not give, so it would do "
+                         "nothing; leave it out (pddlkit envs lists what each environment "
+                         "offers)")
+    return [h for h in used if h not in READS_FAILURES], \
+        [h for h in used if h in READS_FAILURES]
 
 
 def domain_source(given: Optional[str], reused) -> str:

@@ -328,7 +328,7 @@ def test_cli_lists_every_environment_the_front_ends_play():
     assert rows["grasp"]["kind"] == "instances" and "train" in rows["grasp"]["options"]
     assert rows["coin-collector"]["options"]["rooms"] == 7
     text = run_cli("envs").stdout
-    assert "--rooms (default 7): number of rooms" in text and "[pddl; offers commands, domain, truth]" in text
+    assert "--rooms (default 7): number of rooms" in text and "[pddl; offers commands, domain, truth, failures]" in text
     assert rows["coin-collector"]["kind"] == "pddl" and "truth" in rows["coin-collector"]["offers"]
 
 

@@ -621,3 +621,30 @@ def test_a_benchmark_row_past_its_time_limit_is_stopped_the_same_way(tmp_path, m
     events = _events(record)
     assert events[-1]["type"] == "interrupted", events[-1]
     assert [e["type"] for e in events].count("interrupted") == 1
+
+
+def test_helps_that_read_simulator_failures_are_inactive_where_the_world_gives_none():
+    """Issue 73: --world-literals and --refuted-facts read ``info["failed"]``, which only
+    pddlkit's own simulators give (the "failures" offer). On real TextWorld the preset runs
+    without them and the row says so; asked for by name, they are refused."""
+    from cli_runner import run_cli
+
+    common = ["run", "pddlego", "--modular", "--constrained", "--domain",
+              "domains/coin-collector/domain.pddl", "--llm", "random", "--seed", "0",
+              "--budget", "1", "--json"]
+    played = run_cli(*common, "--env", "textworld", "--game", "coin", "--small-model",
+                     env={"PDDLKIT_NO_CACHE": "1"})
+    assert played.returncode in (0, 1), played.stderr[-2000:]
+    [row] = json.loads(played.stdout)
+    assert "world-literals" not in row["helps"] and "refuted-facts" not in row["helps"]
+    assert "inactive here: refuted-facts, world-literals (textworld gives no " \
+           "machine-readable failures" in row["summary"]
+
+    refused = run_cli(*common, "--env", "textworld", "--game", "coin", "--world-literals")
+    assert refused.returncode == 2 and "--world-literals reads the world's machine-readable " \
+        "failures" in refused.stderr, refused.stderr
+
+    native = run_cli(*common, "--env", "coin-collector", "--rooms", "3", "--small-model",
+                     env={"PDDLKIT_NO_CACHE": "1"})
+    [row] = json.loads(native.stdout)
+    assert "world-literals" in row["helps"] and "inactive here" not in row["summary"]

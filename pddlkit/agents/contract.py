@@ -16,7 +16,9 @@ core imports no environment) declares; this module reads the declaration.
   :class:`~pddlkit.envs.instance_sets.InstanceSplit`, not an environment).
 * **Offers.** ``"commands"`` (admissible commands each step), ``"domain"`` (a PDDL domain
   with the environment's action names), ``"truth"`` (a reference problem at each step, for
-  scoring what a model wrote).
+  scoring what a model wrote), ``"failures"`` (a refused command's reason in the domain's
+  terms, machine-readable, in ``info["failed"]``: pddlkit's own PDDL-backed simulators give
+  it; real TextWorld and ALFWorld do not, so helps that read it cannot act there).
 * **Options.** An environment's options are its factory's keyword parameters, with the help
   text the class gives in ``option_help`` (or ``register(option_help=...)``) and the values it
   takes in ``option_choices`` (a number's bounds in ``option_bounds``, so ``--rooms 0`` is
@@ -37,7 +39,7 @@ from dataclasses import dataclass
 from typing import Any, Optional, Protocol
 
 KINDS = ("text", "pddl", "game", "instances")
-OFFERS = ("commands", "domain", "truth")
+OFFERS = ("commands", "domain", "truth", "failures")
 #: kinds played step by step in words: an agent that names no environments plays these
 TEXT_KINDS = ("text", "pddl")
 
