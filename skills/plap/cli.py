@@ -151,8 +151,11 @@ def play(job):
                             f"{len({c for c, _l, _w in record.inserted})} plans")
             used = helps(o)
             summary += f"; helps: {used}" if used != "none" else ""
+            # issue 73: where the model that checks (drops) and completes lines came from
+            source = ("reference (the skills model, domains/microrts/skills.pddl, by hand)"
+                      if o.check or o.complete_plan else "none")
             yield episode.row(m.result == 1 and not record.invalid, summary=summary,
-                              helps=used, inserted=len(record.inserted),
+                              helps=used, inserted=len(record.inserted), domain_source=source,
                               **m.as_dict(), steps=m.time, opponent=opponent,
                               invalid=record.invalid, plans=record.plans,
                               lines_written=record.written, lines_unreadable=record.unreadable,
