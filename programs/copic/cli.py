@@ -204,9 +204,24 @@ def play(job):
             summary += f"; evolution repaired: {', '.join(m['repaired'])}"
         usage = {"calls": m["llm_calls"], "prompt_tokens": m["prompt_tokens"],
                  "completion_tokens": m["completion_tokens"], "cost_usd": m["cost_usd"]}
+        source = world_model_source(job.env, used)
+        summary += f"; world model: {source}"
         yield episode.row(games > 0 and outcome.eval_rate == 1.0, outcome.eval_rate,
                           max(1, games), summary, usage=usage, costs=outcome.costs(),
-                          helps="+".join(used) or "none", **m)
+                          helps="+".join(used) or "none", domain_source=source, **m)
+
+
+def world_model_source(env: str, used: list[str]) -> str:
+    """Where the world model the helps read came from (issue 73), named as PDDLego+'s rows
+    name their domain: SC2's tech tables and the household's PDDL domain are pddlkit's, written
+    by hand; ``none`` when no help reads one (the programs are the LLM's alone)."""
+    if not used:
+        return "none"
+    if env == "sc2-build":
+        return "reference (SC2's tech tables, pddlkit.envs.sc2_data, by hand)"
+    if env == "household":
+        return "reference (domains/household/domain.pddl, by hand)"
+    return f"reference ({env}'s own model)"
 
 
 def describe(kind: str, data: dict) -> Optional[str]:
