@@ -618,7 +618,9 @@ def test_a_broken_model_folder_is_a_clear_error(tmp_path, tiny):
 
 
 @pytest.mark.training
-def test_twosome_agent_learns_a_small_household_task(tiny):
+def test_twosome_agent_learns_a_small_household_task(tiny, one_thread):
+    """On one torch thread: the tiny Llama's tensors gain little from two, and on a busy
+    machine two threads wait for cores (this test took 22 minutes at load 8)."""
     from pddlkit import critic
     from pddlkit.envs import make
 
