@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
-import sys
 import time
 
 import pytest
+from cli_runner import run_cli
 from conftest import need_module
 from test_critic import SmallCritic, one_torch_thread
 
@@ -309,31 +308,26 @@ def test_real_nethack_drink_with_the_copic_loop():
 
 
 def test_cli_runs_copic_offline_and_explains_bad_input():
-    run = [sys.executable, "-m", "pddlkit.cli", "run", "copic"]
-    ok = subprocess.run(run + ["--env", "sc2-build", "--difficulty", "easy",
-                               "--copic-critic", "uniform", "--round-episodes", "2",
-                               "--summary-episodes", "1", "--max-rounds", "1",
-                               "--eval-episodes", "2", "--json"],
-                        capture_output=True, text=True, timeout=300)
+    run = ["run", "copic"]
+    ok = run_cli(*run, "--env", "sc2-build", "--difficulty", "easy", "--copic-critic",
+                 "uniform", "--round-episodes", "2", "--summary-episodes", "1", "--max-rounds",
+                 "1", "--eval-episodes", "2", "--json")
     assert ok.returncode == 0, ok.stderr
     [metrics] = json.loads(ok.stdout)
     assert metrics["eval_success"] == 1.0 and metrics["llm_calls"] >= 3
     assert metrics["won"] and metrics["success_rate"] == 1.0 and metrics["trials"] == 2
     assert "easy" in metrics["costs"]
-    bad = subprocess.run(run + ["--env", "sc2-build", "--difficulty", "impossible",
-                                "--copic-critic", "uniform"],
-                         capture_output=True, text=True, timeout=120)
+    bad = run_cli(*run, "--env", "sc2-build", "--difficulty", "impossible", "--copic-critic",
+                  "uniform")
     assert bad.returncode == 2
     # the environment's declared choices: refused by argparse, naming the ones it takes
     assert "argument --difficulty: invalid choice: 'impossible'" in bad.stderr
     assert "'easy', 'medium', 'hard'" in bad.stderr and "Traceback" not in bad.stderr
-    keys = subprocess.run(run + ["--env", "sc2-build", "--max-keys", "100"],
-                          capture_output=True, text=True, timeout=120)
+    keys = run_cli(*run, "--env", "sc2-build", "--max-keys", "100")
     assert keys.returncode == 2 and "Traceback" not in keys.stderr
     assert "--max-keys is NetHack's keystroke budget; sc2-build has none" in keys.stderr
-    flags = subprocess.run(run + ["--env", "sc2-build", "--round-episodes", "2",
-                                  "--summary-episodes", "3"],
-                           capture_output=True, text=True, timeout=120)
+    flags = run_cli(*run, "--env", "sc2-build", "--round-episodes", "2", "--summary-episodes",
+                    "3")
     assert flags.returncode == 2 and "Traceback" not in flags.stderr
     assert "--summary-episodes must be between 1 and --round-episodes" in flags.stderr
 
@@ -342,10 +336,9 @@ def test_the_no_open_mistake_is_repaired_from_the_command_line():
     """The household stand-in's two programs forget to open receptacles; with the world-model
     filter their plans are rejected before running, and evolution repairs both from those
     rejections alone."""
-    run = [sys.executable, "-m", "pddlkit.cli", "run", "copic", "--env", "household",
-           "--difficulty", "pick_and_place", "--wm-filter", "--llm", "standin:no-open;no-open",
-           "--programs", "2", "--budget", "30", "--copic-critic", "uniform"]
-    done = subprocess.run(run, capture_output=True, text=True, timeout=600)
+    done = run_cli("run", "copic", "--env", "household", "--difficulty", "pick_and_place",
+                   "--wm-filter", "--llm", "standin:no-open;no-open", "--programs", "2",
+                   "--budget", "30", "--copic-critic", "uniform")
     assert done.returncode in (0, 1), done.stderr
     assert "Traceback" not in done.stderr
     assert "repaired: no-open, no-open" in done.stdout, done.stdout[-2000:]
@@ -353,10 +346,9 @@ def test_the_no_open_mistake_is_repaired_from_the_command_line():
 
 def test_cli_passes_the_nethack_keystroke_budget():
     need_module("nle", "pip install 'pddlkit[nethack]'")
-    run = [sys.executable, "-m", "pddlkit.cli", "run", "copic", "--env",
-           "nethack-exp-level-3", "--copic-critic", "uniform", "--round-episodes", "1",
-           "--summary-episodes", "1", "--max-rounds", "0", "--eval-episodes", "2", "--json"]
-    ok = subprocess.run(run + ["--max-keys", "40"], capture_output=True, text=True, timeout=300)
+    ok = run_cli("run", "copic", "--env", "nethack-exp-level-3", "--copic-critic", "uniform",
+                 "--round-episodes", "1", "--summary-episodes", "1", "--max-rounds", "0",
+                 "--eval-episodes", "2", "--json", "--max-keys", "40")
     assert ok.returncode in (0, 1), ok.stderr
     [metrics] = json.loads(ok.stdout)
     assert metrics["eval_success"] == 0.0 and 0 < metrics["steps"] <= 40

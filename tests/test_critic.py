@@ -9,8 +9,6 @@ import math
 import os
 import random
 import re
-import subprocess
-import sys
 import zlib
 from pathlib import Path
 from typing import Optional
@@ -642,8 +640,10 @@ def test_twosome_agent_learns_a_small_household_task(tiny, one_thread):
 
 
 def _pddlkit(*args, env=None):
-    return subprocess.run([sys.executable, "-m", "pddlkit.cli", *args], capture_output=True,
-                          text=True, timeout=600, env={**os.environ, **(env or {})})
+    """``pddlkit *args`` in this process (tests/cli_runner.py)."""
+    from cli_runner import run_cli
+
+    return run_cli(*args, env=env)
 
 
 @pytest.mark.training

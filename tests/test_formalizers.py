@@ -545,20 +545,15 @@ def test_prompts_are_files_a_user_can_override(tmp_path):
 
 
 def test_cli_run_prints_a_live_transcript_and_metrics(tmp_path):
-    import subprocess
-    import sys
-
     record = tmp_path / "episode.jsonl"
-    out = subprocess.run([sys.executable, "-m", "pddlkit.cli", "run", "--env", "coin-collector",
-                          "--rooms", "5", "--seed", "3", "--llm", "noisy:0.5", "--record",
-                          str(record)], capture_output=True, text=True, timeout=300)
+    out = _cli("run", "--env", "coin-collector", "--rooms", "5", "--seed", "3", "--llm",
+               "noisy:0.5", "--record", str(record))
     assert out.returncode == 0, out.stdout + out.stderr
     assert "simulation error on 'move north'" in out.stdout
     assert "episode seed 3: WON" in out.stdout
     outcome = json.loads(record.read_text().splitlines()[-1])
     assert outcome["type"] == "outcome" and outcome["won"] is True and outcome["seed"] == 3
-    bad = subprocess.run([sys.executable, "-m", "pddlkit.cli", "run", "--env", "coin-colector"],
-                         capture_output=True, text=True, timeout=120)
+    bad = _cli("run", "--env", "coin-colector")
     assert bad.returncode == 2 and "did you mean 'coin-collector'" in bad.stderr
 
 
@@ -851,24 +846,17 @@ def test_plangen_stops_at_the_retry_limit():
 
 
 def test_cli_run_plangen_and_the_options(tmp_path):
-    import subprocess
-    import sys
 
     env = make("coin-collector", rooms=3)
     plan = _true_plan(env, 0)
     answers = tmp_path / "answers.json"
     answers.write_text(json.dumps([json.dumps({"actions": [c]}) for c in plan]))
-    out = subprocess.run([sys.executable, "-m", "pddlkit.cli", "run", "plangen", "--rooms", "3",
-                          "--llm", f"scripted:{answers}"],
-                         capture_output=True, text=True, timeout=300)
+    out = _cli("run", "plangen", "--rooms", "3", "--llm", f"scripted:{answers}")
     assert out.returncode == 0 and "episode seed 0: WON" in out.stdout, out.stdout + out.stderr
-    offline = subprocess.run([sys.executable, "-m", "pddlkit.cli", "run", "plangen"],
-                             capture_output=True, text=True, timeout=120)
+    offline = _cli("run", "plangen")
     assert offline.returncode == 2 and "needs an LLM" in offline.stderr
-    opts = subprocess.run([sys.executable, "-m", "pddlkit.cli", "run", "--rooms", "9",
-                           "--seed", "4", "--episodes", "2", "--llm", "noisy:1.0",
-                           "--fact-memory", "--repair", "--json"],
-                          capture_output=True, text=True, timeout=300)
+    opts = _cli("run", "--rooms", "9", "--seed", "4", "--episodes", "2", "--llm", "noisy:1.0",
+                "--fact-memory", "--repair", "--json")
     rows = json.loads(opts.stdout)  # the earlier spelling: pddlego without its name
     assert opts.returncode == (0 if all(r["won"] for r in rows) else 1), opts.stderr
     assert "is now 'pddlkit run pddlego ...'" in opts.stderr
