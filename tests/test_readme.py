@@ -133,7 +133,24 @@ def snippets(page: Path = README) -> list[Snippet]:
     return found
 
 
-SNIPPETS = [s for page in PAGES for s in snippets(page)]
+def _once(found: list[Snippet]) -> list[Snippet]:
+    """Each fenced block once: a block a page repeats word for word from an earlier page (the
+    README's commands again on their docs page) is run where it first appears (issue 72: it
+    ran twice, about a minute)."""
+    blocks: dict[tuple, list[Snippet]] = {}
+    for s in found:
+        blocks.setdefault((s.page, s.block), []).append(s)
+    seen: set = set()
+    kept: list[Snippet] = []
+    for block in blocks.values():
+        key = tuple((s.kind, s.text, s.comment) for s in block)
+        if key not in seen:
+            seen.add(key)
+            kept += block
+    return kept
+
+
+SNIPPETS = _once([s for page in PAGES for s in snippets(page)])
 
 
 _FOLDERS: dict[tuple, Path] = {}
