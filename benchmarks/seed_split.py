@@ -25,27 +25,37 @@ TEST_START = 1000
 def instance(env_id: str, options: tuple, seed: int) -> str:
     """What the game of ``seed`` is (see the module's docstring); ``options`` is a sorted
     tuple of the environment's (name, value) pairs."""
+    return instances(env_id, options, [seed])[0]
+
+
+def instances(env_id: str, options: tuple, seeds) -> list[str]:
+    """The games of ``seeds``, read from one environment reset seed after seed (an ALFWorld
+    environment starts its engine once, not once per seed)."""
     from pddlkit.envs import make
 
     env = make(env_id, **dict(options))
     try:
-        observation, _ = env.reset(seed=seed)
-        problem = getattr(env, "problem", None)
-        if problem is not None:
-            from pddlkit.pddl.writer import write_problem
-
-            text = write_problem(problem)
-            return re.sub(r"\(problem\s+[^)\s]+\)", "(problem)", text, count=1)
-        return f"{getattr(env, 'task', '')}\n{observation}"
+        return [_identity(env, seed) for seed in seeds]
     finally:
         close = getattr(env, "close", None)
         if close is not None:
             close()
 
 
+def _identity(env, seed: int) -> str:
+    observation, _ = env.reset(seed=seed)
+    problem = getattr(env, "problem", None)
+    if problem is not None:
+        from pddlkit.pddl.writer import write_problem
+
+        text = write_problem(problem)
+        return re.sub(r"\(problem\s+[^)\s]+\)", "(problem)", text, count=1)
+    return f"{getattr(env, 'task', '')}\n{observation}"
+
+
 @lru_cache(maxsize=8)
 def dev_instances(env_id: str, options: tuple) -> frozenset:
-    return frozenset(instance(env_id, options, seed) for seed in DEV)
+    return frozenset(instances(env_id, options, DEV))
 
 
 def test_seeds(env_id: str, options: tuple, count: int, start: Optional[int] = None) -> list[int]:
@@ -58,9 +68,11 @@ def test_seeds(env_id: str, options: tuple, count: int, start: Optional[int] = N
     chosen: list[int] = []
     seed = start
     while len(chosen) < count:
-        if instance(env_id, options, seed) not in seen:
-            chosen.append(seed)
-        seed += 1
+        batch = list(range(seed, seed + count - len(chosen)))
+        for candidate, game in zip(batch, instances(env_id, options, batch)):
+            if game not in seen:
+                chosen.append(candidate)
+        seed = batch[-1] + 1
     return chosen
 
 
