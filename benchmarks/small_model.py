@@ -395,8 +395,12 @@ def merged(folder: Path) -> str:
     import json
 
     groups: dict[tuple, list[dict]] = {}
-    for file in sorted(folder.glob("*[0-9].json")):
-        kept = json.loads(file.read_text())
+    import gzip
+
+    files = sorted([*folder.glob("*[0-9].json"), *folder.glob("*[0-9].json.gz")])
+    for file in files:   # committed rows are gzipped
+        kept = json.loads(gzip.decompress(file.read_bytes()) if file.suffix == ".gz"
+                          else file.read_text())
         key = (kept["where"], kept["budget"], kept.get("split", "dev"), kept["model"])
         groups.setdefault(key, []).append(kept)
     pooled_rows = {key: _pool(chunks) for key, chunks in groups.items()}
@@ -418,12 +422,17 @@ def merged(folder: Path) -> str:
             cell = cells(result)
             lift = "-"
             floor = floors.get(name)
-            if floor is not None and floor[0] == seeds:
-                lift = f"{_share(result) - _share(floor[1]):+.0f}"
+            if floor is not None:   # the floor's episodes on this row's seeds, when it has all
+                mine = {r["seed"] for r in result["rows"]}
+                same = [r for r in floor[1]["rows"] if r["seed"] in mine]
+                if {r["seed"] for r in same} == mine:
+                    lift = f"{_share(result) - _share({'rows': same}):+.0f}"
             out.append("| " + " | ".join([name, seeds, cell[0], lift, *cell[1:]]) + " |")
         out.append("")
     out.append("Produced by `benchmarks/small_model.py --merge DIR` from the rows each run "
-               "kept with `--save DIR`; lift: won % minus the random row's on the same seeds.")
+               "kept with `--save DIR`; lift: won % minus the random row's on the same seeds "
+               "(the random row's episodes on this row's seeds; - where it has not played "
+               "them all).")
     return "\n".join(out) + "\n"
 
 
