@@ -53,7 +53,7 @@ def test_the_next_prompt_says_what_each_line_did_and_why_the_rest_did_not_start(
     assert "- [Produce Unit] (light, north): you have no barracks to produce it" in second
     assert "## Battlefield digest (from the skills model)" in second
     assert "Resources: " in second and "1 Worker (1 idle worker)" in second
-    assert "Lines that can start now:" in second and "[Produce Unit] (worker, north)" in second
+    assert "Lines that can start now:" in second and "[Produce Unit](worker, north)" in second
     assert record.progress and record.progress[0]["lines"] == []   # nothing ran before plan 1
     json.dumps(record.progress)
 

@@ -46,11 +46,15 @@ def _loc(xy) -> str:
     return f"l{xy[0]}-{xy[1]}"
 
 
-def battlefield(state: dict, player: int, costs: dict, lines: list[SkillLine]):
+def battlefield(state: dict, player: int, costs: dict, lines: list[SkillLine],
+                finished_only: bool = False):
     """The skills model's problem for this moment of the game (a
     :class:`~pddlkit.pddl.model.Problem`, built with :mod:`pddlkit.pddl.build`): the locations
     the lines name and the mineral fields, which are in the map, free or hold minerals, the
-    unit types' static roles, and the counts, resources and costs as fluents."""
+    unit types' static roles, and the counts, resources and costs as fluents. A unit being
+    produced counts as owned (a plan's line for it waits for it), unless ``finished_only``:
+    what can start now, as the progress digest says (issue 76: it offered the units of a
+    barracks still being built)."""
     from pddlkit.pddl.build import problem, typed
 
     w, h = state["width"], state["height"]
@@ -78,8 +82,8 @@ def battlefield(state: dict, player: int, costs: dict, lines: list[SkillLine]):
         if p in minerals:
             init.append(f"(mineral-at {_loc(p)})")
     for engine_name, t in TYPE_NAMES.items():
-        own = sum(u["player"] == player and (u["type"] == engine_name
-                                             or u.get("producing") == engine_name)
+        own = sum(u["player"] == player and (u["type"] == engine_name or (
+                      not finished_only and u.get("producing") == engine_name))
                   for u in state["units"])
         foe = sum(u["player"] == 1 - player and u["type"] == engine_name for u in state["units"])
         numeric += [(f"(own {t})", own), (f"(enemy {t})", foe),
@@ -169,12 +173,13 @@ def waits(line: SkillLine, reasons: list[str]) -> Optional[str]:
     return None
 
 
-def check_lines(state: dict, player: int, costs: dict, lines: list[SkillLine]
-                ) -> list[CheckedLine]:
-    """Each line with why it cannot start (None when it can), effects applied in order."""
+def check_lines(state: dict, player: int, costs: dict, lines: list[SkillLine],
+                finished_only: bool = False) -> list[CheckedLine]:
+    """Each line with why it cannot start (None when it can), effects applied in order
+    (``finished_only``: see :func:`battlefield`)."""
     from pddlkit.semantics.world import World
 
-    world = World(domain(), battlefield(state, player, costs, lines))
+    world = World(domain(), battlefield(state, player, costs, lines, finished_only))
     current = world.initial_state
     out = []
     for line in lines:

@@ -3,7 +3,9 @@ skills with its parameters' shapes (Table I), coordinates on the map in play.
 
 Under it (``--constrained``) a model cannot write a line the parser drops: a local 1.5B
 model's 126 lines in 8 plans were all dropped without it (105 not ``[Skill](parameters)``
-lines at all). The plan's length is bounded (``max_lines``) so decoding cannot ramble, and
+lines at all). The plan's length is bounded (``max_lines``, 16 by default: the planner's
+:func:`~.planner.line_cap`, at least the prompt's longest example and the 12-line rush that
+wins) so decoding cannot ramble, and
 the answer is the plan alone: the grammar leaves no room for reasoning before it, which the
 paper's prompt does not ask for either.
 """
@@ -19,7 +21,7 @@ from .plan import BUILDINGS, DIRECTIONS, ENEMY_TYPES, UNIT_TYPES
 
 
 @lru_cache(maxsize=32)
-def skill_plan_grammar(width: int, height: int, max_lines: int = 8) -> Grammar:
+def skill_plan_grammar(width: int, height: int, max_lines: int = 16) -> Grammar:
     """Skill plans on a ``width`` x ``height`` map, 1 to ``max_lines`` lines."""
     lines = [
         f'start: "START OF SKILL_PLAN\\n" line ~ 1..{max_lines} "END OF SKILL_PLAN"',

@@ -17,6 +17,13 @@ they go into the prompt as "## What your last plan did" and "## Battlefield dige
 Completion (the game's ``complete``, issue 48, off by default; :mod:`.complete`): the lines
 the skills model inserted into the last plan go into the next prompt as "## Lines the skills
 model added to your last plan".
+
+The plan's length under the grammar (``constrained``, issue 76): at most :func:`line_cap`
+lines, never fewer than the longest plan in the prompt's examples (11) or the only plan
+measured to win against RandomBiasedAI (a 12-line worker rush, ``benchmarks/plap_complete.py``),
+and the prompt says the cap. The cap was 8: 8 of 30 fs-tip plans ended exactly there, and the
+prompt's own rush example could not be written. Without the grammar nothing bounds a plan and
+the prompt is the paper's.
 """
 
 from __future__ import annotations
@@ -27,6 +34,30 @@ from typing import Any
 PROMPTS = Path(__file__).resolve().parent.parent / "prompts" / "plap"
 VARIANTS = ("zs", "zs-tip", "fs", "fs-tip")
 SIDES = ("BLUE", "RED")
+
+
+#: the fewest lines a plan may have under the grammar: the winning rush's 12, with room for
+#: the four attack lines the tips ask for again
+MIN_LINE_CAP = 16
+
+
+def line_cap() -> int:
+    """The most lines a plan may have under the grammar: :data:`MIN_LINE_CAP`, or the longest
+    plan in the prompt's examples if that is longer."""
+    examples = read_prompt_text("examples.txt")
+    longest, count, inside = 0, 0, False
+    for line in examples.splitlines():
+        if "START OF SKILL_PLAN" in line:
+            inside, count = True, 0
+        elif "END OF SKILL_PLAN" in line:
+            inside, longest = False, max(longest, count)
+        elif inside and line.strip():
+            count += 1
+    return max(MIN_LINE_CAP, longest)
+
+
+def read_prompt_text(name: str) -> str:
+    return (PROMPTS / name).read_text(encoding="utf-8")
 
 
 def _read(name: str, **values: Any) -> str:
@@ -125,7 +156,11 @@ class LLMPlanner:
                                      max_tokens=self.max_tokens).text
         from .grammar import skill_plan_grammar
 
-        grammar = skill_plan_grammar(int(state.get("width", 16)), int(state.get("height", 16)))
+        cap = line_cap()
+        prompt += (f"\nWrite at most {cap} lines between START OF SKILL_PLAN and END OF "
+                   "SKILL_PLAN.\n")
+        grammar = skill_plan_grammar(int(state.get("width", 16)), int(state.get("height", 16)),
+                                     cap)
         done = self.llm.complete([{"role": "user", "content": prompt}],
                                  temperature=self.temperature, max_tokens=self.max_tokens,
                                  constraint=grammar)

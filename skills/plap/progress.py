@@ -13,10 +13,15 @@ cannot start; the executor knows which lines finished and which still run.
   ``no idle unit could take it`` (every fitting unit was busy). Lines dropped before they ran
   are already said by the planner's feedback (:mod:`.planner`).
 * **Digest.** Resources; own units by type, idle workers apart; the enemy's units by type;
-  and the lines the skills model accepts now, tried one by one: producing each unit type,
-  building a barracks on a free cell beside the own base (the nearest such cell, as a
-  location the model can check), harvesting the nearest mineral field. Only what the model
-  accepts is listed, so the planner sees what it can do, not only what failed.
+  and the lines the skills model accepts now: producing each unit type, building a barracks on
+  a free cell beside the own base (the nearest such cell, as a location the model can check),
+  harvesting the nearest mineral field, and attacking a known enemy with each own type that
+  has an idle unit. Only what the model accepts is listed, so the planner sees what it can do,
+  not only what failed. Issue 76: the candidates are checked together, in that order, each
+  against what the ones before it spent (a worker and a barracks costing 6 were both offered
+  with 5 resources, and the model copies the digest); a unit is offered only from a finished
+  building (not from a barracks still being built); attack lines are offered (none were, and
+  the only plan measured to win is a rush); each is written as the grammar writes lines.
 """
 
 from __future__ import annotations
@@ -61,25 +66,42 @@ def _beside_base(state: dict, player: int, avoid=frozenset()) -> Optional[tuple[
 
 
 def _candidates(state: dict, player: int) -> list[SkillLine]:
-    lines = [SkillLine("Produce Unit", (kind, "north"), f"[Produce Unit] ({kind}, north)", 0)
+    lines = [SkillLine("Produce Unit", (kind, "north"), f"[Produce Unit]({kind}, north)", 0)
              for kind in COMBAT_TYPES]
     cell = _beside_base(state, player)
     if cell is not None:
         lines.append(SkillLine("Build Building", ("barracks", cell),
-                               f"[Build Building] (barracks, {cell})", 0))
+                               f"[Build Building](barracks, ({cell[0]}, {cell[1]}))", 0))
     minerals = sorted(((u["x"], u["y"]) for u in state["units"]
                        if u["type"] == "Resource" and u["resources"] > 0),
                       key=lambda xy: min((abs(xy[0] - b["x"]) + abs(xy[1] - b["y"])
                                           for b in state["units"] if b["player"] == player
                                           and b["type"] == "Base"), default=0))
     if minerals:
-        lines.append(SkillLine("Harvest Mineral", (minerals[0],),
-                               f"[Harvest Mineral] {minerals[0]}", 0))
+        x, y = minerals[0]
+        lines.append(SkillLine("Harvest Mineral", ((x, y),), f"[Harvest Mineral]({x}, {y})", 0))
+    lines += _attacks(state, player)
     return lines
 
 
+def _attacks(state: dict, player: int) -> list[SkillLine]:
+    """An attack line for each own type with an idle unit, on the enemy's first type present
+    (units before buildings, as ENEMY_TYPES orders them) and on its base when it has one."""
+    from .plan import ENEMY_TYPES
+
+    idle = [kind for kind in COMBAT_TYPES
+            if any(u["player"] == player and u["type"].lower() == kind and u["action"] == "noop"
+                   for u in state["units"])]
+    present = [kind for kind in ENEMY_TYPES
+               if any(u["player"] == 1 - player and u["type"].lower() == kind
+                      for u in state["units"])]
+    targets = list(dict.fromkeys([*present[:1], *(["base"] if "base" in present else [])]))
+    return [SkillLine("Attack Enemy", (kind, target), f"[Attack Enemy]({kind}, {target})", 0)
+            for kind in idle for target in targets]
+
+
 def digest(state: dict, player: int, costs: dict) -> str:
-    """The battlefield in a few lines, and the lines the skills model accepts now."""
+    """The battlefield in a few lines, and the lines the skills model accepts now, together."""
     own, foe, idle_workers = {}, {}, 0
     for u in state["units"]:
         if u["player"] == player:
@@ -91,12 +113,19 @@ def digest(state: dict, player: int, costs: dict) -> str:
     def counted(units: dict) -> str:
         return ", ".join(f"{n} {kind}" for kind, n in sorted(units.items())) or "none"
 
-    accepted = []
-    for line in _candidates(state, player):   # each alone: what can start now, not in a plan
-        checked = check_lines(state, player, costs, [line])[0]
-        if checked.reason is None and checked.pending is None:
-            accepted.append(line.text)
     return (f"Resources: {state['resources'][player]}. Your units: {counted(own)} "
             f"({idle_workers} idle worker{'s' if idle_workers != 1 else ''}). The enemy's "
             f"units: {counted(foe)}.\nLines that can start now: "
-            + ("; ".join(accepted) if accepted else "none (harvest first, or wait)") + ".")
+            + ("; ".join(line.text for line in startable(state, player, costs))
+               or "none (harvest first, or wait)") + ".")
+
+
+def startable(state: dict, player: int, costs: dict) -> list[SkillLine]:
+    """The candidates the skills model accepts together, in order, each after the ones before
+    it spent what they cost, counting finished units and buildings only."""
+    accepted: list[SkillLine] = []
+    for line in _candidates(state, player):
+        checked = check_lines(state, player, costs, [*accepted, line], finished_only=True)[-1]
+        if checked.reason is None and checked.pending is None:
+            accepted.append(line)
+    return accepted
