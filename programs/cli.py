@@ -179,9 +179,13 @@ def play(job):
                         f"failures found on the first {o.probe} training instances, {fixes} "
                         f"fixes asked for ({redraws} returned the program unchanged and were "
                         f"drawn again)")
+        dropped = sum(m.endswith("calls the entry function itself)") for r in result.rounds
+                      for m in r.mends)
+        if dropped:   # always on (issue 76): said, so a row shows what code took out
+            summary += f"; {dropped} top-level statements dropped before loading"
         if o.mend:
-            summary += (f"; mend: {sum(len(r.mends) for r in result.rounds)} mends by code "
-                        f"in {sum(bool(r.mends) for r in result.rounds)} round(s)")
+            summary += (f"; mend: {sum(len(r.mends) for r in result.rounds) - dropped} mends "
+                        f"by code in {sum(bool(r.mends) for r in result.rounds)} round(s)")
         summary += f"; helps: {helps(o)}" if o.probe or o.mend else \
             "; helps: none (the paper's loop)"
         yield episode.row(

@@ -68,7 +68,7 @@ from pddlkit.llm.usage import usage_delta, usage_snapshot
 from pddlkit.sandbox import Policy, SandboxPool
 
 from .answer import ProgramAnswerError, extract_program
-from .mend import mend_program
+from .mend import drop_module_statements, mend_program
 from .tasks import Scored, Task, template
 
 
@@ -306,9 +306,15 @@ class IPP:
                      mends=mends), scored
 
     def _mended(self, program: Optional[str]) -> Optional[str]:
-        """``program`` with what :func:`.mend.mend_program` mends, when ``mend`` is on; the
-        mends are kept for the round's record."""
-        if program is None or not self.mend:
+        """``program`` without statements that run at load time
+        (:func:`.mend.drop_module_statements`, always) and with what
+        :func:`.mend.mend_program` mends, when ``mend`` is on; both are kept for the round's
+        record."""
+        if program is None:
+            return program
+        program, dropped = drop_module_statements(program)
+        self._mends.extend(m for m in dropped if m not in self._mends)
+        if not self.mend:
             return program
         program, mends = mend_program(program)
         # a probe fix that repeats the mended slip is mended again: said once per round

@@ -181,3 +181,38 @@ def mend_program(source: str) -> tuple[str, list[str]]:
     if error is not None:
         return original, []         # what code mended did not make it compile: leave it
     return source, mends
+
+
+def drop_module_statements(source: str) -> tuple[str, list[str]]:
+    """(the program without the statements at its top level that run when it is loaded, one
+    sentence per statement dropped): expression statements other than a docstring (``print(
+    solve(grid))``, an example call), loops, ``with`` blocks and ``if __name__ ==
+    "__main__":`` blocks. Imports, definitions, classes, assignments (constants) and other
+    statements stay. Issue 76: the sandbox calls the entry function itself, and a program
+    that calls it at load time, on a grid it does not have, fails before it is ever called.
+
+    Applied by IPP before every program runs, with or without ``mend`` (dropping a call the
+    sandbox makes itself changes nothing the program means); a program that does not parse
+    comes back as it was. Each statement dropped is a sentence in the round's ``mends``."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return source, []
+    spans, said = [], []
+    for node in tree.body:
+        docstring = isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) \
+            and isinstance(node.value.value, str)
+        main = isinstance(node, ast.If) and "__name__" in ast.unparse(node.test)
+        if (isinstance(node, ast.Expr) and not docstring) or main or \
+                isinstance(node, (ast.For, ast.While, ast.With, ast.AsyncFor, ast.AsyncWith)):
+            spans.append((node.lineno, node.end_lineno or node.lineno))
+            first = ast.get_source_segment(source, node) or ""
+            said.append(f"line {node.lineno}: dropped `{first.splitlines()[0][:60]}` at the "
+                        "top level (it would run when the program is loaded; the sandbox "
+                        "calls the entry function itself)")
+    if not spans:
+        return source, []
+    lines = source.split("\n")
+    drop = {k for a, b in spans for k in range(a - 1, b)}
+    kept = "\n".join(line for k, line in enumerate(lines) if k not in drop)
+    return (kept, said) if _compiles(kept) is None else (source, [])

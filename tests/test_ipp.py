@@ -443,3 +443,20 @@ def test_the_command_prints_each_round_line_through_a_pipe_before_the_run_ends(t
     [(last_round, _)] = [(t, line) for t, line in arrived if line.startswith("round 1 ")]
     [(episode, _)] = [(t, line) for t, line in arrived if line.startswith("episode seed 0")]
     assert episode - last_round > 0.3, arrived
+
+
+def test_statements_that_run_at_load_time_are_dropped_and_recorded():
+    """Issue 76: a program that calls its entry at the top level (an example call, a
+    ``__main__`` block) fails when loaded, before the sandbox calls it; those statements are
+    dropped, with or without --mend, and each is said in the round's record."""
+    from pddlkit.programs.mend import drop_module_statements
+
+    program = ('"""A GRASP program."""\nimport math\nSTEP = 1\n\n'
+               'def solve(grid, **kwargs):\n    return []\n\n'
+               'print(solve(None))\nfor k in range(2):\n    solve(k)\n'
+               'if __name__ == "__main__":\n    solve([])\n')
+    kept, said = drop_module_statements(program)
+    assert kept.rstrip("\n").endswith("return []") and "STEP = 1" in kept and '"""A GRASP' in kept
+    assert [s.split(":")[0] for s in said] == ["line 8", "line 9", "line 11"]
+    assert drop_module_statements("def solve(:\n")[1] == []   # does not parse: left alone
+    assert drop_module_statements(kept) == (kept, [])

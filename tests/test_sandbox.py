@@ -134,6 +134,23 @@ def test_hostile_programs_are_contained(name, source, kind, line):
     assert not os.path.exists("/tmp/pddlkit-evil2")
 
 
+def test_an_empty_block_is_reported_at_the_line_that_opens_it():
+    """Issue 76: every GRASP program Qwen2.5-Coder 1.5B wrote had an ``else:`` with nothing
+    under it (line 13); Python reports the next statement (line 16) and the model kept editing
+    line 16. The error names the ``else:`` line, and the hint says what to write there."""
+    lines = ["def solve(grid):"] + [f"    x{i} = {i}" for i in range(1, 10)] + [
+        "    if x1 > 0:", "        y = 1", "    else:", "        # the other case", "",
+        "", "    return [y]"]
+    assert lines[12] == "    else:" and len(lines) == 17
+    result = _run("\n".join(lines) + "\n")
+    error = result.error
+    assert not result.ok and error.kind is ErrorKind.SYNTAX
+    assert error.line == 13 and error.source_line == "    else:"
+    assert "line 13: else: has no statement under it" in error.message
+    assert "under `else:` on line 13" in error.hint
+    assert "line 13" in error.format() and "fix the syntax at this line" not in error.format()
+
+
 def test_a_program_waiting_for_a_person_to_type_is_told_there_is_none():
     """Qwen2.5-Coder 1.5B wrote GRASP programs as an interactive game loop (``input()`` for
     each move); told only "name 'input' is not defined", it defined its own ``input``."""
