@@ -151,6 +151,8 @@ PROBE_FIXES = 2
 #: PDDLego+'s formalizer draws a repeated answer again)
 REDRAW_TEMPERATURE = 0.7
 
+#: the line our pseudocode prompts end the pseudocode with, and the turn's stop (issue 76)
+PSEUDOCODE_END = "END OF PSEUDOCODE"
 #: tokens a refinement prompt leaves for the answer (a program), whatever ``max_tokens`` says:
 #: the server cuts ``max_tokens`` to what the context has left
 ANSWER_TOKENS = 1536
@@ -245,11 +247,14 @@ class IPP:
         first = "pseudocode_extension.txt" if extension else "pseudocode.txt"
         if self.prompts == "paper" and not extension:
             chat = [{"role": "user", "content": paper_prompt(self.task, "direct_1")}]
-        else:
-            chat = [{"role": "user", "content": template(first).fill(rules=rules)}]
-        try:
+        else:   # issue 76: the function, its arguments and what it returns; no one types
+            chat = [{"role": "user", "content": template(first).fill(
+                rules=rules, signature=self.task.signature, returns=self.task.returns)}]
+        try:   # ours end at END OF PSEUDOCODE (a 1.5B model ran to its token cap every time)
+            stop = [PSEUDOCODE_END] if first == "pseudocode.txt" and self.prompts != "paper" \
+                else None
             pseudo = self.llm.complete(chat, temperature=self.temperature,
-                                       max_tokens=self.max_tokens).text
+                                       max_tokens=self.max_tokens, stop=stop).text
         except LLMError as exc:
             return None, f"the LLM call failed: {exc}"
         second = paper_prompt(self.task, "direct_2") if self.prompts == "paper" else \

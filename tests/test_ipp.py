@@ -460,3 +460,25 @@ def test_statements_that_run_at_load_time_are_dropped_and_recorded():
     assert [s.split(":")[0] for s in said] == ["line 8", "line 9", "line 11"]
     assert drop_module_statements("def solve(:\n")[1] == []   # does not parse: left alone
     assert drop_module_statements(kept) == (kept, [])
+
+
+def test_the_pseudocode_turn_names_the_function_and_stops_at_its_end_line(grasp_task):
+    """Issue 76: asked for "a strategy" alone, Qwen2.5-Coder 1.5B ran its pseudocode to the
+    1,000-token cap in all four GRASP runs and wrote a program that reads input(). Our turn 1
+    names the function, its arguments and return, says no one types, and stops at END OF
+    PSEUDOCODE; the paper's prompts (--prompts paper) stay the paper's, with no stop."""
+    from pddlkit.llm.scripted import ScriptedLLM
+    from pddlkit.programs.ipp import PSEUDOCODE_END
+
+    code = "```python\ndef solve(grid, start_pos, carry_limit, cost_per_step, " \
+           "is_diagonals_allowed, max_actions):\n    return []\n```"
+    ours = ScriptedLLM(["1. go home\nEND OF PSEUDOCODE", code], cache=False)
+    IPP(grasp_task, ours, workers=1, policy=QUICK).direct()
+    first = ours.requests[0]
+    text = first.messages[-1][1]
+    assert grasp_task.signature in text and "a list of action strings" in text
+    assert "nothing reads input" in text and first.stop == (PSEUDOCODE_END,)
+    paper = ScriptedLLM(["a strategy", code], cache=False)
+    IPP(grasp_task, paper, workers=1, policy=QUICK, prompts="paper").direct()
+    assert paper.requests[0].stop == () and "nothing reads input" not in \
+        paper.requests[0].messages[-1][1]
