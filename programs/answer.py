@@ -19,9 +19,31 @@ class ProgramAnswerError(ValueError):
         self.problem = problem
 
 
+_NUMBERED = re.compile(r"^ *\d+\| ?")
+
+
+def numbered(code: str) -> str:
+    """``code`` with its line numbers on the left (``13| else:``), as IPP's fix prompt shows
+    it (issue 76), so an error's line number and the line are read together."""
+    lines = code.split("\n")
+    width = len(str(len(lines)))
+    return "\n".join(f"{k:>{width}}| {line}" for k, line in enumerate(lines, 1))
+
+
+def _unnumbered(body: str) -> str:
+    """A block whose every non-blank line carries :func:`numbered`'s prefix, without it (a
+    model echoing the numbered code it was shown); any other block as it is."""
+    lines = body.split("\n")
+    if any(line.strip() for line in lines) and all(
+            _NUMBERED.match(line) for line in lines if line.strip()):
+        return "\n".join(_NUMBERED.sub("", line, count=1) for line in lines)
+    return body
+
+
 def extract_program(text: str, entry: str = "solve") -> str:
     defines = re.compile(rf"^\s*def\s+{re.escape(entry)}\s*\(", re.M)
-    blocks = [(m.group(1).lower(), m.group(2)) for m in _FENCE.finditer(text or "")]
+    blocks = [(m.group(1).lower(), _unnumbered(m.group(2)))
+              for m in _FENCE.finditer(text or "")]
     for wanted in (("python", "py", "python3"), None):
         found = [body for label, body in blocks
                  if (wanted is None or label in wanted) and defines.search(body)]

@@ -67,7 +67,7 @@ from pddlkit.llm.errors import LLMError
 from pddlkit.llm.usage import usage_delta, usage_snapshot
 from pddlkit.sandbox import Policy, SandboxPool
 
-from .answer import ProgramAnswerError, extract_program
+from .answer import ProgramAnswerError, extract_program, numbered
 from .mend import drop_module_statements, mend_program
 from .tasks import Scored, Task, template
 
@@ -348,7 +348,7 @@ class IPP:
             prompt = template("probe_fix.txt").fill(
                 rules=self.task.rules(), signature=self.task.signature, error=scored[bad].account,
                 instance=self.task.show(first[bad]), returns=self.task.returns,
-                worked=self.task.worked_call(), code=program.strip())
+                worked=self.task.worked_call(), code=numbered(program.strip()))
             fixed = self._mended(self._ask([{"role": "user", "content": prompt}])[0])
             if fixed is not None and _same_program(fixed, program):
                 redraws += 1

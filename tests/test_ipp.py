@@ -482,3 +482,18 @@ def test_the_pseudocode_turn_names_the_function_and_stops_at_its_end_line(grasp_
     IPP(grasp_task, paper, workers=1, policy=QUICK, prompts="paper").direct()
     assert paper.requests[0].stop == () and "nothing reads input" not in \
         paper.requests[0].messages[-1][1]
+
+
+def test_the_fix_prompt_numbers_the_lines_and_an_echoed_number_is_read_away():
+    """Issue 76: the probe's fix prompt shows the program with its line numbers (the error
+    names line 13; the model should find line 13); a model that copies the numbers into its
+    answer still gives a program."""
+    from pddlkit.programs.answer import numbered
+
+    code = "def solve(grid):\n    if grid:\n        return []\n    else:\n        return ['DROP']"
+    shown = numbered(code)
+    assert shown.splitlines()[3] == "4|     else:"
+    echoed = f"```python\n{shown}\n```"
+    assert extract_program(echoed) == code + "\n"
+    plain = "```python\ndef solve(grid):\n    x = {1: 2}\n    return [x]\n```"
+    assert extract_program(plain) == "def solve(grid):\n    x = {1: 2}\n    return [x]\n"
