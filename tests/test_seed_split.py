@@ -10,10 +10,24 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO / "benchmarks"))
 
-import seed_split  # noqa: E402
-import small_model  # noqa: E402
+
+def _load_benchmarks():
+    """benchmarks/seed_split.py and small_model.py as modules. small_model.py puts the repo and
+    benchmarks/ first on sys.path when imported, and benchmarks/envs.py would then hide the
+    envs package from every later test (it did: test_envs failed in the whole suite), so
+    sys.path is restored at once."""
+    saved = list(sys.path)
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    try:
+        import seed_split
+        import small_model
+    finally:
+        sys.path[:] = saved
+    return seed_split, small_model
+
+
+seed_split, small_model = _load_benchmarks()
 
 #: the environments and sizes the README's small-model rows report, with their seed counts
 REPORTED = [("coin-collector", (("rooms", 3),), 20), ("coin-collector", (("rooms", 5),), 10),
