@@ -54,15 +54,24 @@ def pooled(rows: list[dict]) -> str:
     return cell(rows)
 
 
+def is_random(model: str) -> bool:
+    """Whether a benchmark's model names the random-answer floor (random or random:SEED)."""
+    return model == "random" or model.startswith("random:")
+
+
+def llm_spec(model: str) -> str:
+    """The ``--llm`` of a benchmark's model: the random floor as it is (no server), else the
+    local llama.cpp server's."""
+    return model if is_random(model) else f"local:{model}"
+
+
 def run_row(agent: str, args: list[str], model: str, constrained: bool, folder: Path,
             timeout: float = 3600) -> dict:
     """One ``pddlkit run AGENT`` with the local model, its rows and its transcript's calls
     (the responses' cache off: every call reaches the server); also used by small_model.py."""
     transcript = folder / f"{agent}-{'c' if constrained else 'f'}-{len(list(folder.iterdir()))}.jsonl"
-    # ``random`` / ``random:SEED``: the random-answer floor (no server); else a local model
-    llm = model if model == "random" or model.startswith("random:") else f"local:{model}"
-    command = [sys.executable, "-m", "pddlkit.cli", "run", agent, *args, "--llm", llm,
-               "--json", "--transcript", str(transcript)]
+    command = [sys.executable, "-m", "pddlkit.cli", "run", agent, *args, "--llm",
+               llm_spec(model), "--json", "--transcript", str(transcript)]
     if constrained:
         command.append("--constrained")
     start = time.perf_counter()

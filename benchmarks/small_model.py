@@ -70,6 +70,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
+
+from constrained import is_random, llm_spec  # noqa: E402
 FROZEN = ["--domain", str(REPO / "domains" / "coin-collector" / "domain.pddl")]
 HOUSEHOLD = str(REPO / "domains" / "household" / "domain.pddl")
 #: --env -> (the environment's arguments, given --rooms and --receptacles; its frozen domain)
@@ -231,15 +233,6 @@ def split_seeds(split: str, first: int | None, seeds: int, identity=None) -> lis
     return test_seeds(*identity, seeds, first)
 
 
-def is_random(model: str) -> bool:
-    """Whether ``--model`` names the random-answer floor (random or random:SEED)."""
-    return model == "random" or model.startswith("random:")
-
-
-def llm_spec(model: str) -> str:
-    return model if is_random(model) else f"local:{model}"
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--model", default="qwen2.5-coder-1.5b")
@@ -392,11 +385,10 @@ def merged(folder: Path) -> str:
     calls joined, seconds and evaluated tokens summed; each table says its seeds and commits.
     A model's row gets a ``lift`` column when the random floor played the same row on the same
     seeds: its won share minus the floor's, in points."""
+    import gzip
     import json
 
     groups: dict[tuple, list[dict]] = {}
-    import gzip
-
     files = sorted([*folder.glob("*[0-9].json"), *folder.glob("*[0-9].json.gz")])
     for file in files:   # committed rows are gzipped
         kept = json.loads(gzip.decompress(file.read_bytes()) if file.suffix == ".gz"

@@ -269,6 +269,7 @@ def play_pddlego(job):
         library = DomainLibrary(o.library)
     used = helps(o, job.llm)
     used, inactive = active_helps(o, used, job.env)
+    source = domain_source(o.domain, None)   # the library's entry, when reused, is per episode
     for seed in job.seeds:
         episode = job.episode(seed)
         env = job.make_env()
@@ -324,10 +325,10 @@ def play_pddlego(job):
         if inactive:
             summary += (f"; inactive here: {', '.join(inactive)} ({job.env} gives no "
                         "machine-readable failures, info[\"failed\"])")
-        source = domain_source(o.domain, reused)
-        summary += f"; domain: {source}"
+        episode_source = source if reused is None else domain_source(None, reused)
+        summary += f"; domain: {episode_source}"
         yield episode.row(result.won, summary=summary, helps="+".join(used) or "none",
-                          domain_source=source, **_columns(result))
+                          domain_source=episode_source, **_columns(result))
 
 
 #: helps that act only on a refused command's reason in the domain's terms (``info["failed"]``,

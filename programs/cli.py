@@ -110,7 +110,8 @@ def _round_events(episode, task: str, mode: str):
                      failures=r.failures, instances=len(r.scores), scores=r.scores,
                      worst=r.worst, error=r.error, samples_left_out=r.samples_left_out,
                      best=best, mode=mode, probe_failures=r.probe_failures,
-                     probe_fixes=r.probe_fixes, probe_redraws=r.probe_redraws, mends=r.mends)
+                     probe_fixes=r.probe_fixes, probe_redraws=r.probe_redraws, mends=r.mends,
+                     dropped=r.dropped)
     return emit
 
 
@@ -179,13 +180,12 @@ def play(job):
                         f"failures found on the first {o.probe} training instances, {fixes} "
                         f"fixes asked for ({redraws} returned the program unchanged and were "
                         f"drawn again)")
-        dropped = sum(m.endswith("calls the entry function itself)") for r in result.rounds
-                      for m in r.mends)
+        dropped = sum(len(r.dropped) for r in result.rounds)
         if dropped:   # always on (issue 76): said, so a row shows what code took out
             summary += f"; {dropped} top-level statements dropped before loading"
         if o.mend:
-            summary += (f"; mend: {sum(len(r.mends) for r in result.rounds) - dropped} mends "
-                        f"by code in {sum(bool(r.mends) for r in result.rounds)} round(s)")
+            summary += (f"; mend: {sum(len(r.mends) for r in result.rounds)} mends by code "
+                        f"in {sum(bool(r.mends) for r in result.rounds)} round(s)")
         summary += f"; helps: {helps(o)}" if o.probe or o.mend else \
             "; helps: none (the paper's loop)"
         yield episode.row(
@@ -216,7 +216,8 @@ def describe(kind: str, data: dict) -> Optional[str]:
             "direct generation" if data["round"] == 0 else "refinement"
         probed = "".join(f"\n  probe: {failure.splitlines()[0][:160]} (fix asked for)"
                          for failure in data.get("probe_failures") or []) + "".join(
-            f"\n  mended by code: {mend}" for mend in data.get("mends") or [])
+            f"\n  mended by code: {mend}" for mend in data.get("mends") or []) + "".join(
+            f"\n  code: {drop}" for drop in data.get("dropped") or [])
         return (f"round {data['round']} ({name}): {what}"
                 f"{'  <- best so far' if data['best'] else ''}"
                 + probed)

@@ -89,6 +89,9 @@ class Round:
     probe_redraws: int = 0      # fixes that returned the program unchanged, drawn again
     #: mend: what code mended in this round's programs before they ran (see :mod:`.mend`)
     mends: list[str] = field(default_factory=list)
+    #: the top-level statements code dropped before the programs loaded (always on, issue 76:
+    #: :func:`.mend.drop_module_statements`)
+    dropped: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -216,6 +219,7 @@ class IPP:
         self.probe = probe         # training instances a program is tried on first (0: off)
         self.mend = mend           # code mends empty blocks and tabs before a program runs
         self._mends: list[str] = []   # this round's mends so far
+        self._dropped: list[str] = []   # this round's top-level statements dropped so far
         #: called with each round as soon as it is scored: a run takes minutes, and its
         #: rounds are what a user watches (``pddlkit run ipp`` prints each as it ends)
         self.on_round = on_round
@@ -298,27 +302,28 @@ class IPP:
         program = self._mended(program)
         if program is not None and self.probe and args is None:
             program, probed, fixes, redraws = self.probe_and_fix(program, instances)
-        mends, self._mends = self._mends, []
+        done_by_code = {"mends": self._mends, "dropped": self._dropped}
+        self._mends, self._dropped = [], []
         if program is None:
             return Round(index, None, float("-inf"), len(instances), [], [], problem,
                          probe_failures=probed, probe_fixes=fixes,
-                         probe_redraws=redraws, mends=mends), []
+                         probe_redraws=redraws, **done_by_code), []
         scored = score(self.task, program, instances, self.policy, self.workers, args)
         values = [s.score for s in scored]
         return Round(index, program, statistics.fmean(values),
                      sum(not s.ok for s in scored), values, _worst(scored, self.k),
                      probe_failures=probed, probe_fixes=fixes, probe_redraws=redraws,
-                     mends=mends), scored
+                     **done_by_code), scored
 
     def _mended(self, program: Optional[str]) -> Optional[str]:
         """``program`` without statements that run at load time
         (:func:`.mend.drop_module_statements`, always) and with what
         :func:`.mend.mend_program` mends, when ``mend`` is on; both are kept for the round's
-        record."""
+        record (``dropped``, ``mends``)."""
         if program is None:
             return program
         program, dropped = drop_module_statements(program)
-        self._mends.extend(m for m in dropped if m not in self._mends)
+        self._dropped.extend(d for d in dropped if d not in self._dropped)
         if not self.mend:
             return program
         program, mends = mend_program(program)

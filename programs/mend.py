@@ -193,7 +193,7 @@ def drop_module_statements(source: str) -> tuple[str, list[str]]:
 
     Applied by IPP before every program runs, with or without ``mend`` (dropping a call the
     sandbox makes itself changes nothing the program means); a program that does not parse
-    comes back as it was. Each statement dropped is a sentence in the round's ``mends``."""
+    comes back as it was. Each statement dropped is a sentence in the round's ``dropped``."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):

@@ -29,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import random
 from collections import Counter
+from functools import lru_cache
 from typing import Any, Optional
 
 from .base import BaseLLM
@@ -127,11 +128,8 @@ def draw(gbnf: str, rng: random.Random, max_chars: int = DEFAULT_MAX_CHARS) -> s
 
     The grammar is read as :class:`~.gbnf_matcher.GBNFMatcher` reads it (alternatives as flat
     lists of characters classes and rule references), and the text is checked by it."""
-    from .gbnf_matcher import GBNFMatcher
-
-    matcher = GBNFMatcher(gbnf)
+    matcher, shortest = _read(gbnf)
     rules = matcher.rules
-    shortest = _shortest(rules)
     root = matcher.names["root"]
     if shortest[root] is None:
         raise LLMSpecError("random: the grammar has no finite answer to draw")
@@ -164,6 +162,17 @@ def draw(gbnf: str, rng: random.Random, max_chars: int = DEFAULT_MAX_CHARS) -> s
         raise LLMSpecError(f"random: drew {text[:80]!r}, which the grammar refuses; report it "
                            "with the grammar")
     return text
+
+
+@lru_cache(maxsize=16)
+def _read(gbnf: str) -> tuple:
+    """(the grammar read as :class:`~.gbnf_matcher.GBNFMatcher` reads it, each rule's shortest
+    length), once per grammar: a run asks under the same few grammars again and again, and
+    :func:`draw_accepted` draws up to :data:`TRIES` times an answer."""
+    from .gbnf_matcher import GBNFMatcher
+
+    matcher = GBNFMatcher(gbnf)
+    return matcher, _shortest(matcher.rules)
 
 
 def _shortest(rules: list) -> list:

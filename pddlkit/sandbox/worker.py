@@ -358,23 +358,21 @@ class Worker:
         empty ``else:``."""
         line = getattr(exc, "lineno", 0) or 0
         message = getattr(exc, "msg", None) or str(exc)
+        text = getattr(exc, "text", None)
+        error: dict = {}
         empty = re.match(r"expected an indented block after (.+?) on line (\d+)", message)
-        advice = None
         if isinstance(exc, IndentationError) and empty and \
                 0 < int(empty.group(2)) <= len(self.lines):
-            line = int(empty.group(2))
+            line, text = int(empty.group(2)), None   # the opener's line, from the source
             opener = self.lines[line - 1].strip()
             message = f"line {line}: {opener} has no statement under it"
-            advice = (f"write the statement(s) that belong under `{opener}` on line {line}, "
-                      "indented, or remove that empty branch")
-        text = (self.lines[line - 1] if 0 < line <= len(self.lines) else None) if advice \
-            else getattr(exc, "text", None) or (
-                self.lines[line - 1] if 0 < line <= len(self.lines) else None)
-        error = {"kind": "syntax", "message": f"{type(exc).__name__}: {message}", "line": line,
-                 "source_line": text.rstrip("\n") if text else None,
-                 "exception": type(exc).__name__}
-        if advice:
-            error["advice"] = advice
+            error["advice"] = (f"write the statement(s) that belong under `{opener}` on line "
+                               f"{line}, indented, or remove that empty branch")
+        if not text and 0 < line <= len(self.lines):
+            text = self.lines[line - 1]
+        error.update({"kind": "syntax", "message": f"{type(exc).__name__}: {message}",
+                      "line": line, "source_line": text.rstrip("\n") if text else None,
+                      "exception": type(exc).__name__})
         return error
 
     def load(self, source: str) -> dict:

@@ -28,6 +28,7 @@ the prompt is the paper's.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -41,10 +42,11 @@ SIDES = ("BLUE", "RED")
 MIN_LINE_CAP = 16
 
 
+@lru_cache(maxsize=1)
 def line_cap() -> int:
     """The most lines a plan may have under the grammar: :data:`MIN_LINE_CAP`, or the longest
-    plan in the prompt's examples if that is longer."""
-    examples = read_prompt_text("examples.txt")
+    plan in the prompt's examples if that is longer (read once)."""
+    examples = (PROMPTS / "examples.txt").read_text(encoding="utf-8")
     longest, count, inside = 0, 0, False
     for line in examples.splitlines():
         if "START OF SKILL_PLAN" in line:
@@ -54,10 +56,6 @@ def line_cap() -> int:
         elif inside and line.strip():
             count += 1
     return max(MIN_LINE_CAP, longest)
-
-
-def read_prompt_text(name: str) -> str:
-    return (PROMPTS / name).read_text(encoding="utf-8")
 
 
 def _read(name: str, **values: Any) -> str:

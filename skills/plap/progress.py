@@ -29,7 +29,7 @@ from __future__ import annotations
 from typing import Optional
 
 from .check import check_lines
-from .plan import SkillLine
+from .plan import ENEMY_TYPES, SkillLine
 
 COMBAT_TYPES = ("worker", "light", "heavy", "ranged")
 
@@ -87,8 +87,6 @@ def _candidates(state: dict, player: int) -> list[SkillLine]:
 def _attacks(state: dict, player: int) -> list[SkillLine]:
     """An attack line for each own type with an idle unit, on the enemy's first type present
     (units before buildings, as ENEMY_TYPES orders them) and on its base when it has one."""
-    from .plan import ENEMY_TYPES
-
     idle = [kind for kind in COMBAT_TYPES
             if any(u["player"] == player and u["type"].lower() == kind and u["action"] == "noop"
                    for u in state["units"])]
@@ -122,10 +120,7 @@ def digest(state: dict, player: int, costs: dict) -> str:
 
 def startable(state: dict, player: int, costs: dict) -> list[SkillLine]:
     """The candidates the skills model accepts together, in order, each after the ones before
-    it spent what they cost, counting finished units and buildings only."""
-    accepted: list[SkillLine] = []
-    for line in _candidates(state, player):
-        checked = check_lines(state, player, costs, [*accepted, line], finished_only=True)[-1]
-        if checked.reason is None and checked.pending is None:
-            accepted.append(line)
-    return accepted
+    it spent what they cost (:func:`.check.check_lines` applies an accepted line's effects and
+    passes over a refused one's), counting finished units and buildings only."""
+    checked = check_lines(state, player, costs, _candidates(state, player), finished_only=True)
+    return [c.line for c in checked if c.reason is None and c.pending is None]
