@@ -198,6 +198,23 @@ HELP_ROWS = [
              "--max-tokens", "1000"],
             ["--probe", "2", "--mend"], "no held-out instance crashes",
             lambda rows: all(r.get("program") and not r.get("eval_failures") for r in rows)),
+    # issue 76: the model writes solve only, over tested helpers (the probe on both sides)
+    HelpRow("IPP", "GRASP, probe, skeleton",
+            ["ipp", "--env", "grasp", "--train", "10", "--eval", "20", "--rounds", "1",
+             "--max-tokens", "1000", "--probe", "2"],
+            ["--skeleton"], "no held-out instance crashes",
+            lambda rows: all(r.get("program") and not r.get("eval_failures") for r in rows)),
+    HelpRow("IPP", "MiniGrid DoorKey, probe, skeleton",
+            ["ipp", "--env", "minigrid-doorkey", "--train", "6", "--eval", "6", "--rounds", "1",
+             "--max-tokens", "1000", "--probe", "2"],
+            ["--skeleton"], "held-out reward >= 0.5",
+            lambda rows: all(r.get("score") is not None and r["score"] >= 0.5 for r in rows)),
+    # the paper's pseudocode extension (pe) against direct generation (ir), same budget
+    HelpRow("IPP", "GRASP, pseudocode extension",
+            ["ipp", "--env", "grasp", "--train", "10", "--eval", "20", "--rounds", "1",
+             "--max-tokens", "1000", "--probe", "2"],
+            ["--mode", "pe"], "no held-out instance crashes",
+            lambda rows: all(r.get("program") and not r.get("eval_failures") for r in rows)),
     HelpRow("PLAP", "MicroRTS vs RandomBiasedAI, 5 games",
             # under the grammar both ways: the issue's failure is a plan whose lines read but
             # neither harvest nor build (free text spends most lines on markdown)

@@ -72,11 +72,17 @@ class IPPOptions:
                                "(an empty block gets `pass`, tabs in indentation become "
                                "spaces), each mend named in the round's record (off: the "
                                "paper's loop)")
+    skeleton: bool = option(False, "the prompts give tested helpers over the task's API (a "
+                                   "path search and a nearest-cell finder for GRASP, a walker "
+                                   "that knows the agent's facing for MiniGrid) and ask for "
+                                   "solve only; they run after the program (off: the paper's "
+                                   "loop)")
 
 
 def helps(o) -> str:
     """The row's helps, as its ``helps`` column names them."""
-    named = [f"probe-{o.probe}"] * bool(o.probe) + ["mend"] * bool(o.mend)
+    named = [f"probe-{o.probe}"] * bool(o.probe) + ["mend"] * bool(o.mend) + \
+        ["skeleton"] * bool(o.skeleton)
     return "+".join(named) or "none"
 
 
@@ -110,7 +116,8 @@ def _round_events(episode, task: str, mode: str):
                      failures=r.failures, instances=len(r.scores), scores=r.scores,
                      worst=r.worst, error=r.error, samples_left_out=r.samples_left_out,
                      best=best, mode=mode, probe_failures=r.probe_failures,
-                     probe_fixes=r.probe_fixes, probe_redraws=r.probe_redraws, mends=r.mends,
+                     probe_fixes=r.probe_fixes, probe_redraws=r.probe_redraws,
+                     probe_function_fixes=r.probe_function_fixes, mends=r.mends,
                      dropped=r.dropped)
     return emit
 
@@ -124,6 +131,9 @@ def play(job):
         raise AgentError("--probe tries each program on training instances of the full game; "
                          "the curriculum's steps play simplified games (leave --probe out, or "
                          "use --mode ir or pe)")
+    if o.skeleton and o.prompts == "paper":
+        raise AgentError("--skeleton adds tested helpers to our prompts; --prompts paper sends "
+                         "the paper's text word for word (leave one of them out)")
     for seed in job.seeds:
         episode = job.episode(seed)
         episode.emit("plan", task=job.env, llm=llm, rounds=o.rounds, mode=o.mode,
@@ -133,6 +143,7 @@ def play(job):
                            split=split, on_round=_round_events(episode, job.env, o.mode),
                            rounds=o.rounds, k=o.k, feedback=o.feedback, patience=o.patience,
                            prompts=o.prompts, probe=o.probe, mend=o.mend,
+                           skeleton=o.skeleton,
                            mode=o.mode, workers=o.workers,
                            save=Path(o.save_program) if o.save_program else None,
                            max_tokens=job.max_tokens or 4000)
@@ -176,17 +187,18 @@ def play(job):
         if o.probe:
             fixes = sum(r.probe_fixes for r in result.rounds)
             redraws = sum(r.probe_redraws for r in result.rounds)
+            functions = sum(r.probe_function_fixes for r in result.rounds)
             summary += (f"; probe: {sum(len(r.probe_failures) for r in result.rounds)} "
                         f"failures found on the first {o.probe} training instances, {fixes} "
-                        f"fixes asked for ({redraws} returned the program unchanged and were "
-                        f"drawn again)")
+                        f"fixes asked for ({functions} for the failing function only; "
+                        f"{redraws} returned the program unchanged and were drawn again)")
         dropped = sum(len(r.dropped) for r in result.rounds)
         if dropped:   # always on (issue 76): said, so a row shows what code took out
             summary += f"; {dropped} top-level statements dropped before loading"
         if o.mend:
             summary += (f"; mend: {sum(len(r.mends) for r in result.rounds)} mends by code "
                         f"in {sum(bool(r.mends) for r in result.rounds)} round(s)")
-        summary += f"; helps: {helps(o)}" if o.probe or o.mend else \
+        summary += f"; helps: {helps(o)}" if o.probe or o.mend or o.skeleton else \
             "; helps: none (the paper's loop)"
         yield episode.row(
             scored and rate == 1.0, rate, max(1, outcome.eval_instances), summary,

@@ -31,13 +31,23 @@ its worst instances.
   :data:`REDRAW_TEMPERATURE` with a seed of its own (n for a round's n-th such draw), before
   it counts (``probe_redraws`` counts these draws): at temperature 0, both GRASP fixes of a
   round by Qwen2.5-Coder 1.5B returned the crashing program unchanged, so the probe spent its
-  fixes on one answer. Measured with Qwen2.5-Coder 1.5B: its GRASP and DoorKey programs crashed on every held-out instance (a
+  fixes on one answer. A crash inside one of several top-level functions asks for that
+  function only (``prompts/ipp/probe_fix_function.txt``), and the answer is put back into the
+  program (:mod:`.splice`, which says why; ``probe_function_fixes`` counts these requests); a
+  syntax error, or a program of one function, is asked for whole. Measured with Qwen2.5-Coder 1.5B: its GRASP and DoorKey programs crashed on every held-out instance (a
   type error in a ``max`` key; a wrong return type), so every round was spent on a crash.
 * Mend (``mend=True``, issue 48, off by default): before a program runs (a round's, and
   each probe fix), code mends what it can without guessing the program's meaning: an empty
   block gets ``pass``, tabs in indentation become spaces (:mod:`.mend`, which says why); each
   mend is kept in the round's ``mends``. Measured with Qwen2.5-Coder 1.5B: every GRASP
   program it wrote failed on an ``else:`` holding only a comment.
+* Skeleton (``skeleton=True``, issue 76, off by default): the prompts show tested helpers
+  over the task's API (:mod:`.skeletons`: a path search and a nearest-cell finder for GRASP,
+  a walker that knows the agent's facing for MiniGrid) and ask for ``solve`` only; the
+  helpers run after the model's code in the sandbox (so its lines keep their numbers, and a
+  helper it redefines is ours again). A round's program is what ran, helpers included;
+  prompts show the model's part only. With the paper's prompts it is refused (their text is
+  the paper's).
 * A program that cannot be read from the answer, does not define ``solve``, crashes or returns
   the wrong type never stops the run: its error is the next prompt's feedback, and it scores as
   the worst (see :mod:`.tasks`).
@@ -69,6 +79,8 @@ from pddlkit.sandbox import Policy, SandboxPool
 
 from .answer import ProgramAnswerError, extract_program, numbered
 from .mend import drop_module_statements, mend_program
+from .skeletons import SKELETONS, skeleton_source
+from .splice import failing_function, splice
 from .tasks import Scored, Task, template
 
 
@@ -87,11 +99,23 @@ class Round:
     probe_failures: list[str] = field(default_factory=list)
     probe_fixes: int = 0
     probe_redraws: int = 0      # fixes that returned the program unchanged, drawn again
+    probe_function_fixes: int = 0   # fixes that asked for the failing function only
     #: mend: what code mended in this round's programs before they ran (see :mod:`.mend`)
     mends: list[str] = field(default_factory=list)
     #: the top-level statements code dropped before the programs loaded (always on, issue 76:
     #: :func:`.mend.drop_module_statements`)
     dropped: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Probe:
+    """What the probe did in one round: the program it leaves to be scored, the failures it
+    found, and the fixes it asked for (:meth:`IPP.probe_and_fix`)."""
+    program: Optional[str]
+    failures: list[str] = field(default_factory=list)
+    fixes: int = 0
+    redraws: int = 0
+    function_fixes: int = 0
 
 
 @dataclass
@@ -148,6 +172,8 @@ def _same_program(a: str, b: str) -> bool:
     return a.split() == b.split()
 
 
+#: the line between the model's code and the skeleton's helpers in a program that ran
+SKELETON_MARK = "# ---- the helpers given to this program (pddlkit IPP skeleton) ----"
 #: fixes the probe asks for at most before a round is scored anyway
 PROBE_FIXES = 2
 #: the temperature a fix is drawn again at when it returned the program unchanged (as
@@ -196,6 +222,7 @@ class IPP:
                  workers: Optional[int] = None, temperature: float = 0.0,
                  max_tokens: Optional[int] = 4000, patience: int = 0,
                  prompts: str = "ours", probe: int = 0, mend: bool = False,
+                 skeleton: bool = False,
                  on_round: Optional[Callable[[Round], None]] = None) -> None:
         if feedback not in ("rich", "bare"):
             raise ValueError(f"feedback must be 'rich' or 'bare', got {feedback!r}")
@@ -203,6 +230,17 @@ class IPP:
             raise ValueError(f"prompts must be one of {', '.join(PROMPT_SETS)}, got "
                              f"{prompts!r}")
         self.prompts = prompts
+        #: the helpers run after the model's code ("" when ``skeleton`` is off)
+        self.skeleton = ""
+        if skeleton:
+            source = skeleton_source(task.name)
+            if source is None:
+                raise ValueError(f"no skeleton for the task {task.name!r}; skeletons exist for "
+                                 f"{', '.join(sorted(SKELETONS))} (leave skeleton out)")
+            if prompts == "paper":
+                raise ValueError("skeleton adds helpers to our prompts; the paper's prompts "
+                                 "are its text word for word (use prompts='ours')")
+            self.skeleton = f"\n\n\n{SKELETON_MARK}\n{source}"
         if isinstance(llm, str):
             from pddlkit.llm import load_llm
 
@@ -224,6 +262,22 @@ class IPP:
         #: rounds are what a user watches (``pddlkit run ipp`` prints each as it ends)
         self.on_round = on_round
 
+    def _rules(self) -> str:
+        """The task's rules, and with ``skeleton`` the helpers given and what to write."""
+        if not self.skeleton:
+            return self.task.rules()
+        return (self.task.rules() + "\n\nThese helper functions are defined for you (pddlkit "
+                "tested them); call them from your function, and do not write them again "
+                "(they are added after your code when it runs):\n```python\n"
+                + self.skeleton.split(SKELETON_MARK, 1)[1].strip()
+                + f"\n```\nWrite only the function `{self.task.signature}` (and any small "
+                "helpers of your own).")
+
+    def _own(self, program: str) -> str:
+        """The model's part of ``program`` (without the skeleton's helpers)."""
+        return program.split(SKELETON_MARK, 1)[0].rstrip() + "\n" if self.skeleton \
+            else program
+
     def _ended(self, rounds: list[Round], current: Round) -> None:
         """Append ``current`` to ``rounds`` and tell :attr:`on_round`."""
         rounds.append(current)
@@ -231,8 +285,10 @@ class IPP:
             self.on_round(current)
 
     def _ask(self, messages: list[dict], temperature: Optional[float] = None,
-             seed: Optional[int] = None) -> tuple[Optional[str], Optional[str], str]:
-        """(program, problem, the raw answer); ``temperature`` defaults to the run's."""
+             seed: Optional[int] = None, entry: str = "solve"
+             ) -> tuple[Optional[str], Optional[str], str]:
+        """(program, problem, the raw answer); ``temperature`` defaults to the run's; the
+        program is the answer's block defining ``entry``."""
         try:
             answer = self.llm.complete(
                 messages, temperature=self.temperature if temperature is None else temperature,
@@ -240,14 +296,19 @@ class IPP:
         except LLMError as exc:
             return None, f"the LLM call failed: {exc}", ""
         try:
-            return extract_program(answer), None, answer
+            return extract_program(answer, entry), None, answer
         except ProgramAnswerError as exc:
+            if entry != "solve":   # the whole program, answered to a request for one function
+                try:
+                    return extract_program(answer), None, answer
+                except ProgramAnswerError:
+                    pass
             return None, exc.problem, answer
 
     def direct(self, extension: bool = False) -> tuple[Optional[str], Optional[str]]:
         """Direct generation: pseudocode, then code. ``extension=True`` is the paper's
         pseudocode extension (PE, GRASP): the first turn also shows its greedy pseudocode."""
-        rules = self.task.rules()
+        rules = self._rules()
         first = "pseudocode_extension.txt" if extension else "pseudocode.txt"
         if self.prompts == "paper" and not extension:
             chat = [{"role": "user", "content": paper_prompt(self.task, "direct_1")}]
@@ -283,12 +344,12 @@ class IPP:
                     rules=paper_prompt(self.task, "instructions"), code=code, samples=samples)
             if self.feedback == "bare":
                 return template(self.task.paper_refine).fill(
-                    rules=self.task.rules(), code=code, samples=samples)
+                    rules=self._rules(), code=code, samples=samples)
             return template("refine.txt").fill(
-                signature=self.task.signature, rules=self.task.rules(), code=code,
+                signature=self.task.signature, rules=self._rules(), code=code,
                 samples=samples)
 
-        code = program.strip()
+        code = self._own(program).strip()
         # reversed: the least bad instance is dropped first, the worst one always stays
         text, self.samples_left_out = fit_by_dropping(
             prompt, list(reversed(worst)), room(self.llm, min(self.max_tokens or ANSWER_TOKENS,
@@ -298,21 +359,23 @@ class IPP:
 
     def _round(self, index: int, program: Optional[str], problem: Optional[str],
                instances: Sequence, args=None) -> tuple[Round, list[Scored]]:
-        probed, fixes, redraws = [], 0, 0
+        probe = Probe(program)
         program = self._mended(program)
         if program is not None and self.probe and args is None:
-            program, probed, fixes, redraws = self.probe_and_fix(program, instances)
-        done_by_code = {"mends": self._mends, "dropped": self._dropped}
+            probe = self.probe_and_fix(program, instances)
+            program = probe.program
+        done_by_code = {"mends": self._mends, "dropped": self._dropped,
+                        "probe_failures": probe.failures, "probe_fixes": probe.fixes,
+                        "probe_redraws": probe.redraws,
+                        "probe_function_fixes": probe.function_fixes}
         self._mends, self._dropped = [], []
         if program is None:
             return Round(index, None, float("-inf"), len(instances), [], [], problem,
-                         probe_failures=probed, probe_fixes=fixes,
-                         probe_redraws=redraws, **done_by_code), []
+                         **done_by_code), []
         scored = score(self.task, program, instances, self.policy, self.workers, args)
         values = [s.score for s in scored]
         return Round(index, program, statistics.fmean(values),
                      sum(not s.ok for s in scored), values, _worst(scored, self.k),
-                     probe_failures=probed, probe_fixes=fixes, probe_redraws=redraws,
                      **done_by_code), scored
 
     def _mended(self, program: Optional[str]) -> Optional[str]:
@@ -322,57 +385,74 @@ class IPP:
         record (``dropped``, ``mends``)."""
         if program is None:
             return program
-        program, dropped = drop_module_statements(program)
+        program, dropped = drop_module_statements(self._own(program))
         self._dropped.extend(d for d in dropped if d not in self._dropped)
-        if not self.mend:
-            return program
-        program, mends = mend_program(program)
-        # a probe fix that repeats the mended slip is mended again: said once per round
-        self._mends.extend(m for m in mends if m not in self._mends)
-        return program
+        if self.mend:
+            program, mends = mend_program(program)
+            # a probe fix that repeats the mended slip is mended again: said once per round
+            self._mends.extend(m for m in mends if m not in self._mends)
+        return program.rstrip() + self.skeleton + "\n" if self.skeleton else program
 
-    def probe_and_fix(self, program: str, instances: Sequence
-                      ) -> tuple[str, list[str], int, int]:
+    def probe_and_fix(self, program: str, instances: Sequence) -> "Probe":
         """The probe (issue 48): run ``program`` on the first :attr:`probe` training instances;
         a failure (a crash with its line, a wrong return type) comes back to the LLM with the
         instance, the signature, the return type and one worked call, and the fixed program
         is tried again, at most :data:`PROBE_FIXES` times, before the round scores it on every
-        instance; a fix that returns the program unchanged is drawn once more (see the module).
-        (program to score, the failures found, fixes asked for, fixes drawn again)."""
-        found: list[str] = []
+        instance. A crash in one of several functions asks for that function only, and a fix
+        that returns the program unchanged is drawn once more (see the module)."""
+        probe = Probe(program)
         first = list(instances[:self.probe])
-        fixes = redraws = 0
         while True:
-            scored = score(self.task, program, first, self.policy, self.workers)
+            scored = score(self.task, probe.program, first, self.policy, self.workers)
             bad = next((k for k, s in enumerate(scored) if not s.ok), None)
             if bad is None:
-                return program, found, fixes, redraws
-            found.append(f"instance {bad + 1}: {scored[bad].account}")
-            if fixes == PROBE_FIXES:
-                return program, found, fixes, redraws
-            prompt = template("probe_fix.txt").fill(
-                rules=self.task.rules(), signature=self.task.signature, error=scored[bad].account,
-                instance=self.task.show(first[bad]), returns=self.task.returns,
-                worked=self.task.worked_call(), code=numbered(program.strip()))
-            fixed = self._mended(self._ask([{"role": "user", "content": prompt}])[0])
-            if fixed is not None and _same_program(fixed, program):
-                redraws += 1
-                drawn, _problem, _ = self._ask([{"role": "user", "content": prompt}],
-                                               temperature=max(self.temperature,
-                                                               REDRAW_TEMPERATURE),
-                                               seed=redraws)
-                if drawn is not None:   # unusable: keep the answer
-                    fixed = self._mended(drawn)
-            fixes += 1
+                return probe
+            probe.failures.append(f"instance {bad + 1}: {scored[bad].account}")
+            if probe.fixes == PROBE_FIXES:
+                return probe
+            fixed = self._probe_fix(probe, scored[bad], first[bad])
+            probe.fixes += 1
             if fixed is None:      # no usable answer: the round scores what it has
-                return program, found, fixes, redraws
-            program = fixed
+                return probe
+            probe.program = fixed
+
+    def _probe_fix(self, probe: "Probe", failed: Scored, instance: Any) -> Optional[str]:
+        """One fix of the probe: the failing function (or the whole program) asked for, put
+        back, and drawn once more when the program comes back unchanged."""
+        program = self._own(probe.program)
+        asked = failing_function(program, failed.line)
+        fields = dict(rules=self._rules(), signature=self.task.signature,
+                      error=failed.account, instance=self.task.show(instance),
+                      returns=self.task.returns, worked=self.task.worked_call(),
+                      code=numbered(program.strip()))
+        if asked is None:
+            prompt = template("probe_fix.txt").fill(**fields)
+        else:
+            probe.function_fixes += 1
+            prompt = template("probe_fix_function.txt").fill(
+                function=asked.name, first=asked.first, last=asked.last, **fields)
+
+        def answer(**draw: Any) -> Optional[str]:
+            code = self._ask([{"role": "user", "content": prompt}],
+                             entry="solve" if asked is None else asked.name, **draw)[0]
+            if code is not None and asked is not None:
+                code = splice(program, asked, code)
+            return self._mended(code)
+
+        fixed = answer()
+        if fixed is not None and _same_program(fixed, probe.program):
+            probe.redraws += 1
+            drawn = answer(temperature=max(self.temperature, REDRAW_TEMPERATURE),
+                           seed=probe.redraws)
+            if drawn is not None:   # unusable: keep the answer
+                fixed = drawn
+        return fixed
 
     def retry(self, previous: Optional[str], problem: str) -> tuple[Optional[str], Optional[str]]:
         """Ask again after an answer that held no usable program, saying why."""
-        shown = f"Your last working code was:\n<your_code>\n{previous.strip()}\n</your_code>\n" \
-            if previous else ""
-        prompt = template("retry.txt").fill(rules=self.task.rules(), problem=problem,
+        shown = (f"Your last working code was:\n<your_code>\n{self._own(previous).strip()}\n"
+                 "</your_code>\n") if previous else ""
+        prompt = template("retry.txt").fill(rules=self._rules(), problem=problem,
                                               previous=shown, signature=self.task.signature)
         program, problem, _ = self._ask([{"role": "user", "content": prompt}])
         return program, problem

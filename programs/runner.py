@@ -94,7 +94,7 @@ def run_task(task_id: str, llm: Any, *, seed: int = 0, train: Optional[int] = No
              feedback: str = "rich", workers: Optional[int] = None,
              policy: Optional[Policy] = None, save: Optional[Path] = None,
              patience: int = 0, mode: str = "ir", probe: int = 0, mend: bool = False,
-             max_tokens: Optional[int] = 4000, prompts: str = "ours",
+             skeleton: bool = False, max_tokens: Optional[int] = 4000, prompts: str = "ours",
              split: Any = None, on_round: Optional[Callable[[Round], None]] = None) -> TaskRun:
     """``mode``: "ir" (refinement from direct generation), "pe" (refinement from the paper's
     pseudocode extension) or "curriculum" (the step-by-step curriculum; its steps are the
@@ -115,7 +115,7 @@ def run_task(task_id: str, llm: Any, *, seed: int = 0, train: Optional[int] = No
     policy = policy or Policy(call_timeout=2.0, cpu_seconds=2.0)
     ipp = IPP(task, model, k=k, max_rounds=rounds, feedback=feedback, policy=policy,
               workers=workers, patience=patience, max_tokens=max_tokens, prompts=prompts,
-              probe=probe, mend=mend, on_round=on_round)
+              probe=probe, mend=mend, skeleton=skeleton, on_round=on_round)
     if mode == "curriculum":
         result = ipp.run_curriculum()
     elif mode in ("ir", "pe"):

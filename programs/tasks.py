@@ -32,6 +32,9 @@ class Scored:
     score: float
     ok: bool            # the program ran and returned actions
     account: str        # what happened, for the refinement prompt
+    #: the program's line the failure happened at (0: none, or the program ran), so a fix
+    #: can be asked for the function holding it (issue 76)
+    line: int = 0
 
 
 class Task(Protocol):
@@ -73,7 +76,7 @@ def _failed(result: CallResult, worst: float) -> Optional[Scored]:
         why = (f"bad-return: solve returned a {type(result.value).__name__}, not a list of "
                "action strings")
     else:
-        why = result.error.format()
+        return Scored(worst - 1.0, False, result.error.format(), result.error.line or 0)
     return Scored(worst - 1.0, False, why)
 
 

@@ -104,3 +104,49 @@ def test_a_fix_that_returns_the_program_unchanged_is_drawn_again_at_another_seed
     assert first.failures == 0 and first.probe_fixes == 1 and first.probe_redraws == 1
     fixes = [r for r in llm.requests if "before the round was scored" in r.messages[-1][1]]
     assert [(r.temperature, r.seed) for r in fixes] == [(0.0, None), (REDRAW_TEMPERATURE, 1)]
+
+
+HELPER_CRASHES = f"""```python
+def label(max_actions):
+    return 'moves: ' + max_actions
+
+
+{SIGNATURE}
+    name = label(max_actions)
+    return ['take']
+```"""
+HELPER_FIXED = """```python
+def label(max_actions):
+    return 'moves: ' + str(max_actions)
+```"""
+
+
+def test_a_crash_in_a_helper_asks_for_that_function_only_and_puts_it_back(task):
+    """Issue 76: a crash inside one of several functions names that function and its lines,
+    asks for it alone, and the answer replaces it in the program (solve kept as it was)."""
+    fix_requests = []
+
+    def answer(messages):
+        text = messages[-1]["content"]
+        if "failed on a training instance before the round was scored" in text:
+            fix_requests.append(text)
+            return HELPER_FIXED
+        if "pseudocode" in text.lower() and len(messages) == 1:
+            return "label the moves, then take"
+        return HELPER_CRASHES
+
+    first = IPP(task, ScriptedLLM(answer), workers=1, policy=QUICK, max_rounds=0,
+                probe=2).run().rounds[0]
+    assert first.failures == 0 and first.probe_fixes == 1 and first.probe_function_fixes == 1
+    assert "write only the function `label` again" in fix_requests[0]
+    assert "(lines 1-2)" in fix_requests[0]
+    assert "str(max_actions)" in first.program and "name = label(max_actions)" in first.program
+
+
+def test_a_syntax_error_or_a_one_function_program_is_asked_for_whole(task):
+    prompts: list = []
+    first = IPP(task, _model(prompts), workers=1, policy=QUICK, max_rounds=0,
+                probe=2).run().rounds[0]
+    assert first.probe_fixes == 1 and first.probe_function_fixes == 0
+    fix = next(p for p in prompts if "before the round was scored" in p)
+    assert "write the whole function `solve(" in fix.replace("\n", " ")
