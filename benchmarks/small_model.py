@@ -179,6 +179,22 @@ def evaluated(log: Path, start: int) -> tuple[int, float]:
     return sum(int(n) for _ms, n in found), sum(float(ms) for ms, _n in found) / 1000
 
 
+def acted_helps(rows: list[dict]) -> str:
+    """The rows' helps, each with how often it changed something over all of them (issue
+    73: a help that was on and never acted shows 0); "" for rows recorded before rows
+    counted it (their ``helps`` column is shown instead)."""
+    total: dict[str, int] = {}
+    for row in rows:
+        if "helps_acted" not in row:
+            return ""
+        for item in filter(None, row["helps_acted"].split(", ")):
+            if item == "none":
+                continue
+            label, _, n = item.rpartition(" ")
+            total[label] = total.get(label, 0) + int(n)
+    return ", ".join(f"{label} {n}" for label, n in total.items()) or "none"
+
+
 def cells(result: dict) -> list[str]:
     from pddlkit.formalizers.scoring import pooled
     from pddlkit.llm.grammar import describe_modes
@@ -191,7 +207,7 @@ def cells(result: dict) -> list[str]:
     walls = [r.get("loop_seconds", 0.0) for r in rows if r.get("won")]
     median_won = f"{statistics.median(walls) / 60:.1f}" if walls else "-"
     modes = describe_modes(c.get("constraint_mode", "") for c in result["calls"]) or "free"
-    helps = rows[0].get("helps", "none") if rows else "?"
+    helps = acted_helps(rows) or (rows[0].get("helps", "none") if rows else "?")
     prompt = sum(r.get("prompt_tokens", 0) for r in rows)
     read, seconds = result.get("evaluated", (0, 0.0))
     reuse = (f"{read} of {prompt} ({read / prompt:.0%}), {read / seconds:.0f} tok/s"
@@ -297,7 +313,7 @@ def table(args, parser, tables: list[str]) -> None:
         parser.error(f"unknown row(s) {', '.join(unknown)}; rows: {', '.join(ROWS)}, all")
     header = ["row", "won", "LLM calls", "tokens", "wall s", "calls per won",
               "median won min", "files against the truth",
-              "prompt tokens the server evaluated", "decoding", "helps", "domain"]
+              "prompt tokens the server evaluated", "decoding", "helps (times acted)", "domain"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     if args.env == "alfworld" and "preset-library" in names:
         parser.error("preset-library is CoinCollector's learned domain; leave it out here")
@@ -398,7 +414,7 @@ def merged(folder: Path) -> str:
     pooled_rows = {key: _pool(chunks) for key, chunks in groups.items()}
     header = ["row", "seeds", "won", "lift", "LLM calls", "tokens", "wall s", "calls per won",
               "median won min", "files against the truth",
-              "prompt tokens the server evaluated", "decoding", "helps", "domain"]
+              "prompt tokens the server evaluated", "decoding", "helps (times acted)", "domain"]
     out = ["# A small model through PDDLego+ (`benchmarks/small_model.py`)\n"]
     for (where, budget, split, model), rows in pooled_rows.items():
         commits = sorted({c["commit"] for c in groups[(where, budget, split, model)]})

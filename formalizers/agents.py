@@ -19,14 +19,17 @@ name, and left out of the preset's ``helps`` column with a stand-in. The ``noisy
 from __future__ import annotations
 
 import textwrap
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, make_dataclass
 from typing import Optional
 
 from pddlkit.agents import AgentError, AgentSpec, option
+from pddlkit.agents.helps import (acted, acted_column, check_requirements, option_fields,
+                                  preset, preset_help, split_by_offers)
 from pddlkit.agents.standins import knows
 from pddlkit.flags import non_negative_float, positive_float
 from pddlkit.llm.grammar import describe_modes
 
+from .help_table import HELPS, MODULAR_HELPS
 from .loop import Limits
 
 
@@ -43,7 +46,10 @@ def offline(llm: Optional[str]) -> bool:
 
 
 @dataclass
-class PDDLegoOptions:
+class _LoopOptions:
+    """The options of the paper's loop and of the domain library; the helps beyond it come
+    from :data:`.help_table.HELPS` (see :data:`PDDLegoOptions`)."""
+
     budget: int = option(50, "environment actions per episode", aliases=("action_budget",),
                          minimum=1)
     retries: int = option(5, "solver and simulation retry limits (0: the paper's PDDLego)",
@@ -60,83 +66,27 @@ class PDDLegoOptions:
                                 parse=non_negative_float)
     planner: str = option("fast-downward", "a planner name (pddlkit planners)")
     planner_timeout: float = option(30.0, "seconds per planner call", parse=positive_float)
-    repair: bool = option(False, "fix trivial PDDL slips in code before spending an LLM call")
     constrained: bool = option(False, "decode the LLM's answer under the PDDL grammar (the "
                                       "environment's actions fixed, lists bounded), where the "
                                       "LLM's server takes grammars")
-    fact_memory: bool = option(False, "merge facts confirmed in earlier steps into each new "
-                                      "problem file")
-    declare_objects: bool = option(False, "declare in code the objects a problem file uses "
-                                          "without declaring them, typed by the predicates")
-    fresh_answers: bool = option(False, "never plan files identical to ones already refused; "
-                                        "ask for new ones, saying why, without spending a "
-                                        "solver retry (5 a step; a 6th ends the episode)")
-    problem_only: bool = option(False, "with a frozen domain (--reuse-domain), ask for the "
-                                       "problem file alone")
-    refuted_facts: bool = option(False, "keep facts the world refuted out of later problem "
-                                        "files until an action adds them (reads pddlkit's "
-                                        "own simulators' machine-readable failures, "
-                                        "info['failed']: not in real TextWorld or ALFWorld)")
     samples: int = option(1, "answers drawn per request; the first that passes pddlkit check "
                              "is used (1: the paper's single answer)", minimum=1)
-    modular: bool = option(False, "the LLM writes one small part of the files per call "
-                                  "(predicates, each action, new facts, the goal); code "
-                                  "assembles the files and aims each revision at one part")
-    novel_goals: bool = option(False, "with --modular: the goal is chosen among the atoms "
-                                      "never true so far in the episode while any is "
-                                      "reachable (a room not yet visited), not one that "
-                                      "takes the agent back")
-    local_facts: bool = option(False, "with --modular: a sentence's facts name only what the "
-                                      "sentence names and where the agent is, not every place "
-                                      "it knows")
-    typed_objects: bool = option(False, "with --modular: declare every name the model typed "
-                                        "with a domain type as an object, even one no fact "
-                                        "names (a receptacle seen but not described can be "
-                                        "gone to)")
-    ask_missing: bool = option(False, "with --modular: when the planner finds an action's "
-                                      "precondition never true over a predicate no known "
-                                      "fact holds (where the agent is), ask for that "
-                                      "predicate's facts alone; also, once no place is left "
-                                      "to go, for a precondition predicate no action adds "
-                                      "(what can be opened)")
-    world_literals: bool = option(False, "with --modular: when the world names the literal "
-                                         "a command failed on, correct the facts in code "
-                                         "(the literal and what it implies through the "
-                                         "failed step's precondition), not by asking the "
-                                         "model which predicate; a thing the world says is "
-                                         "not there loses the facts about it until a "
-                                         "sentence names it again (reads pddlkit's own "
-                                         "simulators' machine-readable failures, "
-                                         "info['failed']: not in real TextWorld or ALFWorld)")
-    task_goals: bool = option(False, "with --modular: the goals offered that name a thing "
-                                     "the task names come first")
-    task_focus: bool = option(False, "with --modular: while a goal naming every thing the "
-                                     "task names is reachable, only such goals are offered, "
-                                     "and a thing already so is left there")
-    command_facts: bool = option(False, "with --modular: read the environment's valid "
-                                        "commands through the action templates: their names "
-                                        "get the parameter's type, and the precondition "
-                                        "atoms of a command the world can run now are facts "
-                                        "(\"take vase 1 from drawer 2\" -> (inreceptacle "
-                                        "vase_1 drawer_2))")
-    here_facts: bool = option(False, "with --modular: a fact over two places, read in a "
-                                     "sentence, has where the agent is in the argument an "
-                                     "action takes it from ((connected here ?to ?dir)), "
-                                     "and one naming here twice leads to a place the "
-                                     "sentence does not name (a placeholder)")
-    small_model: bool = option(False, "the helps for small models at once: --modular "
-                                      "(with an LLM) --repair --declare-objects "
-                                      "--fresh-answers --fact-memory --problem-only "
-                                      "--refuted-facts --novel-goals --local-facts "
-                                      "--typed-objects --ask-missing --world-literals "
-                                      "--task-goals --command-facts --task-focus "
-                                      "--here-facts")
     library: Optional[str] = option(None, "domain library folder (default: the user's)")
     save_domain: bool = option(False, "save the domain of each won episode to the library")
     reuse_domain: bool = option(False, "freeze the library's best verified domain for this "
                                        "environment")
     domain: Optional[str] = option(None, "a domain file to freeze (only the problem file is "
                                          "learned), e.g. domains/coin-collector/domain.pddl")
+
+
+#: ``pddlkit run pddlego``'s options: the loop's, then one switch per help of
+#: :data:`.help_table.HELPS`, then ``small_model``, the preset that turns them on together
+PDDLegoOptions = make_dataclass(
+    "PDDLegoOptions",
+    option_fields(HELPS) + [("small_model", bool, option(False, preset_help(
+        HELPS, "the helps for small models at once (--modular only with an LLM)")))],
+    bases=(_LoopOptions,))
+PDDLegoOptions.__module__ = __name__
 
 
 @dataclass
@@ -159,9 +109,6 @@ def limits(o) -> Limits:
                   planner_timeout=getattr(o, "planner_timeout", 30.0))
 
 
-#: the helps of the modular formalizer, which asks an LLM (a stand-in writes whole files)
-MODULAR_HELPS = ("novel_goals", "local_facts", "typed_objects", "ask_missing",
-                 "world_literals", "task_goals", "command_facts", "task_focus", "here_facts")
 #: what ``small_model`` turns on (each one is also an option of its own). The last six
 #: joined on 2026-11-28, measured with Qwen2.5-Coder 1.5B as the ``preset-focus`` rows of
 #: ``examples/real-llm/small-model.md``: 17 of 20 on CoinCollector 3 rooms (the set before
@@ -175,14 +122,11 @@ MODULAR_HELPS = ("novel_goals", "local_facts", "typed_objects", "ask_missing",
 #: ``benchmarks/small_model.py --split test --model random``). On CoinCollector
 #: ``command_facts`` types "move east"'s ``east`` as a direction and the others have little
 #: to do.
-SMALL_MODEL = ("modular", "repair", "declare_objects", "fresh_answers", "fact_memory",
-               "problem_only", "refuted_facts", "novel_goals", "local_facts", "typed_objects",
-               "ask_missing", "world_literals", "task_goals", "command_facts", "task_focus",
-               "here_facts")
+SMALL_MODEL = preset(HELPS)
 #: helps that are options of their own, not (yet) in ``small_model``'s set (none now:
 #: ``here_facts`` joined it on 2026-11-28, after CoinCollector 3 rooms 10/10 and 5 rooms 5/5
 #: with it over the preset, ``small-model.md``); a help is named here while it is measured
-OWN_HELPS: tuple[str, ...] = ()
+OWN_HELPS: tuple[str, ...] = tuple(h.name for h in HELPS if not h.preset)
 
 
 def helps(o, llm: Optional[str] = None) -> list[str]:
@@ -235,19 +179,9 @@ def play_pddlego(job):
     from .loop import run_episode
 
     o = job.options
-    if o.modular and offline(job.llm):
-        raise AgentError(f"--modular asks an LLM for one part of the files at a time; the "
-                         f"stand-in {job.llm or 'standin:pddlego'} writes whole files (name an "
-                         "LLM, or leave --modular out)")
-    for name in MODULAR_HELPS:   # helps of the modular formalizer: with it, and an LLM
-        flag = "--" + name.replace("_", "-")
-        if getattr(o, name) and not (o.modular or o.small_model):
-            raise AgentError(f"{flag} is a help of the modular formalizer; add --modular (or "
-                             f"--small-model)")
-        if getattr(o, name) and offline(job.llm):
-            raise AgentError(f"{flag} is a help of the modular formalizer, which asks an LLM; "
-                             f"the stand-in {job.llm or 'standin:pddlego'} writes whole files "
-                             f"(name an LLM, or leave {flag} out)")
+    # what each help needs (an option it helps, a real LLM), from the table
+    check_requirements(HELPS, o, preset_on=o.small_model,
+                       stand_in=(job.llm or "standin:pddlego") if offline(job.llm) else None)
     if o.samples > 1 and offline(job.llm):
         raise AgentError(f"--samples {o.samples} draws several answers from an LLM; the "
                          f"stand-in {job.llm or 'standin:pddlego'} writes one (name an LLM, or "
@@ -327,37 +261,27 @@ def play_pddlego(job):
                         "machine-readable failures, info[\"failed\"])")
         episode_source = source if reused is None else domain_source(None, reused)
         summary += f"; domain: {episode_source}"
+        did = acted(HELPS, used, episode.counts)
+        if did:   # issue 73: the helps that were on, each with how often it changed something
+            summary += f"; helps acted: {acted_column(did)}"
         yield episode.row(result.won, summary=summary, helps="+".join(used) or "none",
-                          domain_source=episode_source, **_columns(result))
-
-
-#: helps that act only on a refused command's reason in the domain's terms (``info["failed"]``,
-#: the environment's "failures" offer): pddlkit's own simulators give it, real TextWorld and
-#: ALFWorld do not
-READS_FAILURES = ("world-literals", "refuted-facts")
+                          helps_acted=acted_column(did), domain_source=episode_source,
+                          **_columns(result))
 
 
 def active_helps(o, used: list[str], env_id: str) -> tuple[list[str], list[str]]:
-    """(the helps that can act in ``env_id``, those that cannot). A help of
-    :data:`READS_FAILURES` asked for by its own flag where the environment gives no
-    machine-readable failures is refused (it would do nothing); one the ``--small-model``
-    preset brought is left out of the run and of its helps column, and the row says so."""
+    """(the helps that can act in ``env_id``, those that cannot). A help that reads what the
+    environment does not offer (:data:`.help_table.READS_FAILURES`: machine-readable
+    failures) asked for by its own flag there is refused (it would do nothing); one the
+    ``--small-model`` preset brought is left out of the run and of its helps column, and the
+    row says so."""
     from pddlkit.agents.contract import env_spec
 
     try:
         offers = env_spec(env_id).offers
     except Exception:   # an id the registry does not know is refused elsewhere, by name
         return used, []
-    if "failures" in offers:
-        return used, []
-    asked = [h for h in READS_FAILURES if getattr(o, h.replace("-", "_"), False)]
-    if asked:
-        raise AgentError(f"--{asked[0]} reads the world's machine-readable failures "
-                         f"(info[\"failed\"]), which {env_id} does not give, so it would do "
-                         "nothing; leave it out (pddlkit envs lists what each environment "
-                         "offers)")
-    return [h for h in used if h not in READS_FAILURES], \
-        [h for h in used if h in READS_FAILURES]
+    return split_by_offers(HELPS, used, o, env_id, offers)
 
 
 def domain_source(given: Optional[str], reused) -> str:

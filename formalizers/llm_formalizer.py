@@ -17,6 +17,7 @@ against an 8,192-token context, and the episode ended).
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Optional, Union
 
 from pddlkit.llm.base import LLM
@@ -129,6 +130,8 @@ class LLMFormalizer(PromptedLLM):
         #: constrained) is the problem file's, and the frozen domain completes the files. Off,
         #: the model writes both files and the loop discards its domain (the paper's way)
         self.problem_only = False
+        #: how often each help changed a request (label -> count; :mod:`.modular`'s too)
+        self.acted: Counter = Counter()
 
     def render(self, context: Context) -> str:
         """The prompt for ``context``, its history trimmed to the model's context (see the
@@ -171,6 +174,7 @@ class LLMFormalizer(PromptedLLM):
             text, self.history_left_out = fit_by_dropping(prompt, history, budget,
                                                           keep_first=1)
         if self._problem_only():
+            self.acted["problem-only"] += 1
             text += "\n" + self.prompts.fill("problem_only",
                                               domain=self.fixed_domain).strip() + "\n"
         return text

@@ -367,7 +367,12 @@ def _takes_info(method) -> bool:
 
 def _record_parts(formalizer, m: Metrics, emit) -> None:
     """The modular mode's calls of the last request (:mod:`.modular`), counted and recorded
-    with what code did with each answer."""
+    with what code did with each answer; and how often each help acted in the formalizer
+    (``help-acted``, :mod:`pddlkit.agents.helps`)."""
+    acted = getattr(formalizer, "acted", None)
+    if acted and any(acted.values()):
+        emit("help-acted", step=m.steps, counts={k: v for k, v in acted.items() if v})
+        acted.clear()
     declared = getattr(formalizer, "typed_declared", None)
     if declared:   # typed_objects: names the model typed, declared though no fact names them
         m.objects_declared += len(declared)

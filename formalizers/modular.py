@@ -176,6 +176,7 @@ from __future__ import annotations
 import re
 import string
 import time
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Optional, Union
@@ -310,6 +311,12 @@ class ModularFormalizer(PromptedLLM):
         self.command_facts = command_facts
         self.task_focus = task_focus
         self.here_facts = here_facts
+        #: how often each help changed something (label -> count), written by the loop as a
+        #: ``help-acted`` event after each step and cleared (issue 73: rows count the helps
+        #: that acted): a goal filter that removed or reordered candidates, a fact filter
+        #: that removed facts, a sentence's facts pinned to where the agent is, a missing
+        #: part asked for, a name declared from its type
+        self.acted: Counter = Counter()
         self._task_words: set[str] = set()
         self.guidance = self.prompts.fill(f"goal_{goal_style}").strip()
         self.templates = _templates(prompts)
@@ -389,6 +396,7 @@ class ModularFormalizer(PromptedLLM):
                 stalled = self._stalled_predicate()
                 if stalled:   # every place visited, and an action needs a fact none holds
                     self._stalled_asked.append(stalled)
+                    self.acted["ask-missing"] += 1
                     if self._write(f"missing {stalled}", context, signatures):
                         self._written_last.append(f"missing {stalled}")
             if part == "facts":
@@ -615,6 +623,7 @@ class ModularFormalizer(PromptedLLM):
             if predicate in arities and predicate not in held \
                     and self._missing_asked.get(predicate, 0) < MISSING_ASKS:
                 self._missing_asked[predicate] = self._missing_asked.get(predicate, 0) + 1
+                self.acted["ask-missing"] += 1
                 return predicate
         return None
 
@@ -1313,15 +1322,21 @@ class ModularFormalizer(PromptedLLM):
             # a goal true in an earlier state takes the agent back where it has been: with
             # novel_goals, only atoms never true so far are offered while any is reachable
             self._been = {atom for old, _cost, atom in reached if old}
-            reached = [r for r in reached if not r[0]]
+            novel = [r for r in reached if not r[0]]
+            self.acted["novel-goals"] += len(novel) < len(reached)
+            reached = novel
         else:
             self._been = set()
         if self.task_goals and self._task_words:
             # the task's things first (stable: never reached, then nearest, within each)
-            reached.sort(key=lambda r: -sum(_kind_word(a) in self._task_words
-                                            for a in _words(r[2])[1:]))
+            ordered = sorted(reached, key=lambda r: -sum(_kind_word(a) in self._task_words
+                                                          for a in _words(r[2])[1:]))
+            self.acted["task-goals"] += ordered != reached
+            reached = ordered
         if self.task_focus and self._task_words:
-            reached = self._focused(reached)
+            focused = self._focused(reached)
+            self.acted["task-focus"] += focused != reached
+            reached = focused
         self._candidates = [atom for _old, _cost, atom in reached]
         return self._candidates
 
@@ -1537,7 +1552,9 @@ class ModularFormalizer(PromptedLLM):
             facts = self._facts()   # the chunk's too, of one slot the later
             if self.local_facts:   # ... or only where the agent is, not every place known
                 single = self._single_valued()
-                facts = [f for f in facts if f.strip("()").split()[0] in single]
+                local = [f for f in facts if f.strip("()").split()[0] in single]
+                self.acted["local-facts"] += len(local) < len(facts)
+                facts = local
             known = [a for f in facts for a in f.strip("()").split()[1:]]
             return list(dict.fromkeys(known + observed_names([self._sentence], unknown=True)))
         task = context.memory.task.strip()
@@ -1710,7 +1727,9 @@ class ModularFormalizer(PromptedLLM):
         here = self._here()
         if here is None:
             return None
-        return {p: {i: here} for p, i in self._here_slots().items()} or None
+        pins = {p: {i: here} for p, i in self._here_slots().items()} or None
+        self.acted["here-facts"] += pins is not None
+        return pins
 
     def _away(self, predicate: str, args: list[str], pins: dict) -> str:
         """``here_facts``: a fact over two places that names where the agent is in both
@@ -1868,6 +1887,7 @@ class ModularFormalizer(PromptedLLM):
             out.append(f"{word} - {kind}")
             if count and word not in self._declared_typed:
                 self._declared_typed.add(word)
+                self.acted["typed-objects"] += 1
                 self.typed_declared.append(f"{word} - {kind}")
         return out
 

@@ -337,11 +337,17 @@ def test_novel_goals_offers_no_goal_already_reached_and_a_homesick_reader_then_w
                         domain=DOMAIN, limits=Limits(action_budget=12))
     assert not plain.won
     formalizer = ModularFormalizer(_script(_homesick()), "coin-collector", novel_goals=True)
+    events = []
     won = run_episode(make("coin-collector", rooms=3), formalizer, seed=1, domain=DOMAIN,
-                      limits=Limits(action_budget=12))
+                      limits=Limits(action_budget=12),
+                      on_event=lambda kind, data: events.append((kind, data)))
     assert won.won, won.metrics.abort_reason
     goals = [c.answer for c in formalizer.calls if c.part == "goal"]
     assert len(goals) == len(set(goals))   # never the same goal twice: always somewhere new
+    # issue 73: the record says how often the filter took a goal back home off the list
+    acted = sum(data["counts"].get("novel-goals", 0) for kind, data in events
+                if kind == "help-acted")
+    assert acted >= 1 and not formalizer.acted
 
 
 def test_novel_goals_is_an_option_named_in_the_row_and_part_of_the_preset():

@@ -310,6 +310,11 @@ def test_the_benchmark_s_preset_rows_name_the_helps_they_measured(monkeypatch, t
 
     spec = get_agent("pddlego")
     _check_merged_spans(small_model, tmp_path)
+    # issue 73: the helps cell sums how often each help acted over the rows (0 kept)
+    assert small_model.acted_helps([{"helps_acted": "repair 2, novel-goals 0"},
+                                    {"helps_acted": "repair 1, novel-goals 0"}]) == \
+        "repair 3, novel-goals 0"
+    assert small_model.acted_helps([{"helps": "constrained"}]) == ""   # older rows
 
     def used(row: str) -> list[str]:
         flags = [a[2:].replace("-", "_") for a in small_model.ROWS[row][1]

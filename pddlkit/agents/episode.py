@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -172,6 +173,9 @@ class Episode:
         # (a loop's, with the task and first observation), else before whatever comes first
         self._header: Optional[dict] = {"agent": job.spec.name, "env": job.env, "llm": job.llm,
                                         "seed": seed, "env_options": job.env_options}
+        #: the episode's events by kind, and a ``help-acted`` event's counts by help: what
+        #: :func:`pddlkit.agents.helps.acted` reads for the row's ``helps_acted``
+        self.counts: Counter = Counter()
 
     def _start(self, data: Optional[dict] = None) -> None:
         if self._header is not None:
@@ -183,6 +187,10 @@ class Episode:
         own ``outcome`` event is not written: the episode's outcome is its row."""
         if kind == "outcome":
             return
+        if kind == "help-acted":
+            self.counts.update(data.get("counts") or {})
+        else:
+            self.counts[kind] += 1
         if kind == "start" and self._header is not None:
             self._start(data)
         else:

@@ -1,0 +1,92 @@
+"""The PDDLego+ formalizer's helps, one line each (issue 74): the table every other place
+reads (:mod:`pddlkit.agents.helps`).
+
+From it come ``PDDLegoOptions``' switches, the ``--small-model`` preset and its ``--help``
+text, the checks of what each help needs, which helps read what the environment may not
+give, and each row's ``helps_acted`` column. Adding a help is one line here (and its code
+where it acts); the order is the preset's, as rows list it.
+
+``events`` are the record events that say a help changed something; a help that acts inside
+the modular formalizer counts itself there (``ModularFormalizer.acted``, written as
+``help-acted`` events), under its label.
+"""
+
+from __future__ import annotations
+
+from pddlkit.agents.helps import Help
+
+_MODULAR = ("modular",)
+#: what a help needs of the environment to act: a refused command's reason in the domain's
+#: terms (``info["failed"]``): pddlkit's own simulators give it, real TextWorld and ALFWorld
+#: do not
+FAILURES = "failures"
+
+HELPS: tuple[Help, ...] = (
+    Help("modular", "the LLM writes one small part of the files per call (predicates, each "
+                    "action, new facts, the goal); code assembles the files and aims each "
+                    "revision at one part", needs_llm=True, events=("parts",)),
+    Help("repair", "fix trivial PDDL slips in code before spending an LLM call",
+         events=("repair",)),
+    Help("declare_objects", "declare in code the objects a problem file uses without "
+                            "declaring them, typed by the predicates",
+         events=("objects-declared",)),
+    Help("fresh_answers", "never plan files identical to ones already refused; ask for new "
+                          "ones, saying why, without spending a solver retry (5 a step; a "
+                          "6th ends the episode)", events=("repeated-answer",)),
+    Help("fact_memory", "merge facts confirmed in earlier steps into each new problem file",
+         events=("facts-merged",)),
+    Help("problem_only", "with a frozen domain (--reuse-domain), ask for the problem file "
+                         "alone", events=("problem-only",)),
+    Help("refuted_facts", "keep facts the world refuted out of later problem files until an "
+                          "action adds them (reads pddlkit's own simulators' machine-readable "
+                          "failures, info['failed']: not in real TextWorld or ALFWorld)",
+         reads=FAILURES, events=("facts-refuted", "facts-kept-out")),
+    Help("novel_goals", "with --modular: the goal is chosen among the atoms never true so "
+                        "far in the episode while any is reachable (a room not yet "
+                        "visited), not one that takes the agent back",
+         requires=_MODULAR, needs_llm=True, events=("novel-goals",)),
+    Help("local_facts", "with --modular: a sentence's facts name only what the sentence "
+                        "names and where the agent is, not every place it knows",
+         requires=_MODULAR, needs_llm=True, events=("local-facts",)),
+    Help("typed_objects", "with --modular: declare every name the model typed with a domain "
+                          "type as an object, even one no fact names (a receptacle seen but "
+                          "not described can be gone to)",
+         requires=_MODULAR, needs_llm=True, events=("typed-objects",)),
+    Help("ask_missing", "with --modular: when the planner finds an action's precondition "
+                        "never true over a predicate no known fact holds (where the agent "
+                        "is), ask for that predicate's facts alone; also, once no place is "
+                        "left to go, for a precondition predicate no action adds (what can "
+                        "be opened)", requires=_MODULAR, needs_llm=True,
+         events=("ask-missing",)),
+    Help("world_literals", "with --modular: when the world names the literal a command "
+                           "failed on, correct the facts in code (the literal and what it "
+                           "implies through the failed step's precondition), not by asking "
+                           "the model which predicate; a thing the world says is not there "
+                           "loses the facts about it until a sentence names it again (reads "
+                           "pddlkit's own simulators' machine-readable failures, "
+                           "info['failed']: not in real TextWorld or ALFWorld)",
+         requires=_MODULAR, needs_llm=True, reads=FAILURES, events=("facts-corrected",)),
+    Help("task_goals", "with --modular: the goals offered that name a thing the task names "
+                       "come first", requires=_MODULAR, needs_llm=True,
+         events=("task-goals",)),
+    Help("command_facts", "with --modular: read the environment's valid commands through "
+                          "the action templates: their names get the parameter's type, and "
+                          "the precondition atoms of a command the world can run now are "
+                          "facts (\"take vase 1 from drawer 2\" -> (inreceptacle vase_1 "
+                          "drawer_2))", requires=_MODULAR, needs_llm=True,
+         events=("facts-from-commands",)),
+    Help("task_focus", "with --modular: while a goal naming every thing the task names is "
+                       "reachable, only such goals are offered, and a thing already so is "
+                       "left there", requires=_MODULAR, needs_llm=True,
+         events=("task-focus",)),
+    Help("here_facts", "with --modular: a fact over two places, read in a sentence, has "
+                       "where the agent is in the argument an action takes it from "
+                       "((connected here ?to ?dir)), and one naming here twice leads to a "
+                       "place the sentence does not name (a placeholder)",
+         requires=_MODULAR, needs_llm=True, events=("here-facts",)),
+)
+
+#: the helps of the modular formalizer (they need it, and an LLM)
+MODULAR_HELPS = tuple(h.name for h in HELPS if "modular" in h.requires)
+#: the helps that read the world's machine-readable failures, as rows spell them
+READS_FAILURES = tuple(h.label for h in HELPS if h.reads == FAILURES)

@@ -1,0 +1,118 @@
+"""Helps: what a front end does beyond its paper's loop, declared once (issue 74).
+
+Why: a help used to be written in four places (its option, the ``--small-model`` preset's
+list, the checks of what it needs, the row's helps column), and the copies drifted. A
+:class:`Help` holds what every one of those needs: its name (the option's, whose flag is
+``--name-with-dashes``), its ``--help`` text, the options it needs (``requires``), whether it
+needs a real LLM (``needs_llm``: a stand-in writes whole answers), what the environment
+must offer for it to act (``reads``, an offer of the environment's spec such as
+``"failures"``), whether the preset turns it on, and the record events that say it acted.
+A front end keeps a tuple of them (:data:`pddlkit.formalizers.help_table.HELPS`); from that
+tuple come its options' fields (:func:`option_fields`), the preset (:func:`preset`), the
+requirement checks (:func:`check_requirements`) and what each row says the helps did
+(:func:`acted`).
+
+What acted is counted from the episode's own record: a help names the event kinds it
+writes when it changes something (``repair``: the files code fixed), and a front end whose
+help acts inside a component that writes no event of its own (a goal filter) counts it
+there and writes the counts as one ``helps-acted`` event at the episode's end. A row then
+says, for each help that was on, how often it changed something; a help that was on and
+never acted shows 0, so a preset's long list no longer reads as sixteen things that helped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from .errors import AgentError
+from .spec import option
+
+
+@dataclass(frozen=True)
+class Help:
+    """One help of a front end (see the module)."""
+
+    name: str                       # the option's name: flag ``--name-with-dashes``
+    help: str                       # the flag's ``--help`` text
+    requires: tuple[str, ...] = ()  # options that must be on with it (``modular``)
+    needs_llm: bool = False         # refused with a stand-in, which writes whole answers
+    reads: Optional[str] = None     # the environment's offer it acts on (``failures``)
+    preset: bool = True             # in the front end's preset (``--small-model``)
+    events: tuple[str, ...] = ()    # record events that mean it changed something
+
+    @property
+    def label(self) -> str:
+        """The help as rows and flags spell it (``fact-memory``)."""
+        return self.name.replace("_", "-")
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.label
+
+
+def option_fields(helps: Sequence[Help]) -> list[tuple[str, type, Any]]:
+    """The helps as fields of an options dataclass (each a switch, off by default), for
+    :func:`dataclasses.make_dataclass`."""
+    return [(h.name, bool, option(False, h.help)) for h in helps]
+
+
+def preset(helps: Sequence[Help]) -> tuple[str, ...]:
+    """The names the preset turns on, in the table's order."""
+    return tuple(h.name for h in helps if h.preset)
+
+
+def preset_help(helps: Sequence[Help], what: str) -> str:
+    """The preset flag's ``--help`` text: ``what``, then every flag it turns on."""
+    return f"{what}: " + " ".join(h.flag for h in helps if h.preset)
+
+
+def check_requirements(helps: Sequence[Help], options: Any, *, stand_in: Optional[str],
+                       preset_on: bool = False) -> None:
+    """Refuse (:class:`AgentError`) a help asked for by its own flag without what it needs:
+    an option it requires (which the preset also brings), or a real LLM."""
+    for h in helps:
+        if not getattr(options, h.name, False):
+            continue
+        missing = [r for r in h.requires if not (getattr(options, r, False) or preset_on)]
+        if missing:
+            raise AgentError(f"{h.flag} is a help of --{missing[0].replace('_', '-')}; add "
+                             f"--{missing[0].replace('_', '-')} (or the preset)")
+        if h.needs_llm and stand_in is not None:
+            raise AgentError(f"{h.flag} asks an LLM for each part it helps with; the stand-in "
+                             f"{stand_in} writes whole answers (name an LLM, or leave "
+                             f"{h.flag} out)")
+
+
+def split_by_offers(helps: Sequence[Help], used: Sequence[str], options: Any, env_id: str,
+                    offers: Sequence[str]) -> tuple[list[str], list[str]]:
+    """(the helps of ``used`` that can act in ``env_id``, those that cannot, for want of an
+    offer they read). One asked for by its own flag there is refused: it would do nothing."""
+    unread = {h.label: h for h in helps if h.reads and h.reads not in offers}
+    for label, h in unread.items():
+        if getattr(options, h.name, False):
+            raise AgentError(f"{h.flag} reads the world's machine-readable {h.reads}, which "
+                             f"{env_id} does not offer, so it would do nothing; leave it out "
+                             "(pddlkit envs lists what each environment offers)")
+    return [u for u in used if u not in unread], [u for u in used if u in unread]
+
+
+def acted(helps: Sequence[Help], used: Sequence[str], kinds: Mapping[str, int],
+          counted: Optional[Mapping[str, int]] = None) -> dict[str, int]:
+    """For each help of ``used`` (labels), how often it changed something: the record's
+    events of its kinds (``kinds``: event kind -> count) plus what its component counted
+    (``counted``: label -> count)."""
+    by_label = {h.label: h for h in helps}
+    out = {}
+    for label in used:
+        h = by_label.get(label)
+        if h is None:
+            continue
+        out[label] = sum(kinds.get(k, 0) for k in h.events) + (counted or {}).get(label, 0)
+    return out
+
+
+def acted_column(counts: Mapping[str, int]) -> str:
+    """A row's ``helps_acted`` column: ``repair 3, novel-goals 0`` ("none": no help on)."""
+    return ", ".join(f"{label} {n}" for label, n in counts.items()) or "none"

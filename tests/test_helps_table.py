@@ -1,0 +1,93 @@
+"""Helps declared once (issue 74, pddlkit.agents.helps and formalizers/help_table.py), and
+rows that say how often each help changed something (issue 73).
+
+A toy table shows that one line makes a help a flag with its --help text, a member of the
+preset, a checked requirement and a counted column; PDDLego+'s own table is checked to be
+the one its options, preset and row read."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import Counter
+from dataclasses import fields, make_dataclass
+
+import pytest
+
+from pddlkit.agents import AgentError, get_agent, option, run_job
+from pddlkit.agents.helps import (Help, acted, acted_column, check_requirements, option_fields,
+                                  preset, preset_help, split_by_offers)
+from pddlkit.agents.spec import add_option_flags
+
+TOY = (Help("toy_help", "a toy that counts what it does", events=("toy-acted",)),
+       Help("needs_toy", "a help of the toy", requires=("toy_help",), preset=False,
+            needs_llm=True, reads="failures", events=("needs-toy",)))
+
+
+def _toy_options():
+    return make_dataclass("ToyOptions", option_fields(TOY) + [
+        ("preset_on", bool, option(False, preset_help(TOY, "the toy preset")))])
+
+
+def test_one_line_of_a_table_is_a_flag_a_preset_member_and_a_counted_column():
+    options = _toy_options()
+    parser = argparse.ArgumentParser()
+    add_option_flags(parser, options, "toy")
+    text = parser.format_help()
+    assert "--toy-help" in text and "a toy that counts what it does" in text
+    assert "--needs-toy" in text and "the toy preset: --toy-help" in " ".join(text.split())
+    assert preset(TOY) == ("toy_help",)
+    counts = Counter({"toy-acted": 3, "other": 9})
+    assert acted(TOY, ["toy-help", "needs-toy"], counts) == {"toy-help": 3, "needs-toy": 0}
+    assert acted_column({"toy-help": 3, "needs-toy": 0}) == "toy-help 3, needs-toy 0"
+    assert acted_column({}) == "none"
+
+
+def test_a_help_without_what_it_needs_is_refused_by_name():
+    options = _toy_options()
+    with pytest.raises(AgentError, match="--needs-toy is a help of --toy-help"):
+        check_requirements(TOY, options(needs_toy=True), stand_in=None)
+    check_requirements(TOY, options(needs_toy=True, preset_on=True), stand_in=None,
+                       preset_on=True)
+    with pytest.raises(AgentError, match="--needs-toy asks an LLM.*standin:x"):
+        check_requirements(TOY, options(toy_help=True, needs_toy=True), stand_in="standin:x")
+    with pytest.raises(AgentError, match="--needs-toy reads the world's machine-readable "
+                                         "failures, which toy-env does not offer"):
+        split_by_offers(TOY, ["needs-toy"], options(needs_toy=True), "toy-env", ())
+    assert split_by_offers(TOY, ["toy-help", "needs-toy"], options(), "toy-env", ()) == \
+        (["toy-help"], ["needs-toy"])
+
+
+def test_pddlego_reads_its_options_preset_and_checks_from_its_table():
+    from pddlkit.formalizers.agents import SMALL_MODEL, PDDLegoOptions
+    from pddlkit.formalizers.help_table import HELPS, MODULAR_HELPS, READS_FAILURES
+
+    names = {f.name for f in fields(PDDLegoOptions)}
+    assert {h.name for h in HELPS} <= names and "small_model" in names
+    # the preset's members, in the order rows list them (as before the table)
+    assert SMALL_MODEL == ("modular", "repair", "declare_objects", "fresh_answers",
+                           "fact_memory", "problem_only", "refuted_facts", "novel_goals",
+                           "local_facts", "typed_objects", "ask_missing", "world_literals",
+                           "task_goals", "command_facts", "task_focus", "here_facts")
+    assert READS_FAILURES == ("refuted-facts", "world-literals")
+    assert "novel_goals" in MODULAR_HELPS and "repair" not in MODULAR_HELPS
+    small = next(f for f in fields(PDDLegoOptions) if f.name == "small_model")
+    assert all(h.flag in small.metadata["help"] for h in HELPS if h.preset)
+    assert all(h.events for h in HELPS)   # every help can be counted
+
+
+def test_a_rows_helps_acted_counts_the_events_of_its_own_record(tmp_path):
+    """The noisy stand-in's slips: --repair fixes some (``repair`` events in the record);
+    --fresh-answers never acts when no answer repeats: 0, not left out."""
+    spec = get_agent("pddlego")
+    record = tmp_path / "record.jsonl"
+    seeds = [0, 1, 2]
+    rows = run_job(spec, env="coin-collector", llm="standin:pddlego:noisy", seeds=seeds,
+                   options=spec.make_options({"repair": True, "fresh_answers": True}),
+                   record=record, env_options={"rooms": 3})
+    events = [json.loads(line) for line in record.read_text().splitlines()]
+    for seed, row in zip(seeds, rows):
+        repairs = sum(e["type"] == "repair" for e in events if e["episode"] == seed)
+        repeats = sum(e["type"] == "repeated-answer" for e in events if e["episode"] == seed)
+        assert row.columns["helps_acted"] == f"repair {repairs}, fresh-answers {repeats}"
+    assert any(e["type"] == "repair" for e in events)   # the help did act somewhere
