@@ -1,0 +1,210 @@
+"""A domain checked against what the world did: every observed transition is evidence for or
+against each action schema (issue 75, the part that needs no LLM).
+
+Why: when a model writes the domain, code knows every command the agent ran, the facts
+believed before it, whether the world accepted it, and the facts read after it. A schema
+that disagrees with one of those transitions is wrong in a way code can name exactly: the
+schema, the transition and the literal. A small model can then be asked to rewrite that one
+schema, with that one reason, instead of the whole file.
+
+What is checked, for each :class:`Transition` whose action the domain has (its command
+bound to the domain's action, ``(move kitchen corridor east)``; binding a command's words to
+an action is the caller's, as the environment's own templates do it):
+
+* **precondition too strong**: the world accepted the command, but the schema's precondition
+  is false in the facts before; the finding names the first false literal;
+* **precondition too weak**: the world refused the command, but the schema's precondition
+  holds (the schema would let a planner use an action the world refuses);
+* **effect contradicted**: an atom the schema adds is absent after, or one it deletes is
+  still there;
+* **effect missing**: an atom that changed between before and after (made true, or made
+  false) that the schema does not change.
+
+The effect checks compare only the predicates a transition speaks for: those some action of
+the domain changes, and those the caller names in ``fluents`` (a predicate the model forgot
+in every effect is still checked when the caller knows it changes, such as ``at``). Atoms of
+other predicates that appear after a step (a new room seen, ``(connected corridor pantry
+west)``) are what the agent learnt, not what the action did, and are not blamed on it.
+
+Facts and commands that do not fit the domain (an unknown predicate, a wrong arity, an
+undeclared object type) are findings too (``facts-do-not-fit``), with the checker's message.
+Nothing here reads a simulator's hidden state: only what the caller observed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping, Optional, Sequence
+
+#: the kinds of finding, in the order a transition is checked
+KINDS = ("facts-do-not-fit", "precondition-too-strong", "precondition-too-weak",
+         "effect-contradicted", "effect-missing")
+
+
+@dataclass(frozen=True)
+class Transition:
+    """One command the agent ran: ``action`` (the ground action it stands for, as PDDL),
+    ``before`` (the facts believed before it), ``succeeded`` (whether the world accepted it),
+    ``after`` (the facts believed after it; None when the world refused it or nothing was
+    read), ``objects`` (name -> type for the names the facts and the action use), and
+    ``where`` (the episode and step, or the command's words, for messages)."""
+
+    action: str
+    before: frozenset
+    succeeded: bool
+    after: Optional[frozenset] = None
+    objects: Mapping[str, str] = field(default_factory=dict)
+    where: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.action.strip("() \n").split()[0].lower() if self.action.strip("() ") else ""
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A schema that a transition contradicts: ``kind`` (one of :data:`KINDS`), the
+    ``schema`` (action name), the transition's index and ``where``, the ground ``action``,
+    and the ``literal`` at fault (None when no single literal is: a precondition too weak)."""
+
+    kind: str
+    schema: str
+    index: int
+    where: str
+    action: str
+    literal: Optional[str] = None
+    detail: str = ""
+
+    def format(self) -> str:
+        """One sentence a person or a model can act on: the schema, the transition, the
+        literal, and what to change."""
+        at = f"transition {self.index + 1}" + (f" ({self.where})" if self.where else "")
+        lit = self.literal
+        if self.kind == "precondition-too-strong":
+            return (f"action {self.schema}: at {at}, {self.action} succeeded, but its "
+                    f"precondition {lit} was false before it; rewrite {self.schema}'s "
+                    f"precondition so the world's step is allowed")
+        if self.kind == "precondition-too-weak":
+            return (f"action {self.schema}: at {at}, the world refused {self.action}, but its "
+                    f"precondition held{self.detail}; rewrite {self.schema}'s precondition with "
+                    "what the refused step lacked")
+        if self.kind == "effect-contradicted":
+            return (f"action {self.schema}: at {at}, after {self.action} {self.detail}; "
+                    f"rewrite {self.schema}'s effect")
+        if self.kind == "effect-missing":
+            return (f"action {self.schema}: at {at}, {self.action} {self.detail}, which its "
+                    f"effect does not say; add {lit} to {self.schema}'s effect")
+        return f"action {self.schema}: at {at}: {self.detail}"
+
+
+def _atoms(facts: Iterable[str]) -> frozenset:
+    """Facts as ground atoms (lowercase tuples); negative or malformed text is skipped."""
+    out = set()
+    for fact in facts:
+        words = fact.replace("(", " ").replace(")", " ").split()
+        if words and words[0].lower() != "not":
+            out.add(tuple(w.lower() for w in words))
+    return frozenset(out)
+
+
+def _text(atom: tuple) -> str:
+    return "(" + " ".join(atom) + ")"
+
+
+def _problem(domain, t: Transition) -> str:
+    by_type: dict[str, list[str]] = {}
+    for name, kind in sorted(t.objects.items()):
+        by_type.setdefault(kind, []).append(name)
+    objects = " ".join(f"{' '.join(names)} - {kind}" for kind, names in by_type.items())
+    init = " ".join(t.before)
+    return (f"(define (problem evidence) (:domain {domain.name}) (:objects {objects}) "
+            f"(:init {init}) (:goal (and)))")
+
+
+def check_transitions(domain_text: str, transitions: Sequence[Transition],
+                      fluents: Iterable[str] = (), schemas: Optional[Iterable[str]] = None
+                      ) -> list[Finding]:
+    """Every finding of ``transitions`` against the domain's schemas (only the schemas in
+    ``schemas`` when given), in transition order. A domain that does not check raises
+    ValueError naming its first error (that is not evidence against one schema)."""
+    from pddlkit.checks import check
+    from pddlkit.pddl.reader import parse_domain, parse_problem
+
+    from .simulate import first_false_literal, simulate
+    from .world import World
+
+    own = check(domain_text, planner=None)
+    if not own.ok:   # the domain's own errors are not evidence against a schema
+        raise ValueError(f"the domain does not check, so no transition can be read against "
+                         f"it: {own.errors[0].message} (run pddlkit check on it first)")
+    domain = parse_domain(domain_text)
+    wanted = {s.lower() for s in schemas} if schemas is not None else None
+    changed = {lit.atom.predicate.lower() for a in domain.actions
+               for lit in _effect_literals(a.effects)} | {f.lower() for f in fluents}
+    findings: list[Finding] = []
+    for i, t in enumerate(transitions):
+        name = t.name
+        if name not in domain.action_map or (wanted is not None and name not in wanted):
+            continue
+        problem_text = _problem(domain, t)
+        report = check(domain_text, problem_text, planner=None)
+        if not report.ok:
+            first = report.errors[0]
+            findings.append(Finding("facts-do-not-fit", name, i, t.where, t.action,
+                                    detail=f"the facts before it do not fit the domain: "
+                                           f"{first.message}"))
+            continue
+        world = World(domain, parse_problem(problem_text))
+        state = world.initial_state
+        tried = simulate(world, state, t.action)
+        if tried.problem is not None:
+            findings.append(Finding("facts-do-not-fit", name, i, t.where, t.action,
+                                    detail=f"{t.action} does not fit the domain: "
+                                           f"{tried.problem}"))
+            continue
+        schema = domain.action_map[name]
+        if t.succeeded and not tried.applicable:
+            false = first_false_literal(schema.precondition, state, tried.ground.binding, world)
+            findings.append(Finding("precondition-too-strong", name, i, t.where, t.action,
+                                    literal=false.text if false else (
+                                        str(tried.first) if tried.first else None)))
+            continue
+        if not t.succeeded:
+            if tried.applicable:
+                findings.append(Finding("precondition-too-weak", name, i, t.where, t.action))
+            continue
+        if t.after is None:
+            continue
+        after = _atoms(t.after)
+        before = state.atoms
+        predicted = tried.successor.atoms
+        spoken = {a for a in after | before | predicted if a[0] in changed}
+        for atom in sorted(spoken):
+            now, then, said = atom in after, atom in before, atom in predicted
+            if said and not then and not now:
+                findings.append(Finding("effect-contradicted", name, i, t.where, t.action,
+                                        _text(atom), f"{_text(atom)} is false, yet {name} "
+                                                     "adds it"))
+            elif then and not said and now:
+                findings.append(Finding("effect-contradicted", name, i, t.where, t.action,
+                                        f"(not {_text(atom)})", f"{_text(atom)} still holds, "
+                                                                f"yet {name} deletes it"))
+            elif now and not then and not said:
+                findings.append(Finding("effect-missing", name, i, t.where, t.action,
+                                        _text(atom), f"made {_text(atom)} true"))
+            elif then and not now and said:
+                findings.append(Finding("effect-missing", name, i, t.where, t.action,
+                                        f"(not {_text(atom)})", f"made {_text(atom)} false"))
+    return findings
+
+
+def _effect_literals(effects) -> list:
+    from pddlkit.pddl.model import iter_effect_literals
+
+    return list(iter_effect_literals(effects))
+
+
+def explained(domain_text: str, transitions: Sequence[Transition],
+              fluents: Iterable[str] = ()) -> bool:
+    """Whether the domain explains every transition (no finding)."""
+    return not check_transitions(domain_text, transitions, fluents)
