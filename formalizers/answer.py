@@ -94,6 +94,9 @@ def _define_blocks(text: str) -> list[str]:
 
 
 def closing_bracket(text: str, start: int) -> Optional[int]:
+    """The end (exclusive) of the parenthesised expression opening at ``start``, skipping
+    ``;`` comments; None when it never closes. The formalizers' one bracket matcher (issue
+    74: there were two, one of which counted brackets inside comments)."""
     depth = 0
     i = start
     while i < len(text):

@@ -183,10 +183,9 @@ from typing import Optional, Union
 
 from pddlkit.llm.base import LLM
 
-from .answer import AnswerError, Files
+from .answer import AnswerError, Files, closing_bracket
 from .base import INITIAL, SIMULATION_ERROR, SOLVER_ERROR, Context
 from .llm_formalizer import RETRY_TEMPERATURE, PromptedLLM
-from .repair import matching_paren
 
 BUNDLED = Path(__file__).parent / "prompts" / "modular"
 PARTS = ("context", "predicates", "action", "types", "facts", "goal", "correction", "missing")
@@ -277,7 +276,7 @@ def _norm(text: str) -> str:
 
 def _balanced(text: str, start: int) -> Optional[str]:
     """The balanced ``(...)`` starting at ``start``, or None when it is not closed."""
-    end = matching_paren(text, start)
+    end = closing_bracket(text, start)
     return None if end is None else text[start:end]
 
 

@@ -27,8 +27,7 @@ from typing import Optional
 from pddlkit.pddl.model import Domain, Problem, iter_atoms
 from pddlkit.pddl.reader import read_domain, read_problem
 
-from .answer import Files
-from .repair import matching_paren
+from .answer import Files, closing_bracket
 
 
 def declare_objects(files: Files) -> tuple[Files, list[str]]:
@@ -96,7 +95,7 @@ def add_objects(problem: str, entries: list[str]) -> Optional[str]:
     found = re.search(r"\(\s*:objects\b", problem, re.I)
     text = " ".join(entries)
     if found:
-        end = matching_paren(problem, found.start())
+        end = closing_bracket(problem, found.start())
         if end is None:
             return None
         return problem[:end - 1].rstrip() + f" {text})" + problem[end:]

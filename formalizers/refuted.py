@@ -33,8 +33,7 @@ from typing import Optional
 from pddlkit.pddl.model import And, Atom, iter_effect_literals
 from pddlkit.pddl.reader import read_domain
 
-from .answer import Files
-from .repair import matching_paren
+from .answer import Files, closing_bracket
 
 
 def _norm(fact: str) -> str:
@@ -132,7 +131,7 @@ class RefutedFacts:
         """The files with every refuted fact removed from the problem (one line each)."""
         problem, removed = files.problem, []
         start = re.search(r"\(\s*:init\b", problem, re.I)
-        end = matching_paren(problem, start.start()) if start else None
+        end = closing_bracket(problem, start.start()) if start else None
         if end is None:
             return files, []
         init = problem[start.start():end]

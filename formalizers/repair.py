@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pddlkit.checks import check
 from pddlkit.pddl.reader import read_domain, read_problem
 
-from .answer import Files
+from .answer import Files, closing_bracket
 
 FIXABLE = ("unclosed-paren", "undeclared-requirement", "negated-init-atom", "undeclared-type",
            "domain-name-mismatch")
@@ -80,7 +80,7 @@ def _apply(diags, domain: str, problem: str, dom, fixes: list[str]) -> tuple[str
                 fixes.append(f"problem: (:domain ...) set to {dom.name}")
                 problem = new
     for start in sorted(set(spans), reverse=True):
-        end = matching_paren(problem, start)
+        end = closing_bracket(problem, start)
         if end is not None:
             fixes.append(f"problem: removed {problem[start:end]} from :init (closed world)")
             problem = problem[:start] + problem[end:]
@@ -110,23 +110,11 @@ def _offset(text: str, line: int, column: int) -> int:
     return sum(len(x) + 1 for x in lines[:line - 1]) + max(0, column - 1)
 
 
-def matching_paren(text: str, start: int):
-    depth = 0
-    for i in range(start, len(text)):
-        if text[i] == "(":
-            depth += 1
-        elif text[i] == ")":
-            depth -= 1
-            if depth == 0:
-                return i + 1
-    return None
-
-
 def _section_end(text: str, head: str):
     m = re.search(r"\(\s*" + re.escape(head) + r"\b", text, re.I)
     if not m:
         return None
-    end = matching_paren(text, m.start())
+    end = closing_bracket(text, m.start())
     return None if end is None else end - 1
 
 
