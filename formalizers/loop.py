@@ -50,6 +50,7 @@ from pddlkit.planners import PlanStatus
 
 from .answer import AnswerError, Files
 from .base import INITIAL, SIMULATION_ERROR, SOLVER_ERROR, UPDATE, Context, Formalizer, Memory
+from .evidence import believed_states, transition_event
 from .prompts import prompt_context
 
 
@@ -255,7 +256,10 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
         done: list[str] = []
         failure = None
         failure_info: Any = None
-        for command in commands:
+        steps = result.actions[-1]
+        beliefs = believed_states(tried.files.domain, tried.files.problem, steps) \
+            if tried.files is not None and len(steps) == len(commands) else None
+        for k, command in enumerate(commands):
             if m.actions >= limits.action_budget:
                 break
             step = as_step(env.step(command), f"step({command!r})", env)
@@ -263,6 +267,10 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
             memory.history.append((command, step.observation))
             emit("action", step=m.steps, command=command, observation=step.observation,
                  error=step.error)
+            evidence = transition_event(beliefs, k, command, steps[k] if beliefs else "",
+                                        not step.error)
+            if evidence is not None:   # issue 75: what the command is evidence of
+                emit("transition", step=m.steps, **evidence)
             end = ending(step, env)
             if step.error and not end.done:
                 failure = (command, step.observation)

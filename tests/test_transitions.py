@@ -92,3 +92,32 @@ def test_a_predicate_no_action_changes_is_checked_when_the_caller_names_it():
     assert not any(f.literal == "(seen corridor)" for f in check_transitions(domain, [seen]))
     assert any(f.literal == "(seen corridor)"
                for f in check_transitions(domain, [seen], fluents=["seen"]))
+
+
+def test_an_episode_records_each_command_as_evidence_the_reference_explains(tmp_path):
+    """The loop writes a ``transition`` event per command (the facts believed before it,
+    its ground action, whether the world took it); read back, CoinCollector's reference
+    domain explains every one, and a move that needs the room visited already is refuted by
+    a named transition."""
+    import json
+
+    from pddlkit.agents import get_agent, run_job
+    from pddlkit.formalizers.evidence import transitions
+
+    spec = get_agent("pddlego")
+    record = tmp_path / "record.jsonl"
+    rows = run_job(spec, env="coin-collector", llm="standin:pddlego", seeds=[0, 1, 2],
+                   options=spec.make_options({"domain": "domains/coin-collector/domain.pddl"}),
+                   record=record, env_options={"rooms": 5})
+    events = [json.loads(line) for line in record.read_text().splitlines()]
+    seen = transitions(events)
+    actions = [e for e in events if e["type"] == "action"]
+    assert len(seen) == len(actions) > 0 and all(r.won for r in rows)
+    assert explained(REFERENCE, seen)
+    # a schema that only lets the agent back into rooms it has seen: refuted by the first
+    # move into a new room, named with its transition and literal
+    homebound = _with_move("(and (at ?from) (connected ?from ?to ?dir) (visited ?to))",
+                           "(and (not (at ?from)) (at ?to) (visited ?to))")
+    first = check_transitions(homebound, seen)[0]
+    assert (first.kind, first.schema) == ("precondition-too-strong", "move")
+    assert first.literal.startswith("(visited ") and "episode 0" in first.where
