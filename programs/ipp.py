@@ -45,7 +45,9 @@ its worst instances.
   over the task's API (:mod:`.skeletons`: a path search and a nearest-cell finder for GRASP,
   a walker that knows the agent's facing for MiniGrid) and ask for ``solve`` only; the
   helpers run after the model's code in the sandbox (so its lines keep their numbers, and a
-  helper it redefines is ours again). A round's program is what ran, helpers included;
+  helper it redefines is ours again). The prompts show each helper's signature and docstring
+  (shown whole, they were copied into the answer); a copy the model writes anyway is dropped
+  and said in the round's ``dropped``. A round's program is what ran, helpers included;
   prompts show the model's part only. With the paper's prompts it is refused (their text is
   the paper's).
 * A program that cannot be read from the answer, does not define ``solve``, crashes or returns
@@ -79,8 +81,8 @@ from pddlkit.sandbox import Policy, SandboxPool
 
 from .answer import ProgramAnswerError, extract_program, numbered
 from .mend import drop_module_statements, mend_program
-from .skeletons import SKELETONS, skeleton_source
-from .splice import failing_function, splice
+from .skeletons import SKELETONS, helper_names, skeleton_api, skeleton_source
+from .splice import drop_definitions, failing_function, splice
 from .tasks import Scored, Task, template
 
 
@@ -241,6 +243,7 @@ class IPP:
                 raise ValueError("skeleton adds helpers to our prompts; the paper's prompts "
                                  "are its text word for word (use prompts='ours')")
             self.skeleton = f"\n\n\n{SKELETON_MARK}\n{source}"
+            self._api, self._helpers = skeleton_api(task.name), helper_names(task.name)
         if isinstance(llm, str):
             from pddlkit.llm import load_llm
 
@@ -267,9 +270,9 @@ class IPP:
         if not self.skeleton:
             return self.task.rules()
         return (self.task.rules() + "\n\nThese helper functions are defined for you (pddlkit "
-                "tested them); call them from your function, and do not write them again "
-                "(they are added after your code when it runs):\n```python\n"
-                + self.skeleton.split(SKELETON_MARK, 1)[1].strip()
+                "wrote and tested them; their bodies are left out here); call them from your "
+                "function, and do not write them again (they are added after your code when "
+                "it runs):\n```python\n" + self._api.strip()
                 + f"\n```\nWrite only the function `{self.task.signature}` (and any small "
                 "helpers of your own).")
 
@@ -386,6 +389,9 @@ class IPP:
         if program is None:
             return program
         program, dropped = drop_module_statements(self._own(program))
+        if self.skeleton:   # a copy of a given helper: ours runs anyway (see the module)
+            program, copies = drop_definitions(program, self._helpers)
+            dropped += copies
         self._dropped.extend(d for d in dropped if d not in self._dropped)
         if self.mend:
             program, mends = mend_program(program)

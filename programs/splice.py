@@ -13,6 +13,8 @@ Rules (the program is only parsed here, never run):
   hold the failing line, when the program parses and has at least two top-level functions; a
   program of one function, a failure outside every function or a program that does not parse
   (a syntax error) is asked for whole, as before.
+* :func:`drop_definitions` takes out top-level functions of given names (IPP's skeleton
+  drops the model's copies of the helpers it gives), saying which.
 * :func:`splice` puts the answer back: each top-level function or class the answer defines
   replaces the program's own of the same name (or is added after the last one), and each
   import of the answer the program lacks goes before the program's first line that is not an
@@ -90,3 +92,19 @@ def splice(program: str, asked: FunctionSpan, answer: str) -> str:
         at = next((n.lineno - 1 for n in tree.body if not isinstance(n, _IMPORTS)), len(lines))
         lines[at:at] = imports
     return "\n".join(lines) + "\n"
+
+
+def drop_definitions(program: str, names) -> tuple[str, list[str]]:
+    """``program`` without its top-level functions and classes named in ``names``, and one
+    line for each dropped; a program that does not parse comes back as it is."""
+    tree = _parse(program)
+    if tree is None:
+        return program, []
+    spans = [s for s in _spans(tree) if s.name in names]
+    if not spans:
+        return program, []
+    lines = program.split("\n")
+    for span in sorted(spans, key=lambda s: -s.first):
+        del lines[span.first - 1:span.last]
+    return "\n".join(lines), [f"def {s.name} (lines {s.first}-{s.last}): a copy of a helper "
+                              "the skeleton gives, dropped" for s in spans]

@@ -94,6 +94,7 @@ def test_the_model_writes_solve_only_and_the_helpers_run_after_it(task):
     assert SKELETON_MARK in first.program and first.program.index("def solve") < \
         first.program.index("def shortest_paths")
     assert "def shortest_paths" in prompts[0] and "Write only the function `solve(" in prompts[0]
+    assert "paths = {start: []}" not in prompts[0]   # the API shown, not the bodies
 
 
 def test_a_refinement_shows_the_models_code_without_the_helpers(task):
@@ -125,3 +126,19 @@ def test_every_skeleton_compiles_without_its_docstring():
         source = skeleton_source(name)
         assert '"""' not in source.split("\n", 1)[0]
         compile(source, name, "exec")
+
+
+def test_a_copy_of_a_given_helper_is_dropped_and_said(task):
+    """Qwen2.5-Coder 1.5B copied the helpers into its answer: the copy is dropped (ours runs),
+    and the round says so."""
+    copied = SOLVE_ONLY.replace("```python\n", "```python\ndef nearest(*args):\n"
+                                "    return None\n\n\n")
+
+    def answer(messages):
+        return "take the nearest energy home" if len(messages) == 1 else copied
+
+    first = IPP(task, ScriptedLLM(answer), workers=1, policy=QUICK, max_rounds=0,
+                skeleton=True).run().rounds[0]
+    assert first.failures == 0 and first.mean > -1, first
+    assert any(d.startswith("def nearest (lines 1-2)") for d in first.dropped), first.dropped
+    assert "return None" not in first.program.split(SKELETON_MARK)[0]

@@ -8,9 +8,11 @@ skeleton gives the model one, so what is measured is the strategy.
 
 Each skeleton is a module of this package: the tests import and check its helpers here, on
 the host (it is pddlkit's code, not generated code). :func:`skeleton_source` gives its text
-without the module docstring; IPP shows that text in its prompts and runs it after the
-model's code, in the sandbox, so a helper the model redefines is ours again when ``solve``
-runs (the prompt says so).
+without the module docstring, which IPP runs after the model's code, in the sandbox;
+:func:`skeleton_api` gives what the prompts show: each helper's signature and docstring, and
+the constants. Shown whole, the helpers were copied into the answer by Qwen2.5-Coder 1.5B
+(GRASP, 2026-12-02: the answer ran to its 1,000-token cap on the copy before ``solve`` was
+written); :func:`helper_names` lets IPP drop such copies from the model's code.
 """
 
 from __future__ import annotations
@@ -38,3 +40,38 @@ def skeleton_source(task: str) -> Optional[str]:
     if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
         text = "\n".join(text.split("\n")[first.end_lineno:])
     return text.strip() + "\n"
+
+
+def skeleton_api(task: str) -> Optional[str]:
+    """What the prompts show of ``task``'s helpers: the imports and constants as written, each
+    function as its signature and docstring with ``...`` for the body."""
+    source = skeleton_source(task)
+    if source is None:
+        return None
+    lines = source.split("\n")
+    out = []
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.FunctionDef):
+            head = lines[node.lineno - 1:node.body[0].lineno - 1]
+            doc = ast.get_docstring(node)
+            first = node.body[0]
+            if doc is not None:
+                head += lines[first.lineno - 1:first.end_lineno]
+            out.append("\n".join(head + [" " * (first.col_offset) + "..."]))
+        else:
+            out.append("\n".join(lines[node.lineno - 1:node.end_lineno]))
+    return "\n\n".join(out) + "\n"
+
+
+def helper_names(task: str) -> frozenset:
+    """The names ``task``'s skeleton defines at the top level (functions and constants)."""
+    source = skeleton_source(task)
+    if source is None:
+        return frozenset()
+    names = set()
+    for node in ast.parse(source).body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    return frozenset(names)
