@@ -29,6 +29,11 @@ west)``) are what the agent learnt, not what the action did, and are not blamed 
 Facts and commands that do not fit the domain (an unknown predicate, a wrong arity, an
 undeclared object type) are findings too (``facts-do-not-fit``), with the checker's message.
 Nothing here reads a simulator's hidden state: only what the caller observed.
+
+The domain library's own check (``formalizers/library.py``, ``checks.json``) asks the
+precondition questions of a saved domain, progressing each stored problem's state by the
+domain under test; a transition here carries the facts believed at the time instead, and
+adds the effects.
 """
 
 from __future__ import annotations
