@@ -13,6 +13,8 @@ the modular formalizer counts itself there (``ModularFormalizer.acted``, written
 
 from __future__ import annotations
 
+from typing import Optional
+
 from pddlkit.agents.helps import Help
 
 _MODULAR = ("modular",)
@@ -20,6 +22,14 @@ _MODULAR = ("modular",)
 #: terms (``info["failed"]``): pddlkit's own simulators give it, real TextWorld and ALFWorld
 #: do not
 FAILURES = "failures"
+
+
+def _modular(name: str, text: str, *, reads: Optional[str] = None, events: tuple = ()) -> Help:
+    """A help of the modular formalizer: it needs ``--modular`` and an LLM, and counts itself
+    under its label (``ModularFormalizer.acted``) unless ``events`` says otherwise."""
+    return Help(name, "with --modular: " + text, requires=_MODULAR, needs_llm=True,
+                reads=reads, events=events or (name.replace("_", "-"),))
+
 
 HELPS: tuple[Help, ...] = (
     Help("modular", "the LLM writes one small part of the files per call (predicates, each "
@@ -41,49 +51,40 @@ HELPS: tuple[Help, ...] = (
                           "action adds them (reads pddlkit's own simulators' machine-readable "
                           "failures, info['failed']: not in real TextWorld or ALFWorld)",
          reads=FAILURES, events=("facts-refuted", "facts-kept-out")),
-    Help("novel_goals", "with --modular: the goal is chosen among the atoms never true so "
-                        "far in the episode while any is reachable (a room not yet "
-                        "visited), not one that takes the agent back",
-         requires=_MODULAR, needs_llm=True, events=("novel-goals",)),
-    Help("local_facts", "with --modular: a sentence's facts name only what the sentence "
-                        "names and where the agent is, not every place it knows",
-         requires=_MODULAR, needs_llm=True, events=("local-facts",)),
-    Help("typed_objects", "with --modular: declare every name the model typed with a domain "
-                          "type as an object, even one no fact names (a receptacle seen but "
-                          "not described can be gone to)",
-         requires=_MODULAR, needs_llm=True, events=("typed-objects",)),
-    Help("ask_missing", "with --modular: when the planner finds an action's precondition "
-                        "never true over a predicate no known fact holds (where the agent "
-                        "is), ask for that predicate's facts alone; also, once no place is "
-                        "left to go, for a precondition predicate no action adds (what can "
-                        "be opened)", requires=_MODULAR, needs_llm=True,
-         events=("ask-missing",)),
-    Help("world_literals", "with --modular: when the world names the literal a command "
-                           "failed on, correct the facts in code (the literal and what it "
-                           "implies through the failed step's precondition), not by asking "
-                           "the model which predicate; a thing the world says is not there "
-                           "loses the facts about it until a sentence names it again (reads "
-                           "pddlkit's own simulators' machine-readable failures, "
-                           "info['failed']: not in real TextWorld or ALFWorld)",
-         requires=_MODULAR, needs_llm=True, reads=FAILURES, events=("facts-corrected",)),
-    Help("task_goals", "with --modular: the goals offered that name a thing the task names "
-                       "come first", requires=_MODULAR, needs_llm=True,
-         events=("task-goals",)),
-    Help("command_facts", "with --modular: read the environment's valid commands through "
-                          "the action templates: their names get the parameter's type, and "
-                          "the precondition atoms of a command the world can run now are "
-                          "facts (\"take vase 1 from drawer 2\" -> (inreceptacle vase_1 "
-                          "drawer_2))", requires=_MODULAR, needs_llm=True,
-         events=("facts-from-commands",)),
-    Help("task_focus", "with --modular: while a goal naming every thing the task names is "
-                       "reachable, only such goals are offered, and a thing already so is "
-                       "left there", requires=_MODULAR, needs_llm=True,
-         events=("task-focus",)),
-    Help("here_facts", "with --modular: a fact over two places, read in a sentence, has "
-                       "where the agent is in the argument an action takes it from "
-                       "((connected here ?to ?dir)), and one naming here twice leads to a "
-                       "place the sentence does not name (a placeholder)",
-         requires=_MODULAR, needs_llm=True, events=("here-facts",)),
+    _modular("novel_goals", "the goal is chosen among the atoms never true so far in the "
+                            "episode while any is reachable (a room not yet visited), not "
+                            "one that takes the agent back"),
+    _modular("local_facts", "a sentence's facts name only what the sentence names and where "
+                            "the agent is, not every place it knows"),
+    _modular("typed_objects", "declare every name the model typed with a domain type as an "
+                              "object, even one no fact names (a receptacle seen but not "
+                              "described can be gone to)"),
+    _modular("ask_missing", "when the planner finds an action's precondition never true over "
+                            "a predicate no known fact holds (where the agent is), ask for "
+                            "that predicate's facts alone; also, once no place is left to go, "
+                            "for a precondition predicate no action adds (what can be "
+                            "opened)"),
+    _modular("world_literals", "when the world names the literal a command failed on, "
+                               "correct the facts in code (the literal and what it implies "
+                               "through the failed step's precondition), not by asking the "
+                               "model which predicate; a thing the world says is not there "
+                               "loses the facts about it until a sentence names it again "
+                               "(reads pddlkit's own simulators' machine-readable failures, "
+                               "info['failed']: not in real TextWorld or ALFWorld)",
+             reads=FAILURES, events=("facts-corrected",)),
+    _modular("task_goals", "the goals offered that name a thing the task names come first"),
+    _modular("command_facts", "read the environment's valid commands through the action "
+                              "templates: their names get the parameter's type, and the "
+                              "precondition atoms of a command the world can run now are "
+                              "facts (\"take vase 1 from drawer 2\" -> (inreceptacle vase_1 "
+                              "drawer_2))", events=("facts-from-commands",)),
+    _modular("task_focus", "while a goal naming every thing the task names is reachable, "
+                           "only such goals are offered, and a thing already so is left "
+                           "there"),
+    _modular("here_facts", "a fact over two places, read in a sentence, has where the agent "
+                           "is in the argument an action takes it from ((connected here ?to "
+                           "?dir)), and one naming here twice leads to a place the sentence "
+                           "does not name (a placeholder)"),
 )
 
 #: the helps of the modular formalizer (they need it, and an LLM)
