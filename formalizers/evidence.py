@@ -14,12 +14,34 @@ predicted. The facts read after a step come with the next files; these events le
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Iterable, Optional
 
 
-def believed_states(domain_text: str, problem_text: str, steps: list[str]) -> Optional[list]:
-    """The state before each step (``steps[k]`` runs in ``states[k]``), as far as the files'
-    domain applies them; None when the files cannot be read (a planned pair always can)."""
+@dataclass(frozen=True)
+class Beliefs:
+    """What the formalizer believed along one plan: ``states[k]`` is the state before step k
+    (as far as the files' domain applies the steps), ``objects`` name -> type."""
+
+    states: list
+    objects: dict
+
+    def event(self, k: int, command: str, action: str, succeeded: bool) -> Optional[dict]:
+        """The ``transition`` event's fields for step ``k``, or None past what the files'
+        domain could progress."""
+        if k >= len(self.states):
+            return None
+        from pddlkit.semantics.state import format_atom
+
+        return {"command": command, "action": action, "succeeded": succeeded,
+                "before": sorted(format_atom(a) for a in self.states[k].atoms),
+                "objects": self.objects}
+
+
+def believed_states(domain_text: str, problem_text: str, steps: list[str]
+                    ) -> Optional[Beliefs]:
+    """The :class:`Beliefs` along ``steps``; None when the files cannot be read (a planned
+    pair always can)."""
     try:
         from pddlkit.pddl.reader import parse_domain, parse_problem
         from pddlkit.semantics.simulate import simulate
@@ -32,23 +54,10 @@ def believed_states(domain_text: str, problem_text: str, steps: list[str]) -> Op
             if not tried.applicable:
                 break
             states.append(tried.successor)
-        return [world, *states]
+        return Beliefs(states, {name: types[0] for name, types in world.object_types.items()
+                                if types})
     except Exception:   # noqa: BLE001 - evidence is never worth a crashed episode
         return None
-
-
-def transition_event(world_and_states: Optional[list], k: int, command: str, action: str,
-                     succeeded: bool) -> Optional[dict]:
-    """The ``transition`` event's fields for step ``k`` of a plan, or None past what the
-    files' domain could progress."""
-    if world_and_states is None or k + 1 >= len(world_and_states):
-        return None
-    from pddlkit.semantics.state import format_atom
-
-    world, state = world_and_states[0], world_and_states[k + 1]
-    return {"command": command, "action": action, "succeeded": succeeded,
-            "before": sorted(format_atom(a) for a in state.atoms),
-            "objects": {name: types[0] for name, types in world.object_types.items() if types}}
 
 
 def transitions(events: Iterable[dict]) -> list:
@@ -60,4 +69,3 @@ def transitions(events: Iterable[dict]) -> list:
                        dict(e.get("objects") or {}),
                        f"episode {e.get('episode')}, step {e.get('step')}: {e['command']}")
             for e in events if e.get("type") == "transition"]
-

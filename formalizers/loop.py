@@ -50,7 +50,7 @@ from pddlkit.planners import PlanStatus
 
 from .answer import AnswerError, Files
 from .base import INITIAL, SIMULATION_ERROR, SOLVER_ERROR, UPDATE, Context, Formalizer, Memory
-from .evidence import believed_states, transition_event
+from .evidence import believed_states
 from .prompts import prompt_context
 
 
@@ -267,8 +267,8 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
             memory.history.append((command, step.observation))
             emit("action", step=m.steps, command=command, observation=step.observation,
                  error=step.error)
-            evidence = transition_event(beliefs, k, command, steps[k] if beliefs else "",
-                                        not step.error)
+            evidence = beliefs.event(k, command, steps[k], not step.error) \
+                if beliefs is not None else None
             if evidence is not None:   # issue 75: what the command is evidence of
                 emit("transition", step=m.steps, **evidence)
             end = ending(step, env)

@@ -81,7 +81,7 @@ from pddlkit.sandbox import Policy, SandboxPool
 
 from .answer import ProgramAnswerError, extract_program, numbered
 from .mend import drop_module_statements, mend_program
-from .skeletons import SKELETONS, helper_names, skeleton_api, skeleton_source
+from .skeletons import SKELETONS, load_skeleton
 from .splice import drop_definitions, failing_function, splice
 from .tasks import Scored, Task, template
 
@@ -232,18 +232,18 @@ class IPP:
             raise ValueError(f"prompts must be one of {', '.join(PROMPT_SETS)}, got "
                              f"{prompts!r}")
         self.prompts = prompts
-        #: the helpers run after the model's code ("" when ``skeleton`` is off)
+        #: the task's helpers (:mod:`.skeletons`), None when ``skeleton`` is off; and the
+        #: text run after the model's code ("" when off)
+        self._skeleton = load_skeleton(task.name) if skeleton else None
         self.skeleton = ""
         if skeleton:
-            source = skeleton_source(task.name)
-            if source is None:
+            if self._skeleton is None:
                 raise ValueError(f"no skeleton for the task {task.name!r}; skeletons exist for "
                                  f"{', '.join(sorted(SKELETONS))} (leave skeleton out)")
             if prompts == "paper":
                 raise ValueError("skeleton adds helpers to our prompts; the paper's prompts "
                                  "are its text word for word (use prompts='ours')")
-            self.skeleton = f"\n\n\n{SKELETON_MARK}\n{source}"
-            self._api, self._helpers = skeleton_api(task.name), helper_names(task.name)
+            self.skeleton = f"\n\n\n{SKELETON_MARK}\n{self._skeleton.source}"
         if isinstance(llm, str):
             from pddlkit.llm import load_llm
 
@@ -272,7 +272,7 @@ class IPP:
         return (self.task.rules() + "\n\nThese helper functions are defined for you (pddlkit "
                 "wrote and tested them; their bodies are left out here); call them from your "
                 "function, and do not write them again (they are added after your code when "
-                "it runs):\n```python\n" + self._api.strip()
+                "it runs):\n```python\n" + self._skeleton.api.strip()
                 + f"\n```\nWrite only the function `{self.task.signature}` (and any small "
                 "helpers of your own).")
 
@@ -390,7 +390,7 @@ class IPP:
             return program
         program, dropped = drop_module_statements(self._own(program))
         if self.skeleton:   # a copy of a given helper: ours runs anyway (see the module)
-            program, copies = drop_definitions(program, self._helpers)
+            program, copies = drop_definitions(program, self._skeleton.names)
             dropped += copies
         self._dropped.extend(d for d in dropped if d not in self._dropped)
         if self.mend:

@@ -98,19 +98,14 @@ def split_by_offers(helps: Sequence[Help], used: Sequence[str], options: Any, en
     return [u for u in used if u not in unread], [u for u in used if u in unread]
 
 
-def acted(helps: Sequence[Help], used: Sequence[str], kinds: Mapping[str, int],
-          counted: Optional[Mapping[str, int]] = None) -> dict[str, int]:
+def acted(helps: Sequence[Help], used: Sequence[str], kinds: Mapping[str, int]
+          ) -> dict[str, int]:
     """For each help of ``used`` (labels), how often it changed something: the record's
-    events of its kinds (``kinds``: event kind -> count) plus what its component counted
-    (``counted``: label -> count)."""
+    events of its kinds (``kinds``: event kind, or a component's own count under the help's
+    label, -> count; :attr:`pddlkit.agents.episode.Episode.counts`)."""
     by_label = {h.label: h for h in helps}
-    out = {}
-    for label in used:
-        h = by_label.get(label)
-        if h is None:
-            continue
-        out[label] = sum(kinds.get(k, 0) for k in h.events) + (counted or {}).get(label, 0)
-    return out
+    return {label: sum(kinds.get(k, 0) for k in by_label[label].events)
+            for label in used if label in by_label}
 
 
 def acted_column(counts: Mapping[str, int]) -> str:

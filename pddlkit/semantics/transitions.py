@@ -133,6 +133,7 @@ def check_transitions(domain_text: str, transitions: Sequence[Transition],
     ``schemas`` when given), in transition order. A domain that does not check raises
     ValueError naming its first error (that is not evidence against one schema)."""
     from pddlkit.checks import check
+    from pddlkit.pddl.model import iter_effect_literals
     from pddlkit.pddl.reader import parse_domain, parse_problem
 
     from .simulate import first_false_literal, simulate
@@ -145,14 +146,14 @@ def check_transitions(domain_text: str, transitions: Sequence[Transition],
     domain = parse_domain(domain_text)
     wanted = {s.lower() for s in schemas} if schemas is not None else None
     changed = {lit.atom.predicate.lower() for a in domain.actions
-               for lit in _effect_literals(a.effects)} | {f.lower() for f in fluents}
+               for lit in iter_effect_literals(a.effects)} | {f.lower() for f in fluents}
     findings: list[Finding] = []
     for i, t in enumerate(transitions):
         name = t.name
         if name not in domain.action_map or (wanted is not None and name not in wanted):
             continue
         problem_text = _problem(domain, t)
-        report = check(domain_text, problem_text, planner=None)
+        report = check(domain, problem_text, planner=None)   # the domain read once
         if not report.ok:
             first = report.errors[0]
             findings.append(Finding("facts-do-not-fit", name, i, t.where, t.action,
@@ -201,12 +202,6 @@ def check_transitions(domain_text: str, transitions: Sequence[Transition],
                 findings.append(Finding("effect-missing", name, i, t.where, t.action,
                                         f"(not {_text(atom)})", f"made {_text(atom)} false"))
     return findings
-
-
-def _effect_literals(effects) -> list:
-    from pddlkit.pddl.model import iter_effect_literals
-
-    return list(iter_effect_literals(effects))
 
 
 def explained(domain_text: str, transitions: Sequence[Transition],

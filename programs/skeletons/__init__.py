@@ -9,15 +9,17 @@ skeleton gives the model one, so what is measured is the strategy.
 Each skeleton is a module of this package: the tests import and check its helpers here, on
 the host (it is pddlkit's code, not generated code). :func:`skeleton_source` gives its text
 without the module docstring, which IPP runs after the model's code, in the sandbox;
-:func:`skeleton_api` gives what the prompts show: each helper's signature and docstring, and
-the constants. Shown whole, the helpers were copied into the answer by Qwen2.5-Coder 1.5B
-(GRASP, 2026-12-02: the answer ran to its 1,000-token cap on the copy before ``solve`` was
-written); :func:`helper_names` lets IPP drop such copies from the model's code.
+:func:`load_skeleton` adds what the prompts show (each helper's signature and docstring, and
+the constants) and the names it defines. Shown whole, the helpers were copied into the
+answer by Qwen2.5-Coder 1.5B (GRASP, 2026-12-02: the answer ran to its 1,000-token cap on the
+copy before ``solve`` was written); the names let IPP drop such copies from the model's
+code.
 """
 
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
@@ -42,36 +44,38 @@ def skeleton_source(task: str) -> Optional[str]:
     return text.strip() + "\n"
 
 
-def skeleton_api(task: str) -> Optional[str]:
-    """What the prompts show of ``task``'s helpers: the imports and constants as written, each
-    function as its signature and docstring with ``...`` for the body."""
+@dataclass(frozen=True)
+class Skeleton:
+    """A task's helpers as IPP uses them: ``source`` (run after the model's code), ``api``
+    (what the prompts show: the imports and constants as written, each function as its
+    signature and docstring with ``...`` for the body) and ``names`` (what it defines at the
+    top level, so a copy in the model's code can be dropped)."""
+
+    source: str
+    api: str
+    names: frozenset
+
+
+def load_skeleton(task: str) -> Optional[Skeleton]:
+    """``task``'s :class:`Skeleton` (its module read and parsed once), or None when the task
+    has none."""
     source = skeleton_source(task)
     if source is None:
         return None
     lines = source.split("\n")
-    out = []
+    shown, names = [], set()
     for node in ast.parse(source).body:
         if isinstance(node, ast.FunctionDef):
-            head = lines[node.lineno - 1:node.body[0].lineno - 1]
-            doc = ast.get_docstring(node)
+            names.add(node.name)
             first = node.body[0]
-            if doc is not None:
+            head = lines[node.lineno - 1:first.lineno - 1]
+            if ast.get_docstring(node) is not None:
                 head += lines[first.lineno - 1:first.end_lineno]
-            out.append("\n".join(head + [" " * (first.col_offset) + "..."]))
-        else:
-            out.append("\n".join(lines[node.lineno - 1:node.end_lineno]))
-    return "\n\n".join(out) + "\n"
-
-
-def helper_names(task: str) -> frozenset:
-    """The names ``task``'s skeleton defines at the top level (functions and constants)."""
-    source = skeleton_source(task)
-    if source is None:
-        return frozenset()
-    names = set()
-    for node in ast.parse(source).body:
-        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            shown.append("\n".join(head + [" " * first.col_offset + "..."]))
+            continue
+        if isinstance(node, ast.ClassDef):
             names.add(node.name)
         elif isinstance(node, ast.Assign):
             names.update(t.id for t in node.targets if isinstance(t, ast.Name))
-    return frozenset(names)
+        shown.append("\n".join(lines[node.lineno - 1:node.end_lineno]))
+    return Skeleton(source, "\n\n".join(shown) + "\n", frozenset(names))
