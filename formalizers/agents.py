@@ -355,6 +355,8 @@ LINES = {
                                      + " ".join(d["facts"])
                                      + (f"; dropped against the commands: "
                                         f"{' '.join(d['dropped'])}" if d["dropped"] else ""),
+    "schema-refuted": lambda d: "   action schema refuted by what the world did (asked "
+                                "again): " + "; ".join(d["findings"]),
     "facts-refuted": lambda d: f"   refuted by the world: {' '.join(d['facts'])}",
     "facts-kept-out": lambda d: "   kept out: " + "; ".join(d["fixes"]),
     "repeated-answer": lambda d: "   the same files as an answer already refused: not planned",

@@ -67,3 +67,14 @@ class Formalizer(Protocol):
     def propose(self, context: Context) -> Files:
         """The domain and problem files for this context; AnswerError if it cannot."""
         ...
+
+
+@runtime_checkable
+class LearnsFromTransitions(Protocol):
+    """A formalizer that keeps what each command the agent ran is evidence of (issue 75: the
+    modular formalizer checks the action schemas the model writes against them). The loop
+    calls ``observe`` once per plan with the :class:`~pddlkit.semantics.transitions.
+    Transition` of each command that ran (the refused one last), in order."""
+
+    def observe(self, transitions: list) -> None:
+        ...

@@ -63,9 +63,15 @@ def believed_states(domain_text: str, problem_text: str, steps: list[str]
 def transitions(events: Iterable[dict]) -> list:
     """The ``transition`` events of a record, as :class:`~pddlkit.semantics.transitions.
     Transition` (``after`` left empty: see the module)."""
+    return [as_transition(e, f"episode {e.get('episode')}, step {e.get('step')}: "
+                             f"{e['command']}")
+            for e in events if e.get("type") == "transition"]
+
+
+def as_transition(event: dict, where: str = "", answer: str = ""):
+    """One ``transition`` event's fields as a :class:`~pddlkit.semantics.transitions.
+    Transition` (``after`` left empty: see the module), with the world's ``answer``."""
     from pddlkit.semantics.transitions import Transition
 
-    return [Transition(e["action"], frozenset(e["before"]), bool(e["succeeded"]), None,
-                       dict(e.get("objects") or {}),
-                       f"episode {e.get('episode')}, step {e.get('step')}: {e['command']}")
-            for e in events if e.get("type") == "transition"]
+    return Transition(event["action"], frozenset(event["before"]), bool(event["succeeded"]),
+                      None, dict(event.get("objects") or {}), where, answer=answer)

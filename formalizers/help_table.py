@@ -85,6 +85,12 @@ HELPS: tuple[Help, ...] = (
                            "is in the argument an action takes it from ((connected here ?to "
                            "?dir)), and one naming here twice leads to a place the sentence "
                            "does not name (a placeholder)"),
+    _modular("schema_check", "while the model writes the domain (no --domain, no "
+                             "--reuse-domain), each action schema is checked against every "
+                             "command the agent ran (the facts believed before it, whether "
+                             "the world took it, what the next observation stated); a schema "
+                             "a transition refutes is asked for again alone, naming the "
+                             "transition and the literal, and is never kept again"),
 )
 
 #: the helps of the modular formalizer (they need it, and an LLM)

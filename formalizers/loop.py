@@ -49,8 +49,9 @@ from pddlkit.llm.usage import usage_delta, usage_snapshot
 from pddlkit.planners import PlanStatus
 
 from .answer import AnswerError, Files
-from .base import INITIAL, SIMULATION_ERROR, SOLVER_ERROR, UPDATE, Context, Formalizer, Memory
-from .evidence import believed_states
+from .base import (INITIAL, SIMULATION_ERROR, SOLVER_ERROR, UPDATE, Context, Formalizer,
+                   LearnsFromTransitions, Memory)
+from .evidence import as_transition, believed_states
 from .prompts import prompt_context
 
 
@@ -256,6 +257,7 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
         done: list[str] = []
         failure = None
         failure_info: Any = None
+        seen: list = []   # the plan's transitions, for a formalizer that learns from them
         steps = result.actions[-1]
         beliefs = believed_states(tried.files.domain, tried.files.problem, steps) \
             if tried.files is not None and len(steps) == len(commands) else None
@@ -271,6 +273,8 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
                 if beliefs is not None else None
             if evidence is not None:   # issue 75: what the command is evidence of
                 emit("transition", step=m.steps, **evidence)
+                seen.append(as_transition(evidence, f"step {m.steps}: {command}",
+                                          step.observation))
             end = ending(step, env)
             if step.error and not end.done:
                 failure = (command, step.observation)
@@ -281,6 +285,8 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
                 result.ran[-1] = len(done)
             if end.done:   # won, lost or truncated: nothing more to run or to ask
                 break
+        if seen and isinstance(formalizer, LearnsFromTransitions):
+            formalizer.observe(seen)
         if failure is None and hasattr(formalizer, "ran"):   # the modular mode keeps the state
             formalizer.ran(result.actions[-1][:len(done)])
         if refuted is not None and previous is not None:
@@ -389,6 +395,10 @@ def _record_parts(formalizer, m: Metrics, emit) -> None:
                     "names it)"
                     for d in declared])
         formalizer.typed_declared = []
+    refuted = getattr(formalizer, "schema_refuted", None)
+    if refuted:   # schema_check: a transition refuted an action schema; it was asked anew
+        emit("schema-refuted", step=m.steps, findings=list(refuted))
+        formalizer.schema_refuted = []
     corrected = getattr(formalizer, "world_corrected", None)
     if corrected:  # world_literals: what the world's failed literal implies, applied in code
         emit("facts-corrected", step=m.steps, facts=corrected)

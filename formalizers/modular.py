@@ -186,6 +186,7 @@ from pddlkit.llm.base import LLM
 from .answer import AnswerError, Files, closing_bracket
 from .base import INITIAL, SIMULATION_ERROR, SOLVER_ERROR, Context
 from .llm_formalizer import RETRY_TEMPERATURE, PromptedLLM
+from .schema_check import SchemaEvidence
 
 BUNDLED = Path(__file__).parent / "prompts" / "modular"
 PARTS = ("context", "predicates", "action", "types", "facts", "goal", "correction", "missing")
@@ -293,7 +294,7 @@ class ModularFormalizer(PromptedLLM):
                  typed_objects: bool = False, ask_missing: bool = False,
                  world_literals: bool = False, task_goals: bool = False,
                  command_facts: bool = False, task_focus: bool = False,
-                 here_facts: bool = False) -> None:
+                 here_facts: bool = False, schema_check: bool = False) -> None:
         super().__init__(llm, env_id, prompts=prompts, temperature=temperature,
                          max_tokens=max_tokens)
         if samples < 1:
@@ -310,6 +311,7 @@ class ModularFormalizer(PromptedLLM):
         self.command_facts = command_facts
         self.task_focus = task_focus
         self.here_facts = here_facts
+        self.schema_check = schema_check
         #: how often each help changed something (label -> count), written by the loop as a
         #: ``help-acted`` event after each step and cleared (issue 73: rows count the helps
         #: that acted): a goal filter that removed or reordered candidates, a fact filter
@@ -369,6 +371,8 @@ class ModularFormalizer(PromptedLLM):
         self.command_dropped: list[str] = []       # ... facts dropped, since the loop read them
         self._commands_said: set[str] = set()      # ... facts said in this propose
         self._rewrites: list[str] = []             # lines the last _read kept changed
+        self.evidence = SchemaEvidence()           # schema_check: the episode's transitions
+        self.schema_refuted: list[str] = []        # ... findings acted on, since the loop read
 
     # -- the loop's calls ----------------------------------------------------------------
     def propose(self, context: Context) -> Files:
@@ -390,6 +394,8 @@ class ModularFormalizer(PromptedLLM):
         self._commands_said = set()
         self._from_commands(context, signatures)
         for part in targets:
+            if part == "goal":
+                self._recheck_schemas(context, signatures)
             if part == "goal" and self.ask_missing and context.kind not in (
                     SOLVER_ERROR, SIMULATION_ERROR):
                 stalled = self._stalled_predicate()
@@ -428,6 +434,33 @@ class ModularFormalizer(PromptedLLM):
         files = self._assemble(context, signatures)
         self.last_files = files
         return files
+
+    def observe(self, transitions: list) -> None:
+        """The last plan's transitions (the loop's :class:`~.base.LearnsFromTransitions`):
+        evidence for ``schema_check`` while the model writes the domain."""
+        if self.schema_check and self.fixed_domain is None:
+            self.evidence.add(transitions)
+
+    def _recheck_schemas(self, context: Context, signatures: dict) -> None:
+        """``schema_check``: the first finding of the evidence against the model's domain
+        not yet acted on names one action; its schema is refused and asked for again alone
+        (:mod:`.schema_check`). A rewrite that no draw gets past the evidence is an
+        unreadable answer (asked again at the next request), never the refuted schema."""
+        if not (self.schema_check and self.fixed_domain is None and self.predicates):
+            return
+        finding = self.evidence.first_new(self._domain_text(signatures))
+        if finding is None or finding.schema not in signatures:
+            return
+        part = f"action {finding.schema}"
+        if finding.schema in self.bodies:
+            self.evidence.refuse(finding.schema, self.bodies[finding.schema])
+        self.acted["schema-check"] += 1
+        self.schema_refuted.append(finding.format())
+        if not self._write(part, context, signatures):
+            self.evidence.forget(finding)
+            last = next((c for c in reversed(self.last_parts) if c.part == part), None)
+            raise AnswerError(f"the {part} part: " + (last.outcome if last else "no answer"))
+        self._written_last.append(part)
 
     def ran(self, steps: list[str]) -> None:
         """The plan's steps that ran in the world (all of them: the loop calls this only when
@@ -703,6 +736,8 @@ class ModularFormalizer(PromptedLLM):
             call.refused, call.rewritten = refused, self._rewrites
             if kept is None:
                 call.outcome = "unreadable: " + (refused[0] if refused else "no part found")
+                if part.startswith("action ") and part.split(" ", 1)[1] in self.evidence.asking:
+                    asked = self._prompt(part, context, signatures)   # the newest finding
                 continue
             if self.samples > 1 and not self._sample_ok(part, kept, context, signatures):
                 call.outcome = "sample not used: the files did not pass check" + \
@@ -756,6 +791,7 @@ class ModularFormalizer(PromptedLLM):
                     f"skipped, no call: {exc.args[0]} (the sentence: {sentence!r})")))
         self._sentence = ""
         self.seen = len(history)
+        self.evidence.observe_after(self.chunk)    # schema_check: what the last step did
         self._from_commands(context, signatures)   # the chunk was written anew
         return wrote
 
@@ -873,6 +909,22 @@ class ModularFormalizer(PromptedLLM):
         self.failed_step = None
         return said
 
+    def _against_evidence(self, action: str, body: str, signatures: dict) -> Optional[str]:
+        """``schema_check``: why ``body`` is not kept as ``action``'s schema (refused before,
+        or refuted by a transition: :meth:`.schema_check.SchemaEvidence.check_body`)."""
+        if not (self.schema_check and self.fixed_domain is None and self.predicates):
+            return None
+        saved = self.bodies.get(action)
+        self.bodies[action] = body
+        try:
+            domain = self._domain_text(signatures)
+        finally:
+            if saved is None:
+                del self.bodies[action]
+            else:
+                self.bodies[action] = saved
+        return self.evidence.check_body(action, body, domain)
+
     def _answer_key(self, part: str) -> str:
         """Parts written per sentence (types, facts) keep their last answer per sentence."""
         return f"{part}: {self._sentence}" if part in ("types", "facts") and self._sentence \
@@ -983,7 +1035,8 @@ class ModularFormalizer(PromptedLLM):
                 return None, ["the effect is empty"]
             body = (f":precondition {condition}\n    " if condition else "") + \
                 f":effect {effect}"
-            return body, []
+            why = self._against_evidence(part.split(" ", 1)[1], body, signatures)
+            return (None, [why]) if why else (body, [])
         if part == "correction":
             named = {self._predicate_of(c) for c in self._corrections()}
             found = re.search(r"[a-z][\w\-]*", text.lower())
@@ -1390,6 +1443,8 @@ class ModularFormalizer(PromptedLLM):
         if kind == "action":
             name = part.split(" ", 1)[1]
             params, command = signatures[name]
+            if self.schema_check and self.evidence.transitions:
+                revision = self._schema_revision(name, last, revision)
             return self.templates["action"].substitute(
                 context=common, action=name, command=command, signatures=context.signatures,
                 parameters=" ".join(f"{v} - {t}" if t else v for v, t in params),
@@ -1442,6 +1497,19 @@ class ModularFormalizer(PromptedLLM):
                 "(none: from the known facts no action makes a new fact true, so the facts "
                 "miss something; write the goal the task needs, and the planner will say what "
                 "is missing)")).strip() + "\n"
+
+    def _schema_revision(self, name: str, last: Optional[str], revision: str) -> str:
+        """The action's observed uses, and what a transition says against its last schema."""
+        uses = self.evidence.uses(name)
+        out = ("What the game did when this action's command was given:\n"
+               + "\n".join(uses) + "\n") if uses else ""
+        finding = self.evidence.asking.get(name)
+        if finding and last:
+            return (out + f"Your last answer for this action was:\n{last.strip()}\n"
+                    f"It is wrong: {finding}\nWrite this action again, fixed.")
+        if finding:
+            return out + f"A schema for it was wrong: {finding}\nWrite it fixed."
+        return out + revision
 
     def _domain_part(self) -> str:
         if self.fixed_domain is None and not self.predicates:

@@ -20,6 +20,15 @@ an action is the caller's, as the environment's own templates do it):
 * **effect missing**: an atom that changed between before and after (made true, or made
   false) that the schema does not change.
 
+``after`` is every fact believed after the step (closed world: an atom not in it is false).
+Where only what the observation after the step stated is known (a small model's facts of one
+sentence, not a whole state), ``observed`` holds those atoms instead, and only what they can
+say is checked: an atom stated true that was false before and that the schema does not add
+(effect missing), or one the schema deletes (effect contradicted). Only atoms over the
+action's own arguments count (``(at kitchen)`` after ``(move corridor kitchen east)``; a door
+seen open in the room just entered is something learnt, not something done). Nothing is
+concluded from an atom the observation leaves out.
+
 The effect checks compare only the predicates a transition speaks for: those some action of
 the domain changes, and those the caller names in ``fluents`` (a predicate the model forgot
 in every effect is still checked when the caller knows it changes, such as ``at``). Atoms of
@@ -52,7 +61,10 @@ class Transition:
     ``before`` (the facts believed before it), ``succeeded`` (whether the world accepted it),
     ``after`` (the facts believed after it; None when the world refused it or nothing was
     read), ``objects`` (name -> type for the names the facts and the action use), and
-    ``where`` (the episode and step, or the command's words, for messages)."""
+    ``where`` (the episode and step, or the command's words, for messages),
+    ``observed`` (atoms the observation after it stated true, when no whole state is known:
+    see the module), and ``answer`` (the world's words after it, for prompts that show a
+    model the action's uses)."""
 
     action: str
     before: frozenset
@@ -60,6 +72,8 @@ class Transition:
     after: Optional[frozenset] = None
     objects: Mapping[str, str] = field(default_factory=dict)
     where: str = ""
+    observed: Optional[frozenset] = None
+    answer: str = ""
 
     @property
     def name(self) -> str:
@@ -179,11 +193,13 @@ def check_transitions(domain_text: str, transitions: Sequence[Transition],
             if tried.applicable:
                 findings.append(Finding("precondition-too-weak", name, i, t.where, t.action))
             continue
-        if t.after is None:
-            continue
-        after = _atoms(t.after)
         before = state.atoms
         predicted = tried.successor.atoms
+        if t.after is None:
+            if t.observed is not None:
+                findings += _observed_findings(name, i, t, before, predicted, changed)
+            continue
+        after = _atoms(t.after)
         spoken = {a for a in after | before | predicted if a[0] in changed}
         for atom in sorted(spoken):
             now, then, said = atom in after, atom in before, atom in predicted
@@ -202,6 +218,23 @@ def check_transitions(domain_text: str, transitions: Sequence[Transition],
                 findings.append(Finding("effect-missing", name, i, t.where, t.action,
                                         f"(not {_text(atom)})", f"made {_text(atom)} false"))
     return findings
+
+
+def _observed_findings(name: str, i: int, t: Transition, before, predicted, changed
+                       ) -> list[Finding]:
+    """What the atoms an observation stated true say against the schema (see the module)."""
+    out = []
+    named = set(t.action.lower().replace("(", " ").replace(")", " ").split()[1:])
+    for atom in sorted(a for a in _atoms(t.observed)
+                       if a[0] in changed and set(a[1:]) <= named):
+        if atom in before and atom not in predicted:
+            out.append(Finding("effect-contradicted", name, i, t.where, t.action,
+                               f"(not {_text(atom)})", f"{_text(atom)} still holds, yet "
+                                                       f"{name} deletes it"))
+        elif atom not in before and atom not in predicted:
+            out.append(Finding("effect-missing", name, i, t.where, t.action, _text(atom),
+                               f"made {_text(atom)} true"))
+    return out
 
 
 def explained(domain_text: str, transitions: Sequence[Transition],

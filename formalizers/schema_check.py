@@ -1,0 +1,133 @@
+"""The action schemas a model writes, checked against every transition the agent observed
+(issue 75; the ``schema_check`` help of the modular formalizer).
+
+Why: a small model asked for an action's precondition and effect writes one that looks right
+and is not (an effect missing, a precondition on the wrong argument, a predicate at the wrong
+arity). The planner then plans with it, the world refuses the plan, and the loop asks about
+the facts, not the schema. Code has better evidence than any error message: every command
+the agent ran, the facts it believed before, whether the world took it, and what the next
+observation stated. :func:`pddlkit.semantics.transitions.check_transitions` reads a schema
+against all of them and names the transition and the literal; this module keeps that
+evidence for one episode and decides what to ask:
+
+* after each plan, the loop hands over its transitions (:meth:`SchemaEvidence.add`); a plan
+  that ran exactly one command, and ran it, also gets the atoms the next facts part read from
+  its observation (:meth:`SchemaEvidence.observe_after`: effects are checked only there, as
+  the facts believed after a longer plan come from the model's own domain, not the world);
+* before a goal is chosen, the first finding not yet acted on names one schema
+  (:meth:`SchemaEvidence.first_new`); the formalizer asks for that action alone, with the
+  action's observed uses and the finding in the prompt;
+* every rewrite is checked against all the evidence before it is kept
+  (:meth:`SchemaEvidence.check_body`): one that a transition refutes, or one identical to a
+  schema refuted before, is not kept (the draw is redrawn with the new finding), so a refuted
+  schema is never planned with twice.
+
+Which evidence is trusted is a choice, written here: the facts believed before a command are
+the formalizer's, so a wrong fact can make a right schema look wrong. The check runs only when
+the model writes the domain (never over a frozen one), each finding is acted on once, and the
+rewrite must explain every transition, not only the one that refuted its predecessor.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Iterable, Optional
+
+#: the most observed uses of an action a prompt shows (the most recent ones)
+USES_SHOWN = 4
+
+
+def _norm(body: str) -> str:
+    return " ".join(body.lower().replace("(", " ( ").replace(")", " ) ").split())
+
+
+class SchemaEvidence:
+    """One episode's transitions, the schemas they refuted, and the findings acted on."""
+
+    def __init__(self) -> None:
+        self.transitions: list = []
+        #: action -> normalised bodies a transition refuted (never kept again)
+        self.refuted: dict[str, set[str]] = {}
+        #: action -> the finding's sentence the next request for it shows
+        self.asking: dict[str, str] = {}
+        self._acted: set[tuple] = set()
+        self._awaiting: Optional[int] = None   # the transition the next facts describe
+
+    def add(self, transitions: Iterable) -> None:
+        """A plan's transitions, in order (see the module: which get effects checked)."""
+        new = list(transitions)
+        self.transitions += new
+        ran_one = len(new) == 1 and new[0].succeeded
+        self._awaiting = len(self.transitions) - 1 if ran_one else None
+
+    def observe_after(self, facts: Iterable[str]) -> None:
+        """The atoms the facts part read from the observation after the awaited transition."""
+        if self._awaiting is None:
+            return
+        i, self._awaiting = self._awaiting, None
+        self.transitions[i] = dataclasses.replace(self.transitions[i],
+                                                  observed=frozenset(facts))
+
+    def findings(self, domain_text: str, schemas: Optional[Iterable[str]] = None) -> list:
+        """Every finding against ``domain_text`` (a domain that does not check: ValueError)."""
+        from pddlkit.semantics.transitions import check_transitions
+
+        return check_transitions(domain_text, self.transitions, schemas=schemas)
+
+    def first_new(self, domain_text: str):
+        """The first finding not yet acted on, marked as acted on; None when there is none
+        (or the domain does not check: its own errors are the loop's to report)."""
+        if not self.transitions:
+            return None
+        try:
+            found = self.findings(domain_text)
+        except ValueError:
+            return None
+        for finding in found:
+            key = (finding.schema, finding.kind, finding.index, finding.literal)
+            if key not in self._acted:
+                self._acted.add(key)
+                self.asking[finding.schema] = finding.format()
+                return finding
+        return None
+
+    def forget(self, finding) -> None:
+        """Act on ``finding`` again at the next request (its rewrite was never kept)."""
+        self._acted.discard((finding.schema, finding.kind, finding.index, finding.literal))
+
+    def refuse(self, action: str, body: str) -> None:
+        self.refuted.setdefault(action, set()).add(_norm(body))
+
+    def check_body(self, action: str, body: str, domain_text: str) -> Optional[str]:
+        """Why ``body`` (in ``domain_text``) is not kept as ``action``'s schema, or None: it
+        is one refused before, it does not check, or a transition refutes it (then it is
+        refused, and its finding is what the next request shows)."""
+        if _norm(body) in self.refuted.get(action, ()):
+            return (f"the same schema for {action} was refuted already: "
+                    + self.asking.get(action, "a transition contradicts it"))
+        if not self.transitions:
+            return None
+        try:
+            found = self.findings(domain_text, schemas=[action])
+        except ValueError as exc:
+            self.refuse(action, body)
+            self.asking[action] = str(exc)
+            return str(exc)
+        if not found:
+            return None
+        self.refuse(action, body)
+        self.asking[action] = found[0].format()
+        return "refuted by a transition: " + found[0].format()
+
+    def uses(self, action: str) -> list[str]:
+        """The action's observed uses, most recent last: the command, whether the world
+        took it, and what it said."""
+        mine = [t for t in self.transitions if t.name == action.lower()][-USES_SHOWN:]
+        out = []
+        for t in mine:
+            said = " ".join(t.answer.split())
+            said = said if len(said) <= 160 else said[:157] + "..."
+            taken = "worked" if t.succeeded else "was refused"
+            out.append(f"{t.where.split(': ', 1)[-1]} -> {t.action} {taken}; the game said: "
+                       f"{said}" if said else f"{t.action} {taken}")
+        return out

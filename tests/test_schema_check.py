@@ -1,0 +1,217 @@
+"""Action schemas the model writes, checked against what the world did (issue 75,
+``schema_check``): a scripted model makes the mistakes a small model makes writing schemas,
+and each is caught by a named transition.
+
+The scripted model reads the game as ``tests/test_modular.py``'s careful reader does, and
+writes CoinCollector's domain with the mistakes the test names: ``move`` without ``(at ?to)``
+in its effect, then, asked again, a precondition on the wrong argument, the first schema
+again (refused already), a predicate at the wrong arity, and only then the right schema.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pddlkit.envs import make
+from pddlkit.formalizers.loop import Limits, run_episode
+from pddlkit.formalizers.modular import ModularFormalizer
+from pddlkit.formalizers.schema_check import SchemaEvidence
+from pddlkit.semantics.transitions import Transition
+
+from test_modular import _part, _script, careful
+
+PREDICATES = ("(at ?r - room)\n(connected ?from - room ?to - room ?dir - direction)\n"
+              "(has-door ?from - room ?to - room ?dir - direction)\n"
+              "(door-open ?from - room ?to - room ?dir - direction)\n"
+              "(in ?i - item ?r - room)\n(holding ?i - item)\n(visited ?r - room)")
+NO_AT = ":precondition (and (at ?from) (connected ?from ?to ?dir)) :effect (and (not (at " \
+        "?from)) (visited ?to))"
+WRONG_ARGUMENT = ":precondition (and (at ?to) (connected ?from ?to ?dir)) :effect (and (not " \
+                 "(at ?from)) (at ?to) (visited ?to))"
+WRONG_ARITY = ":precondition (and (at ?from ?to) (connected ?from ?to ?dir)) :effect (and " \
+              "(not (at ?from)) (at ?to))"
+RIGHT = (":precondition (and (at ?from) (connected ?from ?to ?dir) (or (not (has-door ?from "
+         "?to ?dir)) (door-open ?from ?to ?dir))) :effect (and (not (at ?from)) (at ?to) "
+         "(visited ?to))")
+#: what the model answers for move, in order; the last one again from then on
+MOVES = [NO_AT, WRONG_ARGUMENT, NO_AT, WRONG_ARITY, RIGHT]
+
+
+def _learner(prompts: list[str]):
+    moves = iter(MOVES)
+
+    def answer(prompt: str) -> str:
+        part = _part(prompt)
+        if part == "domain":
+            return PREDICATES
+        if part == "precondition":
+            action = re.search(r"of the action (\S+)", prompt).group(1)
+            if action == "move":
+                prompts.append(prompt)
+                return next(moves, RIGHT)
+            if action == "take":
+                return ":precondition (and (at ?r) (in ?i ?r)) :effect (holding ?i)"
+            if action == "open-door":
+                return (":precondition (and (at ?loc1) (has-door ?loc1 ?loc2 ?dir)) "
+                        ":effect (door-open ?loc1 ?loc2 ?dir)")
+            return (":precondition (and (at ?loc1) (door-open ?loc1 ?loc2 ?dir)) "
+                    ":effect (not (door-open ?loc1 ?loc2 ?dir))")
+        return careful(prompt)
+    return answer
+
+
+def _events(tmp_path, schema_check: bool):
+    import json
+
+    prompts: list[str] = []
+    events: list[dict] = []
+    formalizer = ModularFormalizer(_script(_learner(prompts)), "coin-collector",
+                                   schema_check=schema_check)
+    result = run_episode(make("coin-collector", rooms=3), formalizer, seed=1,
+                         limits=Limits(action_budget=40),
+                         on_event=lambda kind, data: events.append({"type": kind, **data}))
+    json.dumps(events)   # the record's events are plain data
+    return result, formalizer, events, prompts
+
+
+def test_each_schema_mistake_is_caught_by_a_named_transition_and_never_planned_twice(tmp_path):
+    result, formalizer, events, prompts = _events(tmp_path, schema_check=True)
+    refuted = [f for e in events if e["type"] == "schema-refuted" for f in e["findings"]]
+    # the effect missing: named by the move that made (at <room>) true, with the literal
+    named = re.match(r"action move: at transition (\d+) \(step \d+: move \w+\), \(move \w+ "
+                     r"(\w+) \w+\) made \(at \2\) true, which its effect does not say; add "
+                     r"\(at \2\) to move's effect$", refuted[0] if refuted else "")
+    assert named, refuted
+    at = f"action move: at transition {named.group(1)}"
+    outcomes = [c.outcome for c in formalizer.calls if c.part == "action move"]
+    # asked again with that finding and the action's uses in the prompt
+    assert f"It is wrong: {at}" in prompts[1]
+    assert "What the game did when this action's command was given:" in prompts[1]
+    assert "move east" in prompts[1] or "move west" in prompts[1] \
+        or "move north" in prompts[1] or "move south" in prompts[1]
+    # the wrong argument: refuted by a move the world took, the literal named
+    assert re.search(r"refuted by a transition: action move: at transition \d+ .*, \(move (\w+) "
+                     r"(\w+) \w+\) succeeded, but its precondition \(at \2\) was false before "
+                     r"it", outcomes[1]), outcomes
+    assert "the same schema for move was refuted already" in outcomes[2]
+    assert "does not check" in outcomes[3] and "at" in outcomes[3]
+    assert outcomes[4] == "used"
+    # the newest finding is what the redraw shows
+    assert "precondition (at" in prompts[2] and "was false before it" in prompts[2]
+    # a refuted schema is never planned with again: files after the refusal hold only RIGHT
+    domains = [e["domain"] for e in events if e["type"] == "files"]
+    first_refusal = next(i for i, e in enumerate(events) if e["type"] == "schema-refuted")
+    later = [e["domain"] for e in events[first_refusal:] if e["type"] == "files"]
+    assert later and all("(visited ?to))" in d and "(at ?to)" in d for d in later)
+    assert any("(not (at ?from)) (visited ?to))" in " ".join(d.split()) for d in domains)
+    counts = [e["counts"] for e in events if e["type"] == "help-acted"]
+    assert sum(c.get("schema-check", 0) for c in counts) == 1
+    assert result.won, result.metrics.abort_reason
+
+
+def test_without_the_check_the_effect_missing_goes_unnoticed(tmp_path):
+    """The same model without ``schema_check``: move keeps its missing effect (the help is
+    what catches it), and no schema-refuted event is written."""
+    result, formalizer, events, prompts = _events(tmp_path, schema_check=False)
+    assert not any(e["type"] == "schema-refuted" for e in events)
+    assert [c.outcome for c in formalizer.calls if c.part == "action move"][:1] == ["used"]
+    assert len(prompts) == 1 or not any("It is wrong:" in p for p in prompts)
+
+
+def test_evidence_checks_effects_only_where_one_command_ran():
+    """A plan of two moves gives no effect evidence (the facts after the first come from the
+    model's own domain); one move gives its observation's atoms, over its own arguments."""
+    one = Transition("(move corridor kitchen east)", frozenset({"(at corridor)"}), True)
+    evidence = SchemaEvidence()
+    evidence.add([one, one])
+    evidence.observe_after(["(at kitchen)"])
+    assert all(t.observed is None for t in evidence.transitions)
+    evidence.add([one])
+    evidence.observe_after(["(at kitchen)", "(door-open pantry cellar north)"])
+    assert evidence.transitions[-1].observed == frozenset({"(at kitchen)",
+                                                           "(door-open pantry cellar north)"})
+    domain = ("(define (domain d) (:requirements :strips :typing) (:types room direction) "
+              "(:predicates (at ?r - room) (door-open ?a - room ?b - room ?d - direction)) "
+              "(:action move :parameters (?from - room ?to - room ?dir - direction) "
+              ":precondition (at ?from) :effect (and (not (at ?from)) "
+              "(door-open ?from ?to ?dir))))")
+    objects = {"corridor": "room", "kitchen": "room", "pantry": "room", "cellar": "room",
+               "east": "direction", "north": "direction"}
+    evidence.transitions = [__import__("dataclasses").replace(t, objects=objects)
+                            for t in evidence.transitions]
+    found = evidence.findings(domain)
+    # (at kitchen) is named; the door seen open elsewhere is something learnt, not done
+    assert [(f.kind, f.literal) for f in found] == [("effect-missing", "(at kitchen)")]
+
+
+def _walk(env_id: str, seed: int, steps: int, **options) -> tuple[list, dict]:
+    """Transitions of a random walk in one of pddlkit's PDDL-backed games (this test's
+    fixture reads the simulator's state, as no formalizer does): before and after are the
+    whole state, so every check of :func:`check_transitions` has something to say."""
+    import random
+
+    from pddlkit.semantics.state import format_atom
+
+    env = make(env_id, **options)
+    env.reset(seed=seed)
+    rng = random.Random(seed)
+    objects = {o.name: o.types[0] for o in env.problem.objects}
+    out = []
+    for _ in range(steps):
+        commands = [c for c in env.admissible_commands() if c not in env.META_COMMANDS]
+        command = rng.choice(commands)
+        ground = env.resolve(command)
+        before = frozenset(format_atom(a) for a in env.state.atoms)
+        step = env.step(command)
+        after = frozenset(format_atom(a) for a in env.state.atoms)
+        out.append(Transition(f"({ground.action.name} {' '.join(ground.args)})", before,
+                              not step.error, after, objects, command))
+        if step.terminated or step.truncated:
+            break
+    return out, objects
+
+
+def _random_domain(reference: str, seed: int) -> str:
+    """The reference domain's types and predicates, each action's precondition and effect
+    drawn by the ``random`` model's own sampler under the modular part's grammar."""
+    import random
+
+    from pddlkit.llm.random_answers import draw_accepted
+    from pddlkit.pddl import grammars
+    from pddlkit.pddl.reader import parse_domain
+
+    dom = parse_domain(reference)
+    kinds = {p.name: [(a.types[0] if a.types else "object") for a in p.parameters]
+             for p in dom.predicates}
+    rng = random.Random(seed)
+    actions = []
+    for action in dom.actions:
+        params = [(p.name, p.types[0] if p.types else None) for p in action.parameters]
+        body = draw_accepted(grammars.action_body_grammar(kinds, params), rng)
+        actions.append(f"(:action {action.name} :parameters ("
+                       + " ".join(f"{n} - {t}" if t else n for n, t in params)
+                       + f") {body})")
+    return reference[:reference.index("(:action")] + "\n".join(actions) + ")"
+
+
+def test_domains_drawn_at_random_are_refused_by_the_transitions_in_most_draws():
+    """The check can fail: over 20 draws each, CoinCollector's and the household's actions
+    written by random answers under the modular grammar are refuted by a walk's transitions
+    (nearly all), while the reference domain explains every one of them."""
+    from pathlib import Path
+
+    from pddlkit.semantics.transitions import check_transitions
+
+    domains = Path(__file__).resolve().parent.parent / "domains"
+    for env_id, options in (("coin-collector", {"rooms": 3}), ("household", {})):
+        reference = (domains / env_id / "domain.pddl").read_text()
+        transitions, _ = _walk(env_id, 3, 12, **options)
+        assert len(transitions) >= 5 and check_transitions(reference, transitions) == []
+        refused = 0
+        for seed in range(20):
+            try:
+                refused += bool(check_transitions(_random_domain(reference, seed),
+                                                  transitions))
+            except ValueError:   # a drawn domain that does not check is refused too
+                refused += 1
+        assert refused >= 16, (env_id, refused)
