@@ -203,6 +203,7 @@ def play_pddlego(job):
         library = DomainLibrary(o.library)
     used = helps(o, job.llm)
     used, inactive = active_helps(o, used, job.env)
+    frozen_out = frozen_domain_helps(o, used)
     source = domain_source(o.domain, None)   # the library's entry, when reused, is per episode
     for seed in job.seeds:
         episode = job.episode(seed)
@@ -259,6 +260,8 @@ def play_pddlego(job):
         if inactive:
             summary += (f"; inactive here: {', '.join(inactive)} ({job.env} gives no "
                         "machine-readable failures, info[\"failed\"])")
+        if frozen_out:
+            summary += f"; inactive with a frozen domain: {', '.join(frozen_out)}"
         episode_source = source if reused is None else domain_source(None, reused)
         summary += f"; domain: {episode_source}"
         did = acted(HELPS, used, episode.counts)
@@ -282,6 +285,21 @@ def active_helps(o, used: list[str], env_id: str) -> tuple[list[str], list[str]]
     except Exception:   # an id the registry does not know is refused elsewhere, by name
         return used, []
     return split_by_offers(HELPS, used, o, env_id, offers)
+
+
+def frozen_domain_helps(o, used: list[str]) -> list[str]:
+    """The helps that check the domain the model writes (``schema_check``) do nothing when
+    ``--domain`` or ``--reuse-domain`` freezes it: asked for by name, refused; brought by the
+    preset, taken out of ``used`` (and so of the row's helps column) and returned, for the
+    summary to say."""
+    if (o.domain is None and not o.reuse_domain) or "schema-check" not in used:
+        return []
+    if o.schema_check:
+        raise AgentError("--schema-check checks the action schemas the model writes; "
+                         "--domain and --reuse-domain freeze the domain, so it would do "
+                         "nothing (leave one of them out)")
+    used.remove("schema-check")
+    return ["schema-check"]
 
 
 def domain_source(given: Optional[str], reused) -> str:

@@ -215,3 +215,21 @@ def test_domains_drawn_at_random_are_refused_by_the_transitions_in_most_draws():
             except ValueError:   # a drawn domain that does not check is refused too
                 refused += 1
         assert refused >= 16, (env_id, refused)
+
+
+def test_the_check_is_refused_over_a_frozen_domain_and_left_out_of_the_presets_row():
+    import pytest
+
+    from pddlkit.agents import AgentError, get_agent, run_job
+    from pddlkit.formalizers.agents import frozen_domain_helps, helps
+
+    spec = get_agent("pddlego")
+    domain = str(__import__("pathlib").Path(__file__).resolve().parent.parent / "domains"
+                 / "coin-collector" / "domain.pddl")
+    with pytest.raises(AgentError, match="--schema-check checks the action schemas"):
+        run_job(spec, env="coin-collector", llm="local:x", options=spec.make_options(
+            {"modular": True, "schema_check": True, "domain": domain}))
+    preset = spec.make_options({"small_model": True, "domain": domain})
+    used = helps(preset, "local:x")
+    assert "schema-check" in used
+    assert frozen_domain_helps(preset, used) == ["schema-check"] and "schema-check" not in used
