@@ -138,6 +138,9 @@ ROWS = {
                                      "--fresh-answers", "--fact-memory", "--problem-only",
                                      "--refuted-facts"]),
     "plangen": ("plangen", []),
+    # issue 75: the model writes the domain (no --domain), each schema checked against every
+    # transition the agent observed (--schema-check, in the preset since 2026-12-02)
+    "written": ("pddlego", ["--constrained", "--small-model"]),
 }
 
 

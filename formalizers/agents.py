@@ -77,6 +77,10 @@ class _LoopOptions:
                                        "environment")
     domain: Optional[str] = option(None, "a domain file to freeze (only the problem file is "
                                          "learned), e.g. domains/coin-collector/domain.pddl")
+    keep_domain: bool = option(False, "with --modular: keep the domain the model wrote from "
+                                      "one episode to the next, with the transitions it was "
+                                      "checked against (learning over --episodes; pddlkit "
+                                      "learn-domain)")
 
 
 #: ``pddlkit run pddlego``'s options: the loop's, then one switch per help of
@@ -204,6 +208,10 @@ def play_pddlego(job):
     used = helps(o, job.llm)
     used, inactive = active_helps(o, used, job.env)
     frozen_out = frozen_domain_helps(o, used)
+    if o.keep_domain and ("modular" not in used or o.domain is not None or o.reuse_domain):
+        raise AgentError("--keep-domain keeps the domain the model writes with --modular (or "
+                         "--small-model and an LLM) from one episode to the next; --domain and "
+                         "--reuse-domain freeze one instead")
     source = domain_source(o.domain, None)   # the library's entry, when reused, is per episode
     for seed in job.seeds:
         episode = job.episode(seed)
@@ -214,7 +222,10 @@ def play_pddlego(job):
             "modular": "modular" in used}
         extra.update({name: True for name in MODULAR_HELPS
                       if name.replace("_", "-") in used})
-        formalizer = make_formalizer(job.llm, env.id, **extra)
+        if not (o.keep_domain and seed != job.seeds[0]):   # else: the one the model writes
+            formalizer = make_formalizer(job.llm, env.id, **extra)
+            if o.keep_domain:
+                formalizer.keep_domain = True
         if hasattr(formalizer, "rng"):
             formalizer.rng.seed(episode.rng_seed)
         frozen, reused = given, None

@@ -20,6 +20,43 @@ def register(sub) -> None:
     d.add_argument("--env", help="list: only this environment")
     d.add_argument("--json", action="store_true")
     d.set_defaults(func=domains_command)
+    learn = sub.add_parser(
+        "learn-domain", help="the model writes the domain over dev episodes; the version that "
+                             "explains every transition is saved to the library")
+    learn.add_argument("--env", required=True, help="an environment id, e.g. coin-collector")
+    learn.add_argument("--llm", required=True, help="an LLM spec, e.g. "
+                                                    "local:qwen2.5-coder-1.5b or random:0")
+    learn.add_argument("--episodes", type=int, default=3, help="dev episodes (default 3)")
+    learn.add_argument("--first-seed", type=int, default=0, help="the first dev seed (0-99)")
+    learn.add_argument("--budget", type=int, default=30, help="actions per episode")
+    learn.add_argument("--library", help="library folder (default: the user's)")
+    learn.add_argument("--record", help="write every episode's events here (JSONL)")
+    learn.add_argument("--free", action="store_true",
+                       help="decode without grammars (default: --constrained)")
+    learn.add_argument("--rooms", type=int, help="coin-collector: rooms")
+    learn.add_argument("--receptacles", type=int, help="household: receptacles")
+    learn.add_argument("--difficulty", help="household: task difficulty, e.g. basic&use")
+    learn.add_argument("--json", action="store_true")
+    learn.set_defaults(func=learn_command)
+
+
+def learn_command(args) -> int:
+    """``pddlkit learn-domain`` (:mod:`.learn`): exit 0 when a domain was saved, 1 when none
+    explains every transition, 2 for input it cannot use."""
+    from .learn import learn_domain
+
+    env_options = {k: v for k, v in (("rooms", args.rooms), ("receptacles", args.receptacles),
+                                     ("difficulty", args.difficulty)) if v is not None}
+    try:
+        learned = learn_domain(args.env, args.llm, args.episodes, first_seed=args.first_seed,
+                               budget=args.budget, library=args.library,
+                               env_options=env_options, constrained=not args.free,
+                               record=args.record)
+    except (ValueError, TypeError) as exc:
+        print(f"pddlkit learn-domain: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(learned.to_dict(), indent=2) if args.json else learned.format())
+    return 0 if learned.entry else 1
 
 
 def domains_command(args) -> int:

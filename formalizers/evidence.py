@@ -62,10 +62,22 @@ def believed_states(domain_text: str, problem_text: str, steps: list[str]
 
 def transitions(events: Iterable[dict]) -> list:
     """The ``transition`` events of a record, as :class:`~pddlkit.semantics.transitions.
-    Transition` (``after`` left empty: see the module)."""
-    return [as_transition(e, f"episode {e.get('episode')}, step {e.get('step')}: "
-                             f"{e['command']}")
-            for e in events if e.get("type") == "transition"]
+    Transition` (``after`` left empty: see the module), each with the atoms a
+    ``transition-observed`` event says the observation after it stated (a one-command plan's,
+    with ``schema_check``: :mod:`.schema_check`)."""
+    import dataclasses
+
+    events = list(events)
+    observed = {(e.get("episode"), e["where"]): frozenset(e["observed"]) for e in events
+                if e.get("type") == "transition-observed"}
+    out = []
+    for e in events:
+        if e.get("type") == "transition":
+            t = as_transition(e, f"episode {e.get('episode')}, step {e.get('step')}: "
+                                 f"{e['command']}")
+            seen = observed.get((e.get("episode"), f"step {e.get('step')}: {e['command']}"))
+            out.append(dataclasses.replace(t, observed=seen) if seen is not None else t)
+    return out
 
 
 def as_transition(event: dict, where: str = "", answer: str = ""):

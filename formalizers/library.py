@@ -136,7 +136,8 @@ class DomainLibrary:
     # ------------------------------------------------------------------ storing
 
     def save(self, env: str, domain: str, problems: list[str], *, task: str = "",
-             model: str = "", checks: Sequence[dict] = ()) -> DomainEntry:
+             model: str = "", checks: Sequence[dict] = (), transitions: Sequence = (),
+             learning: Optional[dict] = None) -> DomainEntry:
         """Add a won episode: its domain (deduplicated by hash), the problems it planned on,
         and ``checks``: ``{"problem": text, "ran": [PDDL actions], "refused": {"action",
         "command", "observation"} or None}`` (see the module doc). A domain that does not
@@ -146,6 +147,9 @@ class DomainLibrary:
         report = pddlkit.check(domain)
         if not report.ok:
             raise DomainRejected(env, [d.format() for d in report.errors])
+        contradicted = _contradicted(domain, transitions)
+        if contradicted:
+            raise DomainRejected(env, contradicted)
         digest = digest_of(domain)
         folder = self.root / env / digest[:12]
         (folder / "problems").mkdir(parents=True, exist_ok=True)
@@ -174,6 +178,11 @@ class DomainLibrary:
             if record not in known and len(known) < 4 * MAX_PROBLEMS:
                 known.append(record)
         (folder / "checks.json").write_text(json.dumps(known, indent=1) + "\n")
+        if transitions:   # what the domain was learnt from: verify reads them again
+            stored = _stored_transitions(folder) + [_transition_dict(t) for t in transitions]
+            (folder / "transitions.json").write_text(json.dumps(stored, indent=1) + "\n")
+        if learning:
+            (folder / "learning.json").write_text(json.dumps(learning, indent=2) + "\n")
         entry.episodes_won += 1
         entry.updated = time.time()
         for value, bucket in ((task, entry.tasks), (model, entry.models)):
@@ -279,6 +288,9 @@ class DomainLibrary:
         except (ValueError, OSError, KeyError, TypeError) as exc:
             disagreements = [f"checks.json cannot be read ({exc}); fix or delete it"]
         messages += disagreements
+        contradicted = _contradicted(entry.domain_text, _stored_transitions(entry.path))
+        messages += contradicted
+        disagreements = disagreements or contradicted
         return Verification(solved == len(problems) and not disagreements, entry.id,
                             len(problems), solved, messages)
 
@@ -345,6 +357,41 @@ def episode_checks(result) -> list[dict]:
                         "refused": {"action": actions[0], "command": refused["command"],
                                     "observation": refused["message"]}})
     return out
+
+
+def _transition_dict(t) -> dict:
+    out = {"action": t.action, "before": sorted(t.before), "succeeded": t.succeeded,
+           "objects": dict(t.objects), "where": t.where}
+    if t.observed is not None:
+        out["observed"] = sorted(t.observed)
+    return out
+
+
+def _stored_transitions(folder: Path) -> list:
+    """The transitions an entry was saved with (``transitions.json``; [] when none)."""
+    from pddlkit.semantics.transitions import Transition
+
+    path = folder / "transitions.json"
+    if not path.is_file():
+        return []
+    return [Transition(d["action"], frozenset(d["before"]), bool(d["succeeded"]), None,
+                       dict(d.get("objects") or {}), d.get("where", ""),
+                       frozenset(d["observed"]) if "observed" in d else None)
+            for d in json.loads(path.read_text(encoding="utf-8"))]
+
+
+def _contradicted(domain_text: str, transitions: Sequence) -> list[str]:
+    """What the transitions say against the domain (issue 75: the library refuses a domain
+    that contradicts a transition it was learnt from), one line per finding (five at most)."""
+    if not transitions:
+        return []
+    from pddlkit.semantics.transitions import check_transitions
+
+    try:
+        found = check_transitions(domain_text, list(transitions))
+    except ValueError as exc:
+        return [str(exc)]
+    return [f"a transition it was learnt from contradicts it: {f.format()}" for f in found[:5]]
 
 
 def _disagreements(domain_text: str, checks: Sequence[dict]) -> list[str]:

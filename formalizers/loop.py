@@ -399,6 +399,11 @@ def _record_parts(formalizer, m: Metrics, emit) -> None:
     if refuted:   # schema_check: a transition refuted an action schema; it was asked anew
         emit("schema-refuted", step=m.steps, findings=list(refuted))
         formalizer.schema_refuted = []
+    observed = getattr(formalizer, "observed_after", None)
+    if observed:   # ... and what the observation after a one-command plan stated
+        for item in observed:
+            emit("transition-observed", step=m.steps, **item)
+        formalizer.observed_after = []
     corrected = getattr(formalizer, "world_corrected", None)
     if corrected:  # world_literals: what the world's failed literal implies, applied in code
         emit("facts-corrected", step=m.steps, facts=corrected)

@@ -322,6 +322,9 @@ class ModularFormalizer(PromptedLLM):
         self.guidance = self.prompts.fill(f"goal_{goal_style}").strip()
         self.templates = _templates(prompts)
         self.fixed_domain: Optional[str] = None   # set by the loop (a frozen domain)
+        #: keep the domain written (predicates, schemas, their evidence) from one episode to
+        #: the next (``--keep-domain``: learning over episodes, ``pddlkit learn-domain``)
+        self.keep_domain = False
         self.problem_only = False                  # accepted for the loop; always so here
         self.modes: list[str] = []
         self.calls: list[PartCall] = []            # every call of the episode
@@ -332,6 +335,8 @@ class ModularFormalizer(PromptedLLM):
 
     # -- episode state -------------------------------------------------------------------
     def _reset(self) -> None:
+        kept = (self.predicates, self.bodies, self.evidence) \
+            if getattr(self, "keep_domain", False) else None
         self.predicates: list[str] = []            # "(at ?r - room)"
         self.bodies: dict[str, str] = {}           # action -> ":precondition ... :effect ..."
         self.base: list[str] = []                  # facts progressed through what ran
@@ -373,6 +378,10 @@ class ModularFormalizer(PromptedLLM):
         self._rewrites: list[str] = []             # lines the last _read kept changed
         self.evidence = SchemaEvidence()           # schema_check: the episode's transitions
         self.schema_refuted: list[str] = []        # ... findings acted on, since the loop read
+        self.observed_after: list[dict] = []       # ... a one-command plan's effects, same
+        if kept is not None:
+            self.predicates, self.bodies, self.evidence = kept
+            self.evidence.new_episode()
 
     # -- the loop's calls ----------------------------------------------------------------
     def propose(self, context: Context) -> Files:
@@ -791,7 +800,10 @@ class ModularFormalizer(PromptedLLM):
                     f"skipped, no call: {exc.args[0]} (the sentence: {sentence!r})")))
         self._sentence = ""
         self.seen = len(history)
-        self.evidence.observe_after(self.chunk)    # schema_check: what the last step did
+        observed = self.evidence.observe_after(self.chunk)   # schema_check: what it did
+        if observed is not None:
+            self.observed_after.append({"where": observed.where,
+                                        "observed": sorted(observed.observed)})
         self._from_commands(context, signatures)   # the chunk was written anew
         return wrote
 

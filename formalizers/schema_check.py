@@ -60,13 +60,20 @@ class SchemaEvidence:
         ran_one = len(new) == 1 and new[0].succeeded
         self._awaiting = len(self.transitions) - 1 if ran_one else None
 
-    def observe_after(self, facts: Iterable[str]) -> None:
-        """The atoms the facts part read from the observation after the awaited transition."""
+    def new_episode(self) -> None:
+        """Another episode with the same domain: its transitions join these, and nothing
+        awaits an observation."""
+        self._awaiting = None
+
+    def observe_after(self, facts: Iterable[str]):
+        """The atoms the facts part read from the observation after the awaited transition;
+        returns that transition (None when none awaited them)."""
         if self._awaiting is None:
-            return
+            return None
         i, self._awaiting = self._awaiting, None
         self.transitions[i] = dataclasses.replace(self.transitions[i],
                                                   observed=frozenset(facts))
+        return self.transitions[i]
 
     def findings(self, domain_text: str, schemas: Optional[Iterable[str]] = None) -> list:
         """Every finding against ``domain_text`` (a domain that does not check: ValueError)."""

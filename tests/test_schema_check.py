@@ -233,3 +233,70 @@ def test_the_check_is_refused_over_a_frozen_domain_and_left_out_of_the_presets_r
     used = helps(preset, "local:x")
     assert "schema-check" in used
     assert frozen_domain_helps(preset, used) == ["schema-check"] and "schema-check" not in used
+
+
+def test_a_kept_domain_carries_its_evidence_to_the_next_episode_and_the_library_holds_it(
+        tmp_path):
+    """``keep_domain`` (``--keep-domain``, what ``pddlkit learn-domain`` plays with): the
+    second episode plans with the schemas the first one fixed and checks them against the
+    first one's transitions too; the library saves the domain with those transitions and
+    refuses, then and at verify, a domain one of them contradicts."""
+    import json
+    import shutil
+
+    import pytest
+
+    from pddlkit.formalizers.evidence import transitions as read_transitions
+    from pddlkit.formalizers.library import DomainLibrary, DomainRejected
+
+    prompts: list[str] = []
+    events: list[dict] = []
+    formalizer = ModularFormalizer(_script(_learner(prompts)), "coin-collector",
+                                   schema_check=True)
+    formalizer.keep_domain = True
+    results = []
+    for seed in (1, 2):
+        results.append(run_episode(
+            make("coin-collector", rooms=3), formalizer, seed=seed,
+            limits=Limits(action_budget=40),
+            on_event=lambda kind, data, seed=seed: events.append(
+                {"type": kind, "episode": seed, **data})))
+    assert all(r.won for r in results)
+    second = [c.part for c in formalizer.calls if c.part in ("predicates", "action move")]
+    assert second.count("predicates") == 1   # written once, kept for the second episode
+    evidence = formalizer.evidence.transitions
+    assert {t.where.split(":")[0] for t in evidence} >= {"step 1"} and len(evidence) == len(
+        read_transitions(events))
+    domain = results[-1].files[-1].domain
+    library = DomainLibrary(tmp_path / "lib")
+    entry = library.save("coin-collector", domain, [results[-1].files[-1].problem],
+                         model="scripted", transitions=read_transitions(events),
+                         learning={"episodes": 2})
+    assert json.loads((entry.path / "learning.json").read_text()) == {"episodes": 2}
+    assert len(json.loads((entry.path / "transitions.json").read_text())) == len(evidence)
+    assert library.verify(entry).ok
+    wrong = domain.replace("(at ?to)", "(visited ?to)")
+    with pytest.raises(DomainRejected, match="a transition it was learnt from contradicts"):
+        library.save("coin-collector", wrong, [], transitions=read_transitions(events))
+    (entry.path / "domain.pddl").write_text(wrong)   # tampered after saving: refused too
+    shutil.copy(entry.path / "domain.pddl", tmp_path / "wrong.pddl")
+    from pddlkit.formalizers.library import _contradicted, _stored_transitions
+
+    assert _contradicted(wrong, _stored_transitions(entry.path))
+
+
+def test_learn_domain_refuses_test_seeds_and_says_why_nothing_was_saved(tmp_path):
+    """The command end to end with the ``random`` model (no grammar-drawn domain covers the
+    actions' types, so nothing is saved, exit 1), and a test seed refused (exit 2)."""
+    import subprocess
+    import sys
+
+    cli = [sys.executable, "-m", "pddlkit.cli", "learn-domain", "--env", "coin-collector",
+           "--rooms", "3", "--llm", "random:0", "--library", str(tmp_path / "lib")]
+    done = subprocess.run(cli + ["--episodes", "2", "--budget", "10"], capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 1, done.stderr
+    assert "2 dev episodes (seeds 0-1), 0 won" in done.stdout and "not saved:" in done.stdout
+    refused = subprocess.run(cli + ["--first-seed", "1000"], capture_output=True, text=True,
+                             timeout=300)
+    assert refused.returncode == 2 and "learning on a test seed" in refused.stderr

@@ -1,0 +1,159 @@
+"""``pddlkit learn-domain``: the model writes the domain over several dev episodes, each
+schema checked against every transition the agent observed; the version that explains all of
+them is saved to the library, for test episodes to reuse frozen (issue 75).
+
+    pddlkit learn-domain --env coin-collector --llm local:qwen2.5-coder-1.5b --episodes 3
+    pddlkit run pddlego --env coin-collector --llm local:qwen2.5-coder-1.5b --small-model \\
+        --constrained --reuse-domain --seed 1000 --episodes 10
+
+How, and why so:
+
+* The episodes are ``pddlkit run pddlego`` with ``--small-model --keep-domain`` (and
+  ``--constrained`` where the LLM's server takes grammars): one formalizer plays them all, so
+  the predicates and schemas the model wrote in the first episode, and every transition they
+  were checked against (``--schema-check``), carry over to the next; only the facts start
+  anew. Dev seeds only (0-99): a domain learnt on a test seed would make the test row a
+  training row.
+* The domain kept is the last one the episodes planned with. It is saved only when it
+  explains every transition of every episode (:func:`pddlkit.semantics.transitions.
+  check_transitions`: the commands the world took and refused, against the facts believed
+  before each); otherwise the first finding is printed and nothing is saved. The library
+  stores the transitions (``transitions.json``) and refuses, then and at every
+  ``verify``, a domain that contradicts one of them.
+* ``learning.json`` beside it says what the learning cost and how it went: the model, the
+  seeds, the episodes won, the transitions explained, the seconds and tokens spent, and,
+  where pddlkit has the environment's reference domain, the agreement by behaviour with it
+  (``pddlkit compare``'s sampled transitions on the dev seeds' own problems: a score read
+  from the simulator's rules after learning, never shown to the model).
+* Nothing is read from the simulator's hidden state while learning: the model sees the
+  observations, and code the commands and the world's answers.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Optional
+
+#: learning runs on dev seeds only (the benchmarks' test seeds start at 1000)
+DEV_SEEDS = range(0, 100)
+
+
+@dataclass
+class Learned:
+    """What :func:`learn_domain` did: the domain it kept (None: no episode planned), whether
+    it was saved (``entry``: the library id) or why not (``findings``), and the costs."""
+
+    env: str
+    model: str
+    seeds: list[int]
+    won: int
+    transitions: int
+    seconds: float
+    tokens: int
+    domain: Optional[str] = None
+    findings: list[str] = field(default_factory=list)
+    entry: Optional[str] = None
+    agreement: Optional[float] = None
+    why_not: str = ""
+
+    def format(self) -> str:
+        head = (f"learn-domain {self.env} with {self.model}: {len(self.seeds)} dev episodes "
+                f"(seeds {self.seeds[0]}-{self.seeds[-1]}), {self.won} won, "
+                f"{self.transitions} transitions, {self.seconds:.0f} s, {self.tokens} tokens")
+        if self.entry:
+            tail = f"saved as {self.entry}: it explains every transition"
+            if self.agreement is not None:
+                tail += f"; agreement with the reference by behaviour {self.agreement:.2f}"
+        else:
+            tail = "not saved: " + (self.why_not or "; ".join(self.findings[:3]))
+        return head + "\n" + tail
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def learn_domain(env_id: str, llm: str, episodes: int, *, first_seed: int = 0,
+                 budget: int = 30, library: Optional[str] = None,
+                 env_options: Optional[dict] = None, constrained: bool = True,
+                 record: Optional[str] = None, max_tokens: Optional[int] = None) -> Learned:
+    """Play ``episodes`` dev episodes from ``first_seed`` with the domain kept from one to
+    the next, and save the last domain to the library when it explains every transition."""
+    from pddlkit.agents import get_agent, run_job
+    from pddlkit.semantics.transitions import check_transitions
+
+    from .evidence import transitions as read_transitions
+    from .library import DomainLibrary, DomainRejected
+
+    seeds = list(range(first_seed, first_seed + episodes))
+    outside = [s for s in seeds if s not in DEV_SEEDS]
+    if episodes < 1 or outside:
+        raise ValueError(f"learn-domain plays 1 or more dev episodes (seeds 0-99); got "
+                         f"{episodes} from seed {first_seed}: learning on a test seed would "
+                         "make its row a training row")
+    spec = get_agent("pddlego")
+    options = spec.make_options({"small_model": True, "keep_domain": True,
+                                 "constrained": constrained, "budget": budget})
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(record) if record else Path(scratch) / "learn.jsonl"
+        started = time.monotonic()
+        rows = run_job(spec, env=env_id, llm=llm, seeds=seeds, options=options,
+                       env_options=env_options or {}, record=path, max_tokens=max_tokens)
+        seconds = time.monotonic() - started
+        events = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    evidence = read_transitions(events)
+    used = [r.as_dict() for r in rows]
+    learned = Learned(env_id, llm, seeds, sum(bool(r.get("won")) for r in used),
+                      len(evidence), round(seconds, 1),
+                      sum(int(r.get("prompt_tokens") or 0) + int(r.get("completion_tokens")
+                                                                  or 0) for r in used))
+    files = [e for e in events if e.get("type") == "files"]
+    if not files:
+        learned.why_not = "no episode got as far as files to plan with"
+        return learned
+    learned.domain = files[-1]["domain"]
+    try:
+        learned.findings = [f.format() for f in check_transitions(learned.domain, evidence)]
+    except ValueError as exc:
+        learned.findings = [str(exc)]
+    if learned.findings:
+        return learned
+    learned.agreement = _agreement(env_id, learned.domain, seeds, env_options or {})
+    problems = [e["problem"] for e in files if e["domain"] == learned.domain]
+    meta = {"model": llm, "seeds": seeds, "episodes": episodes, "won": learned.won,
+            "transitions_explained": len(evidence), "seconds": learned.seconds,
+            "tokens": learned.tokens, "agreement_with_reference": learned.agreement}
+    try:
+        entry = DomainLibrary(library).save(
+            env_id, learned.domain, problems[-20:], model=llm, transitions=evidence,
+            learning=meta, task=next((e.get("task", "") for e in events
+                                      if e.get("type") == "start"), ""))
+    except DomainRejected as exc:
+        learned.why_not = str(exc)
+        return learned
+    learned.entry = entry.id
+    return learned
+
+
+def _agreement(env_id: str, domain: str, seeds: list[int], env_options: dict
+               ) -> Optional[float]:
+    """Agreement by behaviour with the environment's reference domain on the dev seeds' own
+    problems (None where pddlkit has no reference for it)."""
+    from pddlkit.compare import compare_domains
+    from pddlkit.envs import make
+
+    env = make(env_id, **env_options)
+    reference = getattr(env, "domain", None)
+    if reference is None or not hasattr(env, "problem"):
+        return None
+    problems = []
+    for seed in seeds[:3]:
+        env.reset(seed=seed)
+        problems.append(env.problem)
+    try:
+        return round(compare_domains(reference, domain, problems).behaviour.agreement, 3)
+    except Exception:   # noqa: BLE001 - a score, never worth the saved domain
+        return None
