@@ -453,8 +453,13 @@ class ModularFormalizer(PromptedLLM):
     def _recheck_schemas(self, context: Context, signatures: dict) -> None:
         """``schema_check``: the first finding of the evidence against the model's domain
         not yet acted on names one action; its schema is refused and asked for again alone
-        (:mod:`.schema_check`). A rewrite that no draw gets past the evidence is an
-        unreadable answer (asked again at the next request), never the refuted schema."""
+        (:mod:`.schema_check`). When no draw gets past the evidence, the schema stays and the
+        finding is set aside until new evidence comes: the facts believed before the
+        transition may be what is wrong, and an episode is not ended over it (measured with
+        Qwen2.5-Coder 1.5B on CoinCollector, dev seed 0: open-door's schema refuted by a
+        refused "open door to east", the same schema drawn again four times in a row,
+        and every request of the step spent on it until the solver retries ran out). The
+        event says so."""
         if not (self.schema_check and self.fixed_domain is None and self.predicates):
             return
         finding = self.evidence.first_new(self._domain_text(signatures))
@@ -466,9 +471,9 @@ class ModularFormalizer(PromptedLLM):
         self.acted["schema-check"] += 1
         self.schema_refuted.append(finding.format())
         if not self._write(part, context, signatures):
-            self.evidence.forget(finding)
-            last = next((c for c in reversed(self.last_parts) if c.part == part), None)
-            raise AnswerError(f"the {part} part: " + (last.outcome if last else "no answer"))
+            self.schema_refuted[-1] += (" (no rewrite explained every transition: the schema "
+                                        "stays, set aside until new evidence)")
+            return
         self._written_last.append(part)
 
     def ran(self, steps: list[str]) -> None:
@@ -1511,10 +1516,15 @@ class ModularFormalizer(PromptedLLM):
                 "is missing)")).strip() + "\n"
 
     def _schema_revision(self, name: str, last: Optional[str], revision: str) -> str:
-        """The action's observed uses, and what a transition says against its last schema."""
+        """The action's observed uses, what a transition says against its last schema, and
+        the schemas refuted before (measured: Qwen2.5-Coder 1.5B drew a refuted one again)."""
         uses = self.evidence.uses(name)
         out = ("What the game did when this action's command was given:\n"
                + "\n".join(uses) + "\n") if uses else ""
+        refuted = self.evidence.refuted_bodies(name)
+        if refuted:
+            out += ("These schemas for it were refuted already; write a different one:\n"
+                    + "\n".join(refuted) + "\n")
         finding = self.evidence.asking.get(name)
         if finding and last:
             return (out + f"Your last answer for this action was:\n{last.strip()}\n"

@@ -16,7 +16,9 @@ evidence for one episode and decides what to ask:
   the facts believed after a longer plan come from the model's own domain, not the world);
 * before a goal is chosen, the first finding not yet acted on names one schema
   (:meth:`SchemaEvidence.first_new`); the formalizer asks for that action alone, with the
-  action's observed uses and the finding in the prompt;
+  action's observed uses, the finding and the schemas refuted before in the prompt (when no
+  draw gets past the evidence, the schema stays and the finding is set aside: the facts
+  believed may be what is wrong);
 * every rewrite is checked against all the evidence before it is kept
   (:meth:`SchemaEvidence.check_body`): one that a transition refutes, or one identical to a
   schema refuted before, is not kept (the draw is redrawn with the new finding), so a refuted
@@ -51,6 +53,7 @@ class SchemaEvidence:
         #: action -> the finding's sentence the next request for it shows
         self.asking: dict[str, str] = {}
         self._acted: set[tuple] = set()
+        self._shown: dict[str, list[str]] = {}
         self._awaiting: Optional[int] = None   # the transition the next facts describe
 
     def add(self, transitions: Iterable) -> None:
@@ -98,12 +101,15 @@ class SchemaEvidence:
                 return finding
         return None
 
-    def forget(self, finding) -> None:
-        """Act on ``finding`` again at the next request (its rewrite was never kept)."""
-        self._acted.discard((finding.schema, finding.kind, finding.index, finding.literal))
-
     def refuse(self, action: str, body: str) -> None:
         self.refuted.setdefault(action, set()).add(_norm(body))
+        shown = self._shown.setdefault(action, [])
+        if " ".join(body.split()) not in shown:
+            shown.append(" ".join(body.split()))
+
+    def refuted_bodies(self, action: str) -> list[str]:
+        """The schemas refuted for ``action``, as written (the last three)."""
+        return self._shown.get(action, [])[-3:]
 
     def check_body(self, action: str, body: str, domain_text: str) -> Optional[str]:
         """Why ``body`` (in ``domain_text``) is not kept as ``action``'s schema, or None: it

@@ -37,8 +37,8 @@ RIGHT = (":precondition (and (at ?from) (connected ?from ?to ?dir) (or (not (has
 MOVES = [NO_AT, WRONG_ARGUMENT, NO_AT, WRONG_ARITY, RIGHT]
 
 
-def _learner(prompts: list[str]):
-    moves = iter(MOVES)
+def _learner(prompts: list[str], answers: list[str] = MOVES):
+    moves = iter(answers)
 
     def answer(prompt: str) -> str:
         part = _part(prompt)
@@ -60,12 +60,12 @@ def _learner(prompts: list[str]):
     return answer
 
 
-def _events(tmp_path, schema_check: bool):
+def _events(tmp_path, schema_check: bool, answers: list[str] = MOVES):
     import json
 
     prompts: list[str] = []
     events: list[dict] = []
-    formalizer = ModularFormalizer(_script(_learner(prompts)), "coin-collector",
+    formalizer = ModularFormalizer(_script(_learner(prompts, answers)), "coin-collector",
                                    schema_check=schema_check)
     result = run_episode(make("coin-collector", rooms=3), formalizer, seed=1,
                          limits=Limits(action_budget=40),
@@ -107,6 +107,21 @@ def test_each_schema_mistake_is_caught_by_a_named_transition_and_never_planned_t
     counts = [e["counts"] for e in events if e["type"] == "help-acted"]
     assert sum(c.get("schema-check", 0) for c in counts) == 1
     assert result.won, result.metrics.abort_reason
+
+
+def test_a_rewrite_no_draw_gets_past_is_set_aside_and_the_episode_goes_on(tmp_path):
+    """The model writes the refuted schema again on every draw (as Qwen2.5-Coder 1.5B did):
+    the schema stays, the event says it was set aside, the prompt listed the refuted schema,
+    and the episode goes on (here to a win: the facts carry the agent's place)."""
+    result, formalizer, events, prompts = _events(tmp_path, True, [NO_AT] * 5 + [RIGHT])
+    refuted = [f for e in events if e["type"] == "schema-refuted" for f in e["findings"]]
+    assert refuted[0].endswith("(no rewrite explained every transition: the schema stays, "
+                               "set aside until new evidence)")
+    assert "These schemas for it were refuted already; write a different one:\n" + \
+        " ".join(NO_AT.split()) in prompts[1]
+    outcomes = [c.outcome for c in formalizer.calls if c.part == "action move"]
+    assert outcomes[0] == "used" and all("refuted already" in o for o in outcomes[1:5])
+    assert result.won, result.metrics.abort_reason   # the episode went on
 
 
 def test_without_the_check_the_effect_missing_goes_unnoticed(tmp_path):
