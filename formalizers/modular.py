@@ -453,12 +453,12 @@ class ModularFormalizer(PromptedLLM):
     def _recheck_schemas(self, context: Context, signatures: dict) -> None:
         """``schema_check``: the first finding of the evidence against the model's domain
         not yet acted on names one action; its schema is refused and asked for again alone
-        (:mod:`.schema_check`). When no draw gets past the evidence, the schema stays and the
-        finding is set aside until new evidence comes: the facts believed before the
-        transition may be what is wrong, and an episode is not ended over it (measured with
-        Qwen2.5-Coder 1.5B on CoinCollector, dev seed 0: open-door's schema refuted by a
-        refused "open door to east", the same schema drawn again four times in a row,
-        and every request of the step spent on it until the solver retries ran out). The
+        (:mod:`.schema_check`). When no draw gets past the evidence, the schema stays and is
+        not asked for again in the episode: the facts believed before the transition may be
+        what is wrong, and an episode is not ended over it (measured with Qwen2.5-Coder 1.5B
+        on CoinCollector, dev seed 0: open-door's schema refuted by a refused "open door to
+        east" (an open doorway), the same three schemas drawn in turn, first until the
+        solver retries ran out, then, with each finding asked once, 12 calls a step). The
         event says so."""
         if not (self.schema_check and self.fixed_domain is None and self.predicates):
             return
@@ -471,8 +471,9 @@ class ModularFormalizer(PromptedLLM):
         self.acted["schema-check"] += 1
         self.schema_refuted.append(finding.format())
         if not self._write(part, context, signatures):
+            self.evidence.set_aside.add(finding.schema)
             self.schema_refuted[-1] += (" (no rewrite explained every transition: the schema "
-                                        "stays, set aside until new evidence)")
+                                        "stays, not asked for again in this episode)")
             return
         self._written_last.append(part)
 

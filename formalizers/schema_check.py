@@ -17,8 +17,9 @@ evidence for one episode and decides what to ask:
 * before a goal is chosen, the first finding not yet acted on names one schema
   (:meth:`SchemaEvidence.first_new`); the formalizer asks for that action alone, with the
   action's observed uses, the finding and the schemas refuted before in the prompt (when no
-  draw gets past the evidence, the schema stays and the finding is set aside: the facts
-  believed may be what is wrong);
+  draw gets past the evidence, the schema stays and is not asked for again in the episode:
+  the facts believed may be what is wrong, and a model that cannot find another schema
+  would spend every request on it);
 * every rewrite is checked against all the evidence before it is kept
   (:meth:`SchemaEvidence.check_body`): one that a transition refutes, or one identical to a
   schema refuted before, is not kept (the draw is redrawn with the new finding), so a refuted
@@ -54,6 +55,8 @@ class SchemaEvidence:
         self.asking: dict[str, str] = {}
         self._acted: set[tuple] = set()
         self._shown: dict[str, list[str]] = {}
+        #: actions whose rewrite no draw got past the evidence: not asked again this episode
+        self.set_aside: set[str] = set()
         self._awaiting: Optional[int] = None   # the transition the next facts describe
 
     def add(self, transitions: Iterable) -> None:
@@ -65,8 +68,9 @@ class SchemaEvidence:
 
     def new_episode(self) -> None:
         """Another episode with the same domain: its transitions join these, and nothing
-        awaits an observation."""
+        awaits an observation; a schema set aside may be asked for again."""
         self._awaiting = None
+        self.set_aside = set()
 
     def observe_after(self, facts: Iterable[str]):
         """The atoms the facts part read from the observation after the awaited transition;
@@ -95,7 +99,7 @@ class SchemaEvidence:
             return None
         for finding in found:
             key = (finding.schema, finding.kind, finding.index, finding.literal)
-            if key not in self._acted:
+            if key not in self._acted and finding.schema not in self.set_aside:
                 self._acted.add(key)
                 self.asking[finding.schema] = finding.format()
                 return finding

@@ -116,7 +116,8 @@ def test_a_rewrite_no_draw_gets_past_is_set_aside_and_the_episode_goes_on(tmp_pa
     result, formalizer, events, prompts = _events(tmp_path, True, [NO_AT] * 5 + [RIGHT])
     refuted = [f for e in events if e["type"] == "schema-refuted" for f in e["findings"]]
     assert refuted[0].endswith("(no rewrite explained every transition: the schema stays, "
-                               "set aside until new evidence)")
+                               "not asked for again in this episode)")
+    assert len(refuted) == 1 and formalizer.evidence.set_aside == {"move"}
     assert "These schemas for it were refuted already; write a different one:\n" + \
         " ".join(NO_AT.split()) in prompts[1]
     outcomes = [c.outcome for c in formalizer.calls if c.part == "action move"]
