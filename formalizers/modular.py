@@ -431,6 +431,11 @@ class ModularFormalizer(PromptedLLM):
             if self._write(part, context, signatures):
                 self._written_last.append(part)
                 continue
+            if part.startswith("action ") and part.split(" ", 1)[1] in self.bodies \
+                    and self.evidence.transitions and self.schema_check:
+                # schema_check refused every rewrite: the schema stays (see _recheck_schemas)
+                self.evidence.set_aside.add(part.split(" ", 1)[1])
+                continue
             # every draw refused or unreadable: ask another part (the facts behind the goal)
             # before this one again, else say so as an unreadable answer
             if part != "facts" and "facts" not in self._written_last \
@@ -636,7 +641,7 @@ class ModularFormalizer(PromptedLLM):
             count = self._failed_actions.get(action or "", 0) + 1
             if action:
                 self._failed_actions[action] = count
-            if learned and action and count >= 2:
+            if learned and action and count >= 2 and action not in self.evidence.set_aside:
                 return [f"action {action}", "goal"]
             if self._corrections():
                 return ["correction", "goal"]
