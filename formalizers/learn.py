@@ -4,7 +4,7 @@ them is saved to the library, for test episodes to reuse frozen (issue 75).
 
     pddlkit learn-domain --env coin-collector --llm local:qwen2.5-coder-1.5b --episodes 3
     pddlkit run pddlego --env coin-collector --llm local:qwen2.5-coder-1.5b --small-model \\
-        --constrained --reuse-domain --seed 1000 --episodes 10
+        --constrained --reuse-domain --seed TEST_SEED --episodes 10
 
 How, and why so:
 
@@ -38,7 +38,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Optional
 
-#: learning runs on dev seeds only (the benchmarks' test seeds start at 1000)
+#: learning runs on dev seeds only (the benchmarks' test seeds come after them: --split test)
 DEV_SEEDS = range(0, 100)
 
 
