@@ -67,6 +67,7 @@ def test_every_agent_is_registered_with_fast_settings_here():
     assert sorted(FAST) == agent_names()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("agent", sorted(FAST))
 def test_every_common_flag_works_on_every_agent(agent, tmp_path, request):
     args = list(FAST[agent])

@@ -88,6 +88,7 @@ def killed_and_resumed(tmp_path_factory):
     return sweep, out, before, again.returncode, stderr
 
 
+@pytest.mark.slow
 def test_a_killed_sweep_resumes_with_exactly_one_row_per_episode(killed_and_resumed):
     sweep, out, before, code, stderr = killed_and_resumed
     assert len(sweep.cells) == 3 * 2 * 2 * 20
@@ -111,6 +112,7 @@ def _table(text: str, title: str) -> list[list[str]]:
     return [[c.strip() for c in ln.strip("|").split("|")] for ln in lines[2:]]
 
 
+@pytest.mark.slow
 def test_the_report_matches_a_recount_and_the_plots_are_images(killed_and_resumed, tmp_path):
     sweep, out, *_ = killed_and_resumed
     rows = ResultsFile(out / "results.jsonl").rows()
@@ -224,6 +226,7 @@ def _comparable(rows):
                   key=lambda r: r["key"])
 
 
+@pytest.mark.slow
 def test_the_ray_executor_gives_the_same_rows_as_local_processes(tmp_path):
     need_module("ray", "pip install 'pddlkit[ray]'")
     import ray

@@ -289,6 +289,7 @@ def _alive(pid: int, started: str) -> bool:
     return now is not None and now[2] == started and now[1] != "Z"
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
 def test_kill_9_of_a_sweep_leaves_no_process(tmp_path):
     config = _config(tmp_path, """

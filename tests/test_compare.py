@@ -86,6 +86,7 @@ def corpus(ipc_dir, ipc_instances):
 # ---------------------------------------------------------------------------- problems
 
 
+@pytest.mark.slow
 def test_every_ipc_problem_is_equivalent_to_a_renamed_shuffled_copy(corpus):
     assert len(corpus) == 111
     for ident, _, domain, problem in corpus:
@@ -105,6 +106,7 @@ def _edit_cases(corpus):
     return [c for c in corpus if c[1] in ("smallest", "mid")]
 
 
+@pytest.mark.slow
 def test_one_init_fact_dropped_is_named(corpus):
     for ident, _, domain, problem in _edit_cases(corpus):
         copy, _ = renamed(problem, seed=7)
@@ -170,6 +172,7 @@ def _fitting_atom(domain, problem, rng):
     return None
 
 
+@pytest.mark.slow
 def test_one_init_fact_added_is_named(corpus):
     for ident, _, domain, problem in _edit_cases(corpus):
         copy, _ = renamed(problem, seed=11)
@@ -349,6 +352,7 @@ def _removals(domain, rng, precondition: bool, k: int):
     return rng.sample(options, min(k, len(options)))
 
 
+@pytest.mark.slow
 def test_a_removed_precondition_literal_is_found_by_behaviour(corpus):
     """Every removal is named by the literal comparison; when behaviour finds a transition
     (a literal can be redundant in the states reached), the transition is the removed
@@ -378,6 +382,7 @@ def test_a_removed_precondition_literal_is_found_by_behaviour(corpus):
     assert tried >= 40 and found >= 0.75 * tried, silent
 
 
+@pytest.mark.slow
 def test_a_removed_effect_literal_is_found_by_behaviour(corpus):
     found, tried, silent = 0, 0, []
     for name in BEHAVIOUR_DOMAINS:

@@ -74,6 +74,7 @@ def test_two_names_must_be_spaced_but_a_variable_may_follow_a_name_at_once():
     assert matcher.failure("(at a b") == len("(at a b")   # stops early: the end is named
 
 
+@pytest.mark.slow
 def test_every_ipc_file_is_accepted_by_its_derived_grammar_in_lark_and_gbnf():
     """The grammar of PDDL as files are written (any case, comments) derived from each
     domain accepts every corpus problem, in Lark and in the GBNF a server would get; the
@@ -118,6 +119,7 @@ def _mutants(text: str, rng: random.Random):
     yield "an argument too few", text[:s] + " ".join(fact.group(2).split()[:-1]) + text[e:]
 
 
+@pytest.mark.slow
 def test_mutated_problem_files_that_check_rejects_are_refused_by_the_grammar():
     from pddlkit.checks import check
 
@@ -310,6 +312,7 @@ def test_skill_plan_lines_under_the_grammar_are_never_dropped():
         assert not grammar.accepts(bad) and not matcher.matches(bad), bad
 
 
+@pytest.mark.slow
 def test_pddlegos_answer_grammar_fixes_the_actions_inside_the_json():
     from pddlkit.pddl.grammars import answer_grammar, parse_signatures
 

@@ -354,6 +354,7 @@ def test_cli_passes_the_nethack_keystroke_budget():
     assert metrics["eval_success"] == 0.0 and 0 < metrics["steps"] <= 40
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("task", ["pick", "heat"])
 def test_the_household_programs_play_real_alfworld(task, tmp_path_factory, monkeypatch):
     from pddlkit.envs.alfworld_adapter import find_python

@@ -119,6 +119,7 @@ def _copies_the_household_example(messages) -> str:
     return f"```python\ndef {task}(self, objecttype, receptacletype):\n{body.rstrip()}\n```"
 
 
+@pytest.mark.slow
 def test_with_the_plan_api_the_household_example_calls_plan_so_a_copy_does_too():
     """Measured with Qwen2.5-Coder 1.5B: told of plan("task") after the prompt, neither
     program called it. The API is now said before the example, and the example calls it

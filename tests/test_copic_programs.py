@@ -54,6 +54,7 @@ def test_supply_and_gas_mistakes_stall_and_the_viking_techlab_only_costs():
     assert waste.won and waste.steps >= won.steps
 
 
+@pytest.mark.slow
 def test_crashes_and_hangs_are_errors_not_stops():
     env, errors = _play(("crash",))
     assert errors and errors[0].kind.value == "crash" and "ZeroDivisionError" in errors[0].message

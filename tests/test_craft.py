@@ -20,6 +20,7 @@ def test_the_task_table_is_seed_003s():
         assert craft.recipes_for(t.item), t.item
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("group", ["MT1", "MT2", "MT3", "MT4", "MT5", "MT6", "MT7", "MT8"])
 def test_fast_downward_solves_every_task_and_the_plan_runs_as_goals(group):
     for t in [t for t in craft.tasks() if t.group == group]:

@@ -25,6 +25,7 @@ def _play(world, plan):
     return None
 
 
+@pytest.mark.slow
 def test_the_controller_reaches_the_stone_pickaxe_in_peaceful_worlds():
     reached = 0
     for seed in range(10):
@@ -62,6 +63,7 @@ def test_peaceful_worlds_have_no_monsters_and_the_env_is_registered():
     assert "My inventory has" in world.describe()
 
 
+@pytest.mark.slow
 def test_deps_with_the_standin_plans_on_crafter():
     from pddlkit.skills.deps.runner import run_deps
 
@@ -154,6 +156,7 @@ def test_a_destroyed_table_is_explained_as_destroyed_and_placed_again():
     assert world.how("stone") == "collect stone"   # collected, though Crafter can place it
 
 
+@pytest.mark.slow
 def test_a_hostile_seed_gives_the_same_game_in_every_process():
     """Crafter balances creatures from a set ordered by memory address; taken in a fixed
     order, one seed is one game (three processes, one final map)."""

@@ -52,6 +52,7 @@ CANDIDATES = ["go to fridge 1", "take creditcard 1 from drawer 1", "look", "open
               "put creditcard 1 in/on countertop 1", "go north", "examine desk 1", "inventory"]
 
 
+@pytest.mark.slow
 def test_shared_prefix_batch_equals_naive_scores(tiny):
     import torch
 
@@ -775,6 +776,7 @@ def test_ppo_settings_by_name(tiny):
         critic.PPOTrainer(c, {"stepz": 4})
 
 
+@pytest.mark.slow
 def test_copic_loads_a_saved_critic_on_the_base_given_by_critic_model(tiny, tmp_path):
     """A critic saved on a base folder that has since moved: CoPiC's --load-critic with
     --critic-model naming the new folder loads it (it used to ignore --critic-model)."""

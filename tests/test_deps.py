@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import random
 
+import pytest
+
 from pddlkit.envs.craft import CraftWorld
 from pddlkit.llm import ScriptedLLM, UsageLedger
 from pddlkit.skills.deps import (
@@ -85,12 +87,14 @@ def test_an_unreadable_answer_is_fed_back_and_the_next_one_runs():
     assert "I cannot read the plan: line 0" in episode.dialogue
 
 
+@pytest.mark.slow
 def test_success_rises_with_the_replanning_cap():
     rates = [run_deps(["MT2", "MT4", "MT6"], "standin:0.4", episodes=2,
                       config=DepsConfig(max_rounds=cap)).rate() for cap in (0, 1, 3, None)]
     assert rates == sorted(rates) and rates[-1] > rates[0] + 0.3, rates
 
 
+@pytest.mark.slow
 def test_the_symbolic_explainer_names_the_false_precondition_in_every_failure():
     outcome = run_deps(["MT2", "MT5", "MT7"], "standin:0.5", episodes=2)
     failures = [f for e in outcome.episodes for f in e.failures]

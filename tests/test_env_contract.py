@@ -68,6 +68,7 @@ def test_every_agent_plays_some_environment_and_none_plays_one_it_cannot():
     assert ("pddlego", "household") in PAIRS and ("copic", "nethack-drink") in PAIRS
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("agent,env_id", PAIRS)
 def test_each_environment_flag_reaches_the_environment_made_or_is_refused(agent, env_id,
                                                                          tmp_path, capsys):

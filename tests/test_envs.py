@@ -27,6 +27,7 @@ def _win_with_fast_downward(env, seed) -> None:
     assert step.won and step.terminated and step.reward == 1.0, (seed, env.task)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rooms", PAPER_SIZES)
 def test_coin_collector_fast_downward_plans_win(rooms):
     env = CoinCollector(rooms=rooms)
@@ -34,6 +35,7 @@ def test_coin_collector_fast_downward_plans_win(rooms):
         _win_with_fast_downward(env, seed)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("difficulty", list(DIFFICULTIES))
 def test_household_fast_downward_plans_win(difficulty):
     env = Household(receptacles=16, difficulty=difficulty)

@@ -28,6 +28,7 @@ def alfworld_python(tmp_path_factory, monkeypatch):
     return need_module("alfworld", "make alfworld", find_python)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("task", TASKS)
 def test_fast_downward_on_the_true_model_wins_every_task_type(task):
     from pddlkit.envs import make
@@ -46,6 +47,7 @@ def test_fast_downward_on_the_true_model_wins_every_task_type(task):
             assert step.won and step.terminated and step.reward == 1.0, (seed, env.game)
 
 
+@pytest.mark.slow
 def test_the_shipped_domain_is_not_standard_pddl_and_the_adapter_says_why():
     from pddlkit.checks import check
 
@@ -62,6 +64,7 @@ def test_the_shipped_domain_is_not_standard_pddl_and_the_adapter_says_why():
         assert not fixed.errors, [str(d) for d in fixed.errors]
 
 
+@pytest.mark.slow
 def test_failures_are_classified_and_the_game_goes_on():
     from pddlkit.envs import make
 
@@ -78,6 +81,7 @@ def test_failures_are_classified_and_the_game_goes_on():
         assert env.step("open fridge 1").observation.startswith("You open the fridge 1.")
 
 
+@pytest.mark.slow
 def test_snapshot_restore_and_determinism():
     from pddlkit.envs import make
 
@@ -96,6 +100,7 @@ def test_snapshot_restore_and_determinism():
         assert again.reset()[0] == obs and again.true_problem_text == problem
 
 
+@pytest.mark.slow
 def test_floorplans_and_bad_options_give_clear_errors():
     from pddlkit.envs import make
     from pddlkit.envs.alfworld_adapter import ALFWorldError
@@ -163,6 +168,7 @@ def test_plans_over_the_household_schema_map_to_alfworld_commands():
             env.commands_for_plan([("gotolocation", "fridge_1")])
 
 
+@pytest.mark.slow
 def test_the_observation_formalizer_wins_real_alfworld_games():
     """The household's offline formalizer plays ALFWorld through the same loop; it learns from
     the rolled-back 'Nothing happens.' that two receptacles share a spot (seed 1 meets one

@@ -16,6 +16,7 @@ def textworld_installed(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("PDDLKIT_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "cache"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("level", [5, 15])
 def test_coin_collector_games_are_won_by_exploration(level):
     from pddlkit.envs import make
@@ -33,6 +34,7 @@ def test_coin_collector_games_are_won_by_exploration(level):
     assert step.won and step.terminated and step.reward == 1.0
 
 
+@pytest.mark.slow
 def test_tw_simple_game_is_won_by_exploration():
     from pddlkit.envs import make
     from pddlkit.envs.explore import breadth_first
@@ -60,6 +62,7 @@ def test_failures_snapshots_and_determinism():
     assert again.reset()[0] == obs
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("level", [5, 15])
 def test_coin_games_are_won_through_the_observation_formalizer(level):
     """The PDDLego+ loop on real TextWorld games: PDDL from TextWorld's own wording, Fast
@@ -78,6 +81,7 @@ def test_coin_games_are_won_through_the_observation_formalizer(level):
 
 
 
+@pytest.mark.slow
 def test_a_game_being_built_is_never_seen_half_written(tmp_path):
     """A sweep's workers (or parallel tests) may build one game at the same moment, and one
     that finds the .z8 plays it: so the files are built in a scratch folder of their own and

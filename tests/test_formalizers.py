@@ -20,6 +20,7 @@ from pddlkit.llm.openai_chat import OpenAIChat
 from pddlkit.llm.usage import UsageLedger
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rooms", [3, 5, 7, 9, 11])
 def test_observation_formalizer_wins_every_coin_collector_episode(rooms):
     for seed in range(20):
@@ -29,6 +30,7 @@ def test_observation_formalizer_wins_every_coin_collector_episode(rooms):
         assert result.metrics.solver_errors == result.metrics.simulation_errors == 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", KINDS)
 def test_each_injected_error_kind_is_fed_back_and_repaired(kind):
     injected = repaired = wins = 0
@@ -58,6 +60,7 @@ def test_noisy_formalizer_at_its_default_rate():
     assert totals["wins"] >= 18, totals
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("difficulty", list(DIFFICULTIES))
 def test_observation_formalizer_wins_every_household_episode(difficulty):
     for seed in range(12):   # 72 episodes over the six groups (test time: 20 took 80 s)
@@ -91,6 +94,7 @@ def test_household_reader_uses_only_what_the_agent_was_shown():
     assert sorted(known.contents[first]) == truth
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", KINDS)
 def test_each_injected_error_kind_is_repaired_in_the_household(kind):
     injected = repaired = wins = 0
@@ -130,6 +134,7 @@ def _repairs(env_id: str, options: dict, monkeypatch) -> dict:
 
 @pytest.mark.parametrize("env_id, options", [("coin-collector", {"rooms": 5}),
                                              ("household", {"receptacles": 12})])
+@pytest.mark.slow
 def test_a_mistake_is_repaired_only_by_feedback_that_shows_it(env_id, options, monkeypatch):
     """The feedback that repaired one kind of mistake repairs no other kind: each repair
     needs its own symptom, not a keyword that any failure contains."""
@@ -787,6 +792,7 @@ def test_repair_option_fixes_slips_without_a_solver_error():
     assert one.solved and any(d.startswith("repaired in code:") for d in one.diagnostics)
 
 
+@pytest.mark.slow
 def test_fact_memory_puts_back_forgotten_connections():
     with_memory = without = 0
     merged = 0

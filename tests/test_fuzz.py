@@ -5,6 +5,8 @@ from __future__ import annotations
 import random
 import time
 
+import pytest
+
 from pddlkit import PDDLError, parse_domain, parse_problem
 from pddlkit.checks import check
 
@@ -50,6 +52,7 @@ def _mutate(text: str, rng: random.Random) -> str:
     return " ".join(tokens)
 
 
+@pytest.mark.slow
 def test_mutated_corpus_files_only_raise_pddl_error(ipc_dir):
     rng = random.Random(20261121)
     texts = [(name, (ipc_dir / name).read_text()) for name in SOURCES]

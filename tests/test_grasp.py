@@ -189,6 +189,7 @@ def test_the_search_reference_is_optimal_where_brute_force_can_check():
         assert simulate(instance, best_search(instance)).score == pytest.approx(optimum), rows
 
 
+@pytest.mark.slow
 def test_the_search_beats_the_baselines_on_a_sample(corpus):
     from pddlkit.envs.grasp import best_search
     from pddlkit.programs.standin import grasp_program

@@ -76,6 +76,7 @@ def test_counts_match_unified_planning(ipc_dir, ipc_instances, parsed):
     assert not mismatches
 
 
+@pytest.mark.slow
 def test_write_then_parse_gives_an_equal_model(parsed):
     for key, (domain, problem) in parsed.items():
         assert parse_domain(write_domain(domain)) == domain, key
@@ -91,6 +92,7 @@ def _plans(ipc_dir, ipc_instances):
     return [i for i in ipc_instances if i["plan_file"]]
 
 
+@pytest.mark.slow
 def test_every_corpus_plan_is_valid(ipc_dir, ipc_instances, parsed):
     with_plans = _plans(ipc_dir, ipc_instances)
     assert len(with_plans) == 98

@@ -36,6 +36,7 @@ def _minigrid(task: str, n: int = 8):
     return MiniGridTask(task, range(n))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mistake", [m for m in GRASP_MISTAKES if m != "infinite-loop"])
 def test_each_grasp_mistake_is_repaired_after_its_symptom(grasp_task, mistake):
     writer = ProgramWriter("grasp", mistakes=[mistake])
@@ -45,6 +46,7 @@ def test_each_grasp_mistake_is_repaired_after_its_symptom(grasp_task, mistake):
     assert result.rounds[result.best].failures == 0
 
 
+@pytest.mark.slow
 def test_grasp_refinement_strictly_improves_on_direct_generation(grasp_task):
     for seed in range(3):
         writer = ProgramWriter("grasp", seed=seed)
@@ -53,6 +55,7 @@ def test_grasp_refinement_strictly_improves_on_direct_generation(grasp_task):
         assert set(writer.repaired) == set(writer.injected)
 
 
+@pytest.mark.slow
 def test_an_endless_loop_is_fed_back_as_a_timeout_and_repaired():
     task = _minigrid("unlock", 4)
     writer = ProgramWriter(task.name, mistakes=["infinite-loop"])
@@ -61,6 +64,7 @@ def test_an_endless_loop_is_fed_back_as_a_timeout_and_repaired():
     assert result.best_mean > 0.9
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("task_name", ["unlock", "doorkey", "unlockpickup"])
 def test_minigrid_refinement_improves_and_repairs_every_mistake(task_name):
     task = _minigrid(task_name)
@@ -262,6 +266,7 @@ def test_the_cli_prints_which_held_out_instances_crashed_and_a_mean_that_is_a_re
     assert "ZeroDivisionError" in line
 
 
+@pytest.mark.slow
 def test_a_saved_program_that_earns_nothing_is_said_to_and_why_refinement_stopped(tmp_path):
     out = _cli("run", "ipp", "--env", "minigrid-doorkey", "--train", 10, "--eval", 10,
                "--save-program", tmp_path / "best")
@@ -293,6 +298,7 @@ def test_the_papers_prompts_word_for_word(grasp_task):
         IPP(grasp_task, llm, prompts="theirs")
 
 
+@pytest.mark.slow
 def test_ipp_as_a_bench_agent(tmp_path):
     _need(SHARED / "corpus" / "grasp" / "grids")
     config = tmp_path / "ipp.toml"

@@ -19,6 +19,7 @@ def reports(llm_pairs):
     return [(rec, check(rec["domain"], rec["problem"])) for rec in llm_pairs]
 
 
+@pytest.mark.slow
 def test_every_pair_reads_and_checks_without_escaping_exceptions(llm_pairs):
     assert len(llm_pairs) == 9462
     for rec in llm_pairs:
@@ -30,6 +31,7 @@ def test_every_pair_reads_and_checks_without_escaping_exceptions(llm_pairs):
                 assert exc.diagnostics and all(d.message for d in exc.diagnostics)
 
 
+@pytest.mark.slow
 def test_translate_errors_are_reported_as_errors(reports):
     fd_errors = [(rec, r) for rec, r in reports if rec["fd"]["status"] == "translate_error"]
     agree = [rec["id"] for rec, r in fd_errors if r.errors]
@@ -41,6 +43,7 @@ def test_translate_errors_are_reported_as_errors(reports):
     assert not missed, "\n".join(f"missed {key}: {err!r}" for key, err in missed.items())
 
 
+@pytest.mark.slow
 def test_every_error_has_a_position_or_a_file_level_reason_and_a_message(reports):
     for rec, r in reports:
         for d in r.errors:
@@ -49,6 +52,7 @@ def test_every_error_has_a_position_or_a_file_level_reason_and_a_message(reports
                 assert d.source_line is not None and d.column >= 1
 
 
+@pytest.mark.slow
 def test_few_errors_on_pairs_fast_downward_accepted(reports):
     """pddlkit's errors on FD-accepted pairs are real defects (undeclared parameter types,
     variables used as objects, ...); keep them rare so the checker does not block good files."""

@@ -153,6 +153,7 @@ async def _exercise(client) -> None:
     assert "(define (domain coin-collector)" in read.contents[0].text
 
 
+@pytest.mark.slow
 def test_the_stdio_server_answers_every_tool_as_data_and_keeps_serving(tmp_path):
     params = StdioServerParameters(command=sys.executable, args=["-m", "pddlkit.cli", "mcp"],
                                    env=_server_env(tmp_path), cwd=str(REPO))
@@ -191,6 +192,7 @@ def http_server(*options: str, env: dict):
         server.wait(timeout=30)
 
 
+@pytest.mark.slow
 def test_the_http_server_on_a_loopback_port_answers_the_same(tmp_path):
     token = "a-token-for-this-test-only-42"
     with http_server(env={**_server_env(tmp_path), "PDDLKIT_MCP_TOKEN": token}) as port:

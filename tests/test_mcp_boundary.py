@@ -112,6 +112,7 @@ def _with_pool(body, **limits) -> None:
     anyio.run(main)
 
 
+@pytest.mark.slow
 def test_a_slow_call_is_stopped_at_its_limit_and_a_cancelled_one_is_killed(hostile, tmp_path,
                                                                            monkeypatch):
     monkeypatch.setenv("CHILD_PID_FILE", str(tmp_path / "child.pid"))
@@ -144,6 +145,7 @@ def test_a_memory_hungry_call_is_killed_and_a_crash_is_data(hostile):
     _with_pool(main, memory_mb=300)
 
 
+@pytest.mark.slow
 def test_slow_calls_cannot_exhaust_the_pool(hostile):
     """41 slow calls (the old thread pool held 40): the first run, a bounded number wait, the
     rest are refused at once; a fast call then gets an answer within a second, and once the
@@ -186,6 +188,7 @@ needs_mcp = pytest.mark.skipif(importlib.util.find_spec("mcp") is None,
                                reason="pip install 'pddlkit[mcp]' (make test installs it)")
 
 
+@pytest.mark.slow
 @needs_mcp
 def test_an_explain_past_its_limit_is_stopped_while_the_server_keeps_answering(tmp_path):
     """Through the SDK's stdio client: a call stopped at its limit, a check answered within a

@@ -12,6 +12,7 @@ need_module("minigrid", "pip install 'pddlkit[minigrid]'")
 from pddlkit.envs import minigrid_tasks as M  # noqa: E402
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("task", list(M.TASKS))
 def test_fast_downward_plans_complete_every_task_on_50_seeds(task):
     rewards = []

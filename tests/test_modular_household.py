@@ -165,6 +165,7 @@ def test_with_both_helps_the_measured_reader_wins_a_game_it_lost(seed):
         assert "(openable drawer_2)" in result.files[-1].problem
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [3, 4])
 def test_world_literals_correct_the_facts_from_the_world_s_answer_and_win(seed):
     """"The cabinet 1 is closed." after a put: the world says ``(opened cabinet_1)`` failed,
@@ -481,6 +482,7 @@ def test_commands_are_read_through_the_action_templates():
     assert _bind_command("take (x) from drawer 2", signatures) is None   # not a name
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [1, 2, 3, 4])
 def test_command_facts_repair_the_slips_the_household_helps_left(seed):
     """With the household helps those slips lose; read from the valid commands in code, the

@@ -47,6 +47,7 @@ def test_each_numeric_mistake_is_named_at_its_place(mutant, problem, code, line)
     assert found[0].line == line and found[0].hint, found[0].format()
 
 
+@pytest.mark.slow
 def test_auto_picks_a_numeric_planner_for_numbers_and_fast_downward_for_a_classical_task():
     pytest.importorskip("up_enhsp", reason="pip install 'pddlkit[numeric]' (make test does)")
     numeric = pddlkit.plan(DOMAIN, PROBLEM, planner="auto", cache=False, timeout=120)
@@ -320,6 +321,7 @@ def test_mutants_of_more_ipc_domains_are_named_at_their_place(mutant, problem, c
     assert found and found[0].line > 0, report.format()
 
 
+@pytest.mark.slow
 def test_the_numeric_planner_is_held_to_the_time_limit_and_the_timeout_names_it():
     """Rovers p01, which ENHSP does not solve in a minute: a 10 s limit gives a typed TIMEOUT
     from up:enhsp (its subprocess stopped at the limit), not an abandoned thread."""
@@ -334,6 +336,7 @@ def test_the_numeric_planner_is_held_to_the_time_limit_and_the_timeout_names_it(
     assert time.monotonic() - start < 60
 
 
+@pytest.mark.slow
 def test_unified_planning_calls_reuse_one_warm_worker_and_a_memory_limit_gets_its_own():
     """The second numeric plan is served by the same worker process as the first (Python and
     unified-planning stay imported); a call with a memory limit runs in a child of its own,

@@ -25,6 +25,7 @@ def test_editable_install_imports_mapped_packages():
     assert all(Path(p).is_relative_to(REPO) for p in out)
 
 
+@pytest.mark.slow
 def test_built_wheel_contains_and_imports_mapped_packages(tmp_path):
     # built from a clean copy: an editable install's *.egg-info (SOURCES.txt) would add files
     # the package-data globs miss, hiding what a wheel built from a fresh checkout lacks

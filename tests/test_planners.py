@@ -584,6 +584,7 @@ def test_a_child_that_leaves_the_process_group_cannot_hold_the_call(private_tmp)
     assert result.status is PlanStatus.TIMEOUT and time.monotonic() - start < 10
 
 
+@pytest.mark.slow
 def test_in_process_plugins_are_held_to_the_limit_and_to_the_return_type():
     import time
 

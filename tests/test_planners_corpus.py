@@ -17,6 +17,7 @@ import pddlkit
 from pddlkit.planners import PlanStatus
 
 
+@pytest.mark.slow
 def test_ipc_instances_fast_downward_solves_within_10s(ipc_dir, ipc_instances):
     chosen = [i for i in ipc_instances
               if i["fd_status"] == "solved" and i["fd_wall_seconds"] <= 10]
@@ -37,6 +38,7 @@ def test_ipc_instances_fast_downward_solves_within_10s(ipc_dir, ipc_instances):
     assert not failures, "\n".join(failures)
 
 
+@pytest.mark.slow
 def test_ipc_plans_are_valid_under_pddlkit_semantics(ipc_dir, ipc_instances):
     # plan() validates before returning; check it independently on a spread of domains
     picked = {}
@@ -60,6 +62,7 @@ def _fd_unsolvable(llm_pairs):
     return rows
 
 
+@pytest.mark.slow
 def test_llm_pairs_fast_downward_found_unsolvable(llm_pairs):
     rows = _fd_unsolvable(llm_pairs)
     sample = rows[:: max(1, len(rows) // 60)][:60]

@@ -46,6 +46,7 @@ def _checked_answers(transcript) -> tuple[int, set]:
     return count, names
 
 
+@pytest.mark.slow
 def test_modular_parts_and_whole_files_are_drawn_under_their_grammars(tmp_path):
     modular = tmp_path / "modular.jsonl"
     _run(["run", "pddlego", "--env", "coin-collector", "--rooms", "3", "--small-model",

@@ -168,6 +168,7 @@ def _tree(items) -> list:
             if isinstance(x, SList) else (str(x), x.type, x.line, x.column) for x in items]
 
 
+@pytest.mark.slow
 def test_the_fast_reader_equals_larks_on_the_corpus_and_on_noise(ipc_dir, llm_pairs):
     """The one-pass reader (a compiled regular expression and the tree in the same pass) gives
     exactly what lark's lexer and the token-by-token builder give: every token's text, type
@@ -224,6 +225,7 @@ def test_init_fact_tokens_get_positions_only_when_a_diagnostic_needs_them():
     assert [(d.line, d.column) for d in bad] == [(4, 4)]
 
 
+@pytest.mark.slow
 def test_reading_with_lazy_init_positions_equals_reading_with_every_position(ipc_dir, llm_pairs,
                                                                             monkeypatch):
     """The reader gives the same models and diagnostics (positions and hints included) whether

@@ -186,6 +186,7 @@ def _junk_line(kind: str, size: int = 50_000_000) -> bytes:
 
 @pytest.mark.parametrize("kind", ["printable", "close-parens", "words-in-define",
                                   "words-in-a-section", "one-word"])
+@pytest.mark.slow
 def test_50_mb_of_junk_on_one_line(tmp_path, kind):
     junk = tmp_path / "junk.pddl"
     junk.write_bytes(_junk_line(kind))

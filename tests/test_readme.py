@@ -240,6 +240,7 @@ def test_relative_links_lead_to_files_that_exist():
 RUNNABLE = [s for s in SNIPPETS if not s.service and not s.sketch]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("snippet", RUNNABLE, ids=[s.id for s in RUNNABLE])
 def test_a_readme_command_prints_within_ten_seconds_and_quick_ones_succeed(
         snippet, tmp_path_factory):

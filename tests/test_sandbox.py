@@ -227,6 +227,7 @@ def test_a_persistent_worker_serves_many_calls_and_survives_its_program_failing(
         assert kwargs.value == 10
 
 
+@pytest.mark.slow
 def test_a_timed_out_worker_is_replaced_and_the_program_reloaded():
     source = "def solve(n):\n    while n == 1:\n        pass\n    return n\n"
     with SandboxWorker(source, FAST) as worker:

@@ -237,6 +237,7 @@ def test_a_hijacked_time_sleep_runs_nothing_beside_the_program(tmp_path):
     assert "hijacked" not in json.dumps(report)
 
 
+@pytest.mark.slow
 def test_sigxcpu_ignored_and_a_gil_holding_regex_still_meet_the_cpu_limit(tmp_path):
     report = _attack(tmp_path, """
         def solve(step):
@@ -637,6 +638,7 @@ FORGE = textwrap.dedent('''
 ''')
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["deep", "oversized", "padded", "wrong-type", "unknown-kind"])
 def test_a_forged_reply_is_a_program_error_and_the_host_stays_well(tmp_path, kind):
     report = _attack(tmp_path, FORGE + textwrap.dedent("""

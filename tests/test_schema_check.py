@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from pddlkit.envs import make
 from pddlkit.formalizers.loop import Limits, run_episode
 from pddlkit.formalizers.modular import ModularFormalizer
@@ -210,6 +212,7 @@ def _random_domain(reference: str, seed: int) -> str:
     return reference[:reference.index("(:action")] + "\n".join(actions) + ")"
 
 
+@pytest.mark.slow
 def test_domains_drawn_at_random_are_refused_by_the_transitions_in_most_draws():
     """The check can fail: over 20 draws each, CoinCollector's and the household's actions
     written by random answers under the modular grammar are refuted by a walk's transitions
@@ -234,8 +237,6 @@ def test_domains_drawn_at_random_are_refused_by_the_transitions_in_most_draws():
 
 
 def test_the_check_is_refused_over_a_frozen_domain_and_left_out_of_the_presets_row():
-    import pytest
-
     from pddlkit.agents import AgentError, get_agent, run_job
     from pddlkit.formalizers.agents import frozen_domain_helps, helps
 
@@ -259,8 +260,6 @@ def test_a_kept_domain_carries_its_evidence_to_the_next_episode_and_the_library_
     refuses, then and at verify, a domain one of them contradicts."""
     import json
     import shutil
-
-    import pytest
 
     from pddlkit.formalizers.evidence import transitions as read_transitions
     from pddlkit.formalizers.library import DomainLibrary, DomainRejected
@@ -317,3 +316,28 @@ def test_learn_domain_refuses_test_seeds_and_says_why_nothing_was_saved(tmp_path
     refused = subprocess.run(cli + ["--first-seed", "98", "--episodes", "3"],
                              capture_output=True, text=True, timeout=300)   # 100: not dev
     assert refused.returncode == 2 and "learning on a test seed" in refused.stderr
+
+
+def test_a_predicate_named_after_an_action_is_refused_and_asked_again():
+    """Measured with Qwen2.5-Coder 1.5B (dev seeds 0-2): ``(open-door ...) (close-door ...)
+    (take ...)`` beside ``(at ...)``, and no way to say how rooms connect. Such a name is
+    refused with why, the prompt says so beforehand, and the next answer is used."""
+    answers = iter(["(at ?r - room)\n(open-door ?a - room ?b - room ?d - direction)\n"
+                    "(take ?i - item ?r - room)", PREDICATES])
+    seen: list[str] = []
+
+    def model(prompt: str) -> str:
+        if _part(prompt) == "domain":
+            seen.append(prompt)
+            return next(answers, PREDICATES)
+        return _learner([], [RIGHT])(prompt)
+
+    formalizer = ModularFormalizer(_script(model), "coin-collector", schema_check=True)
+    result = run_episode(make("coin-collector", rooms=3), formalizer, seed=1,
+                         limits=Limits(action_budget=40))
+    calls = [c for c in formalizer.calls if c.part == "predicates"]
+    assert calls[0].outcome.startswith("unreadable") and any(
+        "named after the action open-door" in r for r in calls[0].refused), calls[0].refused
+    assert calls[1].outcome == "used"
+    assert "never after an action" in seen[0]
+    assert result.won, result.metrics.abort_reason

@@ -28,6 +28,7 @@ FACT_KINDS = {"syntax", "undeclared", "hallucinated-fact", "impossible-goal", "f
 DOMAIN_KINDS = {"missing-precondition", "missing-effect"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("env_id, seeds", [("coin-collector", range(4)), ("household", range(2))])
 def test_the_observation_stand_in_is_equivalent_to_the_truth_at_every_step(env_id, seeds):
     for seed in seeds:
@@ -40,6 +41,7 @@ def test_the_observation_stand_in_is_equivalent_to_the_truth_at_every_step(env_i
         assert m.domain_agreement == 1.0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("env_id", ["coin-collector", "household"])
 def test_the_noisy_stand_in_scores_below_the_truth_exactly_where_it_injected_a_mistake(
         env_id, tmp_path):

@@ -571,6 +571,7 @@ def test_the_loop_holds_placeholders_against_what_the_episode_observed(tmp_path)
     assert not any("unknown_" in fact for fact in merged), merged
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("to", ["group", "benchmark"])
 def test_an_interrupted_benchmark_row_leaves_its_cut_episode_in_the_record(tmp_path, to):
     """Ctrl-C (the whole process group) or a SIGINT to the benchmark alone, while a row's
@@ -613,6 +614,7 @@ def test_an_interrupted_benchmark_row_leaves_its_cut_episode_in_the_record(tmp_p
     assert [e["type"] for e in events].count("interrupted") == 1
 
 
+@pytest.mark.slow
 def test_a_benchmark_row_past_its_time_limit_is_stopped_the_same_way(tmp_path, monkeypatch):
     """At ``run_cli``'s own time limit the row is sent one SIGINT (not killed at once, as
     ``subprocess.run`` did): it ends with its one line and its cut episode's event."""

@@ -53,6 +53,7 @@ def _front(env):
     return u.grid.get(*u.front_pos)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("task", ["unlock", "doorkey", "unlockpickup"])
 def test_minigrid_and_its_pddl_model_accept_the_same_actions(task):
     need_module("minigrid", "pip install 'pddlkit[minigrid]'")
