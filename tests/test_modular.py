@@ -81,6 +81,17 @@ def careful(prompt: str) -> str:
     raise AssertionError(f"unexpected part {part}")
 
 
+def door_and_take_schema(action: str) -> str:
+    """CoinCollector's take, open-door and close-door as a careful writer writes them."""
+    if action == "take":
+        return ":precondition (and (at ?r) (in ?i ?r)) :effect (holding ?i)"
+    if action == "open-door":
+        return (":precondition (and (at ?loc1) (has-door ?loc1 ?loc2 ?dir)) "
+                ":effect (door-open ?loc1 ?loc2 ?dir)")
+    return (":precondition (and (at ?loc1) (door-open ?loc1 ?loc2 ?dir)) "
+            ":effect (not (door-open ?loc1 ?loc2 ?dir))")
+
+
 def _script(answer):
     return ScriptedLLM(lambda messages: answer(messages[-1]["content"]))
 
@@ -222,13 +233,7 @@ def test_a_learned_domain_is_written_part_by_part_and_an_action_without_effect_i
                 return (":precondition (and (at ?from) (connected ?from ?to ?dir) "
                         "(or (not (has-door ?from ?to ?dir)) (door-open ?from ?to ?dir))) "
                         ":effect (and (not (at ?from)) (at ?to) (visited ?to))")
-            if action == "take":
-                return ":precondition (and (at ?r) (in ?i ?r)) :effect (holding ?i)"
-            if action == "open-door":
-                return (":precondition (and (at ?loc1) (has-door ?loc1 ?loc2 ?dir)) "
-                        ":effect (door-open ?loc1 ?loc2 ?dir)")
-            return (":precondition (and (at ?loc1) (door-open ?loc1 ?loc2 ?dir)) "
-                    ":effect (not (door-open ?loc1 ?loc2 ?dir))")
+            return door_and_take_schema(action)
         return careful(prompt)
 
     formalizer = ModularFormalizer(_script(learner), "coin-collector")

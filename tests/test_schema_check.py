@@ -20,7 +20,7 @@ from pddlkit.formalizers.modular import ModularFormalizer
 from pddlkit.formalizers.schema_check import SchemaEvidence
 from pddlkit.semantics.transitions import Transition
 
-from test_modular import _part, _script, careful
+from test_modular import _part, _script, careful, door_and_take_schema
 
 PREDICATES = ("(at ?r - room)\n(connected ?from - room ?to - room ?dir - direction)\n"
               "(has-door ?from - room ?to - room ?dir - direction)\n"
@@ -51,13 +51,7 @@ def _learner(prompts: list[str], answers: list[str] = MOVES):
             if action == "move":
                 prompts.append(prompt)
                 return next(moves, RIGHT)
-            if action == "take":
-                return ":precondition (and (at ?r) (in ?i ?r)) :effect (holding ?i)"
-            if action == "open-door":
-                return (":precondition (and (at ?loc1) (has-door ?loc1 ?loc2 ?dir)) "
-                        ":effect (door-open ?loc1 ?loc2 ?dir)")
-            return (":precondition (and (at ?loc1) (door-open ?loc1 ?loc2 ?dir)) "
-                    ":effect (not (door-open ?loc1 ?loc2 ?dir))")
+            return door_and_take_schema(action)
         return careful(prompt)
     return answer
 
