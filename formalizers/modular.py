@@ -1033,13 +1033,6 @@ class ModularFormalizer(PromptedLLM):
                 line = f"({m.group(1).lower()}" + "".join(" " + p for p in params) + ")"
                 if not ok:
                     refused.append(f"{m.group(0)}: not a typed predicate over {sorted(types)}")
-                elif m.group(1).lower() in signatures:
-                    # measured with Qwen2.5-Coder 1.5B on CoinCollector (dev seeds 0-2): all
-                    # three domains declared (open-door ...) (close-door ...) (take ...)
-                    # beside (at ...): nothing said how rooms connect or where a door is
-                    refused.append(f"{m.group(0)}: named after the action {m.group(1)}; a "
-                                   "predicate says what holds (where a door is, whether it "
-                                   "is open, how places connect), an action changes it")
                 elif m.group(1).lower() in {k.split()[0].strip('(') for k in kept}:
                     refused.append(f"{m.group(0)}: declared twice")
                 else:
