@@ -280,7 +280,7 @@ def play_pddlego(job):
             summary += f"; helps acted: {acted_column(did)}"
         yield episode.row(result.won, summary=summary, helps="+".join(used) or "none",
                           helps_acted=acted_column(did), domain_source=episode_source,
-                          **_columns(result))
+                          **_learning_columns(reused), **_columns(result))
 
 
 def active_helps(o, used: list[str], env_id: str) -> tuple[list[str], list[str]]:
@@ -296,6 +296,16 @@ def active_helps(o, used: list[str], env_id: str) -> tuple[list[str], list[str]]
     except Exception:   # an id the registry does not know is refused elsewhere, by name
         return used, []
     return split_by_offers(HELPS, used, o, env_id, offers)
+
+
+def _learning_columns(reused) -> dict:
+    """Issue 75: a row on a domain ``pddlkit learn-domain`` saved says what learning it cost
+    (its episodes, seconds and tokens), in columns of their own; {} otherwise."""
+    learned = reused.learning() if reused is not None else {}
+    if not learned:
+        return {}
+    return {"learning_episodes": learned.get("episodes"),
+            "learning_seconds": learned.get("seconds"), "learning_tokens": learned.get("tokens")}
 
 
 def frozen_domain_helps(o, used: list[str]) -> list[str]:

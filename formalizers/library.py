@@ -65,6 +65,17 @@ class DomainEntry:
     def domain_text(self) -> str:
         return (self.path / "domain.pddl").read_text(encoding="utf-8", errors="replace")
 
+    def learning(self) -> dict:
+        """What learning the domain cost (``learning.json``, written by ``pddlkit
+        learn-domain``: model, seeds, episodes, won, transitions, seconds, tokens, agreement);
+        {} for an entry saved from a won episode."""
+        path = self.path / "learning.json"
+        try:
+            data = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+        except (ValueError, OSError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
     def problems(self) -> list[Path]:
         return sorted((self.path / "problems").glob("*.pddl"))
 

@@ -311,3 +311,29 @@ def test_learn_domain_refuses_test_seeds_and_says_why_nothing_was_saved(tmp_path
                              capture_output=True, text=True, timeout=300)   # 100: not dev
     assert refused.returncode == 2 and "learning on a test seed" in refused.stderr
 
+
+
+def test_a_row_on_a_learned_domain_says_what_learning_cost(tmp_path):
+    """Issue 75's rows: on an entry ``pddlkit learn-domain`` saved (its ``learning.json``),
+    the row names the entry's source and has the learning's episodes, seconds and tokens in
+    columns of their own; on an entry saved from a won episode it has none."""
+    import json
+
+    from pddlkit.agents import get_agent, run_job
+
+    spec = get_agent("pddlego")
+    library = str(tmp_path / "lib")
+    run_job(spec, env="coin-collector", llm="standin:pddlego", seeds=[0],
+            options=spec.make_options({"save_domain": True, "library": library}),
+            env_options={"rooms": 3})
+    reuse = spec.make_options({"reuse_domain": True, "library": library})
+    plain = run_job(spec, env="coin-collector", llm="standin:pddlego", seeds=[1],
+                    options=reuse, env_options={"rooms": 3})[0].as_dict()
+    assert plain["domain_source"].startswith("library:") and "learning_tokens" not in plain
+    entry = next((tmp_path / "lib" / "coin-collector").iterdir())
+    (entry / "learning.json").write_text(json.dumps({"episodes": 3, "seconds": 612.5,
+                                                      "tokens": 40210}))
+    row = run_job(spec, env="coin-collector", llm="standin:pddlego", seeds=[1], options=reuse,
+                  env_options={"rooms": 3})[0].as_dict()
+    assert (row["learning_episodes"], row["learning_seconds"], row["learning_tokens"]) == \
+        (3, 612.5, 40210)
