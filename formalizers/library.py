@@ -20,7 +20,10 @@ entries best first (same task, then most episodes won) until one verifies.
 Layout: ``<root>/<env>/<hash12>/`` holds ``domain.pddl``, ``meta.json`` (environment, tasks,
 models, episodes won, sha256, dates), ``problems/*.pddl`` and ``checks.json`` (per stored
 problem, the PDDL actions the environment ran from its state and, if it refused the next one,
-that action with the command and the environment's answer). The default root is
+that action with the command and the environment's answer), and, for a domain ``pddlkit
+learn-domain`` saved, ``transitions.json`` (every transition it was learnt from: a later save
+or verify refuses a domain one contradicts) and ``learning.json`` (what learning cost). The
+default root is
 ``$PDDLKIT_DATA_DIR/domains`` (else ``~/.local/share/pddlkit/domains``); ``domains/learned``
 in the repository ships examples.
 """
@@ -190,7 +193,11 @@ class DomainLibrary:
                 known.append(record)
         (folder / "checks.json").write_text(json.dumps(known, indent=1) + "\n")
         if transitions:   # what the domain was learnt from: verify reads them again
-            stored = _stored_transitions(folder) + [_transition_dict(t) for t in transitions]
+            try:
+                kept = [_transition_dict(t) for t in _stored_transitions(folder)]
+            except (ValueError, OSError, KeyError, TypeError):   # unreadable: written anew
+                kept = []
+            stored = kept + [_transition_dict(t) for t in transitions]
             (folder / "transitions.json").write_text(json.dumps(stored, indent=1) + "\n")
         if learning:
             (folder / "learning.json").write_text(json.dumps(learning, indent=2) + "\n")
@@ -299,7 +306,10 @@ class DomainLibrary:
         except (ValueError, OSError, KeyError, TypeError) as exc:
             disagreements = [f"checks.json cannot be read ({exc}); fix or delete it"]
         messages += disagreements
-        contradicted = _contradicted(entry.domain_text, _stored_transitions(entry.path))
+        try:
+            contradicted = _contradicted(entry.domain_text, _stored_transitions(entry.path))
+        except (ValueError, OSError, KeyError, TypeError) as exc:
+            contradicted = [f"transitions.json cannot be read ({exc}); fix or delete it"]
         messages += contradicted
         disagreements = disagreements or contradicted
         return Verification(solved == len(problems) and not disagreements, entry.id,

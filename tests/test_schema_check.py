@@ -292,6 +292,9 @@ def test_a_kept_domain_carries_its_evidence_to_the_next_episode_and_the_library_
     from pddlkit.formalizers.library import _contradicted, _stored_transitions
 
     assert _contradicted(wrong, _stored_transitions(entry.path))
+    (entry.path / "transitions.json").write_text("{not json")
+    check = library.verify(entry)
+    assert not check.ok and "transitions.json cannot be read" in "\n".join(check.messages)
 
 
 def test_learn_domain_refuses_test_seeds_and_says_why_nothing_was_saved(tmp_path):
