@@ -22,8 +22,8 @@ evidence for one episode and decides what to ask:
   would spend every request on it);
 * every rewrite is checked against all the evidence before it is kept
   (:meth:`SchemaEvidence.check_body`): one that a transition refutes, or one identical to a
-  schema refuted before, is not kept (the draw is redrawn with the new finding), so a refuted
-  schema is never planned with twice.
+  schema refuted before, is not kept (the draw is redrawn with the new finding), so no draw
+  brings a refuted schema back (a schema set aside, above, stays until a rewrite passes).
 
 Which evidence is trusted is a choice, written here: the facts believed before a command are
 the formalizer's, so a wrong fact can make a right schema look wrong. The check runs only when
@@ -49,12 +49,11 @@ class SchemaEvidence:
 
     def __init__(self) -> None:
         self.transitions: list = []
-        #: action -> normalised bodies a transition refuted (never kept again)
-        self.refuted: dict[str, set[str]] = {}
+        #: action -> the bodies a transition refuted, as written (never kept again)
+        self.refuted: dict[str, list[str]] = {}
         #: action -> the finding's sentence the next request for it shows
         self.asking: dict[str, str] = {}
         self._acted: set[tuple] = set()
-        self._shown: dict[str, list[str]] = {}
         #: actions whose rewrite no draw got past the evidence: not asked again this episode
         self.set_aside: set[str] = set()
         self._awaiting: Optional[int] = None   # the transition the next facts describe
@@ -106,20 +105,21 @@ class SchemaEvidence:
         return None
 
     def refuse(self, action: str, body: str) -> None:
-        self.refuted.setdefault(action, set()).add(_norm(body))
-        shown = self._shown.setdefault(action, [])
-        if " ".join(body.split()) not in shown:
-            shown.append(" ".join(body.split()))
+        if not self._refused_before(action, body):
+            self.refuted.setdefault(action, []).append(" ".join(body.split()))
+
+    def _refused_before(self, action: str, body: str) -> bool:
+        return _norm(body) in {_norm(b) for b in self.refuted.get(action, ())}
 
     def refuted_bodies(self, action: str) -> list[str]:
         """The schemas refuted for ``action``, as written (the last three)."""
-        return self._shown.get(action, [])[-3:]
+        return self.refuted.get(action, [])[-3:]
 
     def check_body(self, action: str, body: str, domain_text: str) -> Optional[str]:
         """Why ``body`` (in ``domain_text``) is not kept as ``action``'s schema, or None: it
         is one refused before, it does not check, or a transition refutes it (then it is
         refused, and its finding is what the next request shows)."""
-        if _norm(body) in self.refuted.get(action, ()):
+        if self._refused_before(action, body):
             return (f"the same schema for {action} was refuted already: "
                     + self.asking.get(action, "a transition contradicts it"))
         if not self.transitions:
