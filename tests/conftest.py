@@ -69,14 +69,19 @@ def need_module(name: str, install: str, importer=None):
 
 @contextlib.contextmanager
 def server_threads() -> Iterator[None]:
-    """Start a llama.cpp server inside this block to give it the machine's cores (at most 4),
-    unless PDDLKIT_LOCAL_THREADS is already set. The suite runs one test at a time, so while the
-    server generates nothing else wants the cores, and llama-cpp-python's own default (half the
-    cores: one on 2 cores) generates at about half the speed (2026-11-29, 2 cores: 5.8 against
-    10.5 tokens/s; test_real_qwen.py and test_real_llm.py took 23 minutes, 17 with this)."""
+    """Start a llama.cpp server inside this block with the cores this test process has to
+    itself (at most 4), unless PDDLKIT_LOCAL_THREADS is already set. In one process that is
+    every core: llama-cpp-python's own default (half the cores: one on 2 cores) generates at
+    about half the speed (2026-11-29, 2 cores: 5.8 against 10.5 tokens/s). Under `make test`'s
+    pytest-xdist workers it is the cores over the workers (one each on 2 cores): a server with
+    2 threads while the other worker kept a core busy stalled at every step (its threads wait
+    for each other), and the Qwen file alone ran past 12 minutes (2026-12-02; 5 in one
+    process)."""
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
+    threads = max(1, min((os.cpu_count() or 1) // max(1, workers), 4))
     with pytest.MonkeyPatch.context() as patch:
         if not os.environ.get("PDDLKIT_LOCAL_THREADS", "").strip():
-            patch.setenv("PDDLKIT_LOCAL_THREADS", str(min(os.cpu_count() or 1, 4)))
+            patch.setenv("PDDLKIT_LOCAL_THREADS", str(threads))
         yield
 
 
@@ -99,6 +104,25 @@ def serve_local_model(model: str, package: str, context: Optional[int] = None) -
         stopped = local_server.stop(gguf)
     assert stopped, f"the {model} server (pid {running.pid}) was gone before the session ended"
     assert local_server.running(gguf) is None
+
+
+def pytest_configure(config) -> None:
+    """Under pytest-xdist (``make test`` runs two workers), the controller rebuilds each
+    warning a worker reports by importing the warning's module; a TextWorld or Jericho warning
+    then imports TextWorld there, which needs the adapter's ``fast_downward`` shim (see
+    ``pddlkit.envs.textworld_adapter``), or the controller crashes and the worker's remaining
+    tests are lost. The shim is installed in the controller too (about a second)."""
+    if getattr(config, "workerinput", None) is not None or not config.getoption("numprocesses",
+                                                                               None):
+        return
+    try:
+        from pddlkit.envs.textworld_adapter import TextWorldUnavailable, _import_textworld
+    except ImportError:   # a base install: no TextWorld, no such warnings
+        return
+    try:
+        _import_textworld()
+    except TextWorldUnavailable:
+        pass
 
 
 @pytest.fixture(scope="session")
@@ -161,3 +185,29 @@ def tiny(tmp_path_factory):
 
     folder, _ = tiny_lm.build(tmp_path_factory.mktemp("tiny-lm"))
     return folder
+
+
+
+# Under `make test`'s two workers (pytest-xdist, ``--dist loadfile --no-loadscope-reorder``)
+# each file is one unit of work, given to whichever worker is free, in this order: the longest
+# files first (the measured seconds of a serial run, 2026-12-02), so the short ones fill in at
+# the end instead of one worker finishing a long file alone. The two real-model files are
+# kept apart (Qwen first, Gemma's about ten minutes of work later): two llama.cpp servers
+# generating at once on 2 cores slowed each other until the run took longer than in one
+# process (2026-12-02: 29 minutes against 23).
+LONGEST_FIRST = ("tests/test_real_qwen.py", "tests/test_readme.py", "tests/test_copic.py",
+                 "tests/test_formalizers.py", "tests/test_planners_corpus.py",
+                 "tests/test_envs_textworld.py", "tests/test_constrained.py",
+                 "tests/test_envs_alfworld.py", "tests/test_critic.py",
+                 "tests/test_ipc_conformance.py", "tests/test_real_llm.py",
+                 "tests/test_ipp.py", "tests/test_envs.py", "tests/test_bench.py")
+
+
+def pytest_collection_modifyitems(session, config, items) -> None:
+    """The files in :data:`LONGEST_FIRST` order; every other test keeps its place (in one
+    process, ``-n 0``, only the order changes)."""
+    def rank(item) -> int:
+        path = item.nodeid.split("::")[0]
+        return LONGEST_FIRST.index(path) if path in LONGEST_FIRST else len(LONGEST_FIRST)
+
+    items.sort(key=rank)
