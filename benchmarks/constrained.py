@@ -108,9 +108,17 @@ def run_cli(command: list[str], timeout: float, env: Optional[dict]) -> \
     from pddlkit.processes import die_with_parent, kill_group
 
     parent = os.getpid()
+
+    def prepare() -> None:
+        # SIGINT's default action: a benchmark started in the background (nohup, `&`) has it
+        # ignored, a child inherits that, and the time limit's SIGINT was then lost (the row
+        # ran to its end, or was killed 30 s later with nothing written)
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        die_with_parent(parent)
+
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True, env=env, start_new_session=True,
-                               preexec_fn=lambda: die_with_parent(parent))
+                               preexec_fn=prepare)
     try:
         try:
             stdout, stderr = process.communicate(timeout=timeout)

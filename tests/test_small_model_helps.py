@@ -617,9 +617,11 @@ def test_an_interrupted_benchmark_row_leaves_its_cut_episode_in_the_record(tmp_p
 @pytest.mark.slow
 def test_a_benchmark_row_past_its_time_limit_is_stopped_the_same_way(tmp_path, monkeypatch):
     """At ``run_cli``'s own time limit the row is sent one SIGINT (not killed at once, as
-    ``subprocess.run`` did): it ends with its one line and its cut episode's event. The row
-    has three episodes, so the limit falls inside one whatever the machine's speed (one
-    episode took 3-7 s: on an idle machine it once ended before the 4 s, status 0)."""
+    ``subprocess.run`` did): it ends with its one line and its cut episode's event, also when
+    the runner was started in the background with SIGINT ignored (the row's process is given
+    SIGINT's default action; before, it inherited the ignore, ran to its end with status 0
+    and failed this test in suites started with nohup). Three episodes, so the limit falls
+    inside one however fast the machine."""
     import os
     import sys
 
