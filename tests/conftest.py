@@ -187,14 +187,13 @@ def tiny(tmp_path_factory):
     return folder
 
 
-
 # Under `make test`'s two workers (pytest-xdist, ``--dist loadfile --no-loadscope-reorder``)
 # each file is one unit of work, given to whichever worker is free, in this order: the longest
 # files first (the measured seconds of a serial run, 2026-12-02), so the short ones fill in at
 # the end instead of one worker finishing a long file alone. The two real-model files are
-# kept apart (Qwen first, Gemma's about ten minutes of work later): two llama.cpp servers
-# generating at once on 2 cores slowed each other until the run took longer than in one
-# process (2026-12-02: 29 minutes against 23).
+# kept apart (Qwen first, Gemma's about ten minutes of work later; in the measured run they
+# overlapped for about a minute): two llama.cpp servers generating at once on 2 cores slowed
+# each other until the run took longer than in one process (2026-12-02: 29 minutes against 23).
 LONGEST_FIRST = ("tests/test_real_qwen.py", "tests/test_readme.py", "tests/test_copic.py",
                  "tests/test_formalizers.py", "tests/test_planners_corpus.py",
                  "tests/test_envs_textworld.py", "tests/test_constrained.py",
