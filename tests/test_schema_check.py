@@ -315,7 +315,6 @@ def test_learn_domain_refuses_test_seeds_and_says_why_nothing_was_saved(tmp_path
     assert refused.returncode == 2 and "learning on a test seed" in refused.stderr
 
 
-
 def test_a_row_on_a_learned_domain_says_what_learning_cost(tmp_path):
     """Issue 75's rows: on an entry ``pddlkit learn-domain`` saved (its ``learning.json``),
     the row names the entry's source and has the learning's episodes, seconds and tokens in
