@@ -148,8 +148,9 @@ def test_the_report_matches_a_recount_and_the_plots_are_images(killed_and_resume
     assert all(r["stand_in"] for r in rows)
 
     need_module("matplotlib", "pip install 'pddlkit[bench]'")
-    code = subprocess.run([sys.executable, "-m", "pddlkit.cli", "report", str(out), "--plots",
-                           str(tmp_path)], capture_output=True, text=True, timeout=300)
+    from cli_runner import run_cli
+
+    code = run_cli("report", out, "--plots", tmp_path)
     assert code.returncode == 0, code.stderr
     assert "### Success rate (%) by difficulty: coin-collector" in code.stdout
     from matplotlib.image import imread
@@ -200,8 +201,9 @@ def test_config_errors_name_the_file_and_what_is_missing(tmp_path):
     with pytest.raises(ConfigError, match="'seeds' must be a number"):
         load_sweep(bad)
     bad.write_text('[[agents]]\nagent = "nosuch"\n[[envs]]\nenv = "coin-collector"\n')
-    out = subprocess.run([sys.executable, "-m", "pddlkit.cli", "bench", str(bad), "--output",
-                          str(tmp_path / "o")], capture_output=True, text=True, timeout=120)
+    from cli_runner import run_cli
+
+    out = run_cli("bench", bad, "--output", tmp_path / "o")
     assert out.returncode == 2 and "unknown agent 'nosuch'" in out.stderr
     assert "pddlego" in out.stderr
 

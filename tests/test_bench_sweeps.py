@@ -59,7 +59,15 @@ def _config(folder: Path, text: str, name: str = "sweep.toml") -> Path:
     return path
 
 
-def _bench(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+def _bench(*args: str) -> subprocess.CompletedProcess:
+    """``pddlkit bench`` in this process (tests/cli_runner.py): what it prints and exits with."""
+    from cli_runner import run_cli
+
+    return run_cli("bench", *args, "--no-progress")
+
+
+def _bench_child(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    """``pddlkit bench`` in a child process: for what must hold across processes."""
     return subprocess.run([sys.executable, "-m", "pddlkit.cli", "bench", *args, "--no-progress"],
                           capture_output=True, text=True, timeout=timeout)
 
@@ -187,7 +195,7 @@ options = { rooms = 3 }
 env = "craft"
 options = { task = "stone_pickaxe" }
 """)
-    done = _bench(str(config), "--output", str(tmp_path / "out"), "--executor", "inline")
+    done = _bench_child(str(config), "--output", str(tmp_path / "out"), "--executor", "inline")
     assert done.returncode == 0, done.stderr
     skipped = [line for line in done.stderr.splitlines() if line.startswith("skipped:")]
     assert skipped == ["skipped: pddlego/observation x craft: pddlego declares no environments of its "
@@ -336,8 +344,9 @@ options = { receptacles = 10 }
 
 def _run_line(*args: str) -> str:
     """The one line ``pddlkit run`` refuses ``args`` with, its ``pddlkit run AGENT:`` left out."""
-    done = subprocess.run([sys.executable, "-m", "pddlkit.cli", "run", *args],
-                          capture_output=True, text=True, timeout=120)
+    from cli_runner import run_cli
+
+    done = run_cli("run", *args)
     assert done.returncode == 2, done.stderr
     return done.stderr.strip().splitlines()[-1].split(": ", 1)[1]
 

@@ -356,10 +356,7 @@ def test_numbers_are_pddl_for_validation_and_refused_only_for_fast_downward(tmp_
     assert codes == {"unsupported-requirement", "fractional-number"}
     for name, text in (("d.pddl", numeric), ("p.pddl", task), ("plan.txt", "(a)\n")):
         (tmp_path / name).write_text(text)
-    import subprocess
-    import sys
+    from cli_runner import run_cli
 
-    out = subprocess.run([sys.executable, "-m", "pddlkit.cli", "validate", tmp_path / "d.pddl",
-                          tmp_path / "p.pddl", tmp_path / "plan.txt"], capture_output=True,
-                         text=True)
+    out = run_cli("validate", tmp_path / "d.pddl", tmp_path / "p.pddl", tmp_path / "plan.txt")
     assert out.returncode == 0 and "cost 1.5" in out.stdout, out.stdout + out.stderr

@@ -129,11 +129,10 @@ def test_run_without_textworld_installed_says_how_to_get_it():
 
 
 def test_run_alfworld_without_its_interpreter(tmp_path):
-    import os
+    from cli_runner import run_cli
 
-    env = {**os.environ, "PDDLKIT_ALFWORLD_PYTHON": str(tmp_path / "no-python")}
-    out = subprocess.run([sys.executable, "-m", "pddlkit.cli", "run", "--env", "alfworld",
-                          "--quiet"], capture_output=True, text=True, env=env)
+    out = run_cli("run", "--env", "alfworld", "--quiet",
+                  env={"PDDLKIT_ALFWORLD_PYTHON": tmp_path / "no-python"})
     _one_line_error(out, "ALFWorld interpreter")
 
 

@@ -10,8 +10,6 @@ second panel. None of them loads a model or plays an episode.
 from __future__ import annotations
 
 import argparse
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -25,8 +23,9 @@ REPO = Path(__file__).resolve().parent.parent
 def test_run_alone_lists_the_agents_and_plays_nothing():
     """No arguments: the listing and usage on stderr, exit 2; no episode, no note about a
     flag that was never given."""
-    out = subprocess.run([sys.executable, "-m", "pddlkit.cli", "run"], capture_output=True,
-                         text=True, timeout=120)
+    from cli_runner import run_cli
+
+    out = run_cli("run")
     assert out.returncode == 2, out.stdout[-500:]
     assert "usage: pddlkit run AGENT" in out.stderr and "agents:" in out.stderr
     for name in agent_names():
@@ -196,12 +195,10 @@ def test_every_agent_of_any_panel_has_a_legend_entry(tmp_path, monkeypatch):
 
 
 def test_pddlkit_llm_refuses_a_port_out_of_range_naming_the_flag():
-    import subprocess
-    import sys
+    from cli_runner import run_cli
 
     for port in ("0", "70000", "http"):
-        done = subprocess.run([sys.executable, "-m", "pddlkit.cli", "llm", "status", "--port",
-                               port], capture_output=True, text=True, timeout=60)
+        done = run_cli("llm", "status", "--port", port)
         assert done.returncode == 2 and "--port" in done.stderr, (port, done.stderr)
 
 

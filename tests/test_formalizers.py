@@ -955,13 +955,11 @@ def _observation_answer(env_id: str, seed: int) -> str:
     return json.dumps({"df": truth.domain, "pf": truth.problem})
 
 
-def test_the_cli_and_formalize_and_plan_send_the_same_prompts(tmp_path):
+def test_the_cli_and_formalize_and_plan_send_the_same_prompts(tmp_path, monkeypatch):
     """`pddlkit run pddlego` and formalize_and_plan on the same environment and seed, with the
     same scripted answers (a plan, then two unreadable answers), ask the same three requests:
     the initial prompt, the update after the plan ran, and the solver-error prompt."""
-    import subprocess
-    import sys
-
+    from cli_runner import run_cli
     from pddlkit.llm.scripted import ScriptedLLM
     from pddlkit.llm.transcript import read_transcript
 
@@ -969,11 +967,10 @@ def test_the_cli_and_formalize_and_plan_send_the_same_prompts(tmp_path):
     answers = [_observation_answer("coin-collector", seed), "no files here", "none again"]
     (tmp_path / "answers.json").write_text(json.dumps(answers))
     transcript = tmp_path / "cli.jsonl"
-    done = subprocess.run([sys.executable, "-m", "pddlkit.cli", "run", "pddlego", "--env",
-                           "coin-collector", "--seed", str(seed), "--retries", "1", "--quiet",
-                           "--llm", f"scripted:{tmp_path / 'answers.json'}",
-                           "--transcript", str(transcript)],
-                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    monkeypatch.chdir(tmp_path)
+    done = run_cli("run", "pddlego", "--env", "coin-collector", "--seed", seed, "--retries", "1",
+                   "--quiet", "--llm", f"scripted:{tmp_path / 'answers.json'}",
+                   "--transcript", transcript)
     assert done.returncode == 1, done.stdout + done.stderr   # lost: the answers run out
     cli = [record["request"]["messages"] for _, record in read_transcript(transcript)]
 
