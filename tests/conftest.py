@@ -13,6 +13,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Optional
@@ -65,6 +66,21 @@ def need_module(name: str, install: str, importer=None):
         return importer() if importer else __import__(name)
     except ImportError as exc:
         _missing(f"{name} is not installed ({install}; `make test` installs it): {exc}")
+
+
+def benchmark_script(name: str, monkeypatch):
+    """A script of benchmarks/ as a module, loaded from its file. The scripts put the repo
+    and benchmarks/ first on sys.path (benchmarks/envs.py would hide the envs package from
+    later tests), so sys.path is restored after the test."""
+    import importlib.util
+
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"{name}_script", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module     # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
 
 
 @contextlib.contextmanager
@@ -194,9 +210,10 @@ def tiny(tmp_path_factory):
 # kept apart (Qwen first, Gemma's about ten minutes of work later; in the measured run they
 # overlapped for about a minute): two llama.cpp servers generating at once on 2 cores slowed
 # each other until the run took longer than in one process (2026-12-02: 29 minutes against 23).
-LONGEST_FIRST = ("tests/test_real_qwen.py", "tests/test_readme.py", "tests/test_copic.py",
-                 "tests/test_formalizers.py", "tests/test_planners_corpus.py",
-                 "tests/test_envs_textworld.py", "tests/test_constrained.py",
+LONGEST_FIRST = ("tests/test_real_qwen.py", "tests/test_replay_records.py",
+                 "tests/test_readme.py", "tests/test_copic.py", "tests/test_formalizers.py",
+                 "tests/test_planners_corpus.py", "tests/test_envs_textworld.py",
+                 "tests/test_constrained.py",
                  "tests/test_envs_alfworld.py", "tests/test_critic.py",
                  "tests/test_ipc_conformance.py", "tests/test_real_llm.py",
                  "tests/test_ipp.py", "tests/test_envs.py", "tests/test_bench.py")

@@ -526,7 +526,7 @@ def test_with_command_facts_a_type_the_world_refused_a_name_of_keeps_to_the_comm
 
 
 def _signatures_of(context):
-    from pddlkit.formalizers.modular import _signatures as parse
+    from pddlkit.formalizers.modular.parts import _signatures as parse
 
     return parse(context.signatures)
 

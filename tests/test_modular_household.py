@@ -467,7 +467,7 @@ def commands_slips(prompt: str) -> str:
 
 
 def test_commands_are_read_through_the_action_templates():
-    from pddlkit.formalizers.modular import _bind_command, _signatures
+    from pddlkit.formalizers.modular.parts import _bind_command, _signatures
     from pddlkit.formalizers.prompts import env_signatures
 
     env = make("household", receptacles=8, difficulty="basic&use")
@@ -504,7 +504,7 @@ def test_command_facts_repair_the_slips_the_household_helps_left(seed):
 
 def test_a_fact_typing_a_command_s_name_otherwise_is_dropped_and_said():
     from pddlkit.formalizers.base import Context, Memory, UPDATE
-    from pddlkit.formalizers.modular import _signatures
+    from pddlkit.formalizers.modular.parts import _signatures
     from pddlkit.formalizers.prompts import env_signatures
 
     env = make("household", receptacles=8, difficulty="basic&use")
@@ -658,7 +658,7 @@ def test_with_command_facts_a_withdrawn_name_comes_back_only_when_a_command_name
     "open" typed a receptacle again from the next "You open the cabinet 1", five times in the
     row. With ``command_facts`` the sentence does not bring it back; a command would."""
     from pddlkit.formalizers.base import Context, Memory, UPDATE
-    from pddlkit.formalizers.modular import _signatures
+    from pddlkit.formalizers.modular.parts import _signatures
     from pddlkit.formalizers.prompts import env_signatures
 
     env = make("household", receptacles=8, difficulty="basic&use")
@@ -689,7 +689,7 @@ def test_hostile_commands_give_no_fact_and_no_name():
     """Commands naming PDDL's or the domain's own words, or junk of any length, are read as
     nothing: the problem file declares no ``and``, ``not`` or ``receptacle`` object."""
     from pddlkit.formalizers.base import Context, Memory, UPDATE
-    from pddlkit.formalizers.modular import _signatures
+    from pddlkit.formalizers.modular.parts import _signatures
     from pddlkit.formalizers.prompts import env_signatures
 
     env = make("household", receptacles=8, difficulty="basic&use")
@@ -711,7 +711,7 @@ def test_hostile_commands_give_no_fact_and_no_name():
 
 def _commands_read(commands, base=(), chunk=(), name_types=None, domain=DOMAIN):
     from pddlkit.formalizers.base import Context, Memory, UPDATE
-    from pddlkit.formalizers.modular import _signatures
+    from pddlkit.formalizers.modular.parts import _signatures
     from pddlkit.formalizers.prompts import env_signatures
 
     env = make("household", receptacles=8, difficulty="basic&use")
@@ -730,7 +730,7 @@ def _commands_read(commands, base=(), chunk=(), name_types=None, domain=DOMAIN):
 
 def test_the_audit_s_command_cases():
     """From an audit of the option as a hostile environment would use it."""
-    from pddlkit.formalizers.modular import _bind_command, _signatures
+    from pddlkit.formalizers.modular.parts import _bind_command, _signatures
     from pddlkit.formalizers.prompts import env_signatures
 
     # a name no PDDL reader takes ("vasé_1") is no name: it would refuse every file

@@ -14,6 +14,7 @@ import re
 
 import pytest
 
+from conftest import benchmark_script
 from pddlkit.envs import make
 from pddlkit.formalizers.answer import Files
 from pddlkit.formalizers.loop import Limits, run_episode
@@ -37,22 +38,6 @@ def _strip_objects(problem: str) -> str:
 def _events(record) -> list[dict]:
     """An episode record's events (JSON lines)."""
     return [json.loads(line) for line in record.read_text().splitlines()]
-
-
-def _benchmark(name: str, monkeypatch):
-    """A script of benchmarks/ as a module, loaded from its file. The scripts put the repo
-    and benchmarks/ first on sys.path (benchmarks/envs.py would hide the envs package from
-    later tests), so sys.path is restored after the test."""
-    import importlib.util
-    import sys
-    from pathlib import Path
-
-    monkeypatch.setattr(sys, "path", list(sys.path))
-    path = Path(__file__).resolve().parent.parent / "benchmarks" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"{name}_script", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 class NoObjects(ObservationFormalizer):
@@ -306,7 +291,7 @@ def test_the_benchmark_s_preset_rows_name_the_helps_they_measured(monkeypatch, t
     from pddlkit.agents import get_agent
     from pddlkit.formalizers.agents import helps
 
-    small_model = _benchmark("small_model", monkeypatch)
+    small_model = benchmark_script("small_model", monkeypatch)
 
     spec = get_agent("pddlego")
     _check_merged_spans(small_model, tmp_path)
@@ -625,7 +610,7 @@ def test_a_benchmark_row_past_its_time_limit_is_stopped_the_same_way(tmp_path, m
     import os
     import sys
 
-    run_cli = _benchmark("constrained", monkeypatch).run_cli
+    run_cli = benchmark_script("constrained", monkeypatch).run_cli
     record = tmp_path / "row.jsonl"
     done = run_cli([sys.executable, "-m", "pddlkit.cli", "run", "ipp", "--env", "grasp",
                     "--episodes", "3", "--record", str(record)], 4, dict(os.environ))

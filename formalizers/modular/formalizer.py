@@ -1,0 +1,382 @@
+"""The modular formalizer's episode: its state, ``propose`` and what it learns from a plan
+that ran or failed; the other jobs are its parts (writing, reading, prompting, goals, facts,
+corrections), each a file of this package.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Optional, Union
+
+from pddlkit.llm.base import LLM
+
+from ..answer import AnswerError, Files
+from ..base import INITIAL, SIMULATION_ERROR, SOLVER_ERROR, Context
+from ..llm_formalizer import PromptedLLM
+from ..schema_check import SchemaEvidence
+from .parts import PartCall, STOP_WORDS, _reserved, _signatures, _templates, _types, _words
+from .corrections import Corrections
+from .goals import Goals
+from .writing import Writing
+from .reading import Reading
+from .prompting import Prompting
+from .facts import Facts
+
+
+class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts, PromptedLLM):
+    """``ModularFormalizer(llm, env_id)``: PDDLego+ with one part of the files per call (see
+    the module docstring); a drop-in for :class:`~.llm_formalizer.LLMFormalizer`."""
+
+    name = "pddlego-modular"
+
+    def __init__(self, llm: Union[LLM, str], env_id: str, *, prompts: Optional[str] = None,
+                 temperature: float = 0.0, max_tokens: Optional[int] = None,
+                 constrained: bool = False, samples: int = 1, goal_style: str = "detailed",
+                 novel_goals: bool = False, local_facts: bool = False,
+                 typed_objects: bool = False, ask_missing: bool = False,
+                 world_literals: bool = False, task_goals: bool = False,
+                 command_facts: bool = False, task_focus: bool = False,
+                 here_facts: bool = False, schema_check: bool = False) -> None:
+        super().__init__(llm, env_id, prompts=prompts, temperature=temperature,
+                         max_tokens=max_tokens)
+        if samples < 1:
+            raise ValueError(f"samples must be 1 or more, got {samples}")
+        self.env_id = env_id
+        self.constrained = constrained
+        self.samples = samples
+        self.novel_goals = novel_goals
+        self.local_facts = local_facts
+        self.typed_objects = typed_objects
+        self.ask_missing = ask_missing
+        self.world_literals = world_literals
+        self.task_goals = task_goals
+        self.command_facts = command_facts
+        self.task_focus = task_focus
+        self.here_facts = here_facts
+        self.schema_check = schema_check
+        #: how often each help changed something (label -> count), written by the loop as a
+        #: ``help-acted`` event after each step and cleared (issue 73: rows count the helps
+        #: that acted): a goal filter that removed or reordered candidates, a fact filter
+        #: that removed facts, a sentence's facts pinned to where the agent is, a missing
+        #: part asked for, a name declared from its type
+        self.acted: Counter = Counter()
+        self._task_words: set[str] = set()
+        self.guidance = self.prompts.fill(f"goal_{goal_style}").strip()
+        self.templates = _templates(prompts)
+        self.fixed_domain: Optional[str] = None   # set by the loop (a frozen domain)
+        #: keep the domain written (predicates, schemas, their evidence) from one episode to
+        #: the next (``--keep-domain``: learning over episodes, ``pddlkit learn-domain``)
+        self.keep_domain = False
+        self.problem_only = False                  # accepted for the loop; always so here
+        self.modes: list[str] = []
+        self.calls: list[PartCall] = []            # every call of the episode
+        self.last_parts: list[PartCall] = []       # the calls of the last propose
+        self.redrawn = 0
+        self.last_prompt = ""
+        self._reset()
+
+    # -- episode state -------------------------------------------------------------------
+    def _reset(self) -> None:
+        kept = (self.predicates, self.bodies, self.evidence) \
+            if getattr(self, "keep_domain", False) else None
+        self.predicates: list[str] = []            # "(at ?r - room)"
+        self.bodies: dict[str, str] = {}           # action -> ":precondition ... :effect ..."
+        self.base: list[str] = []                  # facts progressed through what ran
+        self.chunk: list[str] = []                 # facts from the last facts part
+        self.goal = ""
+        self.ever: set[str] = set()                # every fact true in a state so far
+        self._been: set[str] = set()               # goals novel_goals left out: reached
+        self.seen = 0                              # history entries the facts parts covered
+        self.last_files: Optional[Files] = None
+        self.answers: dict[str, str] = {}          # part -> its last answer
+        self._refused: dict[tuple[str, str], str] = {}
+        self._asked: dict[tuple[str, str], int] = {}
+        self._goal_rewrites = 0
+        self._failed_actions: dict[str, int] = {}
+        self.failed_step: Optional[str] = None
+        self._said = False                         # whether the last one was said
+        self._written_last: list[str] = []
+        self._signatures_seen: dict = {}
+        self._sentence = ""                        # the sentence a facts call reads
+        self._facts_from = 0                       # history index the last facts part read from
+        self.name_types: dict[str, str] = {}       # word -> its type, or NONE (types part)
+        self._missing_asked: dict[str, int] = {}   # predicate -> missing parts asked
+        self._stalled_asked: list[str] = []        # ... asked with no place left to go
+        self._planner_error = ""                   # the last solver error (ask_missing)
+        self._declared_typed: set[str] = set()     # typed_objects: declared so far
+        self._withdrawn: Optional[str] = None      # ... and one the world said is not there
+        self._withdrawn_names: set[str] = set()    # ... typed again when a sentence names it
+        self._command_names: set[str] = set()      # command_facts: every name a command filled
+        self._command_typed: dict[str, str] = {}   # ... name -> the type a command gave it
+        self._closed_types: set[str] = set()       # ... types whose names the commands list
+        self._reread = False                       # ... names of one were typed anew
+        self._world_failed: Optional[tuple[str, bool]] = None   # world_literals
+        self._world_pattern: Optional[str] = None  # ... no values make this true
+        self.world_corrected: list[str] = []       # ... applied, since the loop last read it
+        self.typed_declared: list[str] = []        # ... newly, since the loop last read it
+        self.command_derived: list[str] = []       # command_facts: facts and types added,
+        self.command_dropped: list[str] = []       # ... facts dropped, since the loop read them
+        self._commands_said: set[str] = set()      # ... facts said in this propose
+        self._rewrites: list[str] = []             # lines the last _read kept changed
+        self.evidence = SchemaEvidence()           # schema_check: the episode's transitions
+        self.schema_refuted: list[str] = []        # ... findings acted on, since the loop read
+        self.observed_after: list[dict] = []       # ... a one-command plan's effects, same
+        if kept is not None:
+            self.predicates, self.bodies, self.evidence = kept
+            self.evidence.new_episode()
+
+    # -- the loop's calls ----------------------------------------------------------------
+    def propose(self, context: Context) -> Files:
+        if context.kind == INITIAL and context.previous is None and self.last_files is not None:
+            self._reset()
+        self.last_parts = []
+        self._task_words = {w for w in re.findall(r"[a-z][a-z0-9]*", context.memory.task.lower())
+                            if w not in STOP_WORDS}
+        signatures = _signatures(context.signatures)
+        self._signatures_seen = signatures
+        targets = self._targets(context, signatures)
+        if context.kind in (SOLVER_ERROR, SIMULATION_ERROR):
+            for part in self._written_last:   # the answers that led to the error
+                if part in targets and part in self.answers \
+                        and part not in ("facts", "correction"):
+                    self._refused[self._refusal_key(part, self.answers[part])] = \
+                        context.error or ""
+        self._written_last = []
+        self._commands_said = set()
+        self._from_commands(context, signatures)
+        for part in targets:
+            if part == "goal":
+                self._recheck_schemas(context, signatures)
+            if part == "goal" and self.ask_missing and context.kind not in (
+                    SOLVER_ERROR, SIMULATION_ERROR):
+                stalled = self._stalled_predicate()
+                if stalled:   # every place visited, and an action needs a fact none holds
+                    self._stalled_asked.append(stalled)
+                    self.acted["ask-missing"] += 1
+                    if self._write(f"missing {stalled}", context, signatures):
+                        self._written_last.append(f"missing {stalled}")
+            if part == "facts":
+                self._write_facts(context, signatures)
+                self._written_last.append(part)
+                continue
+            if part.startswith("missing "):   # a none or unreadable answer: go on without
+                if part.split(" ", 1)[1] in self._held_predicates():
+                    continue                  # the facts re-read just now hold it
+                if self._write(part, context, signatures):
+                    self._written_last.append(part)
+                continue
+            if part == "correction":
+                if not self._write_correction(context, signatures):
+                    self._write_facts(context, signatures)   # no correction fits: re-read
+                self._written_last.append(part)
+                continue
+            if self._write(part, context, signatures):
+                self._written_last.append(part)
+                continue
+            if part.startswith("action ") and part.split(" ", 1)[1] in self.bodies \
+                    and self.evidence.transitions and self.schema_check:
+                # schema_check refused every rewrite: the schema stays (see _recheck_schemas)
+                self.evidence.set_aside.add(part.split(" ", 1)[1])
+                continue
+            # every draw refused or unreadable: ask another part (the facts behind the goal)
+            # before this one again, else say so as an unreadable answer
+            if part != "facts" and "facts" not in self._written_last \
+                    and self._write_facts(context, signatures) \
+                    and self._write(part, context, signatures):
+                self._written_last += ["facts", part]
+                continue
+            last = next((c for c in reversed(self.last_parts) if c.part == part), None)
+            raise AnswerError(f"the {part} part: " + (last.outcome if last else "no answer"))
+        files = self._assemble(context, signatures)
+        self.last_files = files
+        return files
+
+    def observe(self, transitions: list) -> None:
+        """The last plan's transitions (the loop's :class:`~.base.LearnsFromTransitions`):
+        evidence for ``schema_check`` while the model writes the domain."""
+        if self.schema_check and self.fixed_domain is None:
+            self.evidence.add(transitions)
+
+    def _recheck_schemas(self, context: Context, signatures: dict) -> None:
+        """``schema_check``: the first finding of the evidence against the model's domain
+        not yet acted on names one action; its schema is refused and asked for again alone
+        (:mod:`.schema_check`). When no draw gets past the evidence, the schema stays and is
+        not asked for again in the episode: the facts believed before the transition may be
+        what is wrong, and an episode is not ended over it (measured with Qwen2.5-Coder 1.5B
+        on CoinCollector, dev seed 0: open-door's schema refuted by a refused "open door to
+        east" (an open doorway), the same three schemas drawn in turn, first until the
+        solver retries ran out, then, with each finding asked once, 12 calls a step). The
+        event says so."""
+        if not (self.schema_check and self.fixed_domain is None and self.predicates):
+            return
+        finding = self.evidence.first_new(self._domain_text(signatures))
+        if finding is None or finding.schema not in signatures:
+            return
+        part = f"action {finding.schema}"
+        if finding.schema in self.bodies:
+            self.evidence.refuse(finding.schema, self.bodies[finding.schema])
+        self.acted["schema-check"] += 1
+        self.schema_refuted.append(finding.format())
+        if not self._write(part, context, signatures):
+            self.evidence.set_aside.add(finding.schema)
+            self.schema_refuted[-1] += (" (no rewrite explained every transition: the schema "
+                                        "stays, not asked for again in this episode)")
+            return
+        self._written_last.append(part)
+
+    def ran(self, steps: list[str]) -> None:
+        """The plan's steps that ran in the world (all of them: the loop calls this only when
+        the plan did not fail): the init is progressed through them under the model's
+        domain, and becomes the base the next facts are added to."""
+        if self.last_files is None:
+            return
+        from pddlkit.pddl.reader import read_domain, read_problem
+        from pddlkit.semantics.simulate import simulate
+        from pddlkit.semantics.state import format_atom
+        from pddlkit.semantics.world import World
+
+        dom, _ = read_domain(self.last_files.domain)
+        prob, _ = read_problem(self.last_files.problem)
+        if dom is None or prob is None:
+            return
+        world = World(dom, prob)
+        state = world.initial_state
+        # every state the plan passed through, its first included: a goal true in any of them
+        # is one the agent has reached (novel_goals)
+        self.ever.update(format_atom(a) for a in state.atoms)
+        for step in steps:
+            simulated = simulate(world, state, step)
+            if not simulated.applicable:
+                break
+            state = simulated.successor
+            self.ever.update(format_atom(a) for a in state.atoms)
+        self.base = sorted(format_atom(a) for a in state.atoms)
+        self.chunk = []
+        self._goal_rewrites = 0
+        self._failed_actions = {}
+
+    def failed(self, step: Optional[str], info: Optional[dict] = None) -> None:
+        """The plan step (``(move corridor patio south)``) whose command failed in the world:
+        the next revision asks which of its preconditions was wrong (the ``correction``
+        part). With ``typed_objects``, when the world's ``info["failed"]`` says an object
+        is not there (``{"object": "room"}``) and that name was declared only because the
+        model typed it, the name is withdrawn (typed NONE: no longer declared or offered)
+        and the revision asks for the goal alone: no precondition was wrong (measured with
+        Qwen2.5-Coder 1.5B on the household: "middle" and "room" of "the middle of a room"
+        typed as receptacles, gone to, "You don't see any room here.", and the correction
+        then took away where the agent was)."""
+        self.failed_step = step
+        self._withdrawn = None
+        failed = info.get("failed") if isinstance(info, dict) else None
+        self._world_failed = None
+        self._world_pattern = None
+        pattern = failed.get("pattern") if isinstance(failed, dict) else None
+        if isinstance(pattern, str) and failed.get("holds") is False \
+                and pattern.count("(") == pattern.count(")") == 1:
+            words = _words(pattern.lower())
+            if words and all(re.fullmatch(r"\??[a-z][\w\-]*", w) for w in words):
+                self._world_pattern = "(" + " ".join(words) + ")"
+        literal = failed.get("literal") if isinstance(failed, dict) else None
+        if isinstance(literal, str) and literal.count("(") == literal.count(")") <= 1 \
+                and isinstance(failed.get("holds"), bool):   # one atom, "( opened x )" too
+            words = _words(literal.lower())
+            if words and all(re.fullmatch(r"[a-z][\w\-]*", w) for w in words):
+                self._world_failed = ("(" + " ".join(words) + ")", failed["holds"])
+        name = failed.get("object") if isinstance(failed, dict) else None
+        name = name.strip().lower() if isinstance(name, str) \
+            and re.fullmatch(r"\s*[a-z][\w\-]*\s*", name.lower()) else ""
+        if not name:
+            return
+        gone = [f for f in self._facts() + self.chunk if name in _words(f)]
+        if self._close_type(name, gone):
+            # a name the model's facts used at a type the commands name every one of: the
+            # type was wrong, not the name (a room typed as a direction); its facts go, and
+            # it is typed again (not at that type) with the last observation's facts
+            self.base = [f for f in self.base if name not in _words(f)]
+            self.chunk = [f for f in self.chunk if name not in _words(f)]
+            self.world_corrected += [f"(not {f})" for f in dict.fromkeys(gone)]
+            return
+        typed = self.name_types.get(name, "NONE") != "NONE"
+        # typed by the model, in no fact (declared so, or named by the goal alone: measured,
+        # "open" of "You open the cabinet 1" typed as a receptacle and gone to)
+        withdraw = self.typed_objects and typed and not gone
+        if not withdraw and self.world_literals and (gone or typed):
+            # the world says no such thing is there: the model's facts about it are about
+            # nothing (measured: "You are in the middle of a room" as (heater middle), then
+            # "go to middle": "You don't see any middle here.")
+            self.base = [f for f in self.base if name not in _words(f)]
+            self.chunk = [f for f in self.chunk if name not in _words(f)]
+            self.world_corrected += [f"(not {f})" for f in dict.fromkeys(gone)]
+            withdraw = True
+        if withdraw:
+            self.name_types[name] = "NONE"
+            self._declared_typed.discard(name)
+            self._withdrawn = name
+            self._withdrawn_names.add(name)
+
+    def _domain_model(self):
+        from pddlkit.pddl.reader import read_domain
+
+        text = self.fixed_domain or (self._domain_text(None) if self.predicates else None)
+        if not text:
+            return None
+        if getattr(self, "_model", (None,))[0] != text:   # read once per domain text
+            self._model = (text, read_domain(text)[0])
+        return self._model[1]
+
+    def _domain_text(self, signatures: Optional[dict]) -> str:
+        signatures = signatures or getattr(self, "_signatures_seen", {})
+        types = _types(signatures)
+        actions = []
+        for name, (params, _command) in signatures.items():
+            body = self.bodies.get(name, ":effect (and)")
+            actions.append(f"  (:action {name}\n    :parameters ("
+                           + " ".join(f"{v} - {t}" if t else v for v, t in params)
+                           + f")\n    {body})")
+        name = re.sub(r"[^a-z0-9\-]", "-", self.env_id.lower()).strip("-") or "world"
+        return (f"(define (domain {name})\n  (:requirements :strips :typing "
+                ":negative-preconditions :disjunctive-preconditions)\n"
+                f"  (:types {' '.join(types)})\n"
+                f"  (:predicates\n    " + "\n    ".join(self.predicates) + ")\n"
+                + "\n".join(actions) + ")\n")
+
+    def _assemble(self, context: Context, signatures: dict) -> Files:
+        from ..objects import declare_objects
+
+        self._signatures_seen = signatures
+        domain = self.fixed_domain or self._domain_text(signatures)
+        dom = self._domain_model()
+        name = dom.name if dom is not None else "world"
+        init = "\n    ".join(self._facts())
+        objects = " ".join(self._typed_objects(self._facts() + [self.goal]))
+        problem = (f"(define (problem step)\n  (:domain {name})\n  (:objects {objects})\n"
+                   f"  (:init\n    {init})\n  {self.goal or '(:goal (and))'})\n")
+        files, _ = declare_objects(Files(domain, problem))
+        return files
+
+    def _typed_objects(self, used: list[str], count: bool = True) -> list[str]:
+        """``typed_objects``: ``name - type`` for each name the types part gave a domain type
+        that ``used`` (the facts and the goal) does not name; the names used are declared by
+        :func:`.objects.declare_objects`, typed by the predicates they fill. Names that are
+        the domain's own words (a type, a predicate, an action) are left out. With ``count``,
+        the names declared for the first time are added to :attr:`typed_declared`."""
+        if not self.typed_objects:
+            return []
+        dom = self._domain_model()
+        if dom is None:
+            return []
+        types = {t.name.lower() for t in dom.types}
+        reserved = _reserved(dom)
+        named = {w for fact in used for w in _words(fact.lower())}
+        out = []
+        for word, kind in self.name_types.items():
+            if kind == "NONE" or kind.lower() not in types or word in named \
+                    or word in reserved or not re.fullmatch(r"[a-z][a-z0-9_\-]*", word):
+                continue
+            out.append(f"{word} - {kind}")
+            if count and word not in self._declared_typed:
+                self._declared_typed.add(word)
+                self.acted["typed-objects"] += 1
+                self.typed_declared.append(f"{word} - {kind}")
+        return out

@@ -1,0 +1,166 @@
+"""Which goals the model is offered: the atoms reachable from what is known, nearest first,
+filtered by ``novel_goals``, ``task_goals`` and ``task_focus``.
+
+A part of :class:`~.formalizer.ModularFormalizer` (issue 74: the 2,102-line module split by job).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..answer import Files
+from ..base import SIMULATION_ERROR, SOLVER_ERROR, Context
+from .parts import GOAL_CANDIDATES, _action_of, _kind_word, _words
+
+
+class Goals:
+    """The goals methods of :class:`~.formalizer.ModularFormalizer`."""
+
+    # -- which parts -----------------------------------------------------------------------
+    def _targets(self, context: Context, signatures: dict) -> list[str]:
+        learned = self.fixed_domain is None
+        domain_parts = [] if not learned or self.predicates else \
+            ["predicates"] + [f"action {name}" for name in signatures]
+        if context.kind not in (SOLVER_ERROR, SIMULATION_ERROR):
+            new = len(context.memory.history) > self.seen or not self.chunk and not self.base
+            return domain_parts + (["facts"] if new else []) + ["goal"]
+        error = (context.error or "").lower()
+        if error.startswith("your answer could not be read"):
+            # the planner's last why-no-plan still holds (measured: "none" once, then every
+            # goal redrawn as refused, and the facts re-read five times over)
+            missing = self._missing_predicate(self._planner_error)
+            if missing:
+                return ["facts", f"missing {missing}", "goal"]
+            return ["facts", "goal"]
+        if context.kind == SOLVER_ERROR:
+            self._planner_error = context.error or ""
+        if context.kind == SIMULATION_ERROR and self._reread:
+            self._reread = False          # names typed anew: the last facts read again
+            self._withdrawn = None
+            return ["facts", "goal"]
+        if context.kind == SIMULATION_ERROR and self._withdrawn:
+            self._withdrawn = None        # a name that is not there: only the goal changes
+            return ["goal"]
+        if context.kind == SIMULATION_ERROR and self.world_literals \
+                and self._apply_world_corrections():
+            return ["goal"]               # the world said which literal: code corrects it
+        if context.kind == SIMULATION_ERROR:
+            action = _action_of(context.failed_action or "", context, signatures)
+            count = self._failed_actions.get(action or "", 0) + 1
+            if action:
+                self._failed_actions[action] = count
+            if learned and action and count >= 2 and action not in self.evidence.set_aside:
+                return [f"action {action}", "goal"]
+            if self._corrections():
+                return ["correction", "goal"]
+            return ["facts", "goal"]
+        if learned:
+            for name in signatures:
+                if re.search(rf"(action|:action)\s+'?{re.escape(name)}\b", error):
+                    return [f"action {name}", "goal"]
+        missing = self._missing_predicate(context.error or "")
+        if missing:
+            return [f"missing {missing}", "goal"]
+        if "goal" in error or "no plan" in error or "unsolvable" in error \
+                or "unreachable" in error:
+            self._goal_rewrites += 1
+            if self._goal_rewrites <= 2:
+                return ["goal"]
+            self._goal_rewrites = 0
+        return ["facts", "goal"]
+
+    def _goal_candidates(self) -> list[str]:
+        """Atoms not true now that the known facts can reach under the domain, relaxed
+        (delete effects ignored: :class:`pddlkit.semantics.heuristic.RelaxedDistance`),
+        nearest first, at most :data:`GOAL_CANDIDATES`, less the goals already refused with
+        these same files (a planner proved them unreachable, or the world refused their
+        plan): the goal the model chooses is one a planner can work towards. [] when the files
+        cannot be read, or every candidate was refused (the goal is then free over the known
+        names, and the prompt says the facts miss something)."""
+        return [atom for atom in self._reachable_goals()
+                if self._refusal_key("goal", f"(:goal {atom})") not in self._refused
+                ][:GOAL_CANDIDATES]
+
+    def _reachable_goals(self) -> list[str]:
+        """:meth:`_goal_candidates` before the refused ones are taken out (cached per files)."""
+        key = (tuple(self._facts()), self.fixed_domain, tuple(self.predicates),
+               tuple(sorted(self.bodies.items())), tuple(sorted(self._task_words)))
+        if getattr(self, "_candidates_key", None) == key:
+            return self._candidates
+        self._candidates_key, self._candidates = key, []
+        try:
+            from pddlkit.pddl.reader import read_domain, read_problem
+            from pddlkit.semantics.heuristic import RelaxedDistance
+            from pddlkit.semantics.state import format_atom
+            from pddlkit.semantics.world import World
+            from ..objects import declare_objects
+
+            domain = self.fixed_domain or self._domain_text(None)
+            init = " ".join(self._facts())
+            objects = " ".join(self._typed_objects(self._facts(), count=False))
+            files, _ = declare_objects(Files(domain, (
+                f"(define (problem p) (:domain {self._domain_model().name}) "
+                f"(:objects {objects}) (:init {init}) (:goal (and)))")))
+            dom, _ = read_domain(files.domain)
+            prob, _ = read_problem(files.problem)
+            world = World(dom, prob)
+            state = world.initial_state
+            costs = RelaxedDistance(world).costs(state)
+        except Exception:   # noqa: BLE001 - a model's files that cannot be read: no candidates
+            return []
+        static = {p.name for p in dom.predicates} - world.fluent_predicates
+        ever = self.ever | set(self._facts())
+        reached = sorted((format_atom(atom) in ever, cost, format_atom(atom))
+                         for atom, cost in costs.items() if cost > 0 and atom[0] not in static)
+        if self.novel_goals and any(not old for old, _cost, _atom in reached):
+            # a goal true in an earlier state takes the agent back where it has been: with
+            # novel_goals, only atoms never true so far are offered while any is reachable
+            self._been = {atom for old, _cost, atom in reached if old}
+            novel = [r for r in reached if not r[0]]
+            self.acted["novel-goals"] += len(novel) < len(reached)
+            reached = novel
+        else:
+            self._been = set()
+        if self.task_goals and self._task_words:
+            # the task's things first (stable: never reached, then nearest, within each)
+            ordered = sorted(reached, key=lambda r: -sum(_kind_word(a) in self._task_words
+                                                          for a in _words(r[2])[1:]))
+            self.acted["task-goals"] += ordered != reached
+            reached = ordered
+        if self.task_focus and self._task_words:
+            focused = self._focused(reached)
+            self.acted["task-focus"] += focused != reached
+            reached = focused
+        self._candidates = [atom for _old, _cost, atom in reached]
+        return self._candidates
+
+    def _task_things(self, atom: str) -> int:
+        """How many of the task's words ``atom``'s arguments name (``ladle_1``: ladle)."""
+        return len({_kind_word(a) for a in _words(atom)[1:]} & self._task_words)
+
+    def _focused(self, reached: list) -> list:
+        """``task_focus``: while a goal naming every thing the task names (the most any
+        candidate or known fact names, two at least: ``(inreceptacle ladle_1
+        countertop_1)``) is reachable, only such goals are offered; and a thing a known fact
+        already has so (the first credit card on the countertop) is left there: no goal
+        naming it is offered. Otherwise no goal naming another thing of the type the task
+        moves (the first argument of such a goal: an ``obj``) is offered."""
+        facts = self._facts()
+        full = max([self._task_things(a) for _o, _c, a in reached]
+                   + [self._task_things(f) for f in facts] + [0])
+        if full < 2:
+            return reached
+        done = {_words(f)[1] for f in facts if self._task_things(f) == full}
+        reached = [r for r in reached if not set(_words(r[2])[1:]) & done]
+        best = [r for r in reached if self._task_things(r[2]) == full]
+        if best:
+            return best
+        # else no goal about another thing of the kind the task moves (the butterknife, as
+        # the credit card): the task's things, and places to search
+        types = {n: t for n, (t, _why) in self._fact_types().items()}
+        types.update({n: t for n, t in self.name_types.items() if t != "NONE"})
+        moved = {types.get(_words(a)[1]) for a in [r[2] for r in reached] + facts
+                 if self._task_things(a) == full} - {None}
+        return [r for r in reached if not any(
+            types.get(a) in moved and _kind_word(a) not in self._task_words
+            for a in _words(r[2])[1:])]

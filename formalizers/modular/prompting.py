@@ -1,0 +1,298 @@
+"""What a part's request says and what its grammar allows: the prompt from the bundled
+templates, the names and types offered, and the GBNF grammar of each part.
+
+A part of :class:`~.formalizer.ModularFormalizer` (issue 74: the 2,102-line module split by job).
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from ..base import SIMULATION_ERROR, SOLVER_ERROR, Context
+from .parts import MISSING_FACTS, _head, _types, observed_names
+
+
+class Prompting:
+    """The prompting methods of :class:`~.formalizer.ModularFormalizer`."""
+
+    # -- prompts and grammars --------------------------------------------------------------
+    def _prompt(self, part: str, context: Context, signatures: dict) -> str:
+        history = context.memory.history
+        shown = "\n".join(f"> {a}\n{o}" for a, o in history[:self.seen]) or "(nothing yet)"
+        values = {"task": context.memory.task, "domain_part": self._domain_part(),
+                  "known": " ".join(self._facts()) or "(none yet)"}
+        common = self.templates["context"].substitute(values).strip()
+        revision = ""
+        last = self.answers.get(self._answer_key(part))
+        if context.kind in (SOLVER_ERROR, SIMULATION_ERROR) and context.error:
+            what = (f"The command '{context.failed_action}' failed in the game: "
+                    if context.kind == SIMULATION_ERROR else "The planner reported: ")
+            revision = what + context.error.strip()
+            if last:
+                revision = (f"Your last answer for this part was:\n{last.strip()}\n"
+                            + revision + "\nWrite this part again, fixed.")
+        kind = part.split()[0]
+        if kind == "action":
+            name = part.split(" ", 1)[1]
+            params, command = signatures[name]
+            if self.schema_check and self.evidence.transitions:
+                revision = self._schema_revision(name, last, revision)
+            return self.templates["action"].substitute(
+                context=common, action=name, command=command, signatures=context.signatures,
+                parameters=" ".join(f"{v} - {t}" if t else v for v, t in params),
+                revision=revision).strip() + "\n"
+        if kind == "predicates":
+            return self.templates["predicates"].substitute(
+                context=common, types=", ".join(_types(signatures)),
+                signatures=context.signatures, history=shown,
+                revision=revision).strip() + "\n"
+        if kind == "correction":
+            named = list(dict.fromkeys(self._predicate_of(c) for c in self._corrections()))
+            return self.templates["correction"].substitute(
+                context=common, command=context.failed_action or "", step=self.failed_step,
+                message=(context.error or "").strip(),
+                predicates=", ".join(named[:-1]) + (" or " if len(named) > 1 else "")
+                + named[-1]).strip() + "\n"
+        if kind == "types":
+            return self.templates["types"].substitute(
+                context=common, sentence=self._sentence, revision=revision,
+                types=", ".join(t.upper() for t in self._type_names())).strip() + "\n"
+        if kind == "missing":
+            predicate = part.split(" ", 1)[1]
+            label = next((line for line in self._labeled_lines()
+                          if line.strip("()").split()[0] == predicate), f"({predicate})")
+            one = predicate in self._single_valued()
+            if context.kind == SOLVER_ERROR:
+                message = "The planner found no plan: " + next(
+                    (line.strip(" -") for line in (context.error or "").splitlines()
+                     if f"({predicate}" in line and "never true" in line),
+                    (context.error or "").strip())
+            else:
+                message = "Every place known has been visited, and the task is not done."
+            return self.templates["missing"].substitute(
+                context=common, history=shown, predicate=predicate, form=label,
+                message=message, wanted="fact" if one else "facts",
+                hold="holds" if one else "hold", only="the fact" if one else "the facts"
+                ).strip() + "\n"
+        if kind == "facts":
+            return self.templates["facts"].substitute(
+                context=common, revision=revision, sentence=self._sentence).strip() + "\n"
+        candidates = self._goal_candidates()
+        commands = ", ".join(a for a, _ in history) or "(none)"
+        order = ("those naming the task's things first, then those never reached before, "
+                 "then nearest first") if self.task_goals else \
+            "those never reached before first, then nearest first"
+        return self.templates["goal"].substitute(
+            context=common, guidance=self.guidance, revision=revision, commands=commands,
+            order=order,
+            candidates="\n".join(candidates) if candidates else (
+                "(none: from the known facts no action makes a new fact true, so the facts "
+                "miss something; write the goal the task needs, and the planner will say what "
+                "is missing)")).strip() + "\n"
+
+    def _schema_revision(self, name: str, last: Optional[str], revision: str) -> str:
+        """The action's observed uses, what a transition says against its last schema, and
+        the schemas refuted before (measured: Qwen2.5-Coder 1.5B drew a refuted one again)."""
+        uses = self.evidence.uses(name)
+        out = ("What the game did when this action's command was given:\n"
+               + "\n".join(uses) + "\n") if uses else ""
+        refuted = self.evidence.refuted_bodies(name)
+        if refuted:
+            out += ("These schemas for it were refuted already; write a different one:\n"
+                    + "\n".join(refuted) + "\n")
+        finding = self.evidence.asking.get(name)
+        if finding and last:
+            return (out + f"Your last answer for this action was:\n{last.strip()}\n"
+                    f"It is wrong: {finding}\nWrite this action again, fixed.")
+        if finding:
+            return out + f"A schema for it was wrong: {finding}\nWrite it fixed."
+        return out + revision
+
+    def _domain_part(self) -> str:
+        if self.fixed_domain is None and not self.predicates:
+            return ""
+        return ("The domain's predicates, each parameter with its type:\n"
+                + "\n".join(self._labeled_lines()))
+
+    def _signature_list(self) -> list[tuple[str, list[tuple[str, Optional[str]]]]]:
+        """(predicate, [(parameter, type)]) for every predicate of the domain."""
+        out = []
+        for line in self._predicate_lines():
+            words = line.strip("()").split()
+            params, i = [], 1
+            while i < len(words):
+                if words[i].startswith("?"):
+                    kind = words[i + 2] if i + 2 < len(words) and words[i + 1] == "-" else None
+                    params.append((words[i], kind))
+                i += 1
+            out.append((words[0].lower(), params))
+        return out
+
+    def _labeled_lines(self) -> list[str]:
+        """``(connected ?from=ROOM ?to=ROOM ?dir=DIRECTION)``: a fact is written with its
+        parameters named (measured with Qwen2.5-Coder 1.5B: it orders arguments right when
+        each is labelled, and wrong far more often when they are bare)."""
+        return ["(" + " ".join([name] + [f"{v}={(t or 'object').upper()}" for v, t in params])
+                + ")" for name, params in self._signature_list()]
+
+    def _typed_names(self, context: Context) -> dict[str, list[str]]:
+        """type -> the names a fact may give a parameter of that type: names the known facts
+        give that type, and names no fact has typed yet (None: untyped parameters)."""
+        typed = self._fact_types()
+        for word, kind in self.name_types.items():
+            if kind != "NONE":
+                typed.setdefault(word, (kind, "the types part"))
+        names = [n for n in self._fact_names(context) if self.name_types.get(n) != "NONE"]
+        if self._sentence:   # a placeholder only where the sentence mentions what it does
+            unnamed = any(self.name_types.get(w) == "NONE"   # not name ("a closed door")
+                          for w in observed_names([self._sentence]))
+            names = [n for n in names if unnamed or not n.startswith("unknown_")
+                     or any(n in f.split() or n + ")" in f for f in self._facts())]
+        types = {t for _p, params in self._signature_list() for _v, t in params}
+        return {t: [n for n in names if (n not in typed or t is None or typed[n][0] == t)
+                    and (t not in self._closed_types or self._command_typed.get(n) == t)]
+                for t in types}
+
+    def _fact_types(self) -> dict:
+        """name -> (its type, the fact that gave it) for the names the known facts and the new
+        ones use (see :meth:`_type_of`)."""
+        kinds = self._kinds()
+        typed: dict = {}
+        for fact in self._facts() + self.chunk:
+            self._type_of(fact, kinds, typed)
+        return typed
+
+    def _held_predicates(self) -> set[str]:
+        """The predicates the known facts and the new ones hold a fact of."""
+        return {_head(f) for f in self._facts() + self.chunk}
+
+    def _type_names(self) -> list[str]:
+        """The types the domain's predicates use (the types part's choices)."""
+        return list(dict.fromkeys(t for _p, params in self._signature_list()
+                                  for _v, t in params if t)) or ["object"]
+
+    def _predicate_lines(self) -> list[str]:
+        if self.fixed_domain is None:
+            return list(self.predicates)
+        if getattr(self, "_frozen_lines", (None,))[0] != self.fixed_domain:
+            from pddlkit.pddl.reader import read_domain   # read once per frozen domain
+
+            dom, _ = read_domain(self.fixed_domain)
+            lines = [] if dom is None else [
+                "(" + " ".join([p.name] + [f"{v.name} - {v.types[0]}" if v.types else v.name
+                                           for v in p.parameters]) + ")"
+                for p in dom.predicates]
+            self._frozen_lines = (self.fixed_domain, lines)
+        return list(self._frozen_lines[1])
+
+    def _kinds(self) -> dict[str, list]:
+        """predicate -> the type of each parameter (None: untyped)."""
+        return {name: [t for _v, t in params] for name, params in self._signature_list()}
+
+    @staticmethod
+    def _type_of(fact: str, kinds: dict, typed: dict) -> str:
+        """Record the types ``fact`` gives its names; why not, when one already has another
+        type (a name used at two types is refused, not guessed)."""
+        words = fact.strip("()").split()
+        types = kinds.get(words[0], [])
+        mine: dict = {}
+        for arg, kind in zip(words[1:], types):
+            if kind is None:
+                continue
+            before = typed.get(arg) or mine.get(arg)
+            if before and before[0] != kind:
+                return (f"{arg} is a {before[0]} in {before[1]}, and a name has one type; "
+                        f"here it would be a {kind}")
+            mine.setdefault(arg, (kind, fact))
+        for arg, value in mine.items():
+            typed.setdefault(arg, value)
+        return ""
+
+    def _arities(self, signatures: dict) -> dict[str, int]:
+        return {name: len(params) for name, params in self._signature_list()}
+
+    def _fact_names(self, context: Context) -> list[str]:
+        if self._sentence:   # one sentence: its names, and the names already in facts
+            facts = self._facts()   # the chunk's too, of one slot the later
+            if self.local_facts:   # ... or only where the agent is, not every place known
+                single = self._single_valued()
+                local = [f for f in facts if f.strip("()").split()[0] in single]
+                self.acted["local-facts"] += len(local) < len(facts)
+                facts = local
+            known = [a for f in facts for a in f.strip("()").split()[1:]]
+            return list(dict.fromkeys(known + observed_names([self._sentence], unknown=True)))
+        task = context.memory.task.strip()
+        texts = [o.replace(task, " ") if task else o for _, o in context.memory.history]
+        texts += [a for a, _ in context.memory.history]
+        texts += [str(c) for c in context.valid_actions]
+        known = [a for f in self._facts() for a in f.strip("()").split()[1:]]
+        return list(dict.fromkeys(known + observed_names(texts, unknown=True)))
+
+    def _grammar(self, part: str, context: Context, signatures: dict):
+        from pddlkit.pddl import grammars
+
+        if part == "predicates":   # as many as the actions' parameter types, at least
+            return grammars.predicates_grammar(_types(signatures),
+                                               at_least=len(_types(signatures)))
+        arities = self._arities(signatures)
+        if part.startswith("action "):
+            params, _ = signatures[part.split(" ", 1)[1]]
+            return grammars.action_body_grammar(self._kinds(), [(v, t or None) for v, t in params])
+        if part == "correction":
+            from pddlkit.llm.grammar import Grammar
+            from pddlkit.llm.lark_subset import choice
+
+            named = {self._predicate_of(c) for c in self._corrections()}
+            return Grammar(f"start: {choice(named)}\n", "the message's predicate", 4)
+        if part == "types":
+            from pddlkit.llm.grammar import Grammar
+            from pddlkit.llm.lark_subset import choice, literal
+
+            kinds = [t.upper() for t in self._type_names()] + ["NONE"]
+            open_kinds = [k for k in kinds if k.lower() not in self._closed_types]
+            words = " ".join(f"{literal(w + '=')} "
+                             + ("kind" if open_kinds == kinds or w in self._command_typed
+                                else "open_kind") for w in self._untyped_words())
+            return Grammar(f"start: {words}\nkind: {choice(kinds)}\n"
+                           + f"open_kind: {choice(open_kinds)}\n"
+                           + "WS: /[ \\t\\r\\n]+/\n%ignore WS\n", "word types", 4)
+        if part.startswith("missing "):
+            return self._missing_grammar(part.split(" ", 1)[1], context)
+        if part == "facts":
+            return grammars.labeled_facts_grammar(
+                self._signature_list(), self._typed_names(context),
+                mentioned=observed_names([self._sentence]) if self._sentence else None,
+                pinned=self._pins())
+        candidates = self._goal_candidates()
+        if candidates:
+            from pddlkit.llm.grammar import Grammar
+            from pddlkit.llm.lark_subset import choice
+
+            lines = ['start: "(" ":goal" goal ")"', f"goal: {choice(candidates)}",
+                     r"WS: /[ \t\r\n]+/", "%ignore WS"]
+            return Grammar("\n".join(lines) + "\n", "goal (reachable atoms)", 24)
+        typed = self._typed_names(context)   # free goal: each argument of its type
+        for word in observed_names([context.memory.task]):
+            for kind in typed:
+                if word not in typed[kind] and self.name_types.get(word, kind) == kind:
+                    typed[kind].append(word)
+        return grammars.goal_grammar(arities, [], typed=(self._kinds(), typed))
+
+    def _missing_grammar(self, predicate: str, context: Context):
+        """A fact of ``predicate`` (up to :data:`MISSING_FACTS` of them, one for a
+        single-valued predicate), each parameter named and filled with a name of its type
+        (:meth:`_missing_names`), or ``none``."""
+        from pddlkit.llm.grammar import Grammar
+        from pddlkit.llm.lark_subset import choice, literal
+
+        params = dict(self._signature_list()).get(predicate, [])
+        allowed = self._missing_names(context, predicate)
+        if any(not names for names in allowed):
+            return Grammar('start: "none"\n', f"{predicate}: no names of its types", 4)
+        slots = " ".join(f"{literal(v + '=')} name_{i}" for i, (v, _t) in enumerate(params))
+        many = "fact" if predicate in self._single_valued() else \
+            " ".join(["fact"] + ["fact?"] * (MISSING_FACTS - 1))
+        lines = [f'start: {many} | "none"', f'fact: "(" {literal(predicate)} {slots} ")"']
+        lines += [f"name_{i}: {choice(names)}" for i, names in enumerate(allowed)]
+        lines += [r"WS: /[ \t\r\n]+/", "%ignore WS"]
+        return Grammar("\n".join(lines) + "\n", f"one fact of {predicate}", 4)

@@ -1,0 +1,316 @@
+"""Asking for a part and keeping the answer: the call, the redraw of an answer already refused,
+the facts of each sentence, the facts read from the environment's commands
+(``command_facts``), and the action schemas checked against the evidence (``schema_check``).
+
+A part of :class:`~.formalizer.ModularFormalizer` (issue 74: the 2,102-line module split by job).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Optional
+
+from ..base import Context
+from ..llm_formalizer import RETRY_TEMPERATURE
+from .parts import (MAX_NAME, PART_TOKENS, PartCall, PartUnwritable, REDRAWS, _bind_command,
+                    _conjuncts, _head, _norm, _reserved, _words, observed_names)
+
+
+class Writing:
+    """The writing methods of :class:`~.formalizer.ModularFormalizer`."""
+
+    # -- one part --------------------------------------------------------------------------
+    def _write(self, part: str, context: Context, signatures: dict) -> bool:
+        """Ask for ``part`` and keep the answer; False when every draw was unreadable or
+        the same as an answer already refused for this part."""
+        prompt = self._prompt(part, context, signatures)
+        try:
+            grammar = self._grammar(part, context, signatures) if self.constrained else None
+        except ValueError as exc:   # no predicate fits the names known: say so, as data
+            raise PartUnwritable(f"the {part} part cannot be written yet: {exc}") from None
+        budget = PART_TOKENS[part.split()[0]]
+        max_tokens = min(self.max_tokens, budget) if self.max_tokens else budget
+        key = (part, prompt)
+        draws = self._asked.get(key, 0)
+        chosen: Optional[tuple[str, PartCall]] = None
+        asked = prompt
+        for attempt in range(REDRAWS + self.samples):
+            draw = draws + attempt
+            temperature = max(self.temperature, RETRY_TEMPERATURE) if draw else self.temperature
+            t0 = time.monotonic()
+            extra = {"constraint": grammar} if grammar is not None else {}
+            self.last_prompt = asked
+            answer = self.llm.complete([{"role": "user", "content": asked}],
+                                       temperature=temperature, seed=draw or None,
+                                       max_tokens=max_tokens, **extra)
+            if grammar is not None:
+                self.modes.append(answer.constraint_mode)
+            call = PartCall(part, context.kind, answer.text, answer.prompt_tokens,
+                            answer.completion_tokens, round(time.monotonic() - t0, 3),
+                            draw or None)
+            self.calls.append(call)
+            self.last_parts.append(call)
+            if self._refusal_key(part, answer.text) in self._refused:
+                call.outcome = "redrawn: the same as an answer already refused for this part"
+                self.redrawn += 1
+                refused = [a for (p, a, _rest) in self._refused if p == part][-3:]
+                asked = (prompt + "\nThese answers for this part were refused already; write "
+                         "a different one:\n" + "\n".join(refused) + "\n")
+                continue
+            self._rewrites = []
+            kept, refused = self._read(part, answer.text, context, signatures)
+            call.refused, call.rewritten = refused, self._rewrites
+            if kept is None:
+                call.outcome = "unreadable: " + (refused[0] if refused else "no part found")
+                if part.startswith("action ") and part.split(" ", 1)[1] in self.evidence.asking:
+                    asked = self._prompt(part, context, signatures)   # the newest finding
+                continue
+            if self.samples > 1 and not self._sample_ok(part, kept, context, signatures):
+                call.outcome = "sample not used: the files did not pass check" + \
+                    (" and plan" if part == "goal" else "")
+                chosen = chosen or (kept, call)
+                if attempt + 1 >= self.samples:
+                    break
+                continue
+            chosen = (kept, call)
+            break
+        self._asked[key] = draws + sum(1 for c in self.last_parts if c.part == part)
+        if chosen is None:
+            return False
+        kept, call = chosen
+        call.outcome = "used"
+        self.answers[self._answer_key(part)] = call.answer
+        self._store(part, kept, context)
+        return True
+
+    def _write_facts(self, context: Context, signatures: dict) -> bool:
+        """The facts part, one call per sentence of the new observations (the task's sentence
+        left out): a small model reads one sentence far better than a paragraph."""
+        history = context.memory.history
+        task = context.memory.task.strip()
+        sentences = []
+        if self.seen >= len(history):   # a revision: the sentences of the last facts part
+            self.seen = self._facts_from
+        self._facts_from = self.seen
+        for _action, text in history[self.seen:]:
+            text = text.replace(task, " ") if task else text
+            for sentence in re.split(r"(?<=[.!?])\s+|\n+", text):
+                sentence = sentence.strip()
+                if re.search(r"[a-zA-Z]{2}", sentence) and not sentence.lower().startswith(
+                        "your task is"):
+                    sentences.append(sentence)
+        self.chunk = []
+        wrote = False
+        for sentence in dict.fromkeys(sentences):
+            self._sentence = sentence
+            for word in set(observed_names([sentence])) & self._withdrawn_names:
+                if self.command_facts and word not in self._command_names:
+                    continue   # a command vouches for a thing; a sentence's word may be a verb
+                self.name_types.pop(word, None)     # seen now: "not there" was for then
+                self._withdrawn_names.discard(word)
+            if self._untyped_words():
+                self._write("types", context, signatures)
+            try:
+                wrote = self._write("facts", context, signatures) or wrote
+            except PartUnwritable as exc:   # it names nothing a predicate takes: no call
+                self.last_parts.append(PartCall("facts", context.kind, "", outcome=(
+                    f"skipped, no call: {exc.args[0]} (the sentence: {sentence!r})")))
+        self._sentence = ""
+        self.seen = len(history)
+        observed = self.evidence.observe_after(self.chunk)   # schema_check: what it did
+        if observed is not None:
+            self.observed_after.append({"where": observed.where,
+                                        "observed": sorted(observed.observed)})
+        self._from_commands(context, signatures)   # the chunk was written anew
+        return wrote
+
+    def _from_commands(self, context: Context, signatures: dict) -> None:
+        """``command_facts``: what the environment's valid commands say, in code (see the
+        module docstring): each command read through its action's command template gives
+        its names their parameter's type, and a ground action the world says it can run
+        now, whose precondition's atoms (those of its conjunction, all of whose arguments
+        the command names) hold; they join the new facts, replacing a single-valued fact of
+        the same slot and a fact the domain never lets hold with them. A known fact that
+        gives a name a command typed in this call a type the command's is not (a subtype of)
+        is dropped. A name two commands type differently is left alone. Only with a frozen
+        domain: a learned precondition is the model's guess, not the world's. Recorded in
+        :attr:`command_derived` and :attr:`command_dropped`."""
+        if not self.command_facts or not signatures or not self.fixed_domain:
+            return
+        dom = self._domain_model()
+        if dom is None:
+            return
+        types = {t.name.lower() for t in dom.types}
+        reserved = _reserved(dom)
+        kinds = self._kinds()
+        single = self._single_valued()
+        read = []   # (action, binding) of each command read
+        for command in context.valid_actions:
+            bound = _bind_command(str(command), signatures)
+            if bound is None:
+                continue
+            name, binding = bound
+            try:
+                action = dom.action(name)
+            except KeyError:
+                continue
+            if not set(binding) <= {p.name.lower() for p in action.parameters} or any(
+                    v in reserved or len(v) > MAX_NAME for v in binding.values()):
+                continue   # "go to and", "take receptacle from obj": not things' names
+            read.append((action, binding))
+        told: dict[str, set[str]] = {}   # name -> the types the commands give it
+        for action, binding in read:
+            for p in action.parameters:
+                value = binding.get(p.name.lower())
+                if value:
+                    told.setdefault(value, set()).add(
+                        p.types[0].lower() if len(p.types) == 1 else "")
+        clash = {n for n, ts in told.items() if len(ts) > 1}   # "take drawer 1 from drawer 1"
+        command_types = {n: next(iter(ts)) for n, ts in told.items()
+                         if n not in clash and next(iter(ts)) in types}
+        derived: list[str] = []
+        for action, binding in read:
+            if set(binding.values()) & clash:
+                continue
+            self._command_names.update(binding.values())
+            for atom in _conjuncts(action.precondition):
+                args = [binding.get(a.lower()) if a.startswith("?") else a.lower()
+                        for a in atom.args]
+                if all(args) and atom.predicate.lower() in kinds:
+                    derived.append("(" + " ".join([atom.predicate.lower(), *args]) + ")")
+        self._command_typed.update(command_types)
+        for value, kind in command_types.items():
+            if self.name_types.get(value) != kind:
+                self.name_types[value] = kind
+                self.command_derived.append(f"{value} - {kind}")
+        derived = list(dict.fromkeys(derived))
+        vouched = set(derived)
+        parents = dom.type_parents
+
+        def fits(name_type: str, wanted: str) -> bool:   # name_type is wanted or below it
+            seen, todo = set(), [name_type]
+            while todo:
+                t = todo.pop()
+                if t == wanted or wanted == "object":
+                    return True
+                if t not in seen:
+                    seen.add(t)
+                    todo.extend(parents.get(t, ()))
+            return False
+        # a known fact typing a name a command typed now otherwise is wrong
+        wrong = {f for f in self.base + self.chunk if f not in vouched and any(
+            a in command_types and k is not None and not fits(command_types[a], k)
+            for a, k in zip(_words(f)[1:], kinds.get(_head(f), [])))}
+        exclusive = self._exclusive()
+        for fact in derived:   # one value of a single-valued slot: the command's
+            words = _words(fact)
+            for f in self.base + self.chunk:
+                if f in vouched:
+                    continue
+                other = _words(f)
+                if words[0] in single and other[0] == words[0] and (
+                        len(words) < 3 or other[1:2] == words[1:2]):
+                    wrong.add(f)
+                # a fact the domain says cannot hold with the command's (an object held and
+                # in a receptacle; the hand empty and an object held)
+                elif other[0] in exclusive.get(words[0], ()) and (
+                        len(words) == 1 or len(other) == 1 or other[1] == words[1]):
+                    wrong.add(f)
+        known = set(self._facts())
+        new = [f for f in derived if f not in known]
+        if wrong:
+            self.base = [f for f in self.base if f not in wrong]
+            self.chunk = [f for f in self.chunk if f not in wrong]
+            self.command_dropped += sorted(wrong)
+        self.chunk = self.chunk + new
+        # the chunk is written anew after the facts parts: a fact read again is said once
+        self.command_derived += [f for f in new if f not in self._commands_said]
+        self._commands_said.update(new)
+
+    def _write_correction(self, context: Context, signatures: dict) -> bool:
+        """Ask which predicate the world's message is about, among those of the corrections
+        (see :meth:`_corrections`), and apply the first correction over it. Measured with
+        Qwen2.5-Coder 1.5B on "The door to the south is closed.": asked to pick a correction
+        from the list it picked ``(not (at corridor))``; asked yes or no per correction it
+        said no to all (or, worded otherwise, yes to all); asked which predicate the message
+        is about it said ``has-door``."""
+        said = self._write("correction", context, signatures) and self._said
+        self.failed_step = None
+        return said
+
+    def _against_evidence(self, action: str, body: str, signatures: dict) -> Optional[str]:
+        """``schema_check``: why ``body`` is not kept as ``action``'s schema (refused before,
+        or refuted by a transition: :meth:`.schema_check.SchemaEvidence.check_body`)."""
+        if not (self.schema_check and self.fixed_domain is None and self.predicates):
+            return None
+        saved = self.bodies.get(action)
+        self.bodies[action] = body
+        try:
+            domain = self._domain_text(signatures)
+        finally:
+            if saved is None:
+                del self.bodies[action]
+            else:
+                self.bodies[action] = saved
+        return self.evidence.check_body(action, body, domain)
+
+    def _answer_key(self, part: str) -> str:
+        """Parts written per sentence (types, facts) keep their last answer per sentence."""
+        return f"{part}: {self._sentence}" if part in ("types", "facts") and self._sentence \
+            else part
+
+    def _untyped_words(self) -> list[str]:
+        """The sentence's words no earlier part has typed (see :meth:`_typed_names`)."""
+        return [n for n in observed_names([self._sentence]) if n not in self.name_types]
+
+    def _refusal_key(self, part: str, answer: str) -> tuple[str, str, str]:
+        """An answer is refused together with the rest of the files it was assembled with:
+        the same goal over other facts makes other files, which may plan."""
+        rest = [self.predicates, sorted(self.bodies.items()), self.base]
+        rest.append([self.goal, self._sentence] if part == "facts" else self.chunk)
+        return part, _norm(answer), _norm(repr([r for r in rest]))
+
+    def _sample_ok(self, part: str, kept, context: Context, signatures: dict) -> bool:
+        from pddlkit.checks import check
+
+        saved = (list(self.predicates), dict(self.bodies), list(self.chunk), self.goal)
+        self._store(part, kept, context, counting=False)
+        try:
+            files = self._assemble(context, signatures)
+            ok = check(files.domain, files.problem).ok
+            if ok and part == "goal":
+                import pddlkit
+
+                ok = pddlkit.plan(files.domain, files.problem, timeout=10).solved
+        finally:
+            self.predicates, self.bodies, self.chunk, self.goal = saved
+        return ok
+
+    def _store(self, part: str, kept, context: Context, counting: bool = True) -> None:
+        if part == "predicates":
+            self.predicates = kept
+        elif part.startswith("action "):
+            self.bodies[part.split(" ", 1)[1]] = kept
+        elif part == "facts":
+            self.chunk = self.chunk + [f for f in kept if f not in self.chunk]
+        elif part == "correction":
+            correction = next((c for c in self._corrections()
+                               if self._predicate_of(c) == kept), "")
+            self._said = bool(correction)
+            if not self._said or not counting:
+                return
+            fact = correction[len("(not "):-1] if correction.startswith("(not ") else correction
+            if correction.startswith("(not "):
+                self.base = [f for f in self.base if f != fact]
+                self.chunk = [f for f in self.chunk if f != fact]
+            elif fact not in self.chunk:
+                self.chunk = self.chunk + [fact]
+        elif part == "types":
+            for word, kind in kept.items():
+                self.name_types.setdefault(word, kind)
+        elif part.startswith("missing "):   # facts that hold now: kept with the state
+            if counting:
+                self.base = self.base + [f for f in kept if f not in self.base]
+        else:
+            self.goal = kept
