@@ -147,50 +147,58 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts, 
         self._from_commands(context, signatures)
         for part in targets:
             if part == "goal":
-                self._recheck_schemas(context, signatures)
-            if part == "goal" and self.ask_missing and context.kind not in (
-                    SOLVER_ERROR, SIMULATION_ERROR):
-                stalled = self._stalled_predicate()
-                if stalled:   # every place visited, and an action needs a fact none holds
-                    self._stalled_asked.append(stalled)
-                    self.acted["ask-missing"] += 1
-                    if self._write(f"missing {stalled}", context, signatures):
-                        self._written_last.append(f"missing {stalled}")
-            if part == "facts":
-                self._write_facts(context, signatures)
-                self._written_last.append(part)
-                continue
-            if part.startswith("missing "):   # a none or unreadable answer: go on without
-                if part.split(" ", 1)[1] in self._held_predicates():
-                    continue                  # the facts re-read just now hold it
-                if self._write(part, context, signatures):
-                    self._written_last.append(part)
-                continue
-            if part == "correction":
-                if not self._write_correction(context, signatures):
-                    self._write_facts(context, signatures)   # no correction fits: re-read
-                self._written_last.append(part)
-                continue
-            if self._write(part, context, signatures):
-                self._written_last.append(part)
-                continue
-            if part.startswith("action ") and part.split(" ", 1)[1] in self.bodies \
-                    and self.evidence.transitions and self.schema_check:
-                # schema_check refused every rewrite: the schema stays (see _recheck_schemas)
-                self.evidence.set_aside.add(part.split(" ", 1)[1])
-                continue
-            # every draw refused or unreadable: ask another part (the facts behind the goal)
-            # before this one again, else say so as an unreadable answer
-            if part != "facts" and "facts" not in self._written_last \
-                    and self._write_facts(context, signatures) \
-                    and self._write(part, context, signatures):
-                self._written_last += ["facts", part]
-                continue
-            last = next((c for c in reversed(self.last_parts) if c.part == part), None)
-            raise AnswerError(f"the {part} part: " + (last.outcome if last else "no answer"))
+                self._before_goal(context, signatures)
+            self._write_target(part, context, signatures)
         files = self._assemble(context, signatures)
         self.last_files = files
         return files
+
+    def _before_goal(self, context: Context, signatures: dict) -> None:
+        """Before the goal is chosen: the schemas checked against the evidence, and, with
+        ``ask_missing``, the facts of a predicate asked for when every place is visited and
+        an action needs a fact none holds."""
+        self._recheck_schemas(context, signatures)
+        if not self.ask_missing or context.kind in (SOLVER_ERROR, SIMULATION_ERROR):
+            return
+        stalled = self._stalled_predicate()
+        if stalled:
+            self._stalled_asked.append(stalled)
+            self.acted["ask-missing"] += 1
+            if self._write(f"missing {stalled}", context, signatures):
+                self._written_last.append(f"missing {stalled}")
+
+    def _write_target(self, part: str, context: Context, signatures: dict) -> None:
+        """Write one part of the request; AnswerError when no answer to it can be kept."""
+        if part == "facts":
+            self._write_facts(context, signatures)
+            self._written_last.append(part)
+            return
+        if part.startswith("missing "):   # a none or unreadable answer: go on without
+            if part.split(" ", 1)[1] not in self._held_predicates() \
+                    and self._write(part, context, signatures):   # else the facts hold it
+                self._written_last.append(part)
+            return
+        if part == "correction":
+            if not self._write_correction(context, signatures):
+                self._write_facts(context, signatures)   # no correction fits: re-read
+            self._written_last.append(part)
+            return
+        if self._write(part, context, signatures):
+            self._written_last.append(part)
+            return
+        if part.startswith("action ") and part.split(" ", 1)[1] in self.bodies \
+                and self.evidence.transitions and self.schema_check:
+            # schema_check refused every rewrite: the schema stays (see _recheck_schemas)
+            self.evidence.set_aside.add(part.split(" ", 1)[1])
+            return
+        # every draw refused or unreadable: ask another part (the facts behind the goal)
+        # before this one again, else say so as an unreadable answer
+        if "facts" not in self._written_last and self._write_facts(context, signatures) \
+                and self._write(part, context, signatures):
+            self._written_last += ["facts", part]
+            return
+        last = next((c for c in reversed(self.last_parts) if c.part == part), None)
+        raise AnswerError(f"the {part} part: " + (last.outcome if last else "no answer"))
 
     def observe(self, transitions: list) -> None:
         """The last plan's transitions (the loop's :class:`~.base.LearnsFromTransitions`):
@@ -269,33 +277,24 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts, 
         self.failed_step = step
         self._withdrawn = None
         failed = info.get("failed") if isinstance(info, dict) else None
-        self._world_failed = None
-        self._world_pattern = None
-        pattern = failed.get("pattern") if isinstance(failed, dict) else None
-        if isinstance(pattern, str) and failed.get("holds") is False \
-                and pattern.count("(") == pattern.count(")") == 1:
-            words = _words(pattern.lower())
-            if words and all(re.fullmatch(r"\??[a-z][\w\-]*", w) for w in words):
-                self._world_pattern = "(" + " ".join(words) + ")"
-        literal = failed.get("literal") if isinstance(failed, dict) else None
-        if isinstance(literal, str) and literal.count("(") == literal.count(")") <= 1 \
-                and isinstance(failed.get("holds"), bool):   # one atom, "( opened x )" too
-            words = _words(literal.lower())
-            if words and all(re.fullmatch(r"[a-z][\w\-]*", w) for w in words):
-                self._world_failed = ("(" + " ".join(words) + ")", failed["holds"])
-        name = failed.get("object") if isinstance(failed, dict) else None
+        failed = failed if isinstance(failed, dict) else {}
+        self._world_pattern, self._world_failed = _world_failure(failed)
+        name = failed.get("object")
         name = name.strip().lower() if isinstance(name, str) \
             and re.fullmatch(r"\s*[a-z][\w\-]*\s*", name.lower()) else ""
-        if not name:
-            return
+        if name:
+            self._not_there(name)
+
+    def _not_there(self, name: str) -> None:
+        """The world said ``name`` is not there (see :meth:`failed`): a type the commands
+        name every one of was wrong, or the name (and, with ``world_literals``, the model's
+        facts about it) goes."""
         gone = [f for f in self._facts() + self.chunk if name in _words(f)]
         if self._close_type(name, gone):
             # a name the model's facts used at a type the commands name every one of: the
             # type was wrong, not the name (a room typed as a direction); its facts go, and
             # it is typed again (not at that type) with the last observation's facts
-            self.base = [f for f in self.base if name not in _words(f)]
-            self.chunk = [f for f in self.chunk if name not in _words(f)]
-            self.world_corrected += [f"(not {f})" for f in dict.fromkeys(gone)]
+            self._forget(name, gone)
             return
         typed = self.name_types.get(name, "NONE") != "NONE"
         # typed by the model, in no fact (declared so, or named by the goal alone: measured,
@@ -305,15 +304,19 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts, 
             # the world says no such thing is there: the model's facts about it are about
             # nothing (measured: "You are in the middle of a room" as (heater middle), then
             # "go to middle": "You don't see any middle here.")
-            self.base = [f for f in self.base if name not in _words(f)]
-            self.chunk = [f for f in self.chunk if name not in _words(f)]
-            self.world_corrected += [f"(not {f})" for f in dict.fromkeys(gone)]
+            self._forget(name, gone)
             withdraw = True
         if withdraw:
             self.name_types[name] = "NONE"
             self._declared_typed.discard(name)
             self._withdrawn = name
             self._withdrawn_names.add(name)
+
+    def _forget(self, name: str, gone: list[str]) -> None:
+        """Every fact naming ``name`` goes, recorded as corrected by the world."""
+        self.base = [f for f in self.base if name not in _words(f)]
+        self.chunk = [f for f in self.chunk if name not in _words(f)]
+        self.world_corrected += [f"(not {f})" for f in dict.fromkeys(gone)]
 
     def _domain_model(self):
         from pddlkit.pddl.reader import read_domain
@@ -380,3 +383,22 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts, 
                 self.acted["typed-objects"] += 1
                 self.typed_declared.append(f"{word} - {kind}")
         return out
+
+
+def _world_failure(failed: dict) -> tuple[Optional[str], Optional[tuple[str, bool]]]:
+    """(the failed precondition's pattern, ``(at ?x)``, when the world says it did not
+    hold; the failed literal and whether it held), each None unless the world's
+    ``info["failed"]`` gives one atom of plain words."""
+    pattern, literal = failed.get("pattern"), failed.get("literal")
+    world_pattern = world_failed = None
+    if isinstance(pattern, str) and failed.get("holds") is False \
+            and pattern.count("(") == pattern.count(")") == 1:
+        words = _words(pattern.lower())
+        if words and all(re.fullmatch(r"\??[a-z][\w\-]*", w) for w in words):
+            world_pattern = "(" + " ".join(words) + ")"
+    if isinstance(literal, str) and literal.count("(") == literal.count(")") <= 1 \
+            and isinstance(failed.get("holds"), bool):   # one atom, "( opened x )" too
+        words = _words(literal.lower())
+        if words and all(re.fullmatch(r"[a-z][\w\-]*", w) for w in words):
+            world_failed = ("(" + " ".join(words) + ")", failed["holds"])
+    return world_pattern, world_failed

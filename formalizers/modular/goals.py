@@ -18,6 +18,8 @@ class Goals:
 
     # -- which parts -----------------------------------------------------------------------
     def _targets(self, context: Context, signatures: dict) -> list[str]:
+        """The parts to write for this request, in order (see the module docstring's
+        "Revision aimed at the part")."""
         learned = self.fixed_domain is None
         domain_parts = [] if not learned or self.predicates else \
             ["predicates"] + [f"action {name}" for name in signatures]
@@ -32,33 +34,40 @@ class Goals:
             if missing:
                 return ["facts", f"missing {missing}", "goal"]
             return ["facts", "goal"]
-        if context.kind == SOLVER_ERROR:
-            self._planner_error = context.error or ""
-        if context.kind == SIMULATION_ERROR and self._reread:
+        if context.kind == SIMULATION_ERROR:
+            return self._simulation_targets(context, signatures, learned)
+        self._planner_error = context.error or ""
+        return self._solver_targets(error, signatures, learned)
+
+    def _simulation_targets(self, context: Context, signatures: dict,
+                            learned: bool) -> list[str]:
+        """The parts to rewrite after a plan step failed in the world."""
+        if self._reread:
             self._reread = False          # names typed anew: the last facts read again
             self._withdrawn = None
             return ["facts", "goal"]
-        if context.kind == SIMULATION_ERROR and self._withdrawn:
+        if self._withdrawn:
             self._withdrawn = None        # a name that is not there: only the goal changes
             return ["goal"]
-        if context.kind == SIMULATION_ERROR and self.world_literals \
-                and self._apply_world_corrections():
+        if self.world_literals and self._apply_world_corrections():
             return ["goal"]               # the world said which literal: code corrects it
-        if context.kind == SIMULATION_ERROR:
-            action = _action_of(context.failed_action or "", context, signatures)
-            count = self._failed_actions.get(action or "", 0) + 1
-            if action:
-                self._failed_actions[action] = count
-            if learned and action and count >= 2 and action not in self.evidence.set_aside:
-                return [f"action {action}", "goal"]
-            if self._corrections():
-                return ["correction", "goal"]
-            return ["facts", "goal"]
+        action = _action_of(context.failed_action or "", context, signatures)
+        count = self._failed_actions.get(action or "", 0) + 1
+        if action:
+            self._failed_actions[action] = count
+        if learned and action and count >= 2 and action not in self.evidence.set_aside:
+            return [f"action {action}", "goal"]
+        if self._corrections():
+            return ["correction", "goal"]
+        return ["facts", "goal"]
+
+    def _solver_targets(self, error: str, signatures: dict, learned: bool) -> list[str]:
+        """The parts to rewrite after the planner found no plan (``error``, lower case)."""
         if learned:
             for name in signatures:
                 if re.search(rf"(action|:action)\s+'?{re.escape(name)}\b", error):
                     return [f"action {name}", "goal"]
-        missing = self._missing_predicate(context.error or "")
+        missing = self._missing_predicate(self._planner_error)
         if missing:
             return [f"missing {missing}", "goal"]
         if "goal" in error or "no plan" in error or "unsolvable" in error \

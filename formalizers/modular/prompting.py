@@ -17,68 +17,71 @@ class Prompting:
 
     # -- prompts and grammars --------------------------------------------------------------
     def _prompt(self, part: str, context: Context, signatures: dict) -> str:
+        """The request for ``part``: the shared context, then the part's own template."""
         history = context.memory.history
         shown = "\n".join(f"> {a}\n{o}" for a, o in history[:self.seen]) or "(nothing yet)"
         values = {"task": context.memory.task, "domain_part": self._domain_part(),
                   "known": " ".join(self._facts()) or "(none yet)"}
         common = self.templates["context"].substitute(values).strip()
-        revision = ""
         last = self.answers.get(self._answer_key(part))
-        if context.kind in (SOLVER_ERROR, SIMULATION_ERROR) and context.error:
-            what = (f"The command '{context.failed_action}' failed in the game: "
-                    if context.kind == SIMULATION_ERROR else "The planner reported: ")
-            revision = what + context.error.strip()
-            if last:
-                revision = (f"Your last answer for this part was:\n{last.strip()}\n"
-                            + revision + "\nWrite this part again, fixed.")
+        revision = _revision(context, last)
         kind = part.split()[0]
         if kind == "action":
             name = part.split(" ", 1)[1]
             params, command = signatures[name]
             if self.schema_check and self.evidence.transitions:
                 revision = self._schema_revision(name, last, revision)
-            return self.templates["action"].substitute(
+            text = self.templates["action"].substitute(
                 context=common, action=name, command=command, signatures=context.signatures,
                 parameters=" ".join(f"{v} - {t}" if t else v for v, t in params),
-                revision=revision).strip() + "\n"
-        if kind == "predicates":
-            return self.templates["predicates"].substitute(
+                revision=revision)
+        elif kind == "predicates":
+            text = self.templates["predicates"].substitute(
                 context=common, types=", ".join(_types(signatures)),
-                signatures=context.signatures, history=shown,
-                revision=revision).strip() + "\n"
-        if kind == "correction":
+                signatures=context.signatures, history=shown, revision=revision)
+        elif kind == "correction":
             named = list(dict.fromkeys(self._predicate_of(c) for c in self._corrections()))
-            return self.templates["correction"].substitute(
+            text = self.templates["correction"].substitute(
                 context=common, command=context.failed_action or "", step=self.failed_step,
                 message=(context.error or "").strip(),
                 predicates=", ".join(named[:-1]) + (" or " if len(named) > 1 else "")
-                + named[-1]).strip() + "\n"
-        if kind == "types":
-            return self.templates["types"].substitute(
+                + named[-1])
+        elif kind == "types":
+            text = self.templates["types"].substitute(
                 context=common, sentence=self._sentence, revision=revision,
-                types=", ".join(t.upper() for t in self._type_names())).strip() + "\n"
-        if kind == "missing":
-            predicate = part.split(" ", 1)[1]
-            label = next((line for line in self._labeled_lines()
-                          if line.strip("()").split()[0] == predicate), f"({predicate})")
-            one = predicate in self._single_valued()
-            if context.kind == SOLVER_ERROR:
-                message = "The planner found no plan: " + next(
-                    (line.strip(" -") for line in (context.error or "").splitlines()
-                     if f"({predicate}" in line and "never true" in line),
-                    (context.error or "").strip())
-            else:
-                message = "Every place known has been visited, and the task is not done."
-            return self.templates["missing"].substitute(
-                context=common, history=shown, predicate=predicate, form=label,
-                message=message, wanted="fact" if one else "facts",
-                hold="holds" if one else "hold", only="the fact" if one else "the facts"
-                ).strip() + "\n"
-        if kind == "facts":
-            return self.templates["facts"].substitute(
-                context=common, revision=revision, sentence=self._sentence).strip() + "\n"
+                types=", ".join(t.upper() for t in self._type_names()))
+        elif kind == "missing":
+            text = self._missing_prompt(part.split(" ", 1)[1], context, common, shown)
+        elif kind == "facts":
+            text = self.templates["facts"].substitute(
+                context=common, revision=revision, sentence=self._sentence)
+        else:
+            text = self._goal_prompt(context, common, revision)
+        return text.strip() + "\n"
+
+    def _missing_prompt(self, predicate: str, context: Context, common: str,
+                        shown: str) -> str:
+        """The ``missing`` part's request: the facts of one predicate, and why they are
+        asked for (the planner's line naming it, or every place visited)."""
+        label = next((line for line in self._labeled_lines()
+                      if line.strip("()").split()[0] == predicate), f"({predicate})")
+        one = predicate in self._single_valued()
+        if context.kind == SOLVER_ERROR:
+            message = "The planner found no plan: " + next(
+                (line.strip(" -") for line in (context.error or "").splitlines()
+                 if f"({predicate}" in line and "never true" in line),
+                (context.error or "").strip())
+        else:
+            message = "Every place known has been visited, and the task is not done."
+        return self.templates["missing"].substitute(
+            context=common, history=shown, predicate=predicate, form=label,
+            message=message, wanted="fact" if one else "facts",
+            hold="holds" if one else "hold", only="the fact" if one else "the facts")
+
+    def _goal_prompt(self, context: Context, common: str, revision: str) -> str:
+        """The goal part's request: the candidates offered, in the order they are."""
         candidates = self._goal_candidates()
-        commands = ", ".join(a for a, _ in history) or "(none)"
+        commands = ", ".join(a for a, _ in context.memory.history) or "(none)"
         order = ("those naming the task's things first, then those never reached before, "
                  "then nearest first") if self.task_goals else \
             "those never reached before first, then nearest first"
@@ -88,7 +91,7 @@ class Prompting:
             candidates="\n".join(candidates) if candidates else (
                 "(none: from the known facts no action makes a new fact true, so the facts "
                 "miss something; write the goal the task needs, and the planner will say what "
-                "is missing)")).strip() + "\n"
+                "is missing)"))
 
     def _schema_revision(self, name: str, last: Optional[str], revision: str) -> str:
         """The action's observed uses, what a transition says against its last schema, and
@@ -296,3 +299,17 @@ class Prompting:
         lines += [f"name_{i}: {choice(names)}" for i, names in enumerate(allowed)]
         lines += [r"WS: /[ \t\r\n]+/", "%ignore WS"]
         return Grammar("\n".join(lines) + "\n", f"one fact of {predicate}", 4)
+
+
+def _revision(context: Context, last: Optional[str]) -> str:
+    """What a rewrite request says after an error: the part's last answer, the planner's
+    or the game's message, and to write the part again."""
+    if context.kind not in (SOLVER_ERROR, SIMULATION_ERROR) or not context.error:
+        return ""
+    what = (f"The command '{context.failed_action}' failed in the game: "
+            if context.kind == SIMULATION_ERROR else "The planner reported: ")
+    revision = what + context.error.strip()
+    if last:
+        revision = (f"Your last answer for this part was:\n{last.strip()}\n"
+                    + revision + "\nWrite this part again, fixed.")
+    return revision

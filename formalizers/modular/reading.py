@@ -22,75 +22,13 @@ class Reading:
         """(what to keep, lines refused with why); (None, [why]) when nothing can be kept."""
         text = text.strip().strip("`")
         if part == "predicates":
-            kept, refused = [], []
-            types = set(_types(signatures))
-            for m in _ATOM.finditer(text):
-                words = m.group(2).split()
-                params, ok, i = [], True, 0
-                while i < len(words):
-                    if words[i].startswith("?"):
-                        if i + 2 < len(words) and words[i + 1] == "-":
-                            params.append(f"{words[i]} - {words[i + 2]}")
-                            ok = ok and (words[i + 2] in types)
-                            i += 3
-                            continue
-                        params.append(words[i])
-                        i += 1
-                        continue
-                    ok = False
-                    break
-                line = f"({m.group(1).lower()}" + "".join(" " + p for p in params) + ")"
-                if not ok:
-                    refused.append(f"{m.group(0)}: not a typed predicate over {sorted(types)}")
-                elif m.group(1).lower() in {k.split()[0].strip('(') for k in kept}:
-                    refused.append(f"{m.group(0)}: declared twice")
-                else:
-                    kept.append(line)
-            covered = {w for line in kept for w in line.strip("()").split()}
-            missing = [t for t in _types(signatures) if t != "object" and t not in covered]
-            if kept and missing:   # an action's parameter of that type would be unconstrained
-                return None, refused + [f"no predicate has a parameter of type "
-                                        f"{', '.join(missing)}, which the actions' parameters "
-                                        "have"]
-            return (kept or None), (refused or ["no predicate found"] if not kept else refused)
+            return self._read_predicates(text, signatures)
         if part.startswith("action "):
-            pre = text.lower().find(":precondition")
-            eff = text.lower().find(":effect")
-            if eff < 0:
-                return None, ["no :effect"]
-            start = text.find("(", eff)
-            effect = _balanced(text, start) if start >= 0 else None
-            condition = None
-            if pre >= 0:
-                start = text.find("(", pre)
-                condition = _balanced(text, start) if 0 <= start < eff else None
-            if not effect or effect.replace(" ", "") in ("()", "(and)"):
-                return None, ["the effect is empty"]
-            body = (f":precondition {condition}\n    " if condition else "") + \
-                f":effect {effect}"
-            why = self._against_evidence(part.split(" ", 1)[1], body, signatures)
-            return (None, [why]) if why else (body, [])
+            return self._read_action(part.split(" ", 1)[1], text, signatures)
         if part == "correction":
-            named = {self._predicate_of(c) for c in self._corrections()}
-            found = re.search(r"[a-z][\w\-]*", text.lower())
-            if found is None or found.group(0) not in named:
-                return None, [f"not one of the predicates {', '.join(sorted(named))}"]
-            return found.group(0), []
+            return self._read_correction(text)
         if part == "types":
-            kinds = {t.upper(): t for t in self._type_names()}
-            found = {}
-            for word, kind in re.findall(r"([a-z][\w\-]*)\s*=\s*([A-Za-z]+)", text):
-                kind = kind.upper()
-                found[word.lower()] = kinds.get(kind, "NONE")
-            wanted = self._untyped_words()
-            closed = {w: found[w] for w in wanted if found.get(w) in self._closed_types
-                      and w not in self._command_typed}   # the commands name every one
-            refused = [f"{w}={k.upper()}: the commands name every {k}, not {w}"
-                       for w, k in closed.items()]
-            found = {w: k for w, k in found.items() if w not in closed}
-            if not any(w in found for w in wanted):
-                return None, ["no word=TYPE found"] + refused
-            return {w: found[w] for w in wanted if w in found}, refused
+            return self._read_types(text)
         arities = self._arities(signatures)
         # labelled parameters: ?from=kitchen; a space in their place, as the grammar lets
         # "(atlocation?r=countertop_1)" through (measured: read as "(atlocationcountertop_1)")
@@ -98,42 +36,125 @@ class Reading:
         if part.startswith("missing "):
             return self._read_missing(part.split(" ", 1)[1], text, arities, context)
         if part == "facts":
-            names = set(self._fact_names(context))
-            mentioned = set(observed_names([self._sentence]))
-            kinds = self._kinds()
-            typed = {}                       # name -> (type, the fact that fixed it)
-            for fact in self.base:
-                self._type_of(fact, kinds, typed)
-            kept, refused = [], []
-            pins = self._pins() or {}
-            for m in _ATOM.finditer(text):
-                predicate, args = m.group(1).lower(), m.group(2).lower().split()
-                fact = "(" + " ".join([predicate, *args]) + ")"
-                pinned = [(i, name) for i, name in pins.get(predicate, {}).items()
-                          if i < len(args) and args[i] != name]
-                if predicate not in arities:
-                    refused.append(f"{fact}: no predicate {predicate} in the domain")
-                elif arities[predicate] != len(args):
-                    refused.append(f"{fact}: {predicate} takes {arities[predicate]} "
-                                   "argument(s)")
-                elif any(a not in names for a in args):
-                    unseen = next(a for a in args if a not in names)
-                    refused.append(f"{fact}: no observation names {unseen}")
-                elif self._sentence and args and not set(args) & mentioned:
-                    refused.append(f"{fact}: names nothing the sentence names")
-                elif pinned:   # here_facts: read where the agent is, from where it is
-                    refused.append(f"{fact}: argument {pinned[0][0] + 1} of {predicate} is "
-                                   f"where the agent is, {pinned[0][1]}")
-                else:
-                    fact = self._away(predicate, args, pins) if pins else fact
-                    clash = None if fact in kept else self._type_of(fact, kinds, typed)
-                    if clash:
-                        refused.append(f"{fact}: {clash}")
-                    elif fact not in kept:
-                        kept.append(fact)
-            if not kept and refused:
-                return None, refused
-            return kept, refused
+            return self._read_facts(text, arities, context)
+        return self._read_goal(text)
+
+    def _read_predicates(self, text: str, signatures: dict):
+        """Typed predicates over the actions' types, each declared once; refused when an
+        action's parameter type is in none (it would be unconstrained)."""
+        kept, refused = [], []
+        types = set(_types(signatures))
+        for m in _ATOM.finditer(text):
+            params = _typed_parameters(m.group(2).split(), types)
+            if params is None:
+                refused.append(f"{m.group(0)}: not a typed predicate over {sorted(types)}")
+            elif m.group(1).lower() in {k.split()[0].strip('(') for k in kept}:
+                refused.append(f"{m.group(0)}: declared twice")
+            else:
+                kept.append(f"({m.group(1).lower()}" + "".join(" " + p for p in params) + ")")
+        covered = {w for line in kept for w in line.strip("()").split()}
+        missing = [t for t in _types(signatures) if t != "object" and t not in covered]
+        if kept and missing:   # an action's parameter of that type would be unconstrained
+            return None, refused + [f"no predicate has a parameter of type "
+                                    f"{', '.join(missing)}, which the actions' parameters "
+                                    "have"]
+        return (kept or None), (refused or ["no predicate found"] if not kept else refused)
+
+    def _read_action(self, action: str, text: str, signatures: dict):
+        """An action's precondition and effect; refused when the effect is missing or empty,
+        or when a transition seen refutes it (``schema_check``)."""
+        pre = text.lower().find(":precondition")
+        eff = text.lower().find(":effect")
+        if eff < 0:
+            return None, ["no :effect"]
+        start = text.find("(", eff)
+        effect = _balanced(text, start) if start >= 0 else None
+        condition = None
+        if pre >= 0:
+            start = text.find("(", pre)
+            condition = _balanced(text, start) if 0 <= start < eff else None
+        if not effect or effect.replace(" ", "") in ("()", "(and)"):
+            return None, ["the effect is empty"]
+        body = (f":precondition {condition}\n    " if condition else "") + \
+            f":effect {effect}"
+        why = self._against_evidence(action, body, signatures)
+        return (None, [why]) if why else (body, [])
+
+    def _read_correction(self, text: str):
+        """The predicate a correction names, one of those the world's corrections offer."""
+        named = {self._predicate_of(c) for c in self._corrections()}
+        found = re.search(r"[a-z][\w\-]*", text.lower())
+        if found is None or found.group(0) not in named:
+            return None, [f"not one of the predicates {', '.join(sorted(named))}"]
+        return found.group(0), []
+
+    def _read_types(self, text: str):
+        """``word=TYPE`` labels of the words asked about; a type the commands name every
+        member of is refused for a word they do not name."""
+        kinds = {t.upper(): t for t in self._type_names()}
+        found = {}
+        for word, kind in re.findall(r"([a-z][\w\-]*)\s*=\s*([A-Za-z]+)", text):
+            kind = kind.upper()
+            found[word.lower()] = kinds.get(kind, "NONE")
+        wanted = self._untyped_words()
+        closed = {w: found[w] for w in wanted if found.get(w) in self._closed_types
+                  and w not in self._command_typed}   # the commands name every one
+        refused = [f"{w}={k.upper()}: the commands name every {k}, not {w}"
+                   for w, k in closed.items()]
+        found = {w: k for w, k in found.items() if w not in closed}
+        if not any(w in found for w in wanted):
+            return None, ["no word=TYPE found"] + refused
+        return {w: found[w] for w in wanted if w in found}, refused
+
+    def _read_facts(self, text: str, arities: dict, context: Context):
+        """A sentence's facts: over declared predicates at their arity, names observations
+        gave, something the sentence names, and types that agree with the facts known."""
+        names = set(self._fact_names(context))
+        mentioned = set(observed_names([self._sentence]))
+        kinds = self._kinds()
+        typed = {}                       # name -> (type, the fact that fixed it)
+        for fact in self.base:
+            self._type_of(fact, kinds, typed)
+        kept, refused = [], []
+        pins = self._pins() or {}
+        for m in _ATOM.finditer(text):
+            predicate, args = m.group(1).lower(), m.group(2).lower().split()
+            fact = "(" + " ".join([predicate, *args]) + ")"
+            why = self._fact_refusal(predicate, args, arities, names, mentioned, pins)
+            if why:
+                refused.append(f"{fact}: {why}")
+                continue
+            fact = self._away(predicate, args, pins) if pins else fact
+            clash = None if fact in kept else self._type_of(fact, kinds, typed)
+            if clash:
+                refused.append(f"{fact}: {clash}")
+            elif fact not in kept:
+                kept.append(fact)
+        if not kept and refused:
+            return None, refused
+        return kept, refused
+
+    def _fact_refusal(self, predicate: str, args: list[str], arities: dict, names: set,
+                      mentioned: set, pins: dict) -> Optional[str]:
+        """Why a fact of a sentence cannot be kept, or None."""
+        pinned = [(i, name) for i, name in pins.get(predicate, {}).items()
+                  if i < len(args) and args[i] != name]
+        if predicate not in arities:
+            return f"no predicate {predicate} in the domain"
+        if arities[predicate] != len(args):
+            return f"{predicate} takes {arities[predicate]} argument(s)"
+        unseen = [a for a in args if a not in names]
+        if unseen:
+            return f"no observation names {unseen[0]}"
+        if self._sentence and args and not set(args) & mentioned:
+            return "names nothing the sentence names"
+        if pinned:   # here_facts: read where the agent is, from where it is
+            return (f"argument {pinned[0][0] + 1} of {predicate} is where the agent is, "
+                    f"{pinned[0][1]}")
+        return None
+
+    def _read_goal(self, text: str):
+        """A ``(:goal ...)`` (or atoms read as one), which must be one of the goals offered."""
         start = text.lower().find("(:goal")
         goal = _balanced(text, start) if start >= 0 else None
         if goal is None:
@@ -219,3 +240,20 @@ class Reading:
     @staticmethod
     def _predicate_of(correction: str) -> str:
         return correction.replace("(not ", "").strip("() ").split()[0]
+
+
+def _typed_parameters(words: list[str], types: set) -> Optional[list[str]]:
+    """``?x - type`` (or a bare ``?x``) parameters read from ``words``; None when a word is
+    not a parameter or a type is not one of ``types``."""
+    params, ok, i = [], True, 0
+    while i < len(words):
+        if not words[i].startswith("?"):
+            return None
+        if i + 2 < len(words) and words[i + 1] == "-":
+            params.append(f"{words[i]} - {words[i + 2]}")
+            ok = ok and (words[i + 2] in types)
+            i += 3
+        else:
+            params.append(words[i])
+            i += 1
+    return params if ok else None

@@ -141,11 +141,31 @@ class Writing:
         dom = self._domain_model()
         if dom is None:
             return
-        types = {t.name.lower() for t in dom.types}
+        read = self._commands_read(context, signatures, dom)
+        clash, command_types = _command_types(read, {t.name.lower() for t in dom.types})
+        derived = self._command_preconditions(read, clash)
+        self._command_typed.update(command_types)
+        for value, kind in command_types.items():
+            if self.name_types.get(value) != kind:
+                self.name_types[value] = kind
+                self.command_derived.append(f"{value} - {kind}")
+        wrong = self._contradicted(derived, command_types, dom.type_parents)
+        known = set(self._facts())
+        new = [f for f in derived if f not in known]
+        if wrong:
+            self.base = [f for f in self.base if f not in wrong]
+            self.chunk = [f for f in self.chunk if f not in wrong]
+            self.command_dropped += sorted(wrong)
+        self.chunk = self.chunk + new
+        # the chunk is written anew after the facts parts: a fact read again is said once
+        self.command_derived += [f for f in new if f not in self._commands_said]
+        self._commands_said.update(new)
+
+    def _commands_read(self, context: Context, signatures: dict, dom) -> list:
+        """(action, binding) of each valid command its action's template reads, whose values
+        are things' names (not "go to and", "take receptacle from obj")."""
         reserved = _reserved(dom)
-        kinds = self._kinds()
-        single = self._single_valued()
-        read = []   # (action, binding) of each command read
+        read = []
         for command in context.valid_actions:
             bound = _bind_command(str(command), signatures)
             if bound is None:
@@ -157,18 +177,14 @@ class Writing:
                 continue
             if not set(binding) <= {p.name.lower() for p in action.parameters} or any(
                     v in reserved or len(v) > MAX_NAME for v in binding.values()):
-                continue   # "go to and", "take receptacle from obj": not things' names
+                continue
             read.append((action, binding))
-        told: dict[str, set[str]] = {}   # name -> the types the commands give it
-        for action, binding in read:
-            for p in action.parameters:
-                value = binding.get(p.name.lower())
-                if value:
-                    told.setdefault(value, set()).add(
-                        p.types[0].lower() if len(p.types) == 1 else "")
-        clash = {n for n, ts in told.items() if len(ts) > 1}   # "take drawer 1 from drawer 1"
-        command_types = {n: next(iter(ts)) for n, ts in told.items()
-                         if n not in clash and next(iter(ts)) in types}
+        return read
+
+    def _command_preconditions(self, read: list, clash: set) -> list[str]:
+        """The precondition atoms of the commands read, over names no two commands type
+        differently, once each, in order."""
+        kinds = self._kinds()
         derived: list[str] = []
         for action, binding in read:
             if set(binding.values()) & clash:
@@ -179,31 +195,22 @@ class Writing:
                         for a in atom.args]
                 if all(args) and atom.predicate.lower() in kinds:
                     derived.append("(" + " ".join([atom.predicate.lower(), *args]) + ")")
-        self._command_typed.update(command_types)
-        for value, kind in command_types.items():
-            if self.name_types.get(value) != kind:
-                self.name_types[value] = kind
-                self.command_derived.append(f"{value} - {kind}")
-        derived = list(dict.fromkeys(derived))
-        vouched = set(derived)
-        parents = dom.type_parents
+        return list(dict.fromkeys(derived))
 
-        def fits(name_type: str, wanted: str) -> bool:   # name_type is wanted or below it
-            seen, todo = set(), [name_type]
-            while todo:
-                t = todo.pop()
-                if t == wanted or wanted == "object":
-                    return True
-                if t not in seen:
-                    seen.add(t)
-                    todo.extend(parents.get(t, ()))
-            return False
-        # a known fact typing a name a command typed now otherwise is wrong
+    def _contradicted(self, derived: list[str], command_types: dict, parents: dict) -> set:
+        """The known facts the commands contradict: one typing a name the commands typed
+        otherwise, another value of a single-valued slot a command fills, and one the domain
+        says cannot hold with a command's (an object held and in a receptacle; the hand
+        empty and an object held)."""
+        kinds = self._kinds()
+        vouched = set(derived)
         wrong = {f for f in self.base + self.chunk if f not in vouched and any(
-            a in command_types and k is not None and not fits(command_types[a], k)
+            a in command_types and k is not None
+            and not _is_subtype(command_types[a], k, parents)
             for a, k in zip(_words(f)[1:], kinds.get(_head(f), [])))}
+        single = self._single_valued()
         exclusive = self._exclusive()
-        for fact in derived:   # one value of a single-valued slot: the command's
+        for fact in derived:
             words = _words(fact)
             for f in self.base + self.chunk:
                 if f in vouched:
@@ -212,21 +219,10 @@ class Writing:
                 if words[0] in single and other[0] == words[0] and (
                         len(words) < 3 or other[1:2] == words[1:2]):
                     wrong.add(f)
-                # a fact the domain says cannot hold with the command's (an object held and
-                # in a receptacle; the hand empty and an object held)
                 elif other[0] in exclusive.get(words[0], ()) and (
                         len(words) == 1 or len(other) == 1 or other[1] == words[1]):
                     wrong.add(f)
-        known = set(self._facts())
-        new = [f for f in derived if f not in known]
-        if wrong:
-            self.base = [f for f in self.base if f not in wrong]
-            self.chunk = [f for f in self.chunk if f not in wrong]
-            self.command_dropped += sorted(wrong)
-        self.chunk = self.chunk + new
-        # the chunk is written anew after the facts parts: a fact read again is said once
-        self.command_derived += [f for f in new if f not in self._commands_said]
-        self._commands_said.update(new)
+        return wrong
 
     def _write_correction(self, context: Context, signatures: dict) -> bool:
         """Ask which predicate the world's message is about, among those of the corrections
@@ -314,3 +310,31 @@ class Writing:
                 self.base = self.base + [f for f in kept if f not in self.base]
         else:
             self.goal = kept
+
+
+def _command_types(read: list, types: set) -> tuple[set, dict]:
+    """(names two commands type differently, as in "take drawer 1 from drawer 1"; each other
+    name's type from the commands, where it is a domain type)."""
+    told: dict[str, set[str]] = {}
+    for action, binding in read:
+        for p in action.parameters:
+            value = binding.get(p.name.lower())
+            if value:
+                told.setdefault(value, set()).add(
+                    p.types[0].lower() if len(p.types) == 1 else "")
+    clash = {n for n, ts in told.items() if len(ts) > 1}
+    return clash, {n: next(iter(ts)) for n, ts in told.items()
+                   if n not in clash and next(iter(ts)) in types}
+
+
+def _is_subtype(name_type: str, wanted: str, parents: dict) -> bool:
+    """``name_type`` is ``wanted`` or below it in the domain's type tree."""
+    seen, todo = set(), [name_type]
+    while todo:
+        t = todo.pop()
+        if t == wanted or wanted == "object":
+            return True
+        if t not in seen:
+            seen.add(t)
+            todo.extend(parents.get(t, ()))
+    return False
