@@ -177,29 +177,11 @@ def _columns(result) -> dict:
 
 
 def play_pddlego(job):
-    from pddlkit.envs import make
-
     from .api import make_formalizer
     from .loop import run_episode
 
     o = job.options
-    # what each help needs (an option it helps, a real LLM), from the table
-    check_requirements(HELPS, o, preset_on=o.small_model,
-                       stand_in=(job.llm or "standin:pddlego") if offline(job.llm) else None)
-    if o.samples > 1 and offline(job.llm):
-        raise AgentError(f"--samples {o.samples} draws several answers from an LLM; the "
-                         f"stand-in {job.llm or 'standin:pddlego'} writes one (name an LLM, or "
-                         "leave --samples at 1)")
-    given = None
-    if o.domain is not None:
-        if o.reuse_domain:
-            raise AgentError("--domain and --reuse-domain both freeze a domain; give one")
-        from .api import frozen_domain
-
-        try:
-            given = frozen_domain(o.domain)
-        except (OSError, ValueError) as exc:
-            raise AgentError(f"--domain {o.domain}: {exc}") from None
+    given = _given_domain(o, job.llm)
     library = None
     if o.reuse_domain or o.save_domain:
         from .library import DomainLibrary
@@ -216,28 +198,14 @@ def play_pddlego(job):
     for seed in job.seeds:
         episode = job.episode(seed)
         env = job.make_env()
-        extra = {} if offline(job.llm) else {
-            "goal_style": o.goal_style, "prompts": o.prompts, "temperature": o.temperature,
-            "max_tokens": job.max_tokens, "constrained": o.constrained, "samples": o.samples,
-            "modular": "modular" in used}
-        extra.update({name: True for name in MODULAR_HELPS
-                      if name.replace("_", "-") in used})
         if not (o.keep_domain and seed != job.seeds[0]):   # else: the one the model writes
-            formalizer = make_formalizer(job.llm, env.id, **extra)
+            formalizer = make_formalizer(job.llm, env.id, **_formalizer_options(o, job, used))
             if o.keep_domain:
                 formalizer.keep_domain = True
         if hasattr(formalizer, "rng"):
             formalizer.rng.seed(episode.rng_seed)
-        frozen, reused = given, None
-        if o.reuse_domain:
-            reused, failed = library.choose(env.id, env.task, planner=o.planner)
-            if reused is None:
-                raise AgentError(f"no verified domain for {env.id} in {library.root}"
-                                 + "".join(f"\n{check.format()}" for check in failed))
-            frozen = reused.domain_text
-            for check in failed:   # passed over: say why, once per run is enough
-                episode.on_event("domain-skipped", {"entry": check.entry,
-                                                    "why": check.messages[:1]})
+        frozen, reused = (given, None) if not o.reuse_domain else \
+            _library_domain(library, env, o, episode)
         result = run_episode(env, formalizer, seed=seed, planner=o.planner, limits=limits(o),
                              on_event=episode.on_event, domain=frozen,
                              repair="repair" in used, fact_memory="fact-memory" in used,
@@ -245,29 +213,8 @@ def play_pddlego(job):
                              fresh_answers="fresh-answers" in used,
                              problem_only="problem-only" in used,
                              refuted_facts="refuted-facts" in used)
-        summary = _metrics_summary(result)
-        summary += f"; helps: {', '.join(used)}" if used else "; helps: none (the paper's loop)"
-        if o.constrained:
-            summary += f"; decoding {describe_modes(getattr(formalizer, 'modes', []))}"
-        if "modular" in used:
-            summary += (f"; modular: {result.metrics.part_calls} part calls, "
-                        f"{result.metrics.parts_redrawn} redrawn")
-        if o.samples > 1 and "modular" not in used:
-            used_at = getattr(formalizer, "samples_used", [])
-            summary += (f"; samples: {getattr(formalizer, 'samples_drawn', 0)} drawn for "
-                        f"{len(used_at)} requests, {sum(1 for k in used_at if k)} passed check")
-        if reused is not None:
-            summary += f"; on the library's domain {reused.id}"
-        if given is not None:
-            summary += f"; on the frozen domain {o.domain}"
-        if o.save_domain and result.won and (reused is not None or given is not None):
-            summary += " (not saved again: a frozen domain was not learned here)"
-        elif o.save_domain and result.won:
-            saved = library.save_episode(result, model=job.llm)
-            if saved is not None:
-                summary += f"; saved the domain as {saved.id} in {library.root}"
-            elif library.not_saved:
-                summary += f"; the domain was not saved: {library.not_saved[0]}"
+        summary = _metrics_summary(result) + _helps_summary(o, used, formalizer, result)
+        summary += _domain_summary(o, result, reused, given, library, job.llm)
         if inactive:
             summary += (f"; inactive here: {', '.join(inactive)} ({job.env} gives no "
                         "machine-readable failures, info[\"failed\"])")
@@ -281,6 +228,84 @@ def play_pddlego(job):
         yield episode.row(result.won, summary=summary, helps="+".join(used) or "none",
                           helps_acted=acted_column(did), domain_source=episode_source,
                           **_learning_columns(reused), **_columns(result))
+
+
+def _given_domain(o, llm: Optional[str]) -> Optional[str]:
+    """The options checked against what each help needs (an option it helps, a real LLM,
+    from the table); the ``--domain`` file's text, or None."""
+    check_requirements(HELPS, o, preset_on=o.small_model,
+                       stand_in=(llm or "standin:pddlego") if offline(llm) else None)
+    if o.samples > 1 and offline(llm):
+        raise AgentError(f"--samples {o.samples} draws several answers from an LLM; the "
+                         f"stand-in {llm or 'standin:pddlego'} writes one (name an LLM, or "
+                         "leave --samples at 1)")
+    if o.domain is None:
+        return None
+    if o.reuse_domain:
+        raise AgentError("--domain and --reuse-domain both freeze a domain; give one")
+    from .api import frozen_domain
+
+    try:
+        return frozen_domain(o.domain)
+    except (OSError, ValueError) as exc:
+        raise AgentError(f"--domain {o.domain}: {exc}") from None
+
+
+def _formalizer_options(o, job, used: list[str]) -> dict:
+    """make_formalizer's options: an LLM's settings and the modular formalizer's helps."""
+    extra = {} if offline(job.llm) else {
+        "goal_style": o.goal_style, "prompts": o.prompts, "temperature": o.temperature,
+        "max_tokens": job.max_tokens, "constrained": o.constrained, "samples": o.samples,
+        "modular": "modular" in used}
+    extra.update({name: True for name in MODULAR_HELPS if name.replace("_", "-") in used})
+    return extra
+
+
+def _library_domain(library, env, o, episode):
+    """(the domain text, the library's entry) chosen for this task (``--reuse-domain``);
+    entries passed over are said once each."""
+    reused, failed = library.choose(env.id, env.task, planner=o.planner)
+    if reused is None:
+        raise AgentError(f"no verified domain for {env.id} in {library.root}"
+                         + "".join(f"\n{check.format()}" for check in failed))
+    for check in failed:   # passed over: say why, once per run is enough
+        episode.on_event("domain-skipped", {"entry": check.entry,
+                                            "why": check.messages[:1]})
+    return reused.domain_text, reused
+
+
+def _helps_summary(o, used: list[str], formalizer, result) -> str:
+    """The row's summary of the helps on and of how the calls were decoded and drawn."""
+    summary = f"; helps: {', '.join(used)}" if used else "; helps: none (the paper's loop)"
+    if o.constrained:
+        summary += f"; decoding {describe_modes(getattr(formalizer, 'modes', []))}"
+    if "modular" in used:
+        summary += (f"; modular: {result.metrics.part_calls} part calls, "
+                    f"{result.metrics.parts_redrawn} redrawn")
+    if o.samples > 1 and "modular" not in used:
+        used_at = getattr(formalizer, "samples_used", [])
+        summary += (f"; samples: {getattr(formalizer, 'samples_drawn', 0)} drawn for "
+                    f"{len(used_at)} requests, {sum(1 for k in used_at if k)} passed check")
+    return summary
+
+
+def _domain_summary(o, result, reused, given, library, model: Optional[str]) -> str:
+    """Which domain the episode played on, and, with ``--save-domain``, whether the one
+    learned was saved (a won episode on a learned domain only)."""
+    summary = ""
+    if reused is not None:
+        summary += f"; on the library's domain {reused.id}"
+    if given is not None:
+        summary += f"; on the frozen domain {o.domain}"
+    if o.save_domain and result.won and (reused is not None or given is not None):
+        summary += " (not saved again: a frozen domain was not learned here)"
+    elif o.save_domain and result.won:
+        saved = library.save_episode(result, model=model)
+        if saved is not None:
+            summary += f"; saved the domain as {saved.id} in {library.root}"
+        elif library.not_saved:
+            summary += f"; the domain was not saved: {library.not_saved[0]}"
+    return summary
 
 
 def active_helps(o, used: list[str], env_id: str) -> tuple[list[str], list[str]]:
@@ -353,8 +378,6 @@ def domain_source(given: Optional[str], reused) -> str:
 
 
 def play_plangen(job):
-    from pddlkit.envs import make
-
     from .plangen import PlanGenAgent, run_plangen
 
     if offline(job.llm):

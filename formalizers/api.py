@@ -66,8 +66,9 @@ from pddlkit.envs.api import (GOING_ON, Ending, Step, as_step, check_env,  # re-
 from pddlkit.llm.usage import Usage, usage_since, usage_snapshot
 
 from .answer import Files
+from .attempt import answer_key, attempt, observed_text
 from .base import INITIAL, SOLVER_ERROR, UPDATE, Memory
-from .loop import ENDED, Limits, answer_key, attempt, observed_text
+from .loop import ENDED, Limits
 from .prompts import prompt_context
 
 
@@ -279,52 +280,15 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
     pairs, steps = _observed_pairs(obs, action)
     frozen = frozen_domain(domain)   # a missing or broken file fails before any LLM call
     if memory is None:
-        if llm is None:
-            from pddlkit.llm.defaults import default_llm
-
-            llm = default_llm("formalize_and_plan")
-        _check_llm(llm)
-        if env is None:
-            if (_stand_in(llm) or ("",))[0] == "observation":
-                raise ValueError(f"formalize_and_plan: llm={llm!r} reads the answer from "
-                                 "an environment's own model; pass env= (an id or an object), "
-                                 "or an LLM")
-            env = ObservationOnly(task or "")
-        elif isinstance(env, str):
-            from pddlkit.envs import make
-
-            env = make(env)
-            env.reset()
-        if not isinstance(env, ObservationOnly):   # once per class, on a copy
-            check_env_once(env, purpose="formalize", context="formalize_and_plan")
-        if modular and not _writes_with_an_llm(llm):
-            raise ValueError("formalize_and_plan: modular=True asks an LLM for one part of the "
-                             "files at a time; the stand-in or formalizer given writes whole "
-                             "files (pass an LLM, or leave modular out)")
-        options = {"constrained": True} if constrained and _writes_with_an_llm(llm) else {}
-        for name, on in (("novel_goals", novel_goals), ("local_facts", local_facts),
-                         ("typed_objects", typed_objects), ("ask_missing", ask_missing),
-                         ("task_goals", task_goals), ("command_facts", command_facts),
-                         ("task_focus", task_focus), ("here_facts", here_facts)):
-            if on and not modular:
-                raise ValueError(f"formalize_and_plan: {name}=True is a help of the modular "
-                                 "formalizer; pass modular=True too")
-            if on:
-                options[name] = True
-        if modular:
-            options["modular"] = True
-        formalizer = make_formalizer(llm, env.id, **options)
-        memory = FormalizeMemory(formalizer, env, Memory(task or env.task, []))
+        helps = {"novel_goals": novel_goals, "local_facts": local_facts,
+                 "typed_objects": typed_objects, "ask_missing": ask_missing,
+                 "task_goals": task_goals, "command_facts": command_facts,
+                 "task_focus": task_focus, "here_facts": here_facts}
+        memory = _first_memory(llm, env, task, modular, constrained, helps)
         kind = INITIAL
     else:
-        if not isinstance(memory, FormalizeMemory):
-            hint = " (pass step.memory, not the result itself)" \
-                if isinstance(memory, FormalizeResult) else ""
-            raise TypeError(f"formalize_and_plan: memory= must be the .memory of an earlier "
-                            f"result (a FormalizeMemory), got {type(memory).__name__}{hint}")
-        memory = _copied(memory)
+        memory = _next_memory(memory, steps)
         kind = UPDATE
-        _warn_if_a_win_cannot_be_seen(memory.env, steps)
     end = _ending(memory, steps)
     if end.done:   # won, or ended by the environment: nothing to plan, no one to ask
         memory.memory.history.extend(pairs)
@@ -343,23 +307,84 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
     if kind == UPDATE and hasattr(memory.formalizer, "ran"):   # modular: what the caller ran
         memory.formalizer.ran(memory.last_steps[:len(pairs)])
     memory.memory.history.extend(pairs)
-    env_ = memory.env
-    ledger = getattr(getattr(memory.formalizer, "llm", None), "ledger", None)
-    before = usage_snapshot(ledger)
     if frozen is not None and hasattr(memory.formalizer, "fixed_domain"):
         memory.formalizer.fixed_domain = frozen
         if problem_only and hasattr(memory.formalizer, "problem_only"):
             memory.formalizer.problem_only = True
     if constrained and hasattr(memory.formalizer, "constrained"):
         memory.formalizer.constrained = True
+    return _plan(memory, kind, planner, planner_timeout, frozen, solver_retries,
+                 repair=repair, facts=memory.facts if fact_memory else None,
+                 declare=declare_objects, fresh_answers=fresh_answers)
+
+
+def _first_memory(llm: Any, env: Any, task: Optional[str], modular: bool, constrained: bool,
+                  helps: dict[str, bool]) -> FormalizeMemory:
+    """The memory of a first call: the LLM (the default one if none), the environment (an
+    id made, or none: observations only), checked, and the formalizer with its helps."""
+    if llm is None:
+        from pddlkit.llm.defaults import default_llm
+
+        llm = default_llm("formalize_and_plan")
+    _check_llm(llm)
+    if env is None:
+        if (_stand_in(llm) or ("",))[0] == "observation":
+            raise ValueError(f"formalize_and_plan: llm={llm!r} reads the answer from "
+                             "an environment's own model; pass env= (an id or an object), "
+                             "or an LLM")
+        env = ObservationOnly(task or "")
+    elif isinstance(env, str):
+        from pddlkit.envs import make
+
+        env = make(env)
+        env.reset()
+    if not isinstance(env, ObservationOnly):   # once per class, on a copy
+        check_env_once(env, purpose="formalize", context="formalize_and_plan")
+    if modular and not _writes_with_an_llm(llm):
+        raise ValueError("formalize_and_plan: modular=True asks an LLM for one part of the "
+                         "files at a time; the stand-in or formalizer given writes whole "
+                         "files (pass an LLM, or leave modular out)")
+    options = {"constrained": True} if constrained and _writes_with_an_llm(llm) else {}
+    for name, on in helps.items():
+        if on and not modular:
+            raise ValueError(f"formalize_and_plan: {name}=True is a help of the modular "
+                             "formalizer; pass modular=True too")
+        if on:
+            options[name] = True
+    if modular:
+        options["modular"] = True
+    formalizer = make_formalizer(llm, env.id, **options)
+    return FormalizeMemory(formalizer, env, Memory(task or env.task, []))
+
+
+def _next_memory(memory: Any, steps: list) -> FormalizeMemory:
+    """A later call's memory: a copy of the one given (so an earlier result stays as it
+    was), refused with a clear error when it is not one."""
+    if not isinstance(memory, FormalizeMemory):
+        hint = " (pass step.memory, not the result itself)" \
+            if isinstance(memory, FormalizeResult) else ""
+        raise TypeError(f"formalize_and_plan: memory= must be the .memory of an earlier "
+                        f"result (a FormalizeMemory), got {type(memory).__name__}{hint}")
+    memory = _copied(memory)
+    _warn_if_a_win_cannot_be_seen(memory.env, steps)
+    return memory
+
+
+def _plan(memory: FormalizeMemory, kind: str, planner: Any, planner_timeout: float,
+          frozen: Optional[str], solver_retries: int, *, repair: bool, facts, declare: bool,
+          fresh_answers: bool) -> FormalizeResult:
+    """The inner loop of one call: files asked for and planned until a plan maps to
+    commands or the retries are spent (a repeat of refused files spends none, up to
+    :data:`MAX_REPEATED_ANSWERS`)."""
+    ledger = getattr(getattr(memory.formalizer, "llm", None), "ledger", None)
+    before = usage_snapshot(ledger)
     diagnostics: list[str] = []
     error = None
     retries = repeats = 0
     while retries <= solver_retries and repeats <= MAX_REPEATED_ANSWERS:
-        context = prompt_context(env_, kind, memory.memory, memory.previous, error)
-        tried = attempt(memory.formalizer, context, env_, planner, planner_timeout, frozen,
-                        repair=repair, facts=memory.facts if fact_memory else None,
-                        declare=declare_objects,
+        context = prompt_context(memory.env, kind, memory.memory, memory.previous, error)
+        tried = attempt(memory.formalizer, context, memory.env, planner, planner_timeout,
+                        frozen, repair=repair, facts=facts, declare=declare,
                         refused=memory.refused if fresh_answers else None)
         diagnostics += [f"repaired in code: {fix}" for fix in tried.fixes]
         diagnostics += [f"declared in code: {fix}" for fix in tried.declared]

@@ -64,28 +64,9 @@ def domains_command(args) -> int:
 
     library = DomainLibrary(args.library)
     if args.action == "list":
-        entries = library.entries(args.env)
-        if args.json:
-            print(json.dumps([e.to_dict() for e in entries], indent=2))
-        elif not entries:
-            print(f"no learned domains in {library.root}")
-        for e in entries if not args.json else ():
-            print(f"{e.id}  won {e.episodes_won}  problems {len(e.problems())}  "
-                  f"models {', '.join(e.models) or '-'}  tasks {'; '.join(e.tasks)[:60]}")
-        for problem in library.skipped:
-            print(f"pddlkit domains: skipped {problem}", file=sys.stderr)
-        return 1 if library.skipped else 0
+        return _list_domains(library, args)
     if not args.entry and args.action == "verify":   # all of them
-        entries = library.entries(args.env)
-        results = [library.verify(e) for e in entries]
-        if args.json:
-            print(json.dumps([r.__dict__ for r in results], indent=2))
-        else:
-            print("\n".join(r.format() for r in results) or f"no learned domains in "
-                                                             f"{library.root}")
-        for problem in library.skipped:
-            print(f"pddlkit domains: skipped {problem}", file=sys.stderr)
-        return 0 if all(r.ok for r in results) and not library.skipped else 1
+        return _verify_domains(library, args)
     if not args.entry:
         print(f"pddlkit domains {args.action}: give an entry id (see `pddlkit domains list`)",
               file=sys.stderr)
@@ -102,6 +83,37 @@ def domains_command(args) -> int:
     result = library.verify(entry)
     print(json.dumps(result.__dict__, indent=2) if args.json else result.format())
     return 0 if result.ok else 1
+
+
+def _list_domains(library, args) -> int:
+    """``pddlkit domains list``: 1 when an entry could not be read (each said on stderr)."""
+    entries = library.entries(args.env)
+    if args.json:
+        print(json.dumps([e.to_dict() for e in entries], indent=2))
+    elif not entries:
+        print(f"no learned domains in {library.root}")
+    for e in entries if not args.json else ():
+        print(f"{e.id}  won {e.episodes_won}  problems {len(e.problems())}  "
+              f"models {', '.join(e.models) or '-'}  tasks {'; '.join(e.tasks)[:60]}")
+    return _said_skipped(library)
+
+
+def _verify_domains(library, args) -> int:
+    """``pddlkit domains verify`` with no entry: every one, 1 unless all hold."""
+    results = [library.verify(e) for e in library.entries(args.env)]
+    if args.json:
+        print(json.dumps([r.__dict__ for r in results], indent=2))
+    else:
+        print("\n".join(r.format() for r in results) or f"no learned domains in "
+                                                         f"{library.root}")
+    return 1 if _said_skipped(library) or not all(r.ok for r in results) else 0
+
+
+def _said_skipped(library) -> int:
+    """The entries the library could not read, each on stderr; 1 when there was one."""
+    for problem in library.skipped:
+        print(f"pddlkit domains: skipped {problem}", file=sys.stderr)
+    return 1 if library.skipped else 0
 
 
 def _printer():

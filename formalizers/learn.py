@@ -86,7 +86,6 @@ def learn_domain(env_id: str, llm: str, episodes: int, *, first_seed: int = 0,
     from pddlkit.semantics.transitions import check_transitions
 
     from .evidence import transitions as read_transitions
-    from .library import DomainLibrary, DomainRejected
 
     seeds = list(range(first_seed, first_seed + episodes))
     outside = [s for s in seeds if s not in DEV_SEEDS]
@@ -119,23 +118,33 @@ def learn_domain(env_id: str, llm: str, episodes: int, *, first_seed: int = 0,
         learned.findings = [f.format() for f in check_transitions(learned.domain, evidence)]
     except ValueError as exc:
         learned.findings = [str(exc)]
-    if learned.findings:
-        return learned
-    learned.agreement = _agreement(env_id, learned.domain, seeds, env_options or {})
-    problems = [e["problem"] for e in files if e["domain"] == learned.domain]
-    meta = {"model": llm, "seeds": seeds, "episodes": episodes, "won": learned.won,
-            "transitions_explained": len(evidence), "seconds": learned.seconds,
-            "tokens": learned.tokens, "agreement_with_reference": learned.agreement}
+    if not learned.findings:
+        learned.agreement = _agreement(env_id, learned.domain, seeds, env_options or {})
+        _save(learned, library, events, evidence)
+    return learned
+
+
+def _save(learned: Learned, library: Optional[str], events: list[dict],
+          evidence: list) -> None:
+    """Save a learned domain that explains every transition, with its problems, its
+    evidence and how it was learned; the library's refusal is kept as ``why_not``."""
+    from .library import DomainLibrary, DomainRejected
+
+    problems = [e["problem"] for e in events
+                if e.get("type") == "files" and e["domain"] == learned.domain]
+    meta = {"model": learned.model, "seeds": learned.seeds, "episodes": len(learned.seeds),
+            "won": learned.won, "transitions_explained": len(evidence),
+            "seconds": learned.seconds, "tokens": learned.tokens,
+            "agreement_with_reference": learned.agreement}
     try:
         entry = DomainLibrary(library).save(
-            env_id, learned.domain, problems[-20:], model=llm, transitions=evidence,
-            learning=meta, task=next((e.get("task", "") for e in events
-                                      if e.get("type") == "start"), ""))
+            learned.env, learned.domain, problems[-20:], model=learned.model,
+            transitions=evidence, learning=meta,
+            task=next((e.get("task", "") for e in events if e.get("type") == "start"), ""))
     except DomainRejected as exc:
         learned.why_not = str(exc)
-        return learned
+        return
     learned.entry = entry.id
-    return learned
 
 
 def _agreement(env_id: str, domain: str, seeds: list[int], env_options: dict

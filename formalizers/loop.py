@@ -46,10 +46,9 @@ from typing import Any, Optional, Union
 
 from pddlkit.agents.episode import RecordFile  # JSONL: every event
 from pddlkit.llm.usage import usage_delta, usage_snapshot
-from pddlkit.planners import PlanStatus
-
-from .answer import AnswerError, Files
-from .base import (INITIAL, SIMULATION_ERROR, SOLVER_ERROR, UPDATE, Context, Formalizer,
+from .answer import Files
+from .attempt import CODE_EDITS, Attempt, answer_key, attempt, observed_text
+from .base import (INITIAL, SIMULATION_ERROR, SOLVER_ERROR, UPDATE, Formalizer,
                    LearnsFromTransitions, Memory)
 from .evidence import as_transition, believed_states
 from .prompts import prompt_context
@@ -142,12 +141,9 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
     ``refuted_facts`` are the options described in the module doc. ``score`` compares each
     file with the environment's truth where it has one (:mod:`.scoring`: a ``score`` event
     per file, the episode's figures in :class:`Metrics`); ``score=False`` skips it."""
+    from pddlkit.envs.api import check_env_once, ending_at_reset
+
     from .scoring import Scorer
-    from .fact_memory import FactMemory
-
-    from pddlkit.llm.errors import LLMError
-
-    from pddlkit.envs.api import as_step, check_env_once, ending, ending_at_reset
 
     limits = limits or Limits()
     log = RecordFile(record)
@@ -163,17 +159,11 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
     emit = emitter(log, on_event)
     emit("start", env=env.id, seed=result.seed, task=env.task, observation=obs,
          formalizer=result.formalizer)
-    kind, error, failed, executed = INITIAL, None, None, []
-    previous: Optional[Files] = None
-    sim_retries = 0
-    facts = FactMemory() if fact_memory else None
-    refused: Optional[dict] = {} if fresh_answers else None  # files -> why they were refused
-    refuted = None
-    if refuted_facts:
-        from .refuted import RefutedFacts
-
-        refuted = RefutedFacts()
+    episode = _Episode(env, formalizer, planner, limits, emit, memory, result, domain,
+                       repair=repair, fact_memory=fact_memory, declare=declare_objects,
+                       fresh_answers=fresh_answers, refuted_facts=refuted_facts)
     scorer, why_not = Scorer.for_env(env) if score else (None, "")
+    episode.scorer = scorer
     if why_not:
         emit("score-unavailable", reason=why_not)
     if domain is not None and hasattr(formalizer, "fixed_domain"):
@@ -181,167 +171,250 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
         if problem_only and hasattr(formalizer, "problem_only"):
             formalizer.problem_only = True
     started = time.monotonic()
-    while not end.done and m.actions < limits.action_budget:
-        m.steps += 1
-        snapshot = env.snapshot()
-        commands = None
+    try:
+        end = episode.play(end)
+    except _Abort:
+        return finish_metrics(result, ledger, before, started, emit)
+    m.success = end.won
+    if not m.success and m.abort_reason is None:
+        m.abort_reason = stop_reason(end, m.actions, limits.action_budget)
+        emit("abort", reason=m.abort_reason)
+    return finish_metrics(result, ledger, before, started, emit)
+
+
+class _Abort(Exception):
+    """The episode ends before its budget; the reason is in its metrics and its record."""
+
+
+class _Episode:
+    """One episode while :func:`run_episode` plays it: the inner loop (:meth:`plan_step`),
+    the plan run in the world (:meth:`run_plan`), what the formalizer and the helps learn
+    from it (:meth:`learn`) and the revision after a failed step (:meth:`step_failed`).
+    A class because these share a dozen values of the episode."""
+
+    def __init__(self, env, formalizer, planner, limits: Limits, emit, memory: Memory,
+                 result: EpisodeResult, domain: Optional[str], *, repair: bool,
+                 fact_memory: bool, declare: bool, fresh_answers: bool,
+                 refuted_facts: bool) -> None:
+        from .fact_memory import FactMemory
+
+        self.env, self.formalizer, self.planner = env, formalizer, planner
+        self.limits, self.emit, self.memory, self.result = limits, emit, memory, result
+        self.m = result.metrics
+        self.domain, self.repair, self.declare = domain, repair, declare
+        self.facts = FactMemory() if fact_memory else None
+        #: files -> why they were refused (``fresh_answers``)
+        self.refused: Optional[dict] = {} if fresh_answers else None
+        self.refuted = None
+        if refuted_facts:
+            from .refuted import RefutedFacts
+
+            self.refuted = RefutedFacts()
+        self.scorer = None
+        self.kind, self.error, self.failed, self.executed = INITIAL, None, None, []
+        self.previous: Optional[Files] = None
+        self.sim_retries = 0
+
+    def abort(self, reason: str) -> None:
+        self.m.abort_reason = reason
+        self.emit("abort", reason=reason)
+        raise _Abort(reason)
+
+    def play(self, end):
+        """Steps until the environment ends the episode or the action budget is spent;
+        the environment's last ending. Raises :class:`_Abort`."""
+        m, result = self.m, self.result
+        while not end.done and m.actions < self.limits.action_budget:
+            m.steps += 1
+            snapshot = self.env.snapshot()
+            tried = self.plan_step()
+            commands = tried.commands
+            result.planned.append(len(result.files) - 1)
+            result.plans.append(commands)
+            result.actions.append([str(a) for a in tried.plan.steps] if tried.plan else [])
+            result.ran.append(0)
+            self.emit("plan", step=m.steps, commands=commands)
+            done, failure, seen, end = self.run_plan(tried, end)
+            failure = self.learn(done, failure, seen)
+            if failure is not None:
+                self.step_failed(snapshot, done, failure[:2])
+                continue
+            if self.sim_retries:
+                m.simulation_fixed += 1
+            self.sim_retries = 0
+            if self.facts is not None:
+                self.facts.confirm(self.previous, seen=observed_text(self.memory))
+            self.kind, self.error, self.failed, self.executed = UPDATE, None, None, []
+        return end
+
+    def plan_step(self) -> Attempt:
+        """The inner loop: files asked for and planned until a plan maps to commands, each
+        solver error fed back; raises :class:`_Abort` at a retry limit."""
+        from pddlkit.llm.errors import LLMError
+
+        m, limits = self.m, self.limits
         solver_retries = repeats = 0
-        while commands is None:
-            context = prompt_context(env, kind, memory, previous, error, failed, executed)
+        while True:
+            context = prompt_context(self.env, self.kind, self.memory, self.previous,
+                                     self.error, self.failed, self.executed)
             try:
-                tried = attempt(formalizer, context, env, planner, limits.planner_timeout, domain,
-                                repair=repair, facts=facts, declare=declare_objects,
-                                refused=refused, refuted=refuted)
+                tried = attempt(self.formalizer, context, self.env, self.planner,
+                                limits.planner_timeout, self.domain, repair=self.repair,
+                                facts=self.facts, declare=self.declare,
+                                refused=self.refused, refuted=self.refuted)
             except LLMError as exc:  # an LLM that stays unavailable ends the episode
-                m.abort_reason = f"llm: {exc.message}"
-                emit("abort", reason=m.abort_reason)
-                return finish_metrics(result, ledger, before, started, emit)
-            commands, error = tried.commands, tried.error
-            _record_parts(formalizer, m, emit)
-            left_out = getattr(formalizer, "history_left_out", 0)
-            if left_out:
-                m.history_left_out = max(m.history_left_out, left_out)
-                emit("history-trimmed", step=m.steps, left_out=left_out)
-            if getattr(formalizer, "files_cut", 0):
-                emit("files-cut", step=m.steps, cuts=formalizer.files_cut)
-            for edits, counter, event, key in CODE_EDITS:   # what code did to the files
-                done_in_code = getattr(tried, edits)
-                if done_in_code:
-                    setattr(m, counter, getattr(m, counter) + len(done_in_code))
-                    emit(event, step=m.steps, **{key: done_in_code})
+                self.abort(f"llm: {exc.message}")
+            self.error = tried.error
+            self.record_attempt(tried)
             if tried.repeated:   # not planned and no solver error: asked anew, bounded
                 m.repeated_answers += 1
                 repeats += 1
-                emit("repeated-answer", step=m.steps, message=tried.error)
+                self.emit("repeated-answer", step=m.steps, message=tried.error)
                 if repeats > limits.max_repeated_answers:
                     m.solver_aborts += 1   # the inner loop's aborts, as the retry limit's
-                    m.abort_reason = ("repeated answers: limit reached (the model kept "
-                                      "writing files already refused)")
-                    emit("abort", reason=m.abort_reason)
-                    return finish_metrics(result, ledger, before, started, emit)
-                kind, failed, executed = SOLVER_ERROR, None, []
+                    self.abort("repeated answers: limit reached (the model kept writing "
+                               "files already refused)")
+                self.kind, self.failed, self.executed = SOLVER_ERROR, None, []
                 continue
             if tried.files is not None:
-                memory.files.append(tried.files)
-                result.files.append(tried.files)
-                previous = tried.files
-                injected = {"mistake": getattr(formalizer.last_mistake, "kind", None)} \
-                    if hasattr(formalizer, "last_mistake") else {}
-                emit("files", step=m.steps, domain=tried.files.domain,
-                     problem=tried.files.problem, **injected)
-                if scorer is not None:
-                    _score(scorer, result, memory, m.steps, emit)
-                m.planner_calls += 1
-                m.planner_seconds += tried.planner_seconds
-            if commands is None and refused is not None and tried.files is not None \
+                self.keep_files(tried)
+            if tried.commands is not None:
+                if solver_retries:
+                    m.solver_fixed += 1
+                return tried
+            if self.refused is not None and tried.files is not None \
                     and not tried.unfinished:
-                refused[answer_key(tried.files)] = error
-            if commands is None:
-                m.solver_errors += 1
-                solver_retries += 1
-                result.errors.append({"step": m.steps, "kind": "solver", "message": error})
-                emit("solver-error", step=m.steps, message=error)
-                if solver_retries > limits.max_solver_retries:
-                    m.solver_aborts += 1
-                    m.abort_reason = "solver errors: retry limit reached"
-                    emit("abort", reason=m.abort_reason)
-                    return finish_metrics(result, ledger, before, started, emit)
-                kind, failed, executed = SOLVER_ERROR, None, []
-        if solver_retries:
-            m.solver_fixed += 1
-        result.planned.append(len(result.files) - 1)
-        result.plans.append(commands)
-        result.actions.append([str(a) for a in tried.plan.steps] if tried.plan else [])
-        result.ran.append(0)
-        emit("plan", step=m.steps, commands=commands)
+                self.refused[answer_key(tried.files)] = self.error
+            m.solver_errors += 1
+            solver_retries += 1
+            self.result.errors.append({"step": m.steps, "kind": "solver",
+                                       "message": self.error})
+            self.emit("solver-error", step=m.steps, message=self.error)
+            if solver_retries > limits.max_solver_retries:
+                m.solver_aborts += 1
+                self.abort("solver errors: retry limit reached")
+            self.kind, self.failed, self.executed = SOLVER_ERROR, None, []
+
+    def record_attempt(self, tried: Attempt) -> None:
+        """What the formalizer and code did in one pass, counted and recorded."""
+        m, emit, formalizer = self.m, self.emit, self.formalizer
+        _record_parts(formalizer, m, emit)
+        left_out = getattr(formalizer, "history_left_out", 0)
+        if left_out:
+            m.history_left_out = max(m.history_left_out, left_out)
+            emit("history-trimmed", step=m.steps, left_out=left_out)
+        if getattr(formalizer, "files_cut", 0):
+            emit("files-cut", step=m.steps, cuts=formalizer.files_cut)
+        for edits, counter, event, key in CODE_EDITS:   # what code did to the files
+            done_in_code = getattr(tried, edits)
+            if done_in_code:
+                setattr(m, counter, getattr(m, counter) + len(done_in_code))
+                emit(event, step=m.steps, **{key: done_in_code})
+
+    def keep_files(self, tried: Attempt) -> None:
+        """Files that were planned: kept, recorded and scored."""
+        self.memory.files.append(tried.files)
+        self.result.files.append(tried.files)
+        self.previous = tried.files
+        injected = {"mistake": getattr(self.formalizer.last_mistake, "kind", None)} \
+            if hasattr(self.formalizer, "last_mistake") else {}
+        self.emit("files", step=self.m.steps, domain=tried.files.domain,
+                  problem=tried.files.problem, **injected)
+        if self.scorer is not None:
+            _score(self.scorer, self.result, self.memory, self.m.steps, self.emit)
+        self.m.planner_calls += 1
+        self.m.planner_seconds += tried.planner_seconds
+
+    def run_plan(self, tried: Attempt, end):
+        """The plan's commands in the world until one fails, the budget is spent or the
+        episode ends: (commands that ran, the failure (command, message, info) or None,
+        the plan's transitions, the environment's ending)."""
+        from pddlkit.envs.api import as_step, ending
+
+        m, result, commands = self.m, self.result, tried.commands
         done: list[str] = []
         failure = None
-        failure_info: Any = None
         seen: list = []   # the plan's transitions, for a formalizer that learns from them
         steps = result.actions[-1]
         beliefs = believed_states(tried.files.domain, tried.files.problem, steps) \
             if tried.files is not None and len(steps) == len(commands) else None
         for k, command in enumerate(commands):
-            if m.actions >= limits.action_budget:
+            if m.actions >= self.limits.action_budget:
                 break
-            step = as_step(env.step(command), f"step({command!r})", env)
+            step = as_step(self.env.step(command), f"step({command!r})", self.env)
             m.actions += 1
-            memory.history.append((command, step.observation))
-            emit("action", step=m.steps, command=command, observation=step.observation,
-                 error=step.error)
+            self.memory.history.append((command, step.observation))
+            self.emit("action", step=m.steps, command=command, observation=step.observation,
+                      error=step.error)
             evidence = beliefs.event(k, command, steps[k], not step.error) \
                 if beliefs is not None else None
             if evidence is not None:   # issue 75: what the command is evidence of
-                emit("transition", step=m.steps, **evidence)
+                self.emit("transition", step=m.steps, **evidence)
                 seen.append(as_transition(evidence, f"step {m.steps}: {command}",
                                           step.observation))
-            end = ending(step, env)
+            end = ending(step, self.env)
             if step.error and not end.done:
-                failure = (command, step.observation)
-                failure_info = step.info
+                failure = (command, step.observation, step.info)
                 break
             if not step.error:
                 done.append(command)
                 result.ran[-1] = len(done)
             if end.done:   # won, lost or truncated: nothing more to run or to ask
                 break
+        return done, failure, seen, end
+
+    def learn(self, done: list[str], failure, seen: list):
+        """What the formalizer and the helps learn from the plan that ran: its transitions,
+        the state after it, facts the world refuted (said with the failure's message, which
+        is returned) and the step that failed."""
+        formalizer, ran = self.formalizer, self.result.actions[-1]
         if seen and isinstance(formalizer, LearnsFromTransitions):
             formalizer.observe(seen)
         if failure is None and hasattr(formalizer, "ran"):   # the modular mode keeps the state
-            formalizer.ran(result.actions[-1][:len(done)])
-        if refuted is not None and previous is not None:
-            if failure is None:   # a failed plan's steps are undone by the restore below
-                released = refuted.release(result.actions[-1][:len(done)], previous.domain)
+            formalizer.ran(ran[:len(done)])
+        step_failed = ran[len(done)] if failure is not None and len(done) < len(ran) else None
+        if self.refuted is not None and self.previous is not None:
+            if failure is None:   # a failed plan's steps are undone by the restore
+                released = self.refuted.release(ran[:len(done)], self.previous.domain)
                 if released:
-                    emit("facts-released", step=m.steps, facts=released)
+                    self.emit("facts-released", step=self.m.steps, facts=released)
             else:
-                at = len(done)
-                step_failed = result.actions[-1][at] if at < len(result.actions[-1]) else None
-                new = refuted.learn(failure_info, failure[0], failure[1], step_failed,
-                                    previous.domain)
+                new = self.refuted.learn(failure[2], failure[0], failure[1], step_failed,
+                                         self.previous.domain)
                 if new:
-                    m.facts_refuted += len(new)
-                    emit("facts-refuted", step=m.steps, facts=new, command=failure[0])
-                    failure = (failure[0], failure[1] + refuted.said(new))
+                    self.m.facts_refuted += len(new)
+                    self.emit("facts-refuted", step=self.m.steps, facts=new,
+                              command=failure[0])
+                    failure = (failure[0], failure[1] + self.refuted.said(new), failure[2])
         if failure is not None and hasattr(formalizer, "failed"):   # the modular mode aims
-            at = len(done)                                       # its revision at the step
-            step_failed = result.actions[-1][at] if at < len(result.actions[-1]) else None
-            if _takes_info(formalizer.failed):
-                formalizer.failed(step_failed, failure_info)
+            if _takes_info(formalizer.failed):                   # its revision at the step
+                formalizer.failed(step_failed, failure[2])
             else:   # a formalizer of the earlier shape, failed(step)
                 formalizer.failed(step_failed)
-        if failure is not None:
-            if refused is not None and previous is not None:   # its plan fails in the world
-                refused[answer_key(previous)] = (f"its plan failed in the world: "
-                                                 f"'{failure[0]}': {failure[1]}")
-            env.restore(snapshot)
-            del memory.history[len(memory.history) - len(done) - 1:]
-            m.simulation_errors += 1
-            sim_retries += 1
-            failed, error, executed = failure[0], failure[1], done
-            memory.failures.append((len(memory.history), tuple(done), failed, error))
-            result.errors.append({"step": m.steps, "kind": "simulation", "command": failed,
-                                  "message": error, "executed": done,
-                                  "plan": len(result.plans) - 1})
-            emit("simulation-error", step=m.steps, command=failed, message=error, executed=done)
-            if sim_retries > limits.max_simulation_retries:
-                m.simulation_aborts += 1
-                m.abort_reason = "simulation errors: retry limit reached"
-                emit("abort", reason=m.abort_reason)
-                return finish_metrics(result, ledger, before, started, emit)
-            kind = SIMULATION_ERROR
-            continue
-        if sim_retries:
-            m.simulation_fixed += 1
-        sim_retries = 0
-        if facts is not None:
-            facts.confirm(previous, seen=observed_text(memory))
-        kind, error, failed, executed = UPDATE, None, None, []
-    m.success = end.won
-    if not m.success and m.abort_reason is None:
-        m.abort_reason = stop_reason(end, m.actions, limits.action_budget)
-        emit("abort", reason=m.abort_reason)
-    return finish_metrics(result, ledger, before, started, emit)
+        return failure
+
+    def step_failed(self, snapshot, done: list[str], failure: tuple[str, str]) -> None:
+        """A plan step failed in the world: the world is restored to before the plan and
+        the failure is fed back; raises :class:`_Abort` at the retry limit."""
+        m, memory = self.m, self.memory
+        if self.refused is not None and self.previous is not None:   # its plan fails
+            self.refused[answer_key(self.previous)] = (f"its plan failed in the world: "
+                                                       f"'{failure[0]}': {failure[1]}")
+        self.env.restore(snapshot)
+        del memory.history[len(memory.history) - len(done) - 1:]
+        m.simulation_errors += 1
+        self.sim_retries += 1
+        self.failed, self.error, self.executed = failure[0], failure[1], done
+        memory.failures.append((len(memory.history), tuple(done), self.failed, self.error))
+        self.result.errors.append({"step": m.steps, "kind": "simulation",
+                                   "command": self.failed, "message": self.error,
+                                   "executed": done, "plan": len(self.result.plans) - 1})
+        self.emit("simulation-error", step=m.steps, command=self.failed, message=self.error,
+                  executed=done)
+        if self.sim_retries > self.limits.max_simulation_retries:
+            m.simulation_aborts += 1
+            self.abort("simulation errors: retry limit reached")
+        self.kind = SIMULATION_ERROR
 
 
 #: why an episode the environment ended without a win stopped (the ``abort_reason``)
@@ -455,119 +528,3 @@ def finish_metrics(result: EpisodeResult, ledger, before, started: float, emit) 
     m.loop_seconds = time.monotonic() - started
     emit("outcome", **asdict(m))
     return result
-
-
-@dataclass
-class Attempt:
-    """One pass of the inner loop: the files written (None if the answer was unreadable), the
-    plan as commands, or the solver-level error to feed back."""
-
-    files: Optional[Files]
-    commands: Optional[list[str]]
-    plan: Any
-    error: Optional[str]
-    planner_seconds: float = 0.0
-    fixes: list[str] = field(default_factory=list)  # trivial slips repaired in code
-    merged: list[str] = field(default_factory=list)  # remembered facts put back
-    declared: list[str] = field(default_factory=list)  # objects declared in code
-    repeated: bool = False  # identical to files already refused: not planned
-    #: the planner ran out of time (or memory): no verdict on the files, so not "refused"
-    unfinished: bool = False
-    kept_out: list[str] = field(default_factory=list)  # refuted facts removed
-
-
-#: what code did to an answer's files before planning: (Attempt field, Metrics counter, the
-#: record's event, the event's field)
-CODE_EDITS = (("fixes", "repairs", "repair", "fixes"),
-              ("merged", "facts_merged", "facts-merged", "facts"),
-              ("declared", "objects_declared", "objects-declared", "fixes"),
-              ("kept_out", "facts_kept_out", "facts-kept-out", "fixes"))
-
-
-def answer_key(files: Files) -> tuple[str, str]:
-    """Two answers are the same when their files differ only in whitespace and case."""
-    def norm(text: str) -> str:
-        return " ".join(text.replace("(", " ( ").replace(")", " ) ").split()).lower()
-    return norm(files.domain), norm(files.problem)
-
-
-def observed_text(memory: Memory, pairs=()) -> str:
-    """Every observation of the episode so far (and of ``pairs``, (command, observation)) as
-    one text: what fact memory holds a placeholder's name against (:mod:`.fact_memory`).
-    Failed commands' messages are left out: the loop adds the model's own terms to them
-    (the facts ``refuted_facts`` refuted), which would make a placeholder look seen."""
-    return "\n".join(str(obs) for _, obs in [*memory.history, *pairs])
-
-
-def repeated_message(why: Optional[str]) -> str:
-    """What a model is told when its answer is one already refused: the refusal in full (a
-    planner's heading alone, "fast-downward: error ...", would drop the diagnostics that say
-    what to change)."""
-    why = (why or "").strip() or "it did not work"
-    return ("Your answer is the same as one you gave before, which was refused. It was not "
-            f"tried again. Why it was refused:\n{why}\nWrite different files that fix that "
-            "problem.")
-
-
-def attempt(formalizer, context: Context, env, planner: Any, timeout: float,
-            domain: Optional[str] = None, *, repair: bool = False, facts=None,
-            declare: bool = False, refused: Optional[dict] = None,
-            refuted=None) -> Attempt:
-    """Ask for the files (``domain`` frozen if given), repair trivial slips, declare objects
-    and merge remembered facts if asked, then plan and map the plan to commands, unless the
-    files are ones already ``refused`` (files -> why)."""
-    import pddlkit
-
-    try:
-        files = formalizer.propose(context)
-    except AnswerError as exc:
-        return Attempt(None, None, None, f"Your answer could not be read: {exc.problem}")
-    if domain is not None:
-        files = Files(domain, files.problem)
-    fixes: list[str] = []
-    merged: list[str] = []
-    if repair:
-        from .repair import repair as repair_files
-
-        repaired = repair_files(files)
-        files, fixes = repaired.files, repaired.fixes
-    declared: list[str] = []
-    if declare:
-        from .objects import declare_objects
-
-        files, declared = declare_objects(files)
-    if facts is not None:
-        merge = facts.merge(files, seen=observed_text(context.memory))
-        files, merged = merge.files, merge.added
-    kept_out: list[str] = []
-    if refuted is not None:
-        files, kept_out = refuted.apply(files)
-    if refused is not None and answer_key(files) in refused:
-        return Attempt(files, None, None, repeated_message(refused[answer_key(files)]), 0.0,
-                       fixes, merged, declared, repeated=True, kept_out=kept_out)
-    t0 = time.monotonic()
-    planned = pddlkit.plan(files.domain, files.problem, planner=planner, timeout=timeout)
-    seconds = time.monotonic() - t0
-    commands, error = _commands(env, planned)
-    return Attempt(files, commands, planned.plan if commands is not None else None, error,
-                   seconds, fixes, merged, declared, kept_out=kept_out,
-                   unfinished=planned.status in (PlanStatus.TIMEOUT, PlanStatus.OUT_OF_MEMORY))
-
-
-def _commands(env, planned) -> tuple[Optional[list[str]], Optional[str]]:
-    """Commands for a solved plan, or the solver-level error to feed back."""
-    if not planned.solved:
-        return None, planned.format(timings=False)
-    if not planned.plan.steps:
-        return None, ("The goal already holds in the initial state, so the plan is empty. Choose "
-                      "a new sub-goal that is not yet true (for example a place not visited).")
-    try:
-        if hasattr(env, "commands_for_plan"):
-            return env.commands_for_plan(planned.plan), None
-        from pddlkit.envs.api import plan_commands
-
-        return plan_commands(env.action_schema, planned.plan), None
-    except (KeyError, IndexError, ValueError) as exc:
-        names = sorted({t.action for t in env.action_schema})
-        return None, (f"The plan cannot be run: {exc}. The only actions are: {', '.join(names)}, "
-                      "with the parameters given above.")

@@ -1,0 +1,132 @@
+"""One pass of the PDDLego+ loop's inner loop: ask for the files, let code fix what it can,
+plan, and map the plan to the environment's commands (:func:`attempt`); split from
+:mod:`.loop` (issue 74: one job a file), which runs the passes, and used by
+:func:`.api.formalize_and_plan` for its one step.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from pddlkit.planners import PlanStatus
+
+from .answer import AnswerError, Files
+from .base import Context, Memory
+
+
+@dataclass
+class Attempt:
+    """One pass of the inner loop: the files written (None if the answer was unreadable), the
+    plan as commands, or the solver-level error to feed back."""
+
+    files: Optional[Files]
+    commands: Optional[list[str]]
+    plan: Any
+    error: Optional[str]
+    planner_seconds: float = 0.0
+    fixes: list[str] = field(default_factory=list)  # trivial slips repaired in code
+    merged: list[str] = field(default_factory=list)  # remembered facts put back
+    declared: list[str] = field(default_factory=list)  # objects declared in code
+    repeated: bool = False  # identical to files already refused: not planned
+    #: the planner ran out of time (or memory): no verdict on the files, so not "refused"
+    unfinished: bool = False
+    kept_out: list[str] = field(default_factory=list)  # refuted facts removed
+
+
+#: what code did to an answer's files before planning: (Attempt field, Metrics counter, the
+#: record's event, the event's field)
+CODE_EDITS = (("fixes", "repairs", "repair", "fixes"),
+              ("merged", "facts_merged", "facts-merged", "facts"),
+              ("declared", "objects_declared", "objects-declared", "fixes"),
+              ("kept_out", "facts_kept_out", "facts-kept-out", "fixes"))
+
+
+def answer_key(files: Files) -> tuple[str, str]:
+    """Two answers are the same when their files differ only in whitespace and case."""
+    def norm(text: str) -> str:
+        return " ".join(text.replace("(", " ( ").replace(")", " ) ").split()).lower()
+    return norm(files.domain), norm(files.problem)
+
+
+def observed_text(memory: Memory, pairs=()) -> str:
+    """Every observation of the episode so far (and of ``pairs``, (command, observation)) as
+    one text: what fact memory holds a placeholder's name against (:mod:`.fact_memory`).
+    Failed commands' messages are left out: the loop adds the model's own terms to them
+    (the facts ``refuted_facts`` refuted), which would make a placeholder look seen."""
+    return "\n".join(str(obs) for _, obs in [*memory.history, *pairs])
+
+
+def repeated_message(why: Optional[str]) -> str:
+    """What a model is told when its answer is one already refused: the refusal in full (a
+    planner's heading alone, "fast-downward: error ...", would drop the diagnostics that say
+    what to change)."""
+    why = (why or "").strip() or "it did not work"
+    return ("Your answer is the same as one you gave before, which was refused. It was not "
+            f"tried again. Why it was refused:\n{why}\nWrite different files that fix that "
+            "problem.")
+
+
+def attempt(formalizer, context: Context, env, planner: Any, timeout: float,
+            domain: Optional[str] = None, *, repair: bool = False, facts=None,
+            declare: bool = False, refused: Optional[dict] = None,
+            refuted=None) -> Attempt:
+    """Ask for the files (``domain`` frozen if given), repair trivial slips, declare objects
+    and merge remembered facts if asked, then plan and map the plan to commands, unless the
+    files are ones already ``refused`` (files -> why)."""
+    import pddlkit
+
+    try:
+        files = formalizer.propose(context)
+    except AnswerError as exc:
+        return Attempt(None, None, None, f"Your answer could not be read: {exc.problem}")
+    if domain is not None:
+        files = Files(domain, files.problem)
+    fixes: list[str] = []
+    merged: list[str] = []
+    if repair:
+        from .repair import repair as repair_files
+
+        repaired = repair_files(files)
+        files, fixes = repaired.files, repaired.fixes
+    declared: list[str] = []
+    if declare:
+        from .objects import declare_objects
+
+        files, declared = declare_objects(files)
+    if facts is not None:
+        merge = facts.merge(files, seen=observed_text(context.memory))
+        files, merged = merge.files, merge.added
+    kept_out: list[str] = []
+    if refuted is not None:
+        files, kept_out = refuted.apply(files)
+    if refused is not None and answer_key(files) in refused:
+        return Attempt(files, None, None, repeated_message(refused[answer_key(files)]), 0.0,
+                       fixes, merged, declared, repeated=True, kept_out=kept_out)
+    t0 = time.monotonic()
+    planned = pddlkit.plan(files.domain, files.problem, planner=planner, timeout=timeout)
+    seconds = time.monotonic() - t0
+    commands, error = _commands(env, planned)
+    return Attempt(files, commands, planned.plan if commands is not None else None, error,
+                   seconds, fixes, merged, declared, kept_out=kept_out,
+                   unfinished=planned.status in (PlanStatus.TIMEOUT, PlanStatus.OUT_OF_MEMORY))
+
+
+def _commands(env, planned) -> tuple[Optional[list[str]], Optional[str]]:
+    """Commands for a solved plan, or the solver-level error to feed back."""
+    if not planned.solved:
+        return None, planned.format(timings=False)
+    if not planned.plan.steps:
+        return None, ("The goal already holds in the initial state, so the plan is empty. Choose "
+                      "a new sub-goal that is not yet true (for example a place not visited).")
+    try:
+        if hasattr(env, "commands_for_plan"):
+            return env.commands_for_plan(planned.plan), None
+        from pddlkit.envs.api import plan_commands
+
+        return plan_commands(env.action_schema, planned.plan), None
+    except (KeyError, IndexError, ValueError) as exc:
+        names = sorted({t.action for t in env.action_schema})
+        return None, (f"The plan cannot be run: {exc}. The only actions are: {', '.join(names)}, "
+                      "with the parameters given above.")
