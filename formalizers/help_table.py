@@ -24,11 +24,16 @@ _MODULAR = ("modular",)
 FAILURES = "failures"
 
 
-def _modular(name: str, text: str, *, reads: Optional[str] = None, events: tuple = ()) -> Help:
+def _modular(name: str, text: str, *, reads: Optional[str] = None, events: tuple = (),
+             goal_policy: bool = False) -> Help:
     """A help of the modular formalizer: it needs ``--modular`` and an LLM, and counts itself
-    under its label (``ModularFormalizer.acted``) unless ``events`` says otherwise."""
+    under its label (``ModularFormalizer.acted``) unless ``events`` says otherwise. With
+    ``goal_policy``, its code is ``formalizers/helps/<name>.py``'s ``offer``, run in the
+    formalizer's goal policy slot (:mod:`pddlkit.formalizers.helps`)."""
+    hooks = (("goal_policy", f"pddlkit.formalizers.helps.{name}:offer"),) if goal_policy \
+        else ()
     return Help(name, "with --modular: " + text, requires=_MODULAR, needs_llm=True,
-                reads=reads, events=events or (name.replace("_", "-"),))
+                reads=reads, events=events or (name.replace("_", "-"),), hooks=hooks)
 
 
 HELPS: tuple[Help, ...] = (
@@ -53,7 +58,7 @@ HELPS: tuple[Help, ...] = (
          reads=FAILURES, events=("facts-refuted", "facts-kept-out")),
     _modular("novel_goals", "the goal is chosen among the atoms never true so far in the "
                             "episode while any is reachable (a room not yet visited), not "
-                            "one that takes the agent back"),
+                            "one that takes the agent back", goal_policy=True),
     _modular("local_facts", "a sentence's facts name only what the sentence names and where "
                             "the agent is, not every place it knows"),
     _modular("typed_objects", "declare every name the model typed with a domain type as an "
@@ -72,7 +77,8 @@ HELPS: tuple[Help, ...] = (
                                "(reads pddlkit's own simulators' machine-readable failures, "
                                "info['failed']: not in real TextWorld or ALFWorld)",
              reads=FAILURES, events=("facts-corrected",)),
-    _modular("task_goals", "the goals offered that name a thing the task names come first"),
+    _modular("task_goals", "the goals offered that name a thing the task names come first",
+             goal_policy=True),
     _modular("command_facts", "read the environment's valid commands through the action "
                               "templates: their names get the parameter's type, and the "
                               "precondition atoms of a command the world can run now are "
@@ -80,7 +86,7 @@ HELPS: tuple[Help, ...] = (
                               "drawer_2))", events=("facts-from-commands",)),
     _modular("task_focus", "while a goal naming every thing the task names is reachable, "
                            "only such goals are offered, and a thing already so is left "
-                           "there"),
+                           "there", goal_policy=True),
     _modular("here_facts", "a fact over two places, read in a sentence, has where the agent "
                            "is in the argument an action takes it from ((connected here ?to "
                            "?dir)), and one naming here twice leads to a place the sentence "

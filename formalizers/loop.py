@@ -56,9 +56,16 @@ from .prompts import prompt_context
 
 @dataclass
 class Limits:
+    """How far an episode goes: the paper's retry limits (5 each), its action budget, and
+    how long one planner call may take."""
+
+    #: solver errors fed back in one step before the episode ends (the inner loop)
     max_solver_retries: int = 5
+    #: failed plan steps fed back in a row before the episode ends (the outer loop)
     max_simulation_retries: int = 5
+    #: commands run in the environment, in all
     action_budget: int = 50
+    #: seconds for one planner call
     planner_timeout: float = 30.0
     #: answers identical to refused ones (``fresh_answers``) asked anew in one step; they
     #: spend no solver retry, so this bounds a model that writes nothing else (last, so the

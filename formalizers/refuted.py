@@ -43,11 +43,17 @@ def _norm(fact: str) -> str:
 def _ground(domain_text: str, step: str):
     """(action, binding) of a plan step ``(take coin pantry)`` in ``domain_text``; None when
     the domain cannot be read or has no such action."""
+    domain, _ = read_domain(domain_text)
+    return None if domain is None else bind_step(domain, step)
+
+
+def bind_step(domain, step: str):
+    """(action, binding: parameter -> argument, lower case) of a plan step ``(take coin
+    pantry)`` in a read ``domain``; None when it has no such action or the arity differs.
+    The one place a plan step is bound to its action (the modular formalizer's corrections
+    use it too)."""
     words = step.strip("() ").lower().split()
     if not words:
-        return None
-    domain, _ = read_domain(domain_text)
-    if domain is None:
         return None
     try:
         action = domain.action(words[0])

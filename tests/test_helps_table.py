@@ -92,3 +92,45 @@ def test_a_rows_helps_acted_counts_the_events_of_its_own_record(tmp_path):
         repeats = sum(e["type"] == "repeated-answer" for e in events if e["episode"] == seed)
         assert row.columns["helps_acted"] == f"repair {repairs}, fresh-answers {repeats}"
     assert any(e["type"] == "repair" for e in events)   # the help did act somewhere
+
+
+def test_a_help_in_the_goal_policy_slot_is_its_file_and_its_table_line(tmp_path, monkeypatch):
+    """A toy help written as one file (its ``offer``) and one table line: the modular
+    formalizer takes its switch by name, runs it in the goal policy slot after the table's
+    own, and counts it as acting when it changed the goals offered; a hook that cannot be
+    loaded is an AgentError naming the help."""
+    from pddlkit.formalizers import help_table
+    from pddlkit.formalizers.modular import ModularFormalizer
+    from pddlkit.llm.scripted import ScriptedLLM
+
+    (tmp_path / "toy_goal_help.py").write_text(
+        "def offer(formalizer, reached):\n    return list(reversed(reached))\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    toy = Help("toy_goals", "offer the goals backwards", requires=("modular",),
+               needs_llm=True, events=("toy-goals",),
+               hooks=(("goal_policy", "toy_goal_help:offer"),))
+    monkeypatch.setattr(help_table, "HELPS", help_table.HELPS + (toy,))
+    monkeypatch.setattr(help_table, "MODULAR_HELPS", help_table.MODULAR_HELPS + ("toy_goals",))
+    reached = [(False, 1, "(at kitchen)"), (False, 2, "(at pantry)")]
+    off = ModularFormalizer(ScriptedLLM(["none"]), "coin-collector")
+    assert off._goal_policy(list(reached)) == reached and not off.acted["toy-goals"]
+    on = ModularFormalizer(ScriptedLLM(["none"]), "coin-collector", toy_goals=True)
+    assert on._goal_policy(list(reached)) == reached[::-1]
+    assert on.acted["toy-goals"] == 1
+    with pytest.raises(TypeError, match="no help toy_gaols"):
+        ModularFormalizer(ScriptedLLM(["none"]), "coin-collector", toy_gaols=True)
+    broken = Help("toy_goals", "x", hooks=(("goal_policy", "toy_goal_help:nothing"),))
+    monkeypatch.setattr(help_table, "HELPS", help_table.HELPS[:-1] + (broken,))
+    with pytest.raises(AgentError, match="help toy_goals: its goal_policy hook "
+                                         "toy_goal_help:nothing cannot be loaded"):
+        on._goal_policy(list(reached))
+
+
+def test_pddlegos_goal_helps_are_files_in_the_slot():
+    """novel_goals, task_goals and task_focus are each a file of formalizers/helps/ named by
+    their table line, and load."""
+    from pddlkit.agents.helps import hooked
+    from pddlkit.formalizers.help_table import HELPS
+
+    names = [h.name for h, _ in hooked(HELPS, "goal_policy", lambda h: True)]
+    assert names == ["novel_goals", "task_goals", "task_focus"]

@@ -618,13 +618,16 @@ def test_task_focus_leaves_goals_alone_when_no_goal_names_every_task_thing():
     formalizer.fixed_domain = DOMAIN
     formalizer._task_words = {"put", "ladle", "countertop"}
     reached = [(False, 1, "(atlocation drawer_1)"), (False, 1, "(atlocation countertop_1)")]
-    assert formalizer._focused(reached) == reached          # the ladle not seen yet
+    from pddlkit.formalizers.helps import task_focus
+
+    assert task_focus.offer(formalizer, reached) == reached          # the ladle not seen yet
     formalizer.base = ["(atlocation desk_1)", "(inreceptacle ladle_1 desk_1)", "(handempty)"]
     reached += [(False, 1, "(holds ladle_1)"), (False, 3, "(inreceptacle ladle_1 countertop_1)")]
-    assert formalizer._focused(reached) == [(False, 3, "(inreceptacle ladle_1 countertop_1)")]
+    assert task_focus.offer(formalizer, reached) == [
+        (False, 3, "(inreceptacle ladle_1 countertop_1)")]
     formalizer.base = ["(atlocation countertop_1)", "(inreceptacle ladle_1 countertop_1)"]
-    assert formalizer._focused([(False, 1, "(holds ladle_1)"),
-                                (False, 1, "(atlocation drawer_1)")]) == [
+    assert task_focus.offer(formalizer, [(False, 1, "(holds ladle_1)"),
+                                         (False, 1, "(atlocation drawer_1)")]) == [
         (False, 1, "(atlocation drawer_1)")]                 # done: left there
 
 

@@ -196,17 +196,13 @@ class Corrections:
     def _failed_step_action(self):
         """(the failed step's action in the model's domain, a function grounding one of its
         atoms over the step's arguments); None when the step cannot be read against it."""
+        from ..refuted import bind_step
+
         dom = self._domain_model() if self.failed_step else None
-        if dom is None:
+        bound = bind_step(dom, self.failed_step) if dom is not None else None
+        if bound is None:
             return None
-        words = self.failed_step.strip("()").lower().split()
-        try:
-            action = dom.action(words[0])
-        except KeyError:
-            return None
-        if len(action.parameters) != len(words) - 1:
-            return None
-        binding = {p.name.lower(): a for p, a in zip(action.parameters, words[1:])}
+        action, binding = bound
 
         def ground(atom) -> str:
             return "(" + " ".join([atom.predicate.lower(),

@@ -33,28 +33,25 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts, 
     def __init__(self, llm: Union[LLM, str], env_id: str, *, prompts: Optional[str] = None,
                  temperature: float = 0.0, max_tokens: Optional[int] = None,
                  constrained: bool = False, samples: int = 1, goal_style: str = "detailed",
-                 novel_goals: bool = False, local_facts: bool = False,
-                 typed_objects: bool = False, ask_missing: bool = False,
-                 world_literals: bool = False, task_goals: bool = False,
-                 command_facts: bool = False, task_focus: bool = False,
-                 here_facts: bool = False, schema_check: bool = False) -> None:
+                 **helps: bool) -> None:
+        """``helps``: the modular formalizer's helps by name (``novel_goals=True``, ...),
+        each one line of :data:`~pddlkit.formalizers.help_table.HELPS`; a name the table
+        does not have is refused."""
+        from ..help_table import MODULAR_HELPS
+
         super().__init__(llm, env_id, prompts=prompts, temperature=temperature,
                          max_tokens=max_tokens)
         if samples < 1:
             raise ValueError(f"samples must be 1 or more, got {samples}")
+        unknown = sorted(set(helps) - set(MODULAR_HELPS))
+        if unknown:
+            raise TypeError(f"ModularFormalizer has no help {', '.join(unknown)} (its helps: "
+                            f"{', '.join(MODULAR_HELPS)})")
         self.env_id = env_id
         self.constrained = constrained
         self.samples = samples
-        self.novel_goals = novel_goals
-        self.local_facts = local_facts
-        self.typed_objects = typed_objects
-        self.ask_missing = ask_missing
-        self.world_literals = world_literals
-        self.task_goals = task_goals
-        self.command_facts = command_facts
-        self.task_focus = task_focus
-        self.here_facts = here_facts
-        self.schema_check = schema_check
+        for name in MODULAR_HELPS:   # each help's switch, off unless asked for
+            setattr(self, name, bool(helps.get(name, False)))
         #: how often each help changed something (label -> count), written by the loop as a
         #: ``help-acted`` event after each step and cleared (issue 73: rows count the helps
         #: that acted): a goal filter that removed or reordered candidates, a fact filter

@@ -10,7 +10,7 @@ import re
 
 from ..answer import Files
 from ..base import SIMULATION_ERROR, SOLVER_ERROR, Context
-from .parts import GOAL_CANDIDATES, _action_of, _kind_word, _words
+from .parts import GOAL_CANDIDATES, _action_of
 
 
 class Goals:
@@ -121,55 +121,21 @@ class Goals:
         ever = self.ever | set(self._facts())
         reached = sorted((format_atom(atom) in ever, cost, format_atom(atom))
                          for atom, cost in costs.items() if cost > 0 and atom[0] not in static)
-        if self.novel_goals and any(not old for old, _cost, _atom in reached):
-            # a goal true in an earlier state takes the agent back where it has been: with
-            # novel_goals, only atoms never true so far are offered while any is reachable
-            self._been = {atom for old, _cost, atom in reached if old}
-            novel = [r for r in reached if not r[0]]
-            self.acted["novel-goals"] += len(novel) < len(reached)
-            reached = novel
-        else:
-            self._been = set()
-        if self.task_goals and self._task_words:
-            # the task's things first (stable: never reached, then nearest, within each)
-            ordered = sorted(reached, key=lambda r: -sum(_kind_word(a) in self._task_words
-                                                          for a in _words(r[2])[1:]))
-            self.acted["task-goals"] += ordered != reached
-            reached = ordered
-        if self.task_focus and self._task_words:
-            focused = self._focused(reached)
-            self.acted["task-focus"] += focused != reached
-            reached = focused
+        self._been = set()
+        reached = self._goal_policy(reached)
         self._candidates = [atom for _old, _cost, atom in reached]
         return self._candidates
 
-    def _task_things(self, atom: str) -> int:
-        """How many of the task's words ``atom``'s arguments name (``ladle_1``: ladle)."""
-        return len({_kind_word(a) for a in _words(atom)[1:]} & self._task_words)
+    def _goal_policy(self, reached: list) -> list:
+        """The goal policy slot (:mod:`pddlkit.formalizers.helps`): each help's hook that
+        is on, in the table's order, counted as acting when it changed the list."""
+        from pddlkit.agents.helps import hooked
 
-    def _focused(self, reached: list) -> list:
-        """``task_focus``: while a goal naming every thing the task names (the most any
-        candidate or known fact names, two at least: ``(inreceptacle ladle_1
-        countertop_1)``) is reachable, only such goals are offered; and a thing a known fact
-        already has so (the first credit card on the countertop) is left there: no goal
-        naming it is offered. Otherwise no goal naming another thing of the type the task
-        moves (the first argument of such a goal: an ``obj``) is offered."""
-        facts = self._facts()
-        full = max([self._task_things(a) for _o, _c, a in reached]
-                   + [self._task_things(f) for f in facts] + [0])
-        if full < 2:
-            return reached
-        done = {_words(f)[1] for f in facts if self._task_things(f) == full}
-        reached = [r for r in reached if not set(_words(r[2])[1:]) & done]
-        best = [r for r in reached if self._task_things(r[2]) == full]
-        if best:
-            return best
-        # else no goal about another thing of the kind the task moves (the butterknife, as
-        # the credit card): the task's things, and places to search
-        types = {n: t for n, (t, _why) in self._fact_types().items()}
-        types.update({n: t for n, t in self.name_types.items() if t != "NONE"})
-        moved = {types.get(_words(a)[1]) for a in [r[2] for r in reached] + facts
-                 if self._task_things(a) == full} - {None}
-        return [r for r in reached if not any(
-            types.get(a) in moved and _kind_word(a) not in self._task_words
-            for a in _words(r[2])[1:])]
+        from ..help_table import HELPS
+
+        for help_, policy in hooked(HELPS, "goal_policy", lambda h: getattr(self, h.name,
+                                                                             False)):
+            offered = policy(self, reached)
+            self.acted[help_.label] += offered != reached
+            reached = offered
+        return reached

@@ -10,7 +10,9 @@ must offer for it to act (``reads``, an offer of the environment's spec such as
 A front end keeps a tuple of them (:data:`pddlkit.formalizers.help_table.HELPS`); from that
 tuple come its options' fields (:func:`option_fields`), the preset (:func:`preset`), the
 requirement checks (:func:`check_requirements`) and what each row says the helps did
-(:func:`acted`).
+(:func:`acted`), and, for a help that is one piece of code in a slot the front end
+offers (``hooks``: the modular formalizer's goal policy), where that code is
+(:func:`hooked`).
 
 What acted is counted from the episode's own record: a help names the event kinds it
 writes when it changes something (``repair``: the files code fixed), and a front end whose
@@ -41,6 +43,9 @@ class Help:
     reads: Optional[str] = None     # the environment's offer it acts on (``failures``)
     preset: bool = True             # in the front end's preset (``--small-model``)
     events: tuple[str, ...] = ()    # record events that mean it changed something
+    #: the slots of the front end it fills: (slot, "module:function"), the function loaded
+    #: when the slot runs with the help on (the modular formalizer's ``goal_policy``)
+    hooks: tuple[tuple[str, str], ...] = ()
 
     @property
     def label(self) -> str:
@@ -50,6 +55,26 @@ class Help:
     @property
     def flag(self) -> str:
         return "--" + self.label
+
+
+def hooked(helps: Sequence[Help], slot: str, on) -> list[tuple[Help, Any]]:
+    """The functions that fill ``slot``, in the table's order, of the helps ``on(help)``
+    says are on: (help, function). A hook names ``module:function``; one that cannot be
+    loaded is a :class:`AgentError` naming the help, not an ImportError from deep inside."""
+    import importlib
+
+    found = []
+    for item in helps:
+        for name, where in item.hooks:
+            if name != slot or not on(item):
+                continue
+            module, _, function = where.partition(":")
+            try:
+                found.append((item, getattr(importlib.import_module(module), function)))
+            except (ImportError, AttributeError) as exc:
+                raise AgentError(f"help {item.name}: its {slot} hook {where} cannot be "
+                                 f"loaded ({exc}); fix the help table's line") from None
+    return found
 
 
 def option_fields(helps: Sequence[Help]) -> list[tuple[str, type, Any]]:

@@ -1,0 +1,16 @@
+"""Helps of the modular formalizer that are one piece of code in one of its slots, a file
+each (issue 74). A help's line in :data:`pddlkit.formalizers.help_table.HELPS` names its
+hook (``hooks=(("goal_policy", "pddlkit.formalizers.helps.novel_goals:offer"),)``); the
+formalizer runs the hooks of the helps that are on, in the table's order, and counts a help
+as having acted when its hook changed what it was given.
+
+Slots:
+
+* ``goal_policy(formalizer, reached) -> reached``: which goals the model is offered, and in
+  what order. ``reached`` is a list of ``(true before in the episode, relaxed cost, atom)``
+  for every atom the known facts can reach, never-reached-then-nearest first; a policy
+  returns the list to offer (a subset, or the same atoms reordered).
+
+Adding such a help is this file and one table line; its flag, its place in
+``--small-model``, its requirement checks and its row's helps column come from the line.
+"""
