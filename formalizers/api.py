@@ -67,7 +67,7 @@ from pddlkit.llm.usage import Usage, usage_since, usage_snapshot
 
 from .answer import Files
 from .attempt import answer_key, attempt, observed_text
-from .base import INITIAL, SOLVER_ERROR, UPDATE, Memory
+from .base import INITIAL, SOLVER_ERROR, UPDATE, FollowsThePlan, Memory
 from .loop import ENDED, Limits
 from .prompts import prompt_context
 
@@ -304,7 +304,7 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
             memory.facts = FactMemory()
         if kind == UPDATE:  # the caller ran the last plan and is back with what it saw
             memory.facts.confirm(memory.planned, seen=observed_text(memory.memory, pairs))
-    if kind == UPDATE and hasattr(memory.formalizer, "ran"):   # modular: what the caller ran
+    if kind == UPDATE and isinstance(memory.formalizer, FollowsThePlan):   # what the caller ran
         memory.formalizer.ran(memory.last_steps[:len(pairs)])
     memory.memory.history.extend(pairs)
     if frozen is not None and hasattr(memory.formalizer, "fixed_domain"):

@@ -78,3 +78,28 @@ class LearnsFromTransitions(Protocol):
 
     def observe(self, transitions: list) -> None:
         ...
+
+
+@runtime_checkable
+class FollowsThePlan(Protocol):
+    """A formalizer that keeps the state itself (the modular formalizer): the loop says which
+    steps of the plan ran (``ran``, when the plan did not fail) and which step failed in the
+    world, with the world's ``info`` (``failed``), so it can progress its facts and aim its
+    revision at the step."""
+
+    def ran(self, steps: list[str]) -> None:
+        ...
+
+    def failed(self, step: Optional[str], info: Optional[dict] = None) -> None:
+        ...
+
+
+@runtime_checkable
+class ReportsWork(Protocol):
+    """A formalizer whose work the record shows beyond its files (the modular formalizer's
+    parts, what a help changed inside it): ``work_done`` returns the work since it was last
+    called as (event kind, data) pairs, in order, and forgets it. The loop counts what it
+    knows of (``objects-declared``, ``parts``) and writes every pair as an event."""
+
+    def work_done(self) -> list[tuple[str, dict]]:
+        ...

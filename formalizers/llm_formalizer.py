@@ -133,6 +133,11 @@ class LLMFormalizer(PromptedLLM):
         #: how often each help changed a request (label -> count; :mod:`.modular`'s too)
         self.acted: Counter = Counter()
 
+    def work_done(self) -> list[tuple[str, dict]]:
+        """How often each help changed a request since the last call (:class:`.base.
+        ReportsWork`)."""
+        return _drain_acted(self.acted)
+
     def render(self, context: Context) -> str:
         """The prompt for ``context``, its history trimmed to the model's context (see the
         module docstring); ``history_left_out`` says how many entries went."""
@@ -234,3 +239,11 @@ class LLMFormalizer(PromptedLLM):
                     actions=parse_signatures(context.signatures) or None, domain=domain)
             self._grammar_key = key
         return self._grammar
+
+
+def _drain_acted(acted: Counter) -> list[tuple[str, dict]]:
+    """A ``help-acted`` event of the helps that acted (none when none did), the counts
+    cleared."""
+    counts = {k: v for k, v in acted.items() if v}
+    acted.clear()
+    return [("help-acted", {"counts": counts})] if counts else []

@@ -48,8 +48,8 @@ from pddlkit.agents.episode import RecordFile  # JSONL: every event
 from pddlkit.llm.usage import usage_delta, usage_snapshot
 from .answer import Files
 from .attempt import CODE_EDITS, Attempt, answer_key, attempt, observed_text
-from .base import (INITIAL, SIMULATION_ERROR, SOLVER_ERROR, UPDATE, Formalizer,
-                   LearnsFromTransitions, Memory)
+from .base import (INITIAL, SIMULATION_ERROR, SOLVER_ERROR, UPDATE, FollowsThePlan,
+                   Formalizer, LearnsFromTransitions, Memory, ReportsWork)
 from .evidence import as_transition, believed_states
 from .prompts import prompt_context
 
@@ -305,7 +305,7 @@ class _Episode:
     def record_attempt(self, tried: Attempt) -> None:
         """What the formalizer and code did in one pass, counted and recorded."""
         m, emit, formalizer = self.m, self.emit, self.formalizer
-        _record_parts(formalizer, m, emit)
+        _record_work(formalizer, m, emit)
         left_out = getattr(formalizer, "history_left_out", 0)
         if left_out:
             m.history_left_out = max(m.history_left_out, left_out)
@@ -377,7 +377,8 @@ class _Episode:
         formalizer, ran = self.formalizer, self.result.actions[-1]
         if seen and isinstance(formalizer, LearnsFromTransitions):
             formalizer.observe(seen)
-        if failure is None and hasattr(formalizer, "ran"):   # the modular mode keeps the state
+        follows = isinstance(formalizer, FollowsThePlan)   # the modular mode keeps the state
+        if failure is None and follows:
             formalizer.ran(ran[:len(done)])
         step_failed = ran[len(done)] if failure is not None and len(done) < len(ran) else None
         if self.refuted is not None and self.previous is not None:
@@ -393,11 +394,8 @@ class _Episode:
                     self.emit("facts-refuted", step=self.m.steps, facts=new,
                               command=failure[0])
                     failure = (failure[0], failure[1] + self.refuted.said(new), failure[2])
-        if failure is not None and hasattr(formalizer, "failed"):   # the modular mode aims
-            if _takes_info(formalizer.failed):                   # its revision at the step
-                formalizer.failed(step_failed, failure[2])
-            else:   # a formalizer of the earlier shape, failed(step)
-                formalizer.failed(step_failed)
+        if failure is not None and follows:   # the modular mode aims its revision at the step
+            formalizer.failed(step_failed, failure[2])
         return failure
 
     def step_failed(self, snapshot, done: list[str], failure: tuple[str, str]) -> None:
@@ -447,60 +445,20 @@ def emitter(log: RecordFile, on_event=None):
     return emit
 
 
-def _takes_info(method) -> bool:
-    """Whether a formalizer's ``failed`` takes the world's info too (``failed(step, info)``)."""
-    import inspect
-
-    try:
-        params = inspect.signature(method).parameters.values()
-    except (TypeError, ValueError):
-        return False
-    return sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params) >= 2 \
-        or any(p.kind == p.VAR_POSITIONAL for p in params)
-
-
-def _record_parts(formalizer, m: Metrics, emit) -> None:
-    """The modular mode's calls of the last request (:mod:`.modular`), counted and recorded
-    with what code did with each answer; and how often each help acted in the formalizer
-    (``help-acted``, :mod:`pddlkit.agents.helps`)."""
-    acted = getattr(formalizer, "acted", None)
-    if acted and any(acted.values()):
-        emit("help-acted", step=m.steps, counts={k: v for k, v in acted.items() if v})
-        acted.clear()
-    declared = getattr(formalizer, "typed_declared", None)
-    if declared:   # typed_objects: names the model typed, declared though no fact names them
-        m.objects_declared += len(declared)
-        emit("objects-declared", step=m.steps,
-             fixes=[f"problem: declared {d} (typed by the model or a command; no fact "
-                    "names it)"
-                    for d in declared])
-        formalizer.typed_declared = []
-    refuted = getattr(formalizer, "schema_refuted", None)
-    if refuted:   # schema_check: a transition refuted an action schema; it was asked anew
-        emit("schema-refuted", step=m.steps, findings=list(refuted))
-        formalizer.schema_refuted = []
-    observed = getattr(formalizer, "observed_after", None)
-    if observed:   # ... and what the observation after a one-command plan stated
-        for item in observed:
-            emit("transition-observed", step=m.steps, **item)
-        formalizer.observed_after = []
-    corrected = getattr(formalizer, "world_corrected", None)
-    if corrected:  # world_literals: what the world's failed literal implies, applied in code
-        emit("facts-corrected", step=m.steps, facts=corrected)
-        formalizer.world_corrected = []
-    derived = getattr(formalizer, "command_derived", None)
-    dropped = getattr(formalizer, "command_dropped", None)
-    if derived or dropped:   # command_facts: read from the valid commands, in code
-        emit("facts-from-commands", step=m.steps, facts=list(derived or []),
-             dropped=list(dropped or []))
-        formalizer.command_derived, formalizer.command_dropped = [], []
-    parts = getattr(formalizer, "last_parts", None)
-    if not parts:
+def _record_work(formalizer, m: Metrics, emit) -> None:
+    """What the formalizer did in the last request beyond its files (:class:`.base.
+    ReportsWork`: the modular mode's calls, with what code did with each answer, how often
+    each help acted in it), counted and recorded."""
+    if not isinstance(formalizer, ReportsWork):
         return
-    m.part_calls += sum(1 for p in parts if not p.outcome.startswith("skipped, no call"))
-    m.parts_redrawn += sum(1 for p in parts if p.outcome.startswith("redrawn"))
-    emit("parts", step=m.steps, parts=[p.to_dict() for p in parts])
-    formalizer.last_parts = []
+    for kind, data in formalizer.work_done():
+        if kind == "objects-declared":
+            m.objects_declared += len(data["fixes"])
+        elif kind == "parts":
+            outcomes = [p["outcome"] for p in data["parts"]]
+            m.part_calls += sum(1 for o in outcomes if not o.startswith("skipped, no call"))
+            m.parts_redrawn += sum(1 for o in outcomes if o.startswith("redrawn"))
+        emit(kind, step=m.steps, **data)
 
 
 def _score(scorer, result: EpisodeResult, memory, step: int, emit) -> None:

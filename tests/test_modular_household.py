@@ -412,17 +412,25 @@ def test_the_missing_part_offers_only_names_typed_so():
     assert sorted(places) == ["cabinet_1", "desk_1"]
 
 
-def test_a_formalizer_of_the_earlier_shape_still_gets_failed_with_the_step_alone():
-    from pddlkit.formalizers.loop import _takes_info
+def test_what_the_loop_asks_of_a_formalizer_is_a_protocol_not_a_probe():
+    """Issue 74: the loop reaches a formalizer's optional capabilities through small
+    runtime_checkable protocols (the modular formalizer follows the plan and reports its
+    work; the whole-file LLM formalizer only reports its helps' work; the offline reader
+    neither), not through hasattr probes and a read of ``failed``'s signature."""
+    from pddlkit.formalizers.base import FollowsThePlan, ReportsWork
+    from pddlkit.formalizers.llm_formalizer import LLMFormalizer
+    from pddlkit.formalizers.observation import ObservationFormalizer
 
-    class Old:
-        def failed(self, step):
-            pass
-
-    class New:
-        def failed(self, step, info=None):
-            pass
-    assert not _takes_info(Old().failed) and _takes_info(New().failed)
+    modular = ModularFormalizer(ScriptedLLM(lambda m: "none"), "household")
+    whole = LLMFormalizer(ScriptedLLM(lambda m: "none"), "household")
+    offline = ObservationFormalizer("household")
+    assert isinstance(modular, FollowsThePlan) and isinstance(modular, ReportsWork)
+    assert isinstance(whole, ReportsWork) and not isinstance(whole, FollowsThePlan)
+    assert not isinstance(offline, ReportsWork) and not isinstance(offline, FollowsThePlan)
+    modular.acted["task-goals"] += 2
+    modular.typed_declared = ["cabinet_1 - receptacle"]
+    assert [kind for kind, _ in modular.work_done()] == ["help-acted", "objects-declared"]
+    assert modular.work_done() == []        # reported once
 
 
 def first_offered(prompt: str) -> str:

@@ -13,7 +13,7 @@ from pddlkit.llm.base import LLM
 
 from ..answer import AnswerError, Files
 from ..base import INITIAL, SIMULATION_ERROR, SOLVER_ERROR, Context
-from ..llm_formalizer import PromptedLLM
+from ..llm_formalizer import PromptedLLM, _drain_acted
 from ..schema_check import SchemaEvidence
 from .parts import PartCall, STOP_WORDS, _reserved, _signatures, _templates, _types, _words
 from .corrections import Corrections
@@ -196,6 +196,33 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts, 
             return
         last = next((c for c in reversed(self.last_parts) if c.part == part), None)
         raise AnswerError(f"the {part} part: " + (last.outcome if last else "no answer"))
+
+    def work_done(self) -> list[tuple[str, dict]]:
+        """The work of the requests since the last call, as events (:class:`..base.
+        ReportsWork`): how often each help acted, the names declared because the model typed
+        them (``typed_objects``), the schemas a transition refuted and what a one-command
+        plan's observation stated (``schema_check``), the facts the world's literal
+        corrected (``world_literals``), the facts read from the commands
+        (``command_facts``), and every part's call."""
+        work = _drain_acted(self.acted)
+        if self.typed_declared:   # declared though no fact names them
+            work.append(("objects-declared", {"fixes": [
+                f"problem: declared {d} (typed by the model or a command; no fact names it)"
+                for d in self.typed_declared]}))
+        if self.schema_refuted:
+            work.append(("schema-refuted", {"findings": list(self.schema_refuted)}))
+        work += [("transition-observed", dict(item)) for item in self.observed_after]
+        if self.world_corrected:
+            work.append(("facts-corrected", {"facts": self.world_corrected}))
+        if self.command_derived or self.command_dropped:
+            work.append(("facts-from-commands", {"facts": list(self.command_derived),
+                                                 "dropped": list(self.command_dropped)}))
+        if self.last_parts:
+            work.append(("parts", {"parts": [p.to_dict() for p in self.last_parts]}))
+        self.typed_declared, self.schema_refuted, self.observed_after = [], [], []
+        self.world_corrected, self.command_derived, self.command_dropped = [], [], []
+        self.last_parts = []
+        return work
 
     def observe(self, transitions: list) -> None:
         """The last plan's transitions (the loop's :class:`~.base.LearnsFromTransitions`):
