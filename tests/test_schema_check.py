@@ -339,3 +339,70 @@ def test_a_row_on_a_learned_domain_says_what_learning_cost(tmp_path):
                   env_options={"rooms": 3})[0].as_dict()
     assert (row["learning_episodes"], row["learning_seconds"], row["learning_tokens"]) == \
         (3, 612.5, 40210)
+
+
+#: predicates with nothing about doors (as Qwen2.5-Coder 1.5B wrote them: nothing said where
+#: a door is or whether it is open), and schemas over them
+NO_DOORS = ("(at ?r - room)\n(connected ?from - room ?to - room ?dir - direction)\n"
+            "(in ?i - item ?r - room)\n(holding ?i - item)\n(visited ?r - room)")
+MOVE_NO_DOORS = (":precondition (and (at ?from) (connected ?from ?to ?dir)) :effect (and (not "
+                 "(at ?from)) (at ?to) (visited ?to))")
+DOOR_NO_DOORS = ":precondition (and (at ?loc1) (connected ?loc1 ?loc2 ?dir)) :effect " \
+                "(visited ?loc1)"
+
+
+def _doorless(prompts: list[str]):
+    """Writes NO_DOORS until asked for the predicates again with the evidence, then
+    CoinCollector's own; each schema over whichever predicates its prompt shows."""
+    def answer(prompt: str) -> str:
+        part = _part(prompt)
+        if part == "domain":
+            prompts.append(prompt)
+            return PREDICATES if "no precondition and effect of" in prompt else NO_DOORS
+        if part == "precondition":
+            action = re.search(r"of the action (\S+)", prompt).group(1)
+            if "has-door" not in prompt.split("Part to write", 1)[0]:
+                return MOVE_NO_DOORS if action == "move" else \
+                    ":precondition (at ?r) :effect (holding ?i)" if action == "take" \
+                    else DOOR_NO_DOORS
+            return RIGHT if action == "move" else door_and_take_schema(action)
+        return careful(prompt)
+    return answer
+
+
+def test_predicates_no_schema_can_fix_are_asked_again_with_the_evidence(monkeypatch):
+    """Issue 75: the model's predicates cannot say a door is closed, so no schema of move
+    explains a move the world refused; the schema is not just set aside: the predicates are
+    asked again with the finding and what the game did, every action and the facts are
+    written again over the new ones, and the episode is won. Without the rewrite (its limit
+    at 0) the same model loses."""
+    from pddlkit.formalizers.modular import predicates
+
+    def play(rewrites: int):
+        monkeypatch.setattr(predicates, "PREDICATE_REWRITES", rewrites)
+        prompts: list[str] = []
+        events: list[dict] = []
+        formalizer = ModularFormalizer(_script(_doorless(prompts)), "coin-collector",
+                                       schema_check=True)
+        result = run_episode(make("coin-collector", rooms=3), formalizer, seed=1,
+                             limits=Limits(action_budget=40),
+                             on_event=lambda kind, data: events.append({"type": kind, **data}))
+        return result, formalizer, events, prompts
+
+    result, formalizer, events, prompts = play(2)
+    findings = [f for e in events if e["type"] == "schema-refuted" for f in e["findings"]]
+    rewritten = [f for f in findings if f.startswith("predicates rewritten")]
+    assert len(rewritten) == 1, findings
+    assert "no precondition and effect of move explains what the game did" in prompts[-1]
+    assert "What the game did when move's command was given:" in prompts[-1]
+    assert "(has-door ?from - room" in rewritten[0]
+    assert formalizer.predicate_rewrites == 1 and "move" not in formalizer.evidence.set_aside
+    later = [e["domain"] for e in events[next(i for i, e in enumerate(events)
+                                              if e["type"] == "schema-refuted"):]
+             if e["type"] == "files"]
+    assert later and "has-door" in later[-1] and "door-open" in later[-1]
+    assert result.won, result.metrics.abort_reason
+
+    lost, formalizer, events, _prompts = play(0)
+    assert not lost.won and formalizer.predicate_rewrites == 0
+    assert "move" in formalizer.evidence.set_aside

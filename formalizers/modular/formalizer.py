@@ -18,13 +18,15 @@ from ..schema_check import SchemaEvidence
 from .parts import PartCall, STOP_WORDS, _reserved, _signatures, _templates, _types, _words
 from .corrections import Corrections
 from .goals import Goals
+from .predicates import PredicateRevision
 from .writing import Writing
 from .reading import Reading
 from .prompting import Prompting
 from .facts import Facts
 
 
-class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts, PromptedLLM):
+class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
+                        PredicateRevision, PromptedLLM):
     """``ModularFormalizer(llm, env_id)``: PDDLego+ with one part of the files per call (see
     the module docstring); a drop-in for :class:`~.llm_formalizer.LLMFormalizer`."""
 
@@ -117,6 +119,8 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts, 
         self._commands_said: set[str] = set()      # ... facts said in this propose
         self._rewrites: list[str] = []             # lines the last _read kept changed
         self.evidence = SchemaEvidence()           # schema_check: the episode's transitions
+        self.predicate_rewrites = 0                # ... predicates asked again (.predicates)
+        self._predicates_why = ""                  # ... why, while they are asked
         self.schema_refuted: list[str] = []        # ... findings acted on, since the loop read
         self.observed_after: list[dict] = []       # ... a one-command plan's effects, same
         if kept is not None:
@@ -251,6 +255,9 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts, 
         self.acted["schema-check"] += 1
         self.schema_refuted.append(finding.format())
         if not self._write(part, context, signatures):
+            if self._rewrite_predicates(finding, context, signatures):
+                self._written_last.append("predicates")
+                return
             self.evidence.set_aside.add(finding.schema)
             self.schema_refuted[-1] += (" (no rewrite explained every transition: the schema "
                                         "stays, not asked for again in this episode)")

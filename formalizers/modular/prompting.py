@@ -38,7 +38,8 @@ class Prompting:
         elif kind == "predicates":
             text = self.templates["predicates"].substitute(
                 context=common, types=", ".join(_types(signatures)),
-                signatures=context.signatures, history=shown, revision=revision)
+                signatures=context.signatures, history=shown,
+                revision=self._predicates_why or revision)
         elif kind == "correction":
             named = list(dict.fromkeys(self._predicate_of(c) for c in self._corrections()))
             text = self.templates["correction"].substitute(
