@@ -344,21 +344,27 @@ def test_a_row_on_a_learned_domain_says_what_learning_cost(tmp_path):
 #: predicates with nothing about doors (as Qwen2.5-Coder 1.5B wrote them: nothing said where
 #: a door is or whether it is open), and schemas over them
 NO_DOORS = ("(at ?r - room)\n(connected ?from - room ?to - room ?dir - direction)\n"
-            "(in ?i - item ?r - room)\n(holding ?i - item)\n(visited ?r - room)")
+            "(in ?i - item ?r - room)\n(holding ?i - item)\n(visited ?r - room)\n"
+            "(take ?i - item ?r - room)")
 MOVE_NO_DOORS = (":precondition (and (at ?from) (connected ?from ?to ?dir)) :effect (and (not "
                  "(at ?from)) (at ?to) (visited ?to))")
 DOOR_NO_DOORS = ":precondition (and (at ?loc1) (connected ?loc1 ?loc2 ?dir)) :effect " \
                 "(visited ?loc1)"
 
 
-def _doorless(prompts: list[str]):
-    """Writes NO_DOORS until asked for the predicates again with the evidence, then
-    CoinCollector's own; each schema over whichever predicates its prompt shows."""
+def _doorless(prompts: list[str], stubborn: int = 0):
+    """Writes NO_DOORS until asked for the predicates again with the evidence (``stubborn``
+    times more, in another order, as Qwen2.5-Coder 1.5B did), then CoinCollector's own; each
+    schema over whichever predicates its prompt shows."""
+    again = iter(["\n".join(reversed(NO_DOORS.splitlines()))] * stubborn)
+
     def answer(prompt: str) -> str:
         part = _part(prompt)
         if part == "domain":
             prompts.append(prompt)
-            return PREDICATES if "no precondition and effect of" in prompt else NO_DOORS
+            if "no precondition and effect of" not in prompt:
+                return NO_DOORS
+            return next(again, PREDICATES)
         if part == "precondition":
             action = re.search(r"of the action (\S+)", prompt).group(1)
             if "has-door" not in prompt.split("Part to write", 1)[0]:
@@ -378,11 +384,11 @@ def test_predicates_no_schema_can_fix_are_asked_again_with_the_evidence(monkeypa
     at 0) the same model loses."""
     from pddlkit.formalizers.modular import predicates
 
-    def play(rewrites: int):
+    def play(rewrites: int, stubborn: int = 0):
         monkeypatch.setattr(predicates, "PREDICATE_REWRITES", rewrites)
         prompts: list[str] = []
         events: list[dict] = []
-        formalizer = ModularFormalizer(_script(_doorless(prompts)), "coin-collector",
+        formalizer = ModularFormalizer(_script(_doorless(prompts, stubborn)), "coin-collector",
                                        schema_check=True)
         result = run_episode(make("coin-collector", rooms=3), formalizer, seed=1,
                              limits=Limits(action_budget=40),
@@ -406,3 +412,11 @@ def test_predicates_no_schema_can_fix_are_asked_again_with_the_evidence(monkeypa
     lost, formalizer, events, _prompts = play(0)
     assert not lost.won and formalizer.predicate_rewrites == 0
     assert "move" in formalizer.evidence.set_aside
+
+    # the same predicates in another order are not new: redrawn, then the new ones kept
+    again, formalizer, events, _prompts = play(2, stubborn=2)
+    outcomes = [c.outcome for c in formalizer.calls if c.part == "predicates"]
+    assert outcomes[1:3] == ["unreadable: the same predicates as before, which no schema over "
+                             "them could fix; write different ones"] * 2, outcomes
+    assert outcomes[3] == "used" and again.won
+    assert "Your predicates take have the names of actions" in prompts[-1]

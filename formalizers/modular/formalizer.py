@@ -121,6 +121,7 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
         self.evidence = SchemaEvidence()           # schema_check: the episode's transitions
         self.predicate_rewrites = 0                # ... predicates asked again (.predicates)
         self._predicates_why = ""                  # ... why, while they are asked
+        self._refused_predicates: list[frozenset] = []   # ... the sets refused
         self.schema_refuted: list[str] = []        # ... findings acted on, since the loop read
         self.observed_after: list[dict] = []       # ... a one-command plan's effects, same
         if kept is not None:

@@ -12,7 +12,8 @@ Here, when no rewrite of a refuted schema gets past the evidence, the predicates
 again (at most :data:`PREDICATE_REWRITES` times an episode), with what went wrong: the
 finding, what the game did when the action's command was given, and that predicates describe
 the state, not the actions. The answer must differ from the predicates written before (an
-identical one is redrawn). With new predicates every action is written again, and the facts
+identical one, in any order or spacing, is redrawn). Where a predicate has an action's name,
+the request says so: a predicate says what is true, an action changes it. With new predicates every action is written again, and the facts
 are read again from the last observation: the old facts, the old evidence (the facts believed
 before each command, in the old predicates' terms) and the old schemas mean nothing over the
 new predicates, so they go. When any of that fails, everything is as it was, and the schema is
@@ -41,14 +42,18 @@ class PredicateRevision:
         kept = (list(self.predicates), dict(self.bodies), self.evidence, list(self.base),
                 list(self.chunk), self.seen, set(self.ever))
         uses = "\n".join(self.evidence.uses(finding.schema))
+        self._refused_predicates.append(frozenset(self.predicates))
+        named = sorted({_name(p) for p in self.predicates} & {a.lower() for a in signatures})
         self._predicates_why = (
             f"With the predicates you wrote, no precondition and effect of {finding.schema} "
             f"explains what the game did: {finding.format()}\n"
             + (f"What the game did when {finding.schema}'s command was given:\n{uses}\n"
                if uses else "")
+            + (f"Your predicates {', '.join(named)} have the names of actions: a predicate "
+               "says what is true in the game, an action changes it.\n" if named else "")
             + "Predicates describe the game's state (where the player is, how places "
               "connect, where doors are and whether they are open, where things are), not "
-              "the actions; write them again.")
+              "the actions; write them again, different from before.")
         self._refused[self._refusal_key("predicates", self.answers["predicates"])] = \
             self._predicates_why
         try:
@@ -71,6 +76,16 @@ class PredicateRevision:
             f"observation's facts written again over: {' '.join(self.predicates)}")
         return True
 
+    def _same_predicates(self, kept: list[str]) -> bool:
+        """Whether ``kept`` is a set of predicates refused before (in any order or spacing):
+        such an answer is redrawn, not kept."""
+        return frozenset(kept) in self._refused_predicates
+
     def _restore_domain(self, kept: tuple) -> None:
         (self.predicates, self.bodies, self.evidence, self.base, self.chunk, self.seen,
          self.ever) = kept
+
+
+def _name(predicate: str) -> str:
+    """``(open-door ?a - room)`` -> ``open-door``."""
+    return predicate.strip("() ").split()[0].lower()

@@ -52,6 +52,9 @@ class Reading:
                 refused.append(f"{m.group(0)}: declared twice")
             else:
                 kept.append(f"({m.group(1).lower()}" + "".join(" " + p for p in params) + ")")
+        if kept and self._same_predicates(kept):
+            return None, refused + ["the same predicates as before, which no schema over them "
+                                    "could fix; write different ones"]
         covered = {w for line in kept for w in line.strip("()").split()}
         missing = [t for t in _types(signatures) if t != "object" and t not in covered]
         if kept and missing:   # an action's parameter of that type would be unconstrained
