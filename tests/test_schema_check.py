@@ -420,3 +420,5 @@ def test_predicates_no_schema_can_fix_are_asked_again_with_the_evidence(monkeypa
                              "them could fix; write different ones"] * 2, outcomes
     assert outcomes[3] == "used" and again.won
     assert "Your predicates take have the names of actions" in prompts[-1]
+    asked_again = prompts[-1].split("Part to write", 1)[0]
+    assert "(take ?i" not in asked_again and "(connected " not in asked_again  # no echo

@@ -22,6 +22,8 @@ class Prompting:
         shown = "\n".join(f"> {a}\n{o}" for a, o in history[:self.seen]) or "(nothing yet)"
         values = {"task": context.memory.task, "domain_part": self._domain_part(),
                   "known": " ".join(self._facts()) or "(none yet)"}
+        if self._predicates_why:   # asked again: the refused ones and facts over them invite
+            values.update(domain_part="", known="(none yet)")   # echoes (measured: copied)
         common = self.templates["context"].substitute(values).strip()
         last = self.answers.get(self._answer_key(part))
         revision = _revision(context, last)
