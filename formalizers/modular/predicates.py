@@ -9,17 +9,17 @@ alone: no precondition over those predicates tells a closed door from an open do
 schema check then set the schema aside and the episode played on with it.
 
 Here, when no rewrite of a refuted schema gets past the evidence, the predicates are asked for
-again (at most :data:`PREDICATE_REWRITES` times an episode), with what went wrong: the
-finding, what the game did when the action's command was given, and that predicates describe
-the state, not the actions; the request leaves out the predicates refused and the facts over
-them (measured with Qwen2.5-Coder 1.5B, dev seeds 0-2 at 9324340: shown them, it wrote the
-same set again in 18 of its 20 draws). The answer must differ from the predicates written before (an
+again (at most :data:`PREDICATE_REWRITES` times an episode), with what went wrong: the finding,
+what the game did when the action's command was given, and that predicates describe the state,
+not the actions; the request leaves out the predicates refused and the facts over them
+(measured with Qwen2.5-Coder 1.5B, dev seeds 0-2 at 9324340: shown them, it wrote the same set
+again in 18 of its 20 draws). The answer must differ from the predicates written before (an
 identical one, in any order or spacing, is redrawn). Where a predicate has an action's name,
-the request says so: a predicate says what is true, an action changes it. With new predicates every action is written again, and the facts
-are read again from the last observation: the old facts, the old evidence (the facts believed
-before each command, in the old predicates' terms) and the old schemas mean nothing over the
-new predicates, so they go. When any of that fails, everything is as it was, and the schema is
-set aside as before.
+the request says so: a predicate says what is true, an action changes it. With new predicates
+every action is written again, and the facts are read again from the last observation: the old
+facts, the old evidence (the facts believed before each command, in the old predicates' terms)
+and the old schemas mean nothing over the new predicates, so they go. When any of that fails,
+everything is as it was, and the schema is set aside as before.
 """
 
 from __future__ import annotations
