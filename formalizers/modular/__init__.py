@@ -169,6 +169,16 @@ Records: every call is a :class:`PartCall` (which part, why, its tokens, its ans
 code did with it: used, refused lines, redrawn); the loop writes them as a ``parts`` event.
 ``samples`` > 1 draws that many answers per part and keeps the first whose assembled files
 pass ``pddlkit check`` (the goal: whose files also plan).
+
+Files (issue 74: the 2,102-line module split by job; each a mixin of
+:class:`ModularFormalizer`): ``formalizer.py`` the episode's state, ``propose`` and what the
+loop tells it (``ran``, ``failed``, ``observe``, ``work_done``); ``writing.py`` asking for a
+part and keeping the answer; ``reading.py`` an answer read into its part; ``prompting.py``
+the requests and grammars; ``goals.py`` which parts to write and which goals to offer (the
+goal policy slot, whose helps are files of :mod:`pddlkit.formalizers.helps`); ``facts.py``
+the facts believed now; ``corrections.py`` what the world said was wrong; ``predicates.py``
+the predicates asked for again from the evidence; ``parts.py`` the vocabulary and the text
+helpers. ``benchmarks/replay_records.py`` replays the committed records' answers through it.
 """
 
 from .formalizer import ModularFormalizer
