@@ -56,17 +56,23 @@ def _learner(prompts: list[str], answers: list[str] = MOVES):
     return answer
 
 
-def _events(tmp_path, schema_check: bool, answers: list[str] = MOVES):
+def _episode(answer, schema_check: bool = True):
+    """CoinCollector seed 1, 3 rooms, played by the scripted model ``answer``: (result,
+    formalizer, the record's events)."""
     import json
 
-    prompts: list[str] = []
     events: list[dict] = []
-    formalizer = ModularFormalizer(_script(_learner(prompts, answers)), "coin-collector",
-                                   schema_check=schema_check)
+    formalizer = ModularFormalizer(_script(answer), "coin-collector", schema_check=schema_check)
     result = run_episode(make("coin-collector", rooms=3), formalizer, seed=1,
                          limits=Limits(action_budget=40),
                          on_event=lambda kind, data: events.append({"type": kind, **data}))
     json.dumps(events)   # the record's events are plain data
+    return result, formalizer, events
+
+
+def _events(tmp_path, schema_check: bool, answers: list[str] = MOVES):
+    prompts: list[str] = []
+    result, formalizer, events = _episode(_learner(prompts, answers), schema_check)
     return result, formalizer, events, prompts
 
 
@@ -387,13 +393,7 @@ def test_predicates_no_schema_can_fix_are_asked_again_with_the_evidence(monkeypa
     def play(rewrites: int, stubborn: int = 0):
         monkeypatch.setattr(predicates, "PREDICATE_REWRITES", rewrites)
         prompts: list[str] = []
-        events: list[dict] = []
-        formalizer = ModularFormalizer(_script(_doorless(prompts, stubborn)), "coin-collector",
-                                       schema_check=True)
-        result = run_episode(make("coin-collector", rooms=3), formalizer, seed=1,
-                             limits=Limits(action_budget=40),
-                             on_event=lambda kind, data: events.append({"type": kind, **data}))
-        return result, formalizer, events, prompts
+        return (*_episode(_doorless(prompts, stubborn)), prompts)
 
     result, formalizer, events, prompts = play(2)
     findings = [f for e in events if e["type"] == "schema-refuted" for f in e["findings"]]
