@@ -166,11 +166,11 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
     emit = emitter(log, on_event)
     emit("start", env=env.id, seed=result.seed, task=env.task, observation=obs,
          formalizer=result.formalizer)
-    episode = _Episode(env, formalizer, planner, limits, emit, memory, result, domain,
-                       repair=repair, fact_memory=fact_memory, declare=declare_objects,
-                       fresh_answers=fresh_answers, refuted_facts=refuted_facts)
     scorer, why_not = Scorer.for_env(env) if score else (None, "")
-    episode.scorer = scorer
+    episode = _Episode(env, formalizer, planner, limits, emit, memory, result, domain,
+                       scorer=scorer, repair=repair, fact_memory=fact_memory,
+                       declare=declare_objects, fresh_answers=fresh_answers,
+                       refuted_facts=refuted_facts)
     if why_not:
         emit("score-unavailable", reason=why_not)
     if domain is not None and hasattr(formalizer, "fixed_domain"):
@@ -200,7 +200,7 @@ class _Episode:
     A class because these share a dozen values of the episode."""
 
     def __init__(self, env, formalizer, planner, limits: Limits, emit, memory: Memory,
-                 result: EpisodeResult, domain: Optional[str], *, repair: bool,
+                 result: EpisodeResult, domain: Optional[str], *, scorer, repair: bool,
                  fact_memory: bool, declare: bool, fresh_answers: bool,
                  refuted_facts: bool) -> None:
         from .fact_memory import FactMemory
@@ -217,7 +217,7 @@ class _Episode:
             from .refuted import RefutedFacts
 
             self.refuted = RefutedFacts()
-        self.scorer = None
+        self.scorer = scorer   # None: files are not scored
         self.kind, self.error, self.failed, self.executed = INITIAL, None, None, []
         self.previous: Optional[Files] = None
         self.sim_retries = 0
