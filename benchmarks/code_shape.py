@@ -92,10 +92,10 @@ def main(argv: list[str] | None = None) -> int:
     long_files = [(n, p) for n, p in lengths if n > MAX_LINES]
     complex_functions = [f for f in every if f.complexity > MAX_COMPLEXITY]
     print(f"{', '.join(args.folders)}: {len(files)} files, {len(every)} functions")
-    print(f"\n| longest files | lines | target |\n|---|---|---|")
+    print("\n| longest files | lines | target |\n|---|---|---|")
     for n, path in lengths[:args.most]:
         print(f"| {path.relative_to(REPO)} | {n} | <= {MAX_LINES} |")
-    print(f"\n| most complex functions | complexity | target |\n|---|---|---|")
+    print("\n| most complex functions | complexity | target |\n|---|---|---|")
     for f in every[:args.most]:
         print(f"| {f.path}:{f.line} {f.name} | {f.complexity} | <= {MAX_COMPLEXITY} |")
     print(f"\nfiles over {MAX_LINES} lines: {len(long_files)}; functions over "
