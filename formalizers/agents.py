@@ -333,19 +333,28 @@ def _learning_columns(reused) -> dict:
             "learning_seconds": learned.get("seconds"), "learning_tokens": learned.get("tokens")}
 
 
+#: the helps that act only while the model writes the domain, with what each does
+DOMAIN_WRITING_HELPS = {"schema-check": "checks the action schemas the model writes",
+                        "predicate-slots": "asks for the predicates the model writes"}
+
+
 def frozen_domain_helps(o, used: list[str]) -> list[str]:
-    """The helps that check the domain the model writes (``schema_check``) do nothing when
-    ``--domain`` or ``--reuse-domain`` freezes it: asked for by name, refused; brought by the
-    preset, taken out of ``used`` (and so of the row's helps column) and returned, for the
-    summary to say."""
-    if (o.domain is None and not o.reuse_domain) or "schema-check" not in used:
+    """The helps that act on the domain the model writes (``schema_check``,
+    ``predicate_slots``) do nothing when ``--domain`` or ``--reuse-domain`` freezes it: asked
+    for by name, refused; brought by the preset, taken out of ``used`` (and so of the row's
+    helps column) and returned, for the summary to say."""
+    if o.domain is None and not o.reuse_domain:
         return []
-    if o.schema_check:
-        raise AgentError("--schema-check checks the action schemas the model writes; "
-                         "--domain and --reuse-domain freeze the domain, so it would do "
-                         "nothing (leave one of them out)")
-    used.remove("schema-check")
-    return ["schema-check"]
+    dropped = []
+    for label, what in DOMAIN_WRITING_HELPS.items():
+        if label not in used:
+            continue
+        if getattr(o, label.replace("-", "_")):
+            raise AgentError(f"--{label} {what}; --domain and --reuse-domain freeze the "
+                             "domain, so it would do nothing (leave one of them out)")
+        used.remove(label)
+        dropped.append(label)
+    return dropped
 
 
 def domain_source(given: Optional[str], reused) -> str:

@@ -97,6 +97,11 @@ HELPS: tuple[Help, ...] = (
                              "the world took it, what the next observation stated); a schema "
                              "a transition refutes is asked for again alone, naming the "
                              "transition and the literal, and is never kept again"),
+    _modular("predicate_slots", "while the model writes the domain, its predicates are asked "
+                                "for under one labelled line per aspect of a state (where the "
+                                "player is, which places connect, doors and containers, where "
+                                "things are, what is held, other states), each line the "
+                                "predicates the model names and types for it, or none"),
 )
 
 #: the helps of the modular formalizer (they need it, and an LLM)

@@ -248,8 +248,12 @@ def test_the_check_is_refused_over_a_frozen_domain_and_left_out_of_the_presets_r
             {"modular": True, "schema_check": True, "domain": domain}))
     preset = spec.make_options({"small_model": True, "domain": domain})
     used = helps(preset, "local:x")
-    assert "schema-check" in used
-    assert frozen_domain_helps(preset, used) == ["schema-check"] and "schema-check" not in used
+    assert "schema-check" in used and "predicate-slots" in used
+    assert frozen_domain_helps(preset, used) == ["schema-check", "predicate-slots"]
+    assert "schema-check" not in used and "predicate-slots" not in used
+    with pytest.raises(AgentError, match="--predicate-slots asks for the predicates"):
+        run_job(spec, env="coin-collector", llm="local:x", options=spec.make_options(
+            {"modular": True, "predicate_slots": True, "domain": domain}))
 
 
 def test_a_kept_domain_carries_its_evidence_to_the_next_episode_and_the_library_holds_it(
@@ -422,3 +426,60 @@ def test_predicates_no_schema_can_fix_are_asked_again_with_the_evidence(monkeypa
     assert "Your predicates take have the names of actions" in prompts[-1]
     asked_again = prompts[-1].split("Part to write", 1)[0]
     assert "(take ?i" not in asked_again and "(connected " not in asked_again  # no echo
+
+
+SLOTTED = ("where the player is: (at ?r - room)\n"
+           "which places connect, and in which direction: (connected ?from - room ?to - room "
+           "?dir - direction)\n"
+           "doors or containers, and whether they are open: (has-door ?from - room ?to - room "
+           "?dir - direction) (door-open ?from - room ?to - room ?dir - direction)\n"
+           "where each thing is: (in ?i - item ?r - room)\n"
+           "what the player holds: (holding ?i - item)\n"
+           "other states of a thing, such as clean, hot, cold or turned on: (visited ?r - room)")
+
+
+def test_predicate_slots_ask_one_labelled_line_per_aspect_and_read_the_predicates_from_it():
+    """Issue 75, ``predicate_slots``: the predicates are asked for under one label per aspect
+    of a state, the grammar holds the labels and lets a line be ``none``, and the predicates
+    written on the lines are the domain's; the help counts itself once per set written."""
+    from pddlkit.formalizers.modular.predicates import PREDICATE_SLOTS
+    from pddlkit.pddl.grammars import predicate_slots_grammar
+
+    grammar = predicate_slots_grammar(["room", "direction", "item"], PREDICATE_SLOTS)
+    assert grammar.accepts(SLOTTED)
+    assert not grammar.accepts(PREDICATES)                    # the labels are not optional
+    assert not grammar.accepts(SLOTTED.replace("(holding ?i - item)", ""))   # nor a slot
+    assert not grammar.accepts(SLOTTED.replace("(holding ?i - item)", "(holding ?i - thing)"))
+    with pytest.raises(ValueError, match="no slot"):
+        predicate_slots_grammar(["room"], [])
+
+    prompts: list[str] = []
+
+    def answer(prompt: str) -> str:
+        if _part(prompt) == "domain":
+            prompts.append(prompt)
+            return SLOTTED
+        if _part(prompt) == "precondition":
+            action = re.search(r"of the action (\S+)", prompt).group(1)
+            return RIGHT if action == "move" else door_and_take_schema(action)
+        return careful(prompt)
+
+    formalizer = ModularFormalizer(_script(answer), "coin-collector", schema_check=True,
+                                   predicate_slots=True)
+    events: list[dict] = []
+    result = run_episode(make("coin-collector", rooms=3), formalizer, seed=1,
+                         limits=Limits(action_budget=40),
+                         on_event=lambda kind, data: events.append({"type": kind, **data}))
+    assert result.won, result.metrics.abort_reason
+    assert all(f"{label}: ..." in prompts[0] for label in PREDICATE_SLOTS)
+    assert "Example of the form" not in prompts[0]
+    assert formalizer.predicates[:2] == ["(at ?r - room)",
+                                         "(connected ?from - room ?to - room ?dir - direction)"]
+    assert len(formalizer.predicates) == 7
+    assert grammar.accepts(SLOTTED.replace("(holding ?i - item)", "none"))
+    acted = sum(e["counts"].get("predicate-slots", 0) for e in events
+                if e["type"] == "help-acted")
+    assert acted == len(prompts) == 1
+
+    unslotted = ModularFormalizer(_script(answer), "coin-collector")
+    assert unslotted._predicates_form().startswith("Example of the form")

@@ -31,6 +31,24 @@ from ..schema_check import SchemaEvidence
 #: explained what the world did
 PREDICATE_REWRITES = 2
 
+#: ``predicate_slots``: the aspects of a state the predicates are asked for under, one labelled
+#: line each (what the predicates prompt has always listed, in one sentence). Generic to the
+#: text games pddlkit plays (CoinCollector's rooms, doors and coin; the household's
+#: receptacles, held things and appliances), and no answer is given: the model names and
+#: types each predicate, or writes none. No parentheses: a label must not read as a predicate.
+PREDICATE_SLOTS = (
+    "where the player is",
+    "which places connect, and in which direction",
+    "doors or containers, and whether they are open",
+    "where each thing is",
+    "what the player holds",
+    "other states of a thing, such as clean, hot, cold or turned on",
+)
+#: the form the predicates prompt shows, without and with ``predicate_slots``
+PREDICATES_FORM = "Example of the form: (at ?r - room)"
+SLOTS_FORM = ("Write one line for each of these aspects, its label, then the predicate (or "
+              "two) for it, or none if the game has no such thing:\n")
+
 
 class PredicateRevision:
     """The predicate rewrite of :class:`~.formalizer.ModularFormalizer` (see the module)."""

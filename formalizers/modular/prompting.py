@@ -40,7 +40,7 @@ class Prompting:
         elif kind == "predicates":
             text = self.templates["predicates"].substitute(
                 context=common, types=", ".join(_types(signatures)),
-                signatures=context.signatures, history=shown,
+                signatures=context.signatures, history=shown, form=self._predicates_form(),
                 revision=self._predicates_why or revision)
         elif kind == "correction":
             named = list(dict.fromkeys(self._predicate_of(c) for c in self._corrections()))
@@ -113,6 +113,15 @@ class Prompting:
         if finding:
             return out + f"A schema for it was wrong: {finding}\nWrite it fixed."
         return out + revision
+
+    def _predicates_form(self) -> str:
+        """How the predicates are to be written: an example, or (``predicate_slots``) one
+        labelled line per aspect of a state to fill in."""
+        from .predicates import PREDICATE_SLOTS, PREDICATES_FORM, SLOTS_FORM
+
+        if not self.predicate_slots:
+            return PREDICATES_FORM
+        return SLOTS_FORM + "\n".join(f"{label}: ..." for label in PREDICATE_SLOTS)
 
     def _domain_part(self) -> str:
         if self.fixed_domain is None and not self.predicates:
@@ -237,6 +246,10 @@ class Prompting:
     def _grammar(self, part: str, context: Context, signatures: dict):
         from pddlkit.pddl import grammars
 
+        if part == "predicates" and self.predicate_slots:
+            from .predicates import PREDICATE_SLOTS
+
+            return grammars.predicate_slots_grammar(_types(signatures), PREDICATE_SLOTS)
         if part == "predicates":   # as many as the actions' parameter types, at least
             return grammars.predicates_grammar(_types(signatures),
                                                at_least=len(_types(signatures)))
