@@ -450,6 +450,9 @@ def test_predicate_slots_ask_one_labelled_line_per_aspect_and_read_the_predicate
     assert not grammar.accepts(PREDICATES)                    # the labels are not optional
     assert not grammar.accepts(SLOTTED.replace("(holding ?i - item)", ""))   # nor a slot
     assert not grammar.accepts(SLOTTED.replace("(holding ?i - item)", "(holding ?i - thing)"))
+    # a place relates a thing to where it is: one argument is not enough, and none is none
+    assert not grammar.accepts(SLOTTED.replace("(in ?i - item ?r - room)", "(thing ?i - item)"))
+    assert not grammar.accepts(SLOTTED.replace("(holding ?i - item)", "(none)"))
     with pytest.raises(ValueError, match="no slot"):
         predicate_slots_grammar(["room"], [])
 
@@ -471,7 +474,7 @@ def test_predicate_slots_ask_one_labelled_line_per_aspect_and_read_the_predicate
                          limits=Limits(action_budget=40),
                          on_event=lambda kind, data: events.append({"type": kind, **data}))
     assert result.won, result.metrics.abort_reason
-    assert all(f"{label}: ..." in prompts[0] for label in PREDICATE_SLOTS)
+    assert all(f"{label}: ..." in prompts[0] for label, _least in PREDICATE_SLOTS)
     assert "Example of the form" not in prompts[0]
     assert formalizer.predicates[:2] == ["(at ?r - room)",
                                          "(connected ?from - room ?to - room ?dir - direction)"]

@@ -32,17 +32,20 @@ from ..schema_check import SchemaEvidence
 PREDICATE_REWRITES = 2
 
 #: ``predicate_slots``: the aspects of a state the predicates are asked for under, one labelled
-#: line each (what the predicates prompt has always listed, in one sentence). Generic to the
-#: text games pddlkit plays (CoinCollector's rooms, doors and coin; the household's
-#: receptacles, held things and appliances), and no answer is given: the model names and
-#: types each predicate, or writes none. No parentheses: a label must not read as a predicate.
+#: line each (what the predicates prompt has always listed, in one sentence), with the fewest
+#: arguments a predicate of that aspect has (a place relates a thing to where it is; measured
+#: with Qwen2.5-Coder 1.5B on the household with none: ``(none)``, ``(thing ?o - obj)``).
+#: Generic to the text games pddlkit plays (CoinCollector's rooms, doors and coin; the
+#: household's receptacles, held things and appliances), and no answer is given: the model
+#: names and types each predicate, or writes none. No parentheses: a label must not read as a
+#: predicate.
 PREDICATE_SLOTS = (
-    "where the player is",
-    "which places connect, and in which direction",
-    "doors or containers, and whether they are open",
-    "where each thing is",
-    "what the player holds",
-    "other states of a thing, such as clean, hot, cold or turned on",
+    ("where the player is", 1),
+    ("which places connect, and in which direction", 2),
+    ("doors or containers, and whether they are open", 1),
+    ("where each thing is", 2),
+    ("what the player holds", 1),
+    ("other states of a thing, such as clean, hot, cold or turned on", 1),
 )
 #: the form the predicates prompt shows, without and with ``predicate_slots``
 PREDICATES_FORM = "Example of the form: (at ?r - room)"

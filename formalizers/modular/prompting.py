@@ -121,7 +121,7 @@ class Prompting:
 
         if not self.predicate_slots:
             return PREDICATES_FORM
-        return SLOTS_FORM + "\n".join(f"{label}: ..." for label in PREDICATE_SLOTS)
+        return SLOTS_FORM + "\n".join(f"{label}: ..." for label, _least in PREDICATE_SLOTS)
 
     def _domain_part(self) -> str:
         if self.fixed_domain is None and not self.predicates:

@@ -391,26 +391,32 @@ def predicates_grammar(types: Sequence[str], *, limits: Limits = Limits(),
     return Grammar("\n".join(lines) + "\n", "predicates", limits.blank)
 
 
-def predicate_slots_grammar(types: Sequence[str], slots: Sequence[str], *,
+def predicate_slots_grammar(types: Sequence[str], slots: Sequence[tuple[str, int]], *,
                             limits: Limits = Limits(), per_slot: int = 2) -> Grammar:
     """Predicate declarations under labels, one line per aspect of a state
-    (``where the player is: (at ?r - room)``), each slot one to ``per_slot`` declarations
-    typed as in :func:`predicates_grammar`, or ``none``. The labels are written by code and
-    the model writes each predicate's name, arguments and types: a small model names its
-    predicates after the actions when asked for all at once (measured with Qwen2.5-Coder
-    1.5B: ``(open-door ...)``, ``(take ?i ?r)``, never a connection), and a label to finish
-    conditions each answer on the aspect it is for."""
+    (``where the player is: (at ?r - room)``): ``slots`` are (label, the fewest arguments a
+    predicate of that aspect has: a place of a thing relates two), each slot one to
+    ``per_slot`` declarations typed as in :func:`predicates_grammar`, or ``none``. The
+    labels are written by code and the model writes each predicate's name, arguments and
+    types: a small model names its predicates after the actions when asked for all at once
+    (measured with Qwen2.5-Coder 1.5B: ``(open-door ...)``, ``(take ?i ?r)``, never a
+    connection), and a label to finish conditions each answer on the aspect it is for; with
+    no least number of arguments it wrote ``(none)`` and ``(thing ?o - obj)`` for where a
+    thing is."""
     from pddlkit.llm.lark_subset import literal
 
     if not slots:
         raise ValueError("no slot to fill: name at least one aspect")
-    lines = ["start: " + " ".join(f"{literal(label.rstrip(':') + ':')} slot" for label in slots),
-             f'slot: {_rep("skeleton", per_slot, 1)} | "none"',
-             f'skeleton: "(" NAME {_rep("parameter", 4)} ")"',
-             'parameter: VARIABLE "-" type',
-             f"type: {_choice(types or ['object'])}",
-             f"NAME: {_name_regex(limits, False)}",
-             r"VARIABLE: /\?[a-z][a-z0-9_\-]{0,15}/"]
+    least = sorted({max(0, n) for _, n in slots})
+    lines = ["start: " + " ".join(f"{literal(label.rstrip(':') + ':')} slot{n}"
+                                  for label, n in slots)]
+    for n in least:
+        lines += [f'slot{n}: {_rep(f"skeleton{n}", per_slot, 1)} | "none"',
+                  f'skeleton{n}: "(" NAME {_rep("parameter", max(4, n), n)} ")"']
+    lines += ['parameter: VARIABLE "-" type',
+              f"type: {_choice(types or ['object'])}",
+              f"NAME: {_name_regex(limits, False)}",
+              r"VARIABLE: /\?[a-z][a-z0-9_\-]{0,15}/"]
     _blank_only(lines)
     return Grammar("\n".join(lines) + "\n", "predicates, one slot per aspect", limits.blank)
 
