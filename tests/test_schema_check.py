@@ -464,9 +464,11 @@ def test_predicate_slots_ask_one_labelled_line_per_aspect_and_read_the_predicate
             return SLOTTED
         if _part(prompt) == "precondition":
             action = re.search(r"of the action (\S+)", prompt).group(1)
+            schema_prompts.append(prompt)
             return RIGHT if action == "move" else door_and_take_schema(action)
         return careful(prompt)
 
+    schema_prompts: list[str] = []
     formalizer = ModularFormalizer(_script(answer), "coin-collector", schema_check=True,
                                    predicate_slots=True)
     events: list[dict] = []
@@ -479,6 +481,11 @@ def test_predicate_slots_ask_one_labelled_line_per_aspect_and_read_the_predicate
     assert formalizer.predicates[:2] == ["(at ?r - room)",
                                          "(connected ?from - room ?to - room ?dir - direction)"]
     assert len(formalizer.predicates) == 7
+    # each predicate's aspect is said wherever the predicates are shown
+    assert "(at ?r=ROOM)   ; where the player is" in schema_prompts[0]
+    assert "(door-open ?from=ROOM ?to=ROOM ?dir=DIRECTION)   ; doors or containers" \
+        in schema_prompts[0]
+    assert formalizer.predicate_aspects["holding"] == "what the player holds"
     assert grammar.accepts(SLOTTED.replace("(holding ?i - item)", "none"))
     acted = sum(e["counts"].get("predicate-slots", 0) for e in events
                 if e["type"] == "help-acted")

@@ -77,7 +77,7 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
 
     # -- episode state -------------------------------------------------------------------
     def _reset(self) -> None:
-        kept = (self.predicates, self.bodies, self.evidence) \
+        kept = (self.predicates, self.bodies, self.evidence, self.predicate_aspects) \
             if getattr(self, "keep_domain", False) else None
         self.predicates: list[str] = []            # "(at ?r - room)"
         self.bodies: dict[str, str] = {}           # action -> ":precondition ... :effect ..."
@@ -122,10 +122,11 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
         self.predicate_rewrites = 0                # ... predicates asked again (.predicates)
         self._predicates_why = ""                  # ... why, while they are asked
         self._refused_predicates: list[frozenset] = []   # ... the sets refused
+        self.predicate_aspects: dict[str, str] = {}   # predicate_slots: name -> its aspect
         self.schema_refuted: list[str] = []        # ... findings acted on, since the loop read
         self.observed_after: list[dict] = []       # ... a one-command plan's effects, same
         if kept is not None:
-            self.predicates, self.bodies, self.evidence = kept
+            self.predicates, self.bodies, self.evidence, self.predicate_aspects = kept
             self.evidence.new_episode()
 
     # -- the loop's calls ----------------------------------------------------------------

@@ -24,6 +24,8 @@ everything is as it was, and the schema is set aside as before.
 
 from __future__ import annotations
 
+import re
+
 from ..base import Context
 from ..schema_check import SchemaEvidence
 
@@ -63,7 +65,7 @@ class PredicateRevision:
             return False
         self.predicate_rewrites += 1
         kept = (list(self.predicates), dict(self.bodies), self.evidence, list(self.base),
-                list(self.chunk), self.seen, set(self.ever))
+                list(self.chunk), self.seen, set(self.ever), dict(self.predicate_aspects))
         uses = "\n".join(self.evidence.uses(finding.schema))
         self._refused_predicates.append(frozenset(self.predicates))
         named = sorted({_name(p) for p in self.predicates} & {a.lower() for a in signatures})
@@ -106,7 +108,26 @@ class PredicateRevision:
 
     def _restore_domain(self, kept: tuple) -> None:
         (self.predicates, self.bodies, self.evidence, self.base, self.chunk, self.seen,
-         self.ever) = kept
+         self.ever, self.predicate_aspects) = kept
+
+
+def aspects_of(answer: str, predicates: list[str]) -> dict[str, str]:
+    """``predicate_slots``: predicate name -> the aspect whose line declared it, read from the
+    answer (``where the player is: (player ?p1 - room)`` -> {"player": "where the player
+    is"}), for the predicates kept. The prompts then say what each predicate is for: the
+    name a small model gives may not (measured with Qwen2.5-Coder 1.5B: ``(player ?p1 -
+    room)`` for where the player is, and a move schema that never changed it)."""
+    labels = [label for label, _least in PREDICATE_SLOTS]
+    names = {_name(p) for p in predicates}
+    found: dict[str, str] = {}
+    starts = sorted((answer.find(label + ":"), label) for label in labels
+                    if label + ":" in answer)
+    for i, (start, label) in enumerate(starts):
+        end = starts[i + 1][0] if i + 1 < len(starts) else len(answer)
+        for m in re.finditer(r"\(\s*([A-Za-z][\w\-]*)", answer[start:end]):
+            if m.group(1).lower() in names:
+                found.setdefault(m.group(1).lower(), label)
+    return found
 
 
 def _name(predicate: str) -> str:

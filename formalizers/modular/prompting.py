@@ -126,8 +126,12 @@ class Prompting:
     def _domain_part(self) -> str:
         if self.fixed_domain is None and not self.predicates:
             return ""
-        return ("The domain's predicates, each parameter with its type:\n"
-                + "\n".join(self._labeled_lines()))
+        lines = self._labeled_lines()
+        if self.predicate_aspects:   # predicate_slots: what each one is for
+            lines = [f"{line}   ; {self.predicate_aspects[name]}"
+                     if name in self.predicate_aspects else line
+                     for line, (name, _params) in zip(lines, self._signature_list())]
+        return "The domain's predicates, each parameter with its type:\n" + "\n".join(lines)
 
     def _signature_list(self) -> list[tuple[str, list[tuple[str, Optional[str]]]]]:
         """(predicate, [(parameter, type)]) for every predicate of the domain."""

@@ -286,8 +286,12 @@ class Writing:
     def _store(self, part: str, kept, context: Context, counting: bool = True) -> None:
         if part == "predicates":
             self.predicates = kept
-            if self.predicate_slots and counting:
-                self.acted["predicate-slots"] += 1
+            if self.predicate_slots:
+                from .predicates import aspects_of
+
+                self.predicate_aspects = aspects_of(self.answers.get("predicates", ""), kept)
+                if counting:
+                    self.acted["predicate-slots"] += 1
         elif part.startswith("action "):
             self.bodies[part.split(" ", 1)[1]] = kept
         elif part == "facts":
