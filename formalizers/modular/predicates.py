@@ -101,6 +101,15 @@ class PredicateRevision:
             f"observation's facts written again over: {' '.join(self.predicates)}")
         return True
 
+    def _keep_predicates(self, kept: list[str], counting: bool) -> None:
+        """The predicates written, and (``predicate_slots``) each one's aspect; the help
+        counts itself once per set kept."""
+        self.predicates = kept
+        if self.predicate_slots:
+            self.predicate_aspects = aspects_of(self.answers.get("predicates", ""), kept)
+            if counting:
+                self.acted["predicate-slots"] += 1
+
     def _same_predicates(self, kept: list[str]) -> bool:
         """Whether ``kept`` is a set of predicates refused before (in any order or spacing):
         such an answer is redrawn, not kept."""

@@ -285,13 +285,7 @@ class Writing:
 
     def _store(self, part: str, kept, context: Context, counting: bool = True) -> None:
         if part == "predicates":
-            self.predicates = kept
-            if self.predicate_slots:
-                from .predicates import aspects_of
-
-                self.predicate_aspects = aspects_of(self.answers.get("predicates", ""), kept)
-                if counting:
-                    self.acted["predicate-slots"] += 1
+            self._keep_predicates(kept, counting)
         elif part.startswith("action "):
             self.bodies[part.split(" ", 1)[1]] = kept
         elif part == "facts":
