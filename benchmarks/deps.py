@@ -62,7 +62,7 @@ def table2(args) -> None:
     from pddlkit.skills.deps import DepsConfig
     from pddlkit.skills.deps.runner import run_deps
 
-    llm = f"standin:{args.error_rate}"
+    llm = f"standin:deps:{args.error_rate}"
     rows = [
         ("vanilla planner (cap 0)", dict(config=DepsConfig(max_rounds=0))),
         ("+ LLM-style explainer", dict(explainer="llm")),
@@ -91,7 +91,7 @@ def table4(args) -> None:
     from pddlkit.skills.deps import DepsConfig
     from pddlkit.skills.deps.runner import run_deps
 
-    llm = f"standin:{args.error_rate}"
+    llm = f"standin:deps:{args.error_rate}"
     print("\nTable 4 layout: success % by re-planning cap (0, 1, 3, 5, unlimited)")
     results = {}
     for explainer in ("symbolic", "llm"):
@@ -144,7 +144,7 @@ def crafter(args) -> None:
                                         for m in MILESTONES))
         if sight == "oracle":   # the oracle is a reference for the controller, not for DEPS
             continue
-        outcome = run_deps(["iron_pickaxe"], f"standin:{args.error_rate}", env="crafter",
+        outcome = run_deps(["iron_pickaxe"], f"standin:deps:{args.error_rate}", env="crafter",
                            env_options={"peaceful": peaceful}, episodes=args.crafter_seeds)
         m = outcome.metrics()
         print(f"DEPS + stand-in planner, iron_pickaxe, {mode}: success "

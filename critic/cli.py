@@ -11,7 +11,8 @@ trained with PPO) is evaluated on ``--eval-episodes`` held-out layouts, trained 
 after training, ``success_rate`` their share won, ``won`` whether all were; the untrained
 rate and ``improved`` are columns. Its LLM usage is the policy's: a decision is one call,
 the prompt's tokens in and the candidates' out. (In the earlier ``--agent twosome`` spelling,
-``--episodes`` meant the training episodes; that spelling still means so.)
+now removed, ``--episodes`` meant the training episodes; here it is the common flag, one
+training run per seed.)
 """
 
 from __future__ import annotations
@@ -115,5 +116,5 @@ def describe(kind: str, data: dict) -> Optional[str]:
 TWOSOME = AgentSpec(
     "twosome", "TWOSOME: a language model as the policy over admissible commands, trained "
     "with PPO (the LoRA critic)", TwosomeOptions, play, default_llm="", default_env="household",
-    describe=describe, renamed={"--episodes": "--train-episodes"}, step_budget="budget",
+    describe=describe, step_budget="budget",
     needs=("commands",), uses_llm=False)

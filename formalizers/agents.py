@@ -466,7 +466,7 @@ PDDLEGO = AgentSpec(
     "pddlego", "the PDDLego+ loop: the LLM writes PDDL, pddlkit checks and plans, errors are "
     "fed back", PDDLegoOptions, play_pddlego, stand_in=stand_in, default_llm="standin:pddlego",
     default_env="coin-collector", describe=describe, step_budget="budget",
-    stand_ins=STAND_INS, bare_run=True)
+    stand_ins=STAND_INS)
 PLANGEN = AgentSpec(
     "plangen", "PlanGen, the LLM-as-planner baseline: the LLM picks each command",
     PlanGenOptions, play_plangen, default_llm="", default_env="coin-collector",

@@ -1,10 +1,11 @@
 """``formalize_and_plan(obs)``: one observation in; PDDL, a checked plan and its commands out.
 
 The contract: pass what the agent saw and either an ``llm`` (a spec string such as
-"openai:gpt-4o-mini", an LLM object, or "standin:pddlego" for the offline formalizer: the
-old "observation" still works, with a DeprecationWarning) or a ``memory`` returned by an
-earlier call (which carries the formalizer and the episode so far), and the ``env`` whose
-actions the plan must use (an id such as "coin-collector" or an environment object).
+"openai:gpt-4o-mini", an LLM object, or "standin:pddlego" for the offline formalizer; the
+removed "observation" and "noisy:R" are refused, naming the new spelling) or a ``memory``
+returned by an earlier call (which carries the formalizer and the episode so far), and the
+``env`` whose actions the plan must use (an id such as "coin-collector" or an environment
+object).
 
 Nothing is guessed. With no ``llm=``, the configured default is used (``pddlkit.configure(
 llm=...)`` or ``PDDLKIT_LLM``); with none, the call raises :class:`~pddlkit.llm.defaults.
@@ -138,9 +139,9 @@ class ObservationOnly:
 
 
 def _stand_in(llm: Any) -> Optional[tuple[str, Any]]:
-    """(name, rate) when ``llm`` names an offline formalizer (``standin:pddlego[:noisy[:RATE]]``
-    or the old ``observation`` / ``noisy:RATE``; None is the observation reader); None for an
-    LLM; a ValueError naming the spec for a bad rate."""
+    """(name, rate) when ``llm`` names an offline formalizer (``standin:pddlego[:noisy[:RATE]]``;
+    None is the observation reader); None for an LLM; a ValueError naming the spec for a bad
+    rate or an old spelling (``observation``, ``noisy:RATE``: removed, the new one named)."""
     if llm is None:
         return "observation", None
     from pddlkit.agents.standins import parse_stand_in
@@ -151,8 +152,8 @@ def _stand_in(llm: Any) -> Optional[tuple[str, Any]]:
 
 
 def make_formalizer(llm: Any, env_id: str, **options: Any):
-    """'observation' / 'noisy' (offline), a formalizer object (anything with ``propose``), or
-    an LLM (spec string or object)."""
+    """``standin:pddlego`` / ``standin:pddlego:noisy[:RATE]`` (offline), a formalizer object
+    (anything with ``propose``), or an LLM (spec string or object)."""
     if hasattr(llm, "propose"):
         return llm
     stand_in = _stand_in(llm)
@@ -245,9 +246,7 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
                        local_facts: bool = False, typed_objects: bool = False,
                        ask_missing: bool = False, task_goals: bool = False,
                        command_facts: bool = False, task_focus: bool = False,
-                       here_facts: bool = False,
-                       max_solver_retries: Optional[int] = None,
-                       timeout: Optional[float] = None) -> FormalizeResult:
+                       here_facts: bool = False, **unknown: Any) -> FormalizeResult:
     """Formalize what was observed into PDDL and plan; see the module doc. ``obs`` is one
     observation (what ``action`` produced) or the (command, observation) pairs of every
     command run since the last call. ``declare_objects`` and ``fresh_answers`` are the
@@ -273,10 +272,11 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
     through the last plan's steps, one per (command, observation) pair the caller passes.
 
     The options have the agent's names (``pddlkit run pddlego --solver-retries N
-    --planner-timeout S``); the earlier ``max_solver_retries`` and ``timeout`` are accepted for
-    this release, with a DeprecationWarning."""
-    solver_retries, planner_timeout = _renamed(solver_retries, planner_timeout,
-                                               max_solver_retries, timeout)
+    --planner-timeout S``); the earlier ``max_solver_retries=`` and ``timeout=`` were removed
+    (issue 74): a TypeError names the new one, as it names the closest for any other keyword
+    this function does not take."""
+    if unknown:
+        raise _unknown_keyword(next(iter(unknown)))
     pairs, steps = _observed_pairs(obs, action)
     frozen = frozen_domain(domain)   # a missing or broken file fails before any LLM call
     if memory is None:
@@ -411,19 +411,24 @@ def _plan(memory: FormalizeMemory, kind: str, planner: Any, planner_timeout: flo
                            None, diagnostics, usage_since(ledger, before), memory)
 
 
-def _renamed(solver_retries: int, planner_timeout: float, max_solver_retries: Optional[int],
-             timeout: Optional[float]) -> tuple[int, float]:
-    """The earlier option names, said once each, as their new names."""
-    import warnings
+#: keywords of earlier releases, and their names now
+REMOVED_KEYWORDS = {"max_solver_retries": "solver_retries", "timeout": "planner_timeout"}
 
-    for old, new, value in (("max_solver_retries", "solver_retries", max_solver_retries),
-                            ("timeout", "planner_timeout", timeout)):
-        if value is not None:
-            warnings.warn(f"formalize_and_plan: {old}= is now {new}= (the agent's name); "
-                          f"the old name works for this release only", DeprecationWarning,
-                          stacklevel=3)
-    return (solver_retries if max_solver_retries is None else max_solver_retries,
-            planner_timeout if timeout is None else timeout)
+
+def _unknown_keyword(name: str) -> TypeError:
+    """The TypeError for a keyword formalize_and_plan does not take: a removed one names its
+    new name (:data:`REMOVED_KEYWORDS`), another the closest it takes, if any."""
+    import difflib
+    import inspect
+
+    head = f"formalize_and_plan() got an unexpected keyword argument {name!r}"
+    if name in REMOVED_KEYWORDS:
+        return TypeError(f"{head}: it was removed; write {REMOVED_KEYWORDS[name]}= (the "
+                         f"agent's name for it)")
+    taken = [p.name for p in inspect.signature(formalize_and_plan).parameters.values()
+             if p.kind is inspect.Parameter.KEYWORD_ONLY]
+    close = difflib.get_close_matches(name, taken, n=1, cutoff=0.6)
+    return TypeError(head + (f" (did you mean {close[0]}=?)" if close else ""))
 
 
 def _copied(memory: FormalizeMemory) -> FormalizeMemory:
@@ -448,16 +453,12 @@ def _writes_with_an_llm(llm: Any) -> bool:
 def _check_llm(llm: Any) -> None:
     """A TypeError naming what ``llm=`` may be, for anything else."""
     if isinstance(llm, str):
-        from pddlkit.agents.standins import old_spelling
+        from pddlkit.agents.standins import StandInError
 
-        from .standins import STAND_INS
-
-        line = old_spelling(llm, STAND_INS, "pddlego")
-        if line:
-            import warnings
-
-            warnings.warn(f"formalize_and_plan: {line.replace('--llm ', 'llm=', 1)}",
-                          DeprecationWarning, stacklevel=3)
+        try:
+            _stand_in(llm)   # a stand-in with a bad argument, or an old spelling: refused
+        except StandInError as exc:
+            raise StandInError(f"formalize_and_plan: llm={exc}") from None
         return
     if hasattr(llm, "propose") or callable(getattr(llm, "complete", None)):
         return

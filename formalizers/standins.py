@@ -1,7 +1,9 @@
 """PDDLego+'s offline formalizers as ``--llm`` names them (:mod:`pddlkit.agents.standins`):
 ``standin:pddlego`` reads the PDDL from the environment's own observations;
-``standin:pddlego:noisy[:RATE]`` does so with slips injected at RATE (the old spellings
-``observation`` and ``noisy:RATE`` are read for this release only)."""
+``standin:pddlego:noisy[:RATE]`` does so with slips injected at RATE. The old spellings
+``observation`` and ``noisy:RATE`` were removed (issue 74): they are refused with the new
+spelling named. The names below (``observation``, ``noisy``) are what the formalizer code
+compares, not spellings ``--llm`` reads."""
 
 from pddlkit.agents.standins import StandIn, rate
 

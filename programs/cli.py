@@ -126,7 +126,7 @@ def play(job):
     from .runner import run_task
 
     o = job.options
-    llm = "standin" if job.llm in ("observation", "") else job.llm
+    llm = job.llm or "standin"
     if o.probe and o.mode == "curriculum":
         raise AgentError("--probe tries each program on training instances of the full game; "
                          "the curriculum's steps play simplified games (leave --probe out, or "

@@ -10,7 +10,7 @@ seed (every grid under all 8 settings), MiniGrid refines on seeds 0.. and evalua
 held-out seeds 1000... The paper refines on the instances it reports; ``report_on_train`` in
 the result gives that number too.
 
-LLM specs: any pddlkit spec, or ``standin`` / ``standin:MISTAKE,MISTAKE`` for the offline
+LLM specs: any pddlkit spec, or ``standin`` / ``standin:ipp:MISTAKE,MISTAKE`` for the offline
 program writer (:mod:`.standin`).
 """
 

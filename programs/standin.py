@@ -22,7 +22,7 @@ refinement introduce a new mistake while fixing the old ones, as models sometime
 loop must then return the best program seen, not the last.
 
 Use it as an LLM: ``ProgramWriter("grasp", seed=0).llm()`` (a ScriptedLLM), or pass
-``standin[:MISTAKES]`` as the ``--llm`` of ``pddlkit ipp``.
+``standin:ipp[:MISTAKES]`` as the ``--llm`` of ``pddlkit run ipp``.
 """
 
 from __future__ import annotations
@@ -369,5 +369,4 @@ class ProgramWriter:
 #: mistakes here; the task's own are checked when the writer is made)
 STAND_INS = (StandIn("standin", names(tuple(dict.fromkeys(GRASP_MISTAKES + MINIGRID_MISTAKES))),
                      "standin:ipp:carry,cost", form="MISTAKE,...", mode="",
-                     knows="stand-in (our own strategy, with injected mistakes)"),
-             StandIn("observation"))
+                     knows="stand-in (our own strategy, with injected mistakes)"),)

@@ -47,7 +47,7 @@ def _plangen_answers(folder: Path) -> Path:
 
 #: each agent with settings that keep one episode short
 FAST = {
-    "pddlego": ["--env", "coin-collector", "--rooms", "3", "--llm", "noisy"],
+    "pddlego": ["--env", "coin-collector", "--rooms", "3", "--llm", "standin:pddlego:noisy"],
     "plangen": ["--env", "coin-collector", "--rooms", "3"],
     "ipp": ["--env", "grasp", "--train", "4", "--eval", "4", "--rounds", "1", "--workers", "1"],
     "deps": ["--env", "craft", "--task", "wooden_pickaxe"],
@@ -123,7 +123,7 @@ def test_an_environment_the_agent_does_not_play_is_one_line():
     assert done.returncode == 2 and "use one of craft, crafter" in done.stderr
     assert "Traceback" not in done.stderr
     # an agent that names no environments plays text worlds: a game is refused the same way
-    game = _run("pddlego", "--env", "sc2-build", "--llm", "observation")
+    game = _run("pddlego", "--env", "sc2-build", "--llm", "standin:pddlego")
     assert game.returncode == 2 and "sc2-build is a game with an interface of its own" \
         in game.stderr and "Traceback" not in game.stderr
 

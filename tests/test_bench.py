@@ -28,18 +28,18 @@ workers = 2
 [[agents]]
 label = "reference"
 agent = "pddlego"
-llm = "observation"
+llm = "standin:pddlego"
 
 [[agents]]
 label = "PDDLego"
 agent = "pddlego"
-llm = "noisy:0.3"
+llm = "standin:pddlego:noisy:0.3"
 options = { retries = 0 }
 
 [[agents]]
 label = "PDDLego+"
 agent = "pddlego"
-llm = "noisy:0.3"
+llm = "standin:pddlego:noisy:0.3"
 
 [[envs]]
 env = "coin-collector"
@@ -194,7 +194,7 @@ def test_results_file_drops_a_cut_line_and_skips_a_broken_one(tmp_path):
 
 def test_config_errors_name_the_file_and_what_is_missing(tmp_path):
     bad = tmp_path / "bad.toml"
-    bad.write_text('[[agents]]\nllm = "observation"\n[[envs]]\nenv = "coin-collector"\n')
+    bad.write_text('[[agents]]\nllm = "standin:pddlego"\n[[envs]]\nenv = "coin-collector"\n')
     with pytest.raises(ConfigError, match=r"bad\.toml: agents\[0\] needs 'agent'"):
         load_sweep(bad)
     bad.write_text('seeds = "many"\n[[agents]]\nagent = "pddlego"\n[[envs]]\nenv = "x"\n')
@@ -211,10 +211,11 @@ def test_config_errors_name_the_file_and_what_is_missing(tmp_path):
 def test_yaml_configs_and_quick_run_flags(tmp_path):
     need_module("yaml", "pip install 'pddlkit[bench]'")
     config = tmp_path / "quick.yaml"
-    config.write_text("name: quick\nseeds: 5\nagents:\n  - agent: pddlego\n    llm: observation\n"
-                      "envs:\n  - env: coin-collector\n    difficulty: rooms\n    levels: [3, 4]\n")
+    config.write_text("name: quick\nseeds: 5\nagents:\n  - agent: pddlego\n"
+                      "    llm: standin:pddlego\nenvs:\n  - env: coin-collector\n"
+                      "    difficulty: rooms\n    levels: [3, 4]\n")
     sweep = load_sweep(config, seeds=2, output=tmp_path / "o", workers=1)
-    assert len(sweep.cells) == 4 and sweep.cells[0].agent == "pddlego/observation"
+    assert len(sweep.cells) == 4 and sweep.cells[0].agent == "pddlego/standin:pddlego"
     outcome = run_sweep(sweep, executor_name="inline", progress=False)
     assert outcome.ran == 4 and outcome.won == 4 and outcome.ok
     again = run_sweep(sweep, executor_name="inline", progress=False)
@@ -234,7 +235,8 @@ def test_the_ray_executor_gives_the_same_rows_as_local_processes(tmp_path):
     import ray
 
     config = tmp_path / "small.toml"
-    config.write_text('seeds = 3\nworkers = 2\n[[agents]]\nagent = "pddlego"\nllm = "noisy:0.5"\n'
+    config.write_text('seeds = 3\nworkers = 2\n[[agents]]\nagent = "pddlego"\n'
+                      'llm = "standin:pddlego:noisy:0.5"\n'
                       '[[envs]]\nenv = "coin-collector"\ndifficulty = "rooms"\nlevels = [3, 5]\n')
     local = load_sweep(config, output=tmp_path / "local")
     assert run_sweep(local, executor_name="process", progress=False).ran == 6

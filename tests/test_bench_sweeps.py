@@ -38,12 +38,12 @@ seeds = 2
 [[agents]]
 label = "reference"
 agent = "pddlego"
-llm = "observation"
+llm = "standin:pddlego"
 
 [[agents]]
 label = "noisy"
 agent = "pddlego"
-llm = "noisy:0.3"
+llm = "standin:pddlego:noisy:0.3"
 options = { retries = RETRIES }
 
 [[envs]]
@@ -97,9 +97,9 @@ def test_changing_one_option_runs_exactly_the_cells_it_changes(tmp_path):
     assert sorted(r["key"] for r in old) == sorted(noisy)
 
     # the default written out, or the option's alias, is the same cell: nothing runs
-    same = SWEEP.replace("RETRIES", "0").replace('llm = "observation"',
-                                                 'llm = "observation"\noptions = { retries = 5, '
-                                                 'action_budget = 50 }')
+    same = SWEEP.replace("RETRIES", "0").replace(
+        'llm = "standin:pddlego"', 'llm = "standin:pddlego"\noptions = { retries = 5, '
+                                   'action_budget = 50 }')
     again = run_sweep(load_sweep(_config(tmp_path, same), output=out), executor_name="inline",
                       progress=False)
     assert (again.ran, again.skipped) == (0, 8)
@@ -131,7 +131,9 @@ def test_rows_without_a_config_hash_are_not_reused_and_said_once(tmp_path):
                                                       "coin-collector (did you mean 'rooms'?)"),
     (("levels = [3, 5]", 'levels = [3, "five"]'), "option 'rooms' takes int, got 'five'"),
     (("seeds = 2", "seeds = -3"), "empty sweep: seeds = -3 gives no episodes"),
-    (('llm = "observation"', 'llm = "obsrvation"'), "llm = 'obsrvation':"),
+    (('llm = "standin:pddlego"', 'llm = "obsrvation"'), "llm = 'obsrvation':"),
+    (('llm = "standin:pddlego"', 'llm = "observation"'),   # removed (issue 74): the new named
+     "llm = 'observation': observation: this spelling was removed; write standin:pddlego "),
 ])
 def test_a_sweep_that_cannot_run_exits_2_naming_why_before_any_episode(tmp_path, edit, named):
     text = SWEEP.replace(*edit).replace("RETRIES", "5")
@@ -148,7 +150,7 @@ def test_a_misspelt_level_value_is_refused_before_any_episode(tmp_path):
 seeds = 1
 [[agents]]
 agent = "pddlego"
-llm = "observation"
+llm = "standin:pddlego"
 
 [[envs]]
 env = "household"
@@ -182,7 +184,7 @@ def test_pairs_an_agent_does_not_play_are_skipped_and_said_once(tmp_path):
 seeds = 3
 [[agents]]
 agent = "pddlego"
-llm = "observation"                # declares none: text worlds, so craft (a game) is skipped
+llm = "standin:pddlego"        # declares none: text worlds, so craft (a game) is skipped
 
 [[agents]]
 agent = "deps"                 # declares craft and crafter: coin-collector is skipped
@@ -198,9 +200,9 @@ options = { task = "stone_pickaxe" }
     done = _bench_child(str(config), "--output", str(tmp_path / "out"), "--executor", "inline")
     assert done.returncode == 0, done.stderr
     skipped = [line for line in done.stderr.splitlines() if line.startswith("skipped:")]
-    assert skipped == ["skipped: pddlego/observation x craft: pddlego declares no environments of its "
-                       "own, so it plays text worlds; craft is a game with an interface of its "
-                       "own (kind 'game')",
+    assert skipped == ["skipped: pddlego/standin:pddlego x craft: pddlego declares no "
+                       "environments of its own, so it plays text worlds; craft is a game "
+                       "with an interface of its own (kind 'game')",
                        "skipped: deps x coin-collector: deps plays craft, crafter"], skipped
     rows = ResultsFile(tmp_path / "out" / "results.jsonl").rows()
     assert sorted((r["kind"], r["env"]) for r in rows) == \
@@ -305,7 +307,7 @@ seeds = 60
 workers = 2
 [[agents]]
 agent = "pddlego"
-llm = "noisy:0.3"
+llm = "standin:pddlego:noisy:0.3"
 [[envs]]
 env = "household"
 difficulty = "difficulty"
@@ -397,14 +399,16 @@ def test_a_misspelt_plap_match_is_refused_before_any_cell(tmp_path):
     """PLAP's levels name a side and an opponent; a bot the engine does not have, a side
     other than blue or red, a planner stand-in PLAP does not have: each refused up front."""
     base = PLAP_SWEEP + """difficulty = "match"
-levels = ["blue:RandomBiasedAI", "red:plap:standin-noisy", "blue:bot:LightRush", LEVEL]
+levels = ["blue:RandomBiasedAI", "red:plap:standin:plap:noisy", "blue:bot:LightRush", LEVEL]
 """
     for level, named in (('"blue:WorkerRsh"', "microrts has no opponent 'WorkerRsh' (did you "
                                               "mean 'WorkerRush'?)"),
                          ('"rd:WorkerRush"', "side must be blue or red, got 'rd'"),
                          ('"red:plap:standin:plap:nosy"', "standin:plap:nosy: plap has no "
                                                           "stand-in mode 'nosy' (did you "
-                                                          "mean 'noisy'?)")):
+                                                          "mean 'noisy'?)"),
+                         ('"red:plap:standin-noisy"', "standin-noisy: this spelling was "
+                                                      "removed; write standin:plap:noisy ")):
         config = _config(tmp_path, base.replace("LEVEL", level))
         done = _bench(str(config), "--output", str(tmp_path / "out"))
         assert done.returncode == 2, done.stderr

@@ -92,25 +92,43 @@ def _one_line_error(out, *words, code=2):
 
 
 def test_run_record_that_is_a_directory(tmp_path):
-    out = run("run", "--record", tmp_path, "--quiet")
+    out = run("run", "pddlego", "--record", tmp_path, "--quiet")
     _one_line_error(out, "--record", "is a directory")
 
 
 def test_run_transcript_in_a_place_that_cannot_be_written(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("x")
-    out = run("run", "--transcript", blocker / "sub" / "t.jsonl", "--llm", "replay:x.jsonl",
-              "--quiet")
+    out = run("run", "pddlego", "--transcript", blocker / "sub" / "t.jsonl", "--llm",
+              "replay:x.jsonl", "--quiet")
     _one_line_error(out, "--transcript", "cannot write there")
 
 
 def test_run_zero_episodes_and_bad_noisy_rates_are_usage_errors():
-    _one_line_error(run("run", "--episodes", "0"), "--episodes", "1 or more")
-    _one_line_error(run("run", "--budget", "-4"), "--budget")
+    _one_line_error(run("run", "pddlego", "--episodes", "0"), "--episodes", "1 or more")
+    _one_line_error(run("run", "pddlego", "--budget", "-4"), "--budget")
     for rate in ("-1", "1.5", "abc", "nan"):
-        _one_line_error(run("run", "--llm", f"noisy:{rate}", "--quiet"), f"noisy:{rate}",
-                        "from 0 to 1")
-    assert run("run", "--llm", "noisy:0", "--quiet").returncode == 0
+        noisy = f"standin:pddlego:noisy:{rate}"
+        _one_line_error(run("run", "pddlego", "--llm", noisy, "--quiet"), noisy, "from 0 to 1")
+    assert run("run", "pddlego", "--llm", "standin:pddlego:noisy:0", "--quiet").returncode == 0
+
+
+def test_the_removed_spellings_of_run_are_refused_in_one_line_naming_the_new():
+    """Issue 74: ``pddlkit run --agent NAME``, a bare ``pddlkit run --env ...`` and
+    ``--llm noisy:0`` were read for one release with a note; now each exits 2, plays nothing,
+    and names the spelling to write."""
+    lines = _one_line_error(run("run", "--agent", "deps", "--env", "craft"))
+    assert lines == ["pddlkit run: --agent deps: this spelling was removed; write 'pddlkit run "
+                     "deps ...' (the agent first; pddlkit run deps --help shows its flags)"]
+    lines = _one_line_error(run("run", "--env", "coin-collector", "--quiet"))
+    assert len(lines) == 1 and lines[0].startswith(
+        "pddlkit run: --env with no agent named: this spelling was removed; write 'pddlkit "
+        "run AGENT --env ...' (the agents: "), lines
+    out = run("run", "pddlego", "--llm", "noisy:0", "--quiet")
+    assert _one_line_error(out) == [
+        "pddlkit run pddlego: error: argument --llm: noisy:0: this spelling was removed; write "
+        "standin:pddlego:noisy:0 (pddlkit llm list shows every stand-in)"]
+    assert "episode" not in out.stdout
 
 
 def test_run_without_textworld_installed_says_how_to_get_it():
@@ -123,7 +141,7 @@ def test_run_without_textworld_installed_says_how_to_get_it():
             "            raise ImportError('No module named ' + repr(name))\n"
             "sys.meta_path.insert(0, Block())\n"
             "from pddlkit.cli import main\n"
-            "sys.exit(main(['run', '--env', 'textworld', '--quiet']))\n")
+            "sys.exit(main(['run', 'pddlego', '--env', 'textworld', '--quiet']))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     _one_line_error(out, "textworld")
 
@@ -131,7 +149,7 @@ def test_run_without_textworld_installed_says_how_to_get_it():
 def test_run_alfworld_without_its_interpreter(tmp_path):
     from cli_runner import run_cli
 
-    out = run_cli("run", "--env", "alfworld", "--quiet",
+    out = run_cli("run", "pddlego", "--env", "alfworld", "--quiet",
                   env={"PDDLKIT_ALFWORLD_PYTHON": tmp_path / "no-python"})
     _one_line_error(out, "ALFWorld interpreter")
 

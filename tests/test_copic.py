@@ -337,7 +337,7 @@ def test_the_no_open_mistake_is_repaired_from_the_command_line():
     filter their plans are rejected before running, and evolution repairs both from those
     rejections alone."""
     done = run_cli("run", "copic", "--env", "household", "--difficulty", "pick_and_place",
-                   "--wm-filter", "--llm", "standin:no-open;no-open", "--programs", "2",
+                   "--wm-filter", "--llm", "standin:copic:no-open;no-open", "--programs", "2",
                    "--budget", "30", "--copic-critic", "uniform")
     assert done.returncode in (0, 1), done.stderr
     assert "Traceback" not in done.stderr

@@ -67,7 +67,7 @@ def test_peaceful_worlds_have_no_monsters_and_the_env_is_registered():
 def test_deps_with_the_standin_plans_on_crafter():
     from pddlkit.skills.deps.runner import run_deps
 
-    outcome = run_deps(["stone_pickaxe"], "standin:0.5", env="crafter", episodes=3)
+    outcome = run_deps(["stone_pickaxe"], "standin:deps:0.5", env="crafter", episodes=3)
     assert outcome.rate() == 1.0
     failures = [f for e in outcome.episodes for f in e.failures]
     assert failures and all(f.named for f in failures)

@@ -666,14 +666,18 @@ def test_cli_twosome_runs_saves_and_reports(tiny, tmp_path):
     log = (tmp_path / "critic" / "training.jsonl").read_text().splitlines()
     lines = [json.loads(x) for x in log]
     assert [x["kind"] for x in lines].count("episode") == 4
-    # the earlier spelling: --agent, and --episodes for the training episodes
-    again = _pddlkit("run", "--agent", "twosome", "--env", "household", "--receptacles", "8",
-                     "--critic-model", str(tiny), "--critic-device", "cpu", "--episodes", "1",
-                     "--eval-episodes", "1", "--budget", "3", "--load-critic",
+    # the critic saved, loaded again (the earlier spelling, --agent twosome with --episodes for
+    # the training episodes, was removed: refused before anything loads, the new form named)
+    old = _pddlkit("run", "--agent", "twosome", "--env", "household", "--episodes", "1")
+    assert old.returncode == 2 and old.stdout == ""
+    assert "--agent twosome: this spelling was removed; write 'pddlkit run twosome ...'" in \
+        old.stderr
+    again = _pddlkit("run", "twosome", "--env", "household", "--receptacles", "8",
+                     "--critic-model", str(tiny), "--critic-device", "cpu", "--train-episodes",
+                     "1", "--eval-episodes", "1", "--budget", "3", "--load-critic",
                      str(tmp_path / "critic"), "--quiet")
     assert again.returncode in (0, 1), again.stderr[-2000:]
     assert "sampled success" in again.stdout and "after 1 episodes" in again.stdout
-    assert "'pddlkit run --agent twosome' is now 'pddlkit run twosome ...'" in again.stderr
 
 
 def test_cli_twosome_bad_input_is_one_clear_line(tmp_path):

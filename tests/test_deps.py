@@ -89,18 +89,18 @@ def test_an_unreadable_answer_is_fed_back_and_the_next_one_runs():
 
 @pytest.mark.slow
 def test_success_rises_with_the_replanning_cap():
-    rates = [run_deps(["MT2", "MT4", "MT6"], "standin:0.4", episodes=2,
+    rates = [run_deps(["MT2", "MT4", "MT6"], "standin:deps:0.4", episodes=2,
                       config=DepsConfig(max_rounds=cap)).rate() for cap in (0, 1, 3, None)]
     assert rates == sorted(rates) and rates[-1] > rates[0] + 0.3, rates
 
 
 @pytest.mark.slow
 def test_the_symbolic_explainer_names_the_false_precondition_in_every_failure():
-    outcome = run_deps(["MT2", "MT5", "MT7"], "standin:0.5", episodes=2)
+    outcome = run_deps(["MT2", "MT5", "MT7"], "standin:deps:0.5", episodes=2)
     failures = [f for e in outcome.episodes for f in e.failures]
     assert len(failures) > 10 and all(f.named for f in failures), [
         f.explanation for f in failures if not f.named]
-    loose = run_deps(["MT2", "MT5", "MT7"], "standin:0.5", episodes=2, explainer="llm")
+    loose = run_deps(["MT2", "MT5", "MT7"], "standin:deps:0.5", episodes=2, explainer="llm")
     assert loose.rate() < outcome.rate()   # the stand-in LLM explainer is vaguer
 
 
@@ -130,18 +130,18 @@ def test_the_exact_horizon_selects_the_shorter_of_two_order_free_goals():
 
 
 def test_the_learned_horizon_is_fitted_on_recorded_trajectories():
-    outcome = run_deps(["MT1", "MT2"], "standin:0.0", episodes=1)
+    outcome = run_deps(["MT1", "MT2"], "standin:deps:0.0", episodes=1)
     records = [h for e in outcome.episodes for h in e.horizons]
     model = LearnedHorizon().fit(records)
     assert abs(model.horizon(Goal("mine", "log", 5), {"log": 1}) - 4) < 1e-6
     assert abs(model.horizon(Goal("craft", "planks", 8), {}) - 2) < 1e-6
-    with_model = run_deps(["MT2"], "standin:0.3", config=DepsConfig(selector="learned"))
+    with_model = run_deps(["MT2"], "standin:deps:0.3", config=DepsConfig(selector="learned"))
     assert with_model.rate() > 0
 
 
 def test_the_plan_check_explains_failures_before_acting():
-    plain = run_deps(["MT2", "MT6"], "standin:0.4", episodes=2)
-    checked = run_deps(["MT2", "MT6"], "standin:0.4", episodes=2,
+    plain = run_deps(["MT2", "MT6"], "standin:deps:0.4", episodes=2)
+    checked = run_deps(["MT2", "MT6"], "standin:deps:0.4", episodes=2,
                        config=DepsConfig(check_plan=True))
     failures = [f for e in checked.episodes for f in e.failures]
     assert failures and all(f.checked and f.named for f in failures)
@@ -255,8 +255,9 @@ def test_off_template_stand_in_mistakes_let_the_explainer_rows_fail():
         return run_deps(["stone_pickaxe"], llm, explainer=explainer, episodes=3,
                         config=DepsConfig(max_rounds=5)).metrics()
 
-    template = rate("standin:1.0", "symbolic")
-    symbolic, listing = rate("standin-off:1.0", "symbolic"), rate("standin-off:1.0", "llm")
+    template = rate("standin:deps:1.0", "symbolic")
+    symbolic = rate("standin:deps:off:1.0", "symbolic")
+    listing = rate("standin:deps:off:1.0", "llm")
     assert template["success"] == 1.0 and template["unreadable"] == 0
     assert symbolic["unreadable"] > 0 and symbolic["success"] < 1.0
     assert listing["success"] < symbolic["success"]

@@ -72,20 +72,31 @@ def test_every_help_shows_each_options_default(monkeypatch):
 
 
 @pytest.mark.parametrize("agent, args, words", [
-    ("deps", ["--llm", "standin:abc"], ["standin:abc", "from 0 to 1", "e.g. standin:deps:0.3"]),
-    ("deps", ["--llm", "standin:7"], ["standin:7", "from 0 to 1"]),
-    ("deps", ["--llm", "standin-off:-0.1"], ["standin-off:-0.1", "from 0 to 1"]),
+    ("deps", ["--llm", "standin:deps:abc"],
+     ["standin:deps:abc", "from 0 to 1", "e.g. standin:deps:0.3"]),
+    ("deps", ["--llm", "standin:deps:7"], ["standin:deps:7", "from 0 to 1"]),
+    ("deps", ["--llm", "standin:deps:off:-0.1"], ["standin:deps:off:-0.1", "from 0 to 1"]),
+    ("deps", ["--llm", "standin:abc"], ["standin:abc: this spelling was removed",
+                                        "standin:deps:abc", "from 0 to 1"]),
+    ("deps", ["--llm", "standin-off:0.1"], ["standin-off:0.1: this spelling was removed; "
+                                            "write standin:deps:off:0.1"]),
     ("deps", ["--replan-rounds", "-1"], ["--replan-rounds", "0 or more, or inf"]),
     ("deps", ["--replan-rounds", "two"], ["--replan-rounds", "'two'"]),
-    ("plap", ["--llm", "standin-noisy:1.5"], ["standin-noisy:1.5", "from 0 to 1"]),
-    ("pddlego", ["--llm", "noisy:abc"], ["noisy:abc", "from 0 to 1"]),
+    ("plap", ["--llm", "standin:plap:noisy:1.5"], ["standin:plap:noisy:1.5", "from 0 to 1"]),
+    ("plap", ["--llm", "standin-noisy"], ["standin-noisy: this spelling was removed; write "
+                                          "standin:plap:noisy"]),
+    ("pddlego", ["--llm", "standin:pddlego:noisy:abc"],
+     ["standin:pddlego:noisy:abc", "from 0 to 1"]),
+    ("pddlego", ["--llm", "observation"], ["observation: this spelling was removed; write "
+                                           "standin:pddlego (pddlkit llm list"]),
     ("pddlego", ["--llm", "standin:pddlego:loud"],
      ["no stand-in mode 'loud'", "its stand-ins: standin:pddlego, standin:pddlego:noisy[:RATE]"]),
     ("pddlego", ["--llm", "standin:deps"], ["a stand-in of deps, not of pddlego"]),
     ("pddlego", ["--temperature", "-1"], ["--temperature", "0 or more"]),
     ("pddlego", ["--planner-timeout", "0"], ["--planner-timeout", "above 0"]),
-    ("ipp", ["--llm", "standin:cary"], ["standin:cary", "did you mean 'carry'"]),
-    ("copic", ["--llm", "standin:no-opn"], ["standin:no-opn", "did you mean 'no-open'"]),
+    ("ipp", ["--llm", "standin:ipp:cary"], ["standin:ipp:cary", "did you mean 'carry'"]),
+    ("copic", ["--llm", "standin:copic:no-opn"], ["standin:copic:no-opn",
+                                                  "did you mean 'no-open'"]),
     ("copic", ["--threshold", "1.5"], ["--threshold", "from 0 to 1"]),
     ("copic", ["--policy-lr", "inf"], ["--policy-lr", "'inf'"]),
     ("twosome", ["--policy-lr", "-1"], ["--policy-lr", "0 or more"]),
@@ -109,11 +120,11 @@ def test_a_bad_value_is_refused_by_argparse_with_the_flags_name(agent, args, wor
 
 def test_good_values_and_model_names_pass_the_same_checks():
     deps = parser_for(get_agent("deps"))
-    for llm in ("standin", "standin:0", "standin-off:1", "observation", "gpt-4o",
+    for llm in ("standin", "standin:deps:0", "standin:deps:off:1", "standin:deps", "gpt-4o",
                 "openai:gpt-4o-mini", "local:", "scripted:answers.json"):
         assert deps.parse_args(["--llm", llm]).llm == llm
     assert deps.parse_args(["--replan-rounds", "inf"]).agent_replan_rounds is None
-    assert parser_for(get_agent("ipp")).parse_args(["--llm", "standin:carry,cost"]).llm
+    assert parser_for(get_agent("ipp")).parse_args(["--llm", "standin:ipp:carry,cost"]).llm
 
 
 def test_a_config_or_a_caller_gets_the_same_ranges_as_the_flags():
@@ -131,10 +142,13 @@ def test_the_deps_runner_names_a_bad_stand_in_spec():
     """From Python too: the stand-in's rate is read by the shared parser, not float()."""
     from pddlkit.skills.deps.runner import run_deps
 
-    for spec in ("standin:abc", "standin:1.5"):
+    for spec in ("standin:deps:abc", "standin:deps:1.5"):
         with pytest.raises(ValueError, match=f"{spec}: the error rate must be a number from "
                                              f"0 to 1"):
             run_deps(["wooden_pickaxe"], spec)
+    with pytest.raises(ValueError, match="standin:0.5: this spelling was removed; write "
+                                         "standin:deps:0.5"):
+        run_deps(["wooden_pickaxe"], "standin:0.5")
 
 
 def test_printing_a_ledger_says_what_was_spent():
@@ -165,7 +179,7 @@ def test_a_bare_model_name_is_an_openai_model():
     with pytest.raises(LLMSpecError, match="offline stand-in"):
         load_llm("standin")
     with pytest.raises(LLMSpecError, match="offline stand-in"):
-        parse_spec("standin-off")   # an old stand-in spelling is not a bare model name
+        parse_spec("standin-off")   # a removed stand-in spelling is not a bare model name
     with pytest.raises(LLMSpecError) as err:
         parse_spec("opnai")
     assert err.value.hint == "did you mean 'openai'?"
@@ -203,7 +217,7 @@ def test_pddlkit_llm_refuses_a_port_out_of_range_naming_the_flag():
 
 
 @pytest.mark.parametrize("argv", [["--seed", "-1"], ["--episodes", "0"], ["--max-steps", "0"],
-                                  ["--llm", "standin:x"]])
+                                  ["--llm", "standin:pddlego:x"]])
 def test_a_bad_value_is_one_line_and_a_pointer_to_help(argv, capsys):
     """Issue 71: argparse printed its whole usage block (a dozen lines for pddlego) before the
     one line that matters; now the error is that line, then where the usage is."""
@@ -221,25 +235,35 @@ def test_a_bad_value_is_one_line_and_a_pointer_to_help(argv, capsys):
 def test_shipped_text_uses_the_current_spellings():
     """Issue 71: every agent's default and help, and every example sweep, spell stand-ins the
     current way (``--llm noisy`` in ``run pddlego --help`` and ``llm = "observation"`` in
-    ``examples/robustness.toml`` were the deprecated spellings the README warns about)."""
+    ``examples/robustness.toml`` were the deprecated spellings the README warns about; since
+    issue 74 they are refused, so one left here would be a command that fails)."""
     import re
     import tomllib
 
-    from pddlkit.agents.standins import old_spelling
+    from pddlkit.agents.standins import StandInError, parse_stand_in
+
+    def removed(word: str, agent) -> bool:
+        try:
+            parse_stand_in(word, agent.stand_ins, agent.name)
+        except StandInError as exc:
+            return "this spelling was removed" in str(exc)
+        return False
 
     for name in agent_names():
         spec = get_agent(name)
-        assert old_spelling(spec.default_llm, spec.stand_ins, name) is None, name
+        assert not removed(spec.default_llm, spec), name
         text = parser_for(spec).format_help() + (spec.help_text() or "")
         for line in text.splitlines():
             for word in re.findall(r"--llm\s+(\S+)", line):
                 runs = re.search(r"pddlkit run (\S+)", line)
                 agent = get_agent(runs.group(1)) if runs else spec
-                assert old_spelling(word, agent.stand_ins, agent.name) is None, (name, word)
-    for path in sorted((REPO / "examples").rglob("*.toml")):
+                spelled = re.sub(r"\[.*", "", word.strip("`'\",.;)"))   # standin:deps[:rate]
+                assert not removed(spelled, agent), (name, word)
+    sweeps = [*(REPO / "examples").rglob("*.toml"), *(REPO / "benchmarks").rglob("*.toml")]
+    for path in sorted(sweeps):
         sweep = tomllib.loads(path.read_text())
         for row in sweep.get("agents", []):
-            if "llm" in row:
+            if "llm" in row or "llms" in row:
                 agent = get_agent(row.get("agent", "pddlego"))
-                assert old_spelling(row["llm"], agent.stand_ins, agent.name) is None, \
-                    (path.name, row["llm"])
+                for llm in row.get("llms") or [row["llm"]]:
+                    assert not removed(llm, agent), (path.name, llm)

@@ -154,11 +154,15 @@ def test_a_mistake_is_repaired_only_by_feedback_that_shows_it(env_id, options, m
 def test_noisy_textworld_and_rates():
     from pddlkit.formalizers import make_formalizer
 
-    tw = make_formalizer("noisy", "textworld")
+    tw = make_formalizer("standin:pddlego:noisy", "textworld")
     assert "missing-precondition" not in tw.kinds and "hallucinated-fact" in tw.kinds
-    for bad in ("noisy:-1", "noisy:2", "noisy:x"):
+    for bad in ("standin:pddlego:noisy:-1", "standin:pddlego:noisy:2",
+                "standin:pddlego:noisy:x"):
         with pytest.raises(ValueError, match="from 0 to 1"):
             make_formalizer(bad, "coin-collector")
+    with pytest.raises(ValueError, match="noisy: this spelling was removed; write "
+                                         "standin:pddlego:noisy "):
+        make_formalizer("noisy", "textworld")
     with pytest.raises(ValueError, match="not supported"):
         NoisyFormalizer("minecraft")
 
@@ -342,7 +346,7 @@ def test_a_history_longer_than_the_context_is_trimmed_and_the_prompt_says_so(tmp
 def test_formalize_and_plan_one_step_then_with_memory():
     env = make("coin-collector", rooms=5, seed=1)
     obs, _ = env.reset()
-    first = formalize_and_plan(obs, llm="observation", env=env)
+    first = formalize_and_plan(obs, llm="standin:pddlego", env=env)
     assert first.solved and first.commands == ["move north"]
     assert "(:goal (at kitchen))" in first.problem and first.diagnostics == []
     step = env.step(first.commands[0])
@@ -381,7 +385,7 @@ def test_formalize_and_plan_constrained_sends_the_answers_grammar():
 
     env = make("coin-collector", rooms=5, seed=1)
     obs, _ = env.reset()
-    truth = formalize_and_plan(obs, llm="observation", env=env)
+    truth = formalize_and_plan(obs, llm="standin:pddlego", env=env)
     llm = ScriptedLLM([json.dumps({"df": truth.domain, "pf": truth.problem})] * 2)
     env = make("coin-collector", rooms=5, seed=1)
     obs, _ = env.reset()
@@ -414,7 +418,7 @@ def test_formalize_and_plan_takes_every_executed_step(seed):
     the room before a plan was linked to the room after it)."""
     env = make("coin-collector", rooms=5, seed=seed)
     obs, _ = env.reset()
-    step = formalize_and_plan(obs, llm="observation", env=env)
+    step = formalize_and_plan(obs, llm="standin:pddlego", env=env)
     truth = _atoms(env.problem_text, "connected")
     longest, passed = 0, []
     for _ in range(12):
@@ -435,7 +439,7 @@ def test_formalize_and_plan_takes_every_executed_step(seed):
 def test_formalize_and_plan_rejects_what_is_not_an_observation():
     env = make("coin-collector", rooms=3, seed=0)
     obs, _ = env.reset()
-    first = formalize_and_plan(obs, llm="observation", env=env)
+    first = formalize_and_plan(obs, llm="standin:pddlego", env=env)
     for bad in ([], [("move north",)], [("move north", 3)], 42):
         with pytest.raises(TypeError, match="pairs"):
             formalize_and_plan(bad, memory=first.memory)
@@ -450,7 +454,7 @@ def test_formalize_and_plan_never_guesses_the_llm(monkeypatch):
     obs, _ = env.reset()
     with pytest.raises(NoLLMConfigured, match="pddlkit.configure.*PDDLKIT_LLM"):
         formalize_and_plan(obs, env=env)
-    monkeypatch.setenv("PDDLKIT_LLM", "observation")   # an explicit default, by name
+    monkeypatch.setenv("PDDLKIT_LLM", "standin:pddlego")   # an explicit default, by name
     assert formalize_and_plan(obs, env=env).solved
     scripted = ScriptedLLM([_json(DOMAIN, FIRST_PROBLEM)], ledger=UsageLedger())
     pddlkit.configure(llm=scripted)   # code wins over the environment variable
@@ -463,7 +467,7 @@ def test_formalize_and_plan_never_guesses_the_llm(monkeypatch):
     with pytest.raises(TypeError, match="llm= must be an LLM spec string"):
         formalize_and_plan(obs, llm=123, env=env)
     with pytest.raises(ValueError, match="reads the answer from an environment"):
-        formalize_and_plan(obs, llm="observation")
+        formalize_and_plan(obs, llm="standin:pddlego")
 
 
 def test_formalize_and_plan_checks_its_inputs_before_asking_and_keeps_the_memory_given(tmp_path):
@@ -478,7 +482,7 @@ def test_formalize_and_plan_checks_its_inputs_before_asking_and_keeps_the_memory
     with pytest.raises(ValueError, match="the frozen domain has errors"):
         formalize_and_plan(obs, llm=silent, env=env, domain=tmp_path / "broken.pddl")
     assert silent.calls == 0
-    first = formalize_and_plan(obs, llm="observation", env=env)
+    first = formalize_and_plan(obs, llm="standin:pddlego", env=env)
     with pytest.raises(TypeError, match="pass step.memory"):
         formalize_and_plan(obs, memory=first)
     seen = env.step(first.commands[0]).observation
@@ -492,7 +496,7 @@ def test_formalize_and_plan_checks_its_inputs_before_asking_and_keeps_the_memory
 def test_formalize_and_plan_is_done_once_the_task_is_won():
     env = make("coin-collector", rooms=3, seed=0)
     obs, _ = env.reset()
-    step = formalize_and_plan(obs, llm="observation", env=env)
+    step = formalize_and_plan(obs, llm="standin:pddlego", env=env)
     for _ in range(10):
         executed = [(c, env.step(c).observation) for c in step.commands]
         step = formalize_and_plan(executed, memory=step.memory)
@@ -551,14 +555,14 @@ def test_prompts_are_files_a_user_can_override(tmp_path):
 
 def test_cli_run_prints_a_live_transcript_and_metrics(tmp_path):
     record = tmp_path / "episode.jsonl"
-    out = _cli("run", "--env", "coin-collector", "--rooms", "5", "--seed", "3", "--llm",
-               "noisy:0.5", "--record", str(record))
+    out = _cli("run", "pddlego", "--env", "coin-collector", "--rooms", "5", "--seed", "3",
+               "--llm", "standin:pddlego:noisy:0.5", "--record", str(record))
     assert out.returncode == 0, out.stdout + out.stderr
     assert "simulation error on 'move north'" in out.stdout
     assert "episode seed 3: WON" in out.stdout
     outcome = json.loads(record.read_text().splitlines()[-1])
     assert outcome["type"] == "outcome" and outcome["won"] is True and outcome["seed"] == 3
-    bad = _cli("run", "--env", "coin-colector")
+    bad = _cli("run", "pddlego", "--env", "coin-colector")
     assert bad.returncode == 2 and "did you mean 'coin-collector'" in bad.stderr
 
 
@@ -716,13 +720,13 @@ def _cli(*args):
 
 def test_cli_run_saves_and_reuses_domains(tmp_path):
     lib = str(tmp_path / "lib")
-    saved = _cli("run", "--env", "coin-collector", "--rooms", "3", "--seed", "0", "--quiet",
-                 "--save-domain", "--library", lib)
+    saved = _cli("run", "pddlego", "--env", "coin-collector", "--rooms", "3", "--seed", "0",
+                 "--quiet", "--save-domain", "--library", lib)
     assert saved.returncode == 0 and "saved the domain as coin-collector/" in saved.stdout
-    reused = _cli("run", "--env", "coin-collector", "--rooms", "5", "--seed", "4", "--quiet",
-                  "--reuse-domain", "--library", lib)
+    reused = _cli("run", "pddlego", "--env", "coin-collector", "--rooms", "5", "--seed", "4",
+                  "--quiet", "--reuse-domain", "--library", lib)
     assert reused.returncode == 0 and "WON" in reused.stdout, reused.stdout + reused.stderr
-    empty = _cli("run", "--env", "coin-collector", "--reuse-domain", "--library",
+    empty = _cli("run", "pddlego", "--env", "coin-collector", "--reuse-domain", "--library",
                  str(tmp_path / "none"))
     assert empty.returncode == 2 and "no verified domain" in empty.stderr
 
@@ -861,11 +865,15 @@ def test_cli_run_plangen_and_the_options(tmp_path):
     assert out.returncode == 0 and "episode seed 0: WON" in out.stdout, out.stdout + out.stderr
     offline = _cli("run", "plangen")
     assert offline.returncode == 2 and "needs an LLM" in offline.stderr
-    opts = _cli("run", "--rooms", "9", "--seed", "4", "--episodes", "2", "--llm", "noisy:1.0",
-                "--fact-memory", "--repair", "--json")
-    rows = json.loads(opts.stdout)  # the earlier spelling: pddlego without its name
+    old = _cli("run", "--rooms", "9", "--llm", "standin:pddlego:noisy:1.0")
+    assert old.returncode == 2 and old.stdout == "", old.stdout   # the removed spelling
+    assert old.stderr.strip() == ("pddlkit run: --rooms with no agent named: this spelling "
+                                  "was removed; write 'pddlkit run AGENT --rooms ...' (the "
+                                  "agents: copic, deps, ipp, pddlego, plangen, plap, twosome)")
+    opts = _cli("run", "pddlego", "--rooms", "9", "--seed", "4", "--episodes", "2", "--llm",
+                "standin:pddlego:noisy:1.0", "--fact-memory", "--repair", "--json")
+    rows = json.loads(opts.stdout)
     assert opts.returncode == (0 if all(r["won"] for r in rows) else 1), opts.stderr
-    assert "is now 'pddlkit run pddlego ...'" in opts.stderr
     # both options acted: seed 4's slips are repaired, seed 5's forgotten facts merged back
     assert rows[0]["repairs"] > 0 and rows[1]["facts_merged"] > 0, rows
 
@@ -951,7 +959,7 @@ def _observation_answer(env_id: str, seed: int) -> str:
     """The offline formalizer's files for the first observation, as an LLM's JSON answer."""
     env = make(env_id)
     obs, _ = env.reset(seed)
-    truth = formalize_and_plan(obs, llm="observation", env=env)
+    truth = formalize_and_plan(obs, llm="standin:pddlego", env=env)
     return json.dumps({"df": truth.domain, "pf": truth.problem})
 
 
@@ -997,7 +1005,7 @@ def test_the_prompt_lists_the_environments_admissible_commands(env_id, options):
 
     env = make(env_id, **options)
     obs, _ = env.reset(2)
-    truth = formalize_and_plan(obs, llm="observation", env=env)
+    truth = formalize_and_plan(obs, llm="standin:pddlego", env=env)
     env = make(env_id, **options)
     obs, _ = env.reset(2)
     answer = json.dumps({"df": truth.domain, "pf": truth.problem})

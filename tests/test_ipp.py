@@ -198,7 +198,7 @@ def _cli(*args):
 
 def test_pddlkit_run_agent_ipp_saves_the_winning_program(tmp_path, grasp_task):
     _need(SHARED / "corpus" / "grasp" / "grids")
-    out = _cli("run", "ipp", "--env", "grasp", "--llm", "standin:carry,no-return",
+    out = _cli("run", "ipp", "--env", "grasp", "--llm", "standin:ipp:carry,no-return",
                "--train", 30, "--eval", 30, "--save-program", tmp_path / "best", "--json")
     assert out.returncode == 0, out.stderr
     [row] = json.loads(out.stdout)

@@ -253,9 +253,9 @@ def test_modular_is_an_option_of_the_agent_refused_with_a_stand_in_and_named_in_
 
     spec = get_agent("pddlego")
     with pytest.raises(AgentError, match="--modular"):
-        run_job(spec, env="coin-collector", llm="observation",
+        run_job(spec, env="coin-collector", llm="standin:pddlego",
                 options=spec.make_options({"modular": True}))
-    rows = run_job(spec, env="coin-collector", llm="noisy", seeds=[0],
+    rows = run_job(spec, env="coin-collector", llm="standin:pddlego:noisy", seeds=[0],
                    options=spec.make_options({"small_model": True}))
     assert "modular" not in rows[0].as_dict()["helps"]   # a stand-in writes whole files
     assert isinstance(make_formalizer(_script(careful), "coin-collector", modular=True),
@@ -277,7 +277,8 @@ def test_formalize_and_plan_takes_modular_and_progresses_the_state_through_what_
     if moved_to:   # the state was progressed by code: the new room came from the plan
         assert "(at " in second.problem
     with pytest.raises(ValueError, match="modular"):
-        formalize_and_plan(obs, llm="noisy", env=make("coin-collector"), modular=True)
+        formalize_and_plan(obs, llm="standin:pddlego:noisy", env=make("coin-collector"),
+                           modular=True)
 
 
 def test_samples_per_part_are_checked_and_the_first_that_plans_is_used_all_counted():
@@ -364,7 +365,8 @@ def test_novel_goals_is_an_option_named_in_the_row_and_part_of_the_preset():
     assert "novel_goals" in SMALL_MODEL
     assert helps(spec.make_options({"modular": True, "novel_goals": True}),
                  "local:x") == ["modular", "novel-goals"]
-    assert "novel-goals" not in helps(spec.make_options({"small_model": True}), "observation")
+    assert "novel-goals" not in helps(spec.make_options({"small_model": True}),
+                                      "standin:pddlego")
     from pddlkit.agents import run_job
 
     with pytest.raises(AgentError, match="--novel-goals.*--modular"):

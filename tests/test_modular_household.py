@@ -242,7 +242,7 @@ def test_the_helps_are_options_named_in_the_row_and_refused_without_modular():
     assert helps(spec.make_options({"small_model": True, "typed_objects": True}),
                  "local:x") == preset               # named once, not twice
     assert not {"typed-objects", "command-facts"} & set(   # a stand-in writes whole files
-        helps(spec.make_options({"small_model": True}), "observation"))
+        helps(spec.make_options({"small_model": True}), "standin:pddlego"))
     for flag in ("typed_objects", "ask_missing", "world_literals"):
         with pytest.raises(AgentError, match=f"--{flag.replace('_', '-')}.*--modular"):
             run_job(spec, env="household", llm="local:x",

@@ -63,7 +63,7 @@ def test_what_an_environment_lacks_is_named_in_one_error(example):
             return "You are somewhere.", {}
 
     with pytest.raises(TypeError) as caught:
-        formalize_and_plan("You are somewhere.", llm="observation", env=Bare())
+        formalize_and_plan("You are somewhere.", llm="standin:pddlego", env=Bare())
     text = str(caught.value)
     for lacking in ("action_schema", "step", "admissible_commands", "action_signatures"):
         assert lacking in text
@@ -73,7 +73,7 @@ def test_what_an_environment_lacks_is_named_in_one_error(example):
         action_signatures = {"go": "?from - room ?to - room"}
 
     with pytest.raises(TypeError, match="none for switch-on"):
-        formalize_and_plan("x", llm="observation", env=NoSignatureForSwitch())
+        formalize_and_plan("x", llm="standin:pddlego", env=NoSignatureForSwitch())
 
 
 def test_an_empty_answer_is_named_in_the_next_prompt_and_asked_again(example):

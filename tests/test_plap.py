@@ -298,7 +298,7 @@ def test_cli_runs_plap_offline_and_explains_bad_input():
     from cli_runner import run_cli
 
     run = ["run", "plap", "--env", "microrts"]
-    ok = run_cli(*run, *["--llm", "standin-noisy", "--opponent", "LightRush",
+    ok = run_cli(*run, *["--llm", "standin:plap:noisy", "--opponent", "LightRush",
                                "--episodes", "2", "--json"])
     assert ok.returncode in (0, 1), ok.stderr
     rows = json.loads(ok.stdout)
@@ -323,7 +323,7 @@ def test_planners_play_each_other_and_the_leaderboard_adds_up():
         blue, red = play_match(env, TipsPlanner(), NoisyPlanner(0.5, seed=2), seed=0)
     assert blue.result == -red.result or blue.result == red.result == 0
     assert red.dropped and not blue.dropped and blue.plans == red.plans
-    rows = round_robin(["standin", "standin-noisy", "bot:RandomBiasedAI"], games=1,
+    rows = round_robin(["standin", "standin:plap:noisy", "bot:RandomBiasedAI"], games=1,
                        by_side=True)
     sides, rows = rows[3:], rows[:3]
     assert [r["entry"] for r in sides[:2]] == ["standin as blue", "standin as red"]

@@ -33,15 +33,27 @@ def test_a_critic_template_with_a_typo_is_refused():
 
 def test_formalize_and_plan_takes_the_agents_option_names_and_returns_a_usage():
     """``solver_retries`` and ``planner_timeout`` as ``pddlkit run pddlego`` spells them; the
-    earlier names still work, with a DeprecationWarning; the usage is a Usage."""
+    earlier names (read for one release with a DeprecationWarning) are refused by a TypeError
+    naming the new one (issue 74); the usage is a Usage."""
     from pddlkit.envs import make
     from pddlkit.formalizers import formalize_and_plan
     from pddlkit.llm.usage import Usage
 
     env = make("coin-collector", rooms=3)
     obs, _ = env.reset(seed=1)
-    step = formalize_and_plan(obs, llm="observation", env=env, solver_retries=1,
+    step = formalize_and_plan(obs, llm="standin:pddlego", env=env, solver_retries=1,
                               planner_timeout=20)
     assert step.solved and isinstance(step.usage, Usage) and step.usage["calls"] == 0
-    with pytest.warns(DeprecationWarning, match="max_solver_retries= is now solver_retries="):
-        formalize_and_plan(obs, llm="observation", env=env, max_solver_retries=1)
+    for old, new in (("max_solver_retries", "solver_retries"), ("timeout", "planner_timeout")):
+        with pytest.raises(TypeError) as caught:
+            formalize_and_plan(obs, llm="standin:pddlego", env=env, **{old: 1})
+        assert str(caught.value) == (f"formalize_and_plan() got an unexpected keyword argument "
+                                     f"'{old}': it was removed; write {new}= (the agent's name "
+                                     f"for it)")
+    with pytest.raises(TypeError, match="'solver_retry' \\(did you mean solver_retries=\\?\\)"):
+        formalize_and_plan(obs, llm="standin:pddlego", env=env, solver_retry=1)
+    with pytest.raises(ValueError) as caught:     # a removed stand-in spelling, named
+        formalize_and_plan(obs, llm="observation", env=env)
+    assert str(caught.value) == ("formalize_and_plan: llm=observation: this spelling was "
+                                 "removed; write standin:pddlego (pddlkit llm list shows every "
+                                 "stand-in)")

@@ -189,7 +189,7 @@ def test_rows_carry_the_figures_and_the_report_shows_them():
     from pddlkit.agents import get_agent, run_job
 
     spec = get_agent("pddlego")
-    rows = run_job(spec, env="coin-collector", llm="noisy:0.5", seeds=[0, 1, 2],
+    rows = run_job(spec, env="coin-collector", llm="standin:pddlego:noisy:0.5", seeds=[0, 1, 2],
                    env_options={"rooms": 5})
     data = [{**r.as_dict(), "difficulty": "5"} for r in rows]   # as a bench cell writes it
     assert all(d["files_scored"] > 0 and 0.0 <= d["files_equivalent"] <= 1.0 for d in data)

@@ -179,7 +179,7 @@ def test_the_small_model_preset_is_named_in_every_row():
     from pddlkit.agents import get_agent, run_job
 
     spec = get_agent("pddlego")
-    rows = run_job(spec, env="coin-collector", llm="noisy:0.3", seeds=[0, 1],
+    rows = run_job(spec, env="coin-collector", llm="standin:pddlego:noisy:0.3", seeds=[0, 1],
                    options=spec.make_options({"small_model": True}), env_options={"rooms": 3})
     for row in rows:
         data = row.as_dict()
@@ -187,7 +187,7 @@ def test_the_small_model_preset_is_named_in_every_row():
                                  "problem-only+refuted-facts")
         assert ("helps: repair, declare-objects, fresh-answers, fact-memory, problem-only, "
                 "refuted-facts" in data["summary"])
-    plain = run_job(spec, env="coin-collector", llm="noisy:0.3", seeds=[0],
+    plain = run_job(spec, env="coin-collector", llm="standin:pddlego:noisy:0.3", seeds=[0],
                     env_options={"rooms": 3})
     assert plain[0].as_dict()["helps"] == "none"
     assert "helps: none (the paper's loop)" in plain[0].as_dict()["summary"]
@@ -276,7 +276,7 @@ def test_samples_with_a_stand_in_are_refused_not_dropped():
 
     spec = get_agent("pddlego")
     try:
-        run_job(spec, env="coin-collector", llm="noisy", seeds=[0],
+        run_job(spec, env="coin-collector", llm="standin:pddlego:noisy", seeds=[0],
                 options=spec.make_options({"samples": 3}))
     except AgentError as exc:
         assert "--samples 3" in str(exc)

@@ -1,7 +1,8 @@
 """One stand-in grammar, ``standin:<agent>[:mode][:argument]`` (issue 47): every agent's
 stand-ins parse through :mod:`pddlkit.agents.standins`, are listed by ``pddlkit llm list``
-with what each knows, build the same stand-in as the old spellings (still read, with one
-deprecation line), and are refused, naming the agent's own, when they belong to another."""
+with what each knows, and are refused, naming the agent's own, when they belong to another.
+The old spellings (read for one release with a deprecation line) are refused, each naming the
+new spelling to write (issue 74)."""
 
 from __future__ import annotations
 
@@ -10,19 +11,20 @@ import json
 import pytest
 
 from pddlkit.agents import get_agent
-from pddlkit.agents import spec as agent_spec
 from pddlkit.agents.registry import catalogue
 from pddlkit.agents.standins import StandInError, parse_stand_in
 from pddlkit.llm.errors import LLMSpecError
 
-#: (agent, new spelling, old spelling, what parse_stand_in gives both)
+#: (agent, new spelling, its removed old spelling, what parse_stand_in gives the new)
 PAIRS = [
     ("pddlego", "standin:pddlego", "observation", ("observation", None)),
     ("pddlego", "standin:pddlego:noisy:0.25", "noisy:0.25", ("noisy", 0.25)),
     ("deps", "standin:deps:0.2", "standin:0.2", ("standin", 0.2)),
-    ("deps", "standin:deps", "standin", ("standin", 0.3)),
+    ("deps", "standin:deps", "observation", ("standin", 0.3)),
     ("deps", "standin:deps:off:0.4", "standin-off:0.4", ("standin-off", 0.4)),
-    ("plap", "standin:plap", "standin", ("standin", None)),
+    ("plap", "standin:plap", "observation", ("standin", None)),
+    ("ipp", "standin:ipp", "observation", ("standin", None)),
+    ("copic", "standin:copic", "observation", ("standin", None)),
     ("plap", "standin:plap:noisy:0.5", "standin-noisy:0.5", ("standin-noisy", 0.5)),
     ("ipp", "standin:ipp:carry,cost", "standin:carry,cost", ("standin", "carry,cost")),
     ("copic", "standin:copic:no-take;;crash", "standin:no-take;;crash",
@@ -31,22 +33,52 @@ PAIRS = [
 
 
 @pytest.mark.parametrize("agent,new,old,expected", PAIRS)
-def test_the_new_and_the_old_spelling_name_the_same_stand_in(agent, new, old, expected):
+def test_the_new_spelling_is_read_and_the_old_is_refused_naming_it(agent, new, old, expected):
     spec = get_agent(agent)
     assert parse_stand_in(new, spec.stand_ins, agent) == expected
-    assert parse_stand_in(old, spec.stand_ins, agent) == expected
-    assert spec.stand_in_label(new) == spec.stand_in_label(old) != None   # noqa: E711
+    assert spec.stand_in_label(new) is not None
+    removed = f"{old}: this spelling was removed; write {new} (pddlkit llm list shows every " \
+              f"stand-in)"
+    with pytest.raises(StandInError) as err:
+        parse_stand_in(old, spec.stand_ins, agent)
+    assert str(err.value) == removed
+    with pytest.raises(ValueError) as err:       # --llm and a sweep's llm = check it so
+        spec.check_llm(old)
+    assert str(err.value) == removed
+    assert spec.stand_in_label(old) is None
 
 
-def test_an_old_spelling_prints_one_deprecation_line_naming_the_new(capsys, monkeypatch):
-    monkeypatch.setattr(agent_spec, "_SAID", set())
-    spec = get_agent("pddlego")
-    assert spec.check_llm("noisy:0.3") == "noisy:0.3"
-    assert spec.check_llm("noisy:0.3") == "noisy:0.3"      # asked again: said once
+def test_an_old_spelling_is_refused_on_the_command_line_and_nothing_plays(capsys):
+    """``--llm noisy:0.3`` was read for one release with a deprecation line; now argparse
+    refuses it (exit 2) with the new spelling named, before anything loads."""
+    from pddlkit.agents.cli import parser_for
+
+    with pytest.raises(SystemExit) as stop:
+        parser_for(get_agent("pddlego")).parse_args(["--llm", "noisy:0.3"])
     err = capsys.readouterr().err
-    assert err.count("standin:pddlego:noisy:0.3") == 1 and "this release only" in err
-    spec.check_llm("standin:pddlego:noisy:0.3")
-    assert capsys.readouterr().err == ""                  # the new spelling: nothing said
+    assert stop.value.code == 2
+    assert "argument --llm: noisy:0.3: this spelling was removed; write " \
+           "standin:pddlego:noisy:0.3 (pddlkit llm list shows every stand-in)" in err, err
+    assert "this release" not in err
+    assert get_agent("pddlego").check_llm("standin:pddlego:noisy:0.3") == \
+        "standin:pddlego:noisy:0.3"
+    assert capsys.readouterr().err == ""
+
+
+def test_an_old_spelling_whose_new_one_is_bad_too_says_why():
+    """``standin:abc`` (no agent named) is refused as removed, with what is wrong with
+    ``standin:deps:abc`` too, so the fix is not a second refusal away."""
+    with pytest.raises(StandInError) as err:
+        parse_stand_in("standin:abc", get_agent("deps").stand_ins, "deps")
+    assert str(err.value).startswith("standin:abc: this spelling was removed; the agent goes "
+                                     "first, and standin:deps:abc: the error rate must be")
+    with pytest.raises(StandInError, match="removed.*did you mean 'carry'"):
+        parse_stand_in("standin:cary", get_agent("ipp").stand_ins, "ipp")
+    with pytest.raises(StandInError, match="write standin:pddlego:noisy\\[:RATE\\]"):
+        parse_stand_in("noisy:abc", get_agent("pddlego").stand_ins, "pddlego")
+    # an old word of another front end, not this agent's: refused as not its stand-in
+    with pytest.raises(ValueError, match="noisy:0.3: not a stand-in of deps"):
+        get_agent("deps").check_llm("noisy:0.3")
 
 
 def test_another_agents_stand_in_and_an_unknown_mode_are_refused_by_name():
@@ -73,21 +105,25 @@ def test_a_stand_in_is_a_kind_of_llm_spec_but_no_model():
     assert "pddlkit run deps --llm standin:deps:off" in err.value.hint
 
 
-def test_the_front_ends_build_the_same_stand_in_from_either_spelling():
+def test_the_front_ends_build_the_new_spelling_and_refuse_the_old():
     from pddlkit.formalizers.api import make_formalizer
     from pddlkit.programs.copic.runner import make_llm as copic_llm
     from pddlkit.programs.runner import make_llm as ipp_llm
 
     new = make_formalizer("standin:pddlego:noisy:0.25", "coin-collector")
-    old = make_formalizer("noisy:0.25", "coin-collector")
-    assert type(new) is type(old) and new.rate == old.rate == 0.25
+    assert new.rate == 0.25
+    with pytest.raises(StandInError, match="write standin:pddlego:noisy:0.25 "):
+        make_formalizer("noisy:0.25", "coin-collector")
     assert type(make_formalizer("standin:pddlego", "coin-collector")).__name__ == \
         "ObservationFormalizer"
     _llm, writer = ipp_llm("standin:ipp:carry,cost", "grasp")
-    _llm, same = ipp_llm("standin:carry,cost", "grasp")
-    assert writer.injected == same.injected == ["carry", "cost"]
+    assert writer.injected == ["carry", "cost"]
+    with pytest.raises(StandInError, match="write standin:ipp:carry,cost "):
+        ipp_llm("standin:carry,cost", "grasp")
     _llm, copic = copic_llm("standin:copic:no-take;;crash", "household")
     assert copic.sets == [frozenset({"no-take"}), frozenset(), frozenset({"crash"})]
+    with pytest.raises(StandInError, match="write standin:copic:no-take;;crash "):
+        copic_llm("standin:no-take;;crash", "household")
 
 
 def test_llm_list_shows_every_agents_stand_ins_with_what_each_knows():
@@ -116,11 +152,9 @@ def test_a_run_with_the_new_spelling_is_labelled_with_what_the_stand_in_knows():
     assert rows[0].llm == "standin:pddlego:noisy:0.3"
 
 
-def test_a_bare_standin_is_the_agents_default_stand_in_and_no_deprecation():
+def test_a_bare_standin_is_the_agents_default_stand_in():
     for agent in ("pddlego", "deps", "plap", "ipp", "copic"):
         spec = get_agent(agent)
         default = next(s for s in spec.stand_ins if s.mode == "")
         assert parse_stand_in("standin", spec.stand_ins, agent)[0] == default.name
-    from pddlkit.agents.standins import old_spelling
-
-    assert old_spelling("standin", get_agent("deps").stand_ins, "deps") is None
+        assert spec.check_llm("standin") == "standin"

@@ -26,7 +26,9 @@ argparse (:mod:`pddlkit.flags`, an agent's stand-ins by :mod:`.standins`), so a 
 refused with the flag's name before anything loads.
 
 The spelling of earlier releases, ``pddlkit run --agent NAME ...`` (and ``pddlkit run --env
-...`` for PDDLego+), still works for this release, with a one-line note on stderr.
+...``, which played PDDLego+), was removed (issue 74): it exits 2 with one line naming the
+form to write, ``pddlkit run NAME ...``, and plays nothing (read as before, a flag of the old
+form could mean something else now: TWOSOME's ``--episodes`` was its training episodes).
 """
 
 from __future__ import annotations
@@ -128,7 +130,7 @@ def parser_for(spec: AgentSpec, env_id: Optional[str] = None) -> argparse.Argume
     envs = f" ({', '.join(spec.envs)})" if spec.envs else ""
     p.add_argument("--env", default=spec.default_env, required=spec.default_env is None,
                    help=f"an environment id{envs}")
-    own = ", ".join(s.spelled(spec.name) for s in spec.stand_ins if s.mode is not None)
+    own = ", ".join(s.spelled(spec.name) for s in spec.stand_ins)
     default = f"default: {spec.default_llm}" if spec.default_llm else \
         "default: none"
     p.add_argument("--llm", default=spec.default_llm, type=argparse_type(spec.check_llm),
@@ -199,54 +201,36 @@ def _agents_help() -> str:
     return "\n".join(lines)
 
 
-def _bare_run_agent() -> str:
-    """The agent the earlier ``pddlkit run --env ...`` (no agent named) meant: the one whose
-    spec says so (:attr:`~.spec.AgentSpec.bare_run`), so the core names no front end."""
-    for name in agent_names():
-        try:
-            if get_agent(name).bare_run:
-                return name
-        except UnknownAgentError:
-            continue
-    return ""
-
-
-def legacy(argv: list[str]) -> tuple[list[str], Optional[str]]:
-    """``--agent NAME ...`` (or flags and no agent: PDDLego+) as ``NAME ...``, with the note to
-    print; no arguments at all stay none (the listing, not an episode)."""
-    if not argv or not argv[0].startswith("-"):
-        return argv, None
-    if argv and argv[0] in ("-h", "--help"):
-        return argv, None
-    argv = list(argv)
-    name, old = _bare_run_agent(), "pddlkit run --env ..."
+def removed_spelling(argv: list[str]) -> Optional[str]:
+    """The one line that refuses the spelling of earlier releases (removed, issue 74): ``--agent
+    NAME ...``, or flags and no agent named (which played PDDLego+); None for anything else
+    (no arguments at all, ``--help``, or an agent named first)."""
+    if not argv or not argv[0].startswith("-") or argv[0] in ("-h", "--help"):
+        return None
+    name = ""
     for i, word in enumerate(argv):
         if word == "--agent" and i + 1 < len(argv):
             name = argv[i + 1]
-            del argv[i:i + 2]
-            old = f"pddlkit run --agent {name}"
             break
         if word.startswith("--agent="):
             name = word.split("=", 1)[1]
-            del argv[i]
-            old = f"pddlkit run --agent {name}"
             break
-    try:
-        renamed = get_agent(name).renamed
-    except UnknownAgentError:
-        renamed = {}
-    argv = [renamed.get(word, word) for word in argv]
-    return [name, *argv], (f"pddlkit run: note: '{old}' is now 'pddlkit run {name} ...'; the "
-                           f"old spelling works for this release only")
+    if name:
+        return (f"pddlkit run: --agent {name}: this spelling was removed; write 'pddlkit run "
+                f"{name} ...' (the agent first; pddlkit run {name} --help shows its flags)")
+    return (f"pddlkit run: {argv[0]} with no agent named: this spelling was removed; write "
+            f"'pddlkit run AGENT {argv[0]} ...' (the agents: {', '.join(agent_names())})")
 
 
 def main(argv: list[str]) -> int:
-    argv, note = legacy(list(argv))
+    argv = list(argv)
     if not argv or argv[0] in ("-h", "--help"):   # alone: the listing, exit 2 (module doc)
         print(_agents_help(), file=sys.stdout if argv else sys.stderr)
         return 0 if argv else 2
-    if note:
-        print(note, file=sys.stderr)
+    refused = removed_spelling(argv)
+    if refused:
+        print(refused, file=sys.stderr)
+        return 2
     try:
         spec = get_agent(argv[0])
     except UnknownAgentError as exc:

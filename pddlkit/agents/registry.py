@@ -54,8 +54,8 @@ def get_agent(name: str) -> AgentSpec:
 
 def catalogue() -> list[dict]:
     """Every agent's stand-ins as ``pddlkit llm list`` shows them: ``{"spec", "agent",
-    "knows", "example"}``, in the new spelling (aliases kept for old spellings are left out);
-    an agent that cannot be loaded is skipped with its error in ``knows``."""
+    "knows", "example"}``, in the grammar ``standin:<agent>[:mode]``; an agent that cannot be
+    loaded is skipped with its error in ``knows``."""
     rows = []
     for name in agent_names():
         try:
@@ -65,7 +65,6 @@ def catalogue() -> list[dict]:
                          f"{exc})", "example": ""})
             continue
         for stand_in in spec.stand_ins:
-            if stand_in.mode is not None:
-                rows.append({"spec": stand_in.spelled(name), "agent": name,
-                             "knows": stand_in.knows, "example": stand_in.example})
+            rows.append({"spec": stand_in.spelled(name), "agent": name,
+                         "knows": stand_in.knows, "example": stand_in.example})
     return rows

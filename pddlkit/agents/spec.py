@@ -47,10 +47,6 @@ def at_least(least: float, kind: type = int) -> Callable[[str], Any]:
     return number(kind, least=least)
 
 
-#: the deprecation lines already printed (each once per process)
-_SAID: set = set()
-
-
 @dataclass(frozen=True)
 class AgentSpec:
     """One agent. ``play(job)`` plays ``job.seeds`` (one :class:`~.episode.Episode` per seed)
@@ -80,9 +76,6 @@ class AgentSpec:
     #: giving it: the common ``--max-steps`` sets it; None: the agent has none there (its
     #: episodes are not step by step, or the environment counts time, not steps)
     step_budget: Union[str, Callable[[str], Optional[str]], None] = None
-    #: flags the earlier ``pddlkit run --agent NAME`` spelling used in another sense
-    #: (``{"--episodes": "--train-episodes"}``), translated for that spelling only
-    renamed: dict = field(default_factory=dict)
     #: environment options the agent reads itself, beyond the ones the environment takes
     #: (PLAP's ``match``, DEPS's ``task`` group): names, or a dict of name -> help text; each
     #: is a flag of ``pddlkit run``, and a sweep refuses any other name before it runs
@@ -102,9 +95,6 @@ class AgentSpec:
     kinds: tuple[str, ...] = ("text", "pddl")
     #: what it needs an environment to offer: "commands", "domain", "truth"
     needs: tuple[str, ...] = ()
-    #: True for the agent the earlier spelling ``pddlkit run --env ...`` (no agent named)
-    #: played (PDDLego+), for this release only
-    bare_run: bool = False
     #: False for an agent that makes no LLM call (TWOSOME's policy is its critic model):
     #: ``--llm``, ``--max-tokens`` and ``--transcript`` are then refused, not dropped
     uses_llm: bool = True
@@ -114,31 +104,22 @@ class AgentSpec:
 
     def check_llm(self, llm: str) -> str:
         """``llm`` when the agent can take it as ``--llm``: "" (the agent's own default), one
-        of its stand-ins with a good argument (``standin:<agent>[:mode]``, or an old spelling,
-        for which one deprecation line goes to stderr), or an LLM spec (:func:`pddlkit.llm.
-        spec.parse_spec`, which loads nothing; a bare model name is OpenAI's). Otherwise a
-        ValueError that names the spec and lists the agent's stand-ins, for argparse to show
-        as the ``--llm`` error before anything loads."""
-        import sys
-
+        of its stand-ins with a good argument (``standin:<agent>[:mode]``, or a bare
+        ``standin``), or an LLM spec (:func:`pddlkit.llm.spec.parse_spec`, which loads
+        nothing; a bare model name is OpenAI's). Otherwise a ValueError that names the spec
+        and lists the agent's stand-ins, for argparse to show as the ``--llm`` error before
+        anything loads; a removed old spelling of a stand-in (``noisy:0.3``) is refused
+        naming the new one (:func:`.standins.parse_stand_in`)."""
         from pddlkit.llm.errors import LLMSpecError
         from pddlkit.llm.spec import STAND_IN_KIND, STAND_IN_WORDS, parse_spec
 
-        from .standins import old_spelling
-
         text = str(llm).strip()
         named = parse_stand_in(text, self.stand_ins, self.name)
-        if text in ("", self.default_llm) and named is None:
-            return text
-        if named is not None:
-            line = old_spelling(text, self.stand_ins, self.name)
-            if line and text != self.default_llm and line not in _SAID:
-                _SAID.add(line)     # once per process: a sweep checks each cell's --llm
-                print(f"pddlkit: {line}", file=sys.stderr)
+        if text in ("", self.default_llm) or named is not None:
             return text
         if not self.stand_ins and self.stand_in(text) is not None:
             return text     # an agent that does not declare its stand-ins: its own word
-        own = ", ".join(s.spelled(self.name) for s in self.stand_ins if s.mode is not None)
+        own = ", ".join(s.spelled(self.name) for s in self.stand_ins)
         theirs = f"{self.name}'s stand-ins: {own}" if own else \
             f"{self.name} has no offline stand-in"
         if text.partition(":")[0] in (*STAND_IN_WORDS, STAND_IN_KIND):

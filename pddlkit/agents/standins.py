@@ -17,17 +17,26 @@ know it), and each agent declares its modes
 and an argument that is no mode's name goes to the default mode when that takes one. A stand-in
 is not a model: it plays only through its own agent (``load_llm("standin:deps")`` says so).
 
-Why: each front end once had its own spelling (``noisy:R``, ``standin:M,M``, ``standin:A;;C``,
-``standin-off``, ``standin-noisy``, ``observation``), read by its own code at run time, so
-``standin:abc`` ended in "could not convert string to float" and ``standin:7`` was taken as an
-error rate of 700%. The old spellings are still read, for this release only: the command line
-prints one deprecation line naming the new spelling (:func:`old_spelling`).
+Why one grammar: each front end once had its own spelling (``noisy:R``, ``standin:M,M``,
+``standin:A;;C``, ``standin-off``, ``standin-noisy``, ``observation``), read by its own code at
+run time, so ``standin:abc`` ended in "could not convert string to float" and ``standin:7`` was
+taken as an error rate of 700%. Those old spellings were read for one release, with a
+deprecation line, and are now refused (issue 74): each is a :class:`StandInError` that names
+the new spelling to write (``noisy:0.3: this spelling was removed; write
+standin:pddlego:noisy:0.3``), so a command line, a sweep or a Python caller still using one
+stops at once, told the fix, instead of playing something else (``noisy`` is also no OpenAI
+model: :data:`pddlkit.llm.spec.STAND_IN_WORDS`).
 
     STAND_INS = (StandIn("standin", rate, default=0.3, mode="", form="RATE"),
-                 StandIn("observation"))           # no mode: an old spelling only
-    parse_stand_in("standin:deps:0.5", STAND_INS, agent="deps")   # ("standin", 0.5)
-    parse_stand_in("standin:0.5", STAND_INS, agent="deps")        # the same, old spelling
-    parse_stand_in("openai:gpt-4o", STAND_INS, agent="deps")      # None: an LLM spec
+                 StandIn("standin-off", rate, default=0.3, mode="off", form="RATE"))
+    parse_stand_in("standin:deps:0.5", STAND_INS, "deps")       # ("standin", 0.5)
+    parse_stand_in("standin:deps:off", STAND_INS, "deps")       # ("standin-off", 0.3)
+    parse_stand_in("standin:0.5", STAND_INS, "deps")            # StandInError: removed; write
+                                                                #   standin:deps:0.5
+    parse_stand_in("openai:gpt-4o", STAND_INS, "deps")          # None: an LLM spec
+
+A stand-in's ``name`` (``standin-off``, ``noisy``, ``observation``) stays what the agent's own
+code compares (``parse_stand_in`` gives it back); it is not a spelling ``--llm`` reads.
 """
 
 from __future__ import annotations
@@ -46,10 +55,10 @@ class StandInError(ValueError):
 
 @dataclass(frozen=True)
 class StandIn:
-    """One stand-in: ``name`` (what ``--llm`` says), ``argument`` (reads the text after
-    ``name:``, raising ValueError or argparse.ArgumentTypeError for a bad one; None: it takes
-    none), ``example`` (a good spec, for messages) and ``default`` (the argument's value
-    when none is written)."""
+    """One stand-in: ``name`` (what :func:`parse_stand_in` gives back, for the agent's own
+    code), ``argument`` (reads the text after the mode, raising ValueError or
+    argparse.ArgumentTypeError for a bad one; None: it takes none), ``example`` (a good spec,
+    for messages) and ``default`` (the argument's value when none is written)."""
 
     name: str
     argument: Optional[Callable[[str], Any]] = None
@@ -58,19 +67,18 @@ class StandIn:
     #: how the argument is written in a listing: "RATE", "MISTAKE,..."
     form: str = ""
     #: its mode in the grammar ``standin:<agent>[:<mode>]``: "" for the agent's default, a
-    #: word for another; None: the old spelling ``name`` only (an alias, not listed)
-    mode: Optional[str] = None
+    #: word for another
+    mode: str = ""
     #: what it knows, for ``pddlkit llm list`` and the row's stand-in label
     knows: str = ""
 
-    def spelled(self, agent: str = "") -> str:
-        """The spec a listing shows: ``standin:<agent>[:mode][:FORM]`` when ``agent`` is given
-        and the stand-in has a mode, else the old ``name`` or ``name[:FORM]``."""
+    def spelled(self, agent: str) -> str:
+        """The spec a listing shows: ``standin:<agent>[:mode][:FORM]``."""
         argument = f"[:{self.form or 'ARG'}]" if self.argument else ""
-        return (self.spec(agent) if agent and self.mode is not None else self.name) + argument
+        return self.spec(agent) + argument
 
     def spec(self, agent: str, argument: str = "") -> str:
-        """The new spelling of this stand-in with ``argument`` (text) written."""
+        """This stand-in's spelling with ``argument`` (text) written."""
         head = f"standin:{agent}" + (f":{self.mode}" if self.mode else "")
         return f"{head}:{argument}" if argument else head
 
@@ -120,12 +128,6 @@ def _default(stand_ins: Sequence[StandIn]) -> Optional[StandIn]:
     return next((s for s in stand_ins if s.mode == ""), None)
 
 
-def _declared(name: str, stand_ins: Sequence[StandIn]) -> StandIn:
-    """The stand-in declared as ``name``, an old spelling's alias read as the default."""
-    stand_in = next(s for s in stand_ins if s.name == name)
-    return stand_in if stand_in.mode is not None else (_default(stand_ins) or stand_in)
-
-
 def _agent_names() -> set[str]:
     """The installed agents' names (their ``pddlkit.agents`` entry points; read here, not
     through the registry, which imports this module)."""
@@ -135,16 +137,15 @@ def _agent_names() -> set[str]:
 
 
 def _modes(stand_ins: Sequence[StandIn], agent: str) -> str:
-    return ", ".join(s.spelled(agent) for s in stand_ins if s.mode is not None)
+    return ", ".join(s.spelled(agent) for s in stand_ins)
 
 
 def _new_spelling(spec: str, stand_ins: Sequence[StandIn], agent: str) -> tuple[str, Any]:
     """``standin:<agent>[:mode][:argument]`` read against ``agent``'s stand-ins."""
     rest = spec.split(":", 2)[2] if spec.count(":") >= 2 else ""
-    moded = [s for s in stand_ins if s.mode is not None]
     default = _default(stand_ins)
     mode, sep, argument = rest.partition(":")
-    chosen = next((s for s in moded if s.mode and s.mode == mode), None)
+    chosen = next((s for s in stand_ins if s.mode and s.mode == mode), None)
     if chosen is not None:
         return _read(chosen, spec, argument if sep else None)
     if not rest:
@@ -154,55 +155,84 @@ def _new_spelling(spec: str, stand_ins: Sequence[StandIn], agent: str) -> tuple[
         return _read(default, spec, None)
     if default is not None and default.argument is not None:
         return _read(default, spec, rest)
-    words = [s.mode for s in moded if s.mode]
+    words = [s.mode for s in stand_ins if s.mode]
     close = difflib.get_close_matches(mode, words, n=1, cutoff=0.6)
     raise StandInError(f"{spec}: {agent} has no stand-in mode {mode!r}"
                        + (f" (did you mean {close[0]!r}?)" if close else "")
                        + f"; its stand-ins: {_modes(stand_ins, agent) or 'none'}")
 
 
+#: a word every front end once read as its default stand-in, whatever the agent
+_OLD_DEFAULT = "observation"
+
+
+def removed(text: str, new: str) -> str:
+    """The refusal of an old spelling ``text``, naming the ``new`` one to write."""
+    return (f"{text}: this spelling was removed; write {new} (pddlkit llm list shows every "
+            f"stand-in)")
+
+
+def _instead(text: str, stand_ins: Sequence[StandIn], agent: str) -> Optional[str]:
+    """The new spelling of ``text`` when it is an old spelling of one of ``stand_ins``
+    (``noisy:0.3``, ``observation``, ``standin-off:0.4``, ``standin:0.5``, ``standin:M,M``):
+    with its argument when that reads, else the form to write; None for anything else. A
+    ``standin:X`` whose ``standin:<agent>:X`` is bad too is a StandInError saying why."""
+    name, sep, argument = text.partition(":")
+    if name == "standin" and sep:           # standin:0.5: the agent was not named
+        new = f"standin:{agent}" + (f":{argument}" if argument else "")
+        try:
+            _new_spelling(new, stand_ins, agent)
+        except StandInError as exc:     # nor is it a good new spelling: why, in its words
+            raise StandInError(f"{text}: this spelling was removed; the agent goes first, and "
+                               f"{exc}") from None
+        return new
+    chosen = next((s for s in stand_ins if s.name == name and name != "standin"), None)
+    if chosen is None and name == _OLD_DEFAULT:
+        chosen = _default(stand_ins)
+    if chosen is None:
+        return None
+    if not (sep and chosen.argument):
+        return chosen.spec(agent)
+    try:
+        _read(chosen, text, argument)
+    except StandInError:
+        return chosen.spelled(agent)
+    return chosen.spec(agent, argument)
+
+
 def parse_stand_in(spec: Any, stand_ins: Sequence[StandIn],
-                   agent: str = "") -> Optional[tuple[str, Any]]:
-    """(name, argument) when ``spec`` names one of ``stand_ins`` (the argument read, or the
-    stand-in's default when none is written), in the grammar ``standin:<agent>[:mode]
-    [:argument]`` or an old spelling (``noisy:0.3``, ``standin-off``); None when it names
-    none of them (an LLM spec, or not a string); :class:`StandInError` naming the spec when its
-    argument or mode is bad, or when it names another agent's stand-in."""
+                   agent: str) -> Optional[tuple[str, Any]]:
+    """(name, argument) when ``spec`` names one of ``agent``'s ``stand_ins`` in the grammar
+    ``standin:<agent>[:mode][:argument]`` (or a bare ``standin``, the default), the argument
+    read, or the stand-in's default when none is written; None when it names none of them (an
+    LLM spec, or not a string). :class:`StandInError` naming the spec when its argument or
+    mode is bad, when it names another agent's stand-in, or when it is an old spelling
+    (``noisy:0.3``, ``standin-off``, ``standin:0.5``): removed, the new one named."""
     if not isinstance(spec, str):
         return None
     text = spec.strip()
+    if text == "standin":     # the agent's default stand-in, whatever its name
+        default = _default(stand_ins)
+        return _read(default, text, None) if default is not None else None
     name, sep, argument = text.partition(":")
     if name == "standin" and sep:
         owner = argument.partition(":")[0]
-        if agent and owner == agent:
+        if owner == agent:
             return _new_spelling(text, stand_ins, agent)
-        if owner in _agent_names():
-            mine = _modes(stand_ins, agent) if agent else ""
-            raise StandInError(f"{text}: a stand-in of {owner}, not of {agent or 'this agent'}"
+        agents = _agent_names()
+        if owner in agents:
+            mine = _modes(stand_ins, agent)
+            raise StandInError(f"{text}: a stand-in of {owner}, not of {agent}"
                                + (f"; {agent}'s stand-ins: {mine}" if mine else ""))
-    for stand_in in stand_ins:
-        if name == stand_in.name:
-            return _read(stand_in, text, argument if sep else None)
-    if text == "standin" and agent:     # the agent's default stand-in, whatever its name
-        default = _default(stand_ins)
-        return _read(default, text, None) if default is not None else None
+        close = difflib.get_close_matches(owner, sorted(agents), n=1, cutoff=0.75)
+        if close:     # standin:depps:0.3: a slip in the agent's name, not an old spelling
+            raise StandInError(f"{text}: there is no agent {owner!r} (did you mean "
+                               f"{close[0]!r}?); {agent}'s stand-ins: "
+                               f"{_modes(stand_ins, agent) or 'none'}")
+    new = _instead(text, stand_ins, agent) if stand_ins else None
+    if new is not None:
+        raise StandInError(removed(text, new))
     return None
-
-
-def old_spelling(spec: Any, stand_ins: Sequence[StandIn], agent: str) -> Optional[str]:
-    """The deprecation line for a stand-in written the old way (``noisy:0.3``), naming its new
-    spelling (``standin:pddlego:noisy:0.3``); None for the new spelling or anything else."""
-    if not isinstance(spec, str) or parse_stand_in(spec, stand_ins, agent) is None:
-        return None
-    text = spec.strip()
-    if text == "standin" or (text.startswith(f"standin:{agent}")
-                             and text.split(":")[1] == agent):
-        return None
-    name, _, argument = text.partition(":")
-    stand_in = _declared(name, stand_ins)
-    new = stand_in.spec(agent, argument) if stand_in.mode is not None else f"standin:{agent}"
-    return (f"--llm {text}: the old spelling of {new}; it is read for this release only "
-            f"(pddlkit llm list shows every stand-in)")
 
 
 def knows(spec: Any, stand_ins: Sequence[StandIn], agent: str) -> Optional[str]:
@@ -217,7 +247,7 @@ def knows(spec: Any, stand_ins: Sequence[StandIn], agent: str) -> Optional[str]:
             return None
         if found is None:
             return None
-        chosen = _declared(found[0], stand_ins)
+        chosen = next(s for s in stand_ins if s.name == found[0])
     return chosen.knows if chosen is not None else None
 
 

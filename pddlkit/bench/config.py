@@ -10,7 +10,7 @@ the seeds::
     [[agents]]
     label = "PDDLego+"              # shown in tables; defaults to agent/llm
     agent = "pddlego"               # an entry point of pddlkit.agents
-    llm = "noisy"                   # or llms = ["openai:gpt-4o-mini", "openai:o3-mini"]
+    llm = "standin:pddlego:noisy"   # or llms = ["openai:gpt-4o-mini", "openai:o3-mini"]
     options = { retries = 5, goal_style = "detailed", planner = "fast-downward" }
 
     [[envs]]

@@ -125,7 +125,7 @@ BUILTIN_KINDS: dict[str, Callable[..., LLM]] = {
 
 def names_a_model(spec: Optional[str]) -> bool:
     """Whether ``spec`` names an LLM backend (a built-in kind or an installed plugin's), as
-    opposed to a front end's offline stand-in (``observation``, ``noisy``, ``standin``...):
+    opposed to a front end's offline stand-in (``standin:<agent>...``, or an old bare word):
     the benchmark harness labels rows of the latter ``stand-in``. (A bare model name counts as
     a stand-in here: old result rows carry no stand-in column, and their stand-ins' names are
     bare words too; newer rows say which they are.)"""
@@ -143,8 +143,9 @@ def names_a_model(spec: Optional[str]) -> bool:
 #: ``pddlkit.llms``: :mod:`pddlkit.agents.standins`): no model, so no row of it is a model's
 STAND_IN_KIND = "standin"
 
-#: the front ends' offline stand-ins' old names: a bare word that is one of them (or close to one)
-#: is not taken for an OpenAI model name, which would fail only at the first call
+#: the front ends' offline stand-ins' old names (removed spellings: an agent refuses them naming
+#: ``standin:<agent>...``): a bare word that is one of them (or close to one) is not taken for an
+#: OpenAI model name, which would fail only at the first call
 STAND_IN_WORDS = ("standin-off", "standin-noisy", "noisy", "observation")
 
 #: what each built-in kind is, for ``pddlkit llm list``

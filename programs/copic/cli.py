@@ -135,7 +135,7 @@ def play(job):
     from .runner import run_copic
 
     o = job.options
-    llm = job.llm if job.llm not in ("observation", "") else "standin"
+    llm = job.llm or "standin"
     if o.plan_api and job.env not in ("sc2-build", "household"):
         raise AgentError(f"--plan-api gives programs a world model's plans as plan(goal) (SC2's "
                          f"tech tree, the household's PDDL); {job.env} has none (leave "

@@ -15,7 +15,7 @@ run takes more episodes than its rounds (mixed task types count rounds per type)
 training range.
 
 LLM specs: any pddlkit spec (``openai:gpt-4o-mini``, ``hf:...``, ``replay:...``), or
-``standin`` / ``standin:A,B;;C`` for the offline writer (:mod:`.standin`).
+``standin`` / ``standin:copic:A,B;;C`` for the offline writer (:mod:`.standin`).
 """
 
 from __future__ import annotations

@@ -10,8 +10,9 @@ paper's criterion 1 reads; supply and error messages in the program's own sectio
 whose symptom does not show stays. So evolution works here exactly as far as the feedback
 carries the evidence, never from the writer's knowledge of what it injected.
 
-As an LLM spec: ``standin`` (the kind's default sets) or ``standin:A,B;C;`` (programs separated
-by ``;``, mistakes by ``,``; an empty entry is the correct program).
+As an LLM spec: ``standin`` / ``standin:copic`` (the kind's default sets) or
+``standin:copic:A,B;C;`` (programs separated by ``;``, mistakes by ``,``; an empty entry is the
+correct program).
 """
 
 from __future__ import annotations
@@ -202,5 +203,4 @@ STAND_INS = (StandIn("standin", names(tuple(dict.fromkeys(
                  m for _, known, _ in KINDS.values() for m in known)), separators=",;"),
                      "standin:copic:no-open;;no-open", form="A,B;C", mode="",
                      knows="stand-in (programs we wrote with injected mistakes; SC2's from the "
-                           "simulator's tables)"),
-             StandIn("observation"))
+                           "simulator's tables)"),)

@@ -8,9 +8,9 @@
 
 ``--task`` (an environment option) takes an object (``stone_pickaxe``) or a group (``MT1`` ..
 ``MT8``); without it all 69 tasks run; on Crafter it is the target item (default
-stone_pickaxe), in peaceful mode unless ``--hostile``. ``--llm standin[:rate]`` (the default)
-is the offline planner with recipe mistakes at that rate (``standin-off[:rate]``: mistakes off
-the explainer's templates, see the stand-in module).
+stone_pickaxe), in peaceful mode unless ``--hostile``. ``--llm standin:deps[:rate]`` (the
+default, ``standin``) is the offline planner with recipe mistakes at that rate
+(``standin:deps:off[:rate]``: mistakes off the explainer's templates, see the stand-in module).
 
 An episode plays every chosen task once with the episode's seed; its row's trials are the
 tasks, ``success_rate`` the share won and ``won`` whether all were; the per-group rates,
@@ -98,7 +98,7 @@ def play(job):
     from .runner import run_deps
 
     o = job.options
-    llm = job.llm if job.llm not in ("observation", "") else "standin"
+    llm = job.llm or "standin"
     task = _task(job.env_options)
     crafter = {}
     if job.env == "crafter" and job.env_options.get("peaceful") is None:

@@ -1,8 +1,9 @@
 """Run DEPS on the crafting world's tasks: ``run_deps(tasks=["MT2"], llm="standin")``.
 
-``llm``: ``"standin"`` or ``"standin:<error rate>"`` (a fresh :class:`~.standin.StandinDeps`
-per episode, its recipe mistakes drawn from the episode's seed and the task), or any LLM spec
-(``openai:gpt-4o-mini``, ``hf:gemma-3-270m``, ``replay:run.jsonl``) or LLM object. The
+``llm``: ``"standin"`` or ``"standin:deps[:off][:<error rate>]"`` (a fresh
+:class:`~.standin.StandinDeps` per episode, its recipe mistakes drawn from the episode's seed
+and the task), or any LLM spec (``openai:gpt-4o-mini``, ``hf:gemma-3-270m``,
+``replay:run.jsonl``) or LLM object. The
 explainer is ``"symbolic"`` (the world model's) or ``"llm"`` (Listing 1 sent to the same LLM).
 Token and dollar costs go to one ledger, per episode (named ``<task>#<seed>``).
 """

@@ -20,9 +20,9 @@ The explainer answers Listing 1's prompt from its own belief (another seed): it 
 precondition it believes missing from the inventory; when it believes nothing is missing it says
 only that the action failed.
 
-Off-template mode (``mistakes=OFF_TEMPLATE``, the spec ``standin-off[:rate]``): mistakes that
-Listing 1's sentences do not cover, as a real model makes them, so that the explainer rows can
-fail: a material under a wrong name (``wrong-name``: "plank"), the wrong kind of recipe
+Off-template mode (``mistakes=OFF_TEMPLATE``, the spec ``standin:deps:off[:rate]``): mistakes
+that Listing 1's sentences do not cover, as a real model makes them, so that the explainer rows
+can fail: a material under a wrong name (``wrong-name``: "plank"), the wrong kind of recipe
 (``wrong-kind``: mining planks), a material the recipe does not use (``extra-material``), and a
 goal line that cannot be read (``unreadable``: the count written as a word). They are repaired
 only from sentences that name them: the world's "did you mean 'planks'?", the symbolic
@@ -57,8 +57,7 @@ STAND_INS = (StandIn("standin", rate, "standin:deps:0.3", default=0.3, form="RAT
                      knows="stand-in (the true recipe table minus injected omissions)"),
              StandIn("standin-off", rate, "standin:deps:off:0.3", default=0.3, form="RATE",
                      mode="off",
-                     knows="stand-in (the true recipe table with off-template mistakes)"),
-             StandIn("observation", default=0.3))
+                     knows="stand-in (the true recipe table with off-template mistakes)"))
 STATIONS = ("crafting_table", "furnace", "table")
 _INV = re.compile(r"My inventory now has (.*?)\.\s*$", re.M)
 

@@ -5,10 +5,10 @@
     pddlkit run plap --env microrts --llm standin:plap:noisy --opponent WorkerRush
     pddlkit run plap --env microrts --llm openai:gpt-4o-mini --variant fs-tip
 
-``--llm standin`` (the default) is the planner written from the expert tips; ``standin-noisy``
-adds malformed, impossible and wasteful lines; any other value is an LLM spec, prompted with
-seed 002's Fig. 3 in the chosen ``--variant``. Games are on basesWorkers8x8 by default; the
-planner plays blue (``--side red``: red) against a built-in bot. An episode is one game: ``won`` is a win, a draw
+``--llm standin`` (the default, ``standin:plap``) is the planner written from the expert tips;
+``standin:plap:noisy`` adds malformed, impossible and wasteful lines; any other value is an LLM
+spec, prompted with seed 002's Fig. 3 in the chosen ``--variant``. Games are on basesWorkers8x8
+by default; the planner plays blue (``--side red``: red) against a built-in bot. An episode is one game: ``won`` is a win, a draw
 is not; a game in which no plan was ever obtained is ``invalid`` (a column giving the reason)
 and left out of the tally, since it says nothing of the planner. For the leaderboard, a bench
 cell's environment options may put the planner on the red ``side`` or against another

@@ -1,7 +1,8 @@
-"""The planners a PLAP entry names: ``standin`` (the expert tips), ``standin-noisy[:rate]``
-(with malformed, impossible and wasteful lines), or an LLM spec, each asked through the same
-:class:`~.planner.LLMPlanner` (seed 002's Fig. 3 prompt in a ``variant``): the stand-ins are
-LLMs that read the prompt; shared by the agent and the leaderboard."""
+"""The planners a PLAP entry names: ``standin:plap`` (the expert tips; a bare ``standin`` too),
+``standin:plap:noisy[:rate]`` (with malformed, impossible and wasteful lines), or an LLM spec,
+each asked through the same :class:`~.planner.LLMPlanner` (seed 002's Fig. 3 prompt in a
+``variant``): the stand-ins are LLMs that read the prompt; shared by the agent and the
+leaderboard."""
 
 from __future__ import annotations
 
@@ -9,10 +10,9 @@ from typing import Optional
 
 from pddlkit.agents.standins import StandIn, knows, parse_stand_in, rate
 
-#: what ``--llm`` may name for the stand-ins (``standin-noisy``'s rate: the share of noisy
-#: lines), read by one parser on the command line and here alike
+#: what ``--llm`` may name for the stand-ins (``standin:plap:noisy``'s rate: the share of
+#: noisy lines), read by one parser on the command line and here alike
 STAND_INS = (StandIn("standin", mode="", knows="stand-in (the expert tips)"),
-             StandIn("observation"),
              StandIn("standin-noisy", rate, "standin:plap:noisy:0.3", default=0.3, form="RATE",
                      mode="noisy", knows="stand-in (the expert tips, with noisy lines)"))
 

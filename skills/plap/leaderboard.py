@@ -2,8 +2,8 @@
 specs, the stand-ins) and built-in bots, scored +1 / 0 / -1 per game, with win rate, W/D/L and
 the mean RHR, RUR, UPR and CER of each entry.
 
-Entries are strings: ``standin:plap``, ``standin:plap:noisy[:rate]`` (or their old spellings ``standin``, ``standin-noisy``), an LLM spec
-(``openai:gpt-4o-mini``, optionally ``...@fs-tip`` for the prompt variant), or
+Entries are strings: ``standin:plap`` (or a bare ``standin``), ``standin:plap:noisy[:rate]``,
+an LLM spec (``openai:gpt-4o-mini``, optionally ``...@fs-tip`` for the prompt variant), or
 ``bot:<name>`` for a built-in bot. Every pair plays ``games`` games with each entry on each
 side (blue is player 0). Planner against planner runs both sides from Python
 (:func:`.game.play_match`), planner against bot puts the planner on its side against the engine's
