@@ -582,3 +582,38 @@ def test_prompt_files_have_one_syntax_and_a_missing_value_is_named(tmp_path):
         read_prompt(tmp_path, "asks.txt")
     with pytest.raises(PromptTemplateError, match="write \\$\\$ for a dollar sign"):
         fill("costs $5")
+
+
+def test_a_jobs_token_cap_and_transcript_reach_the_llms_it_makes_not_the_environment(
+        tmp_path, monkeypatch):
+    """Issue 74 (the Job owns the LLM): ``--max-tokens`` and ``--transcript`` reach every LLM
+    made while the job plays through :mod:`pddlkit.llm.call_settings`, not ``os.environ``;
+    outside the job, the user's environment variables still configure them."""
+    import os
+
+    from pddlkit.agents.episode import Job
+    from pddlkit.agents.registry import get_agent
+    from pddlkit.llm import ScriptedLLM
+    from pddlkit.llm.call_settings import active, call_settings
+
+    monkeypatch.delenv("PDDLKIT_MAX_TOKENS", raising=False)
+    monkeypatch.delenv("PDDLKIT_TRANSCRIPT", raising=False)
+    before = dict(os.environ)
+    spec = get_agent("pddlego")
+    job = Job(spec, "coin-collector", "standin:pddlego", [0], spec.make_options({}),
+              max_tokens=7, transcript=tmp_path / "calls.jsonl")
+    with job.llm_settings():
+        inside = ScriptedLLM(lambda messages: "a b c d e f g h i j")
+        assert dict(os.environ) == before          # nothing written to the environment
+        with call_settings(max_tokens=3):          # an inner block wins; the rest is kept
+            assert active().max_tokens == 3 and str(active().transcript).endswith("calls.jsonl")
+        inside.complete("x", max_tokens=100)
+    assert inside.max_tokens_cap == 7 and inside.transcript is not None
+    assert (tmp_path / "calls.jsonl").read_text().count("\n") == 1
+    assert ScriptedLLM(lambda m: "").max_tokens_cap is None   # after the job: none
+    assert active().transcript is None
+    monkeypatch.setenv("PDDLKIT_MAX_TOKENS", "9")               # the user's own setting
+    assert ScriptedLLM(lambda m: "").max_tokens_cap == 9
+    with pytest.raises(ValueError, match="positive number of tokens"):
+        with call_settings(max_tokens=0):
+            pass

@@ -110,20 +110,13 @@ class Job:
         """While the job plays, every LLM the agent makes caps its answers at
         ``max_tokens`` and appends its calls to ``transcript``: set here once, for every
         agent, whether the job came from the command line, a sweep or :func:`run_job`
-        (process-wide, so worker threads and processes an agent starts see it too)."""
-        saved = {k: os.environ.get(k) for k in ("PDDLKIT_MAX_TOKENS", "PDDLKIT_TRANSCRIPT")}
-        if self.max_tokens:
-            os.environ["PDDLKIT_MAX_TOKENS"] = str(self.max_tokens)
-        if self.transcript:
-            os.environ["PDDLKIT_TRANSCRIPT"] = str(self.transcript)
-        try:
+        (:mod:`pddlkit.llm.call_settings`: process-wide, so worker threads an agent starts
+        see it too; the process's environment is not touched)."""
+        from pddlkit.llm.call_settings import call_settings
+
+        with call_settings(max_tokens=self.max_tokens or None,
+                           transcript=self.transcript or None):
             yield
-        finally:
-            for key, value in saved.items():
-                if value is None:
-                    os.environ.pop(key, None)
-                else:
-                    os.environ[key] = value
 
     def play(self) -> Iterator[Row]:
         """The agent's rows, one per seed, played under :meth:`llm_settings`."""

@@ -43,11 +43,12 @@ class BaseLLM(abc.ABC):
     ``cache``: True (the default file, ``$PDDLKIT_CACHE_DIR/llm-cache.sqlite``), a path, a
     :class:`~pddlkit.llm.cache.ResponseCache`, or False; ``PDDLKIT_NO_CACHE=1`` turns it off.
     ``ledger``: a :class:`~pddlkit.llm.usage.UsageLedger` (default: the process-wide one).
-    ``transcript``: a path or :class:`~pddlkit.llm.transcript.Transcript` (default:
-    ``$PDDLKIT_TRANSCRIPT`` if set), where every call is appended as one JSON line.
-    ``max_tokens_cap``: the most tokens any answer may have, whatever a front end asks
-    (default: ``$PDDLKIT_MAX_TOKENS`` if set; ``pddlkit run --max-tokens`` sets it, so the cap
-    holds for every agent without each one passing it down).
+    ``transcript``: a path or :class:`~pddlkit.llm.transcript.Transcript` (default: the
+    job's, ``pddlkit run --transcript``, else ``$PDDLKIT_TRANSCRIPT`` if set), where every call
+    is appended as one JSON line. ``max_tokens_cap``: the most tokens any answer may have,
+    whatever a front end asks (the job's ``--max-tokens``, else ``$PDDLKIT_MAX_TOKENS`` if
+    set: :mod:`~pddlkit.llm.call_settings`, so the cap holds for every agent without each
+    one passing it down).
     """
 
     model: str = ""
@@ -59,15 +60,14 @@ class BaseLLM(abc.ABC):
 
     def __init__(self, cache: CacheSpec = None, ledger=None, transcript=None) -> None:
         from .cache import resolve_cache
+        from .call_settings import active
         from .transcript import resolve_transcript
         from .usage import DEFAULT_LEDGER
 
         self.cache = resolve_cache(self.default_cache if cache is None else cache)
         self.ledger = DEFAULT_LEDGER if ledger is None else ledger
         self.transcript = resolve_transcript(transcript)
-        cap = os.environ.get("PDDLKIT_MAX_TOKENS", "").strip()
-        self.max_tokens_cap: Optional[int] = int(cap) if cap.isdigit() and int(cap) > 0 \
-            else None
+        self.max_tokens_cap: Optional[int] = active().max_tokens
 
     @property
     def cache_model(self) -> str:

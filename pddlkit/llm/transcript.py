@@ -67,12 +67,15 @@ def read_transcript(path: Union[str, os.PathLike]) -> Iterator[tuple[int, dict]]
 
 
 def resolve_transcript(spec) -> Optional[Transcript]:
-    """A path or Transcript; None falls back to ``$PDDLKIT_TRANSCRIPT``; False: none."""
+    """A path or Transcript; None falls back to the job's (``--transcript``), else
+    ``$PDDLKIT_TRANSCRIPT`` (:mod:`.call_settings`); False: none."""
     if spec is False:
         return None
     if spec is None:
-        env = os.environ.get("PDDLKIT_TRANSCRIPT")
-        return Transcript(env) if env else None
+        from .call_settings import active
+
+        path = active().transcript
+        return Transcript(path) if path else None
     if isinstance(spec, (str, os.PathLike)):
         return Transcript(spec)
     return spec
