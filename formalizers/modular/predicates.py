@@ -9,7 +9,9 @@ alone: no precondition over those predicates tells a closed door from an open do
 schema check then set the schema aside and the episode played on with it.
 
 Here, when no rewrite of a refuted schema gets past the evidence, the predicates are asked for
-again (at most :data:`PREDICATE_REWRITES` times an episode), with what went wrong: the finding,
+again (at most :data:`PREDICATE_REWRITES` times an episode; with ``predicate_slots``, only
+when one of them has an action's name: each aspect then has a predicate of its own, and what
+the model could not write is the schema), with what went wrong: the finding,
 what the game did when the action's command was given, and that predicates describe the state,
 not the actions; the request leaves out the predicates refused and the facts over them
 (measured with Qwen2.5-Coder 1.5B, dev seeds 0-2 at 9324340: shown them, it wrote the same set
@@ -63,12 +65,19 @@ class PredicateRevision:
         True when new predicates, schemas and facts were written (see the module)."""
         if self.predicate_rewrites >= PREDICATE_REWRITES or "predicates" not in self.answers:
             return False
+        named = sorted({_name(p) for p in self.predicates} & {a.lower() for a in signatures})
+        if self.predicate_slots and not named:
+            # each aspect has its predicate: the schema, not the predicates, is what the model
+            # could not write (measured with Qwen2.5-Coder 1.5B, CoinCollector dev seed 0 at
+            # 18fc955: good slotted predicates rewritten after take's schema failed, and the
+            # new ones named places, (player-at-kitchen-east ?r - room), and lost the move
+            # schema the check had fixed)
+            return False
         self.predicate_rewrites += 1
         kept = (list(self.predicates), dict(self.bodies), self.evidence, list(self.base),
                 list(self.chunk), self.seen, set(self.ever), dict(self.predicate_aspects))
         uses = "\n".join(self.evidence.uses(finding.schema))
         self._refused_predicates.append(frozenset(self.predicates))
-        named = sorted({_name(p) for p in self.predicates} & {a.lower() for a in signatures})
         self._predicates_why = (
             f"With the predicates you wrote, no precondition and effect of {finding.schema} "
             f"explains what the game did: {finding.format()}\n"
