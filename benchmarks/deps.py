@@ -161,7 +161,7 @@ def main(argv=None) -> int:
     parser.add_argument("--crafter-seeds", type=int, default=10)
     parser.add_argument("--parts", default="table2,table4,crafter")
     args = parser.parse_args(argv)
-    print(f"benchmarks/deps.py: DEPS's Table 2 and Table 4 layouts and Crafter milestones (each table prints when done)", flush=True)  # a first line at once
+    print("benchmarks/deps.py: DEPS's Table 2 and Table 4 layouts and Crafter milestones (each table prints when done)", flush=True)  # a first line at once
     if args.quick:
         args.episodes, args.crafter_seeds = 1, 3
     parts = set(args.parts.split(","))

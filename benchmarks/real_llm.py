@@ -432,7 +432,7 @@ def main() -> None:
     parser.add_argument("--only", action="append", metavar="NAME",
                         help="only rows whose 'front end/environment' holds NAME (repeatable)")
     args = parser.parse_args()
-    print(f"benchmarks/real_llm.py: every front end with the local Qwen beside the stand-ins and the papers (starts the local server first; rows print as they finish)", flush=True)  # a first line at once
+    print("benchmarks/real_llm.py: every front end with the local Qwen beside the stand-ins and the papers (starts the local server first; rows print as they finish)", flush=True)  # a first line at once
     if args.sides != "both" and not args.helps:
         parser.error("--sides is an option of --helps")
     if args.speed:
@@ -451,7 +451,7 @@ def main() -> None:
         if args.helps else table(args.model, args.quick, args.only)
     took = time.perf_counter() - started
     command = " ".join([".venv/bin/python benchmarks/real_llm.py", *sys.argv[1:]])
-    footer = [f"", f"Produced by `{command}` in {took / 60:.1f} min on {os.cpu_count()} cores."]
+    footer = ["", f"Produced by `{command}` in {took / 60:.1f} min on {os.cpu_count()} cores."]
     if args.out:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         Path(args.out).write_text("\n".join(lines + footer) + "\n")

@@ -92,9 +92,9 @@ def _goal_rules(lines: list[str], limits: Optional[Limits], any_case: bool,
                f'"(" {L("exists")} "(" typed_variables ")" gd ")"',
                f'"(" {L("forall")} "(" typed_variables ")" gd ")"']
     if equality:
-        options.append(f'"(" "=" term term ")"')
+        options.append('"(" "=" term term ")"')
     if numeric:
-        options.append(f'"(" comparison f_exp f_exp ")"')
+        options.append('"(" comparison f_exp f_exp ")"')
         lines.append('comparison: "<=" | ">=" | "<" | ">" | "="')
     lines.append("gd: " + "\n  | ".join(options))
     variables = _rep("VARIABLE", limits.parts if limits else None, 1)
@@ -246,7 +246,7 @@ def domain_grammar(*, actions: Optional[Sequence[ActionSignature]] = None,
                      f'typed_variables ")" action_body ")"')
     lines.append(f'action_body: ({L(":precondition")} precondition)? '
                  f'({L(":effect")} effect)?')
-    lines.append(f'precondition: gd | "(" ")"')
+    lines.append('precondition: gd | "(" ")"')
     if derived:
         lines.append(f'derived: "(" {L(":derived")} skeleton gd ")"')
     lines.append(f'effect: "(" {L("and")} {_rep("c_effect", parts)} ")" | c_effect')
@@ -383,7 +383,7 @@ def predicates_grammar(types: Sequence[str], *, limits: Limits = Limits(),
     ``at_least`` of them."""
     lines = [f"start: {_rep('skeleton', limits.predicates, at_least)}",
              f'skeleton: "(" NAME {_rep("parameter", 4)} ")"',
-             f'parameter: VARIABLE "-" type',
+             'parameter: VARIABLE "-" type',
              f"type: {_choice(types or ['object'])}",
              f"NAME: {_name_regex(limits, False)}",
              r"VARIABLE: /\?[a-z][a-z0-9_\-]{0,15}/"]
