@@ -309,9 +309,9 @@ def test_a_kept_domain_carries_its_evidence_to_the_next_episode_and_the_library_
 
 
 def test_learn_domain_refuses_test_seeds_and_says_why_nothing_was_saved(tmp_path):
-    """The command end to end with the ``random`` model (no grammar-drawn domain covers the
-    actions' types, so nothing is saved, exit 1), and a seed past the dev seeds refused
-    (exit 2)."""
+    """The command end to end with the ``random`` model (no episode won, so nothing is saved,
+    exit 1, even where its domain explains every transition), and a seed past the dev seeds
+    refused (exit 2)."""
     import subprocess
     import sys
 
@@ -443,7 +443,7 @@ def test_predicate_slots_ask_one_labelled_line_per_aspect_and_read_the_predicate
     """Issue 75, ``predicate_slots``: the predicates are asked for under one label per aspect
     of a state, the grammar holds the labels and lets a line be ``none``, and the predicates
     written on the lines are the domain's; the help counts itself once per set written."""
-    from pddlkit.formalizers.modular.predicates import PREDICATE_SLOTS
+    from pddlkit.formalizers.modular.predicates import PREDICATE_SLOTS, aspects_of
     from pddlkit.pddl.grammars import predicate_slots_grammar
 
     grammar = predicate_slots_grammar(["room", "direction", "item"], PREDICATE_SLOTS)
@@ -487,6 +487,10 @@ def test_predicate_slots_ask_one_labelled_line_per_aspect_and_read_the_predicate
     assert "(door-open ?from=ROOM ?to=ROOM ?dir=DIRECTION)   ; doors or containers" \
         in schema_prompts[0]
     assert formalizer.predicate_aspects["holding"] == "what the player holds"
+    # without the grammar: the template's lines echoed first, a label in capitals
+    echoed = "\n".join(f"{label}: ..." for label, _least in PREDICATE_SLOTS) + "\n" + \
+        SLOTTED.replace("where the player is", "Where the player is")
+    assert aspects_of(echoed, formalizer.predicates) == formalizer.predicate_aspects
     assert grammar.accepts(SLOTTED.replace("(holding ?i - item)", "none"))
     acted = sum(e["counts"].get("predicate-slots", 0) for e in events
                 if e["type"] == "help-acted")

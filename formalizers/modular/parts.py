@@ -28,6 +28,9 @@ GOAL_CANDIDATES = 24
 #: answer tokens per part when the run sets no ``max_tokens`` (a part is short by design)
 PART_TOKENS = {"predicates": 200, "action": 160, "types": 120, "facts": 200, "goal": 60,
                "correction": 8, "missing": 40}
+#: what the predicates part adds to its answer tokens under ``predicate_slots``: the six
+#: labels the grammar writes (about 60 tokens) and room for two predicates a slot
+SLOT_LABEL_TOKENS = 120
 #: words that are never names of things in an observation
 STOP_WORDS = frozenset("""a an the you your are is was be been am i me my it its in into on at to
 of and or but for from with by as this that these those there here what which who can cannot

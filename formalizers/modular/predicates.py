@@ -135,11 +135,14 @@ def aspects_of(answer: str, predicates: list[str]) -> dict[str, str]:
     is"}), for the predicates kept. The prompts then say what each predicate is for: the
     name a small model gives may not (measured with Qwen2.5-Coder 1.5B: ``(player ?p1 -
     room)`` for where the player is, and a move schema that never changed it)."""
-    labels = [label for label, _least in PREDICATE_SLOTS]
     names = {_name(p) for p in predicates}
     found: dict[str, str] = {}
-    starts = sorted((answer.find(label + ":"), label) for label in labels
-                    if label + ":" in answer)
+    starts = []   # a label counts where a line begins with it (any case), the last such line
+    for label, _least in PREDICATE_SLOTS:
+        at = [m.start() for m in re.finditer(rf"(?im)^[ \t]*{re.escape(label)}[ \t]*:", answer)]
+        if at:
+            starts.append((at[-1], label))
+    starts.sort()
     for i, (start, label) in enumerate(starts):
         end = starts[i + 1][0] if i + 1 < len(starts) else len(answer)
         for m in re.finditer(r"\(\s*([A-Za-z][\w\-]*)", answer[start:end]):

@@ -41,6 +41,7 @@ class Prompting:
             text = self.templates["predicates"].substitute(
                 context=common, types=", ".join(_types(signatures)),
                 signatures=context.signatures, history=shown, form=self._predicates_form(),
+                layout="one line per aspect below," if self.predicate_slots else "one per line,",
                 revision=self._predicates_why or revision)
         elif kind == "correction":
             named = list(dict.fromkeys(self._predicate_of(c) for c in self._corrections()))

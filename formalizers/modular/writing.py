@@ -13,8 +13,8 @@ from typing import Optional
 
 from ..base import Context
 from ..llm_formalizer import RETRY_TEMPERATURE
-from .parts import (MAX_NAME, PART_TOKENS, PartCall, PartUnwritable, REDRAWS, _bind_command,
-                    _conjuncts, _head, _norm, _reserved, _words, observed_names)
+from .parts import (MAX_NAME, PART_TOKENS, SLOT_LABEL_TOKENS, PartCall, PartUnwritable, REDRAWS,
+                    _bind_command, _conjuncts, _head, _norm, _reserved, _words, observed_names)
 
 
 class Writing:
@@ -29,7 +29,7 @@ class Writing:
             grammar = self._grammar(part, context, signatures) if self.constrained else None
         except ValueError as exc:   # no predicate fits the names known: say so, as data
             raise PartUnwritable(f"the {part} part cannot be written yet: {exc}") from None
-        budget = PART_TOKENS[part.split()[0]]
+        budget = self._answer_tokens(part)
         max_tokens = min(self.max_tokens, budget) if self.max_tokens else budget
         key = (part, prompt)
         draws = self._asked.get(key, 0)
@@ -267,10 +267,17 @@ class Writing:
         rest.append([self.goal, self._sentence] if part == "facts" else self.chunk)
         return part, _norm(answer), _norm(repr([r for r in rest]))
 
+    def _answer_tokens(self, part: str) -> int:
+        """The part's answer tokens when the run sets no ``max_tokens``; the slotted
+        predicates' labels are written too (``predicate_slots``)."""
+        extra = SLOT_LABEL_TOKENS if part == "predicates" and self.predicate_slots else 0
+        return PART_TOKENS[part.split()[0]] + extra
+
     def _sample_ok(self, part: str, kept, context: Context, signatures: dict) -> bool:
         from pddlkit.checks import check
 
-        saved = (list(self.predicates), dict(self.bodies), list(self.chunk), self.goal)
+        saved = (list(self.predicates), dict(self.bodies), list(self.chunk), self.goal,
+                 dict(self.predicate_aspects))
         self._store(part, kept, context, counting=False)
         try:
             files = self._assemble(context, signatures)
@@ -280,7 +287,8 @@ class Writing:
 
                 ok = pddlkit.plan(files.domain, files.problem, timeout=10).solved
         finally:
-            self.predicates, self.bodies, self.chunk, self.goal = saved
+            (self.predicates, self.bodies, self.chunk, self.goal,
+             self.predicate_aspects) = saved
         return ok
 
     def _store(self, part: str, kept, context: Context, counting: bool = True) -> None:
