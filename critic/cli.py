@@ -22,6 +22,7 @@ from typing import Optional
 
 from pddlkit.agents import AgentError, AgentSpec, option
 from pddlkit.flags import non_negative_float
+from pddlkit.llm.usage import Usage
 
 
 @dataclass
@@ -90,8 +91,7 @@ def play(job):
                    f"{outcome.before_rate:.2f} untrained -> {outcome.after_rate:.2f} after "
                    f"{o.train_episodes} episodes ({m['updates']} PPO updates)"
                    + (f"; saved the critic in {outcome.saved}" if outcome.saved else ""))
-        usage = {"calls": m["llm_calls"], "prompt_tokens": m["prompt_tokens"],
-                 "completion_tokens": m["completion_tokens"], "cost_usd": m["cost_usd"]}
+        usage = Usage.from_metrics(m)
         yield episode.row(outcome.after_rate == 1.0, outcome.after_rate,
                           max(1, len(outcome.after)), summary, usage=usage,
                           train_episodes=o.train_episodes, **m)

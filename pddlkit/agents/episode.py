@@ -204,7 +204,8 @@ class Episode:
         return usage_since(self.job.ledger, self._before).to_dict()
 
     def row(self, won: bool, success_rate: Optional[float] = None, trials: int = 1,
-            summary: str = "", usage: Optional[dict] = None, *, score: Optional[float] = None,
+            summary: str = "", usage: Union[dict, Usage, None] = None, *,
+            score: Optional[float] = None,
             measure: str = "", **columns: Any) -> Row:
         """The episode's row, with its usage and stand-in; written to the record as
         ``outcome``. ``success_rate`` defaults to 1.0 or 0.0 from ``won``. ``usage`` (calls,
@@ -214,9 +215,10 @@ class Episode:
         (None when nothing was scored): the row is then printed as its score, never as a win
         (:class:`~.row.Row`)."""
         used = self.usage() if usage is None else usage
-        counted = Usage(calls=used.get("calls", 0), prompt_tokens=used.get("prompt_tokens", 0),
-                        completion_tokens=used.get("completion_tokens", 0),
-                        cost_usd=round(used.get("cost_usd", 0.0), 6))
+        used = used if isinstance(used, Usage) else Usage.from_dict(used)
+        counted = Usage(calls=used.calls, prompt_tokens=used.prompt_tokens,
+                        completion_tokens=used.completion_tokens,
+                        cost_usd=round(used.cost_usd, 6))
         row = Row(self.job.spec.name, self.job.env, self.job.llm, self.seed, won,
                   float(won) if success_rate is None else success_rate, trials, counted,
                   round(time.monotonic() - self.started, 3), self.job.stand_in,

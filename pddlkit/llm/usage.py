@@ -125,6 +125,16 @@ class Usage:
             "calls", "cached_calls", "prompt_tokens", "completion_tokens", "cost_usd",
             "saved_usd", "latency_s")})
 
+    @classmethod
+    def from_metrics(cls, metrics: dict) -> "Usage":
+        """The usage a front end's own metrics count (``llm_calls``, ``prompt_tokens``,
+        ``completion_tokens``, ``cost_usd``: a runner with a ledger of its own, CoPiC's and
+        the critic's), for its row; missing keys 0."""
+        return cls(calls=metrics.get("llm_calls", 0),
+                   prompt_tokens=metrics.get("prompt_tokens", 0),
+                   completion_tokens=metrics.get("completion_tokens", 0),
+                   cost_usd=metrics.get("cost_usd", 0.0))
+
     def __getitem__(self, key: str):
         """``usage["calls"]``: the dict-style reading :meth:`to_dict` gives, kept because
         results returned a dict before they returned a Usage."""

@@ -25,6 +25,7 @@ from typing import Optional
 from pddlkit.agents import AgentError, AgentSpec, option
 from pddlkit.agents.standins import knows
 from pddlkit.flags import non_negative_float, positive_float, probability
+from pddlkit.llm.usage import Usage
 
 from .runner import ENV_IDS
 from .standin import STAND_INS
@@ -202,8 +203,7 @@ def play(job):
         summary += f"; helps: {', '.join(used)}" if used else ""
         if m["repaired"]:
             summary += f"; evolution repaired: {', '.join(m['repaired'])}"
-        usage = {"calls": m["llm_calls"], "prompt_tokens": m["prompt_tokens"],
-                 "completion_tokens": m["completion_tokens"], "cost_usd": m["cost_usd"]}
+        usage = Usage.from_metrics(m)
         source = world_model_source(job.env, used)
         summary += f"; world model: {source}"
         yield episode.row(games > 0 and outcome.eval_rate == 1.0, outcome.eval_rate,
