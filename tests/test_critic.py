@@ -211,7 +211,6 @@ def test_a_damaged_or_incomplete_checkpoint_is_one_critic_error_naming_the_file(
     """Each damaged or missing part of a saved critic is a CriticError naming the file (it was
     a safetensors or errno traceback); critic.json keeps the resolved base, so the critic
     loads from another directory without model=."""
-    import os
     import shutil
 
     from pddlkit import critic

@@ -379,7 +379,6 @@ def test_fact_memory_does_not_merge_back_a_placeholder_the_new_file_replaced():
     so, the placeholder (a name no observation used) is not merged back: it would be an
     unvisited room to plan towards for ever. A fact the new file forgot is; a file spelt
     ``( :init`` with no ``(:objects`` gets the merged facts and their objects."""
-    import pddlkit
     from pddlkit.formalizers.fact_memory import FactMemory
 
     first = ("(define (problem p) (:domain coin-collector) (:objects kitchen east_room "
