@@ -30,6 +30,7 @@ import re
 
 from ..base import Context
 from ..schema_check import SchemaEvidence
+from .parts import _ATOM
 
 #: times in an episode the predicates are asked for again because no schema over them
 #: explained what the world did
@@ -145,7 +146,7 @@ def aspects_of(answer: str, predicates: list[str]) -> dict[str, str]:
     starts.sort()
     for i, (start, label) in enumerate(starts):
         end = starts[i + 1][0] if i + 1 < len(starts) else len(answer)
-        for m in re.finditer(r"\(\s*([A-Za-z][\w\-]*)", answer[start:end]):
+        for m in _ATOM.finditer(answer[start:end]):
             if m.group(1).lower() in names:
                 found.setdefault(m.group(1).lower(), label)
     return found

@@ -382,13 +382,19 @@ def predicates_grammar(types: Sequence[str], *, limits: Limits = Limits(),
     parameter typed with one of ``types`` (the types the actions' parameters use), at least
     ``at_least`` of them."""
     lines = [f"start: {_rep('skeleton', limits.predicates, at_least)}",
-             f'skeleton: "(" NAME {_rep("parameter", 4)} ")"',
-             'parameter: VARIABLE "-" type',
-             f"type: {_choice(types or ['object'])}",
-             f"NAME: {_name_regex(limits, False)}",
-             r"VARIABLE: /\?[a-z][a-z0-9_\-]{0,15}/"]
-    _blank_only(lines)
+             f'skeleton: "(" NAME {_rep("parameter", 4)} ")"']
+    _declaration_rules(lines, types, limits)
     return Grammar("\n".join(lines) + "\n", "predicates", limits.blank)
+
+
+def _declaration_rules(lines: list[str], types: Sequence[str], limits: Limits) -> None:
+    """A declaration's parameter (``?r - room``, typed with one of ``types``), its name and
+    variable tokens, and blanks between tokens: the rules every predicates grammar shares."""
+    lines += ['parameter: VARIABLE "-" type',
+              f"type: {_choice(types or ['object'])}",
+              f"NAME: {_name_regex(limits, False)}",
+              r"VARIABLE: /\?[a-z][a-z0-9_\-]{0,15}/"]
+    _blank_only(lines)
 
 
 def predicate_slots_grammar(types: Sequence[str], slots: Sequence[tuple[str, int]], *,
@@ -407,17 +413,11 @@ def predicate_slots_grammar(types: Sequence[str], slots: Sequence[tuple[str, int
 
     if not slots:
         raise ValueError("no slot to fill: name at least one aspect")
-    least = sorted({max(0, n) for _, n in slots})
-    lines = ["start: " + " ".join(f"{literal(label.rstrip(':') + ':')} slot{n}"
-                                  for label, n in slots)]
-    for n in least:
+    lines = ["start: " + " ".join(f"{literal(label + ':')} slot{n}" for label, n in slots)]
+    for n in sorted({n for _label, n in slots}):
         lines += [f'slot{n}: {_rep(f"skeleton{n}", per_slot, 1)} | "none"',
                   f'skeleton{n}: "(" NAME {_rep("parameter", max(4, n), n)} ")"']
-    lines += ['parameter: VARIABLE "-" type',
-              f"type: {_choice(types or ['object'])}",
-              f"NAME: {_name_regex(limits, False)}",
-              r"VARIABLE: /\?[a-z][a-z0-9_\-]{0,15}/"]
-    _blank_only(lines)
+    _declaration_rules(lines, types, limits)
     return Grammar("\n".join(lines) + "\n", "predicates, one slot per aspect", limits.blank)
 
 
