@@ -102,6 +102,10 @@ HELPS: tuple[Help, ...] = (
                                 "player is, which places connect, doors and containers, where "
                                 "things are, what is held, other states), each line the "
                                 "predicates the model names and types for it, or none"),
+    _modular("schema_slots", "while the model writes the domain, each action's schema is "
+                             "asked for one predicate a line, what holds before the command "
+                             "and after it (player: before (player ?from) after (player "
+                             "?to)); code writes the precondition and effect from the lines"),
 )
 
 #: the helps of the modular formalizer (they need it, and an LLM)

@@ -57,6 +57,9 @@ class SchemaEvidence:
         #: actions whose rewrite no draw got past the evidence: not asked again this episode
         self.set_aside: set[str] = set()
         self._awaiting: Optional[int] = None   # the transition the next facts describe
+        #: predicates the caller knows change (``check_transitions``' ``fluents``): their
+        #: effects are checked even when no schema of the domain changes them
+        self.fluents: frozenset = frozenset()
 
     def add(self, transitions: Iterable) -> None:
         """A plan's transitions, in order (see the module: which get effects checked)."""
@@ -85,7 +88,8 @@ class SchemaEvidence:
         """Every finding against ``domain_text`` (a domain that does not check: ValueError)."""
         from pddlkit.semantics.transitions import check_transitions
 
-        return check_transitions(domain_text, self.transitions, schemas=schemas)
+        return check_transitions(domain_text, self.transitions, fluents=self.fluents,
+                                 schemas=schemas)
 
     def first_new(self, domain_text: str):
         """The first finding not yet acted on, marked as acted on; None when there is none

@@ -249,12 +249,16 @@ def test_the_check_is_refused_over_a_frozen_domain_and_left_out_of_the_presets_r
             {"modular": True, "schema_check": True, "domain": domain}))
     preset = spec.make_options({"small_model": True, "domain": domain})
     used = helps(preset, "local:x")
-    assert "schema-check" in used and "predicate-slots" in used
-    assert frozen_domain_helps(preset, used) == ["schema-check", "predicate-slots"]
-    assert "schema-check" not in used and "predicate-slots" not in used
+    writing = ["schema-check", "predicate-slots", "schema-slots"]
+    assert set(writing) <= set(used)
+    assert frozen_domain_helps(preset, used) == writing
+    assert not set(writing) & set(used)
     with pytest.raises(AgentError, match="--predicate-slots asks for the predicates"):
         run_job(spec, env="coin-collector", llm="local:x", options=spec.make_options(
             {"modular": True, "predicate_slots": True, "domain": domain}))
+    with pytest.raises(AgentError, match="--schema-slots asks for the action schemas"):
+        run_job(spec, env="coin-collector", llm="local:x", options=spec.make_options(
+            {"modular": True, "schema_slots": True, "domain": domain}))
 
 
 def test_a_kept_domain_carries_its_evidence_to_the_next_episode_and_the_library_holds_it(
@@ -512,3 +516,132 @@ def test_slotted_predicates_are_asked_again_only_when_one_has_an_actions_name():
     assert formalizer.predicate_rewrites == 0 and "move" in formalizer.evidence.set_aside
     won, formalizer, _events = _episode(_doorless([]), predicate_slots=True)
     assert formalizer.predicate_rewrites == 1 and won.won, won.metrics.abort_reason
+
+
+#: SLOTTED with a door as one predicate that says it is closed: a move's precondition is then
+#: a literal of one line, (not (closed-door ...)), where has-door and door-open need an (or ...)
+CLOSED_DOOR = SLOTTED.replace("(has-door ?from - room ?to - room ?dir - direction) (door-open "
+                              "?from - room ?to - room ?dir - direction)",
+                              "(closed-door ?from - room ?to - room ?dir - direction)")
+#: CoinCollector's schemas as lines, one per predicate an action's parameters fit
+LINES = {
+    "move": "at: before (at ?from) after (at ?to)\nconnected: before (connected ?from ?to ?dir) "
+            "after same\nclosed-door: before (not (closed-door ?from ?to ?dir)) after same\n"
+            "visited: before none after (visited ?to)",
+    "open-door": "at: before (at ?loc1) after same\nconnected: before none after same\n"
+                 "closed-door: before (closed-door ?loc1 ?loc2 ?dir) after none\n"
+                 "visited: before none after same",
+    "close-door": "at: before (at ?loc1) after same\nconnected: before none after same\n"
+                  "closed-door: before (not (closed-door ?loc1 ?loc2 ?dir)) after (closed-door "
+                  "?loc1 ?loc2 ?dir)\nvisited: before none after same",
+    "take": "at: before (at ?r) after same\nin: before (in ?i ?r) after none\nholding: before none after (holding ?i)\n"
+            "visited: before none after same",
+}
+#: move as Qwen2.5-Coder 1.5B wrote it as a whole body: the player's place unchanged
+MOVE_STAYS = LINES["move"].replace("after (at ?to)", "after same")
+
+
+def test_schema_slots_grammar_holds_a_line_per_predicate_and_code_writes_the_schema():
+    """Issue 75, ``schema_slots``: the grammar has one labelled line per predicate the
+    action's parameters fit, each argument a parameter of its type; code writes the schema
+    from the lines (before: the precondition; after: what the effect adds and deletes; same:
+    nothing), and a body shown back in lines reads to the same body."""
+    from pddlkit.formalizers.modular.schema_slots import read_slots, slot_predicates, \
+        slots_of_body
+    from pddlkit.pddl.grammars import action_slots_grammar
+
+    kinds = {"at": ["room"], "connected": ["room", "room", "direction"],
+             "closed-door": ["room", "room", "direction"], "in": ["item", "room"],
+             "holding": ["item"], "visited": ["room"]}
+    move = [("?from", "room"), ("?to", "room"), ("?dir", "direction")]
+    take = [("?i", "item"), ("?r", "room")]
+    assert list(slot_predicates(kinds, move)) == ["at", "connected", "closed-door", "visited"]
+    grammar = action_slots_grammar(kinds, move)
+    assert grammar.accepts(LINES["move"]) and grammar.accepts(MOVE_STAYS)
+    assert grammar.accepts(" ".join(LINES["open-door"].replace("?loc1", "?from")
+                                    .replace("?loc2", "?to").split()))
+    assert not grammar.accepts(LINES["move"].replace("visited: before none after "
+                                                     "(visited ?to)", ""))   # every line
+    assert not grammar.accepts(LINES["move"].replace("(at ?to)", "(visited ?to)"))   # its own
+    assert not grammar.accepts(LINES["move"].replace("(at ?to)", "(at ?dir)"))       # types
+    assert not grammar.accepts(LINES["move"].replace("after (at ?to)", "after (not (at ?to))"))
+    assert action_slots_grammar(kinds, take).accepts(LINES["take"])
+    with pytest.raises(ValueError, match="no predicate fits"):
+        action_slots_grammar({"at": ["room"]}, [("?i", "item")])
+
+    body, refused = read_slots(LINES["move"], slot_predicates(kinds, move), move)
+    assert refused == [] and body == (
+        ":precondition (and (at ?from) (connected ?from ?to ?dir) (not (closed-door ?from ?to "
+        "?dir)))\n    :effect (and (not (at ?from)) (at ?to) (visited ?to))")
+    body, _ = read_slots(LINES["take"], slot_predicates(kinds, take), take)
+    assert body.endswith(":effect (and (not (in ?i ?r)) (holding ?i))")
+    for action, params in (("move", move), ("take", take)):
+        lines = slot_predicates(kinds, params)
+        body, _ = read_slots(LINES[action], lines, params)
+        assert read_slots(slots_of_body(body, lines), lines, params)[0] == body
+    # read leniently: one line, capitals, lines in another order; a stray literal refused
+    free = "Visited: before none after (visited ?to) AT: before (at ?from) after (at ?to) " \
+           "connected: before (connected ?from ?to ?dir) (at ?to) after same"
+    body, refused = read_slots(free, slot_predicates(kinds, move), move)
+    assert body == (":precondition (and (at ?from) (connected ?from ?to ?dir))\n    "
+                    ":effect (and (not (at ?from)) (at ?to) (visited ?to))")
+    assert refused == ["connected: (at ?to) is not over connected"]
+    # nothing changes: no schema, and why
+    body, refused = read_slots(LINES["move"].replace("after (at ?to)", "after same")
+                               .replace("after (visited ?to)", "after same"),
+                               slot_predicates(kinds, move), move)
+    assert body is None and refused[-1].startswith("the effect is empty")
+    assert read_slots("move the player", slot_predicates(kinds, move), move)[0] is None
+
+
+def _slot_writer(prompts: list[str], moves: list[str]):
+    """Writes CLOSED_DOOR's predicates and each schema as LINES, move as ``moves`` in turn
+    (the last from then on); reads the game as ``careful`` does, a door as closed-door, and
+    never makes closing a door its goal (closed-door alone cannot tell a door from a
+    doorway)."""
+    moves = iter(moves)
+    last = [LINES["move"]]
+
+    def answer(prompt: str) -> str:
+        part = _part(prompt)
+        if part == "domain":
+            return CLOSED_DOOR
+        if part == "what":
+            action = re.search(r"what the action (\S+)", prompt).group(1)
+            if action != "move":
+                return LINES[action]
+            prompts.append(prompt)
+            last[0] = next(moves, last[0])
+            return last[0]
+        if part == "goal":   # a door to close is no goal of this game
+            offered = prompt.split("nearest first:\n", 1)[1].split("\nPart to write", 1)[0]
+            goals = [g for g in offered.splitlines() if "closed-door" not in g]
+            return careful(prompt) if not goals or any("holding" in g for g in goals) \
+                else f"(:goal {goals[0]})"
+        return careful(prompt).replace("has-door", "closed-door")
+    return answer
+
+
+def test_schema_slots_win_coin_collector_and_a_refuted_schema_comes_back_in_lines():
+    """A scripted model writing each schema in lines wins CoinCollector seed 1; its first
+    move leaves the player where it was (as Qwen2.5-Coder 1.5B's did), a transition refutes
+    it (no schema changes the player's place, and the check knows it changes from the
+    aspect its predicate was written under), and the request shows the refuted schema in the
+    same lines, with the finding; the help counts each schema kept."""
+    prompts: list[str] = []
+    result, formalizer, events = _episode(_slot_writer(prompts, [MOVE_STAYS, LINES["move"]]),
+                                          predicate_slots=True, schema_slots=True)
+    assert result.won, result.metrics.abort_reason
+    assert "at: ...\nconnected: ...\nclosed-door: ...\nvisited: ...\n" in prompts[0]
+    assert "Example of a line: at: before (at ?from) after (at ?to)" in prompts[0]
+    refuted = [f for e in events if e["type"] == "schema-refuted" for f in e["findings"]]
+    assert refuted and refuted[0].startswith("action move: at transition")
+    assert "which its effect does not say" in refuted[0]
+    shown = prompts[1].split("refuted already; write a different one:\n", 1)[1]
+    assert shown.startswith("at: before (at ?from) after same\n")
+    assert f"Your last answer for this action was:\n{MOVE_STAYS}" in prompts[1]
+    assert "(at ?to)" in formalizer.bodies["move"]
+    # no schema changed at then: the check knew it changes from its aspect, where the player is
+    assert formalizer._changing_predicates() == {"at", "closed-door", "in", "holding", "visited"}
+    acted = sum(e["counts"].get("schema-slots", 0) for e in events if e["type"] == "help-acted")
+    assert acted == 5   # four actions, and move again

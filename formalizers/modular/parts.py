@@ -14,7 +14,8 @@ from ..answer import AnswerError, closing_bracket
 from ..base import Context
 
 BUNDLED = Path(__file__).parent.parent / "prompts" / "modular"
-PARTS = ("context", "predicates", "action", "types", "facts", "goal", "correction", "missing")
+PARTS = ("context", "predicates", "action", "action_slots", "types", "facts", "goal",
+         "correction", "missing")
 #: times the ``missing`` part is asked for one predicate in an episode (``ask_missing``)
 MISSING_ASKS = 2
 #: facts one ``missing`` answer may give (one for a single-valued predicate: where one is)

@@ -10,6 +10,7 @@ from typing import Optional
 
 from ..base import SIMULATION_ERROR, SOLVER_ERROR, Context
 from .parts import MISSING_FACTS, _head, _types, observed_names
+from .schema_slots import SCHEMA_SLOTS_FORM, form_lines, slot_predicates, slots_of_body
 
 
 class Prompting:
@@ -32,11 +33,16 @@ class Prompting:
             name = part.split(" ", 1)[1]
             params, command = signatures[name]
             if self.schema_check and self.evidence.transitions:
-                revision = self._schema_revision(name, last, revision)
-            text = self.templates["action"].substitute(
-                context=common, action=name, command=command, signatures=context.signatures,
-                parameters=" ".join(f"{v} - {t}" if t else v for v, t in params),
-                revision=revision)
+                revision = self._schema_revision(name, last, revision, params)
+            values = dict(context=common, action=name, command=command,
+                          signatures=context.signatures, revision=revision,
+                          parameters=" ".join(f"{v} - {t}" if t else v for v, t in params))
+            if self.schema_slots:
+                text = self.templates["action_slots"].substitute(
+                    values, form=SCHEMA_SLOTS_FORM,
+                    lines=form_lines(slot_predicates(self._kinds(), params)))
+            else:
+                text = self.templates["action"].substitute(values)
         elif kind == "predicates":
             text = self.templates["predicates"].substitute(
                 context=common, types=", ".join(_types(signatures)),
@@ -97,13 +103,17 @@ class Prompting:
                 "miss something; write the goal the task needs, and the planner will say what "
                 "is missing)"))
 
-    def _schema_revision(self, name: str, last: Optional[str], revision: str) -> str:
+    def _schema_revision(self, name: str, last: Optional[str], revision: str,
+                         params=()) -> str:
         """The action's observed uses, what a transition says against its last schema, and
         the schemas refuted before (measured: Qwen2.5-Coder 1.5B drew a refuted one again)."""
         uses = self.evidence.uses(name)
         out = ("What the game did when this action's command was given:\n"
                + "\n".join(uses) + "\n") if uses else ""
         refuted = self.evidence.refuted_bodies(name)
+        if refuted and self.schema_slots:   # shown as the model writes a schema
+            shown = slot_predicates(self._kinds(), [(v, t or None) for v, t in params])
+            refuted = [slots_of_body(body, shown) for body in refuted]
         if refuted:
             out += ("These schemas for it were refuted already; write a different one:\n"
                     + "\n".join(refuted) + "\n")
@@ -261,6 +271,9 @@ class Prompting:
         arities = self._arities(signatures)
         if part.startswith("action "):
             params, _ = signatures[part.split(" ", 1)[1]]
+            if self.schema_slots:
+                return grammars.action_slots_grammar(
+                    self._kinds(), [(v, t or None) for v, t in params])
             return grammars.action_body_grammar(self._kinds(), [(v, t or None) for v, t in params])
         if part == "correction":
             from pddlkit.llm.grammar import Grammar

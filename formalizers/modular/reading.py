@@ -12,6 +12,7 @@ from typing import Optional
 
 from ..base import Context
 from .parts import MISSING_FACTS, _ATOM, _balanced, _norm, _types, observed_names
+from .schema_slots import read_slots, slot_predicates
 
 
 class Reading:
@@ -65,7 +66,15 @@ class Reading:
 
     def _read_action(self, action: str, text: str, signatures: dict):
         """An action's precondition and effect; refused when the effect is missing or empty,
-        or when a transition seen refutes it (``schema_check``)."""
+        or when a transition seen refutes it (``schema_check``); with ``schema_slots``, read
+        from the lines, one per predicate (:func:`.schema_slots.read_slots`)."""
+        if self.schema_slots:
+            params = [(v, t or None) for v, t in signatures[action][0]]
+            body, refused = read_slots(text, slot_predicates(self._kinds(), params), params)
+            if body is None:
+                return None, refused
+            why = self._against_evidence(action, body, signatures)
+            return (None, [why]) if why else (body, refused)
         pre = text.lower().find(":precondition")
         eff = text.lower().find(":effect")
         if eff < 0:

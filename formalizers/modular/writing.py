@@ -15,6 +15,7 @@ from ..base import Context
 from ..llm_formalizer import RETRY_TEMPERATURE
 from .parts import (MAX_NAME, PART_TOKENS, SLOT_LABEL_TOKENS, PartCall, PartUnwritable, REDRAWS,
                     _bind_command, _conjuncts, _head, _norm, _reserved, _words, observed_names)
+from .schema_slots import BASE_TOKENS, LINE_TOKENS, slot_predicates
 
 
 class Writing:
@@ -29,7 +30,7 @@ class Writing:
             grammar = self._grammar(part, context, signatures) if self.constrained else None
         except ValueError as exc:   # no predicate fits the names known: say so, as data
             raise PartUnwritable(f"the {part} part cannot be written yet: {exc}") from None
-        budget = self._answer_tokens(part)
+        budget = self._answer_tokens(part, signatures)
         max_tokens = min(self.max_tokens, budget) if self.max_tokens else budget
         key = (part, prompt)
         draws = self._asked.get(key, 0)
@@ -249,6 +250,7 @@ class Writing:
                 del self.bodies[action]
             else:
                 self.bodies[action] = saved
+        self.evidence.fluents = self._changing_predicates()
         return self.evidence.check_body(action, body, domain)
 
     def _answer_key(self, part: str) -> str:
@@ -267,9 +269,13 @@ class Writing:
         rest.append([self.goal, self._sentence] if part == "facts" else self.chunk)
         return part, _norm(answer), _norm(repr([r for r in rest]))
 
-    def _answer_tokens(self, part: str) -> int:
+    def _answer_tokens(self, part: str, signatures: dict) -> int:
         """The part's answer tokens when the run sets no ``max_tokens``; the slotted
-        predicates' labels are written too (``predicate_slots``)."""
+        predicates' labels are written too (``predicate_slots``), and a schema written a line
+        per predicate takes a line's tokens for each (``schema_slots``)."""
+        if part.startswith("action ") and self.schema_slots:   # a line per predicate
+            params = [(v, t or None) for v, t in signatures[part[7:]][0]]
+            return BASE_TOKENS + LINE_TOKENS * len(slot_predicates(self._kinds(), params))
         extra = SLOT_LABEL_TOKENS if part == "predicates" and self.predicate_slots else 0
         return PART_TOKENS[part.split()[0]] + extra
 
@@ -296,6 +302,8 @@ class Writing:
             self._keep_predicates(kept, counting)
         elif part.startswith("action "):
             self.bodies[part.split(" ", 1)[1]] = kept
+            if counting and self.schema_slots:
+                self.acted["schema-slots"] += 1
         elif part == "facts":
             self.chunk = self.chunk + [f for f in kept if f not in self.chunk]
         elif part == "correction":
