@@ -51,6 +51,9 @@ class SchemaEvidence:
         self.transitions: list = []
         #: action -> the bodies a transition refuted, as written (never kept again)
         self.refuted: dict[str, list[str]] = {}
+        #: action -> (body, the finding that refuted it), for rewrites that rule out the
+        #: part at fault (``schema_slots``: :func:`.modular.schema_slots.ruled_out`)
+        self.refutations: dict[str, list[tuple]] = {}
         #: action -> the finding's sentence the next request for it shows
         self.asking: dict[str, str] = {}
         self._acted: set[tuple] = set()
@@ -108,7 +111,9 @@ class SchemaEvidence:
                 return finding
         return None
 
-    def refuse(self, action: str, body: str) -> None:
+    def refuse(self, action: str, body: str, finding=None) -> None:
+        if finding is not None:
+            self.refutations.setdefault(action, []).append((body, finding))
         if not self._refused_before(action, body):
             self.refuted.setdefault(action, []).append(" ".join(body.split()))
 
@@ -136,7 +141,7 @@ class SchemaEvidence:
             return str(exc)
         if not found:
             return None
-        self.refuse(action, body)
+        self.refuse(action, body, found[0])
         self.asking[action] = found[0].format()
         return "refuted by a transition: " + found[0].format()
 

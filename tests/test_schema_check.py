@@ -640,8 +640,63 @@ def test_schema_slots_win_coin_collector_and_a_refuted_schema_comes_back_in_line
     shown = prompts[1].split("refuted already; write a different one:\n", 1)[1]
     assert shown.startswith("at: before (at ?from) after same\n")
     assert f"Your last answer for this action was:\n{MOVE_STAYS}" in prompts[1]
+    assert "What the game did rules out, in these lines:\nat: not after same (the command " \
+        "changed it)\n" in prompts[1]
     assert "(at ?to)" in formalizer.bodies["move"]
     # no schema changed at then: the check knew it changes from its aspect, where the player is
     assert formalizer._changing_predicates() == {"at", "closed-door", "in", "holding", "visited"}
     acted = sum(e["counts"].get("schema-slots", 0) for e in events if e["type"] == "help-acted")
     assert acted == 5   # four actions, and move again
+
+
+def test_a_refuted_line_is_ruled_out_of_the_rewrites_grammar():
+    """What a finding refutes whatever the other lines say is ruled out of the rewrite's
+    grammar: a precondition literal false before a command the world took (Qwen2.5-Coder
+    1.5B's ``player: before (not (player ?from))``), an atom added that was false after, and
+    ``same`` for a predicate a command changed; a precondition too weak names no literal and
+    rules out nothing but its schema."""
+    from pddlkit.formalizers.modular.schema_slots import read_slots, ruled_out, slot_predicates
+    from pddlkit.pddl.grammars import action_slots_grammar
+    from pddlkit.semantics.transitions import Finding
+
+    kinds = {"player": ["room"], "connected": ["room", "room", "direction"],
+             "door-open": ["room", "room", "direction"]}
+    move = [("?from", "room"), ("?to", "room"), ("?dir", "direction")]
+    lines = slot_predicates(kinds, move)
+    qwen = ("player: before (not (player ?from)) after (player ?to)\nconnected: before "
+            "(connected ?from ?to ?dir) after same\ndoor-open: before none after "
+            "(door-open ?from ?to ?dir)")
+    body, _ = read_slots(qwen, lines, move)
+    ground = "(move kitchen corridor east)"
+    refutations = [
+        (body, Finding("precondition-too-strong", "move", 0, "step 1: move east", ground,
+                       "(not (player kitchen))")),
+        (body, Finding("effect-contradicted", "move", 0, "step 1: move east", ground,
+                       "(door-open kitchen corridor east)")),
+        (body, Finding("effect-missing", "move", 0, "step 1: move east", ground,
+                       "(connected corridor kitchen west)")),
+        (body, Finding("precondition-too-weak", "move", 1, "step 2: move west", ground))]
+    rules = ruled_out(refutations, move)
+    assert rules.before == {"player": {"(not (player ?from))"}}
+    assert rules.after == {"door-open": {"(door-open ?from ?to ?dir)"}}
+    assert rules.change == {"connected"}
+    assert rules.said() == ["player: not before (not (player ?from))",
+                            "door-open: not after (door-open ?from ?to ?dir)",
+                            "connected: not after same (the command changed it)"]
+    grammar = action_slots_grammar(kinds, move, not_before=rules.before,
+                                   not_after=rules.after, must_change=rules.change)
+    assert action_slots_grammar(kinds, move).accepts(qwen)
+    assert not grammar.accepts(qwen)
+    fixed = qwen.replace("(not (player ?from))", "(player ?from)")
+    assert not grammar.accepts(fixed)   # still door-open after and connected the same
+    fixed = fixed.replace("after (door-open ?from ?to ?dir)", "after same").replace(
+        "after same\ndoor-open", "after (connected ?from ?to ?dir) (connected ?to ?from "
+        "?dir)\ndoor-open")
+    assert grammar.accepts(fixed), grammar.lark
+    assert not grammar.accepts(fixed.replace("before (player ?from)",
+                                             "before (not (player ?from))"))
+    # a line with every literal ruled out can only be none
+    only = action_slots_grammar({"player": ["room"]}, [("?r", "room")],
+                                not_before={"player": {"(player ?r)", "(not (player ?r))"}})
+    assert only.accepts("player: before none after (player ?r)")
+    assert not only.accepts("player: before (player ?r) after same")

@@ -254,7 +254,7 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
             return
         part = f"action {finding.schema}"
         if finding.schema in self.bodies:
-            self.evidence.refuse(finding.schema, self.bodies[finding.schema])
+            self.evidence.refuse(finding.schema, self.bodies[finding.schema], finding)
         self.acted["schema-check"] += 1
         self.schema_refuted.append(finding.format())
         if not self._write(part, context, signatures):

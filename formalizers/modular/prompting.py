@@ -10,7 +10,8 @@ from typing import Optional
 
 from ..base import SIMULATION_ERROR, SOLVER_ERROR, Context
 from .parts import MISSING_FACTS, _head, _types, observed_names
-from .schema_slots import SCHEMA_SLOTS_FORM, form_lines, slot_predicates, slots_of_body
+from .schema_slots import (SCHEMA_SLOTS_FORM, form_lines, ruled_out, slot_predicates,
+                           slots_of_body)
 
 
 class Prompting:
@@ -112,8 +113,12 @@ class Prompting:
                + "\n".join(uses) + "\n") if uses else ""
         refuted = self.evidence.refuted_bodies(name)
         if refuted and self.schema_slots:   # shown as the model writes a schema
-            shown = slot_predicates(self._kinds(), [(v, t or None) for v, t in params])
+            params = [(v, t or None) for v, t in params]
+            shown = slot_predicates(self._kinds(), params)
             refuted = [slots_of_body(body, shown) for body in refuted]
+            rules = ruled_out(self.evidence.refutations.get(name, ()), params).said()
+            if rules:
+                out += "What the game did rules out, in these lines:\n" + "\n".join(rules) + "\n"
         if refuted:
             out += ("These schemas for it were refuted already; write a different one:\n"
                     + "\n".join(refuted) + "\n")
@@ -271,9 +276,12 @@ class Prompting:
         arities = self._arities(signatures)
         if part.startswith("action "):
             params, _ = signatures[part.split(" ", 1)[1]]
-            if self.schema_slots:
+            if self.schema_slots:   # less what the evidence rules out of the lines
+                params = [(v, t or None) for v, t in params]
+                rules = ruled_out(self.evidence.refutations.get(part[7:], ()), params)
                 return grammars.action_slots_grammar(
-                    self._kinds(), [(v, t or None) for v, t in params])
+                    self._kinds(), params, not_before=rules.before, not_after=rules.after,
+                    must_change=rules.change)
             return grammars.action_body_grammar(self._kinds(), [(v, t or None) for v, t in params])
         if part == "correction":
             from pddlkit.llm.grammar import Grammar

@@ -33,6 +33,7 @@ refuted schema is shown back to the model in the same lines (:func:`slots_of_bod
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
 #: how the lines are asked for (the action template's ``$form``)
@@ -168,3 +169,61 @@ def _normal(m: "re.Match") -> str:
 def _over(literal: str) -> str:
     """The predicate a literal is over."""
     return literal.replace("(not ", "").strip("() ").split()[0]
+
+
+@dataclass
+class RuledOut:
+    """What the evidence rules out of an action's lines (:func:`ruled_out`), for the
+    rewrite's grammar and its request: ``before`` (predicate -> literals over the parameters
+    no line may require), ``after`` (predicate -> atoms no line may list after), ``change``
+    (predicates whose line may not say ``same``)."""
+
+    before: dict[str, set[str]] = field(default_factory=dict)
+    after: dict[str, set[str]] = field(default_factory=dict)
+    change: set[str] = field(default_factory=set)
+
+    def said(self) -> list[str]:
+        """The request's lines, one per rule (``player: not before (not (player ?from))``)."""
+        out = [f"{name}: not before {lit}" for name, lits in self.before.items()
+               for lit in sorted(lits)]
+        out += [f"{name}: not after {atom}" for name, atoms in self.after.items()
+                for atom in sorted(atoms)]
+        out += [f"{name}: not after same (the command changed it)"
+                for name in sorted(self.change)]
+        return out
+
+
+def ruled_out(refutations: Sequence[tuple], parameters: Sequence[tuple[str, Optional[str]]]
+              ) -> RuledOut:
+    """What each (refuted body, finding) of an action rules out of its lines, exactly where
+    the finding's transition would refute it again whatever the other lines say: a
+    precondition literal that was false before a command the world took; an atom the effect
+    added that was false after; and a line that said ``same`` of a predicate a command
+    changed (its literal named by an effect-missing finding). A precondition too weak names
+    no literal, and rules out only the whole schema (as every refuted schema is)."""
+    variables = [v.lower() for v, _t in parameters]
+    out = RuledOut()
+    for body, finding in refutations:
+        literal = " ".join((finding.literal or "").lower().split())
+        if not literal:
+            continue
+        binding = dict(zip(variables, finding.action.strip("() ").lower().split()[1:]))
+        at = body.lower().find(":effect")
+        part = body[:at] if finding.kind == "precondition-too-strong" else body[at:]
+        if finding.kind == "effect-missing":
+            out.change.add(_over(literal))
+            continue
+        if finding.kind not in ("precondition-too-strong", "effect-contradicted") or (
+                finding.kind == "effect-contradicted" and literal.startswith("(not ")):
+            continue   # a delete contradicted: required before, not listed after; not one line
+        target = out.before if finding.kind == "precondition-too-strong" else out.after
+        for m in _LITERAL.finditer(part):
+            lifted = _normal(m)
+            if _ground(lifted, binding) == literal:
+                target.setdefault(_over(lifted), set()).add(lifted)
+    return out
+
+
+def _ground(literal: str, binding: dict) -> str:
+    return " ".join(binding.get(w, w) for w in literal.replace("(", "( ").replace(")", " )")
+                    .split()).replace("( ", "(").replace(" )", ")")

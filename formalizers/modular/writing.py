@@ -66,6 +66,8 @@ class Writing:
                 call.outcome = "unreadable: " + (refused[0] if refused else "no part found")
                 if part.startswith("action ") and part.split(" ", 1)[1] in self.evidence.asking:
                     asked = self._prompt(part, context, signatures)   # the newest finding
+                    if grammar is not None and self.schema_slots:   # ... and what it rules out
+                        grammar = self._grammar(part, context, signatures)
                 continue
             if self.samples > 1 and not self._sample_ok(part, kept, context, signatures):
                 call.outcome = "sample not used: the files did not pass check" + \

@@ -459,7 +459,10 @@ def argument_fits(types: Sequence[Optional[str]], names: "dict[str, Optional[str
 
 def action_slots_grammar(predicates: "dict[str, Sequence[Optional[str]]]",
                          parameters: Sequence[tuple[str, Optional[str]]], *,
-                         per_slot: int = 3) -> Grammar:
+                         per_slot: int = 3,
+                         not_before: "Optional[dict[str, set[str]]]" = None,
+                         not_after: "Optional[dict[str, set[str]]]" = None,
+                         must_change: Sequence[str] = ()) -> Grammar:
     """An action's schema as one labelled line per predicate (``at: before (at ?from) after
     (at ?to)``): after ``before``, the literals over that predicate the command needs (or
     ``none``); after ``after``, the atoms over it that hold once the command worked, ``same``
@@ -469,19 +472,39 @@ def action_slots_grammar(predicates: "dict[str, Sequence[Optional[str]]]",
     predicate no parameters fit has no line. The labels are the grammar's, so every
     predicate is considered (measured with Qwen2.5-Coder 1.5B writing whole bodies: a move
     whose effect changed the connection and never where the player is); code turns the lines
-    into a precondition and an effect (``formalizers/modular/schema_slots.py``)."""
+    into a precondition and an effect (``formalizers/modular/schema_slots.py``).
+
+    A rewrite can rule out what the evidence refuted: ``not_before`` (name -> literals, over
+    the parameters, a line may not require) and ``not_after`` (name -> atoms it may not
+    list after), and ``must_change`` (names whose line may not say ``same``)."""
+    from itertools import product
+
     names = dict(parameters)
     starts, lines, terms = [], [], {}
     for i, (name, types) in enumerate(predicates.items()):
         fits = argument_fits(types, names)
         if any(not f for f in fits):
             continue
-        slots = [terms.setdefault(tuple(f), f"term_{len(terms)}") for f in fits]
         starts.append(f'{_lit(name + ":")} "before" before_{i} "after" after_{i}')
-        lines += [f'atom_{i}: "(" {_lit(name)}' + "".join(f" {s}" for s in slots) + ' ")"',
-                  f'literal_{i}: atom_{i} | "(" "not" atom_{i} ")"',
-                  f'before_{i}: "none" | {_rep(f"literal_{i}", per_slot, 1)}',
-                  f'after_{i}: "same" | "none" | {_rep(f"atom_{i}", per_slot, 1)}']
+        no_before = (not_before or {}).get(name, set())
+        no_after = (not_after or {}).get(name, set())
+        if no_before or no_after:   # the atoms one by one, less those ruled out
+            atoms = ["(" + " ".join((name, *args)) + ")" for args in product(*fits)]
+            literals = [x for x in atoms + [f"(not {a})" for a in atoms] if x not in no_before]
+            listed = [a for a in atoms if a not in no_after]
+            lines += [f"literal_{i}: " + " | ".join(_tokens(x) for x in literals)] \
+                if literals else []
+            lines += [f"atom_{i}: " + " | ".join(_tokens(a) for a in listed)] if listed else []
+        else:
+            literals = listed = [True]
+            slots = [terms.setdefault(tuple(f), f"term_{len(terms)}") for f in fits]
+            lines += [f'atom_{i}: "(" {_lit(name)}' + "".join(f" {s}" for s in slots) + ' ")"',
+                      f'literal_{i}: atom_{i} | "(" "not" atom_{i} ")"']
+        same = '' if name in must_change else '"same" | '
+        lines += [f'before_{i}: "none"' + (f' | {_rep(f"literal_{i}", per_slot, 1)}'
+                                           if literals else ""),
+                  f'after_{i}: {same}"none"' + (f' | {_rep(f"atom_{i}", per_slot, 1)}'
+                                                if listed else "")]
     if not starts:
         raise ValueError("no precondition or effect can be written: no predicate fits the "
                          "action's parameters")
@@ -490,6 +513,11 @@ def action_slots_grammar(predicates: "dict[str, Sequence[Optional[str]]]",
     _blank_only(lines)
     return Grammar("\n".join(lines) + "\n", "action schema, a line per predicate",
                    Limits().blank)
+
+
+def _tokens(text: str) -> str:
+    """``(not (at ?r))`` as the grammar's sequence of literal tokens."""
+    return " ".join(_lit(t) for t in re.findall(r"\(|\)|[^\s()]+", text))
 
 
 def facts_grammar(predicates: "dict[str, int]", objects: Sequence[str], *,
