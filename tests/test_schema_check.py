@@ -633,7 +633,8 @@ def test_schema_slots_win_coin_collector_and_a_refuted_schema_comes_back_in_line
                                           predicate_slots=True, schema_slots=True)
     assert result.won, result.metrics.abort_reason
     assert "at: ...\nconnected: ...\nclosed-door: ...\nvisited: ...\n" in prompts[0]
-    assert "Example of a line: at: before (at ?from) after (at ?to)" in prompts[0]
+    assert "action walk (?a - place ?b - place): the player walks from ?a to ?b\nat: before " \
+        "(at ?a) after (at ?b)\n" in prompts[0]
     refuted = [f for e in events if e["type"] == "schema-refuted" for f in e["findings"]]
     assert refuted and refuted[0].startswith("action move: at transition")
     assert "which its effect does not say" in refuted[0]
