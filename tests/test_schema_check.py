@@ -646,6 +646,7 @@ def test_schema_slots_win_coin_collector_and_a_refuted_schema_comes_back_in_line
     assert "(at ?to)" in formalizer.bodies["move"]
     # no schema changed at then: the check knew it changes from its aspect, where the player is
     assert formalizer._changing_predicates() == {"at", "closed-door", "in", "holding", "visited"}
+    assert formalizer._player_predicates() == ["at"]
     acted = sum(e["counts"].get("schema-slots", 0) for e in events if e["type"] == "help-acted")
     assert acted == 5   # four actions, and move again
 
@@ -696,6 +697,16 @@ def test_a_refuted_line_is_ruled_out_of_the_rewrites_grammar():
     assert grammar.accepts(fixed), grammar.lark
     assert not grammar.accepts(fixed.replace("before (player ?from)",
                                              "before (not (player ?from))"))
+    # the player's place is required only as true, in the grammar and in a free answer
+    player = action_slots_grammar(kinds, move, positive_before=["player"])
+    assert not player.accepts(qwen) and player.accepts(qwen.replace("(not (player ?from))",
+                                                                    "(player ?from)"))
+    assert not action_slots_grammar(kinds, move, positive_before=["player"], not_before={
+        "door-open": {"(door-open ?to ?from ?dir)"}}).accepts(qwen)
+    body, refused = read_slots(qwen, lines, move, positive_before=["player"])
+    assert body.startswith(":precondition (and (connected ?from ?to ?dir))")
+    assert refused[0].startswith("player: before (not (player ?from)): a command is done "
+                                 "where the player is")
     # a line with every literal ruled out can only be none
     only = action_slots_grammar({"player": ["room"]}, [("?r", "room")],
                                 not_before={"player": {"(player ?r)", "(not (player ?r))"}})

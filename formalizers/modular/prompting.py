@@ -281,7 +281,7 @@ class Prompting:
                 rules = ruled_out(self.evidence.refutations.get(part[7:], ()), params)
                 return grammars.action_slots_grammar(
                     self._kinds(), params, not_before=rules.before, not_after=rules.after,
-                    must_change=rules.change)
+                    must_change=rules.change, positive_before=self._player_predicates())
             return grammars.action_body_grammar(self._kinds(), [(v, t or None) for v, t in params])
         if part == "correction":
             from pddlkit.llm.grammar import Grammar

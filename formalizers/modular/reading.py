@@ -70,7 +70,8 @@ class Reading:
         from the lines, one per predicate (:func:`.schema_slots.read_slots`)."""
         if self.schema_slots:
             params = [(v, t or None) for v, t in signatures[action][0]]
-            body, refused = read_slots(text, slot_predicates(self._kinds(), params), params)
+            body, refused = read_slots(text, slot_predicates(self._kinds(), params), params,
+                                       self._player_predicates())
             if body is None:
                 return None, refused
             why = self._against_evidence(action, body, signatures)

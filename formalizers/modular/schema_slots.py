@@ -83,13 +83,14 @@ def form_lines(predicates: "dict[str, Sequence[Optional[str]]]") -> str:
 
 
 def read_slots(text: str, predicates: "dict[str, Sequence[Optional[str]]]",
-               parameters: Sequence[tuple[str, Optional[str]]]
-               ) -> tuple[Optional[str], list[str]]:
+               parameters: Sequence[tuple[str, Optional[str]]],
+               positive_before: Sequence[str] = ()) -> tuple[Optional[str], list[str]]:
     """(the schema's body, what was refused) from the answer's lines (see the module); the
     body is None when no line changes anything. Read leniently, as a free answer is: a label
     anywhere a line could start, any case, the lines in any order; a literal over another
     predicate than its line's, at another arity, or naming what is not a parameter, is
-    refused and said."""
+    refused and said, as is ``(not ...)`` before of a predicate in ``positive_before`` (the
+    player's place: the grammar allows only where the player must be)."""
     variables = {v.lower() for v, _t in parameters}
     starts = []
     for name in predicates:
@@ -111,6 +112,11 @@ def read_slots(text: str, predicates: "dict[str, Sequence[Optional[str]]]",
             continue
         before, why = _literals(said.group(1), name, predicates[name], variables)
         refused += why
+        if name in positive_before:
+            refused += [f"{name}: before {lit}: a command is done where the player is; say "
+                        "where that is, not where it is not" for lit in before
+                        if lit.startswith("(not ")]
+            before = [lit for lit in before if not lit.startswith("(not ")]
         after_text = said.group(2).strip().lower()
         pre += [lit for lit in before if lit not in pre]
         if after_text.startswith("same"):

@@ -462,7 +462,8 @@ def action_slots_grammar(predicates: "dict[str, Sequence[Optional[str]]]",
                          per_slot: int = 3,
                          not_before: "Optional[dict[str, set[str]]]" = None,
                          not_after: "Optional[dict[str, set[str]]]" = None,
-                         must_change: Sequence[str] = ()) -> Grammar:
+                         must_change: Sequence[str] = (),
+                         positive_before: Sequence[str] = ()) -> Grammar:
     """An action's schema as one labelled line per predicate (``at: before (at ?from) after
     (at ?to)``): after ``before``, the literals over that predicate the command needs (or
     ``none``); after ``after``, the atoms over it that hold once the command worked, ``same``
@@ -476,7 +477,9 @@ def action_slots_grammar(predicates: "dict[str, Sequence[Optional[str]]]",
 
     A rewrite can rule out what the evidence refuted: ``not_before`` (name -> literals, over
     the parameters, a line may not require) and ``not_after`` (name -> atoms it may not
-    list after), and ``must_change`` (names whose line may not say ``same``)."""
+    list after), and ``must_change`` (names whose line may not say ``same``). A name in
+    ``positive_before`` is required only as true, never as false (the player's place: a
+    command is done where the player is)."""
     from itertools import product
 
     names = dict(parameters)
@@ -490,7 +493,8 @@ def action_slots_grammar(predicates: "dict[str, Sequence[Optional[str]]]",
         no_after = (not_after or {}).get(name, set())
         if no_before or no_after:   # the atoms one by one, less those ruled out
             atoms = ["(" + " ".join((name, *args)) + ")" for args in product(*fits)]
-            literals = [x for x in atoms + [f"(not {a})" for a in atoms] if x not in no_before]
+            negated = [] if name in positive_before else [f"(not {a})" for a in atoms]
+            literals = [x for x in atoms + negated if x not in no_before]
             listed = [a for a in atoms if a not in no_after]
             lines += [f"literal_{i}: " + " | ".join(_tokens(x) for x in literals)] \
                 if literals else []
@@ -499,7 +503,8 @@ def action_slots_grammar(predicates: "dict[str, Sequence[Optional[str]]]",
             literals = listed = [True]
             slots = [terms.setdefault(tuple(f), f"term_{len(terms)}") for f in fits]
             lines += [f'atom_{i}: "(" {_lit(name)}' + "".join(f" {s}" for s in slots) + ' ")"',
-                      f'literal_{i}: atom_{i} | "(" "not" atom_{i} ")"']
+                      f"literal_{i}: atom_{i}" if name in positive_before
+                      else f'literal_{i}: atom_{i} | "(" "not" atom_{i} ")"']
         same = '' if name in must_change else '"same" | '
         lines += [f'before_{i}: "none"' + (f' | {_rep(f"literal_{i}", per_slot, 1)}'
                                            if literals else ""),
