@@ -712,3 +712,25 @@ def test_a_refuted_line_is_ruled_out_of_the_rewrites_grammar():
                                 not_before={"player": {"(player ?r)", "(not (player ?r))"}})
     assert only.accepts("player: before none after (player ?r)")
     assert not only.accepts("player: before (player ?r) after same")
+
+
+def test_one_value_of_a_single_valued_slot_the_first_of_an_observation_the_newest_across():
+    """Of two facts of the player's place read in one observation ("You are in the corridor.
+    ... To the West you see the kitchen." read as (at corridor) and (at kitchen)), the first
+    is believed and is what the schema check sees after the command; of two observations
+    (a plan of two moves), the newer's."""
+    from pathlib import Path
+
+    domain = (Path(__file__).resolve().parent.parent / "domains" / "coin-collector"
+              / "domain.pddl").read_text()
+    formalizer = ModularFormalizer(_script(careful), "coin-collector")
+    formalizer.fixed_domain = domain
+    chunk = ["(at corridor)", "(connected corridor kitchen west)", "(at kitchen)"]
+    formalizer._fact_origin = {f: 3 for f in chunk}
+    assert formalizer._single_values(chunk) == chunk[:2]
+    formalizer.chunk = chunk
+    assert "(at kitchen)" not in formalizer._facts() and "(at corridor)" in formalizer._facts()
+    formalizer._fact_origin["(at kitchen)"] = 4   # read in the newer observation
+    assert formalizer._single_values(chunk) == chunk[1:]
+    formalizer._fact_origin = {}   # read from no sentence: the later, as before
+    assert formalizer._single_values(chunk) == chunk[1:]

@@ -19,18 +19,38 @@ class Facts:
         """The init: the progressed base with the new facts, a new fact of a single-valued
         predicate replacing the old one (see the module docstring)."""
         single = self._single_valued()
-        new = list(self.chunk)
-        # of two new facts of one single-valued slot, the later: the chunk reads every
-        # observation since the last facts part in order, so a plan of two moves gives
-        # (at corridor) then (at kitchen) (measured with Qwen2.5-Coder 1.5B, CoinCollector 5
-        # rooms seeds 1 and 3 at 13733b8: both were kept, and moves were planned from the
-        # room the agent had left)
-        last = {_slot(f): f for f in new if _head(f) in single}   # a later one overwrites
-        new = [f for f in new if _head(f) not in single or last[_slot(f)] == f]
+        new = self._single_values(self.chunk)
+        last = {_slot(f) for f in new if _head(f) in single}
         if not self._sentence:   # the chunk is whole: where the plan's last step ended
             self._merge_placeholders(single, new)
         kept = [f for f in self.base if _head(f) not in single or _slot(f) not in last]
         return kept + [f for f in dict.fromkeys(new) if f not in kept]
+
+    def _single_values(self, facts: list[str]) -> list[str]:
+        """``facts`` (the chunk's, in order) with one fact per slot of a single-valued
+        predicate: of an older observation and a newer, the newer (the chunk reads every
+        observation since the last facts part in order, so a plan of two moves gives (at
+        corridor) then (at kitchen); measured with Qwen2.5-Coder 1.5B, CoinCollector 5 rooms
+        seeds 1 and 3 at 13733b8: both were kept, and moves were planned from the room the
+        agent had left); within one observation, the first (a text game says where the
+        player is first; measured with Qwen2.5-Coder 1.5B writing CoinCollector's domain,
+        dev seed 0 at 693dc66: "You are in the corridor. ... To the West you see the
+        kitchen." gave (player corridor) then (player kitchen), the later was kept, and the
+        schema check refuted the right move with it). A fact read from no sentence (from a
+        command, a correction) counts as the newest."""
+        single = self._single_valued()
+        origin = getattr(self, "_fact_origin", {})
+        newest = max(origin.values(), default=0) + 1
+        chosen: dict = {}
+        for i, fact in enumerate(facts):
+            if _head(fact) not in single:
+                continue
+            k = origin.get(fact)
+            rank = (k, -i) if k is not None else (newest, i)
+            if _slot(fact) not in chosen or rank > chosen[_slot(fact)][0]:
+                chosen[_slot(fact)] = (rank, fact)
+        keep = {fact for _rank, fact in chosen.values()}
+        return [f for f in facts if _head(f) not in single or f in keep]
 
     def _merge_placeholders(self, single: set, new: list[str]) -> None:
         """A place the model named ``unknown_...`` before it was seen, reached by a plan

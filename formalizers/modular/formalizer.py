@@ -83,6 +83,8 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
         self.bodies: dict[str, str] = {}           # action -> ":precondition ... :effect ..."
         self.base: list[str] = []                  # facts progressed through what ran
         self.chunk: list[str] = []                 # facts from the last facts part
+        self._fact_origin: dict[str, int] = {}     # ... fact -> the observation it was read in
+        self._observation = 0                      # ... the observation being read
         self.goal = ""
         self.ever: set[str] = set()                # every fact true in a state so far
         self._been: set[str] = set()               # goals novel_goals left out: reached

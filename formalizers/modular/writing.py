@@ -96,17 +96,21 @@ class Writing:
         if self.seen >= len(history):   # a revision: the sentences of the last facts part
             self.seen = self._facts_from
         self._facts_from = self.seen
-        for _action, text in history[self.seen:]:
+        for k, (_action, text) in enumerate(history[self.seen:], start=self.seen):
             text = text.replace(task, " ") if task else text
             for sentence in re.split(r"(?<=[.!?])\s+|\n+", text):
                 sentence = sentence.strip()
                 if re.search(r"[a-zA-Z]{2}", sentence) and not sentence.lower().startswith(
                         "your task is"):
-                    sentences.append(sentence)
+                    sentences.append((sentence, k))
         self.chunk = []
+        self._fact_origin = {}
         wrote = False
-        for sentence in dict.fromkeys(sentences):
-            self._sentence = sentence
+        latest: dict[str, int] = {}   # each sentence once, where it first came, read as of
+        for sentence, k in sentences:  # the newest observation that says it
+            latest[sentence] = k
+        for sentence, k in latest.items():
+            self._sentence, self._observation = sentence, k
             for word in set(observed_names([sentence])) & self._withdrawn_names:
                 if self.command_facts and word not in self._command_names:
                     continue   # a command vouches for a thing; a sentence's word may be a verb
@@ -121,7 +125,8 @@ class Writing:
                     f"skipped, no call: {exc.args[0]} (the sentence: {sentence!r})")))
         self._sentence = ""
         self.seen = len(history)
-        observed = self.evidence.observe_after(self.chunk)   # schema_check: what it did
+        # schema_check: what it did, one value of a single-valued slot (see _single_values)
+        observed = self.evidence.observe_after(self._single_values(self.chunk))
         if observed is not None:
             self.observed_after.append({"where": observed.where,
                                         "observed": sorted(observed.observed)})
@@ -308,6 +313,8 @@ class Writing:
                 self.acted["schema-slots"] += 1
         elif part == "facts":
             self.chunk = self.chunk + [f for f in kept if f not in self.chunk]
+            if counting:   # the observation each fact was read from (see _single_values)
+                self._fact_origin.update({f: self._observation for f in kept})
         elif part == "correction":
             correction = next((c for c in self._corrections()
                                if self._predicate_of(c) == kept), "")
