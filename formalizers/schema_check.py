@@ -38,6 +38,10 @@ from typing import Iterable, Optional
 
 #: the most observed uses of an action a prompt shows (the most recent ones)
 USES_SHOWN = 4
+#: the steps whose listed (admissible) commands are kept as evidence, and the most commands
+#: kept a step: each is checked at every draw of a schema, and the facts believed at an old
+#: step are the least sure
+LISTED_STEPS, LISTED_PER_STEP = 3, 16
 
 
 def _norm(body: str) -> str:
@@ -60,9 +64,15 @@ class SchemaEvidence:
         #: actions whose rewrite no draw got past the evidence: not asked again this episode
         self.set_aside: set[str] = set()
         self._awaiting: Optional[int] = None   # the transition the next facts describe
+        #: commands the environment listed as admissible at recent steps, not run
+        #: (:meth:`list_commands`), the newest :data:`LISTED_STEPS` steps' of them
+        self.listed: list[list] = []
         #: predicates the caller knows change (``check_transitions``' ``fluents``): their
         #: effects are checked even when no schema of the domain changes them
         self.fluents: frozenset = frozenset()
+        #: predicates the caller knows no command changes (how places connect): a listed
+        #: command's unnamed parameters are filled as their facts say (``check_listed``)
+        self.static: frozenset = frozenset()
 
     def add(self, transitions: Iterable) -> None:
         """A plan's transitions, in order (see the module: which get effects checked)."""
@@ -73,9 +83,24 @@ class SchemaEvidence:
 
     def new_episode(self) -> None:
         """Another episode with the same domain: its transitions join these, and nothing
-        awaits an observation; a schema set aside may be asked for again."""
+        awaits an observation; a schema set aside may be asked for again. What the last
+        episode listed goes (the facts it was listed over were that game's)."""
         self._awaiting = None
+        self.listed = []
         self.set_aside = set()
+
+    @property
+    def any(self) -> bool:
+        """Whether there is evidence: a command ran, or one was listed."""
+        return bool(self.transitions or self.listed)
+
+    def list_commands(self, transitions: Iterable) -> None:
+        """The commands the environment lists as admissible now, as transitions that would
+        succeed (:func:`pddlkit.semantics.transitions.check_listed`): evidence for
+        preconditions only; replaces what an older step listed past :data:`LISTED_STEPS`."""
+        now = list(transitions)[:LISTED_PER_STEP]
+        if now:
+            self.listed = (self.listed + [now])[-LISTED_STEPS:]
 
     def observe_after(self, facts: Iterable[str]):
         """The atoms the facts part read from the observation after the awaited transition;
@@ -89,15 +114,18 @@ class SchemaEvidence:
 
     def findings(self, domain_text: str, schemas: Optional[Iterable[str]] = None) -> list:
         """Every finding against ``domain_text`` (a domain that does not check: ValueError)."""
-        from pddlkit.semantics.transitions import check_transitions
+        from pddlkit.semantics.transitions import check_listed, check_transitions
 
-        return check_transitions(domain_text, self.transitions, fluents=self.fluents,
-                                 schemas=schemas)
+        ran = check_transitions(domain_text, self.transitions, fluents=self.fluents,
+                                schemas=schemas)
+        listed = [t for step in self.listed for t in step]
+        return ran + (check_listed(domain_text, listed, schemas=schemas, static=self.static)
+                      if listed else [])
 
     def first_new(self, domain_text: str):
         """The first finding not yet acted on, marked as acted on; None when there is none
         (or the domain does not check: its own errors are the loop's to report)."""
-        if not self.transitions:
+        if not self.any:
             return None
         try:
             found = self.findings(domain_text)
@@ -131,7 +159,7 @@ class SchemaEvidence:
         if self._refused_before(action, body):
             return (f"the same schema for {action} was refuted already: "
                     + self.asking.get(action, "a transition contradicts it"))
-        if not self.transitions:
+        if not self.any:
             return None
         try:
             found = self.findings(domain_text, schemas=[action])

@@ -734,3 +734,73 @@ def test_one_value_of_a_single_valued_slot_the_first_of_an_observation_the_newes
     assert formalizer._single_values(chunk) == chunk[1:]
     formalizer._fact_origin = {}   # read from no sentence: the later, as before
     assert formalizer._single_values(chunk) == chunk[1:]
+
+
+def test_a_command_the_game_lists_refutes_a_precondition_the_facts_believe_false():
+    """Issue 75: a command the environment lists as admissible (it would take it now) is
+    evidence for preconditions: its unnamed parameters filled as the known connections say,
+    a ``(not X)`` of the precondition false under every such filling refutes the schema
+    (measured with Qwen2.5-Coder 1.5B, dev seed 0 at 2f96c18: move needed the door not open
+    and opened it, so the way back was never planned again). A positive literal the facts
+    lack is no evidence (an open world), nor is a literal the fillings disagree on."""
+    from pddlkit.formalizers.modular.schema_slots import ruled_out
+    from pddlkit.semantics.transitions import LISTED, check_listed
+
+    domain = """(define (domain d) (:requirements :strips :typing :negative-preconditions)
+      (:types room direction item)
+      (:predicates (at ?r - room) (connected ?from - room ?to - room ?dir - direction)
+                   (opened ?from - room ?to - room ?dir - direction) (in ?i - item ?r - room)
+                   (held ?i - item))
+      (:action move :parameters (?from - room ?to - room ?dir - direction)
+        :precondition (and (at ?from) (connected ?from ?to ?dir)
+                           (not (opened ?from ?to ?dir)))
+        :effect (and (not (at ?from)) (at ?to) (opened ?from ?to ?dir)))
+      (:action take :parameters (?i - item ?r - room)
+        :precondition (and (at ?r) (in ?i ?r)) :effect (held ?i)))"""
+    objects = {"kitchen": "room", "corridor": "room", "patio": "room", "east": "direction",
+               "south": "direction", "coin": "item"}
+    facts = frozenset({"(at kitchen)", "(connected kitchen corridor east)",
+                       "(connected corridor patio south)", "(opened kitchen corridor east)"})
+    listed = [Transition("(move ?from ?to east)", facts, True, objects=objects,
+                         where="step 3: 'move east' listed"),
+              Transition("(take coin ?r)", facts, True, objects=objects,
+                         where="step 3: 'take coin' listed")]
+    found = check_listed(domain, listed, static=["connected"])
+    assert len(found) == 1
+    finding = found[0]
+    assert (finding.schema, finding.action, finding.literal, finding.index, finding.detail) == \
+        ("move", "(move kitchen corridor east)", "(not (opened kitchen corridor east))", -1,
+         LISTED)
+    assert finding.format().startswith("action move: at step 3: 'move east' listed, the game "
+                                       "listed the command as one it would take now")
+    # filled every way, the fillings disagree on the literal: nothing is concluded
+    assert check_listed(domain, listed) == []
+    # the facts know the door is not opened: the command's precondition holds
+    assert check_listed(domain, [Transition("(move ?from ?to east)", facts - {
+        "(opened kitchen corridor east)"}, True, objects=objects)], static=["connected"]) == []
+    body = (":precondition (and (at ?from) (connected ?from ?to ?dir) (not (opened ?from ?to "
+            "?dir)))\n    :effect (and (not (at ?from)) (at ?to) (opened ?from ?to ?dir))")
+    rules = ruled_out([(body, finding)], [("?from", "room"), ("?to", "room"),
+                                          ("?dir", "direction")])
+    assert rules.before == {"opened": {"(not (opened ?from ?to ?dir))"}}
+
+    evidence = SchemaEvidence()
+    for step in range(5):
+        evidence.list_commands([listed[0]] * 20)
+    assert len(evidence.listed) == 3 and all(len(s) == 16 for s in evidence.listed)
+    evidence.new_episode()
+    assert evidence.listed == [] and not evidence.any
+
+
+def test_the_formalizer_lists_the_games_admissible_commands_as_evidence():
+    """While the model writes the domain with the check on, each step's admissible commands
+    (read through their templates, the unnamed parameters left as variables) join the
+    evidence, the newest three steps' of them."""
+    prompts: list[str] = []
+    result, formalizer, _events = _episode(_slot_writer(prompts, [LINES["move"]]),
+                                           predicate_slots=True, schema_slots=True)
+    assert result.won, result.metrics.abort_reason
+    listed = [t for step in formalizer.evidence.listed for t in step]
+    assert 1 <= len(formalizer.evidence.listed) <= 3 and listed
+    assert all(t.succeeded and t.where.endswith("listed") for t in listed)
+    assert any(t.action.startswith("(move ?from ?to ") for t in listed)

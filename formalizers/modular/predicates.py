@@ -137,6 +137,11 @@ class PredicateRevision:
         return frozenset(name for name, aspect in self.predicate_aspects.items()
                          if aspect not in STATIC_ASPECTS)
 
+    def _static_predicates(self) -> frozenset:
+        """``predicate_slots``: the predicates written under :data:`STATIC_ASPECTS`."""
+        return frozenset(name for name, aspect in self.predicate_aspects.items()
+                         if aspect in STATIC_ASPECTS)
+
     def _player_predicates(self) -> list[str]:
         """``predicate_slots``: the predicates written for where the player is."""
         return [n for n, a in self.predicate_aspects.items() if a == PLAYER_ASPECT]

@@ -33,7 +33,7 @@ class Prompting:
         if kind == "action":
             name = part.split(" ", 1)[1]
             params, command = signatures[name]
-            if self.schema_check and self.evidence.transitions:
+            if self.schema_check and self.evidence.any:
                 revision = self._schema_revision(name, last, revision, params)
             values = dict(context=common, action=name, command=command,
                           signatures=context.signatures, revision=revision,

@@ -258,6 +258,7 @@ class Writing:
             else:
                 self.bodies[action] = saved
         self.evidence.fluents = self._changing_predicates()
+        self.evidence.static = self._static_predicates()
         return self.evidence.check_body(action, body, domain)
 
     def _answer_key(self, part: str) -> str:

@@ -55,6 +55,11 @@ KINDS = ("facts-do-not-fit", "precondition-too-strong", "precondition-too-weak",
          "effect-contradicted", "effect-missing")
 
 
+#: a :class:`Finding`'s ``detail`` when a command the environment listed as admissible, not
+#: one the agent ran, refuted the schema (:func:`check_listed`)
+LISTED = "listed"
+
+
 @dataclass(frozen=True)
 class Transition:
     """One command the agent ran: ``action`` (the ground action it stands for, as PDDL),
@@ -99,6 +104,11 @@ class Finding:
         literal, and what to change."""
         at = f"transition {self.index + 1}" + (f" ({self.where})" if self.where else "")
         lit = self.literal
+        if self.kind == "precondition-too-strong" and self.detail == LISTED:
+            return (f"action {self.schema}: at {self.where}, the game listed the command as "
+                    f"one it would take now, but its precondition {lit} was false before it "
+                    f"(as {self.action}, and however the facts fill its other parameters); "
+                    f"rewrite {self.schema}'s precondition so the world's step is allowed")
         if self.kind == "precondition-too-strong":
             return (f"action {self.schema}: at {at}, {self.action} succeeded, but its "
                     f"precondition {lit} was false before it; rewrite {self.schema}'s "
@@ -217,6 +227,84 @@ def check_transitions(domain_text: str, transitions: Sequence[Transition],
             elif then and not now and said:
                 findings.append(Finding("effect-missing", name, i, t.where, t.action,
                                         f"(not {_text(atom)})", f"made {_text(atom)} false"))
+    return findings
+
+
+def check_listed(domain_text: str, listed: Sequence[Transition],
+                 schemas: Optional[Iterable[str]] = None, static: Iterable[str] = ()
+                 ) -> list[Finding]:
+    """Findings of commands the environment listed as admissible (it would take them now)
+    but the agent did not run: each is a :class:`Transition` that succeeded, whose ``action``
+    may leave parameters the command's words do not name as variables (``(move ?from ?to
+    east)`` for "move east").
+
+    The variables are filled with the ``objects`` of their type, keeping only the fillings
+    under which every positive precondition literal over a ``static`` predicate holds (the
+    connections the facts know: "move east" from the kitchen goes where the kitchen's east
+    connection goes), or every filling when none does. A schema is refuted only by a literal
+    ``(not X)`` of its precondition's conjunction that is false under every kept filling:
+    the facts believe X, and the world would take the command. A positive literal false
+    there is not evidence: the facts of an open world may just not know it yet (a coin not
+    yet written down), and a precondition the fillings disagree on names nothing. The
+    finding's index is ``-1 - i`` for the ``i``-th listed command, its ``detail``
+    :data:`LISTED`; only preconditions are evidence (nothing ran)."""
+    from itertools import product
+
+    from pddlkit.pddl.model import And, Atom, Not
+    from pddlkit.pddl.reader import parse_domain, parse_problem
+
+    from .simulate import first_false_literal, simulate
+    from .world import World
+
+    domain = parse_domain(domain_text)
+    wanted = {s.lower() for s in schemas} if schemas is not None else None
+    fixed = {s.lower() for s in static}
+    findings: list[Finding] = []
+    for i, t in enumerate(listed):
+        name = t.name
+        if name not in domain.action_map or (wanted is not None and name not in wanted):
+            continue
+        schema = domain.action_map[name]
+        words = t.action.strip("() ").lower().split()[1:]
+        if len(words) != len(schema.parameters) or schema.precondition is None:
+            continue
+        options = []
+        for word, param in zip(words, schema.parameters):
+            kind = param.types[0].lower() if param.types else None
+            options.append(sorted(n for n, k in t.objects.items() if kind is None or k == kind)
+                           if word.startswith("?") else [word])
+        if not all(options):
+            continue
+        try:
+            world = World(domain, parse_problem(_problem(domain, t)))
+        except Exception:   # noqa: BLE001 - facts that do not fit are check_transitions'
+            continue
+        state = world.initial_state
+        conjuncts = list(schema.precondition.parts) if isinstance(schema.precondition, And) \
+            else [schema.precondition]
+        negative = [c for c in conjuncts if isinstance(c, Not) and isinstance(c.formula, Atom)]
+        fixing = [c for c in conjuncts if isinstance(c, Atom) and c.predicate.lower() in fixed]
+        fillings, applicable = [], False
+        for values in product(*options):
+            tried = simulate(world, state, "(" + " ".join([name, *values]) + ")")
+            if tried.problem is not None:
+                continue
+            if tried.applicable:
+                applicable = True
+                break
+            fits = all(first_false_literal(c, state, tried.ground.binding, world) is None
+                       for c in fixing)
+            fillings.append((fits, tried.ground))
+        if applicable or not fillings or not negative:
+            continue
+        kept = [g for fits, g in fillings if fits] or [g for _fits, g in fillings]
+        for c in negative:
+            false = [first_false_literal(c, state, g.binding, world) for g in kept]
+            if all(f is not None for f in false):
+                ground = "(" + " ".join([name, *kept[0].args]) + ")"
+                findings.append(Finding("precondition-too-strong", name, -1 - i, t.where,
+                                        ground, literal=false[0].text, detail=LISTED))
+                break
     return findings
 
 
