@@ -436,7 +436,7 @@ def test_predicates_no_schema_can_fix_are_asked_again_with_the_evidence(monkeypa
 SLOTTED = ("where the player is: (at ?r - room)\n"
            "which places connect, and in which direction: (connected ?from - room ?to - room "
            "?dir - direction)\n"
-           "doors or containers, and whether they are open: (has-door ?from - room ?to - room "
+           "which doors or containers are closed: (has-door ?from - room ?to - room "
            "?dir - direction) (door-open ?from - room ?to - room ?dir - direction)\n"
            "where each thing is: (in ?i - item ?r - room)\n"
            "what the player holds: (holding ?i - item)\n"
@@ -488,7 +488,7 @@ def test_predicate_slots_ask_one_labelled_line_per_aspect_and_read_the_predicate
     assert len(formalizer.predicates) == 7
     # each predicate's aspect is said wherever the predicates are shown
     assert "(at ?r=ROOM)   ; where the player is" in schema_prompts[0]
-    assert "(door-open ?from=ROOM ?to=ROOM ?dir=DIRECTION)   ; doors or containers" \
+    assert "(door-open ?from=ROOM ?to=ROOM ?dir=DIRECTION)   ; which doors or containers" \
         in schema_prompts[0]
     assert formalizer.predicate_aspects["holding"] == "what the player holds"
     # without the grammar: the template's lines echoed first, a label in capitals

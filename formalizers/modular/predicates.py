@@ -40,6 +40,11 @@ PREDICATE_REWRITES = 2
 #: line each (what the predicates prompt has always listed, in one sentence), with the fewest
 #: arguments a predicate of that aspect has (a place relates a thing to where it is; measured
 #: with Qwen2.5-Coder 1.5B on the household with none: ``(none)``, ``(thing ?o - obj)``).
+#: Doors are asked for as closed, not open (since 2026-12-03): a text game names a closed door
+#: ("a closed patio door", "The fridge 1 is closed.") and no door at an open doorway, so a
+#: fact that is absent reads right; measured with Qwen2.5-Coder 1.5B on CoinCollector (dev
+#: seed 0 at b9943c5), asked "whether they are open" it wrote ``(door-opened ...)``, which no
+#: sentence ever stated, so no move schema could tell a closed door from a doorway.
 #: Generic to the text games pddlkit plays (CoinCollector's rooms, doors and coin; the
 #: household's receptacles, held things and appliances), and no answer is given: the model
 #: names and types each predicate, or writes none. No parentheses: a label must not read as a
@@ -47,7 +52,7 @@ PREDICATE_REWRITES = 2
 PREDICATE_SLOTS = (
     ("where the player is", 1),
     ("which places connect, and in which direction", 2),
-    ("doors or containers, and whether they are open", 1),
+    ("which doors or containers are closed", 1),
     ("where each thing is", 2),
     ("what the player holds", 1),
     ("other states of a thing, such as clean, hot, cold or turned on", 1),
@@ -98,7 +103,7 @@ class PredicateRevision:
             + (f"Your predicates {', '.join(named)} have the names of actions: a predicate "
                "says what is true in the game, an action changes it.\n" if named else "")
             + "Predicates describe the game's state (where the player is, how places "
-              "connect, where doors are and whether they are open, where things are), not "
+              "connect, which doors or containers are closed, where things are), not "
               "the actions; write them again, different from before.")
         self._refused[self._refusal_key("predicates", self.answers["predicates"])] = \
             self._predicates_why
