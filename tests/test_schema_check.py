@@ -742,7 +742,8 @@ def test_a_command_the_game_lists_refutes_a_precondition_the_facts_believe_false
     a ``(not X)`` of the precondition false under every such filling refutes the schema
     (measured with Qwen2.5-Coder 1.5B, dev seed 0 at 2f96c18: move needed the door not open
     and opened it, so the way back was never planned again). A positive literal the facts
-    lack is no evidence (an open world), nor is a literal the fillings disagree on."""
+    lack is no evidence (an open world) unless no fact holds its predicate at all, nor is a
+    literal the fillings disagree on."""
     from pddlkit.formalizers.modular.schema_slots import ruled_out
     from pddlkit.semantics.transitions import LISTED, check_listed
 
@@ -758,9 +759,10 @@ def test_a_command_the_game_lists_refutes_a_precondition_the_facts_believe_false
       (:action take :parameters (?i - item ?r - room)
         :precondition (and (at ?r) (in ?i ?r)) :effect (held ?i)))"""
     objects = {"kitchen": "room", "corridor": "room", "patio": "room", "east": "direction",
-               "south": "direction", "coin": "item"}
+               "south": "direction", "coin": "item", "key": "item"}
     facts = frozenset({"(at kitchen)", "(connected kitchen corridor east)",
-                       "(connected corridor patio south)", "(opened kitchen corridor east)"})
+                       "(connected corridor patio south)", "(opened kitchen corridor east)",
+                       "(in key patio)"})   # where the coin is, the facts do not know yet
     listed = [Transition("(move ?from ?to east)", facts, True, objects=objects,
                          where="step 3: 'move east' listed"),
               Transition("(take coin ?r)", facts, True, objects=objects,
@@ -775,6 +777,12 @@ def test_a_command_the_game_lists_refutes_a_precondition_the_facts_believe_false
                                        "listed the command as one it would take now")
     # filled every way, the fillings disagree on the literal: nothing is concluded
     assert check_listed(domain, listed) == []
+    # an atom of a predicate no fact holds at all: the schema needs what nothing has shown
+    needs_open = domain.replace("(not (opened ?from ?to ?dir))", "(opened ?from ?to ?dir)")
+    unopened = facts - {"(opened kitchen corridor east)"}
+    found = check_listed(needs_open, [Transition("(move ?from ?to east)", unopened, True,
+                                                 objects=objects)], static=["connected"])
+    assert [f.literal for f in found] == ["(opened kitchen corridor east)"]
     # the facts know the door is not opened: the command's precondition holds
     assert check_listed(domain, [Transition("(move ?from ?to east)", facts - {
         "(opened kitchen corridor east)"}, True, objects=objects)], static=["connected"]) == []
