@@ -37,9 +37,12 @@ class Facts:
         dev seed 0 at 693dc66: "You are in the corridor. ... To the West you see the
         kitchen." gave (player corridor) then (player kitchen), the later was kept, and the
         schema check refuted the right move with it). A fact read from no sentence (from a
-        command, a correction) counts as the newest."""
+        command, a correction) counts as the newest. Only while the model writes the domain:
+        over a frozen domain the later fact of one observation is kept, as when the
+        committed frozen-domain rows were measured (their records replay so; the first-fact
+        rule changes 12 of their episodes)."""
         single = self._single_valued()
-        origin = getattr(self, "_fact_origin", {})
+        origin = getattr(self, "_fact_origin", {}) if self.fixed_domain is None else {}
         newest = max(origin.values(), default=0) + 1
         chosen: dict = {}
         for i, fact in enumerate(facts):
