@@ -815,3 +815,16 @@ def test_the_formalizer_lists_the_games_admissible_commands_as_evidence():
     assert 1 <= len(formalizer.evidence.listed) <= 3 and listed
     assert all(t.succeeded and t.where.endswith("listed") for t in listed)
     assert any(t.action.startswith("(move ?from ?to ") for t in listed)
+
+
+def test_while_the_model_writes_the_domain_the_commands_type_their_names():
+    """``command_facts`` types the names the valid commands fill with their parameters'
+    types also while the model writes the domain (the types are the environment's), and
+    adds no fact from a precondition the model wrote."""
+    result, formalizer, events = _episode(_slot_writer([], [LINES["move"]]),
+                                          predicate_slots=True, schema_slots=True,
+                                          command_facts=True)
+    assert result.won, result.metrics.abort_reason
+    assert formalizer._command_typed.get("north") == "direction"
+    said = [line for e in events if e["type"] == "facts-from-commands" for line in e["facts"]]
+    assert "west - direction" in said and not any(line.startswith("(") for line in said)

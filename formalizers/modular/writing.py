@@ -141,22 +141,28 @@ class Writing:
         the command names) hold; they join the new facts, replacing a single-valued fact of
         the same slot and a fact the domain never lets hold with them. A known fact that
         gives a name a command typed in this call a type the command's is not (a subtype of)
-        is dropped. A name two commands type differently is left alone. Only with a frozen
-        domain: a learned precondition is the model's guess, not the world's. Recorded in
-        :attr:`command_derived` and :attr:`command_dropped`."""
-        if not self.command_facts or not signatures or not self.fixed_domain:
+        is dropped. A name two commands type differently is left alone. The facts only with
+        a frozen domain: a learned precondition is the model's guess, not the world's; the
+        types also while the model writes the domain (the parameters' types are the
+        environment's: measured with Qwen2.5-Coder 1.5B writing CoinCollector's domain, dev
+        seed 0 at 3d8c556, "door" and "open" were typed as directions and "close door to
+        door" was planned). Recorded in :attr:`command_derived` and
+        :attr:`command_dropped`."""
+        if not self.command_facts or not signatures:
             return
         dom = self._domain_model()
         if dom is None:
             return
         read = self._commands_read(context, signatures, dom)
         clash, command_types = _command_types(read, {t.name.lower() for t in dom.types})
-        derived = self._command_preconditions(read, clash)
         self._command_typed.update(command_types)
         for value, kind in command_types.items():
             if self.name_types.get(value) != kind:
                 self.name_types[value] = kind
                 self.command_derived.append(f"{value} - {kind}")
+        if not self.fixed_domain:
+            return
+        derived = self._command_preconditions(read, clash)
         wrong = self._contradicted(derived, command_types, dom.type_parents)
         known = set(self._facts())
         new = [f for f in derived if f not in known]
