@@ -94,7 +94,8 @@ HELPS: tuple[Help, ...] = (
     _modular("schema_check", "while the model writes the domain (no --domain, no "
                              "--reuse-domain), each action schema is checked against every "
                              "command the agent ran (the facts believed before it, whether "
-                             "the world took it, what the next observation stated); a schema "
+                             "the world took it, what the next observation stated) and every "
+                             "command the game lists as one it would take now; a schema "
                              "a transition refutes is asked for again alone, naming the "
                              "transition and the literal, and is never kept again"),
     _modular("predicate_slots", "while the model writes the domain, its predicates are asked "
