@@ -263,6 +263,19 @@ class Prompting:
         known = [a for f in self._facts() for a in f.strip("()").split()[1:]]
         return list(dict.fromkeys(known + observed_names(texts, unknown=True)))
 
+    def _action_grammar(self, action: str, signatures: dict):
+        """An action's schema under a grammar: its body, or (``schema_slots``) its lines, less
+        what the evidence rules out of them (:func:`.schema_slots.ruled_out`)."""
+        from pddlkit.pddl import grammars
+
+        params = [(v, t or None) for v, t in signatures[action][0]]
+        if not self.schema_slots:
+            return grammars.action_body_grammar(self._kinds(), params)
+        rules = ruled_out(self.evidence.refutations.get(action, ()), params)
+        return grammars.action_slots_grammar(
+            self._kinds(), params, not_before=rules.before, not_after=rules.after,
+            must_change=rules.change, positive_before=self._player_predicates())
+
     def _grammar(self, part: str, context: Context, signatures: dict):
         from pddlkit.pddl import grammars
 
@@ -275,14 +288,7 @@ class Prompting:
                                                at_least=len(_types(signatures)))
         arities = self._arities(signatures)
         if part.startswith("action "):
-            params, _ = signatures[part.split(" ", 1)[1]]
-            if self.schema_slots:   # less what the evidence rules out of the lines
-                params = [(v, t or None) for v, t in params]
-                rules = ruled_out(self.evidence.refutations.get(part[7:], ()), params)
-                return grammars.action_slots_grammar(
-                    self._kinds(), params, not_before=rules.before, not_after=rules.after,
-                    must_change=rules.change, positive_before=self._player_predicates())
-            return grammars.action_body_grammar(self._kinds(), [(v, t or None) for v, t in params])
+            return self._action_grammar(part.split(" ", 1)[1], signatures)
         if part == "correction":
             from pddlkit.llm.grammar import Grammar
             from pddlkit.llm.lark_subset import choice

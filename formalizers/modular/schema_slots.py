@@ -92,43 +92,26 @@ def read_slots(text: str, predicates: "dict[str, Sequence[Optional[str]]]",
     refused and said, as is ``(not ...)`` before of a predicate in ``positive_before`` (the
     player's place: the grammar allows only where the player must be)."""
     variables = {v.lower() for v, _t in parameters}
-    starts = []
-    for name in predicates:
-        found = [m for m in re.finditer(rf"(?<![\w\-?]){re.escape(name)}\s*:", text, re.I)]
-        if found:
-            starts.append((found[-1].start(), found[-1].end(), name))
-    starts.sort()
-    lines = {name: text[end:starts[i + 1][0] if i + 1 < len(starts) else len(text)]
-             for i, (_start, end, name) in enumerate(starts)}
+    lines = _lines(text, predicates)
+    if not lines:
+        return None, ["no line names a predicate: write one line for each, as "
+                      "'name: before ... after ...'"]
     pre: list[str] = []
     adds: list[str] = []
     deletes: list[str] = []
     refused: list[str] = []
     for name in [n for n in predicates if n in lines]:   # the schema in the predicates' order
-        line = lines[name]
-        said = re.search(r"\bbefore\b(.*?)\bafter\b(.*)", line, re.I | re.S)
-        if said is None:
-            refused.append(f"{name}: no 'before ... after ...'")
+        read = _line(lines[name], name, predicates[name], variables, name in positive_before)
+        refused += read[-1]
+        if read[0] is None:
             continue
-        before, why = _literals(said.group(1), name, predicates[name], variables)
-        refused += why
-        if name in positive_before:
-            refused += [f"{name}: before {lit}: a command is done where the player is; say "
-                        "where that is, not where it is not" for lit in before
-                        if lit.startswith("(not ")]
-            before = [lit for lit in before if not lit.startswith("(not ")]
-        after_text = said.group(2).strip().lower()
+        before, after = read[0], read[1]
         pre += [lit for lit in before if lit not in pre]
-        if after_text.startswith("same"):
+        if after is None:   # same
             continue
-        after, why = _literals(after_text, name, predicates[name], variables, negative=False)
-        refused += why
         required = [lit for lit in before if not lit.startswith("(not ")]
         adds += [a for a in after if a not in required and a not in adds]
         deletes += [a for a in required if a not in after and a not in deletes]
-    if not starts:
-        return None, ["no line names a predicate: write one line for each, as "
-                      "'name: before ... after ...'"]
     effect = [f"(not {a})" for a in deletes] + adds
     if not effect:
         return None, refused + ["the effect is empty: no line's after changes what held "
@@ -136,6 +119,38 @@ def read_slots(text: str, predicates: "dict[str, Sequence[Optional[str]]]",
     body = (f":precondition (and {' '.join(pre)})\n    " if pre else "") + \
         f":effect (and {' '.join(effect)})"
     return body, refused
+
+
+def _lines(text: str, predicates) -> dict[str, str]:
+    """predicate -> the text of its line: from its label (the last, where a label comes
+    twice) to the next label."""
+    starts = []
+    for name in predicates:
+        found = [m for m in re.finditer(rf"(?<![\w\-?]){re.escape(name)}\s*:", text, re.I)]
+        if found:
+            starts.append((found[-1].start(), found[-1].end(), name))
+    starts.sort()
+    return {name: text[end:starts[i + 1][0] if i + 1 < len(starts) else len(text)]
+            for i, (_start, end, name) in enumerate(starts)}
+
+
+def _line(line: str, name: str, types, variables: set[str], positive: bool):
+    """(before's literals or None when the line has no before/after, after's atoms or None
+    for ``same``, what was refused) of one predicate's line."""
+    said = re.search(r"\bbefore\b(.*?)\bafter\b(.*)", line, re.I | re.S)
+    if said is None:
+        return None, None, [f"{name}: no 'before ... after ...'"]
+    before, refused = _literals(said.group(1), name, types, variables)
+    if positive:
+        refused += [f"{name}: before {lit}: a command is done where the player is; say "
+                    "where that is, not where it is not" for lit in before
+                    if lit.startswith("(not ")]
+        before = [lit for lit in before if not lit.startswith("(not ")]
+    after_text = said.group(2).strip().lower()
+    if after_text.startswith("same"):
+        return before, None, refused
+    after, why = _literals(after_text, name, types, variables, negative=False)
+    return before, after, refused + why
 
 
 def _literals(text: str, name: str, types: Sequence[Optional[str]], variables: set[str],

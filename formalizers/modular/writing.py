@@ -64,10 +64,8 @@ class Writing:
             call.refused, call.rewritten = refused, self._rewrites
             if kept is None:
                 call.outcome = "unreadable: " + (refused[0] if refused else "no part found")
-                if part.startswith("action ") and part.split(" ", 1)[1] in self.evidence.asking:
-                    asked = self._prompt(part, context, signatures)   # the newest finding
-                    if grammar is not None and self.schema_slots:   # ... and what it rules out
-                        grammar = self._grammar(part, context, signatures)
+                asked, grammar = self._after_unreadable(part, context, signatures, asked,
+                                                        grammar)
                 continue
             if self.samples > 1 and not self._sample_ok(part, kept, context, signatures):
                 call.outcome = "sample not used: the files did not pass check" + \
@@ -86,6 +84,17 @@ class Writing:
         self.answers[self._answer_key(part)] = call.answer
         self._store(part, kept, context)
         return True
+
+    def _after_unreadable(self, part: str, context: Context, signatures: dict, asked: str,
+                          grammar):
+        """The next draw's request and grammar after an unreadable answer: a schema the
+        evidence refused is asked with the newest finding (``schema_check``) and, with
+        ``schema_slots``, under a grammar less what it rules out."""
+        if part.startswith("action ") and part.split(" ", 1)[1] in self.evidence.asking:
+            asked = self._prompt(part, context, signatures)
+            if grammar is not None and self.schema_slots:
+                grammar = self._grammar(part, context, signatures)
+        return asked, grammar
 
     def _write_facts(self, context: Context, signatures: dict) -> bool:
         """The facts part, one call per sentence of the new observations (the task's sentence
@@ -311,17 +320,26 @@ class Writing:
              self.predicate_aspects) = saved
         return ok
 
+    def _store_facts(self, facts: list[str], counting: bool) -> None:
+        """A sentence's facts join the chunk, each with the observation it was read from
+        (see :meth:`.facts.Facts._single_values`)."""
+        self.chunk = self.chunk + [f for f in facts if f not in self.chunk]
+        if counting:
+            self._fact_origin.update({f: self._observation for f in facts})
+
+    def _store_schema(self, action: str, body: str, counting: bool) -> None:
+        """An action's schema kept; ``schema_slots`` counts itself once per schema."""
+        self.bodies[action] = body
+        if counting and self.schema_slots:
+            self.acted["schema-slots"] += 1
+
     def _store(self, part: str, kept, context: Context, counting: bool = True) -> None:
         if part == "predicates":
             self._keep_predicates(kept, counting)
         elif part.startswith("action "):
-            self.bodies[part.split(" ", 1)[1]] = kept
-            if counting and self.schema_slots:
-                self.acted["schema-slots"] += 1
+            self._store_schema(part.split(" ", 1)[1], kept, counting)
         elif part == "facts":
-            self.chunk = self.chunk + [f for f in kept if f not in self.chunk]
-            if counting:   # the observation each fact was read from (see _single_values)
-                self._fact_origin.update({f: self._observation for f in kept})
+            self._store_facts(kept, counting)
         elif part == "correction":
             correction = next((c for c in self._corrections()
                                if self._predicate_of(c) == kept), "")
