@@ -288,8 +288,7 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
         event says so."""
         if not (self.schema_check and self.fixed_domain is None and self.predicates):
             return
-        self.evidence.fluents = self._changing_predicates()
-        self.evidence.static = self._static_predicates()
+        self._tell_evidence_aspects()
         finding = self.evidence.first_new(self._domain_text(signatures))
         if finding is None or finding.schema not in signatures:
             return

@@ -136,6 +136,13 @@ class PredicateRevision:
             if counting:
                 self.acted["predicate-slots"] += 1
 
+    def _tell_evidence_aspects(self) -> None:
+        """Before the evidence is read: which predicates commands change and which they
+        never do, from the aspects they were written under (``predicate_slots``; none
+        without it)."""
+        self.evidence.fluents = self._changing_predicates()
+        self.evidence.static = self._static_predicates()
+
     def _changing_predicates(self) -> frozenset:
         """``predicate_slots``: the predicates written under an aspect of the state that
         commands change (not :data:`STATIC_ASPECTS`), for the schema check (see there)."""

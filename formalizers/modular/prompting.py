@@ -40,8 +40,7 @@ class Prompting:
                           parameters=" ".join(f"{v} - {t}" if t else v for v, t in params))
             if self.schema_slots:
                 text = self.templates["action_slots"].substitute(
-                    values, form=SCHEMA_SLOTS_FORM,
-                    lines=form_lines(slot_predicates(self._kinds(), params)))
+                    values, form=SCHEMA_SLOTS_FORM, lines=form_lines(self._slot_schema(params)[1]))
             else:
                 text = self.templates["action"].substitute(values)
         elif kind == "predicates":
@@ -113,8 +112,7 @@ class Prompting:
                + "\n".join(uses) + "\n") if uses else ""
         refuted = self.evidence.refuted_bodies(name)
         if refuted and self.schema_slots:   # shown as the model writes a schema
-            params = [(v, t or None) for v, t in params]
-            shown = slot_predicates(self._kinds(), params)
+            params, shown = self._slot_schema(params)
             refuted = [slots_of_body(body, shown) for body in refuted]
             rules = ruled_out(self.evidence.refutations.get(name, ()), params).said()
             if rules:
@@ -262,6 +260,12 @@ class Prompting:
         texts += [str(c) for c in context.valid_actions]
         known = [a for f in self._facts() for a in f.strip("()").split()[1:]]
         return list(dict.fromkeys(known + observed_names(texts, unknown=True)))
+
+    def _slot_schema(self, params) -> tuple[list, dict]:
+        """``schema_slots``: (the action's parameters as (variable, type or None), the
+        predicates its lines are for, :func:`.schema_slots.slot_predicates`)."""
+        params = [(v, t or None) for v, t in params]
+        return params, slot_predicates(self._kinds(), params)
 
     def _action_grammar(self, action: str, signatures: dict):
         """An action's schema under a grammar: its body, or (``schema_slots``) its lines, less

@@ -12,7 +12,7 @@ from typing import Optional
 
 from ..base import Context
 from .parts import MISSING_FACTS, _ATOM, _balanced, _norm, _types, observed_names
-from .schema_slots import read_slots, slot_predicates
+from .schema_slots import read_slots
 
 
 class Reading:
@@ -69,9 +69,8 @@ class Reading:
         or when a transition seen refutes it (``schema_check``); with ``schema_slots``, read
         from the lines, one per predicate (:func:`.schema_slots.read_slots`)."""
         if self.schema_slots:
-            params = [(v, t or None) for v, t in signatures[action][0]]
-            body, refused = read_slots(text, slot_predicates(self._kinds(), params), params,
-                                       self._player_predicates())
+            params, lines = self._slot_schema(signatures[action][0])
+            body, refused = read_slots(text, lines, params, self._player_predicates())
             if body is None:
                 return None, refused
             why = self._against_evidence(action, body, signatures)

@@ -101,11 +101,11 @@ def read_slots(text: str, predicates: "dict[str, Sequence[Optional[str]]]",
     deletes: list[str] = []
     refused: list[str] = []
     for name in [n for n in predicates if n in lines]:   # the schema in the predicates' order
-        read = _line(lines[name], name, predicates[name], variables, name in positive_before)
-        refused += read[-1]
-        if read[0] is None:
+        before, after, why = _line(lines[name], name, predicates[name], variables,
+                                   name in positive_before)
+        refused += why
+        if before is None:   # no before ... after
             continue
-        before, after = read[0], read[1]
         pre += [lit for lit in before if lit not in pre]
         if after is None:   # same
             continue

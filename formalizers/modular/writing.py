@@ -15,7 +15,7 @@ from ..base import Context
 from ..llm_formalizer import RETRY_TEMPERATURE
 from .parts import (MAX_NAME, PART_TOKENS, SLOT_LABEL_TOKENS, PartCall, PartUnwritable, REDRAWS,
                     _bind_command, _conjuncts, _head, _norm, _reserved, _words, observed_names)
-from .schema_slots import BASE_TOKENS, LINE_TOKENS, slot_predicates
+from .schema_slots import BASE_TOKENS, LINE_TOKENS
 
 
 class Writing:
@@ -272,8 +272,7 @@ class Writing:
                 del self.bodies[action]
             else:
                 self.bodies[action] = saved
-        self.evidence.fluents = self._changing_predicates()
-        self.evidence.static = self._static_predicates()
+        self._tell_evidence_aspects()
         return self.evidence.check_body(action, body, domain)
 
     def _answer_key(self, part: str) -> str:
@@ -297,8 +296,7 @@ class Writing:
         predicates' labels are written too (``predicate_slots``), and a schema written a line
         per predicate takes a line's tokens for each (``schema_slots``)."""
         if part.startswith("action ") and self.schema_slots:   # a line per predicate
-            params = [(v, t or None) for v, t in signatures[part[7:]][0]]
-            return BASE_TOKENS + LINE_TOKENS * len(slot_predicates(self._kinds(), params))
+            return BASE_TOKENS + LINE_TOKENS * len(self._slot_schema(signatures[part[7:]][0])[1])
         extra = SLOT_LABEL_TOKENS if part == "predicates" and self.predicate_slots else 0
         return PART_TOKENS[part.split()[0]] + extra
 

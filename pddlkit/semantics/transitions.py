@@ -248,9 +248,9 @@ def check_listed(domain_text: str, listed: Sequence[Transition],
     measured with Qwen2.5-Coder 1.5B, move needed ``(closed-door ?from ?to ?dir)`` before
     any door was seen). Any other positive literal false there is not evidence: the facts of
     an open world may just not know it yet (a coin not yet written down), and a
-    precondition the fillings disagree on names nothing. The
-    finding's index is ``-1 - i`` for the ``i``-th listed command, its ``detail``
-    :data:`LISTED`; only preconditions are evidence (nothing ran)."""
+    precondition the fillings disagree on names nothing. The finding's index is ``-1 - i``
+    for the ``i``-th listed command, its ``detail`` :data:`LISTED`; only preconditions are
+    evidence (nothing ran)."""
     from itertools import product
 
     from pddlkit.pddl.model import And, Atom, Not
@@ -286,9 +286,10 @@ def check_listed(domain_text: str, listed: Sequence[Transition],
         conjuncts = list(schema.precondition.parts) if isinstance(schema.precondition, And) \
             else [schema.precondition]
         known = {fact.strip("( ").split()[0].lower() for fact in t.before if fact.strip("( ")}
-        negative = [c for c in conjuncts if isinstance(c, Not) and isinstance(c.formula, Atom)]
-        negative += [c for c in conjuncts if isinstance(c, Atom) and c.predicate != "="
-                     and c.predicate.lower() not in known]   # nothing known of it at all
+        # the literals that are evidence when false (see above)
+        telling = [c for c in conjuncts if isinstance(c, Not) and isinstance(c.formula, Atom)]
+        telling += [c for c in conjuncts if isinstance(c, Atom) and c.predicate != "="
+                    and c.predicate.lower() not in known]   # nothing known of it at all
         fixing = [c for c in conjuncts if isinstance(c, Atom) and c.predicate.lower() in fixed]
         fillings, applicable = [], False
         for values in product(*options):
@@ -301,10 +302,10 @@ def check_listed(domain_text: str, listed: Sequence[Transition],
             fits = all(first_false_literal(c, state, tried.ground.binding, world) is None
                        for c in fixing)
             fillings.append((fits, tried.ground))
-        if applicable or not fillings or not negative:
+        if applicable or not fillings or not telling:
             continue
         kept = [g for fits, g in fillings if fits] or [g for _fits, g in fillings]
-        for c in negative:
+        for c in telling:
             false = [first_false_literal(c, state, g.binding, world) for g in kept]
             if all(f is not None for f in false):
                 ground = "(" + " ".join([name, *kept[0].args]) + ")"
