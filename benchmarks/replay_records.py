@@ -14,7 +14,9 @@ the same outcome and use every answer, no more: that is what "same behaviour" me
 An episode is replayed with the helps its outcome names (``helps``), its environment's
 options and seed, the record's domain (``domain_source``; records from before that field
 froze the environment's reference domain, as every small-model row did) and the row's budget
-(30, ``benchmarks/small_model.py``'s). Helps a newer release refuses on an environment (on
+(30, ``benchmarks/small_model.py``'s); the planner gets 5 s a call, not the rows' 30
+(:data:`PLANNER_TIMEOUT`: no recorded solve came near it, and a call that ran out of time runs
+out the same way, sooner). Helps a newer release refuses on an environment (on
 ALFWorld, the ones that read pddlkit's own simulators' failures) are left out, as the preset
 leaves them out there today.
 
@@ -41,6 +43,10 @@ RECORDS = (REPO / "examples" / "real-llm" / "small-model-records",
            REPO / "examples" / "real-llm" / "small-model-test")
 #: the budget of benchmarks/small_model.py's rows
 BUDGET = 30
+#: seconds per planner call in a replay (the rows' was 30): every recorded solve took well under
+#: a second, and a call that ran out of time at 30 s runs out at 5 the same way (one Qwen
+#: household episode has three, which alone cost 90 s of the suite's replay at 30)
+PLANNER_TIMEOUT = 5.0
 #: the reference domain frozen by rows recorded before ``domain_source`` was written
 REFERENCE = {"coin-collector": "coin-collector", "textworld": "coin-collector"}
 #: helps a newer release refuses on an environment (they read info["failed"], which it lacks)
@@ -91,7 +97,8 @@ def run_arguments(start: dict, outcome: dict) -> list[str]:
     """``pddlkit run pddlego`` arguments that play the episode as it was played."""
     env = start["env"]
     args = ["run", "pddlego", "--env", env, "--seed", str(start["seed"]), "--quiet",
-            "--constrained", "--budget", str(BUDGET)]
+            "--constrained", "--budget", str(BUDGET),
+            "--planner-timeout", str(PLANNER_TIMEOUT)]
     for name, value in (start.get("env_options") or {}).items():
         args += [f"--{name.replace('_', '-')}", str(value)]
     source = outcome.get("domain_source") or ""

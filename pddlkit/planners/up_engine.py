@@ -4,6 +4,7 @@ The pddlkit model is converted to unified-planning's through PDDL text (the cano
 then unified-planning's own reader), so whatever unified-planning supports is supported. The
 engine runs in a child process (``python -m pddlkit.planners.up_engine``): in-process engines
 such as pyperplan cannot otherwise be stopped at a time limit, and a crash stays contained.
+The warm worker runs ENHSP in one JVM of its own (:mod:`pddlkit.planners.enhsp_harness`).
 """
 
 from __future__ import annotations
@@ -82,15 +83,10 @@ class UPPlanner:
         ``memory_limit`` (set on the process when it starts), in a child process of its own.
         Either is killed, with its engine, 10 s after ``timeout`` if the engine has not
         stopped at it."""
-        from ..pddl.writer import write_domain, write_problem
-
         start = time.monotonic()
-        domain = write_domain(_without_either(task.domain))
-        if not task.domain.predicates:   # unified-planning's reader refuses an empty
-            domain = domain.replace("\n  (:predicates)", "", 1)   # (:predicates), as PDDL's BNF
-        problem, dropped = _without_total_time(task.problem)
-        request = {"engine": self.engine, "domain": domain,
-                   "problem": write_problem(problem), "timeout": timeout}
+        domain, problem, dropped = up_texts(task)
+        request = {"engine": self.engine, "domain": domain, "problem": problem,
+                   "timeout": timeout}
         if memory_limit:
             reply, log = self._one_shot(request, timeout, memory_limit)
         else:
@@ -174,6 +170,18 @@ class UPPlanner:
                                           if dropped else "")
         return PlanResult(status, self.name, plan=plan, config=self.config(), log=log,
                           timings=timings, diagnostics=diags, note=note)
+
+
+def up_texts(task: PlanningTask) -> tuple[str, str, bool]:
+    """(domain text, problem text, whether the metric was dropped): ``task`` written as
+    unified-planning's reader takes it."""
+    from ..pddl.writer import write_domain, write_problem
+
+    domain = write_domain(_without_either(task.domain))
+    if not task.domain.predicates:   # unified-planning's reader refuses an empty
+        domain = domain.replace("\n  (:predicates)", "", 1)   # (:predicates), as PDDL's BNF
+    problem, dropped = _without_total_time(task.problem)
+    return domain, write_problem(problem), dropped
 
 
 def _without_total_time(problem):
@@ -271,6 +279,10 @@ def _serve(loop: bool) -> None:
         real_stdout.flush()
         return
     import unified_planning.shortcuts  # noqa: F401  (imported once, while the host waits)
+
+    from .enhsp_harness import install
+
+    install()   # ENHSP in one warm JVM for this worker's life (per problem where it cannot)
 
     real_stdout.write(json.dumps({"ready": os.getpid()}) + "\n")
     real_stdout.flush()
