@@ -145,3 +145,32 @@ def test_without_the_harness_enhsp_runs_per_problem_and_says_why(monkeypatch):
     monkeypatch.setenv(enhsp_harness.SWITCH, "1")
     monkeypatch.setattr(enhsp_harness.shutil, "which", lambda name: None)
     assert "javac is not installed" in enhsp_harness.status()
+
+
+@pytest.mark.slow
+def test_the_warm_jvm_ends_when_the_process_that_started_it_is_killed(tmp_path):
+    """A worker killed mid-search (``kill -9``, as the pool kills a stuck worker) leaves no
+    JVM searching behind: the harness sees its parent gone and halts."""
+    import os
+    import signal
+    import sys
+
+    code = ("import sys, time; from pddlkit.planners import enhsp_harness as h;"
+            "from up_enhsp.enhsp_planner import ENHSP_JAR;"
+            "harness = h.EnhspHarness(ENHSP_JAR, h.compiled_harness()[0]);"
+            "harness.proc = harness._start(); print(harness.pid, flush=True);"
+            f"harness.run({_arguments('rovers-domain.pddl', 'rovers-p01.pddl', tmp_path / 'r.plan')!r}, 300)")
+    host = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    jvm = int(host.stdout.readline())
+    time.sleep(1.0)
+    assert Path(f"/proc/{jvm}").exists()
+    os.kill(host.pid, signal.SIGKILL)
+    host.wait()
+    deadline = time.monotonic() + 10
+    while Path(f"/proc/{jvm}").exists() and time.monotonic() < deadline:
+        stat = Path(f"/proc/{jvm}/stat").read_text() if Path(f"/proc/{jvm}").exists() else ""
+        if ") Z " in stat:   # ended, waiting to be reaped by init
+            break
+        time.sleep(0.2)
+    stat = Path(f"/proc/{jvm}/stat").read_text() if Path(f"/proc/{jvm}").exists() else ""
+    assert not stat or ") Z " in stat, stat

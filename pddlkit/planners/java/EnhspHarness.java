@@ -11,6 +11,8 @@
  * ENHSP's command-line arguments. The reply is one line, "EXIT <code>" (0, or 1 when main
  * threw, as `java -jar` exits). ENHSP calls System.exit on some errors; then this process
  * ends with that code, as `java -jar` would, after flushing what ENHSP printed to the files.
+ * It runs in a session of its own (so the host can kill it at a time limit); it ends itself
+ * when the process that started it is gone, even in the middle of a search.
  */
 
 import java.io.BufferedReader;
@@ -52,6 +54,7 @@ public final class EnhspHarness {
             System.out.flush();
             System.err.flush();
         }));
+        watchParent();
         BufferedReader requests = new BufferedReader(
             new InputStreamReader(System.in, StandardCharsets.UTF_8));
         replies.println("READY");
@@ -80,6 +83,24 @@ public final class EnhspHarness {
             }
             replies.println("EXIT " + code);
         }
+    }
+
+    /** Halt when the parent process is gone (killed hosts leave no JVM searching behind). */
+    private static void watchParent() {
+        long parent = ProcessHandle.current().parent().map(ProcessHandle::pid).orElse(-1L);
+        Thread watch = new Thread(() -> {
+            while (true) {
+                long now = ProcessHandle.current().parent().map(ProcessHandle::pid).orElse(-1L);
+                if (now != parent) Runtime.getRuntime().halt(137);
+                try {
+                    Thread.sleep(500);
+                } catch (InterruptedException exc) {
+                    return;
+                }
+            }
+        });
+        watch.setDaemon(true);
+        watch.start();
     }
 
     private static int run(List<URL> fresh, ClassLoader libraries, String[] args) {
