@@ -25,14 +25,14 @@ FAILURES = "failures"
 
 
 def _modular(name: str, text: str, *, reads: Optional[str] = None, events: tuple = (),
-             goal_policy: bool = False) -> Help:
+             goal_policy: bool = False, requires: tuple = ()) -> Help:
     """A help of the modular formalizer: it needs ``--modular`` and an LLM, and counts itself
     under its label (``ModularFormalizer.acted``) unless ``events`` says otherwise. With
     ``goal_policy``, its code is ``formalizers/helps/<name>.py``'s ``offer``, run in the
     formalizer's goal policy slot (:mod:`pddlkit.formalizers.helps`)."""
     hooks = (("goal_policy", f"pddlkit.formalizers.helps.{name}:offer"),) if goal_policy \
         else ()
-    return Help(name, "with --modular: " + text, requires=_MODULAR, needs_llm=True,
+    return Help(name, "with --modular: " + text, requires=_MODULAR + requires, needs_llm=True,
                 reads=reads, events=events or (name.replace("_", "-"),), hooks=hooks)
 
 
@@ -107,6 +107,11 @@ HELPS: tuple[Help, ...] = (
                              "asked for one predicate a line, what holds before the command "
                              "and after it (player: before (player ?from) after (player "
                              "?to)); code writes the precondition and effect from the lines"),
+    _modular("place_goals", "while the model writes the domain, and no goal offered names a "
+                            "thing the task names, only goals of where the player is are "
+                            "offered (the next place to look), as the predicates written "
+                            "for where the player is say (--predicate-slots)",
+             goal_policy=True, requires=("predicate_slots",)),
 )
 
 #: the helps of the modular formalizer (they need it, and an LLM)

@@ -69,7 +69,8 @@ def test_pddlego_reads_its_options_preset_and_checks_from_its_table():
                            "fact_memory", "problem_only", "refuted_facts", "novel_goals",
                            "local_facts", "typed_objects", "ask_missing", "world_literals",
                            "task_goals", "command_facts", "task_focus", "here_facts",
-                           "schema_check", "predicate_slots", "schema_slots")
+                           "schema_check", "predicate_slots", "schema_slots",
+                           "place_goals")
     assert READS_FAILURES == ("refuted-facts", "world-literals")
     assert "novel_goals" in MODULAR_HELPS and "repair" not in MODULAR_HELPS
     small = next(f for f in fields(PDDLegoOptions) if f.name == "small_model")
@@ -127,10 +128,10 @@ def test_a_help_in_the_goal_policy_slot_is_its_file_and_its_table_line(tmp_path,
 
 
 def test_pddlegos_goal_helps_are_files_in_the_slot():
-    """novel_goals, task_goals and task_focus are each a file of formalizers/helps/ named by
+    """novel_goals, task_goals, task_focus and place_goals are each a file of formalizers/helps/ named by
     their table line, and load."""
     from pddlkit.agents.helps import hooked
     from pddlkit.formalizers.help_table import HELPS
 
     names = [h.name for h, _ in hooked(HELPS, "goal_policy", lambda h: True)]
-    assert names == ["novel_goals", "task_goals", "task_focus"]
+    assert names == ["novel_goals", "task_goals", "task_focus", "place_goals"]

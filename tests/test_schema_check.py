@@ -249,7 +249,7 @@ def test_the_check_is_refused_over_a_frozen_domain_and_left_out_of_the_presets_r
             {"modular": True, "schema_check": True, "domain": domain}))
     preset = spec.make_options({"small_model": True, "domain": domain})
     used = helps(preset, "local:x")
-    writing = ["schema-check", "predicate-slots", "schema-slots"]
+    writing = ["schema-check", "predicate-slots", "schema-slots", "place-goals"]
     assert set(writing) <= set(used)
     assert frozen_domain_helps(preset, used) == writing
     assert not set(writing) & set(used)
@@ -259,6 +259,12 @@ def test_the_check_is_refused_over_a_frozen_domain_and_left_out_of_the_presets_r
     with pytest.raises(AgentError, match="--schema-slots asks for the action schemas"):
         run_job(spec, env="coin-collector", llm="local:x", options=spec.make_options(
             {"modular": True, "schema_slots": True, "domain": domain}))
+    with pytest.raises(AgentError, match="--place-goals offers goals of where the player"):
+        run_job(spec, env="coin-collector", llm="local:x", options=spec.make_options(
+            {"small_model": True, "place_goals": True, "domain": domain}))
+    with pytest.raises(AgentError, match="--place-goals is a help of --predicate-slots"):
+        run_job(spec, env="coin-collector", llm="local:x", options=spec.make_options(
+            {"modular": True, "place_goals": True}))
 
 
 def test_a_kept_domain_carries_its_evidence_to_the_next_episode_and_the_library_holds_it(
@@ -828,3 +834,29 @@ def test_while_the_model_writes_the_domain_the_commands_type_their_names():
     assert formalizer._command_typed.get("north") == "direction"
     said = [line for e in events if e["type"] == "facts-from-commands" for line in e["facts"]]
     assert "west - direction" in said and not any(line.startswith("(") for line in said)
+
+
+def test_place_goals_offers_where_to_go_while_no_goal_names_the_tasks_thing():
+    """``place_goals``: with the coin unseen, of the goals the model's predicates reach only
+    those of where the player is are offered (not ``(cleaned front_door)``, as Qwen chose);
+    once a goal names the task's thing, or over a frozen domain, or with no predicate
+    written for the player's place, the list is left as it was."""
+    from types import SimpleNamespace
+
+    from pddlkit.formalizers.helps.place_goals import offer
+
+    reached = [(False, 1, "(cleaned front_door)"), (False, 1, "(player unknown_north)"),
+               (False, 2, "(closed front corridor north)"), (False, 2, "(player pantry)")]
+    writing = SimpleNamespace(fixed_domain=None, _task_words={"coin"},
+                              _player_predicates=lambda: ["player"])
+    assert offer(writing, reached) == [reached[1], reached[3]]
+    seen = reached + [(False, 3, "(held coin)")]
+    assert offer(writing, seen) == seen
+    frozen = SimpleNamespace(fixed_domain="(define ...)", _task_words={"coin"},
+                             _player_predicates=lambda: ["player"])
+    assert offer(frozen, reached) == reached
+    unlabelled = SimpleNamespace(fixed_domain=None, _task_words={"coin"},
+                                 _player_predicates=lambda: [])
+    assert offer(unlabelled, reached) == reached
+    nowhere = [r for r in reached if "player" not in r[2]]
+    assert offer(writing, nowhere) == nowhere
