@@ -322,17 +322,14 @@ def test_learn_domain_refuses_test_seeds_and_says_why_nothing_was_saved(tmp_path
     """The command end to end with the ``random`` model (no episode won, so nothing is saved,
     exit 1, even where its domain explains every transition), and a seed past the dev seeds
     refused (exit 2)."""
-    import subprocess
-    import sys
+    from cli_runner import run_cli
 
-    cli = [sys.executable, "-m", "pddlkit.cli", "learn-domain", "--env", "coin-collector",
-           "--rooms", "3", "--llm", "random:0", "--library", str(tmp_path / "lib")]
-    done = subprocess.run(cli + ["--episodes", "2", "--budget", "10"], capture_output=True,
-                          text=True, timeout=300)
+    cli = ["learn-domain", "--env", "coin-collector", "--rooms", "3", "--llm", "random:0",
+           "--library", str(tmp_path / "lib")]
+    done = run_cli(*cli, "--episodes", "2", "--budget", "10")
     assert done.returncode == 1, done.stderr
     assert "2 dev episodes (seeds 0-1), 0 won" in done.stdout and "not saved:" in done.stdout
-    refused = subprocess.run(cli + ["--first-seed", "98", "--episodes", "3"],
-                             capture_output=True, text=True, timeout=300)   # 100: not dev
+    refused = run_cli(*cli, "--first-seed", "98", "--episodes", "3")   # 100: not dev
     assert refused.returncode == 2 and "learning on a test seed" in refused.stderr
 
 
