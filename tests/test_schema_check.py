@@ -857,3 +857,35 @@ def test_place_goals_offers_where_to_go_while_no_goal_names_the_tasks_thing():
     assert offer(unlabelled, reached) == reached
     nowhere = [r for r in reached if "player" not in r[2]]
     assert offer(writing, nowhere) == nowhere
+
+
+def test_a_place_the_observation_does_not_state_is_where_the_player_was():
+    """An open-door that moves the player (Qwen's, CoinCollector dev seed 1 at 144ebd2):
+    "You open the front door, revealing the corridor." states no place, so the player is
+    taken to be where it was, and the schema is refuted; one that leaves the player is not.
+    When the facts read a place, nothing is added."""
+    import dataclasses
+
+    opened = Transition("(open-door pantry corridor north)",
+                        frozenset({"(player pantry)", "(closed pantry corridor north)"}), True,
+                        objects={"pantry": "room", "corridor": "room", "north": "direction"})
+    domain = ("(define (domain d) (:requirements :strips :typing :negative-preconditions) "
+              "(:types room direction) (:predicates (player ?r - room) "
+              "(closed ?a - room ?b - room ?d - direction)) "
+              "(:action open-door :parameters (?loc1 - room ?loc2 - room ?dir - direction) "
+              ":precondition (and (player ?loc1) (closed ?loc1 ?loc2 ?dir)) :effect (and "
+              "(not (closed ?loc1 ?loc2 ?dir)) EFFECT)))")
+    evidence = SchemaEvidence()
+    evidence.fluents = frozenset({"player", "closed"})
+    evidence.add([opened])
+    seen = evidence.observe_after([], ["player"])
+    assert seen.observed == frozenset({"(player pantry)"})
+    moves = domain.replace("EFFECT", "(not (player ?loc1)) (player ?loc2)")
+    found = evidence.findings(moves)
+    assert [(f.kind, f.literal) for f in found] == [("effect-contradicted",
+                                                    "(not (player pantry))")]
+    assert not evidence.findings(domain.replace("EFFECT", ""))
+    # a place read from the observation: taken as read, nothing carried over
+    evidence.add([dataclasses.replace(opened, action="(open-door pantry corridor north)")])
+    assert evidence.observe_after(["(player corridor)"], ["player"]).observed == \
+        frozenset({"(player corridor)"})

@@ -135,7 +135,8 @@ class Writing:
         self._sentence = ""
         self.seen = len(history)
         # schema_check: what it did, one value of a single-valued slot (see _single_values)
-        observed = self.evidence.observe_after(self._single_values(self.chunk))
+        observed = self.evidence.observe_after(self._single_values(self.chunk),
+                                               self._player_predicates())
         if observed is not None:
             self.observed_after.append({"where": observed.where,
                                         "observed": sorted(observed.observed)})
