@@ -889,3 +889,29 @@ def test_a_place_the_observation_does_not_state_is_where_the_player_was():
     evidence.add([dataclasses.replace(opened, action="(open-door pantry corridor north)")])
     assert evidence.observe_after(["(player corridor)"], ["player"]).observed == \
         frozenset({"(player corridor)"})
+
+
+def test_while_the_model_writes_the_domain_the_commands_own_words_are_not_names():
+    """"You open the front door, revealing the corridor.": ``open`` and ``door`` are words
+    of CoinCollector's command templates ("open door to {dir}"), so code types them NONE
+    and the types part is not asked about them (Qwen typed ``open`` a direction, and "close
+    door to open" was planned); over a frozen domain they are asked as before."""
+    from pddlkit.formalizers.modular.parts import template_words
+
+    signatures = {"move": ((("?dir", "direction"),), "move {dir}"),
+                  "open-door": ((("?dir", "direction"),), "open door to {dir}"),
+                  "look": ((), "look")}
+    assert template_words(signatures) == {"move", "open", "door", "to"}
+    writing = ModularFormalizer(_script(careful), "coin-collector",
+                                command_facts=True)
+    writing._sentence = "You open the front door, revealing the corridor."
+    writing._untype_template_words(signatures)
+    assert writing.name_types == {"open": "NONE", "door": "NONE"}
+    assert "open" not in writing._untyped_words() and "front" in writing._untyped_words()
+    assert "open: a word of the commands, not a name" in writing.command_derived
+    frozen = ModularFormalizer(_script(careful), "coin-collector",
+                               command_facts=True)
+    frozen.fixed_domain = "(define (domain d))"
+    frozen._sentence = writing._sentence
+    frozen._untype_template_words(signatures)
+    assert frozen.name_types == {}

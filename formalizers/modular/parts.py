@@ -184,6 +184,13 @@ def _types(signatures: dict) -> list[str]:
         or ["object"]
 
 
+def template_words(signatures: dict) -> set[str]:
+    """The fixed words of the actions' command templates (``open door to {dir}``: open,
+    door, to), lower case; an action with no template (its name stands for it) gives none."""
+    return {w for _params, template in signatures.values() if "{" in template
+            for w in re.findall(r"[a-z][a-z0-9]*", re.sub(r"\{\w+\}", " ", template.lower()))}
+
+
 def _bind_command(command: str, signatures: dict) -> Optional[tuple[str, dict[str, str]]]:
     """(action, {?param: name}) for a command read through the action's command template
     (``take {o} from {r}`` reads "take vase 1 from drawer 2" as ``?o=vase_1 ?r=drawer_2``;
