@@ -915,3 +915,31 @@ def test_while_the_model_writes_the_domain_the_commands_own_words_are_not_names(
     frozen._sentence = writing._sentence
     frozen._untype_template_words(signatures)
     assert frozen.name_types == {}
+
+
+def test_a_delete_the_world_contradicted_keeps_its_line_same_or_listing_it():
+    """open-door's ``player: before (player ?loc1) after (player ?loc2)`` deleted (player
+    pantry), which still held after "open door to north" (Qwen drew it four more times, CoinCollector
+    dev seed 1 at 5d9a75d): the rewrite's grammar keeps that line ``same`` or listing the
+    atom after, and the request says so."""
+    from pddlkit.formalizers.modular.schema_slots import read_slots, ruled_out, slot_predicates
+    from pddlkit.pddl.grammars import action_slots_grammar
+    from pddlkit.semantics.transitions import Finding
+
+    kinds = {"player": ["room"], "closed": ["room", "room", "direction"]}
+    opening = [("?loc1", "room"), ("?loc2", "room"), ("?dir", "direction")]
+    qwen = ("player: before (player ?loc1) after (player ?loc2)\nclosed: before (closed ?loc1 "
+            "?loc2 ?dir) after none")
+    body, _ = read_slots(qwen, slot_predicates(kinds, opening), opening)
+    ground = "(open-door pantry corridor north)"
+    rules = ruled_out([(body, Finding("effect-contradicted", "open-door", 0,
+                                      "step 1: open door to north", ground,
+                                      "(not (player pantry))"))], opening)
+    assert rules.keep == {"player": {"(player ?loc1)"}}
+    assert rules.said() == ["player: after same, or after (player ?loc1) (it still held)"]
+    grammar = action_slots_grammar(kinds, opening, must_keep=rules.keep, per_slot=3)
+    assert action_slots_grammar(kinds, opening).accepts(qwen) and not grammar.accepts(qwen)
+    for after in ("same", "(player ?loc1)", "(player ?loc1) (player ?loc2)"):
+        assert grammar.accepts(qwen.replace("after (player ?loc2)", f"after {after}")), after
+    assert not grammar.accepts(qwen.replace("after (player ?loc2)", "after none"))
+    assert "root" in grammar.gbnf()   # llama.cpp's form of it builds too

@@ -278,7 +278,8 @@ class Prompting:
         rules = ruled_out(self.evidence.refutations.get(action, ()), params)
         return grammars.action_slots_grammar(
             self._kinds(), params, not_before=rules.before, not_after=rules.after,
-            must_change=rules.change, positive_before=self._player_predicates())
+            must_change=rules.change, positive_before=self._player_predicates(),
+            must_keep=rules.keep)
 
     def _grammar(self, part: str, context: Context, signatures: dict):
         from pddlkit.pddl import grammars

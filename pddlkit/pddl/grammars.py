@@ -463,7 +463,8 @@ def action_slots_grammar(predicates: "dict[str, Sequence[Optional[str]]]",
                          not_before: "Optional[dict[str, set[str]]]" = None,
                          not_after: "Optional[dict[str, set[str]]]" = None,
                          must_change: Sequence[str] = (),
-                         positive_before: Sequence[str] = ()) -> Grammar:
+                         positive_before: Sequence[str] = (),
+                         must_keep: "Optional[dict[str, set[str]]]" = None) -> Grammar:
     """An action's schema as one labelled line per predicate (``at: before (at ?from) after
     (at ?to)``): after ``before``, the literals over that predicate the command needs (or
     ``none``); after ``after``, the atoms over it that hold once the command worked, ``same``
@@ -477,7 +478,8 @@ def action_slots_grammar(predicates: "dict[str, Sequence[Optional[str]]]",
 
     A rewrite can rule out what the evidence refuted: ``not_before`` (name -> literals, over
     the parameters, a line may not require) and ``not_after`` (name -> atoms it may not
-    list after), and ``must_change`` (names whose line may not say ``same``). A name in
+    list after), ``must_change`` (names whose line may not say ``same``) and ``must_keep``
+    (name -> atoms its line must keep: ``same``, or those atoms first after). A name in
     ``positive_before`` is required only as true, never as false (the player's place: a
     command is done where the player is)."""
     from itertools import product
@@ -506,10 +508,15 @@ def action_slots_grammar(predicates: "dict[str, Sequence[Optional[str]]]",
                       f"literal_{i}: atom_{i}" if name in positive_before
                       else f'literal_{i}: atom_{i} | "(" "not" atom_{i} ")"']
         same = '' if name in must_change else '"same" | '
+        kept = sorted((must_keep or {}).get(name, set()))
+        after = f'{same}"none"' + (f' | {_rep(f"atom_{i}", per_slot, 1)}' if listed else "")
+        if kept:   # same, or the kept atoms listed first (then others)
+            more = max(per_slot - len(kept), 0)
+            after = '"same" | ' + " ".join(_tokens(a) for a in kept) + \
+                (f' {_rep(f"atom_{i}", more)}' if listed and more else "")
         lines += [f'before_{i}: "none"' + (f' | {_rep(f"literal_{i}", per_slot, 1)}'
                                            if literals else ""),
-                  f'after_{i}: {same}"none"' + (f' | {_rep(f"atom_{i}", per_slot, 1)}'
-                                                if listed else "")]
+                  f'after_{i}: {after}']
     if not starts:
         raise ValueError("no precondition or effect can be written: no predicate fits the "
                          "action's parameters")
