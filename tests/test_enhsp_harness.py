@@ -75,7 +75,8 @@ def test_a_reused_enhsp_gives_each_problem_the_plan_a_fresh_jvm_gives(harness, t
 
 def test_an_exit_inside_enhsp_gives_its_code_and_the_next_problem_a_new_jvm(harness, tmp_path):
     """ENHSP ends the JVM on a file it cannot read (exit 255 under ``java -jar``): the
-    harness reports the same code and message, and the next problem runs in a new one."""
+    harness reports the same code and message, and the next problem runs in a new one; an
+    argument with a control character is refused before anything is sent."""
     timed_out, out, err, code = harness.run(
         ["-o", str(tmp_path / "missing.pddl"), "-f", str(DATA / "tanks-problem.pddl"),
          "-sp", str(tmp_path / "x.plan"), "-npm"], 60)
@@ -86,6 +87,11 @@ def test_an_exit_inside_enhsp_gives_its_code_and_the_next_problem_a_new_jvm(harn
     assert (timed_out, code) == (False, alone.returncode) and code == 255
     assert "FileNotFoundException" in err and out.strip() == alone.stdout.strip()
     assert harness.pid is None
+    # a control character would split the request line (Java ends a line at \r too): refused
+    for bad in ("x\r" + str(tmp_path / "victim"), "a\tb", "a\nb", "a\x00b"):
+        with pytest.raises(ValueError, match="control character"):
+            harness.run(["-o", bad], 10)
+    assert not (tmp_path / "victim").exists()
     timed_out, out, err, code = harness.run(_arguments(*TASKS[0], tmp_path / "t.plan"), 120)
     assert (timed_out, code) == (False, 0) and _plan_lines(tmp_path / "t.plan")
 
@@ -158,7 +164,7 @@ def test_the_warm_jvm_ends_when_the_process_that_started_it_is_killed(tmp_path):
     code = ("import sys, time; from pddlkit.planners import enhsp_harness as h;"
             "from up_enhsp.enhsp_planner import ENHSP_JAR;"
             "harness = h.EnhspHarness(ENHSP_JAR, h.compiled_harness()[0]);"
-            "harness.proc = harness._start(); print(harness.pid, flush=True);"
+            "harness.proc = harness._start(None); print(harness.pid, flush=True);"
             f"harness.run({_arguments('rovers-domain.pddl', 'rovers-p01.pddl', tmp_path / 'r.plan')!r}, 300)")
     host = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
     jvm = int(host.stdout.readline())
@@ -174,3 +180,24 @@ def test_the_warm_jvm_ends_when_the_process_that_started_it_is_killed(tmp_path):
         time.sleep(0.2)
     stat = Path(f"/proc/{jvm}/stat").read_text() if Path(f"/proc/{jvm}").exists() else ""
     assert not stat or ") Z " in stat, stat
+
+
+@pytest.mark.slow
+def test_lines_a_jvm_option_prints_on_the_reply_stream_are_passed_over(monkeypatch, tmp_path):
+    """``JAVA_TOOL_OPTIONS=-Xlog:gc`` makes the JVM print GC lines on standard output, the
+    harness's reply stream: each reply is still found by its request's id, and two problems
+    are solved in one JVM."""
+    monkeypatch.setenv("JAVA_TOOL_OPTIONS", "-Xlog:gc")
+    folder, why = enhsp_harness.compiled_harness()
+    assert folder is not None, why
+    harness = enhsp_harness.EnhspHarness(ENHSP_JAR, folder)
+    try:
+        pids = set()
+        for k in range(2):
+            plan = tmp_path / f"{k}.plan"
+            timed_out, _out, _err, code = harness.run(_arguments(*TASKS[k], plan), 120)
+            assert (timed_out, code) == (False, 0) and _plan_lines(plan)
+            pids.add(harness.pid)
+        assert len(pids) == 1
+    finally:
+        harness.close()

@@ -31,6 +31,7 @@ import select
 import shutil
 import subprocess
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any, Optional
@@ -58,9 +59,11 @@ def compiled_harness() -> tuple[Optional[Path], str]:
     try:
         folder.parent.mkdir(parents=True, exist_ok=True)
         building = Path(tempfile.mkdtemp(dir=folder.parent, prefix=".build-"))
-        done = subprocess.run([javac, "-d", str(building), str(SOURCE)],
+        done = subprocess.run([javac, "--release", "11", "-d", str(building), str(SOURCE)],
                               capture_output=True, text=True, timeout=120)
     except (OSError, subprocess.TimeoutExpired) as exc:
+        if "building" in locals():
+            shutil.rmtree(building, ignore_errors=True)
         return None, f"the harness could not be built in {folder.parent}: {exc}"
     if done.returncode != 0:
         shutil.rmtree(building, ignore_errors=True)
@@ -69,7 +72,20 @@ def compiled_harness() -> tuple[Optional[Path], str]:
         building.rename(folder)   # another process may have built it first: either is fine
     except OSError:
         shutil.rmtree(building, ignore_errors=True)
+    if not (folder / "EnhspHarness.class").exists():
+        return None, f"the harness could not be built in {folder}"
     return folder, ""
+
+
+def java_binary() -> str:
+    """The ``java`` beside the ``javac`` that built the harness (a newer compiler than the
+    ``java`` first on PATH would give classes that JVM cannot load), else ``java``."""
+    javac = shutil.which("javac")
+    if javac:
+        beside = Path(javac).resolve().parent / "java"
+        if beside.exists():
+            return str(beside)
+    return "java"
 
 
 def status() -> str:
@@ -81,63 +97,103 @@ def status() -> str:
 
 class EnhspHarness:
     """The harness process for one ``enhsp.jar``; :meth:`run` is ``java -jar`` without the
-    start."""
+    start. Safe across threads (one request at a time)."""
 
     def __init__(self, jar: str, classes: Path) -> None:
         self.jar, self.classes = jar, classes
         self.proc: Optional[subprocess.Popen] = None
+        self._buffer = b""
+        self._lock = threading.Lock()
+        self._requests = 0
 
     @property
     def pid(self) -> Optional[int]:
         return self.proc.pid if self.proc is not None else None
 
-    def _start(self) -> subprocess.Popen:
-        proc = subprocess.Popen(["java", "-cp", str(self.classes), "EnhspHarness", self.jar],
-                                stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    def _start(self, deadline: Optional[float]) -> subprocess.Popen:
+        proc = subprocess.Popen([java_binary(), "-cp", str(self.classes), "EnhspHarness",
+                                 self.jar], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 stderr=subprocess.DEVNULL, start_new_session=True)
-        if self._line(proc, time.monotonic() + 60) != "READY":
-            kill_group(proc)
-            raise OSError("the ENHSP harness did not start")
-        return proc
+        self._buffer = b""
+        start_by = time.monotonic() + 60
+        if deadline is not None:
+            start_by = min(start_by, deadline)
+        while True:   # lines a JVM option may print first (a GC log) are passed over
+            line = self._line(proc, start_by)
+            if line == "READY":
+                return proc
+            if line is None or line == "":
+                kill_group(proc)
+                raise OSError("the ENHSP harness did not start")
 
-    @staticmethod
-    def _line(proc: subprocess.Popen, deadline: Optional[float]) -> Optional[str]:
-        """The next line the harness prints; "" when it ended, None at the deadline."""
-        stream = proc.stdout
-        wait = None if deadline is None else max(0.0, deadline - time.monotonic())
-        ready, _, _ = select.select([stream], [], [], wait)
-        if not ready:
-            return None
-        line = stream.readline()
-        return line.decode().strip() if line else ""
+    def _line(self, proc: subprocess.Popen, deadline: Optional[float]) -> Optional[str]:
+        """The next line the harness prints; "" when it ended, None at the deadline. Read
+        from the pipe's descriptor into this object's buffer, so no line waits unseen in a
+        file object's buffer while ``select`` says nothing is there."""
+        fd = proc.stdout.fileno()
+        while b"\n" not in self._buffer:
+            wait = None if deadline is None else max(0.0, deadline - time.monotonic())
+            ready, _, _ = select.select([fd], [], [], wait)
+            if not ready:
+                return None
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                return ""
+            self._buffer += chunk
+        line, self._buffer = self._buffer.split(b"\n", 1)
+        return line.decode(errors="replace").strip()
 
     def run(self, args: list[str], timeout: Optional[float]) -> tuple[bool, str, str, int]:
-        """(timed out, standard output, standard error, exit code) of ENHSP with ``args``."""
-        if any("\t" in a or "\n" in a for a in args):
-            raise ValueError("an argument holds a tab or a newline")
-        if self.proc is None or self.proc.poll() is not None:
-            self.proc = self._start()
-        deadline = None if timeout is None else time.monotonic() + timeout
-        with tempfile.TemporaryDirectory(prefix="pddlkit-enhsp-") as folder:
-            out, err = Path(folder) / "out", Path(folder) / "err"
-            self.proc.stdin.write(("\t".join([str(out), str(err), *args]) + "\n").encode())
-            self.proc.stdin.flush()
+        """(timed out, standard output, standard error, exit code) of ENHSP with ``args``.
+        An argument with a control character (a tab, a line break) is refused with
+        ValueError: it would split the request."""
+        if any(ord(c) < 32 for a in args for c in a):
+            raise ValueError("an argument holds a control character")
+        with self._lock:
+            deadline = None if timeout is None else time.monotonic() + timeout
+            if self.proc is None or self.proc.poll() is not None:
+                self.proc = self._start(deadline)
+            self._requests += 1
+            ident = str(self._requests)
+            with tempfile.TemporaryDirectory(prefix="pddlkit-enhsp-") as folder:
+                out, err = Path(folder) / "out", Path(folder) / "err"
+                self.proc.stdin.write(("\t".join([ident, str(out), str(err), *args])
+                                       + "\n").encode())
+                self.proc.stdin.flush()
+                timed_out, code = self._reply(ident, deadline)
+                read = (lambda p: p.read_text(errors="replace") if p.exists() else "")
+                return timed_out, read(out), read(err), code
+
+    def _reply(self, ident: str, deadline: Optional[float]) -> tuple[bool, int]:
+        """(timed out, exit code) of request ``ident``: its ``EXIT`` line; at the deadline
+        the harness is killed (-9); when it ended, its own exit code (ENHSP called
+        System.exit). Other lines are passed over."""
+        while True:
             reply = self._line(self.proc, deadline)
-            timed_out = reply is None
-            if not reply:   # the time limit (killed), or ENHSP called System.exit (its code)
-                if timed_out:
-                    kill_group(self.proc)
-                code = -9 if timed_out else self.proc.wait(timeout=30)
-                self.proc = None
-            else:
-                code = int(reply.split()[1])
-            read = (lambda p: p.read_text(errors="replace") if p.exists() else "")
-            return timed_out, read(out), read(err), code
+            if reply is None or reply == "":
+                break
+            words = reply.split()
+            if len(words) == 3 and words[0] == "EXIT" and words[1] == ident \
+                    and words[2].lstrip("-").isdigit():
+                return False, int(words[2])
+        timed_out = reply is None
+        if timed_out:
+            kill_group(self.proc)
+            code = -9
+        else:
+            try:
+                code = self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                kill_group(self.proc)
+                code = -9
+        self.proc = None
+        return timed_out, code
 
     def close(self) -> None:
-        if self.proc is not None:
-            kill_group(self.proc)
-            self.proc = None
+        with self._lock:
+            if self.proc is not None:
+                kill_group(self.proc)
+                self.proc = None
 
 
 _HARNESSES: dict[str, EnhspHarness] = {}
@@ -165,7 +221,7 @@ def install() -> str:
         harness = _HARNESSES.setdefault(ENHSP_JAR, EnhspHarness(ENHSP_JAR, folder))
         try:
             timed_out, out, err, code = harness.run(list(cmd[3:]), timeout)
-        except (OSError, ValueError):
+        except (OSError, ValueError, IndexError):
             return original(engine, cmd, output_stream=output_stream, timeout=timeout)
         return timed_out, ([out], [err]), code
 

@@ -7,9 +7,10 @@
  * third-party libraries (guava, antlr, fastutil, ...) are loaded once, by the parent loader.
  *
  * Protocol: the process prints "READY"; a request is one line on standard input, tab
- * separated: the file for ENHSP's standard output, the file for its standard error, then
- * ENHSP's command-line arguments. The reply is one line, "EXIT <code>" (0, or 1 when main
- * threw, as `java -jar` exits). ENHSP calls System.exit on some errors; then this process
+ * separated: the request's id, the file for ENHSP's standard output, the file for its
+ * standard error, then ENHSP's command-line arguments (the host refuses control characters
+ * in them). The reply is one line, "EXIT <id> <code>" (0, or 1 when main threw, as
+ * `java -jar` exits). ENHSP calls System.exit on some errors; then this process
  * ends with that code, as `java -jar` would, after flushing what ENHSP printed to the files.
  * It runs in a session of its own (so the host can kill it at a time limit); it ends itself
  * when the process that started it is gone, even in the middle of a search.
@@ -61,16 +62,16 @@ public final class EnhspHarness {
         String line;
         while ((line = requests.readLine()) != null) {
             String[] fields = line.split("\t", -1);
-            if (fields.length < 2) {
-                replies.println("EXIT 2");
+            if (fields.length < 3) {
+                replies.println("EXIT " + fields[0] + " 2");
                 continue;
             }
-            String[] args = new String[fields.length - 2];
-            System.arraycopy(fields, 2, args, 0, args.length);
+            String[] args = new String[fields.length - 3];
+            System.arraycopy(fields, 3, args, 0, args.length);
             int code;
-            try (PrintStream out = new PrintStream(new FileOutputStream(fields[0]), true,
+            try (PrintStream out = new PrintStream(new FileOutputStream(fields[1]), true,
                                                    StandardCharsets.UTF_8);
-                 PrintStream err = new PrintStream(new FileOutputStream(fields[1]), true,
+                 PrintStream err = new PrintStream(new FileOutputStream(fields[2]), true,
                                                    StandardCharsets.UTF_8)) {
                 System.setOut(out);
                 System.setErr(err);
@@ -81,7 +82,7 @@ public final class EnhspHarness {
                 out.flush();
                 err.flush();
             }
-            replies.println("EXIT " + code);
+            replies.println("EXIT " + fields[0] + " " + code);
         }
     }
 
