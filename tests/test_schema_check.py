@@ -943,3 +943,24 @@ def test_a_delete_the_world_contradicted_keeps_its_line_same_or_listing_it():
         assert grammar.accepts(qwen.replace("after (player ?loc2)", f"after {after}")), after
     assert not grammar.accepts(qwen.replace("after (player ?loc2)", "after none"))
     assert "root" in grammar.gbnf()   # llama.cpp's form of it builds too
+
+
+def test_the_state_keeps_the_player_where_it_was_when_the_observation_states_no_place():
+    """The state follows the evidence: after "open door to north" (no place stated), a
+    state carried through a schema that moved the player puts it back where it was (Qwen's
+    next plan started from the room behind the door, dev seed 1 at a2b10cc); a place the
+    observation stated is left as read."""
+    from pddlkit.formalizers.modular.predicates import PLAYER_ASPECT
+
+    formalizer = ModularFormalizer(_script(careful), "coin-collector")
+    formalizer.predicate_aspects = {"player": PLAYER_ASPECT, "closed": "doors"}
+    formalizer.base = ["(closed pantry unknown_north north)", "(player unknown_north)"]
+    formalizer.chunk = []
+    formalizer._keep_place(frozenset({"(player pantry)", "(closed pantry unknown_north "
+                                                         "north)"}))
+    assert formalizer.base == ["(closed pantry unknown_north north)", "(player pantry)"]
+    assert formalizer.command_derived[-1].startswith("(player pantry): the observation")
+    formalizer.base = ["(player unknown_north)"]
+    formalizer.chunk = ["(player corridor)"]
+    formalizer._keep_place(frozenset({"(player pantry)"}))
+    assert formalizer.base == ["(player unknown_north)"]
