@@ -44,12 +44,6 @@ USES_SHOWN = 4
 LISTED_STEPS, LISTED_PER_STEP = 3, 16
 
 
-def _head(atom: str) -> str:
-    """``(player kitchen)`` -> ``player``."""
-    words = atom.replace("(", " ").split()
-    return words[0].lower() if words else ""
-
-
 def _norm(body: str) -> str:
     return " ".join(body.lower().replace("(", " ( ").replace(")", " ) ").split())
 
@@ -121,6 +115,8 @@ class SchemaEvidence:
         to the room behind the door, "You open the front door, revealing the corridor."
         stated no place, and nothing refuted it). The risk, written down: a move whose
         observation the facts part read without the new place would be refuted too."""
+        from .modular.parts import _head   # here: the modular package imports this module
+
         if self._awaiting is None:
             return None
         i, self._awaiting = self._awaiting, None

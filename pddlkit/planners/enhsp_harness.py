@@ -90,7 +90,10 @@ def java_binary() -> str:
 
 def status() -> str:
     """A line saying how ENHSP runs here."""
-    folder, why = compiled_harness()
+    return _said(*compiled_harness())
+
+
+def _said(folder: Optional[Path], why: str) -> str:
     return (f"ENHSP runs in a warm JVM ({folder})" if folder else
             f"ENHSP runs one JVM per problem: {why}")
 
@@ -204,21 +207,22 @@ def install() -> str:
     returns :func:`status`'s line. Call it once, in the process that runs the engine."""
     folder, why = compiled_harness()
     if folder is None:
-        return f"ENHSP runs one JVM per problem: {why}"
+        return _said(None, why)
     try:
         from unified_planning.engines import pddl_planner
         from up_enhsp.enhsp_planner import ENHSP_JAR
     except ImportError as exc:
-        return f"ENHSP runs one JVM per problem: {exc}"
+        return _said(None, str(exc))
     original = pddl_planner.run_command
     if getattr(original, "pddlkit_harness", False):
-        return status()
+        return _said(folder, "")
 
     def run_command(engine: Any, cmd: list[str], output_stream: Any = None,
                     timeout: Optional[float] = None):
         if output_stream is not None or list(cmd[:3]) != ["java", "-jar", ENHSP_JAR]:
             return original(engine, cmd, output_stream=output_stream, timeout=timeout)
-        harness = _HARNESSES.setdefault(ENHSP_JAR, EnhspHarness(ENHSP_JAR, folder))
+        harness = _HARNESSES.get(ENHSP_JAR) or _HARNESSES.setdefault(
+            ENHSP_JAR, EnhspHarness(ENHSP_JAR, folder))
         try:
             timed_out, out, err, code = harness.run(list(cmd[3:]), timeout)
         except (OSError, ValueError, IndexError):
@@ -227,4 +231,4 @@ def install() -> str:
 
     run_command.pddlkit_harness = True   # type: ignore[attr-defined]
     pddl_planner.run_command = run_command
-    return f"ENHSP runs in a warm JVM ({folder})"
+    return _said(folder, "")
