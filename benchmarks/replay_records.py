@@ -3,6 +3,7 @@
 
     .venv/bin/python benchmarks/replay_records.py                 # every record, a line each
     .venv/bin/python benchmarks/replay_records.py FILE.record.jsonl.gz ...
+    .venv/bin/python benchmarks/replay_records.py --jobs 2        # in two processes
 
 Why: the formalizer is being rebuilt (helps as parts, files split, functions made smaller); a
 refactor that changes what the loop does with the same answers would change every figure
@@ -20,6 +21,12 @@ out the same way, sooner). Helps a newer release refuses on an environment (on
 ALFWorld, the ones that read pddlkit's own simulators' failures) are left out, as the preset
 leaves them out there today.
 
+``--jobs N`` replays the files in N processes (this one and N-1 children of this script,
+the files shared out by size, the rows put back in file order): an episode alternates between
+the loop in this process and its environment's (ALFWorld's worker, TextWorld's engine, the
+planner), so one replay keeps about one core busy; two use a 2-core machine's both (the
+suite's test does, issue 72).
+
 What cannot be replayed is said, not guessed: an episode whose record holds no part answers
 (the paper's mode and the whole-file helps record the files, not the answers), and episodes
 recorded at commits whose code asked other questions: those give other plans and are listed
@@ -32,9 +39,10 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -147,23 +155,76 @@ def replay_file(path: Path, work: Path) -> list[Replay]:
     return done
 
 
+def _cost(path: Path) -> int:
+    """A file's expected replay time, in compressed bytes: an ALFWorld step costs its game
+    engine about twice what the loop's own work does."""
+    return path.stat().st_size * (3 if "ALFWorld" in path.name else 1)
+
+
+def share_out(files: list[Path], jobs: int) -> list[list[Path]]:
+    """``files`` in ``jobs`` groups of about equal cost (the largest first, each to the
+    lightest group)."""
+    groups: list[list[Path]] = [[] for _ in range(max(1, jobs))]
+    loads = [0] * len(groups)
+    for path in sorted(files, key=_cost, reverse=True):
+        k = loads.index(min(loads))
+        groups[k].append(path)
+        loads[k] += _cost(path)
+    return [group for group in groups if group]
+
+
+def replay_files(files: list[Path], work: Path, jobs: int = 1) -> list[Replay]:
+    """Every episode of ``files`` replayed, in ``jobs`` processes; rows in file order."""
+    groups = share_out(files, jobs)
+    children = []
+    for k, group in enumerate(groups[1:], 1):
+        out = work / f"rows-{k}.json"
+        children.append((out, subprocess.Popen(
+            [sys.executable, str(Path(__file__).resolve()), "--rows", str(out),
+             *map(str, group)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            text=True)))
+    rows = [row for path in (groups[0] if groups else []) for row in replay_file(path, work)]
+    for out, child in children:
+        _, err = child.communicate()
+        if child.returncode:
+            raise RuntimeError(f"a replay process failed (exit {child.returncode}):\n"
+                               f"{err.strip()[-2000:]}")
+        rows += [Replay(**row) for row in json.loads(out.read_text())]
+    order = {path.name: k for k, path in enumerate(files)}
+    return sorted(rows, key=lambda row: order[row.file])
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("files", nargs="*", type=Path,
                         help="records (default: every one in examples/real-llm/"
                              "small-model-records and small-model-test)")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="replay in this many processes (default 1: rows print as they "
+                             "come; more: at the end, in file order)")
+    parser.add_argument("--rows", type=Path, help=argparse.SUPPRESS)   # a child's answer
     args = parser.parse_args(argv)
+    if args.jobs < 1:
+        parser.error(f"--jobs must be 1 or more, got {args.jobs}")
     files = args.files or record_files()
+    missing = [str(path) for path in files if not path.is_file()]
+    if missing:
+        parser.error(f"no record file {', '.join(missing)}")
     same = total = 0
     with tempfile.TemporaryDirectory() as work:
-        for path in files:
-            for row in replay_file(path, Path(work)):
-                total += 1
-                same += row.same
-                print(f"{'same   ' if row.same else 'differs'} {row.file} episode "
-                      f"{row.episode}: {row.answers} answers, won {row.won}; replayed won "
-                      f"{row.replayed_won}, calls {row.replayed_calls}"
-                      + (f" ({row.error})" if row.error else ""), flush=True)
+        if args.rows:
+            rows = [row for path in files for row in replay_file(path, Path(work))]
+            args.rows.write_text(json.dumps([asdict(row) for row in rows]))
+            return 0
+        rows = (row for path in files for row in replay_file(path, Path(work))) \
+            if args.jobs == 1 else replay_files(files, Path(work), args.jobs)
+        for row in rows:
+            total += 1
+            same += row.same
+            print(f"{'same   ' if row.same else 'differs'} {row.file} episode "
+                  f"{row.episode}: {row.answers} answers, won {row.won}; replayed won "
+                  f"{row.replayed_won}, calls {row.replayed_calls}"
+                  + (f" ({row.error})" if row.error else ""), flush=True)
     print(f"{same} of {total} episodes with part answers replay to the same plans and outcome")
     return 0
 

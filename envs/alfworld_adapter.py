@@ -41,13 +41,24 @@ five names to the domain's ``:constants``; nothing else changes.
 
 snapshot()/restore(): a snapshot is the game and the commands since reset; restore resets and
 replays them (games are deterministic).
+
+Warm workers: starting the ALFWorld interpreter (importing alfworld and TextWorld) takes 8-20 s,
+longer than most episodes. ``close()`` therefore hands a live worker to a pool of idle ones in
+this process (at most :data:`IDLE_WORKERS` per interpreter), and the next environment on that
+interpreter takes it instead of starting one; every ``reset`` loads its game into TextWorld's
+engine afresh (``PddlEnv.load`` then ``reset``), so nothing of the earlier game carries over,
+which a test checks. A worker that died, failed or timed out is never pooled; the pool's
+workers are closed at exit (and end by themselves when this process dies: their standard input
+closes). ``PDDLKIT_ALFWORLD_WARM=0`` turns the pool off: each environment starts its own.
 """
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import re
+import threading
 import select
 import subprocess
 import sys
@@ -136,6 +147,63 @@ def find_python(explicit: Optional[str] = None) -> Path:
         f"{VENV_NAME}, or set {ENV_VAR} to a Python that has `pip install alfworld` done")
 
 
+#: idle workers kept per interpreter by close() for the next environment (see the module text)
+IDLE_WORKERS = 2
+WARM_ENV_VAR = "PDDLKIT_ALFWORLD_WARM"
+_IDLE: dict[str, list["_Worker"]] = {}
+_IDLE_LOCK = threading.Lock()
+_EXITING = False
+
+
+def _warm_pool_on() -> bool:
+    value = os.environ.get(WARM_ENV_VAR, "1").strip().lower()
+    if value not in ("0", "1", "", "false", "true", "no", "yes", "off", "on"):
+        raise ValueError(f"{WARM_ENV_VAR}={value!r}: use 1 (keep idle ALFWorld workers for the "
+                         "next environment, the default) or 0 (a new worker per environment)")
+    return value not in ("0", "false", "no", "off")
+
+
+def _take_idle(python: Path, timeout: float) -> Optional["_Worker"]:
+    """A live idle worker on ``python``, or None."""
+    with _IDLE_LOCK:
+        workers = _IDLE.get(str(python), [])
+        while workers:
+            worker = workers.pop()
+            if worker.proc.poll() is None:
+                worker.timeout = timeout
+                return worker
+            worker.close()
+    return None
+
+
+def _release(worker: "_Worker", python: Path) -> None:
+    """Keep ``worker`` for the next environment on ``python``, or close it."""
+    if not _EXITING and worker.proc.poll() is None and _warm_pool_on():
+        with _IDLE_LOCK:
+            idle = _IDLE.setdefault(str(python), [])
+            if len(idle) < IDLE_WORKERS:
+                idle.append(worker)
+                return
+    worker.close()
+
+
+def close_idle_workers() -> int:
+    """Close the idle ALFWorld workers this process keeps; how many there were."""
+    with _IDLE_LOCK:
+        workers = [w for idle in _IDLE.values() for w in idle]
+        _IDLE.clear()
+    for worker in workers:
+        worker.close()
+    return len(workers)
+
+
+@atexit.register
+def _close_at_exit() -> None:
+    global _EXITING
+    _EXITING = True
+    close_idle_workers()
+
+
 def games_dir() -> Path:
     from pddlkit.llm.cache import cache_dir
 
@@ -147,6 +215,8 @@ class _Worker:
 
     def __init__(self, python: Path, timeout: float) -> None:
         self.timeout = timeout
+        #: a request failed on it: closed, not pooled, when its environment closes
+        self.failed = False
         self.log = tempfile.TemporaryFile(mode="w+")
         env = dict(os.environ, PYTHONUNBUFFERED="1", PYTHONDONTWRITEBYTECODE="1")
         try:
@@ -247,8 +317,12 @@ class ALFWorldEnv:
         self.raw_domain = self.raw_problem = self.true_domain_text = self.true_problem_text = ""
         self.true_domain = self.true_problem = None
         self._admissible: list[str] = []
+        #: the history's length after the last command that changed the game (see restore)
+        self._changed_at = 0
 
     def _call(self, request: dict) -> dict:
+        if self._worker is None:
+            self._worker = _take_idle(self.python, self.timeout) if _warm_pool_on() else None
         if self._worker is None:
             self._worker = _Worker(self.python, self.timeout)
             # the worker's first answer waits on the imports of alfworld and TextWorld and on
@@ -260,6 +334,8 @@ class ALFWorldEnv:
             if self._worker.proc.poll() is not None:
                 self._worker.close()
                 self._worker = None
+            else:
+                self._worker.failed = True     # answered with an error: not pooled
             raise
 
     def reset(self, seed: Optional[int] = None) -> tuple[str, dict]:
@@ -277,6 +353,7 @@ class ALFWorldEnv:
         self.true_problem = parse_problem(self.true_problem_text, file=Path(answer["path"]).name)
         self.task = self.game["task"].rstrip(".") + "."
         self.history = []
+        self._changed_at = 0
         self.won = bool(answer["won"])
         self._admissible = answer["admissible"]
         return answer["observation"].strip(), info_dict(self.won, 0, None, self.admissible_commands)
@@ -290,6 +367,8 @@ class ALFWorldEnv:
         command = " ".join(command.split())
         answer = self._call({"op": "step", "command": command})
         self.history.append(command)
+        if answer.get("action") is not None:
+            self._changed_at = len(self.history)
         self.won = bool(answer["won"])
         self._admissible = answer["admissible"]
         text = answer["observation"].strip()
@@ -339,19 +418,37 @@ class ALFWorldEnv:
                                 self.won)
 
     def restore(self, snapshot: ALFWorldSnapshot) -> None:
-        """Reset to the snapshot's game and replay its commands (games are deterministic)."""
+        """Reset to the snapshot's game and replay its commands (games are deterministic).
+
+        When every command since the snapshot did nothing in the game (TextWorld matched no
+        action: "Nothing happens.", the state untouched), the game already is the snapshot's
+        and only the history is cut back: a failed plan's first command costs no replay (a
+        reset and every command of the episode so far, seconds on ALFWorld)."""
+        done = len(snapshot.history)
+        if (self._worker is not None and self.game and self._changed_at <= done
+                and tuple(self.history[:done]) == snapshot.history
+                and (snapshot.floorplan, snapshot.task, snapshot.seed)
+                == (self.floorplan, self.task_type, self.seed)):
+            del self.history[done:]
+            self.won = snapshot.won
+            return
         self.floorplan, self.task_type = snapshot.floorplan, snapshot.task
         self.reset(snapshot.seed)
         for command in snapshot.history:
             answer = self._call({"op": "step", "command": command})
             self.history.append(command)
             self._admissible = answer["admissible"]
+        self._changed_at = len(self.history)
         self.won = snapshot.won
 
     def close(self) -> None:
+        """End this environment; its worker, if alive and sound, waits for the next one."""
         if self._worker is not None:
-            self._worker.close()
-            self._worker = None
+            worker, self._worker = self._worker, None
+            if worker.failed:
+                worker.close()
+            else:
+                _release(worker, self.python)
 
     def __enter__(self) -> "ALFWorldEnv":
         return self

@@ -95,6 +95,17 @@ def test_snapshot_restore_and_determinism():
         env.restore(snap)
         assert env.history == list(snap.history)
         assert env.step(probe).observation == first and env.admissible_commands() == after
+        # commands that did nothing since the snapshot: the history is cut back, no replay
+        env.restore(snap)
+        calls = []
+        real_call = env._call
+        env._call = lambda request: calls.append(request["op"]) or real_call(request)
+        assert env.step("dance with the fridge").error == "unknown-command"
+        env.restore(snap)
+        assert calls == ["step"] and env.history == list(snap.history)
+        assert env.step(probe).observation == first and env.admissible_commands() == after
+        env.restore(snap)                                   # the probe moved: a full replay
+        assert calls[-len(snap.history) - 1:] == ["reset"] + ["step"] * len(snap.history)
         problem = env.true_problem_text
     with make("alfworld", task="pick", seed=2) as again:
         assert again.reset()[0] == obs and again.true_problem_text == problem
@@ -118,6 +129,48 @@ def test_floorplans_and_bad_options_give_clear_errors():
         assert env.reset()[0].startswith("-= Welcome")  # the worker lived on
     with pytest.raises(ValueError, match="unknown ALFWorld task type 'bake'; use one of pick"):
         make("alfworld", task="bake")
+
+
+@pytest.mark.slow
+def test_a_closed_environment_hands_its_worker_on_and_the_next_game_starts_clean(monkeypatch):
+    """The warm pool (issue 72): the next environment reuses the interpreter, not the game."""
+    from pddlkit.envs import make
+    from pddlkit.envs.alfworld_adapter import ALFWorldError, close_idle_workers
+
+    close_idle_workers()
+    with make("alfworld", task="pick", seed=2) as env:
+        first, info = env.reset()
+        start = sorted(info["admissible_commands"])
+        moved = env.step(next(c for c in start if c.startswith("go to")))
+        assert moved.error is None
+        pid = env._worker.proc.pid
+    with make("alfworld", task="pick", seed=2) as again:
+        obs, info = again.reset()
+        assert again._worker.proc.pid == pid            # the same interpreter ...
+        assert obs == first and sorted(info["admissible_commands"]) == start   # ... a new game
+        assert again.history == [] and not again.won
+    with make("alfworld", task="heat", seed=0) as other:
+        assert other.reset()[0].startswith("-= Welcome") and "heat" in other.task
+        assert other._worker.proc.pid == pid
+        with pytest.raises(ALFWorldError, match="no layout FloorPlan999"):
+            other.floorplan = 999
+            other.reset()
+    # a worker that answered with an error is closed, not handed on
+    with make("alfworld", task="pick", seed=2) as fresh:
+        fresh.reset()
+        assert fresh._worker.proc.pid != pid
+        pid = fresh._worker.proc.pid
+    monkeypatch.setenv("PDDLKIT_ALFWORLD_WARM", "0")
+    with make("alfworld", task="pick", seed=2) as cold:
+        cold.reset()
+        assert cold._worker.proc.pid != pid
+        worker = cold._worker
+    assert worker.proc.poll() is not None                  # closed with its environment
+    monkeypatch.setenv("PDDLKIT_ALFWORLD_WARM", "maybe")
+    with pytest.raises(ValueError, match="PDDLKIT_ALFWORLD_WARM='maybe': use 1"):
+        make("alfworld", task="pick", seed=2).reset()
+    monkeypatch.delenv("PDDLKIT_ALFWORLD_WARM")
+    assert close_idle_workers() == 1                        # the one from `fresh`
 
 
 def test_a_dead_worker_is_reported_and_replaced():

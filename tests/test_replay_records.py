@@ -56,7 +56,9 @@ def replay(monkeypatch):
 
 @pytest.mark.slow
 def test_every_recorded_episode_replays_to_its_plans_and_outcome(replay, tmp_path):
-    rows = [row for path in replay.record_files() for row in replay.replay_file(path, tmp_path)]
+    # in two processes (this one and a child of the script): an episode alternates between
+    # the loop and its environment's engine, so one replay keeps one of the two cores busy
+    rows = replay.replay_files(replay.record_files(), tmp_path, jobs=2)
     assert len(rows) >= 238, len(rows)    # 173 dev episodes, 65 test-seed ones (and more)
     differs = {(row.file, int(row.episode)) for row in rows if not row.same}
     pinned = {(stem + SUFFIX, episode) for stem, episodes in DIFFERS.items()
@@ -65,6 +67,28 @@ def test_every_recorded_episode_replays_to_its_plans_and_outcome(replay, tmp_pat
     assert not broken, "no longer replays: " + "; ".join(
         f"{file} episode {episode}" for file, episode in broken)
     assert differs == pinned, f"replays now, take it out of DIFFERS: {sorted(pinned - differs)}"
+
+
+def test_files_are_shared_out_by_cost_and_rows_come_back_in_file_order(replay, tmp_path):
+    files = replay.record_files()
+    groups = replay.share_out(files, 2)
+    assert sorted(p for g in groups for p in g) == sorted(files) and len(groups) == 2
+    loads = [sum(replay._cost(p) for p in g) for g in groups]
+    assert max(loads) - min(loads) <= max(replay._cost(p) for p in files)
+    assert replay.share_out(files[:1], 3) == [files[:1]]
+    # two small files in two processes: the same rows, in the same order, as in one
+    pair = [REPO / "examples/real-llm/small-model-test" / name for name in (
+        "qwen-CoinCollector-3-rooms-preset-1002-1002.record.jsonl.gz",
+        "qwen-CoinCollector-3-rooms-preset-1000-1000.record.jsonl.gz")]
+    one = replay.replay_files(pair, tmp_path, jobs=1)
+    two = replay.replay_files(pair, tmp_path, jobs=2)
+    assert [(r.file, r.episode, r.same) for r in two] == \
+        [(r.file, r.episode, r.same) for r in one] and [r.file for r in one] == \
+        [p.name for p in pair]
+    bad = tmp_path / "broken.record.jsonl.gz"
+    bad.write_bytes(b"not gzip")
+    with pytest.raises(RuntimeError, match="a replay process failed"):
+        replay.replay_files([pair[0], bad], tmp_path, jobs=2)
 
 
 def test_a_changed_answer_is_caught(replay, tmp_path):
