@@ -10,6 +10,8 @@ again (refused already), a predicate at the wrong arity, and only then the right
 
 from __future__ import annotations
 
+import dataclasses
+
 import re
 
 import pytest
@@ -889,6 +891,61 @@ def test_a_place_the_observation_does_not_state_is_where_the_player_was():
     evidence.add([dataclasses.replace(opened, action="(open-door pantry corridor north)")])
     assert evidence.observe_after(["(player corridor)"], ["player"]).observed == \
         frozenset({"(player corridor)"})
+
+
+def test_a_longer_plans_first_command_that_names_no_place_keeps_the_player():
+    """A close-door that moves the player (Qwen's, CoinCollector dev seed 1 at f236112),
+    planned first in a longer plan: "You close the wooden door." names no place, so the
+    player is taken to be where it was after it, and the schema is refuted, though no facts
+    part read that observation. Words that name a place (a move's, or "revealing the
+    living room") conclude nothing; nor does a one-command plan (the facts part reads it)."""
+    kinds = {"kitchen": "room", "living_room": "room", "west": "direction"}
+    closed = Transition("(close-door kitchen living_room west)",
+                        frozenset({"(player kitchen)", "(open kitchen living_room west)"}),
+                        True, objects=kinds, answer="You close the wooden door.")
+    moved = Transition("(move kitchen living_room west)",
+                       frozenset({"(player kitchen)"}), True, objects=kinds,
+                       answer="-= Living Room =-\nYou are in a living room.")
+    domain = ("(define (domain d) (:requirements :strips :typing :negative-preconditions) "
+              "(:types room direction) (:predicates (player ?r - room) "
+              "(open ?a - room ?b - room ?d - direction)) "
+              "(:action close-door :parameters (?r1 - room ?r2 - room ?d - direction) "
+              ":precondition (and (player ?r1) (open ?r1 ?r2 ?d)) :effect (and "
+              "(not (open ?r1 ?r2 ?d)) EFFECT)) "
+              "(:action move :parameters (?r1 - room ?r2 - room ?d - direction) "
+              ":precondition (player ?r1) :effect (and (not (player ?r1)) (player ?r2))))")
+    evidence = SchemaEvidence()
+    evidence.fluents = frozenset({"player", "open"})
+    evidence.add([closed, moved])
+    assert evidence.observe_after([], ["player"]) is None      # no one-command plan
+    stayed = evidence.place_unstated(["player"])
+    assert stayed.observed == frozenset({"(player kitchen)"}) and stayed.where == closed.where
+    assert evidence.place_unstated(["player"]) is None          # once per plan
+    moves = domain.replace("EFFECT", "(not (player ?r1)) (player ?r2)")
+    assert [(f.schema, f.kind, f.literal) for f in evidence.findings(moves)] == \
+        [("close-door", "effect-contradicted", "(not (player kitchen))")]
+    assert not evidence.findings(domain.replace("EFFECT", ""))
+    # the words name a place: the player may have moved, nothing is concluded
+    for answer in ("-= Living Room =-", "You close the door, hiding the living room.",
+                   "The KITCHEN is quiet."):
+        again = SchemaEvidence()
+        again.add([dataclasses.replace(closed, answer=answer), moved])
+        assert again.place_unstated(["player"]) is None, answer
+    # the first command refused, a one-command plan, no player predicate: nothing
+    for plan, stated in (([dataclasses.replace(closed, succeeded=False), moved], ["player"]),
+                         ([closed], ["player"]), ([closed, moved], [])):
+        again = SchemaEvidence()
+        again.add(plan)
+        assert again.place_unstated(stated) is None
+    # the formalizer reads each plan so while the model writes the domain, and says so
+    from pddlkit.formalizers.modular.predicates import PLAYER_ASPECT
+
+    formalizer = ModularFormalizer(_script(careful), "coin-collector")
+    formalizer.schema_check, formalizer.fixed_domain = True, None
+    formalizer.predicate_aspects = {"player": PLAYER_ASPECT, "open": "doors"}
+    formalizer.observe([closed, moved])
+    assert formalizer.observed_after == [{"where": closed.where,
+                                          "observed": ["(player kitchen)"]}]
 
 
 def test_while_the_model_writes_the_domain_the_commands_own_words_are_not_names():

@@ -239,6 +239,10 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
         evidence for ``schema_check`` while the model writes the domain."""
         if self.schema_check and self.fixed_domain is None:
             self.evidence.add(transitions)
+            stayed = self.evidence.place_unstated(self._player_predicates())
+            if stayed is not None:
+                self.observed_after.append({"where": stayed.where,
+                                            "observed": sorted(stayed.observed)})
 
     def _list_commands(self, context: Context, signatures: dict) -> None:
         """``schema_check``: the commands the environment lists as admissible now, each read
