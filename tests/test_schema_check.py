@@ -948,6 +948,42 @@ def test_a_longer_plans_first_command_that_names_no_place_keeps_the_player():
                                           "observed": ["(player kitchen)"]}]
 
 
+def test_an_action_the_planner_says_can_never_fire_is_asked_for_not_the_goal():
+    """Qwen's move needed ``(holding ?from)``, which no action adds (CoinCollector dev seed
+    1 at f236112): the why-no-plan said "(move ?from ?to ?dir) can never fire", and the goal
+    was asked again nine times. While the model writes the domain, that action is asked for,
+    with the line; each line once; a set-aside action is passed over; over a frozen domain,
+    and once every line was asked, the goal is asked again as before."""
+    from pddlkit.formalizers.base import SOLVER_ERROR, Context, Memory
+
+    why = ("fast-downward: unsolvable (search proved the task unsolvable)\nwhy no plan:\n"
+           "  - goal (hot front_door) can never be reached: it is added only by (take "
+           "front_door ?r), which needs (not (cleaned front_door))\n"
+           "  - (move ?from ?to ?dir) can never fire: no objects make its preconditions true "
+           "together; the closest, (move pantry unknown_north north), also needs (holding "
+           "pantry), which is never reachable\n"
+           "  - (close-door ?loc1 ?loc2 ?dir) can never fire: its precondition is never "
+           "satisfied")
+    signatures = {"move": None, "open-door": None, "close-door": None, "take": None}
+    memory = Memory("find the coin and take it.", [("look", "You are in the pantry.")])
+    context = Context(SOLVER_ERROR, "coin-collector", memory, [], "", 4, error=why)
+    formalizer = ModularFormalizer(_script(careful), "coin-collector")
+    formalizer.fixed_domain, formalizer.seen, formalizer.base = None, 1, ["(player pantry)"]
+    formalizer.predicates = ["(player ?r - room)"]
+    assert formalizer._targets(context, signatures) == ["action move", "goal"]
+    assert formalizer.evidence.asking["move"].startswith("(move ?from ?to ?dir) can never "
+                                                         "fire") and "(holding pantry)" in \
+        formalizer.evidence.asking["move"]
+    formalizer.evidence.set_aside.add("close-door")
+    assert formalizer._targets(context, signatures) == ["goal"]      # each line once
+    formalizer.evidence.set_aside.clear()
+    assert formalizer._targets(context, signatures) == ["action close-door", "goal"]
+    frozen = ModularFormalizer(_script(careful), "coin-collector")
+    frozen.fixed_domain, frozen.seen = "(define (domain d))", 1
+    assert frozen._targets(context, signatures) == ["goal"]
+    assert not frozen.evidence.asking
+
+
 def test_while_the_model_writes_the_domain_the_commands_own_words_are_not_names():
     """"You open the front door, revealing the corridor.": ``open`` and ``door`` are words
     of CoinCollector's command templates ("open door to {dir}"), so code types them NONE

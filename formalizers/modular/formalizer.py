@@ -96,6 +96,7 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
         self._asked: dict[tuple[str, str], int] = {}
         self._goal_rewrites = 0
         self._failed_actions: dict[str, int] = {}
+        self._never_fired: set[tuple[str, str]] = set()   # (action, why-no-plan line) asked
         self.failed_step: Optional[str] = None
         self._said = False                         # whether the last one was said
         self._written_last: list[str] = []

@@ -67,6 +67,9 @@ class Goals:
             for name in signatures:
                 if re.search(rf"(action|:action)\s+'?{re.escape(name)}\b", error):
                     return [f"action {name}", "goal"]
+            blocked = self._never_fires(signatures)
+            if blocked:
+                return [f"action {blocked}", "goal"]
         missing = self._missing_predicate(self._planner_error)
         if missing:
             return [f"missing {missing}", "goal"]
@@ -77,6 +80,29 @@ class Goals:
                 return ["goal"]
             self._goal_rewrites = 0
         return ["facts", "goal"]
+
+    def _never_fires(self, signatures: dict) -> str:
+        """While the model writes the domain: the first action the planner's why-no-plan
+        says "can never fire" (``(move ?from ?to ?dir) can never fire: ... also needs
+        (holding pantry), which is never reachable``), not asked for that same line before
+        and not set aside; the line is what its rewrite request shows. "" when none.
+
+        Why: measured with Qwen2.5-Coder 1.5B writing CoinCollector's domain, dev seed 1 at
+        f236112: move's precondition held ``(holding ?from)``, which no action adds, so no
+        place could be reached; the planner said so, but the line names the schema by its
+        parameters, not as ``action move``, so only the goal was asked again, nine times,
+        until the retries ran out (every goal a free one, each refused)."""
+        asked = self._never_fired
+        for line in self._planner_error.splitlines():
+            m = re.match(r"\s*-\s*\((\S+)[^()]*\)\s+can never fire:", line)
+            name = m and next((n for n in signatures if n.lower() == m.group(1).lower()), None)
+            if not name or name in self.evidence.set_aside or (name, line.strip()) in asked:
+                continue
+            asked.add((name, line.strip()))
+            self.evidence.asking[name] = (line.strip().lstrip("- ")
+                                          + f"; rewrite {name}'s precondition")
+            return name
+        return ""
 
     def _goal_candidates(self) -> list[str]:
         """Atoms not true now that the known facts can reach under the domain, relaxed
