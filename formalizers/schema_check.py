@@ -73,6 +73,8 @@ class SchemaEvidence:
         self.set_aside: set[str] = set()
         self._awaiting: Optional[int] = None   # the transition the next facts describe
         self._first_of_plan: Optional[int] = None   # a longer plan's first command, if it ran
+        #: the transitions the last :meth:`place_unstated` took out (their facts were wrong)
+        self.dropped: list[str] = []
         #: commands the environment listed as admissible at recent steps, not run
         #: (:meth:`list_commands`), the newest :data:`LISTED_STEPS` steps' of them
         self.listed: list[list] = []
@@ -152,9 +154,16 @@ class SchemaEvidence:
         room"). Why: measured with Qwen2.5-Coder 1.5B writing CoinCollector's domain, dev
         seed 1 at f236112: close-door moved the player, it was planned first in longer plans
         ("close door to west", then "move west"), "You close the wooden door." stated no
-        place, and only one-command plans had their effects checked."""
+        place, and only one-command plans had their effects checked.
+
+        When the plan's next command was given facts that put the player elsewhere (the
+        model's schema carried it), the plan's later transitions are taken out of the
+        evidence (:attr:`dropped`): their facts before came from the schema this refutes,
+        and a right schema would be refuted by them (measured in the same episode: "close
+        door to unknown front", refused, made every close-door rewrite fail the check)."""
         from .modular.parts import _head   # here: the modular package imports this module
 
+        self.dropped = []
         if self._first_of_plan is None:
             return None
         i, self._first_of_plan = self._first_of_plan, None
@@ -171,6 +180,12 @@ class SchemaEvidence:
         if any(f" {_words(name)} " in said for name in places):
             return None
         self.transitions[i] = dataclasses.replace(t, observed=kept)
+        later = self.transitions[i + 1:]
+        if later and frozenset(f for f in later[0].before if _head(f) in stated) != kept:
+            # the plan's later commands were given facts the model's schema carried the
+            # player into: not evidence (a right schema would be refuted by them)
+            self.dropped = [step.where for step in later]
+            del self.transitions[i + 1:]
         return self.transitions[i]
 
     def findings(self, domain_text: str, schemas: Optional[Iterable[str]] = None) -> list:

@@ -925,6 +925,19 @@ def test_a_longer_plans_first_command_that_names_no_place_keeps_the_player():
     assert [(f.schema, f.kind, f.literal) for f in evidence.findings(moves)] == \
         [("close-door", "effect-contradicted", "(not (player kitchen))")]
     assert not evidence.findings(domain.replace("EFFECT", ""))
+    assert evidence.dropped == [] and len(evidence.transitions) == 2
+    # the next command was given facts the schema carried the player into: its transition
+    # (refused here: a right schema's precondition would hold on those facts) is taken out
+    carried = Transition("(close-door living_room hall north)",
+                         frozenset({"(player living_room)", "(open living_room hall north)"}),
+                         False, objects=dict(kinds, hall="room", north="direction"),
+                         where="step 2: close door to north")
+    evidence = SchemaEvidence()
+    evidence.add([closed, carried])
+    assert evidence.place_unstated(["player"]).observed == frozenset({"(player kitchen)"})
+    assert evidence.dropped == ["step 2: close door to north"]
+    assert [t.action for t in evidence.transitions] == [closed.action]
+    assert not evidence.findings(domain.replace("EFFECT", ""))
     # the words name a place: the player may have moved, nothing is concluded
     for answer in ("-= Living Room =-", "You close the door, hiding the living room.",
                    "The KITCHEN is quiet."):

@@ -243,7 +243,9 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
             stayed = self.evidence.place_unstated(self._player_predicates())
             if stayed is not None:
                 self.observed_after.append({"where": stayed.where,
-                                            "observed": sorted(stayed.observed)})
+                                            "observed": sorted(stayed.observed)}
+                                           | ({"dropped": self.evidence.dropped}
+                                              if self.evidence.dropped else {}))
 
     def _list_commands(self, context: Context, signatures: dict) -> None:
         """``schema_check``: the commands the environment lists as admissible now, each read
