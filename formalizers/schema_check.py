@@ -14,8 +14,9 @@ evidence for one episode and decides what to ask:
   that ran exactly one command, and ran it, also gets the atoms the next facts part read from
   its observation (:meth:`SchemaEvidence.observe_after`: effects are checked only there, as
   the facts believed after a longer plan come from the model's own domain, not the world);
-  a longer plan's first command, when it ran and the game's words after it name no place,
-  gets where the player was as what held after it (:meth:`SchemaEvidence.place_unstated`);
+  a longer plan's first command, when it ran and the game answered in one sentence naming no
+  place, gets where the player was as what held after it
+  (:meth:`SchemaEvidence.place_unstated`);
 * before a goal is chosen, the first finding not yet acted on names one schema
   (:meth:`SchemaEvidence.first_new`); the formalizer asks for that action alone, with the
   action's observed uses, the finding and the schemas refuted before in the prompt (when no
@@ -142,19 +143,23 @@ class SchemaEvidence:
         return self.transitions[i]
 
     def place_unstated(self, stated_when_changed: Iterable[str]):
-        """A longer plan's first command, read in code: when the game's words after it name
-        no place, the atoms of ``stated_when_changed`` (where the player is) it had before
-        are taken to hold after it (:meth:`observe_after`'s rule, without a facts part: no
-        model reads the observations inside a plan); returns that transition, or None (no
-        longer plan ran, no such atom, or the words name a place: the player may have moved,
-        and nothing is concluded).
+        """A longer plan's first command, read in code: when the game answered it with one
+        sentence that names no place, the atoms of ``stated_when_changed`` (where the player
+        is) it had before are taken to hold after it (:meth:`observe_after`'s rule, without
+        a facts part: no model reads the observations inside a plan); returns that
+        transition, or None (no longer plan ran, no such atom, or the answer may tell of a
+        move: nothing is concluded).
 
-        A place is named when one of the names the player's atoms take, in any transition
-        (and every name of their types), is a word of the answer (``living_room`` as "living
-        room"). Why: measured with Qwen2.5-Coder 1.5B writing CoinCollector's domain, dev
-        seed 1 at f236112: close-door moved the player, it was planned first in longer plans
-        ("close door to west", then "move west"), "You close the wooden door." stated no
-        place, and only one-command plans had their effects checked.
+        A place is named when a name the player's atoms take in any transition, or an
+        argument of the command of such a name's type, is a word of the answer (``living_room`` as "living
+        room"); a text game that moves the player describes the new place, in more than one
+        sentence ("You are in the corridor. To the South you see ..."), even one never
+        named before. Other names the model typed as places are not counted: measured,
+        "front" of "a closed front door" was typed a room. Why the rule: measured with
+        Qwen2.5-Coder 1.5B writing CoinCollector's domain, dev seed 1 at f236112: close-door
+        moved the player, it was planned first in a longer plan ("close door to north",
+        then "close door to unknown front"), "You close the front door." stated no place,
+        and only one-command plans had their effects checked.
 
         When the plan's next command was given facts that put the player elsewhere (the
         model's schema carried it), the plan's later transitions are taken out of the
@@ -172,10 +177,15 @@ class SchemaEvidence:
         kept = frozenset(f for f in t.before if _head(f) in stated)
         if not stated or not kept:
             return None
-        places = {arg for step in self.transitions for f in step.before if _head(f) in stated
+        sentences = [x for x in re.split(r"[.!?](?:\s|$)", t.answer.strip()) if x.strip()]
+        if len(sentences) != 1 or "\n" in t.answer.strip():
+            return None
+        places = {arg for step in self.transitions
+                  for f in (*step.before, *(step.observed or ())) if _head(f) in stated
                   for arg in f.strip("() ").split()[1:]}
-        kinds = {t.objects.get(name) for name in places} - {None}
-        places |= {name for name, kind in t.objects.items() if kind in kinds}
+        kinds = {t.objects.get(name) for name in places}
+        places |= {arg for arg in t.action.strip("() ").split()[1:]
+                   if t.objects.get(arg) in kinds}     # its own places, not its direction
         said = f" {_words(t.answer)} "
         if any(f" {_words(name)} " in said for name in places):
             return None

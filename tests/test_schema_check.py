@@ -921,6 +921,13 @@ def test_a_longer_plans_first_command_that_names_no_place_keeps_the_player():
     stayed = evidence.place_unstated(["player"])
     assert stayed.observed == frozenset({"(player kitchen)"}) and stayed.where == closed.where
     assert evidence.place_unstated(["player"]) is None          # once per plan
+    # a name typed a room that is no place the player was, and the command's direction,
+    # are not places ("front" of "a closed front door" was typed a room)
+    for answer in ("You close the front door.", "You close the door to the west."):
+        again = SchemaEvidence()
+        again.add([dataclasses.replace(closed, answer=answer,
+                                       objects=dict(kinds, front="room")), moved])
+        assert again.place_unstated(["player"]) is not None, answer
     moves = domain.replace("EFFECT", "(not (player ?r1)) (player ?r2)")
     assert [(f.schema, f.kind, f.literal) for f in evidence.findings(moves)] == \
         [("close-door", "effect-contradicted", "(not (player kitchen))")]
@@ -940,7 +947,8 @@ def test_a_longer_plans_first_command_that_names_no_place_keeps_the_player():
     assert not evidence.findings(domain.replace("EFFECT", ""))
     # the words name a place: the player may have moved, nothing is concluded
     for answer in ("-= Living Room =-", "You close the door, hiding the living room.",
-                   "The KITCHEN is quiet."):
+                   "The KITCHEN is quiet.", "You are in the attic. To the East you see a hall.",
+                   "-= Attic =-\nAn attic"):
         again = SchemaEvidence()
         again.add([dataclasses.replace(closed, answer=answer), moved])
         assert again.place_unstated(["player"]) is None, answer
