@@ -48,6 +48,19 @@ USES_SHOWN = 4
 LISTED_STEPS, LISTED_PER_STEP = 3, 16
 
 
+def states_place(answer: str, places: Iterable[str]) -> bool:
+    """Whether a game's ``answer`` may tell where the player is: it is more than one sentence
+    (a text game describes the place it moves the player to: "You are in the corridor. To
+    the South you see ..."), or it names one of ``places`` (``living_room`` as "living
+    room"). "You close the front door." states none (see
+    :meth:`SchemaEvidence.place_unstated`)."""
+    text = answer.strip()
+    if "\n" in text or len([x for x in re.split(r"[.!?](?:\s|$)", text) if x.strip()]) != 1:
+        return True
+    said = f" {_words(text)} "
+    return any(f" {_words(name)} " in said for name in places)
+
+
 def _words(text: str) -> str:
     """``text``'s words, lower case, one space apart (``living_room`` -> "living room")."""
     return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
@@ -177,17 +190,13 @@ class SchemaEvidence:
         kept = frozenset(f for f in t.before if _head(f) in stated)
         if not stated or not kept:
             return None
-        sentences = [x for x in re.split(r"[.!?](?:\s|$)", t.answer.strip()) if x.strip()]
-        if len(sentences) != 1 or "\n" in t.answer.strip():
-            return None
         places = {arg for step in self.transitions
                   for f in (*step.before, *(step.observed or ())) if _head(f) in stated
                   for arg in f.strip("() ").split()[1:]}
         kinds = {t.objects.get(name) for name in places}
         places |= {arg for arg in t.action.strip("() ").split()[1:]
                    if t.objects.get(arg) in kinds}     # its own places, not its direction
-        said = f" {_words(t.answer)} "
-        if any(f" {_words(name)} " in said for name in places):
+        if states_place(t.answer, places):
             return None
         self.transitions[i] = dataclasses.replace(t, observed=kept)
         later = self.transitions[i + 1:]

@@ -969,6 +969,41 @@ def test_a_longer_plans_first_command_that_names_no_place_keeps_the_player():
                                           "observed": ["(player kitchen)"]}]
 
 
+def test_a_place_read_from_words_that_state_none_is_dropped():
+    """Qwen read "You close the front door." as ``(player front)`` (CoinCollector dev seed 1
+    at 789b2de): while the model writes the domain, a place read from one sentence that
+    names no place the player was is dropped; a description of a place (more than one
+    sentence), a place the player was, or no place known before, is kept."""
+    from pddlkit.formalizers.modular.predicates import PLAYER_ASPECT
+    from pddlkit.formalizers.schema_check import states_place
+
+    assert not states_place("You close the front door.", {"pantry", "unknown_north"})
+    assert states_place("You are in the attic. To the East you see a hall.", set())
+    assert states_place("-= Attic =-\nAn attic", set())
+    assert states_place("You are back in the living room.", {"living_room"})
+    formalizer = ModularFormalizer(_script(careful), "coin-collector")
+    formalizer.schema_check, formalizer.fixed_domain = True, None
+    formalizer.predicate_aspects = {"player": PLAYER_ASPECT, "cleaned": "states"}
+    for texts, base, kept in (
+            (["You close the front door."], ["(player pantry)"], False),
+            (["You close the front door.", "The door to the north is closed."],
+             ["(player pantry)"], False),
+            (["You are in the corridor. To the South you see a door."], ["(player pantry)"],
+             True),
+            (["You close the front door."], [], True),        # no place known before
+            (["Back to the front."], ["(player front)"], True)):   # a place it was
+        formalizer.base, formalizer.ever = list(base), set(base)
+        formalizer.chunk = ["(cleaned front_door)", "(player front)"]
+        formalizer._keep_unstated_place(texts)
+        assert ("(player front)" in formalizer.chunk) == kept, texts
+    assert formalizer.command_derived[-1] == ("(player front): read from words that state "
+                                              "no place; the player is where it was")
+    formalizer.fixed_domain = "(define (domain d))"              # a frozen domain: as read
+    formalizer.base, formalizer.chunk = ["(player pantry)"], ["(player front)"]
+    formalizer._keep_unstated_place(["You close the front door."])
+    assert formalizer.chunk == ["(player front)"]
+
+
 def test_an_action_the_planner_says_can_never_fire_is_asked_for_not_the_goal():
     """Qwen's move needed ``(holding ?from)``, which no action adds (CoinCollector dev seed
     1 at f236112): the why-no-plan said "(move ?from ?to ?dir) can never fire", and the goal
