@@ -151,7 +151,7 @@ def find_python(explicit: Optional[str] = None) -> Path:
 IDLE_WORKERS = 2
 WARM_ENV_VAR = "PDDLKIT_ALFWORLD_WARM"
 _IDLE: dict[str, list["_Worker"]] = {}
-_IDLE_LOCK = threading.Lock()
+_IDLE_LOCK = threading.RLock()   # re-entrant: __del__ may release a worker inside a locked block
 _EXITING = False
 
 
