@@ -177,19 +177,25 @@ def replay_files(files: list[Path], work: Path, jobs: int = 1) -> list[Replay]:
     """Every episode of ``files`` replayed, in ``jobs`` processes; rows in file order."""
     groups = share_out(files, jobs)
     children = []
-    for k, group in enumerate(groups[1:], 1):
-        out = work / f"rows-{k}.json"
-        children.append((out, subprocess.Popen(
-            [sys.executable, str(Path(__file__).resolve()), "--rows", str(out),
-             *map(str, group)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-            text=True)))
-    rows = [row for path in (groups[0] if groups else []) for row in replay_file(path, work)]
-    for out, child in children:
-        _, err = child.communicate()
-        if child.returncode:
-            raise RuntimeError(f"a replay process failed (exit {child.returncode}):\n"
-                               f"{err.strip()[-2000:]}")
-        rows += [Replay(**row) for row in json.loads(out.read_text())]
+    try:
+        for k, group in enumerate(groups[1:], 1):
+            out, err = work / f"rows-{k}.json", work / f"rows-{k}.err"
+            with open(err, "w") as log:   # a file, not a pipe: a chatty child never blocks
+                children.append((out, err, subprocess.Popen(
+                    [sys.executable, str(Path(__file__).resolve()), "--rows", str(out),
+                     *map(str, group)], stdout=subprocess.DEVNULL, stderr=log)))
+        rows = [row for path in (groups[0] if groups else [])
+                for row in replay_file(path, work)]
+        for out, err, child in children:
+            if child.wait():
+                raise RuntimeError(f"a replay process failed (exit {child.returncode}):\n"
+                                   f"{err.read_text().strip()[-2000:]}")
+            rows += [Replay(**row) for row in json.loads(out.read_text())]
+    finally:   # this process failed first: its children stop too
+        for _out, _err, child in children:
+            if child.poll() is None:
+                child.kill()
+                child.wait()
     order = {path.name: k for k, path in enumerate(files)}
     return sorted(rows, key=lambda row: order[row.file])
 

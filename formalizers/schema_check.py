@@ -57,11 +57,11 @@ def states_place(answer: str, places: Iterable[str]) -> bool:
     text = answer.strip()
     if "\n" in text or len([x for x in re.split(r"[.!?](?:\s|$)", text) if x.strip()]) != 1:
         return True
-    said = f" {_words(text)} "
-    return any(f" {_words(name)} " in said for name in places)
+    said = f" {_spoken(text)} "
+    return any(f" {_spoken(name)} " in said for name in places)
 
 
-def _words(text: str) -> str:
+def _spoken(text: str) -> str:
     """``text``'s words, lower case, one space apart (``living_room`` -> "living room")."""
     return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
 
@@ -164,8 +164,8 @@ class SchemaEvidence:
         move: nothing is concluded).
 
         A place is named when a name the player's atoms take in any transition, or an
-        argument of the command of such a name's type, is a word of the answer (``living_room`` as "living
-        room"); a text game that moves the player describes the new place, in more than one
+        argument of the command of such a name's type, is a word of the answer
+        (``living_room`` as "living room"); a text game that moves the player describes the new place, in more than one
         sentence ("You are in the corridor. To the South you see ..."), even one never
         named before. Other names the model typed as places are not counted: measured,
         "front" of "a closed front door" was typed a room. Why the rule: measured with
