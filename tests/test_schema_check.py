@@ -509,6 +509,49 @@ def test_predicate_slots_ask_one_labelled_line_per_aspect_and_read_the_predicate
     assert unslotted._predicates_form().startswith("Example of the form")
 
 
+def test_what_the_player_holds_is_never_declared_over_the_players_place_type():
+    """Issue 75, ``predicate_slots``: a declaration on the holds line whose arguments all have
+    the type of where the player is (``(holding ?i - room)``) is refused, so a second
+    declaration of the same name over a thing's type is the one kept (dev seed 1 at 5f39841:
+    the room one was kept, the coin typed a room to fit it, and move required it)."""
+    from pddlkit.formalizers.modular.predicates import held_places
+
+    both = SLOTTED.replace("(holding ?i - item)", "(holding ?i - room) (holding ?i - item)")
+    assert held_places(both, {"room", "direction", "item"}) == ["(holding ?i - room)"]
+    # no other type to hold: nothing refused
+    assert held_places(both, {"room"}) == []
+    assert held_places(SLOTTED, {"room", "direction", "item"}) == []
+
+    def answer(prompt: str) -> str:
+        if _part(prompt) == "domain":
+            return both
+        if _part(prompt) == "precondition":
+            action = re.search(r"of the action (\S+)", prompt).group(1)
+            return RIGHT if action == "move" else door_and_take_schema(action)
+        return careful(prompt)
+
+    formalizer = ModularFormalizer(_script(answer), "coin-collector", schema_check=True,
+                                   predicate_slots=True)
+    events: list[dict] = []
+    result = run_episode(make("coin-collector", rooms=3), formalizer, seed=1,
+                         limits=Limits(action_budget=40),
+                         on_event=lambda kind, data: events.append({"type": kind, **data}))
+    assert result.won, result.metrics.abort_reason
+    assert "(holding ?i - item)" in formalizer.predicates
+    assert "(holding ?i - room)" not in formalizer.predicates
+    refused = [r for e in events if e["type"] == "parts" for p in e["parts"]
+               if p["part"] == "predicates" for r in p["refused"]]
+    assert refused == ["(holding ?i - room): what the player holds is a thing, not a place "
+                       "(where the player is has that type)"]
+    # without the slots the rule does not apply (no aspect is known)
+    plain = ModularFormalizer(_script(answer), "coin-collector", schema_check=True)
+    kept, why = plain._read_predicates(both, {"move": ([("?from", "room"), ("?to", "room"),
+                                                       ("?dir", "direction")], "move {dir}"),
+                                              "take": ([("?i", "item"), ("?r", "room")],
+                                                       "take {i}")})
+    assert "(holding ?i - room)" in kept
+
+
 def test_slotted_predicates_are_asked_again_only_when_one_has_an_actions_name():
     """With ``predicate_slots`` each aspect has a predicate of its own, so a schema no draw
     gets past is set aside, not a reason to ask for every predicate again (measured: the new

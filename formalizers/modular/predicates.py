@@ -63,6 +63,8 @@ PREDICATE_SLOTS = (
 #: ?from)) after (player ?to)`` in move, open-door, close-door and take alike, so no
 #: precondition said where a command is done and no fact could be pinned to it)
 PLAYER_ASPECT = PREDICATE_SLOTS[0][0]
+#: the aspect of what the player holds: a thing, never a place (see :func:`held_places`)
+HELD_ASPECT = PREDICATE_SLOTS[4][0]
 #: the aspect whose predicates no command changes (how places connect); a predicate of any
 #: other aspect is one the schema check knows changes (where the player is: measured with
 #: Qwen2.5-Coder 1.5B, no move schema changed it, and with no schema changing it the check
@@ -166,6 +168,46 @@ class PredicateRevision:
     def _restore_domain(self, kept: tuple) -> None:
         (self.predicates, self.bodies, self.evidence, self.base, self.chunk, self.seen,
          self.ever, self.predicate_aspects) = kept
+
+
+def held_places(answer: str, types: set) -> list[str]:
+    """``predicate_slots``: the declarations on the line of what the player holds whose every
+    argument has a type of the line of where the player is (``what the player holds:
+    (holding ?p1 - room) (holding ?p1 - item)`` under ``where the player is: (player ?p1 -
+    room)`` -> ``["(holding ?p1 - room)"]``): a place is where the player is, not a thing it
+    holds, so such a declaration is refused. None is refused when the player's place has no
+    type of its own (every argument ``object``, or the place's type the only one): nothing
+    else could be held then.
+
+    Why: measured with Qwen2.5-Coder 1.5B writing CoinCollector's domain (dev seed 1 at
+    5f39841), the holds line declared ``(holding ?p1 - room)`` first and ``(holding ?p1 -
+    item)`` second; the second was refused as declared twice, the coin was then typed a room
+    to fit ``(holding coin)``, move required ``(holding ?from)``, and no rewrite of it could
+    move the player: the episode ended at step 2 with the solver's retries spent."""
+    lines = _aspect_lines(answer)
+    place = {t for line in lines.get(PLAYER_ASPECT, []) for t in _argument_types(line)}
+    if not place or not (types - place - {"object"}):
+        return []
+    return [m.group(0) for line in lines.get(HELD_ASPECT, [])
+            for m in _ATOM.finditer(line)
+            if (kinds := _argument_types(m.group(0))) and set(kinds) <= place]
+
+
+def _aspect_lines(answer: str) -> dict[str, list[str]]:
+    """Each aspect's label -> the text of its lines in ``answer`` (as :func:`aspects_of`
+    reads them: from where a line begins with the label to the next such line)."""
+    starts = sorted((m.start(), label) for label, _least in PREDICATE_SLOTS
+                    for m in re.finditer(rf"(?im)^[ \t]*{re.escape(label)}[ \t]*:", answer))
+    out: dict[str, list[str]] = {}
+    for i, (start, label) in enumerate(starts):
+        end = starts[i + 1][0] if i + 1 < len(starts) else len(answer)
+        out.setdefault(label, []).append(answer[start + len(label) + 1:end])
+    return out
+
+
+def _argument_types(declaration: str) -> list[str]:
+    """``(holding ?p1 - room ?x - item)`` -> ``["room", "item"]`` (typed arguments only)."""
+    return re.findall(r"\?[\w\-]+\s+-\s+([\w\-]+)", declaration)
 
 
 def aspects_of(answer: str, predicates: list[str]) -> dict[str, str]:

@@ -12,6 +12,7 @@ from typing import Optional
 
 from ..base import Context
 from .parts import MISSING_FACTS, _ATOM, _balanced, _norm, _types, observed_names
+from .predicates import held_places
 from .schema_slots import read_slots
 
 
@@ -45,9 +46,13 @@ class Reading:
         action's parameter type is in none (it would be unconstrained)."""
         kept, refused = [], []
         types = set(_types(signatures))
+        places = set(held_places(text, types)) if self.predicate_slots else set()
         for m in _ATOM.finditer(text):
             params = _typed_parameters(m.group(2).split(), types)
-            if params is None:
+            if m.group(0) in places:
+                refused.append(f"{m.group(0)}: what the player holds is a thing, not a place "
+                               "(where the player is has that type)")
+            elif params is None:
                 refused.append(f"{m.group(0)}: not a typed predicate over {sorted(types)}")
             elif m.group(1).lower() in {k.split()[0].strip('(') for k in kept}:
                 refused.append(f"{m.group(0)}: declared twice")
