@@ -1156,3 +1156,70 @@ def test_the_state_keeps_the_player_where_it_was_when_the_observation_states_no_
     formalizer.chunk = ["(player corridor)"]
     formalizer._keep_place(frozenset({"(player pantry)"}))
     assert formalizer.base == ["(player unknown_north)"]
+
+
+def test_no_goal_is_asked_for_while_none_can_be_reached_under_the_models_files():
+    """Qwen's episodes on CoinCollector dev seed 1 (789b2de, f236112, 5f39841) ended with no
+    goal reachable under its schemas and facts, the goal asked four to eight times a step and
+    each draw refused. While the model writes the domain and nothing can be reached, the
+    action the why-no-plan blames is asked for, then the facts; when still nothing can be
+    reached the goal is not asked for and an AnswerError names the planner's lines; once
+    something can be reached, the goal is asked as before; over a frozen domain, never."""
+    from pddlkit.formalizers.answer import AnswerError
+    from pddlkit.formalizers.base import SOLVER_ERROR, Context, Memory
+    from pddlkit.formalizers.modular.parts import _signatures
+
+    from test_modular import _signatures as coin_signatures
+
+    text = coin_signatures()
+    signatures = _signatures(text)
+    # move needs (visited ?to), which only move adds: no place can be reached, nor anything
+    never = (":precondition (and (at ?from) (visited ?to) (connected ?from ?to ?dir)) "
+             ":effect (and (not (at ?from)) (at ?to) (visited ?to))")
+    why = ("fast-downward: unsolvable\nwhy no plan:\n"
+           "  - goal (holding coin) can never be reached: it is added only by (take coin ?r)\n"
+           "  - (move ?from ?to ?dir) can never fire: no objects make its preconditions true "
+           "together; the closest, (move pantry unknown_north north), also needs (visited "
+           "unknown_north), which is never reachable")
+    memory = Memory("find the coin and take it.", [("look", "You are in the pantry.")])
+    context = Context(SOLVER_ERROR, "coin-collector", memory, [], text, 4, error=why)
+
+    def setup(move_answer: str) -> tuple[ModularFormalizer, list[str]]:
+        parts: list[str] = []
+
+        def answer(prompt: str) -> str:
+            parts.append(_part(prompt))
+            return move_answer if _part(prompt) == "precondition" else careful(prompt)
+
+        formalizer = ModularFormalizer(_script(answer), "coin-collector", schema_check=True)
+        formalizer.fixed_domain, formalizer.seen = None, 1
+        formalizer.predicates = PREDICATES.split("\n")
+        formalizer.bodies = {"move": never} | {a: door_and_take_schema(a) for a in
+                                               ("open-door", "close-door", "take")}
+        formalizer.base = ["(at pantry)", "(connected pantry unknown_north north)"]
+        formalizer._planner_error, formalizer._written_last = why, []
+        formalizer._signatures_seen = signatures
+        return formalizer, parts
+
+    stuck, parts = setup(never)
+    assert stuck._no_goal_reachable()
+    with pytest.raises(AnswerError, match=r"no goal can be planned yet.*\(move \?from \?to "
+                                          r"\?dir\) can never fire") as raised:
+        stuck._before_free_goal(context, signatures)
+    assert "(visited unknown_north), which is never reachable" in str(raised.value)
+    assert parts[0] == "precondition" and "goal" not in parts    # move asked, then facts
+    assert stuck._written_last[:2] == ["action move", "facts"]
+    assert stuck.acted["schema-check"] == 1
+
+    fixed, parts = setup(RIGHT)            # move rewritten so it fires: a goal can be asked
+    fixed._before_free_goal(context, signatures)
+    assert " ".join(fixed.bodies["move"].split()) == RIGHT
+    assert fixed._written_last == ["action move"]
+    assert not fixed._no_goal_reachable() and fixed._goal_candidates()
+    assert parts == ["precondition"]
+
+    frozen, parts = setup(never)
+    frozen.fixed_domain = "(define (domain d))"
+    assert not frozen._no_goal_reachable()
+    frozen._before_free_goal(context, signatures)
+    assert parts == []

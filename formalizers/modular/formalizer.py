@@ -155,6 +155,8 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
         for part in targets:
             if part == "goal":
                 self._before_goal(context, signatures)
+                if self.schema_check:
+                    self._before_free_goal(context, signatures)
             self._write_target(part, context, signatures)
         files = self._assemble(context, signatures)
         self.last_files = files

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from ..answer import Files
+from ..answer import AnswerError, Files
 from ..base import SIMULATION_ERROR, SOLVER_ERROR, Context
 from .parts import GOAL_CANDIDATES, _action_of
 
@@ -122,7 +122,7 @@ class Goals:
                tuple(sorted(self.bodies.items())), tuple(sorted(self._task_words)))
         if getattr(self, "_candidates_key", None) == key:
             return self._candidates
-        self._candidates_key, self._candidates = key, []
+        self._candidates_key, self._candidates, self._reachable_all = key, [], None
         try:
             from pddlkit.pddl.reader import read_domain, read_problem
             from pddlkit.semantics.heuristic import RelaxedDistance
@@ -147,10 +147,57 @@ class Goals:
         ever = self.ever | set(self._facts())
         reached = sorted((format_atom(atom) in ever, cost, format_atom(atom))
                          for atom, cost in costs.items() if cost > 0 and atom[0] not in static)
+        self._reachable_all = [atom for _old, _cost, atom in reached]
         self._been = set()
         reached = self._goal_policy(reached)
         self._candidates = [atom for _old, _cost, atom in reached]
         return self._candidates
+
+    def _no_goal_reachable(self) -> bool:
+        """While the model writes the domain: True when its files can be read and no atom
+        that is not true now can be reached under them (relaxed: delete effects ignored, so
+        a goal outside that set cannot be planned), less the goals already refused with these
+        same files; False when the files cannot be read (nothing is known then)."""
+        self._reachable_goals()
+        reachable = getattr(self, "_reachable_all", None)
+        if self.fixed_domain is not None or reachable is None:
+            return False
+        return all(self._refusal_key("goal", f"(:goal {atom})") in self._refused
+                   for atom in reachable)
+
+    def _before_free_goal(self, context: Context, signatures: dict) -> None:
+        """While the model writes the domain and no goal can be reached
+        (:meth:`_no_goal_reachable`): what could make one reachable is written first, the
+        action the planner's why-no-plan says can never fire (not asked with that line
+        before), else the facts read again (when not written in this request); when a goal
+        is still out of reach, the goal is not asked for: an AnswerError says why, naming
+        the why-no-plan's lines, and the loop counts it as an error (the episode ends at its
+        retry limit without spending calls on goals that cannot plan).
+
+        Why: measured with Qwen2.5-Coder 1.5B writing CoinCollector's domain, dev seed 1 at
+        789b2de, f236112 and 5f39841: each episode ended with no goal reachable under the
+        model's schemas and facts, the goal part asked four to eight times a step, each draw
+        an unreachable goal (``(holding coin)``, the coin unseen) refused, then redrawn as
+        refused, until the retries ran out."""
+        if not self._no_goal_reachable():
+            return
+        self.acted["schema-check"] += 1
+        blocked = self._never_fires(signatures)
+        if blocked and self._write(f"action {blocked}", context, signatures):
+            self._written_last.append(f"action {blocked}")
+            if not self._no_goal_reachable():
+                return
+        if "facts" not in self._written_last:
+            self._write_facts(context, signatures)
+            self._written_last.append("facts")
+            if not self._no_goal_reachable():
+                return
+        why = [line.strip().lstrip("- ") for line in self._planner_error.splitlines()
+               if "never" in line]
+        raise AnswerError("no goal can be planned yet: under the domain and the facts no atom "
+                          "that is not true now can be reached (or each was refused)"
+                          + ("; the planner said: " + "; ".join(why[:3]) if why else "")
+                          + "; the next request rewrites what that blames")
 
     def _goal_policy(self, reached: list) -> list:
         """The goal policy slot (:mod:`pddlkit.formalizers.helps`): each help's hook that
