@@ -68,15 +68,26 @@ def transitions(events: Iterable[dict]) -> list:
     import dataclasses
 
     events = list(events)
-    observed = {(e.get("episode"), e["where"]): frozenset(e["observed"]) for e in events
-                if e.get("type") == "transition-observed"}
+    said = [e for e in events if e.get("type") == "transition-observed"]
+    observed = {(e.get("episode"), e["where"]): frozenset(e["observed"]) for e in said
+                if "observed" in e}
+    held: dict = {}     # what a refusal said held before the refused command
+    for e in said:
+        if "held before" in e:
+            held.setdefault((e.get("episode"), e["where"]), []).append(e["held before"])
     out = []
     for e in events:
         if e.get("type") == "transition":
             t = as_transition(e, f"episode {e.get('episode')}, step {e.get('step')}: "
                                  f"{e['command']}")
-            seen = observed.get((e.get("episode"), f"step {e.get('step')}: {e['command']}"))
-            out.append(dataclasses.replace(t, observed=seen) if seen is not None else t)
+            key = (e.get("episode"), f"step {e.get('step')}: {e['command']}")
+            seen = observed.get(key)
+            t = dataclasses.replace(t, observed=seen) if seen is not None else t
+            for literal in held.get(key, ()):
+                fact = literal[len("(not "):-1].strip() if literal.startswith("(not ") else ""
+                t = dataclasses.replace(t, before=t.before - {fact} if fact
+                                        else t.before | {literal})
+            out.append(t)
     return out
 
 

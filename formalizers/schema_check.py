@@ -207,6 +207,31 @@ class SchemaEvidence:
             del self.transitions[i + 1:]
         return self.transitions[i]
 
+    def held_before_refusal(self, literal: str) -> Optional[str]:
+        """The world's refusal of the last command, read into ``literal`` (the correction
+        part: ``(closed-door pantry unknown_north north)`` from "The door to the north is
+        closed."): it held before that command, so the transition's facts before say so
+        (``(not F)``: F taken out); returns the transition's ``where``, or None (the last
+        command was not refused, or its facts already said so).
+
+        Why: measured with Qwen2.5-Coder 1.5B writing CoinCollector's domain (dev seed 1 at
+        aec302f): the facts missed the closed door, "move north" was refused, and the
+        correction part read the door as closed; the transition still held the facts
+        believed before, so the model's move, which needs the door not closed, was refuted
+        by it ("its precondition held"), every rewrite too, and move was set aside."""
+        if not self.transitions or self.transitions[-1].succeeded:
+            return None
+        t = self.transitions[-1]
+        literal = " ".join(literal.split())
+        if literal.startswith("(not "):
+            before = t.before - {literal[len("(not "):-1].strip()}
+        else:
+            before = t.before | {literal}
+        if before == t.before:
+            return None
+        self.transitions[-1] = dataclasses.replace(t, before=frozenset(before))
+        return t.where
+
     def findings(self, domain_text: str, schemas: Optional[Iterable[str]] = None) -> list:
         """Every finding against ``domain_text`` (a domain that does not check: ValueError)."""
         from pddlkit.semantics.transitions import check_listed, check_transitions

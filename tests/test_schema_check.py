@@ -1223,3 +1223,59 @@ def test_no_goal_is_asked_for_while_none_can_be_reached_under_the_models_files()
     assert not frozen._no_goal_reachable()
     frozen._before_free_goal(context, signatures)
     assert parts == []
+
+
+def test_what_the_worlds_refusal_said_held_joins_the_refused_transitions_facts():
+    """Qwen's facts missed the closed door, "move north" was refused, and the correction part
+    read the door as closed (CoinCollector dev seed 1 at aec302f); the transition kept the
+    facts believed before, so its move, which needs the door not closed, was refuted by it
+    and set aside. While the model writes the domain, a correction joins the refused
+    transition's facts (an event says so, and a record read back applies it); over a frozen
+    domain the evidence is left alone."""
+    from pddlkit.formalizers.evidence import transitions as read_transitions
+    from pddlkit.formalizers.modular.parts import _signatures
+
+    from test_modular import _signatures as coin_signatures
+
+    signatures = _signatures(coin_signatures())
+    move = (":precondition (and (at ?from) (connected ?from ?to ?dir) (not (has-door ?from "
+            "?to ?dir))) :effect (and (not (at ?from)) (at ?to))")
+    refused = Transition("(move pantry unknown_north north)",
+                         frozenset({"(at pantry)", "(connected pantry unknown_north north)"}),
+                         False, objects={"pantry": "room", "unknown_north": "room",
+                                         "north": "direction"},
+                         where="step 1: move north", answer="The door to the north is closed.")
+    formalizer = ModularFormalizer(_script(careful), "coin-collector", schema_check=True)
+    formalizer.fixed_domain, formalizer._signatures_seen = None, signatures
+    formalizer.predicates = PREDICATES.split("\n")
+    formalizer.bodies = {"move": move} | {a: door_and_take_schema(a) for a in
+                                          ("open-door", "close-door", "take")}
+    formalizer.evidence.add([refused])
+    domain = formalizer._domain_text(None)
+    assert [f.kind for f in formalizer.evidence.findings(domain)] == ["precondition-too-weak"]
+    formalizer._correct_evidence("(has-door pantry unknown_north north)")
+    assert formalizer.evidence.findings(domain) == []
+    assert "(has-door pantry unknown_north north)" in formalizer.evidence.transitions[0].before
+    assert formalizer.observed_after == [{"where": "step 1: move north",
+                                          "held before": "(has-door pantry unknown_north north)"}]
+    # said once; a (not F) takes F out; a command the world took is not touched
+    assert formalizer.evidence.held_before_refusal("(has-door pantry unknown_north north)") \
+        is None
+    assert formalizer.evidence.held_before_refusal("(not (at pantry))") == "step 1: move north"
+    assert "(at pantry)" not in formalizer.evidence.transitions[0].before
+    took = SchemaEvidence()
+    took.add([dataclasses.replace(refused, succeeded=True)])
+    assert took.held_before_refusal("(has-door pantry unknown_north north)") is None
+    # a record read back (learn-domain, the library) has the same facts before
+    event = {"type": "transition", "episode": 1, "step": 1, "command": "move north",
+             "action": refused.action, "succeeded": False, "before": sorted(refused.before),
+             "objects": dict(refused.objects)}
+    said = {"type": "transition-observed", "episode": 1, "where": "step 1: move north",
+            "held before": "(has-door pantry unknown_north north)"}
+    assert "(has-door pantry unknown_north north)" in read_transitions([event, said])[0].before
+    assert read_transitions([event])[0].before == refused.before
+    frozen = ModularFormalizer(_script(careful), "coin-collector", schema_check=True)
+    frozen.fixed_domain = "(define (domain d))"
+    frozen.evidence.add([refused])
+    frozen._correct_evidence("(has-door pantry unknown_north north)")
+    assert frozen.evidence.transitions[0].before == refused.before

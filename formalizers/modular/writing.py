@@ -347,6 +347,17 @@ class Writing:
         """The sentence's words no earlier part has typed (see :meth:`_typed_names`)."""
         return [n for n in observed_names([self._sentence]) if n not in self.name_types]
 
+    def _correct_evidence(self, correction: str) -> None:
+        """``schema_check``, while the model writes the domain: what the world's refusal
+        said held before the refused command joins that transition's facts
+        (:meth:`.schema_check.SchemaEvidence.held_before_refusal`), recorded as a
+        ``transition-observed`` event."""
+        if not self.schema_check or self.fixed_domain is not None:
+            return
+        where = self.evidence.held_before_refusal(correction)
+        if where:
+            self.observed_after.append({"where": where, "held before": correction})
+
     def _refusal_key(self, part: str, answer: str) -> tuple[str, str, str]:
         """An answer is refused together with the rest of the files it was assembled with:
         the same goal over other facts makes other files, which may plan."""
@@ -407,6 +418,7 @@ class Writing:
             self._said = bool(correction)
             if not self._said or not counting:
                 return
+            self._correct_evidence(correction)
             fact = correction[len("(not "):-1] if correction.startswith("(not ") else correction
             if correction.startswith("(not "):
                 self.base = [f for f in self.base if f != fact]
