@@ -1258,6 +1258,9 @@ def test_what_the_worlds_refusal_said_held_joins_the_refused_transitions_facts()
     assert "(has-door pantry unknown_north north)" in formalizer.evidence.transitions[0].before
     assert formalizer.observed_after == [{"where": "step 1: move north",
                                           "held before": "(has-door pantry unknown_north north)"}]
+    # a (not F) the model picked may be its schema's mistake: the evidence is left alone
+    formalizer._correct_evidence("(not (at pantry))")
+    assert "(at pantry)" in formalizer.evidence.transitions[0].before
     # said once; a (not F) takes F out; a command the world took is not touched
     assert formalizer.evidence.held_before_refusal("(has-door pantry unknown_north north)") \
         is None

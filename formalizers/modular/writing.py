@@ -351,8 +351,16 @@ class Writing:
         """``schema_check``, while the model writes the domain: what the world's refusal
         said held before the refused command joins that transition's facts
         (:meth:`.schema_check.SchemaEvidence.held_before_refusal`), recorded as a
-        ``transition-observed`` event."""
-        if not self.schema_check or self.fixed_domain is not None:
+        ``transition-observed`` event. Only a fact the world had and the facts lacked
+        (``F``, not ``(not F)``): a small model leaves facts out far more often than it
+        invents them, and a ``(not F)`` the model picks may be its schema's mistake, not the
+        facts' (measured with Qwen2.5-Coder 1.5B, CoinCollector dev seed 1 at aec302f: its
+        close-door needed the door closed, "close door to north" was refused with "The door
+        to the north is closed.", and the correction it picked was ``(not (closed-door
+        ...))``: taken as evidence, that would have made the wrong schema explain the
+        refusal)."""
+        if not self.schema_check or self.fixed_domain is not None \
+                or correction.startswith("(not "):
             return
         where = self.evidence.held_before_refusal(correction)
         if where:
