@@ -448,6 +448,18 @@ SLOTTED = ("where the player is: (at ?r - room)\n"
            "other states of a thing, such as clean, hot, cold or turned on: (visited ?r - room)")
 
 
+def _slotted_episode(answer):
+    """CoinCollector 3 rooms, seed 1, the model ``answer`` writing the domain with
+    ``predicate_slots``: (the formalizer, the result, the events)."""
+    formalizer = ModularFormalizer(_script(answer), "coin-collector", schema_check=True,
+                                   predicate_slots=True)
+    events: list[dict] = []
+    result = run_episode(make("coin-collector", rooms=3), formalizer, seed=1,
+                         limits=Limits(action_budget=40),
+                         on_event=lambda kind, data: events.append({"type": kind, **data}))
+    return formalizer, result, events
+
+
 def test_predicate_slots_ask_one_labelled_line_per_aspect_and_read_the_predicates_from_it():
     """Issue 75, ``predicate_slots``: the predicates are asked for under one label per aspect
     of a state, the grammar holds the labels and lets a line be ``none``, and the predicates
@@ -479,12 +491,7 @@ def test_predicate_slots_ask_one_labelled_line_per_aspect_and_read_the_predicate
         return careful(prompt)
 
     schema_prompts: list[str] = []
-    formalizer = ModularFormalizer(_script(answer), "coin-collector", schema_check=True,
-                                   predicate_slots=True)
-    events: list[dict] = []
-    result = run_episode(make("coin-collector", rooms=3), formalizer, seed=1,
-                         limits=Limits(action_budget=40),
-                         on_event=lambda kind, data: events.append({"type": kind, **data}))
+    formalizer, result, events = _slotted_episode(answer)
     assert result.won, result.metrics.abort_reason
     assert all(f"{label}: ..." in prompts[0] for label, _least in PREDICATE_SLOTS)
     assert "Example of the form" not in prompts[0]
@@ -530,12 +537,7 @@ def test_what_the_player_holds_is_never_declared_over_the_players_place_type():
             return RIGHT if action == "move" else door_and_take_schema(action)
         return careful(prompt)
 
-    formalizer = ModularFormalizer(_script(answer), "coin-collector", schema_check=True,
-                                   predicate_slots=True)
-    events: list[dict] = []
-    result = run_episode(make("coin-collector", rooms=3), formalizer, seed=1,
-                         limits=Limits(action_budget=40),
-                         on_event=lambda kind, data: events.append({"type": kind, **data}))
+    formalizer, result, events = _slotted_episode(answer)
     assert result.won, result.metrics.abort_reason
     assert "(holding ?i - item)" in formalizer.predicates
     assert "(holding ?i - room)" not in formalizer.predicates
