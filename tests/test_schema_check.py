@@ -1284,3 +1284,46 @@ def test_what_the_worlds_refusal_said_held_joins_the_refused_transitions_facts()
     frozen.evidence.add([refused])
     frozen._correct_evidence("(has-door pantry unknown_north north)")
     assert frozen.evidence.transitions[0].before == refused.before
+
+
+def test_a_sentence_that_says_closed_is_read_beginning_with_the_closed_aspects_predicate():
+    """Qwen read "To the North you see a closed front door." as the connection alone
+    (CoinCollector dev seed 1 at aec302f), so the open-door the game listed refuted a right
+    open-door and "move north" was planned through the closed door. With ``predicate_slots``,
+    while the model writes the domain, such a sentence's facts begin with a fact of the
+    predicate written for which doors are closed; a sentence without the word, or a frozen
+    domain, is read as before."""
+    from pddlkit.formalizers.base import INITIAL, Context, Memory
+    from pddlkit.formalizers.modular.parts import _signatures
+    from pddlkit.formalizers.modular.predicates import PREDICATE_SLOTS, aspects_of
+
+    from test_modular import _signatures as coin_signatures
+
+    text = coin_signatures()
+    signatures = _signatures(text)
+    sentence = "To the North you see a closed front door."
+    memory = Memory("find the coin and take it.", [("look", "You are in the pantry. " + sentence)])
+    context = Context(INITIAL, "coin-collector", memory, [], text, 4)
+    answer = SLOTTED.replace("(has-door ?from - room ?to - room ?dir - direction) ", "") \
+        .replace("door-open", "closed-door")
+    formalizer = ModularFormalizer(_script(careful), "coin-collector", schema_check=True,
+                                   predicate_slots=True, constrained=True)
+    formalizer.fixed_domain, formalizer._signatures_seen = None, signatures
+    formalizer.answers["predicates"] = answer
+    formalizer._keep_predicates(formalizer._read_predicates(answer, signatures)[0], False)
+    assert aspects_of(answer, formalizer.predicates)["closed-door"] == PREDICATE_SLOTS[2][0]
+    formalizer.base = ["(at pantry)"]
+    formalizer.name_types = {"pantry": "room", "north": "direction"} | {
+        w: "NONE" for w in ("closed", "front", "door", "closed_front", "front_door")}
+    formalizer._sentence = sentence
+    connection = "(connected ?from= pantry ?to= unknown_north ?dir= north)"
+    closed = "(closed-door ?from= pantry ?to= unknown_north ?dir= north)"
+    grammar = formalizer._grammar("facts", context, signatures)
+    assert not grammar.accepts(connection)
+    assert grammar.accepts(closed) and grammar.accepts(closed + " " + connection)
+    assert formalizer.acted["predicate-slots"] == 1
+    formalizer._sentence = "You are in the pantry."
+    assert formalizer._stated_predicates() == []
+    formalizer._sentence = sentence
+    formalizer.fixed_domain = "(define (domain d))"
+    assert formalizer._stated_predicates() == []

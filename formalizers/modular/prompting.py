@@ -318,7 +318,7 @@ class Prompting:
             return grammars.labeled_facts_grammar(
                 self._signature_list(), self._typed_names(context),
                 mentioned=observed_names([self._sentence]) if self._sentence else None,
-                pinned=self._pins())
+                pinned=self._pins(), required=self._stated_predicates())
         candidates = self._goal_candidates()
         if candidates:
             from pddlkit.llm.grammar import Grammar
