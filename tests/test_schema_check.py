@@ -1322,6 +1322,17 @@ def test_a_sentence_that_says_closed_is_read_beginning_with_the_closed_aspects_p
     assert not grammar.accepts(connection)
     assert grammar.accepts(closed) and grammar.accepts(closed + " " + connection)
     assert formalizer.acted["predicate-slots"] == 1
+    # the word that states it is no name: typed NONE in code (Qwen typed "closed" a room)
+    typing = ModularFormalizer(_script(careful), "coin-collector", predicate_slots=True,
+                               command_facts=True)
+    typing.fixed_domain, typing.predicate_aspects = None, dict(formalizer.predicate_aspects)
+    typing._sentence = sentence
+    typing._untype_template_words(signatures)
+    assert typing.name_types == {"door": "NONE", "closed": "NONE"}
+    assert "closed: a word that states a fact, not a name" in typing.command_derived
+    typing.predicate_slots, typing.name_types = False, {}
+    typing._untype_template_words(signatures)
+    assert "closed" not in typing.name_types
     formalizer._sentence = "You are in the pantry."
     assert formalizer._stated_predicates() == []
     formalizer._sentence = sentence
