@@ -63,6 +63,11 @@ class Prompting:
         elif kind == "missing":
             text = self._missing_prompt(part.split(" ", 1)[1], context, common, shown)
         elif kind == "facts":
+            if self._stating:   # predicate_slots: the sentence says it (.predicates.STATED_BY)
+                revision = "This sentence says what is " + " or ".join(self._stating_words) \
+                    + ": write the fact of " + " or ".join(
+                        line for line in self._labeled_lines()
+                        if line.strip("()").split()[0] in self._stating) + " it states."
             text = self.templates["facts"].substitute(
                 context=common, revision=revision, sentence=self._sentence)
         else:
@@ -316,9 +321,10 @@ class Prompting:
             return self._missing_grammar(part.split(" ", 1)[1], context)
         if part == "facts":
             return grammars.labeled_facts_grammar(
-                self._signature_list(), self._typed_names(context),
+                [(n, ps) for n, ps in self._signature_list()
+                 if not self._stating or n in self._stating], self._typed_names(context),
                 mentioned=observed_names([self._sentence]) if self._sentence else None,
-                pinned=self._pins(), required=self._stated_predicates())
+                pinned=self._pins())
         candidates = self._goal_candidates()
         if candidates:
             from pddlkit.llm.grammar import Grammar

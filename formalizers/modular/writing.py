@@ -130,7 +130,9 @@ class Writing:
             if self._untyped_words():
                 self._write("types", context, signatures)
             try:
+                before = list(self.chunk)
                 wrote = self._write("facts", context, signatures) or wrote
+                self._write_stated(context, signatures, before)
             except PartUnwritable as exc:   # it names nothing a predicate takes: no call
                 self.last_parts.append(PartCall("facts", context.kind, "", outcome=(
                     f"skipped, no call: {exc.args[0]} (the sentence: {sentence!r})")))

@@ -568,7 +568,6 @@ def labeled_facts_grammar(predicates: Sequence[tuple[str, Sequence[tuple[str, Op
                           names: "dict[Optional[str], Sequence[str]]", *,
                           mentioned: Optional[Sequence[str]] = None,
                           pinned: Optional[dict] = None,
-                          required: Sequence[str] = (),
                           limits: Limits = Limits()) -> Grammar:
     """Ground facts with every parameter named, ``(connected ?from=kitchen ?to=hall
     ?dir=east)``, one or more: ``predicates`` as (name, [(parameter, type)]), ``names`` the
@@ -578,12 +577,9 @@ def labeled_facts_grammar(predicates: Sequence[tuple[str, Sequence[tuple[str, Op
     one of them: a sentence states facts about what it names (measured: asked for the facts
     of "You see a coin.", a 1.5B model wrote where the player is). ``pinned``
     (predicate -> {argument index: name}) fixes those arguments of those predicates to the
-    name given (where the agent is: ``{"connected": {0: "pantry"}}``). With ``required``
-    (predicate names), the first fact is one of theirs when any can be written (a sentence
-    that says a door is closed states a fact of the predicate for it)."""
-    most = min(limits.facts, 8)
+    name given (where the agent is: ``{"connected": {0: "pantry"}}``)."""
+    lines = [f"start: {_rep('fact', min(limits.facts, 8), 1)}"]
     rules, used = [], {}
-    firsts: list[str] = []
     said = {kind: [n for n in values if mentioned is None or n in mentioned]
             for kind, values in names.items()}
 
@@ -605,20 +601,14 @@ def labeled_facts_grammar(predicates: Sequence[tuple[str, Sequence[tuple[str, Op
         if not params or mentioned is None:
             slots = [slot(j, v, t, False) for j, (v, t) in enumerate(params)]
             rules.append(f'"(" {_lit(name)} ' + " ".join(slots) + ' ")"')
-            firsts += rules[-1:] if name in required else []
             continue
         for i, (_v, kind) in enumerate(params):   # argument i is one the sentence names
             if (fixed[i] not in mentioned) if i in fixed else not said.get(kind):
                 continue
             slots = [slot(j, v, t, j == i) for j, (v, t) in enumerate(params)]
             rules.append(f'"(" {_lit(name)} ' + " ".join(slots) + ' ")"')
-            firsts += rules[-1:] if name in required else []
     if not rules:
         raise ValueError("no fact can be written: no predicate has names for its parameters")
-    if firsts:
-        lines = [f"start: first {_rep('fact', most - 1)}", "first: " + "\n  | ".join(firsts)]
-    else:
-        lines = [f"start: {_rep('fact', most, 1)}"]
     lines.append("fact: " + "\n  | ".join(rules))
     for (kind, only_said), rule in used.items():
         lines.append(f"{rule}: {_choice(said[kind] if only_said else names[kind])}")
