@@ -1364,3 +1364,38 @@ def test_a_sentence_that_says_closed_and_was_read_without_it_is_asked_for_that_f
     assert "closed" not in typing.name_types
     formalizer._sentence = "You are in the pantry."
     assert formalizer._stated_predicates() == ([], [])
+
+
+def test_no_correction_takes_out_a_fact_the_worlds_refusal_states():
+    """Qwen's close-door needed the door closed; "close door to north" was refused with "The
+    door to the north is closed.", the correction took the closed door out of the facts, and
+    the rewritten close-door was planned and refused again (CoinCollector dev seed 1 at
+    df8c5ea). With ``predicate_slots``, while the model writes the domain, ``(not F)`` is no
+    correction when the refusal says F's aspect by its word; other refusals, and the facts
+    the world had that the facts lacked, are corrections as before."""
+    from pddlkit.formalizers.modular.parts import _signatures
+
+    from test_modular import _signatures as coin_signatures
+
+    signatures = _signatures(coin_signatures())
+    answer = SLOTTED.replace("(has-door ?from - room ?to - room ?dir - direction) ", "") \
+        .replace("door-open", "closed-door")
+    formalizer = ModularFormalizer(_script(careful), "coin-collector", schema_check=True,
+                                   predicate_slots=True)
+    formalizer.fixed_domain, formalizer._signatures_seen = None, signatures
+    formalizer.answers["predicates"] = answer
+    formalizer._keep_predicates(formalizer._read_predicates(answer, signatures)[0], False)
+    formalizer.bodies = {"move": RIGHT.replace("has-door", "closed-door").replace(
+        "door-open", "closed-door")} | {a: door_and_take_schema(a).replace("door-open",
+                                                                          "closed-door")
+                                        for a in ("open-door", "close-door", "take")}
+    formalizer.base = ["(at pantry)", "(connected pantry unknown_north north)",
+                       "(closed-door pantry unknown_north north)"]
+    formalizer.failed_step = "(close-door pantry unknown_north north)"
+    formalizer._refusal_message = "The door to the north is closed."
+    assert formalizer._corrections() == ["(not (at pantry))"]
+    formalizer._refusal_message = "You can't do that."
+    assert "(not (closed-door pantry unknown_north north))" in formalizer._corrections()
+    formalizer._refusal_message = "The door to the north is closed."
+    formalizer.predicate_slots = False
+    assert "(not (closed-door pantry unknown_north north))" in formalizer._corrections()

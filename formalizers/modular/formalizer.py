@@ -98,6 +98,7 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
         self._failed_actions: dict[str, int] = {}
         self._never_fired: set[tuple[str, str]] = set()   # (action, why-no-plan line) asked
         self.failed_step: Optional[str] = None
+        self._refusal_message = ""                 # the world's answer to the failed step
         self._said = False                         # whether the last one was said
         self._written_last: list[str] = []
         self._signatures_seen: dict = {}

@@ -42,6 +42,7 @@ class Goals:
     def _simulation_targets(self, context: Context, signatures: dict,
                             learned: bool) -> list[str]:
         """The parts to rewrite after a plan step failed in the world."""
+        self._refusal_message = context.error or ""
         if self._reread:
             self._reread = False          # names typed anew: the last facts read again
             self._withdrawn = None
