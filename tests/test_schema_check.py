@@ -1366,13 +1366,14 @@ def test_a_sentence_that_says_closed_and_was_read_without_it_is_asked_for_that_f
     assert formalizer._stated_predicates() == ([], [])
 
 
-def test_no_correction_takes_out_a_fact_the_worlds_refusal_states():
+def test_no_correction_takes_a_fact_out_when_the_refusal_states_an_aspect():
     """Qwen's close-door needed the door closed; "close door to north" was refused with "The
-    door to the north is closed.", the correction took the closed door out of the facts, and
-    the rewritten close-door was planned and refused again (CoinCollector dev seed 1 at
-    df8c5ea). With ``predicate_slots``, while the model writes the domain, ``(not F)`` is no
-    correction when the refusal says F's aspect by its word; other refusals, and the facts
-    the world had that the facts lacked, are corrections as before."""
+    door to the north is closed.", and the correction took the closed door out of the facts
+    (CoinCollector dev seed 1 at df8c5ea), then the connection (a3d7b69). With
+    ``predicate_slots``, while the model writes the domain, a refusal that states an aspect
+    of the predicates by its word ("closed") offers no ``(not F)`` correction; a fact the
+    world had that the facts lacked still is one; another refusal, or a frozen domain, keeps
+    every correction."""
     from pddlkit.formalizers.modular.parts import _signatures
 
     from test_modular import _signatures as coin_signatures
@@ -1385,17 +1386,22 @@ def test_no_correction_takes_out_a_fact_the_worlds_refusal_states():
     formalizer.fixed_domain, formalizer._signatures_seen = None, signatures
     formalizer.answers["predicates"] = answer
     formalizer._keep_predicates(formalizer._read_predicates(answer, signatures)[0], False)
-    formalizer.bodies = {"move": RIGHT.replace("has-door", "closed-door").replace(
-        "door-open", "closed-door")} | {a: door_and_take_schema(a).replace("door-open",
-                                                                          "closed-door")
-                                        for a in ("open-door", "close-door", "take")}
+    # close-door as Qwen wrote it: it needs the door closed
+    formalizer.bodies = {a: door_and_take_schema(a) for a in ("open-door", "take")} | {
+        "move": RIGHT.replace("(or (not (has-door ?from ?to ?dir)) (door-open ?from ?to "
+                              "?dir))", "(not (closed-door ?from ?to ?dir))"),
+        "close-door": ":precondition (and (at ?loc1) (connected ?loc1 ?loc2 ?dir) (closed-door "
+                      "?loc1 ?loc2 ?dir) (not (visited ?loc2))) :effect (at ?loc2)"}
     formalizer.base = ["(at pantry)", "(connected pantry unknown_north north)",
                        "(closed-door pantry unknown_north north)"]
     formalizer.failed_step = "(close-door pantry unknown_north north)"
     formalizer._refusal_message = "The door to the north is closed."
-    assert formalizer._corrections() == ["(not (at pantry))"]
+    assert formalizer._corrections() == ["(visited unknown_north)"]
     formalizer._refusal_message = "You can't do that."
-    assert "(not (closed-door pantry unknown_north north))" in formalizer._corrections()
+    assert formalizer._corrections() == [
+        "(visited unknown_north)", "(not (at pantry))",
+        "(not (connected pantry unknown_north north))",
+        "(not (closed-door pantry unknown_north north))"]
     formalizer._refusal_message = "The door to the north is closed."
-    formalizer.predicate_slots = False
-    assert "(not (closed-door pantry unknown_north north))" in formalizer._corrections()
+    formalizer.fixed_domain = formalizer._domain_text(signatures)
+    assert len(formalizer._corrections()) == 4

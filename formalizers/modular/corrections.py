@@ -211,21 +211,25 @@ class Corrections:
 
     def _refusal_states(self, fact: str) -> bool:
         """``predicate_slots``, while the model writes the domain: whether the world's answer
-        to the refused command says, by a word of :data:`.predicates.STATED_BY`, that
-        ``fact``'s aspect holds ("The door to the north is closed." of ``(closed-door pantry
-        unknown_north north)``): then ``(not fact)`` is no correction (the schema that needed
-        it is what is wrong, and the schema check refutes it). Measured with Qwen2.5-Coder
-        1.5B writing CoinCollector's domain (dev seed 1 at df8c5ea): its close-door needed
-        the door closed, "close door to north" was refused with that sentence, the
-        correction took the closed door out of the facts, and the rewritten close-door
-        (needing it open) was planned and refused again."""
+        to the refused command states an aspect the predicates have by its word
+        (:data:`.predicates.STATED_BY`: "The door to the north is closed."); then no
+        ``(not fact)`` is a correction: over that aspect it contradicts the answer, over
+        another the answer is not about it, and the schema that let the command be planned
+        is what is wrong (the schema check refutes it). Measured with Qwen2.5-Coder 1.5B
+        writing CoinCollector's domain, dev seed 1: its close-door needed the door closed,
+        "close door to north" was refused with that sentence, and the correction took the
+        closed door out of the facts (at df8c5ea), then, that one ruled out, the connection
+        (at a3d7b69); each time the rewritten schema was fitted to the wrong facts. An
+        answer that states no such aspect ("You can't move west: there is no exit in that
+        direction.") keeps its corrections: a fact the model read wrong goes."""
         from .predicates import STATED_BY
 
         if not self.predicate_slots or self.fixed_domain is not None:
             return False
-        words = STATED_BY.get(self.predicate_aspects.get(_head(fact), ""), ())
         said = set(re.findall(r"[a-z]+", self._refusal_message.lower()))
-        return bool(said & set(words))
+        aspects = set(self.predicate_aspects.values())
+        return any(said & set(words) for aspect, words in STATED_BY.items()
+                   if aspect in aspects)
 
     def _corrections(self) -> list[str]:
         """What could have been wrong when the failed step's command failed: for each
