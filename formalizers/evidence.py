@@ -75,12 +75,15 @@ def transitions(events: Iterable[dict]) -> list:
     for e in said:
         if "held before" in e:
             held.setdefault((e.get("episode"), e["where"]), []).append(e["held before"])
+    dropped = {(e.get("episode"), e["where"]) for e in said if "not evidence" in e}
     out = []
     for e in events:
         if e.get("type") == "transition":
             t = as_transition(e, f"episode {e.get('episode')}, step {e.get('step')}: "
                                  f"{e['command']}")
             key = (e.get("episode"), f"step {e.get('step')}: {e['command']}")
+            if key in dropped:   # refused for a name the world has not: no evidence
+                continue
             seen = observed.get(key)
             t = dataclasses.replace(t, observed=seen) if seen is not None else t
             for literal in held.get(key, ()):

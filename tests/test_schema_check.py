@@ -1405,3 +1405,41 @@ def test_no_correction_takes_a_fact_out_when_the_refusal_states_an_aspect():
     formalizer._refusal_message = "The door to the north is closed."
     formalizer.fixed_domain = formalizer._domain_text(signatures)
     assert len(formalizer._corrections()) == 4
+
+
+def test_a_command_refused_for_a_name_the_world_has_not_is_no_evidence():
+    """"open door to front" was refused with '"front" is not a direction' (Qwen typed "front"
+    a direction, CoinCollector dev seed 1 at a3d7b69); the refusal refuted open-door and
+    set it aside. While the model writes the domain, a command the world refused for a name
+    it has not (``info["failed"]["object"]``) leaves the evidence, an event says so, and a
+    record read back leaves it out too; over a frozen domain nothing is dropped."""
+    from pddlkit.formalizers.evidence import transitions as read_transitions
+
+    refused = Transition("(open-door pantry unknown_north front)",
+                         frozenset({"(player pantry)"}), False,
+                         objects={"pantry": "room", "unknown_north": "room",
+                                  "front": "direction"}, where="step 2: open door to front",
+                         answer='"front" is not a direction.')
+    formalizer = ModularFormalizer(_script(careful), "coin-collector", schema_check=True)
+    formalizer.fixed_domain = None
+    formalizer.evidence.add([dataclasses.replace(refused, succeeded=True, where="step 1")])
+    assert formalizer.evidence.drop_refused_over("front") is None      # it ran: kept
+    formalizer.evidence.add([refused])
+    assert formalizer.evidence.drop_refused_over("kitchen") is None    # another name
+    formalizer.failed("(open-door pantry unknown_north front)",
+                      {"failed": {"object": "front"}})
+    assert [t.where for t in formalizer.evidence.transitions] == ["step 1"]
+    assert formalizer.observed_after == [{"where": "step 2: open door to front",
+                                          "not evidence": "refused because the world has "
+                                                          "no front"}]
+    event = {"type": "transition", "episode": 1, "step": 2, "command": "open door to front",
+             "action": refused.action, "succeeded": False, "before": sorted(refused.before),
+             "objects": dict(refused.objects)}
+    said = {"type": "transition-observed", "episode": 1, **formalizer.observed_after[0]}
+    assert read_transitions([event, said]) == []
+    assert len(read_transitions([event])) == 1
+    frozen = ModularFormalizer(_script(careful), "coin-collector", schema_check=True)
+    frozen.fixed_domain = "(define (domain d))"
+    frozen.evidence.add([refused])
+    frozen.failed("(open-door pantry unknown_north front)", {"failed": {"object": "front"}})
+    assert len(frozen.evidence.transitions) == 1

@@ -369,6 +369,11 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
         name = name.strip().lower() if isinstance(name, str) \
             and re.fullmatch(r"\s*[a-z][\w\-]*\s*", name.lower()) else ""
         if name:
+            if self.schema_check and self.fixed_domain is None:
+                where = self.evidence.drop_refused_over(name)
+                if where:
+                    self.observed_after.append({"where": where, "not evidence":
+                                                f"refused because the world has no {name}"})
             self._not_there(name)
 
     def _not_there(self, name: str) -> None:
