@@ -1357,7 +1357,7 @@ def test_a_sentence_that_says_closed_and_was_read_without_it_is_asked_for_that_f
     typing.fixed_domain, typing.predicate_aspects = None, dict(formalizer.predicate_aspects)
     typing._sentence = sentence
     typing._untype_template_words(signatures)
-    assert typing.name_types == {"door": "NONE", "closed": "NONE"}
+    assert typing.name_types == {"door": "NONE", "closed": "NONE", "closed_front": "NONE"}
     assert "closed: a word that states a fact, not a name" in typing.command_derived
     typing.predicate_slots, typing.name_types = False, {}
     typing._untype_template_words(signatures)
