@@ -1315,7 +1315,9 @@ def test_a_sentence_that_says_closed_and_was_read_without_it_is_asked_for_that_f
     def reader(first: str):
         def answer_(prompt: str) -> str:
             prompts.append(prompt)
-            return closed if "This sentence says what is closed" in prompt else first
+            if 'The sentence says "closed"' in prompt:
+                return closed
+            return connection if 'The sentence says "north"' in prompt else first
         return answer_
 
     def formalizer_of(first: str) -> ModularFormalizer:
@@ -1336,21 +1338,28 @@ def test_a_sentence_that_says_closed_and_was_read_without_it_is_asked_for_that_f
     formalizer._write_facts(context, signatures)
     assert formalizer.chunk == ["(connected pantry unknown_north north)",
                                 "(closed-door pantry unknown_north north)"]
-    assert len(prompts) == 2 and "write the fact of (closed-door ?from=ROOM ?to=ROOM " \
-        "?dir=DIRECTION) it states" in prompts[1]
+    assert len(prompts) == 2 and 'The sentence says "closed": write the fact of ' \
+        '(closed-door ?from=ROOM ?to=ROOM ?dir=DIRECTION) it states' in prompts[1]
     assert formalizer.acted["predicate-slots"] == 1
     formalizer._sentence, formalizer._stating = sentence, ["closed-door"]
     grammar = formalizer._grammar("facts", context, signatures)
     assert grammar.accepts(closed) and not grammar.accepts(connection)
     formalizer._stating = []
     assert formalizer._grammar("facts", context, signatures).accepts(connection)
+    reverse = formalizer_of(closed)      # the closed door alone: the connection asked for
+    reverse._write_facts(context, signatures)
+    assert reverse.chunk == ["(closed-door pantry unknown_north north)",
+                             "(connected pantry unknown_north north)"]
+    assert len(prompts) == 2 and 'The sentence says "north": write the fact of (connected ' \
+        '?from=ROOM ?to=ROOM ?dir=DIRECTION) it states' in prompts[1]
     both = formalizer_of(connection + " " + closed)     # read with it: asked once
     both._write_facts(context, signatures)
     assert len(prompts) == 1 and both.acted["predicate-slots"] == 0
     frozen = formalizer_of(connection)
     frozen.fixed_domain, frozen._sentence = "(define (domain d))", sentence
     assert frozen._stated_predicates() == ([], [])
-    assert formalizer._stated_predicates() == (["closed-door"], ["closed"])
+    assert formalizer._stated_predicates() == (["connected", "closed-door"],
+                                               ["closed", "north"])
     # the word that states it is no name: typed NONE in code (Qwen typed "closed" a room)
     typing = ModularFormalizer(_script(careful), "coin-collector", predicate_slots=True,
                                command_facts=True)

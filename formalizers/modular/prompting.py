@@ -64,8 +64,8 @@ class Prompting:
             text = self._missing_prompt(part.split(" ", 1)[1], context, common, shown)
         elif kind == "facts":
             if self._stating:   # predicate_slots: the sentence says it (.predicates.STATED_BY)
-                revision = "This sentence says what is " + " or ".join(self._stating_words) \
-                    + ": write the fact of " + " or ".join(
+                revision = "The sentence says " + " and ".join(
+                    f'"{w}"' for w in self._stating_words) + ": write the fact of " + " or ".join(
                         line for line in self._labeled_lines()
                         if line.strip("()").split()[0] in self._stating) + " it states."
             text = self.templates["facts"].substitute(
