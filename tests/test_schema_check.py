@@ -510,7 +510,7 @@ def test_predicate_slots_ask_one_labelled_line_per_aspect_and_read_the_predicate
     assert grammar.accepts(SLOTTED.replace("(holding ?i - item)", "none"))
     acted = sum(e["counts"].get("predicate-slots", 0) for e in events
                 if e["type"] == "help-acted")
-    assert acted == len(prompts) == 1
+    assert len(prompts) == 1 and acted >= 1   # the set kept, and facts asked for again
 
     unslotted = ModularFormalizer(_script(answer), "coin-collector")
     assert unslotted._predicates_form().startswith("Example of the form")
