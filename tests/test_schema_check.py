@@ -1447,6 +1447,12 @@ def test_a_command_refused_for_a_name_the_world_has_not_is_no_evidence():
     said = {"type": "transition-observed", "episode": 1, **formalizer.observed_after[0]}
     assert read_transitions([event, said]) == []
     assert len(read_transitions([event])) == 1
+    # a name of two words, as the game says it ("unknown front"), is the facts' unknown_front
+    formalizer.evidence.add([dataclasses.replace(refused, action="(close-door unknown_north "
+                                                                 "corridor unknown_front)")])
+    formalizer.failed("(close-door unknown_north corridor unknown_front)",
+                      {"failed": {"object": "unknown front"}})
+    assert [t.where for t in formalizer.evidence.transitions] == ["step 1"]
     frozen = ModularFormalizer(_script(careful), "coin-collector", schema_check=True)
     frozen.fixed_domain = "(define (domain d))"
     frozen.evidence.add([refused])

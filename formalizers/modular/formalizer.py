@@ -365,15 +365,17 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
         failed = info.get("failed") if isinstance(info, dict) else None
         failed = failed if isinstance(failed, dict) else {}
         self._world_pattern, self._world_failed = _world_failure(failed)
-        name = failed.get("object")
-        name = name.strip().lower() if isinstance(name, str) \
-            and re.fullmatch(r"\s*[a-z][\w\-]*\s*", name.lower()) else ""
+        said = failed.get("object")
+        name = said.strip().lower() if isinstance(said, str) \
+            and re.fullmatch(r"\s*[a-z][\w\-]*\s*", said.lower()) else ""
+        if self.schema_check and self.fixed_domain is None and isinstance(said, str):
+            # its words joined as the facts name it ("unknown front": unknown_front)
+            joined = "_".join(said.lower().split())
+            where = self.evidence.drop_refused_over(joined) if joined else None
+            if where:
+                self.observed_after.append({"where": where, "not evidence":
+                                            f"refused because the world has no {joined}"})
         if name:
-            if self.schema_check and self.fixed_domain is None:
-                where = self.evidence.drop_refused_over(name)
-                if where:
-                    self.observed_after.append({"where": where, "not evidence":
-                                                f"refused because the world has no {name}"})
             self._not_there(name)
 
     def _not_there(self, name: str) -> None:
