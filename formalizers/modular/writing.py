@@ -67,7 +67,6 @@ class Writing:
                 call.outcome = "unreadable: " + (refused[0] if refused else "no part found")
                 asked, grammar = self._after_unreadable(part, context, signatures, asked,
                                                         grammar)
-                asked += _changed_nothing(answer.text, refused, asked)
                 continue
             if self.samples > 1 and not self._sample_ok(part, kept, context, signatures):
                 call.outcome = "sample not used: the files did not pass check" + \
@@ -461,26 +460,6 @@ class Writing:
                 self.base = self.base + [f for f in kept if f not in self.base]
         else:
             self.goal = kept
-
-
-def _changed_nothing(answer: str, refused: list, asked: str) -> str:
-    """After a schema read in lines was refused for an empty effect (``schema_slots``): what
-    the next draw's request adds, once, naming the lines that required an atom false and
-    listed ``none`` after it (``closed-door: before (not (closed-door ?a ?b ?d)) after
-    none``): ``none`` says it stays false, and an atom the command makes true is listed after.
-    Why: measured with Qwen2.5-Coder 1.5B writing CoinCollector's domain (dev seed 1 at
-    3bea809), close-door and open-door were each redrawn four times with such a line and
-    nothing else changing, the request the same each time, and both were set aside."""
-    if not any(r.startswith("the effect is empty") for r in refused) \
-            or "stays false" in asked:
-        return ""
-    lines = [line.strip() for line in answer.splitlines()
-             if re.search(r"before\s*\(\s*not\b.*after\s+none\s*$", line.strip())]
-    if not lines:
-        return ""
-    return ("\nYour last answer changed nothing. In " + "; ".join(lines) + ": after none says "
-            "it stays false. If the command makes it true, list it after, e.g. after "
-            "(name ?a ?b) for before (not (name ?a ?b)).\n")
 
 
 def _command_types(read: list, types: set) -> tuple[set, dict]:
