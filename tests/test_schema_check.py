@@ -1458,3 +1458,55 @@ def test_a_command_refused_for_a_name_the_world_has_not_is_no_evidence():
     frozen.evidence.add([refused])
     frozen.failed("(open-door pantry unknown_north front)", {"failed": {"object": "front"}})
     assert len(frozen.evidence.transitions) == 1
+
+
+def test_a_schema_set_aside_keeps_what_the_evidence_says_stayed():
+    """Qwen's open-door and close-door moved the player; each was refuted by its one-sentence
+    answer, every rewrite had an empty effect, and the refuted schema, set aside, was planned
+    as the way into the next room (CoinCollector dev seed 1 at 3bea809). With
+    ``schema_slots``, a schema set aside has the lines the evidence proves stayed made
+    ``same`` in code, when the schema so mended explains every transition and still changes
+    something; the event says so. Otherwise it stays as it was."""
+    from pddlkit.formalizers.modular.parts import _signatures
+    from pddlkit.formalizers.modular.schema_slots import read_slots
+
+    from test_modular import _signatures as coin_signatures
+
+    signatures = _signatures(coin_signatures())
+    formalizer = ModularFormalizer(_script(careful), "coin-collector", schema_check=True,
+                                   predicate_slots=True, schema_slots=True)
+    formalizer.fixed_domain, formalizer._signatures_seen = None, signatures
+    formalizer.answers["predicates"] = CLOSED_DOOR
+    formalizer._keep_predicates(formalizer._read_predicates(CLOSED_DOOR, signatures)[0],
+                                False)
+    def body_of(lines: str, action: str = "open-door") -> str:
+        params, predicates = formalizer._slot_schema(signatures[action][0])
+        return read_slots(lines, predicates, params)[0]
+
+    moving = LINES["open-door"].replace("at: before (at ?loc1) after same",
+                                        "at: before (at ?loc1) after (at ?loc2)")
+    formalizer.bodies = {a: body_of(LINES[a], a) for a in LINES} | {"open-door": body_of(moving)}
+    opened = Transition("(open-door pantry corridor north)",
+                        frozenset({"(at pantry)", "(connected pantry corridor north)",
+                                   "(closed-door pantry corridor north)"}), True,
+                        objects={"pantry": "room", "corridor": "room", "north": "direction"},
+                        where="step 1: open door to north",
+                        answer="You open the front door, revealing the corridor.")
+    formalizer.evidence.add([dataclasses.replace(opened, observed=frozenset({"(at pantry)"}))])
+    formalizer._tell_evidence_aspects()
+    finding = formalizer.evidence.first_new(formalizer._domain_text(signatures))
+    assert finding.kind == "effect-contradicted" and finding.literal == "(not (at pantry))"
+    formalizer.evidence.refuse("open-door", formalizer.bodies["open-door"], finding)
+    formalizer._set_aside("open-door", signatures)
+    assert "open-door" in formalizer.evidence.set_aside
+    assert " ".join(formalizer.bodies["open-door"].split()) == \
+        " ".join(body_of(LINES["open-door"]).split())
+    assert formalizer.schema_refuted[-1].startswith(
+        "action open-door: set aside, with at made the same in code")
+    # a schema whose mended form changes nothing stays as it was
+    still = body_of(moving.replace("closed-door: before (closed-door ?loc1 ?loc2 ?dir) after "
+                                   "none", "closed-door: before none after same"))
+    formalizer.bodies["open-door"] = still
+    formalizer.evidence.refuse("open-door", still, finding)
+    formalizer._set_aside("open-door", signatures)
+    assert formalizer.bodies["open-door"] == still

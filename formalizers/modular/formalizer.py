@@ -202,7 +202,7 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
         if part.startswith("action ") and part.split(" ", 1)[1] in self.bodies \
                 and self.evidence.any and self.schema_check:
             # schema_check refused every rewrite: the schema stays (see _recheck_schemas)
-            self.evidence.set_aside.add(part.split(" ", 1)[1])
+            self._set_aside(part.split(" ", 1)[1], signatures)
             return
         # every draw refused or unreadable: ask another part (the facts behind the goal)
         # before this one again, else say so as an unreadable answer
@@ -313,9 +313,9 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
             if self._rewrite_predicates(finding, context, signatures):
                 self._written_last.append("predicates")
                 return
-            self.evidence.set_aside.add(finding.schema)
             self.schema_refuted[-1] += (" (no rewrite explained every transition: the schema "
                                         "stays, not asked for again in this episode)")
+            self._set_aside(finding.schema, signatures)
             return
         self._written_last.append(part)
 
