@@ -1503,6 +1503,17 @@ def test_a_schema_set_aside_keeps_what_the_evidence_says_stayed():
         " ".join(body_of(LINES["open-door"]).split())
     assert formalizer.schema_refuted[-1].startswith(
         "action open-door: set aside, with at made the same in code")
+    # still refuted another way (a refusal while its precondition held): mended all the
+    # same, since the transitions refute it in fewer ways, none new
+    formalizer.bodies["open-door"] = body_of(moving)
+    formalizer.evidence.add([dataclasses.replace(opened, succeeded=False, observed=None,
+                                                 where="step 2: open door to north")])
+    formalizer._set_aside("open-door", signatures)
+    assert " ".join(formalizer.bodies["open-door"].split()) == \
+        " ".join(body_of(LINES["open-door"]).split())
+    assert [f.kind for f in formalizer.evidence.findings(
+        formalizer._domain_text(signatures), schemas=["open-door"])] == \
+        ["precondition-too-weak"]
     # a schema whose mended form changes nothing stays as it was
     still = body_of(moving.replace("closed-door: before (closed-door ?loc1 ?loc2 ?dir) after "
                                    "none", "closed-door: before none after same"))
