@@ -1521,3 +1521,54 @@ def test_a_schema_set_aside_keeps_what_the_evidence_says_stayed():
     formalizer.evidence.refuse("open-door", still, finding)
     formalizer._set_aside("open-door", signatures)
     assert formalizer.bodies["open-door"] == still
+
+
+def test_after_an_empty_effect_a_line_that_requires_an_atom_false_lists_atoms_after():
+    """Qwen drew close-door and open-door four times each with ``closed-door: before (not
+    (closed-door ?loc1 ?loc2 ?dir)) after none`` and nothing else changing (CoinCollector dev
+    seed 1 at 3bea809); told so in words it drew the same (d22bf89). After such a refusal the
+    rest of the request's draws have that line list atoms after when it requires one false
+    (the grammar's ``must_add``); a line that requires atoms true, or none, is as before."""
+    from pddlkit.formalizers.base import INITIAL, Context, Memory
+    from pddlkit.formalizers.modular.parts import _signatures
+    from pddlkit.pddl.grammars import action_slots_grammar
+
+    from test_modular import _signatures as coin_signatures
+
+    kinds = {"player": ["room"], "closed-door": ["room", "room", "direction"]}
+    params = [("?loc1", "room"), ("?loc2", "room"), ("?dir", "direction")]
+    empty = ("player: before (player ?loc1) after same\nclosed-door: before (not (closed-door "
+             "?loc1 ?loc2 ?dir)) after none")
+    closing = empty.replace("after none", "after (closed-door ?loc1 ?loc2 ?dir)")
+    opening = empty.replace("(not (closed-door ?loc1 ?loc2 ?dir))",
+                            "(closed-door ?loc1 ?loc2 ?dir)")
+    grammar = action_slots_grammar(kinds, params, positive_before=["player"],
+                                   must_add=["closed-door"])
+    assert action_slots_grammar(kinds, params, positive_before=["player"]).accepts(empty)
+    assert not grammar.accepts(empty) and not grammar.accepts(empty.replace("none", "same"))
+    assert grammar.accepts(closing) and grammar.accepts(opening)
+    ruled = action_slots_grammar(kinds, params, positive_before=["player"],
+                                 must_add=["closed-door"],
+                                 not_before={"closed-door": {"(closed-door ?loc1 ?loc2 ?dir)"}})
+    assert ruled.accepts(closing) and not ruled.accepts(opening) and not ruled.accepts(empty)
+    assert "root" in ruled.gbnf()
+
+    signatures = _signatures(coin_signatures())
+    formalizer = ModularFormalizer(_script(careful), "coin-collector", schema_check=True,
+                                   predicate_slots=True, schema_slots=True, constrained=True)
+    formalizer.fixed_domain, formalizer._signatures_seen = None, signatures
+    formalizer.answers["predicates"] = CLOSED_DOOR
+    formalizer._keep_predicates(formalizer._read_predicates(CLOSED_DOOR, signatures)[0],
+                                False)
+    context = Context(INITIAL, "coin-collector", Memory("find the coin.", []), [],
+                      coin_signatures(), 4)
+    qwen = LINES["close-door"].replace("after (closed-door ?loc1 ?loc2 ?dir)", "after none")
+    refused = ["the effect is empty: no line's after changes what held before"]
+    part = "action close-door"
+    before = formalizer._grammar(part, context, signatures)
+    assert before.accepts(qwen)
+    after = formalizer._after_empty_effect(part, qwen, refused, context, signatures, before)
+    assert formalizer._must_add == {"close-door": {"closed-door"}}
+    assert not after.accepts(qwen) and after.accepts(LINES["close-door"])
+    assert formalizer._after_empty_effect(part, qwen, ["refuted by a transition"], context,
+                                          signatures, before) is before

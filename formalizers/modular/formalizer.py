@@ -128,6 +128,7 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
         self._predicates_why = ""                  # ... why, while they are asked
         self._refused_predicates: list[frozenset] = []   # ... the sets refused
         self.predicate_aspects: dict[str, str] = {}   # predicate_slots: name -> its aspect
+        self._must_add: dict[str, set] = {}        # schema_slots: lines to list atoms after
         self._stating: list[str] = []              # ... the predicates a sentence states,
         self._stating_words: list[str] = []        # ... and its words, while asked for
         self.schema_refuted: list[str] = []        # ... findings acted on, since the loop read

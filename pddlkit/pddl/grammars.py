@@ -464,7 +464,8 @@ def action_slots_grammar(predicates: "dict[str, Sequence[Optional[str]]]",
                          not_after: "Optional[dict[str, set[str]]]" = None,
                          must_change: Sequence[str] = (),
                          positive_before: Sequence[str] = (),
-                         must_keep: "Optional[dict[str, set[str]]]" = None) -> Grammar:
+                         must_keep: "Optional[dict[str, set[str]]]" = None,
+                         must_add: Sequence[str] = ()) -> Grammar:
     """An action's schema as one labelled line per predicate (``at: before (at ?from) after
     (at ?to)``): after ``before``, the literals over that predicate the command needs (or
     ``none``); after ``after``, the atoms over it that hold once the command worked, ``same``
@@ -481,7 +482,9 @@ def action_slots_grammar(predicates: "dict[str, Sequence[Optional[str]]]",
     list after), ``must_change`` (names whose line may not say ``same``) and ``must_keep``
     (name -> atoms its line must keep: ``same``, or those atoms first after). A name in
     ``positive_before`` is required only as true, never as false (the player's place: a
-    command is done where the player is)."""
+    command is done where the player is). A name in ``must_add`` whose line requires an atom
+    false lists atoms after it, never ``same`` or ``none`` (which would keep it false: the
+    line would change nothing)."""
     from itertools import product
 
     names = dict(parameters)
@@ -517,6 +520,9 @@ def action_slots_grammar(predicates: "dict[str, Sequence[Optional[str]]]",
         lines += [f'before_{i}: "none"' + (f' | {_rep(f"literal_{i}", per_slot, 1)}'
                                            if literals else ""),
                   f'after_{i}: {after}']
+        if name in must_add and listed and literals and name not in positive_before:
+            _must_add_rules(lines, starts, i, name, literals if (no_before or no_after)
+                            else None, per_slot)
     if not starts:
         raise ValueError("no precondition or effect can be written: no predicate fits the "
                          "action's parameters")
@@ -525,6 +531,32 @@ def action_slots_grammar(predicates: "dict[str, Sequence[Optional[str]]]",
     _blank_only(lines)
     return Grammar("\n".join(lines) + "\n", "action schema, a line per predicate",
                    Limits().blank)
+
+
+def _must_add_rules(lines: list[str], starts: list[str], i: int, name: str,
+                    literals: Optional[list[str]], per_slot: int) -> None:
+    """``must_add`` for line ``i``: a ``before`` of true atoms only (or none) keeps any
+    ``after``; one that requires an atom false lists atoms after (see
+    :func:`action_slots_grammar`). ``literals``: those a line may require, one by one
+    (None: any atom of the line's, or its negation)."""
+    if literals is None:
+        neg, pos = f'"(" "not" atom_{i} ")"', f"atom_{i}"
+    else:
+        negated = [x for x in literals if x.startswith("(not ")]
+        positive = [x for x in literals if not x.startswith("(not ")]
+        if not negated:
+            return          # no atom may be required false: the line is as it was
+        neg = " | ".join(_tokens(x) for x in negated)
+        pos = f"pos_{i}" if positive else ""
+        if positive:
+            lines.append(f"pos_{i}: " + " | ".join(_tokens(x) for x in positive))
+    label = _lit(name + ":")
+    lines += [f"neg_{i}: {neg}",
+              f'pos_before_{i}: "none"' + (f' | {_rep(pos, per_slot, 1)}' if pos else ""),
+              f"neg_before_{i}: neg_{i} {_rep(f'literal_{i}', max(per_slot - 1, 0))}",
+              f'must_add_{i}: {label} "before" pos_before_{i} "after" after_{i} '
+              f'| {label} "before" neg_before_{i} "after" {_rep(f"atom_{i}", per_slot, 1)}']
+    starts[-1] = f"must_add_{i}"
 
 
 def _tokens(text: str) -> str:
