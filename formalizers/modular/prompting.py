@@ -63,16 +63,23 @@ class Prompting:
         elif kind == "missing":
             text = self._missing_prompt(part.split(" ", 1)[1], context, common, shown)
         elif kind == "facts":
-            if self._stating:   # predicate_slots: the sentence says it (.predicates.STATED_BY)
-                revision = "The sentence says " + " and ".join(
-                    f'"{w}"' for w in self._stating_words) + ": write the fact of " + " or ".join(
-                        line for line in self._labeled_lines()
-                        if line.strip("()").split()[0] in self._stating) + " it states."
             text = self.templates["facts"].substitute(
-                context=common, revision=revision, sentence=self._sentence)
+                context=common, revision=self._stating_revision() or revision,
+                sentence=self._sentence)
         else:
             text = self._goal_prompt(context, common, revision)
         return text.strip() + "\n"
+
+    def _stating_revision(self) -> str:
+        """``predicate_slots``: while a sentence's fact of an aspect it states by a word is
+        asked for once more (:meth:`.predicates.PredicateRevision._write_stated`), what the
+        request says of it; "" otherwise."""
+        if not self._stating:
+            return ""
+        return ("The sentence says " + " and ".join(f'"{w}"' for w in self._stating_words)
+                + ": write the fact of " + " or ".join(
+                    line for line in self._labeled_lines()
+                    if line.strip("()").split()[0] in self._stating) + " it states.")
 
     def _missing_prompt(self, predicate: str, context: Context, common: str,
                         shown: str) -> str:
