@@ -76,6 +76,9 @@ def transitions(events: Iterable[dict]) -> list:
         if "held before" in e:
             held.setdefault((e.get("episode"), e["where"]), []).append(e["held before"])
     dropped = {(e.get("episode"), e["where"]) for e in said if "not evidence" in e}
+    # a longer plan's later commands, given facts a refuted schema carried the player into
+    # (``SchemaEvidence.place_unstated``): out of the evidence in play, so out here too
+    dropped |= {(e.get("episode"), where) for e in said for where in e.get("dropped", ())}
     out = []
     for e in events:
         if e.get("type") == "transition":
