@@ -209,27 +209,23 @@ class Corrections:
                                    *(binding.get(a.lower(), a.lower()) for a in atom.args)]) + ")"
         return action, ground
 
-    def _refusal_states(self, fact: str) -> bool:
+    def _refusal_states_an_aspect(self) -> bool:
         """``predicate_slots``, while the model writes the domain: whether the world's answer
         to the refused command states an aspect the predicates have by its word
-        (:data:`.predicates.STATED_BY`: "The door to the north is closed."); then no
-        ``(not fact)`` is a correction: over that aspect it contradicts the answer, over
-        another the answer is not about it, and the schema that let the command be planned
-        is what is wrong (the schema check refutes it). Measured with Qwen2.5-Coder 1.5B
-        writing CoinCollector's domain, dev seed 1: its close-door needed the door closed,
-        "close door to north" was refused with that sentence, and the correction took the
-        closed door out of the facts (at df8c5ea), then, that one ruled out, the connection
-        (at a3d7b69); each time the rewritten schema was fitted to the wrong facts. An
-        answer that states no such aspect ("You can't move west: there is no exit in that
-        direction.") keeps its corrections: a fact the model read wrong goes."""
-        from .predicates import STATED_BY
-
-        if not self.predicate_slots or self.fixed_domain is not None:
+        (:meth:`_state_words`: "The door to the north is closed."); then no ``(not F)`` is a
+        correction: over that aspect it contradicts the answer, over another the answer is
+        not about it, and the schema that let the command be planned is what is wrong (the
+        schema check refutes it). Measured with Qwen2.5-Coder 1.5B writing CoinCollector's
+        domain, dev seed 1: its close-door needed the door closed, "close door to north" was
+        refused with that sentence, and the correction took the closed door out of the
+        facts (at df8c5ea), then, that one ruled out, the connection (at a3d7b69); each time
+        the rewritten schema was fitted to the wrong facts. An answer that states no such
+        aspect ("You can't move west: there is no exit in that direction.") keeps its
+        corrections: a fact the model read wrong goes."""
+        if self.fixed_domain is not None:
             return False
-        said = set(re.findall(r"[a-z]+", self._refusal_message.lower()))
-        aspects = set(self.predicate_aspects.values())
-        return any(said & set(words) for aspect, words in STATED_BY.items()
-                   if aspect in aspects)
+        return bool(set(re.findall(r"[a-z]+", self._refusal_message.lower()))
+                    & self._state_words())
 
     def _corrections(self) -> list[str]:
         """What could have been wrong when the failed step's command failed: for each
@@ -243,6 +239,7 @@ class Corrections:
         from pddlkit.pddl.model import Atom, Not, Or, And
 
         known = set(self._facts())
+        no_removal = self._refusal_states_an_aspect()
         out: list[str] = []
 
         def visit(f) -> None:
@@ -257,7 +254,7 @@ class Corrections:
                 fact = ground(f)
                 if fact not in known:
                     out.append(fact)
-                elif not self._refusal_states(fact):
+                elif not no_removal:
                     out.append(f"(not {fact})")
 
         visit(action.precondition)

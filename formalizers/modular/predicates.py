@@ -244,15 +244,21 @@ def held_places(answer: str, types: set) -> list[str]:
             if (kinds := _argument_types(m.group(0))) and set(kinds) <= place]
 
 
-def _aspect_lines(answer: str) -> dict[str, list[str]]:
-    """Each aspect's label -> the text of its lines in ``answer`` (as :func:`aspects_of`
-    reads them: from where a line begins with the label to the next such line)."""
-    starts = sorted((m.start(), label) for label, _least in PREDICATE_SLOTS
-                    for m in re.finditer(rf"(?im)^[ \t]*{re.escape(label)}[ \t]*:", answer))
+def _aspect_lines(answer: str, last_only: bool = False) -> dict[str, list[str]]:
+    """Each aspect's label -> the text of its lines in ``answer``, in the order they come: a
+    label counts where a line begins with it (any case), and its text runs to the next such
+    line; with ``last_only``, only each label's last line counts (a model that echoes the
+    template's lines first)."""
+    found = [(m.start(), m.end(), label) for label, _least in PREDICATE_SLOTS
+             for m in re.finditer(rf"(?im)^[ \t]*{re.escape(label)}[ \t]*:", answer)]
+    if last_only:
+        last = {label: (start, end) for start, end, label in sorted(found)}
+        found = [(start, end, label) for label, (start, end) in last.items()]
+    found.sort()
     out: dict[str, list[str]] = {}
-    for i, (start, label) in enumerate(starts):
-        end = starts[i + 1][0] if i + 1 < len(starts) else len(answer)
-        out.setdefault(label, []).append(answer[start + len(label) + 1:end])
+    for i, (_start, end, label) in enumerate(found):
+        stop = found[i + 1][0] if i + 1 < len(found) else len(answer)
+        out.setdefault(label, []).append(answer[end:stop])
     return out
 
 
@@ -269,15 +275,8 @@ def aspects_of(answer: str, predicates: list[str]) -> dict[str, str]:
     room)`` for where the player is, and a move schema that never changed it)."""
     names = {_name(p) for p in predicates}
     found: dict[str, str] = {}
-    starts = []   # a label counts where a line begins with it (any case), the last such line
-    for label, _least in PREDICATE_SLOTS:
-        at = [m.start() for m in re.finditer(rf"(?im)^[ \t]*{re.escape(label)}[ \t]*:", answer)]
-        if at:
-            starts.append((at[-1], label))
-    starts.sort()
-    for i, (start, label) in enumerate(starts):
-        end = starts[i + 1][0] if i + 1 < len(starts) else len(answer)
-        for m in _ATOM.finditer(answer[start:end]):
+    for label, texts in _aspect_lines(answer, last_only=True).items():
+        for m in _ATOM.finditer(texts[0]):
             if m.group(1).lower() in names:
                 found.setdefault(m.group(1).lower(), label)
     return found
