@@ -43,6 +43,8 @@ def register(sub) -> None:
 def learn_command(args) -> int:
     """``pddlkit learn-domain`` (:mod:`.learn`): exit 0 when a domain was saved, 1 when none
     explains every transition, 2 for input it cannot use."""
+    from pddlkit.llm.errors import LLMError
+
     from .learn import learn_domain
 
     env_options = {k: v for k, v in (("rooms", args.rooms), ("receptacles", args.receptacles),
@@ -52,7 +54,7 @@ def learn_command(args) -> int:
                                budget=args.budget, library=args.library,
                                env_options=env_options, constrained=not args.free,
                                record=args.record)
-    except (ValueError, TypeError) as exc:
+    except (ValueError, TypeError, LLMError) as exc:   # the LLM's: no key, no server, ...
         print(f"pddlkit learn-domain: {exc}", file=sys.stderr)
         return 2
     print(json.dumps(learned.to_dict(), indent=2) if args.json else learned.format())

@@ -115,7 +115,10 @@ def learn_domain(env_id: str, llm: str, episodes: int, *, first_seed: int = 0,
                                                                   or 0) for r in used))
     files = [e for e in events if e.get("type") == "files"]
     if not files:
-        learned.why_not = "no episode got as far as files to plan with"
+        said = next((f"seed {r['seed']} {_stopped(r['summary'])}" for r in used
+                     if r.get("summary")), "")
+        learned.why_not = ("no episode got as far as files to plan with"
+                           + (f" ({said})" if said else ""))
         return learned
     learned.domain = files[-1]["domain"]
     try:
@@ -132,6 +135,12 @@ def learn_domain(env_id: str, llm: str, episodes: int, *, first_seed: int = 0,
         return learned
     _save(learned, library, events, evidence)
     return learned
+
+
+def _stopped(summary: str) -> str:
+    """What stopped an episode, from its row's summary (the ``stopped:`` part, else all)."""
+    said = summary.partition("stopped: ")[2].partition("; helps:")[0]
+    return f"stopped: {said}" if said else summary
 
 
 def _save(learned: Learned, library: Optional[str], events: list[dict],

@@ -335,6 +335,24 @@ def test_learn_domain_refuses_test_seeds_and_says_why_nothing_was_saved(tmp_path
     assert refused.returncode == 2 and "learning on a test seed" in refused.stderr
 
 
+def test_learn_domain_says_what_the_llm_lacked_without_a_traceback(tmp_path):
+    """An LLM that cannot be reached is one line on stderr and exit 2 (no key: raised before
+    any episode), or the episode's own stop in the "not saved" line (no server: raised in the
+    episode), never a traceback from the LLM layer (a new machine's first learn-domain did)."""
+    from cli_runner import run_cli
+
+    cli = ["learn-domain", "--env", "coin-collector", "--rooms", "3", "--episodes", "1",
+           "--library", str(tmp_path / "lib")]
+    no_key = run_cli(*cli, "--llm", "openai:gpt-4.1",
+                     env={"OPENAI_API_KEY": "", "OPENAI_BASE_URL": "", "PDDLKIT_NO_CACHE": "1"})
+    assert no_key.returncode == 2 and "no OpenAI API key" in no_key.stderr, no_key
+    no_server = run_cli(*cli, "--llm", "openai:gpt-4.1@http://127.0.0.1:9",
+                        env={"PDDLKIT_NO_CACHE": "1"})
+    assert no_server.returncode == 1, no_server
+    assert "not saved: no episode got as far as files to plan with (seed 0 stopped: llm: " \
+           "cannot connect to http://127.0.0.1:9" in no_server.stdout, no_server.stdout
+
+
 def test_a_row_on_a_learned_domain_says_what_learning_cost(tmp_path):
     """Issue 75's rows: on an entry ``pddlkit learn-domain`` saved (its ``learning.json``),
     the row names the entry's source and has the learning's episodes, seconds and tokens in
