@@ -17,7 +17,9 @@ preset without grammar-constrained decoding) and ``paper-free`` (the paper's loo
 to say whether the grammar helps this model with the other helps and without them,
 ``preset-library`` (the preset on the library's learned domain instead),
 ``whole-file-helps`` (the preset's helps without ``--modular``: the model writes the whole
-problem file), ``plangen`` (the LLM as planner, for reference). Every row runs on CoinCollector
+problem file), ``plangen`` (the LLM as planner, for reference), ``written`` (the model writes
+the domain too, issue 75) and ``learned`` (a domain the model wrote in ``pddlkit
+learn-domain``, frozen: ``--library DIR`` names that library). Every row runs on CoinCollector
 (``--rooms``) with CoinCollector's reference domain frozen (``--domain
 domains/coin-collector/domain.pddl``: the model writes the problem side only), except
 ``preset-library`` (the library's learned domain, whose names ``open``/``door``/``?a ?b ?d``
@@ -141,6 +143,10 @@ ROWS = {
     # issue 75: the model writes the domain (no --domain), each schema checked against every
     # transition the agent observed (--schema-check, in the preset since 2026-12-02)
     "written": ("pddlego", ["--constrained", "--small-model"]),
+    # a domain the model wrote in ``pddlkit learn-domain`` (dev seeds), frozen: the library
+    # is --library's (its best verified entry for the environment); the row's domain column
+    # names the entry and its writer, and its learning columns what learning cost
+    "learned": ("pddlego", ["--reuse-domain", "--constrained", "--small-model"]),
 }
 
 
@@ -277,6 +283,10 @@ def main() -> None:
                              "(PDDLKIT_LOCAL_PROMPT_CACHE=1); rows are named '+prompt-cache'. "
                              "A server already running without it is refused: give this run "
                              "its own PDDLKIT_CACHE_DIR")
+    parser.add_argument("--library", metavar="DIR",
+                        help="the learned domains' library for the 'learned' row (what "
+                             "`pddlkit learn-domain --library DIR` saved to); also replaces "
+                             "the shipped library in 'preset-library'")
     parser.add_argument("--merge", metavar="DIR",
                         help="run nothing: one table per environment from the rows kept "
                              "with --save, seeds pooled per row")
@@ -318,6 +328,8 @@ def table(args, parser, tables: list[str]) -> None:
               "median won min", "files against the truth",
               "prompt tokens the server evaluated", "decoding", "helps (times acted)", "domain"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    if "learned" in names and not args.library:
+        parser.error("the 'learned' row reuses a domain learn-domain saved: give --library DIR")
     if args.env == "alfworld" and "preset-library" in names:
         parser.error("preset-library is CoinCollector's learned domain; leave it out here")
     env_args, frozen = ENVS[args.env]
@@ -349,6 +361,8 @@ def table(args, parser, tables: list[str]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for name in names:
             agent, row_args = ROWS[name]
+            if args.library and "--reuse-domain" in row_args:
+                row_args = [*_without_library(row_args), "--library", args.library]
             label = f"{name}+prompt-cache" if args.prompt_cache else name
             log = server_log(args.model)
             start = log.stat().st_size if log.exists() else 0
@@ -383,6 +397,17 @@ def table(args, parser, tables: list[str]) -> None:
     if args.out:
         write(args.out, tables, title, lines, total)
     tables.append(section(title, lines, total))
+
+
+def _without_library(row_args: list[str]) -> list[str]:
+    """The row's arguments less its ``--library DIR`` (``--library`` gives another)."""
+    out, skip = [], False
+    for arg in row_args:
+        if skip or arg == "--library":
+            skip = not skip
+            continue
+        out.append(arg)
+    return out
 
 
 def keep(folder: Path, name: str, where: str, args, commit: str, result: dict) -> None:
