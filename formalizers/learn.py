@@ -137,6 +137,18 @@ def learn_domain(env_id: str, llm: str, episodes: int, *, first_seed: int = 0,
     return learned
 
 
+def _won_with(events: list[dict], domain: str) -> int:
+    """How many episodes were won planning with ``domain`` (their last files' domain)."""
+    last: dict = {}
+    won = 0
+    for event in events:
+        if event.get("type") == "files":
+            last[event.get("episode")] = event["domain"]
+        elif event.get("type") == "outcome" and event.get("won"):
+            won += last.get(event.get("episode")) == domain
+    return won
+
+
 def _stopped(summary: str) -> str:
     """What stopped an episode, from its row's summary (the ``stopped:`` part, else all)."""
     said = summary.partition("stopped: ")[2].partition("; helps:")[0]
@@ -158,7 +170,7 @@ def _save(learned: Learned, library: Optional[str], events: list[dict],
     try:
         entry = DomainLibrary(library).save(
             learned.env, learned.domain, problems[-20:], model=learned.model,
-            transitions=evidence, learning=meta,
+            transitions=evidence, learning=meta, won=_won_with(events, learned.domain),
             task=next((e.get("task", "") for e in events if e.get("type") == "start"), ""))
     except DomainRejected as exc:
         learned.why_not = str(exc)

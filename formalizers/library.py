@@ -151,8 +151,8 @@ class DomainLibrary:
 
     def save(self, env: str, domain: str, problems: list[str], *, task: str = "",
              model: str = "", checks: Sequence[dict] = (), transitions: Sequence = (),
-             learning: Optional[dict] = None) -> DomainEntry:
-        """Add a won episode: its domain (deduplicated by hash), the problems it planned on,
+             learning: Optional[dict] = None, won: int = 1) -> DomainEntry:
+        """Add ``won`` won episodes (one, unless learn-domain's several won with it): its domain (deduplicated by hash), the problems it planned on,
         and ``checks``: ``{"problem": text, "ran": [PDDL actions], "refused": {"action",
         "command", "observation"} or None}`` (see the module doc). A domain that does not
         pass pddlkit's static checks is refused (:class:`DomainRejected`), nothing written."""
@@ -201,7 +201,7 @@ class DomainLibrary:
             (folder / "transitions.json").write_text(json.dumps(stored, indent=1) + "\n")
         if learning:
             (folder / "learning.json").write_text(json.dumps(learning, indent=2) + "\n")
-        entry.episodes_won += 1
+        entry.episodes_won += max(1, int(won))
         entry.updated = time.time()
         for value, bucket in ((task, entry.tasks), (model, entry.models)):
             if value and value not in bucket:

@@ -1596,3 +1596,26 @@ def test_after_an_empty_effect_a_line_that_requires_an_atom_false_lists_atoms_af
     assert not after.accepts(qwen) and after.accepts(LINES["close-door"])
     assert formalizer._after_empty_effect(part, qwen, ["refuted by a transition"], context,
                                           signatures, before) is before
+
+
+def test_a_saved_domain_counts_the_episodes_won_with_it(tmp_path):
+    """learn-domain's entry says how many episodes were won planning with the saved domain
+    (an episode won with an earlier version, or lost with this one, does not count), and the
+    library adds that many to the entry's ``episodes_won`` (it added one per save before)."""
+    from pddlkit.formalizers.learn import _won_with
+    from pddlkit.formalizers.library import DomainLibrary
+
+    events = [{"type": "files", "episode": 1, "domain": "A"},
+              {"type": "files", "episode": 1, "domain": "B"},
+              {"type": "outcome", "episode": 1, "won": True},
+              {"type": "files", "episode": 2, "domain": "A"},
+              {"type": "outcome", "episode": 2, "won": True},
+              {"type": "files", "episode": 3, "domain": "B"},
+              {"type": "outcome", "episode": 3, "won": False}]
+    assert _won_with(events, "B") == 1 and _won_with(events, "A") == 1
+    assert _won_with(events, "C") == 0
+    from pddlkit.domains import path
+
+    domain = path("coin-collector/domain.pddl").read_text()
+    entry = DomainLibrary(tmp_path).save("coin-collector", domain, [], won=3)
+    assert entry.episodes_won == 3
