@@ -93,6 +93,8 @@ LIBRARY = ["--reuse-domain", "--library", str(REPO / "domains" / "learned")]
 PRESET_BEFORE = ["--modular", "--repair", "--declare-objects", "--fresh-answers",
                  "--fact-memory", "--problem-only", "--refuted-facts", "--novel-goals",
                  "--local-facts"]
+#: the model a row runs unless --model says another (its kept files carry no model prefix)
+DEFAULT_MODEL = "qwen2.5-coder-1.5b"
 ROWS = {
     "paper": ("pddlego", [*FROZEN, "--constrained"]),
     # the paper's loop without the grammar: with preset-free, says whether the grammar helps
@@ -260,7 +262,7 @@ def split_seeds(split: str, first: int | None, seeds: int, identity=None) -> lis
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--model", default="qwen2.5-coder-1.5b")
+    parser.add_argument("--model", default=DEFAULT_MODEL)
     parser.add_argument("--rows", default="paper,preset")
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--env", choices=list(ENVS), default="coin-collector")
@@ -369,8 +371,8 @@ def table(args, parser, tables: list[str]) -> None:
             record = None
             if args.save:
                 Path(args.save).mkdir(parents=True, exist_ok=True)
-                record = Path(args.save) / (re.sub(r"[^\w.-]+", "-", f"{where}-{label}-"
-                                                   f"{args.first_seed}-{last}") + ".record.jsonl")
+                record = Path(args.save) / (stem(args.model, where, label, args.first_seed, last)
+                                            + ".record.jsonl")
             result = {"rows": [], "calls": [], "seconds": 0.0}
             for first, count in runs:   # test seeds skip games a dev seed builds
                 part = run_row(agent, row_arguments(env_args(args), frozen, row_args),
@@ -410,14 +412,21 @@ def _without_library(row_args: list[str]) -> list[str]:
     return out
 
 
+def stem(model: str, where: str, row: str, first: int, last: int) -> str:
+    """A kept row's file name: environment, row and seeds, after the model's name unless it
+    is the default model (so ``random``'s row and Qwen's on the same seeds, kept in one
+    folder, do not overwrite each other's record)."""
+    who = "" if model == DEFAULT_MODEL else f"{model}-"
+    return re.sub(r"[^\w.-]+", "-", f"{who}{where}-{row}-{first}-{last}")
+
+
 def keep(folder: Path, name: str, where: str, args, commit: str, result: dict) -> None:
     """One row's episodes and calls as JSON, named by row, environment and seeds."""
     import json
 
     folder.mkdir(parents=True, exist_ok=True)
     last = max(r["seed"] for r in result["rows"]) if result["rows"] else args.first_seed
-    stem = re.sub(r"[^\w.-]+", "-", f"{where}-{name}-{args.first_seed}-{last}")
-    (folder / f"{stem}.json").write_text(json.dumps({
+    (folder / f"{stem(args.model, where, name, args.first_seed, last)}.json").write_text(json.dumps({
         "row": name, "where": where, "first": args.first_seed, "last": last,
         "seeds": [r["seed"] for r in result["rows"]],
         "split": args.split, "budget": args.budget, "model": args.model, "commit": commit,

@@ -331,6 +331,11 @@ def _check_merged_spans(small_model, folder) -> None:
                 "rows": [row], "calls": [], "seconds": 60.0, "evaluated": [0, 0.0]}}))
     table = small_model.merged(folder)
     assert "| paper | 0..2, 5..5 | 4/4 | - | 16 |" in table, table
+    # the random floor's row and the model's on the same seeds, kept in one folder, are two
+    # files (the floor's record was overwritten by the model's when they shared a name)
+    names = {small_model.stem(m, "CoinCollector 3 rooms", "learned", 1000, 1021)
+             for m in ("random", "random:1", small_model.DEFAULT_MODEL)}
+    assert len(names) == 3 and "CoinCollector-3-rooms-learned-1000-1021" in names, names
 
 
 class WrongExit(ObservationFormalizer):
