@@ -210,8 +210,10 @@ def relaxed_reachability(world: World, max_rounds: int = 10_000) -> Reachability
     deleted = _deleters(world.domain)
     derived_names = {r.predicate.name for r in world.domain.derived}
     reached.fixed = frozenset(a for a in reached if a[0] not in deleted and a[0] not in derived_names)
+    # grouped in sorted order, not the sets' (string hashes vary per process): which binding
+    # is found first, so the "closest" instance a why-no-plan names, is the same every run
     by_pred: dict = {}
-    for a in reached:
+    for a in sorted(reached):
         by_pred.setdefault(a[0], []).append(a)
     fired: set = set()
     rules = world.domain.derived
@@ -232,7 +234,7 @@ def relaxed_reachability(world: World, max_rounds: int = 10_000) -> Reachability
         if not new:
             break
         reached |= new
-        for a in new:
+        for a in sorted(new):
             by_pred.setdefault(a[0], []).append(a)
     return Reachability(reached, fired, rounds, by_pred)
 
