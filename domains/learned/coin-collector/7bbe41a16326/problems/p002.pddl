@@ -1,0 +1,11 @@
+(define (problem step)
+  (:domain coin-collector)
+  (:objects front - room front_door - item revealing - room open_front - item leading - room pantry - room corridor - room north - direction unknown_front_door - item south - direction kitchen - room west - direction)
+  (:init
+    (closed-door pantry corridor north)
+    (connected pantry corridor north)
+    (thing unknown_front_door corridor)
+    (player corridor)
+    (connected corridor pantry south)
+    (connected corridor kitchen west))
+  (:goal (player kitchen) ))

@@ -1,0 +1,13 @@
+(define (problem step)
+  (:domain coin-collector)
+  (:objects corridor - room kitchen - room south - direction pantry - room east - direction west - direction coin - item north - direction)
+  (:init
+    (closed-door corridor kitchen south)
+    (closed-door pantry corridor east)
+    (connected corridor kitchen south)
+    (connected corridor pantry west)
+    (connected pantry corridor east)
+    (player kitchen)
+    (thing coin kitchen)
+    (connected kitchen corridor north))
+  (:goal (holding coin) ))

@@ -1,0 +1,11 @@
+(define (problem step)
+  (:domain coin-collector)
+  (:objects sliding - room sliding_door - direction revealing - room open_sliding - item leading - direction pantry - room kitchen - room north - direction corridor - room west - direction unknown_north - room unknown_sliding_door - direction south - direction)
+  (:init
+    (closed-door pantry kitchen north)
+    (connected pantry corridor west)
+    (connected pantry kitchen north)
+    (connected unknown_north kitchen unknown_sliding_door)
+    (player kitchen)
+    (connected kitchen pantry south))
+  (:goal (player corridor) ))
