@@ -144,7 +144,8 @@ def test_why_no_plan_names_the_same_closest_instance_in_every_process(tmp_path):
     """A why-no-plan is part of the next prompt, so a sentence that changed with the
     process's string hashes made the ``random`` model (and Qwen) answer differently on the
     same seed: "the closest, (take sliding front)" in one run, "(take sliding sliding_door)"
-    in the next (CoinCollector test seed 1000, the learned domain: 0/20 won, then 1/20).
+    in the next (a CoinCollector test seed on the learned domain: the random row won 0/20
+    games, then 1/20).
     Relaxed reachability now groups the reached facts in sorted order."""
     import subprocess
     import sys
