@@ -369,7 +369,10 @@ def domain_source(given: Optional[str], reused) -> str:
       domains (``domains/<world>/domain.pddl``: a simulator's rules, written by hand), wherever
       the file lies;
     - ``given: <file>``: ``--domain`` named another file (a person's or a program's);
-    - ``library:<hash> written by <models>``: ``--reuse-domain`` took a learned entry;
+    - ``library:<hash> written by <models>``: ``--reuse-domain`` took a learned entry, or
+      ``--domain`` named an entry's ``domain.pddl`` (its ``meta.json`` beside it, the text
+      unchanged since it was saved): how a domain learnt in one environment is played in
+      another that has the same commands (CoinCollector's on TextWorld's coin games);
     - ``written this episode``: the LLM wrote the domain."""
     if reused is not None:
         return f"library:{reused.sha256[:12]} written by {', '.join(reused.models) or '?'}"
@@ -386,7 +389,25 @@ def domain_source(given: Optional[str], reused) -> str:
     for reference in sorted(ROOT.glob("*/domain.pddl")):
         if reference.parent.name != "learned" and reference.read_text().strip() == text:
             return f"reference ({reference.relative_to(ROOT.parent)})"
+    entry = _library_entry_of(Path(given), text)
+    if entry is not None:
+        return domain_source(None, entry)
     return f"given: {given}"
+
+
+def _library_entry_of(path, text: str):
+    """The library entry whose ``domain.pddl`` ``path`` is, when its ``meta.json`` says so
+    and the text is still the one saved (its digest); else None."""
+    from .library import DomainLibrary, digest_of
+
+    folder = path.resolve().parent
+    if path.name != "domain.pddl" or not (folder / "meta.json").is_file():
+        return None
+    try:
+        entry = DomainLibrary(folder.parent.parent).get(f"{folder.parent.name}/{folder.name}")
+    except (LookupError, OSError, ValueError):
+        return None
+    return entry if entry.sha256 == digest_of(text) else None
 
 
 def play_plangen(job):

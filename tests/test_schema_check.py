@@ -335,6 +335,28 @@ def test_learn_domain_refuses_test_seeds_and_says_why_nothing_was_saved(tmp_path
     assert refused.returncode == 2 and "learning on a test seed" in refused.stderr
 
 
+def test_a_library_entry_given_as_a_file_is_named_as_the_entry(tmp_path):
+    """``--domain`` naming a library entry's ``domain.pddl`` (how CoinCollector's learned
+    domain is played on TextWorld's coin games, another environment id) is sourced as the
+    entry and its writer; the same file edited since it was saved is only a given file."""
+    import shutil
+
+    from pddlkit.domains import ROOT
+    from pddlkit.formalizers.agents import domain_source
+
+    entry = ROOT / "learned" / "coin-collector" / "7bbe41a16326"
+    assert domain_source(str(entry / "domain.pddl"), None) == \
+        "library:7bbe41a16326 written by local:qwen2.5-coder-1.5b"
+    copy = tmp_path / "coin-collector" / "7bbe41a16326"
+    shutil.copytree(entry, copy)
+    edited = (copy / "domain.pddl").read_text().replace("(hot ?i)))",
+                                                        "(hot ?i) (not (thing ?i ?r))))")
+    (copy / "domain.pddl").write_text(edited)
+    assert domain_source(str(copy / "domain.pddl"), None) == f"given: {copy / 'domain.pddl'}"
+    assert domain_source(str(ROOT / "coin-collector" / "domain.pddl"), None) == \
+        "reference (domains/coin-collector/domain.pddl)"
+
+
 def test_learn_domain_says_what_the_llm_lacked_without_a_traceback(tmp_path):
     """An LLM that cannot be reached is one line on stderr and exit 2 (no key: raised before
     any episode), or the episode's own stop in the "not saved" line (no server: raised in the
