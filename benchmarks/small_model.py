@@ -365,6 +365,8 @@ def table(args, parser, tables: list[str]) -> None:
             agent, row_args = ROWS[name]
             if args.library and "--reuse-domain" in row_args:
                 row_args = [*_without_library(row_args), "--library", args.library]
+            if args.env == "textworld" and "--reuse-domain" in row_args:
+                row_args = learned_elsewhere(row_args, args.library, parser)
             label = f"{name}+prompt-cache" if args.prompt_cache else name
             log = server_log(args.model)
             start = log.stat().st_size if log.exists() else 0
@@ -399,6 +401,22 @@ def table(args, parser, tables: list[str]) -> None:
     if args.out:
         write(args.out, tables, title, lines, total)
     tables.append(section(title, lines, total))
+
+
+def learned_elsewhere(row_args: list[str], library: str | None, parser) -> list[str]:
+    """TextWorld's coin games have CoinCollector's commands but their own environment id, so
+    the library's CoinCollector entry (the best that verifies) is given as a file; the row's
+    domain column still names the entry and its writer (``domain_source``)."""
+    sys.path.insert(0, str(REPO))
+    from pddlkit.formalizers.library import DomainLibrary
+
+    root = library or str(REPO / "domains" / "learned")
+    entry, _ = DomainLibrary(root).choose("coin-collector")
+    if entry is None:
+        parser.error(f"no CoinCollector domain in {root} verifies: learn one first "
+                     "(pddlkit learn-domain --env coin-collector)")
+    kept = [a for a in _without_library(row_args) if a != "--reuse-domain"]
+    return [*kept, "--domain", str(entry.path / "domain.pddl")]
 
 
 def _without_library(row_args: list[str]) -> list[str]:
