@@ -115,8 +115,15 @@ def run_arguments(start: dict, outcome: dict) -> list[str]:
     elif not source:
         folder = REFERENCE.get(env, "household")
         args += ["--domain", str(REPO / "domains" / folder / "domain.pddl")]
+    elif source.startswith("library:"):   # a learned entry shipped in domains/learned
+        found = sorted((REPO / "domains" / "learned").glob(f"*/{source[8:20]}/domain.pddl"))
+        if not found:
+            raise ValueError(f"domain {source!r}: no such entry in domains/learned, so the "
+                             "episode cannot be replayed")
+        args += ["--domain", str(found[0])]
     else:
-        raise ValueError(f"domain {source!r}: only the reference domain is replayed")
+        raise ValueError(f"domain {source!r}: only the reference domain and the learned "
+                         "entries of domains/learned are replayed")
     refused = REFUSED_ON.get(env, set())
     helps = [h for h in (outcome.get("helps") or "").split("+")
              if h and h not in ("none", "constrained") and h not in refused]
