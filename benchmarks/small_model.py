@@ -225,7 +225,16 @@ def cells(result: dict) -> list[str]:
              if prompt and seconds else "-")
     domains = ", ".join(sorted({r.get("domain_source", "?") for r in rows})) or "?"
     return [f"{won}/{len(rows)}", str(calls), str(tokens), f"{result['seconds']:.0f}", per_won,
-            median_won, pooled(rows), reuse, modes, helps, domains]
+            median_won, pooled(rows), reuse, modes, helps, domains, learning_cell(rows)]
+
+
+def learning_cell(rows: list[dict]) -> str:
+    """What learning the row's domain cost (issue 75), from its rows' ``learning_*`` columns:
+    ``3 episodes, 264 s, 32084 tokens``; ``-`` for a domain no model learnt (the reference,
+    a given file, or one written in the episode, whose cost is in the row's own columns)."""
+    costs = sorted({(r["learning_episodes"], r.get("learning_seconds"), r.get("learning_tokens"))
+                    for r in rows if r.get("learning_episodes") is not None}, key=str)
+    return "; ".join(f"{e} episodes, {s:.0f} s, {t} tokens" for e, s, t in costs) or "-"
 
 
 #: dev seeds build helps; test seeds only report (see the module's docstring)
@@ -328,7 +337,8 @@ def table(args, parser, tables: list[str]) -> None:
         parser.error(f"unknown row(s) {', '.join(unknown)}; rows: {', '.join(ROWS)}, all")
     header = ["row", "won", "LLM calls", "tokens", "wall s", "calls per won",
               "median won min", "files against the truth",
-              "prompt tokens the server evaluated", "decoding", "helps (times acted)", "domain"]
+              "prompt tokens the server evaluated", "decoding", "helps (times acted)", "domain",
+              "domain learning"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     if "learned" in names and not args.library:
         parser.error("the 'learned' row reuses a domain learn-domain saved: give --library DIR")
@@ -469,7 +479,8 @@ def merged(folder: Path) -> str:
     pooled_rows = {key: _pool(chunks) for key, chunks in groups.items()}
     header = ["row", "seeds", "won", "lift", "LLM calls", "tokens", "wall s", "calls per won",
               "median won min", "files against the truth",
-              "prompt tokens the server evaluated", "decoding", "helps (times acted)", "domain"]
+              "prompt tokens the server evaluated", "decoding", "helps (times acted)", "domain",
+              "domain learning"]
     out = ["# A small model through PDDLego+ (`benchmarks/small_model.py`)\n"]
     for (where, budget, split, model), rows in pooled_rows.items():
         commits = sorted({c["commit"] for c in groups[(where, budget, split, model)]})
