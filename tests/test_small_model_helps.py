@@ -336,6 +336,10 @@ def _check_merged_spans(small_model, folder) -> None:
     names = {small_model.stem(m, "CoinCollector 3 rooms", "learned", 1000, 1021)
              for m in ("random", "random:1", small_model.DEFAULT_MODEL)}
     assert len(names) == 3 and "CoinCollector-3-rooms-learned-1000-1021" in names, names
+    # issue 75: what the learned domain cost is its own column; - for a domain no model learnt
+    learnt = {"learning_episodes": 3, "learning_seconds": 264.2, "learning_tokens": 32084}
+    assert small_model.learning_cell([learnt, learnt]) == "3 episodes, 264 s, 32084 tokens"
+    assert small_model.learning_cell([{"domain_source": "reference (x)"}]) == "-"
 
 
 class WrongExit(ObservationFormalizer):
