@@ -33,9 +33,17 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def read_events(path: Path) -> list[dict]:
-    data = path.read_bytes()
-    text = gzip.decompress(data).decode() if path.suffix == ".gz" else data.decode()
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
+    """A record's events; a file that is not one exits with a line saying so."""
+    try:
+        data = path.read_bytes()
+        text = gzip.decompress(data).decode() if path.suffix == ".gz" else data.decode()
+        events = [json.loads(line) for line in text.splitlines() if line.strip()]
+    except (OSError, ValueError, EOFError) as exc:
+        sys.exit(f"learned_transitions.py: {path} is not a record (JSONL events of `pddlkit "
+                 f"run pddlego --record`): {exc}")
+    if not all(isinstance(e, dict) and "type" in e for e in events):
+        sys.exit(f"learned_transitions.py: {path} is not a record: its lines are not events")
+    return events
 
 
 def by_episode(events: list[dict], domain: str) -> dict:
@@ -53,15 +61,22 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("entry", help="a library entry's folder (or a domain file)")
     parser.add_argument("records", nargs="+", help="records (.jsonl or .jsonl.gz)")
-    parser.add_argument("--env", default="coin-collector")
-    parser.add_argument("--rooms", type=int, default=3)
+    parser.add_argument("--env", default="coin-collector",
+                        help="the environment whose reference domain and problems compare "
+                             "reads (default: coin-collector)")
+    parser.add_argument("--rooms", type=int, default=3,
+                        help="coin-collector: rooms of the reference problems (default 3)")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(REPO))
     from pddlkit.formalizers.evidence import transitions
     from pddlkit.semantics.transitions import check_transitions
 
     entry = Path(args.entry)
-    domain = (entry / "domain.pddl" if entry.is_dir() else entry).read_text()
+    try:
+        domain = (entry / "domain.pddl" if entry.is_dir() else entry).read_text()
+    except OSError as exc:
+        sys.exit(f"learned_transitions.py: no domain at {entry} (give a library entry's "
+                 f"folder or a domain file): {exc}")
     total = found = 0
     kinds: Counter = Counter()
     first: dict = {}

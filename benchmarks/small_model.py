@@ -271,9 +271,12 @@ def split_seeds(split: str, first: int | None, seeds: int, identity=None) -> lis
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--model", default=DEFAULT_MODEL)
-    parser.add_argument("--rows", default="paper,preset")
-    parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--model", default=DEFAULT_MODEL,
+                        help=f"a local model (local:MODEL; default {DEFAULT_MODEL}) or "
+                             "random[:SEED], the floor")
+    parser.add_argument("--rows", default="paper,preset",
+                        help="comma-separated row names, or all: " + ", ".join(ROWS))
+    parser.add_argument("--seeds", type=int, default=10, help="how many seeds (default 10)")
     parser.add_argument("--env", choices=list(ENVS), default="coin-collector")
     parser.add_argument("--split", choices=list(SPLITS), default="dev",
                         help="dev seeds (0-99) to build, test seeds (1000 and up) to report")
@@ -314,14 +317,19 @@ def main() -> None:
         parser.error("--level is the TextWorld coin game's; give it with --env textworld")
     tasks = ALFWORLD_TASKS if args.task == "each" else (args.task,)
     tables: list[str] = []
+    errored = False
     for task in tasks:
         args.task = task
-        table(args, parser, tables)
+        errored |= table(args, parser, tables)
+    if errored:   # a row that could not run is in its table, and the status says so
+        sys.exit(1)
 
 
-def table(args, parser, tables: list[str]) -> None:
+def table(args, parser, tables: list[str]) -> bool:
     """One table: every row of ``--rows`` on the seeds, for one environment (one ALFWorld
-    task type); with ``--out`` the file holds ``tables`` so far and this one."""
+    task type); with ``--out`` the file holds ``tables`` so far and this one. True when a
+    row could not run (its line says why)."""
+    errored = False
     try:
         chosen = split_seeds(args.split, args.first_seed, args.seeds,
                              IDENTITY[args.env](args) if args.split == "test" else None)
@@ -397,6 +405,7 @@ def table(args, parser, tables: list[str]) -> None:
                 result["seconds"] += part["seconds"]
             result["evaluated"] = evaluated(log, start)
             if "error" in result:
+                errored = True
                 line = f"| {label} | error: {result['error']} |"
             else:
                 line = "| " + " | ".join([label, *cells(result)]) + " |"
@@ -411,6 +420,7 @@ def table(args, parser, tables: list[str]) -> None:
     if args.out:
         write(args.out, tables, title, lines, total)
     tables.append(section(title, lines, total))
+    return errored
 
 
 def learned_elsewhere(row_args: list[str], library: str | None, parser) -> list[str]:

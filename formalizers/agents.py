@@ -371,8 +371,9 @@ def domain_source(given: Optional[str], reused) -> str:
     - ``given: <file>``: ``--domain`` named another file (a person's or a program's);
     - ``library:<hash> written by <models>``: ``--reuse-domain`` took a learned entry, or
       ``--domain`` named an entry's ``domain.pddl`` (its ``meta.json`` beside it, the text
-      unchanged since it was saved): how a domain learnt in one environment is played in
-      another that has the same commands (CoinCollector's on TextWorld's coin games);
+      unchanged since it was saved; then `` (its file given)`` follows): how a domain learnt
+      in one environment is played in another that has the same commands (CoinCollector's on
+      TextWorld's coin games);
     - ``written this episode``: the LLM wrote the domain."""
     if reused is not None:
         return f"library:{reused.sha256[:12]} written by {', '.join(reused.models) or '?'}"
@@ -390,8 +391,8 @@ def domain_source(given: Optional[str], reused) -> str:
         if reference.parent.name != "learned" and reference.read_text().strip() == text:
             return f"reference ({reference.relative_to(ROOT.parent)})"
     entry = _library_entry_of(Path(given), text)
-    if entry is not None:
-        return domain_source(None, entry)
+    if entry is not None:   # the entry's own source, and that it came as a file, not chosen
+        return domain_source(None, entry) + " (its file given)"
     return f"given: {given}"
 
 

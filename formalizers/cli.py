@@ -54,7 +54,8 @@ def learn_command(args) -> int:
                                budget=args.budget, library=args.library,
                                env_options=env_options, constrained=not args.free,
                                record=args.record)
-    except (ValueError, TypeError, LLMError) as exc:   # the LLM's: no key, no server, ...
+    except (ValueError, TypeError, LookupError, LLMError) as exc:   # an unknown env; the
+        # LLM's: no key, no server, ...
         print(f"pddlkit learn-domain: {exc}", file=sys.stderr)
         return 2
     print(json.dumps(learned.to_dict(), indent=2) if args.json else learned.format())
@@ -93,7 +94,7 @@ def _list_domains(library, args) -> int:
     if args.json:
         print(json.dumps([e.to_dict() for e in entries], indent=2))
     elif not entries:
-        print(f"no learned domains in {library.root}")
+        print(_none_here(library, args))
     for e in entries if not args.json else ():
         print(f"{e.id}  won {e.episodes_won}  problems {len(e.problems())}  "
               f"models {', '.join(e.models) or '-'}  tasks {'; '.join(e.tasks)[:60]}")
@@ -106,9 +107,19 @@ def _verify_domains(library, args) -> int:
     if args.json:
         print(json.dumps([r.__dict__ for r in results], indent=2))
     else:
-        print("\n".join(r.format() for r in results) or f"no learned domains in "
-                                                         f"{library.root}")
+        print("\n".join(r.format() for r in results) or _none_here(library, args))
     return 1 if _said_skipped(library) or not all(r.ok for r in results) else 0
+
+
+def _none_here(library, args) -> str:
+    """Why a listing is empty: no such folder, no entry for ``--env``, or none at all."""
+    if not library.root.is_dir():
+        return f"no learned domains: {library.root} does not exist (pass --library DIR)"
+    if getattr(args, "env", None):
+        known = sorted({e.env for e in library.entries()})
+        return (f"no learned domains for {args.env} in {library.root}"
+                + (f" (it has: {', '.join(known)})" if known else ""))
+    return f"no learned domains in {library.root}"
 
 
 def _said_skipped(library) -> int:

@@ -93,10 +93,12 @@ def learn_domain(env_id: str, llm: str, episodes: int, *, first_seed: int = 0,
 
     seeds = list(range(first_seed, first_seed + episodes))
     outside = [s for s in seeds if s not in DEV_SEEDS]
-    if episodes < 1 or outside:
-        raise ValueError(f"learn-domain plays 1 or more dev episodes (seeds 0-99); got "
-                         f"{episodes} from seed {first_seed}: learning on a test seed would "
-                         "make its row a training row")
+    if episodes < 1:
+        raise ValueError(f"learn-domain plays 1 or more dev episodes; got --episodes {episodes}")
+    if outside:
+        raise ValueError(f"learn-domain plays dev seeds only (0-99); {episodes} episodes from "
+                         f"seed {first_seed} reach seeds {seeds[0]}-{seeds[-1]}: learning on "
+                         "a test seed would make its row a training row")
     spec = get_agent("pddlego")
     options = spec.make_options({"small_model": True, "keep_domain": True,
                                  "constrained": constrained, "budget": budget})
@@ -126,6 +128,7 @@ def learn_domain(env_id: str, llm: str, episodes: int, *, first_seed: int = 0,
     except ValueError as exc:
         learned.findings = [str(exc)]
     if learned.findings:
+        learned.why_not = f"it does not explain every transition: {learned.findings[0]}"
         return learned
     learned.agreement = _agreement(env_id, learned.domain, seeds, env_options or {})
     if not learned.won:

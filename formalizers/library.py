@@ -239,8 +239,14 @@ class DomainLibrary:
         return out
 
     def get(self, entry_id: str) -> DomainEntry:
-        env, _, prefix = entry_id.partition("/")
-        matches = [e for e in self.entries(env) if e.sha256.startswith(prefix)]
+        """An entry by its id (``coin-collector/7bbe41a16326``), or by its hash alone (what a
+        row's ``domain_source`` prints, ``library:7bbe41a16326``) when one entry has it."""
+        entry_id = entry_id.removeprefix("library:")
+        env, slash, prefix = entry_id.partition("/")
+        if not slash:   # a hash alone: every environment's entries
+            matches = [e for e in self.entries() if e.sha256.startswith(env)]
+        else:
+            matches = [e for e in self.entries(env) if e.sha256.startswith(prefix)]
         if len(matches) != 1:
             known = ", ".join(e.id for e in self.entries()) or "none"
             raise LookupError(f"{'no' if not matches else 'more than one'} domain {entry_id!r} "

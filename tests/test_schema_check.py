@@ -333,6 +333,30 @@ def test_learn_domain_refuses_test_seeds_and_says_why_nothing_was_saved(tmp_path
     assert "2 dev episodes (seeds 0-1), 0 won" in done.stdout and "not saved:" in done.stdout
     refused = run_cli(*cli, "--first-seed", "98", "--episodes", "3")   # 100: not dev
     assert refused.returncode == 2 and "learning on a test seed" in refused.stderr
+    assert "reach seeds 98-100" in refused.stderr, refused.stderr
+    none = run_cli(*cli, "--episodes", "0")   # no test seed involved: said as it is
+    assert none.returncode == 2 and "got --episodes 0" in none.stderr, none.stderr
+    unknown = run_cli(*cli[:2], "nosuch", *cli[3:], "--episodes", "1")   # no traceback
+    assert unknown.returncode == 2 and "unknown environment 'nosuch'" in unknown.stderr
+
+
+def test_the_hash_a_row_prints_finds_the_library_entry():
+    """A row's ``domain_source`` prints ``library:<hash>``: ``pddlkit domains show`` takes
+    that (or the hash alone) as well as ``env/hash``; a hash no entry has lists the ids."""
+    from cli_runner import run_cli
+
+    from pddlkit.domains import ROOT
+    from pddlkit.formalizers.library import DomainLibrary
+
+    library = DomainLibrary(ROOT / "learned")
+    assert library.get("library:7bbe41a16326").id == "coin-collector/7bbe41a16326"
+    assert library.get("7bbe41a1").id == library.get("coin-collector/7bbe41").id
+    with pytest.raises(LookupError, match="entries: coin-collector/"):
+        library.get("ffffffffffff")
+    shown = run_cli("domains", "show", "library:7bbe41a16326", "--library", str(ROOT / "learned"))
+    assert shown.returncode == 0 and "(:action open-door" in shown.stdout, shown.stderr
+    listed = run_cli("domains", "list", "--env", "nosuch", "--library", str(ROOT / "learned"))
+    assert "no learned domains for nosuch" in listed.stdout and "coin-collector" in listed.stdout
 
 
 def test_a_library_entry_given_as_a_file_is_named_as_the_entry(tmp_path):
@@ -346,7 +370,7 @@ def test_a_library_entry_given_as_a_file_is_named_as_the_entry(tmp_path):
 
     entry = ROOT / "learned" / "coin-collector" / "7bbe41a16326"
     assert domain_source(str(entry / "domain.pddl"), None) == \
-        "library:7bbe41a16326 written by local:qwen2.5-coder-1.5b"
+        "library:7bbe41a16326 written by local:qwen2.5-coder-1.5b (its file given)"
     copy = tmp_path / "coin-collector" / "7bbe41a16326"
     shutil.copytree(entry, copy)
     edited = (copy / "domain.pddl").read_text().replace("(hot ?i)))",
