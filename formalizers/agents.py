@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import textwrap
 from dataclasses import asdict, dataclass, make_dataclass
+from pathlib import Path
 from typing import Optional
 
 from pddlkit.agents import AgentError, AgentSpec, option
@@ -195,6 +196,8 @@ def play_pddlego(job):
                          "--small-model and an LLM) from one episode to the next; --domain and "
                          "--reuse-domain freeze one instead")
     source = domain_source(o.domain, None)   # the library's entry, when reused, is per episode
+    # a library entry given as its file (--domain): its learning columns too
+    given_entry = _library_entry_of(Path(o.domain), given) if given is not None else None
     for seed in job.seeds:
         episode = job.episode(seed)
         env = job.make_env()
@@ -227,7 +230,8 @@ def play_pddlego(job):
             summary += f"; helps acted: {acted_column(did)}"
         yield episode.row(result.won, summary=summary, helps="+".join(used) or "none",
                           helps_acted=acted_column(did), domain_source=episode_source,
-                          **_learning_columns(reused), **_columns(result))
+                          **_learning_columns(reused or given_entry, seed),
+                          **_columns(result))
 
 
 def _given_domain(o, llm: Optional[str]) -> Optional[str]:
@@ -323,14 +327,17 @@ def active_helps(o, used: list[str], env_id: str) -> tuple[list[str], list[str]]
     return split_by_offers(HELPS, used, o, env_id, offers)
 
 
-def _learning_columns(reused) -> dict:
+def _learning_columns(reused, seed: Optional[int] = None) -> dict:
     """Issue 75: a row on a domain ``pddlkit learn-domain`` saved says what learning it cost
-    (its episodes, seconds and tokens), in columns of their own; {} otherwise."""
+    (its episodes, seconds and tokens), in columns of their own, and ``learnt_on_seed``
+    True when the row's seed is one the domain was learnt on (not held out, unless the
+    environment's options made it another game); {} for any other domain."""
     learned = reused.learning() if reused is not None else {}
     if not learned:
         return {}
     return {"learning_episodes": learned.get("episodes"),
-            "learning_seconds": learned.get("seconds"), "learning_tokens": learned.get("tokens")}
+            "learning_seconds": learned.get("seconds"), "learning_tokens": learned.get("tokens"),
+            "learnt_on_seed": seed in (learned.get("seeds") or ())}
 
 
 #: the helps that act only while the model writes the domain, with what each does
@@ -379,7 +386,6 @@ def domain_source(given: Optional[str], reused) -> str:
         return f"library:{reused.sha256[:12]} written by {', '.join(reused.models) or '?'}"
     if given is None:
         return "written this episode"
-    from pathlib import Path
 
     from pddlkit.domains import ROOT
 

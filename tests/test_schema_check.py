@@ -418,11 +418,14 @@ def test_a_row_on_a_learned_domain_says_what_learning_cost(tmp_path):
     assert plain["domain_source"].startswith("library:") and "learning_tokens" not in plain
     entry = next((tmp_path / "lib" / "coin-collector").iterdir())
     (entry / "learning.json").write_text(json.dumps({"episodes": 3, "seconds": 612.5,
-                                                      "tokens": 40210}))
-    row = run_job(spec, env="coin-collector", llm="standin:pddlego", seeds=[1], options=reuse,
-                  env_options={"rooms": 3})[0].as_dict()
+                                                      "tokens": 40210, "seeds": [0, 2, 3]}))
+    rows = run_job(spec, env="coin-collector", llm="standin:pddlego", seeds=[1, 2],
+                   options=reuse, env_options={"rooms": 3})
+    row = rows[0].as_dict()
     assert (row["learning_episodes"], row["learning_seconds"], row["learning_tokens"]) == \
         (3, 612.5, 40210)
+    # seed 2 is one the domain was learnt on: the row says so (seed 1 is not)
+    assert [r.as_dict()["learnt_on_seed"] for r in rows] == [False, True]
 
 
 #: predicates with nothing about doors (as Qwen2.5-Coder 1.5B wrote them: nothing said where
