@@ -82,7 +82,8 @@ def transitions(events: Iterable[dict]) -> list:
     out = []
     for e in events:
         if e.get("type") == "transition":
-            t = as_transition(e, f"episode {e.get('episode')}, step {e.get('step')}: "
+            # a record's episodes are numbered by their seeds: said as seeds
+            t = as_transition(e, f"seed {e.get('episode')}, step {e.get('step')}: "
                                  f"{e['command']}")
             key = (e.get("episode"), f"step {e.get('step')}: {e['command']}")
             if key in dropped:   # refused for a name the world has not: no evidence

@@ -120,4 +120,4 @@ def test_an_episode_records_each_command_as_evidence_the_reference_explains(tmp_
                            "(and (not (at ?from)) (at ?to) (visited ?to))")
     first = check_transitions(homebound, seen)[0]
     assert (first.kind, first.schema) == ("precondition-too-strong", "move")
-    assert first.literal.startswith("(visited ") and "episode 0" in first.where
+    assert first.literal.startswith("(visited ") and "seed 0, step 1" in first.where
