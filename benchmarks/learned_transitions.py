@@ -91,8 +91,8 @@ def main(argv=None) -> int:
             seeds += [e["seed"] for e in events if e.get("type") == "start"][:1]
             for f in findings:
                 kinds[(f.schema, f.kind)] += 1
-                first.setdefault((f.schema, f.kind), f"episode {episode}: {f.format()}")
-            print(f"episode {episode}: {len(evidence)} transitions, {len(bad)} with a finding")
+                first.setdefault((f.schema, f.kind), f"seed {episode}: {f.format()}")
+            print(f"seed {episode}: {len(evidence)} transitions, {len(bad)} with a finding")
     print(f"\n{len(seeds)} episodes, {total} transitions: {total - found} explained by the "
           f"domain with the facts believed before them, {found} not")
     for (schema, kind), n in kinds.most_common():

@@ -1668,3 +1668,31 @@ def test_a_saved_domain_counts_the_episodes_won_with_it(tmp_path):
     domain = path("coin-collector/domain.pddl").read_text()
     entry = DomainLibrary(tmp_path).save("coin-collector", domain, [], won=3)
     assert entry.episodes_won == 3
+
+
+def test_the_learned_domain_is_read_against_the_transitions_of_its_episodes(monkeypatch,
+                                                                           capsys):
+    """``benchmarks/learned_transitions.py``: the shipped Qwen domain explains every
+    transition of the learning episodes that planned with it (seeds 2 and 3; seed 1 planned
+    with earlier drafts), and not the 61 door commands of the test episodes the world refused
+    where its precondition held (its figures in small-model-test.md); a file that is not a
+    record is one line, not a traceback."""
+    from pathlib import Path
+
+    from conftest import benchmark_script
+
+    script = benchmark_script("learned_transitions", monkeypatch)
+    repo = Path(__file__).resolve().parent.parent
+    entry = str(repo / "domains" / "learned" / "coin-collector" / "7bbe41a16326")
+    real = repo / "examples" / "real-llm"
+    script.main([entry, str(real / "domain-writing-records" / "CoinCollector-3-rooms-learn-"
+                                                              "domain-seeds-1-3-at-1886144.record.jsonl")])
+    said = capsys.readouterr().out
+    assert "2 episodes, 8 transitions: 8 explained" in said and ", 0 not" in said, said
+    script.main([entry, str(real / "small-model-test" / "qwen-CoinCollector-3-rooms-learned-"
+                                                        "1000-1021.record.jsonl.gz")])
+    said = capsys.readouterr().out
+    assert "20 episodes, 156 transitions: 95 explained" in said, said
+    assert "46 close-door precondition-too-weak" in said and "0/200 sampled" in said, said
+    with pytest.raises(SystemExit, match="is not a record"):
+        script.main([entry, str(Path(entry) / "domain.pddl")])
