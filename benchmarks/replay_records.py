@@ -116,11 +116,13 @@ def run_arguments(start: dict, outcome: dict) -> list[str]:
         folder = REFERENCE.get(env, "household")
         args += ["--domain", str(REPO / "domains" / folder / "domain.pddl")]
     elif source.startswith("library:"):   # a learned entry shipped in domains/learned
-        found = sorted((REPO / "domains" / "learned").glob(f"*/{source[8:20]}/domain.pddl"))
-        if not found:
-            raise ValueError(f"domain {source!r}: no such entry in domains/learned, so the "
-                             "episode cannot be replayed")
-        args += ["--domain", str(found[0])]
+        from pddlkit.formalizers.library import DomainLibrary
+
+        try:
+            entry = DomainLibrary(REPO / "domains" / "learned").get(source.split()[0])
+        except LookupError as exc:
+            raise ValueError(f"domain {source!r}: the episode cannot be replayed: {exc}")
+        args += ["--domain", str(entry.path / "domain.pddl")]
     else:
         raise ValueError(f"domain {source!r}: only the reference domain and the learned "
                          "entries of domains/learned are replayed")

@@ -427,7 +427,6 @@ def learned_elsewhere(row_args: list[str], library: str | None, parser) -> list[
     """TextWorld's coin games have CoinCollector's commands but their own environment id, so
     the library's CoinCollector entry (the best that verifies) is given as a file; the row's
     domain column still names the entry and its writer (``domain_source``)."""
-    sys.path.insert(0, str(REPO))
     from pddlkit.formalizers.library import DomainLibrary
 
     root = library or str(REPO / "domains" / "learned")

@@ -31,6 +31,7 @@ from pddlkit.flags import non_negative_float, positive_float
 from pddlkit.llm.grammar import describe_modes
 
 from .help_table import HELPS, MODULAR_HELPS
+from .library import entry_of_file
 from .loop import Limits
 
 
@@ -197,7 +198,7 @@ def play_pddlego(job):
                          "--reuse-domain freeze one instead")
     source = domain_source(o.domain, None)   # the library's entry, when reused, is per episode
     # a library entry given as its file (--domain): its learning columns too
-    given_entry = _library_entry_of(Path(o.domain), given) if given is not None else None
+    given_entry = entry_of_file(o.domain) if given is not None else None
     for seed in job.seeds:
         episode = job.episode(seed)
         env = job.make_env()
@@ -396,25 +397,10 @@ def domain_source(given: Optional[str], reused) -> str:
     for reference in sorted(ROOT.glob("*/domain.pddl")):
         if reference.parent.name != "learned" and reference.read_text().strip() == text:
             return f"reference ({reference.relative_to(ROOT.parent)})"
-    entry = _library_entry_of(Path(given), text)
+    entry = entry_of_file(given)
     if entry is not None:   # the entry's own source, and that it came as a file, not chosen
         return domain_source(None, entry) + " (its file given)"
     return f"given: {given}"
-
-
-def _library_entry_of(path, text: str):
-    """The library entry whose ``domain.pddl`` ``path`` is, when its ``meta.json`` says so
-    and the text is still the one saved (its digest); else None."""
-    from .library import DomainLibrary, digest_of
-
-    folder = path.resolve().parent
-    if path.name != "domain.pddl" or not (folder / "meta.json").is_file():
-        return None
-    try:
-        entry = DomainLibrary(folder.parent.parent).get(f"{folder.parent.name}/{folder.name}")
-    except (LookupError, OSError, ValueError):
-        return None
-    return entry if entry.sha256 == digest_of(text) else None
 
 
 def play_plangen(job):

@@ -152,8 +152,8 @@ class DomainLibrary:
     def save(self, env: str, domain: str, problems: list[str], *, task: str = "",
              model: str = "", checks: Sequence[dict] = (), transitions: Sequence = (),
              learning: Optional[dict] = None, won: int = 1) -> DomainEntry:
-        """Add ``won`` won episodes (one, unless learn-domain's several won with it): its domain (deduplicated by hash), the problems it planned on,
-        and ``checks``: ``{"problem": text, "ran": [PDDL actions], "refused": {"action",
+        """Add ``won`` won episodes (one, unless learn-domain's several won with it): their
+        domain (deduplicated by hash), the problems it planned on, and ``checks``: ``{"problem": text, "ran": [PDDL actions], "refused": {"action",
         "command", "observation"} or None}`` (see the module doc). A domain that does not
         pass pddlkit's static checks is refused (:class:`DomainRejected`), nothing written."""
         import pddlkit
@@ -353,6 +353,17 @@ class DomainLibrary:
             self.skipped.append(f"{meta}: not a library entry ({exc}); fix the file or delete "
                                 "the folder")
             return None
+
+
+def entry_of_file(path: Union[str, os.PathLike]) -> Optional[DomainEntry]:
+    """The library entry whose ``domain.pddl`` ``path`` is (its ``meta.json`` beside it),
+    when the file is still the domain that was saved; else None."""
+    path = Path(path)
+    if path.name != "domain.pddl":
+        return None
+    folder = path.resolve().parent
+    entry = DomainLibrary(folder.parent.parent)._read(folder)
+    return entry if entry is not None and entry.changed is None else None
 
 
 def digest_of(domain: str) -> str:
