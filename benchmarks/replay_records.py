@@ -106,7 +106,8 @@ def run_arguments(start: dict, outcome: dict) -> list[str]:
     env = start["env"]
     args = ["run", "pddlego", "--env", env, "--seed", str(start["seed"]), "--quiet",
             "--constrained", "--budget", str(BUDGET),
-            "--planner-timeout", str(PLANNER_TIMEOUT)]
+            "--planner-timeout", str(PLANNER_TIMEOUT),
+            "--no-score"]   # the files' scores against the truth decide nothing
     for name, value in (start.get("env_options") or {}).items():
         args += [f"--{name.replace('_', '-')}", str(value)]
     source = outcome.get("domain_source") or ""

@@ -335,6 +335,8 @@ def table(args, parser, tables: list[str]) -> bool:
                              IDENTITY[args.env](args) if args.split == "test" else None)
     except ValueError as exc:
         parser.error(f"{exc}; --first-seed and --seeds stay inside --split {args.split}")
+    except ImportError as exc:   # ALFWorld's or TextWorld's package missing: its fix, no trace
+        parser.error(str(exc))
     from seed_split import spans
 
     runs = spans(chosen)

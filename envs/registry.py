@@ -35,12 +35,12 @@ import importlib
 import inspect
 import typing
 from dataclasses import dataclass, field, replace
-from importlib.metadata import entry_points
 from pathlib import PurePath
 from typing import Any, Callable, Optional, Union
 
 #: the contract's kinds, offers and options (see :mod:`pddlkit.agents.contract`)
 from pddlkit.agents.contract import KINDS, OFFERS, EnvOption
+from pddlkit.plugins import entry_points_of
 
 ENTRY_POINT_GROUP = "pddlkit.envs"
 
@@ -304,7 +304,7 @@ def _check_registered(spec: EnvSpec) -> None:
 
 def _known() -> dict[str, EnvSpec]:
     table: dict[str, EnvSpec] = dict(BUILTIN)
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
+    for ep in entry_points_of(ENTRY_POINT_GROUP):
         table.setdefault(ep.name, EnvSpec(ep.name, ep.value))
     table.update(_RUNTIME)
     return table

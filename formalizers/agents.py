@@ -83,6 +83,10 @@ class _LoopOptions:
                                       "one episode to the next, with the transitions it was "
                                       "checked against (learning over --episodes; pddlkit "
                                       "learn-domain)")
+    no_score: bool = option(False, "do not compare each file with the environment's truth "
+                                   "(no score events; the rows' files-against-the-truth "
+                                   "column is then empty): a replay or a long sweep that "
+                                   "needs only the plans and outcomes goes faster")
 
 
 #: ``pddlkit run pddlego``'s options: the loop's, then one switch per help of
@@ -216,7 +220,8 @@ def play_pddlego(job):
                              declare_objects="declare-objects" in used,
                              fresh_answers="fresh-answers" in used,
                              problem_only="problem-only" in used,
-                             refuted_facts="refuted-facts" in used)
+                             refuted_facts="refuted-facts" in used,
+                             score=not o.no_score)
         summary = _metrics_summary(result) + _helps_summary(o, used, formalizer, result)
         summary += _domain_summary(o, result, reused, given, library, job.llm)
         if inactive:

@@ -63,9 +63,9 @@ EXPORTS_GROUP = "pddlkit.exports"
 
 
 def _exports() -> dict:
-    from importlib.metadata import entry_points
+    from .plugins import entry_points_of
 
-    return {ep.name: ep for ep in entry_points(group=EXPORTS_GROUP)}
+    return {ep.name: ep for ep in entry_points_of(EXPORTS_GROUP)}
 
 
 def __getattr__(name: str):

@@ -225,12 +225,11 @@ def _cmd_mcp(args) -> int:
 def _list_llms(as_json: bool) -> int:
     """``pddlkit llm list``: the kinds an ``--llm`` spec may name (built-in and plugins'), and
     every agent's offline stand-ins with what each knows."""
-    from importlib.metadata import entry_points
-
     from .agents.registry import catalogue
     from .llm.spec import ENTRY_POINT_GROUP, KIND_HELP, known_kinds
+    from .plugins import entry_points_of
 
-    plugins = {ep.name: ep.value for ep in entry_points(group=ENTRY_POINT_GROUP)}
+    plugins = {ep.name: ep.value for ep in entry_points_of(ENTRY_POINT_GROUP)}
     kinds = [{"kind": kind, "what": KIND_HELP.get(kind) or f"a plugin's ({plugins.get(kind)})"}
              for kind in known_kinds()]
     stand_ins = catalogue()
@@ -393,9 +392,9 @@ def build_parser() -> argparse.ArgumentParser:
 def _plugin_commands(sub) -> None:
     """Subcommands of front ends (``pddlkit domains``), found through the ``pddlkit.commands``
     entry points, so the core never imports the front ends."""
-    from importlib.metadata import entry_points
+    from .plugins import entry_points_of
 
-    for ep in sorted(entry_points(group="pddlkit.commands"), key=lambda e: e.name):
+    for ep in entry_points_of("pddlkit.commands"):
         try:
             ep.load()(sub)
         except Exception as exc:  # a broken plugin must not break the CLI

@@ -45,10 +45,10 @@ def _domain_path(name: str):
 def _plugin_demos() -> bool:
     """Demos of the front ends (the PDDLego+ loop), found through ``pddlkit.demos`` entry
     points so that this core module never imports them."""
-    from importlib.metadata import entry_points
+    from .plugins import entry_points_of
 
     ok = True
-    for ep in sorted(entry_points(group="pddlkit.demos"), key=lambda e: e.name):
+    for ep in entry_points_of("pddlkit.demos"):
         ok = bool(ep.load()()) and ok
     return ok
 

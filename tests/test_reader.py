@@ -282,3 +282,20 @@ def test_a_model_built_in_code_writes_and_reads_back_equal_and_plans():
     assert result.status == "solved" and [str(s) for s in result.plan.steps] == ["(move r1 r2)"]
     with pytest.raises(ModelBuildError, match="action jump: \\?c used but not a parameter"):
         action("jump", typed("?a - room"), ["(door ?a ?c)"])
+
+
+def test_a_domain_read_again_shares_its_frozen_model_and_gives_its_own_diagnostics():
+    """A loop reads one domain at every step; the second read of the same text is the first's
+    model (frozen), with the same diagnostics in a list of its own."""
+    from pddlkit.pddl.reader import read_domain
+
+    text = ("(define (domain d) (:requirements :bogus) (:predicates (p ?x))"
+            " (:action a :parameters (?x) :effect (p ?x)))")
+    first, diags = read_domain(text)
+    again, diags_again = read_domain(text)
+    assert again is first and diags_again == diags and diags_again is not diags
+    assert [d.code for d in diags] == ["unknown-requirement"]
+    diags.clear()
+    assert read_domain(text)[1] == diags_again
+    other, _ = read_domain(text, "named.pddl")   # the file name is part of what was read
+    assert other is not first and other.file == "named.pddl"

@@ -200,3 +200,22 @@ def test_rows_carry_the_figures_and_the_report_shows_them():
     assert "3 of 3" in text and line
     share = 100 * sum(d["files_equivalent"] for d in data) / 3
     assert f"| {share:.0f} |" in text
+
+
+def test_no_score_skips_the_scoring_and_changes_no_plan(tmp_path):
+    """``--no-score``: no score event and no scored figure, the same plans and outcome (the
+    scores decide nothing, so the records' replay skips them)."""
+    from cli_runner import run_cli
+
+    plans = {}
+    for flag in ((), ("--no-score",)):
+        record = tmp_path / f"record{len(flag)}.jsonl"
+        done = run_cli("run", "pddlego", "--env", "coin-collector", "--rooms", "3", "--seed", "1",
+                       "--llm", "standin:pddlego:noisy", "--budget", "20", "--quiet", "--record", record, *flag)
+        assert done.returncode in (0, 1), done.stderr
+        events = [json.loads(line) for line in record.read_text().splitlines()]
+        scored = [e for e in events if e["type"] == "score"]
+        assert bool(scored) == (not flag), len(scored)
+        plans[flag] = ([e["commands"] for e in events if e["type"] == "plan"],
+                       [e["won"] for e in events if e["type"] == "outcome"])
+    assert plans[()] == plans[("--no-score",)] and plans[()][0], plans

@@ -94,9 +94,9 @@ class EnvLookupError(LookupError):
 def env_spec(env_id: str) -> EnvContract:
     """The registry's spec of ``env_id``, found through the ``pddlkit.env_specs`` entry
     point; an unknown id is an :class:`EnvLookupError` naming the known ones."""
-    from importlib.metadata import entry_points
+    from ..plugins import entry_points_of
 
-    lookups = sorted(entry_points(group=ENV_SPECS_GROUP), key=lambda ep: ep.name)
+    lookups = entry_points_of(ENV_SPECS_GROUP)
     if not lookups:
         raise EnvLookupError(f"no environment registry is installed (entry-point group "
                              f"{ENV_SPECS_GROUP!r}); reinstall pddlkit: pip install -e .")

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import difflib
 import importlib
-from importlib.metadata import entry_points
 
+from ..plugins import entry_points_of
 from .spec import AgentSpec
 
 ENTRY_POINT_GROUP = "pddlkit.agents"
@@ -20,7 +20,7 @@ class UnknownAgentError(LookupError):
 
 
 def agent_names() -> list[str]:
-    return sorted({ep.name for ep in entry_points(group=ENTRY_POINT_GROUP)} | set(_RUNTIME))
+    return sorted({ep.name for ep in entry_points_of(ENTRY_POINT_GROUP)} | set(_RUNTIME))
 
 
 def register_agent(spec: AgentSpec, replace: bool = False) -> None:
@@ -33,7 +33,7 @@ def get_agent(name: str) -> AgentSpec:
     """The agent named ``name``; :class:`UnknownAgentError` names the known ones."""
     if name in _RUNTIME:
         return _RUNTIME[name]
-    found = [ep for ep in entry_points(group=ENTRY_POINT_GROUP) if ep.name == name]
+    found = [ep for ep in entry_points_of(ENTRY_POINT_GROUP) if ep.name == name]
     if not found:
         known = agent_names()
         close = difflib.get_close_matches(name, known, n=1, cutoff=0.5)

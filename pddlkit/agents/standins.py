@@ -131,9 +131,9 @@ def _default(stand_ins: Sequence[StandIn]) -> Optional[StandIn]:
 def _agent_names() -> set[str]:
     """The installed agents' names (their ``pddlkit.agents`` entry points; read here, not
     through the registry, which imports this module)."""
-    from importlib.metadata import entry_points
+    from ..plugins import entry_points_of
 
-    return {ep.name for ep in entry_points(group="pddlkit.agents")}
+    return {ep.name for ep in entry_points_of("pddlkit.agents")}
 
 
 def _modes(stand_ins: Sequence[StandIn], agent: str) -> str:

@@ -30,11 +30,11 @@ import difflib
 import json
 import re
 from functools import partial
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, Callable, Optional
 from urllib.parse import parse_qsl
 
+from ..plugins import entry_points_of
 from .base import LLM
 from .errors import LLMSpecError
 
@@ -136,7 +136,7 @@ def names_a_model(spec: Optional[str]) -> bool:
         return False
     if kind in BUILTIN_KINDS:
         return True
-    return kind in {ep.name for ep in entry_points(group=ENTRY_POINT_GROUP)}
+    return kind in {ep.name for ep in entry_points_of(ENTRY_POINT_GROUP)}
 
 
 #: the kind of the agents' offline stand-ins (``standin:<agent>[:mode]``, an entry point of
@@ -170,7 +170,7 @@ _MODEL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/+-]*(@https?://\S+)?")
 
 def known_kinds() -> list[str]:
     """The built-in kinds and the installed plugins' (``pddlkit.llms`` entry points)."""
-    return sorted(set(BUILTIN_KINDS) | {ep.name for ep in entry_points(group=ENTRY_POINT_GROUP)})
+    return sorted(set(BUILTIN_KINDS) | {ep.name for ep in entry_points_of(ENTRY_POINT_GROUP)})
 
 
 def parse_spec(spec: Any) -> tuple[str, Optional[str]]:
@@ -216,6 +216,6 @@ def load_llm(spec: str, **options: Any) -> LLM:
     kind, arg = parse_spec(spec)
     factory = BUILTIN_KINDS.get(kind)
     if factory is None:
-        factory = next(ep for ep in entry_points(group=ENTRY_POINT_GROUP)
+        factory = next(ep for ep in entry_points_of(ENTRY_POINT_GROUP)
                        if ep.name == kind).load()
     return factory(arg, **options)

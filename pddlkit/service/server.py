@@ -23,9 +23,9 @@ loopback port with ``--http``.
 from __future__ import annotations
 
 import sys
-from importlib.metadata import entry_points
 from typing import Any, Callable, Optional, Sequence
 
+from ..plugins import entry_points_of
 from .calls import CallLimits
 from .tools import MAX_INPUT_BYTES, Refused
 
@@ -55,7 +55,7 @@ def all_tools() -> dict[str, Callable[..., dict]]:
     from .tools import TOOLS
 
     found = dict(TOOLS)
-    for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+    for ep in entry_points_of(ENTRY_POINT_GROUP):
         try:
             found.update(ep.load()())
         except Exception as exc:  # noqa: BLE001 - the core's tools still serve
