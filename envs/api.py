@@ -20,6 +20,14 @@ truncated: the loops stop there and ask the LLM nothing more. Before, only ``env
 ``info["won"]`` were read, so an own environment that said ``terminated=True`` was played on
 after its win. A step may return a :class:`Step` or gymnasium's 5-tuple (:func:`as_step`).
 
+**A complete list of commands** (optional): an environment whose ``admissible_commands()``
+lists every command that would succeed now (computed from its state, not a sample or a
+hint) sets ``admissible_complete = True``. The modular formalizer's schema check then reads a
+command the list leaves out as one the world would refuse (evidence against a schema that
+allows it). pddlkit's own simulators set it; TextWorld's and ALFWorld's adapters do not yet
+(their engines' lists were not checked for completeness), nor should an environment whose
+list is partial: a command wrongly left out would refute a right schema.
+
 **The checker** (:func:`check_env`, modelled on gymnasium's): one function that looks for every
 piece an environment needs and runs it once (``reset``, the observation's type,
 ``admissible_commands()``, one ``step``), and raises one :class:`EnvCheckError` whose

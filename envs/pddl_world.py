@@ -76,6 +76,10 @@ class PDDLWorldEnv:
     """
 
     id = "pddl-world"
+    #: admissible_commands() lists every command that would succeed now, over the objects
+    #: seen (computed from the state, not sampled): one it leaves out would be refused, which
+    #: the modular formalizer's schema check reads as evidence (envs/api.py)
+    admissible_complete = True
     MESSAGES: Messages = {}
     META_COMMANDS: tuple[str, ...] = ("look", "inventory")
 

@@ -351,12 +351,14 @@ DOMAIN_WRITING_HELPS = {"schema-check": "checks the action schemas the model wri
                         "predicate-slots": "asks for the predicates the model writes",
                         "schema-slots": "asks for the action schemas the model writes",
                         "place-goals": "offers goals of where the player is, as the "
-                                       "predicates the model writes say"}
+                                       "predicates the model writes say",
+                        "unlisted-refusals": "refutes the schemas the model writes with the "
+                                             "commands the game leaves out"}
 
 
 def frozen_domain_helps(o, used: list[str]) -> list[str]:
     """The helps that act on the domain the model writes (``schema_check``,
-    ``predicate_slots``, ``schema_slots``, ``place_goals``) do nothing when ``--domain`` or ``--reuse-domain`` freezes it: asked
+    ``predicate_slots``, ``schema_slots``, ``place_goals``, ``unlisted_refusals``) do nothing when ``--domain`` or ``--reuse-domain`` freezes it: asked
     for by name, refused; brought by the preset, taken out of ``used`` (and so of the row's
     helps column) and returned, for the summary to say."""
     if o.domain is None and not o.reuse_domain:

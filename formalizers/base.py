@@ -58,6 +58,9 @@ class Context:
     error: Optional[str] = None
     failed_action: Optional[str] = None
     executed: list[str] = field(default_factory=list)
+    #: the environment lists every command it would take now (``admissible_complete``), so
+    #: one its list leaves out would be refused (evidence for the schema check)
+    commands_complete: bool = False
 
 
 @runtime_checkable

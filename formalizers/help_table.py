@@ -112,6 +112,13 @@ HELPS: tuple[Help, ...] = (
                             "offered (the next place to look), as the predicates written "
                             "for where the player is say (--predicate-slots)",
              goal_policy=True, requires=("predicate_slots",)),
+    _modular("unlisted_refusals", "with --schema-check, where the environment lists every "
+                                  "command it would take now (admissible_complete: pddlkit's "
+                                  "own simulators), a command of the model's actions over "
+                                  "the objects believed that the list leaves out is evidence "
+                                  "the world would refuse it: a schema whose precondition "
+                                  "holds there is refuted and asked for again",
+             requires=("schema_check",)),
 )
 
 #: the helps of the modular formalizer (they need it, and an LLM)

@@ -138,7 +138,8 @@ def prompt_context(env, kind: str, memory: Memory, previous: Optional[Files] = N
     actions are read from ``env`` here, never passed in by a caller."""
     return Context(kind, env.id, memory, valid_actions(env), env_signatures(env),
                    len({t.action for t in env.action_schema}), previous, error, failed_action,
-                   list(executed))
+                   list(executed),
+                   commands_complete=getattr(env, "admissible_complete", False) is True)
 
 
 def optional(text: Optional[str]) -> str:

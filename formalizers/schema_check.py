@@ -121,11 +121,12 @@ class SchemaEvidence:
         """Whether there is evidence: a command ran, or one was listed."""
         return bool(self.transitions or self.listed)
 
-    def list_commands(self, transitions: Iterable) -> None:
+    def list_commands(self, transitions: Iterable, left_out: Iterable = ()) -> None:
         """The commands the environment lists as admissible now, as transitions that would
-        succeed (:func:`pddlkit.semantics.transitions.check_listed`): evidence for
+        succeed, and, where its list is complete, commands it leaves out, as transitions that
+        would not (:func:`pddlkit.semantics.transitions.check_listed`): evidence for
         preconditions only; replaces what an older step listed past :data:`LISTED_STEPS`."""
-        now = list(transitions)[:LISTED_PER_STEP]
+        now = list(transitions)[:LISTED_PER_STEP] + list(left_out)[:LISTED_PER_STEP]
         if now:
             self.listed = (self.listed + [now])[-LISTED_STEPS:]
 

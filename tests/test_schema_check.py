@@ -251,7 +251,8 @@ def test_the_check_is_refused_over_a_frozen_domain_and_left_out_of_the_presets_r
             {"modular": True, "schema_check": True, "domain": domain}))
     preset = spec.make_options({"small_model": True, "domain": domain})
     used = helps(preset, "local:x")
-    writing = ["schema-check", "predicate-slots", "schema-slots", "place-goals"]
+    writing = ["schema-check", "predicate-slots", "schema-slots", "place-goals",
+               "unlisted-refusals"]
     assert set(writing) <= set(used)
     assert frozen_domain_helps(preset, used) == writing
     assert not set(writing) & set(used)
@@ -1696,3 +1697,93 @@ def test_the_learned_domain_is_read_against_the_transitions_of_its_episodes(monk
     assert "46 close-door precondition-too-weak" in said and "0/200 sampled" in said, said
     with pytest.raises(SystemExit, match="is not a record"):
         script.main([entry, str(Path(entry) / "domain.pddl")])
+
+
+def test_a_command_a_complete_list_leaves_out_refutes_a_precondition_that_holds_there():
+    """Issue 75 (``unlisted_refusals``): where the game lists every command it would take now,
+    one it leaves out would be refused, so a schema whose precondition holds for it is too
+    weak. Measured with Qwen2.5-Coder 1.5B learning CoinCollector on dev seeds 1-3 (1886144):
+    its close-door needed no door, and no learning game ran a close-door the world refused."""
+    from pddlkit.semantics.transitions import UNLISTED, check_listed
+
+    domain = """(define (domain d) (:requirements :strips :typing)
+      (:types room direction)
+      (:predicates (at ?r - room) (connected ?from - room ?to - room ?dir - direction)
+                   (door-open ?from - room ?to - room ?dir - direction))
+      (:action close-door :parameters (?from - room ?to - room ?dir - direction)
+        :precondition (at ?from) :effect (not (door-open ?from ?to ?dir))))"""
+    objects = {"kitchen": "room", "corridor": "room", "east": "direction",
+               "south": "direction"}
+    facts = frozenset({"(at kitchen)", "(connected kitchen corridor east)"})
+    left_out = Transition("(close-door ?from ?to south)", facts, False, objects=objects,
+                          where="step 2: 'close door to south' not listed")
+    [finding] = check_listed(domain, [left_out], static=["connected"])
+    assert (finding.kind, finding.schema, finding.detail, finding.index) == \
+        ("precondition-too-weak", "close-door", UNLISTED, -1)
+    assert finding.action.startswith("(close-door kitchen ")
+    assert finding.format().startswith(
+        "action close-door: at step 2: 'close door to south' not listed, the game did not list "
+        "the command among those it would take now (it would refuse it), but its precondition "
+        "held")
+    # a schema that needs the door open is not refuted: nothing believes a door south open
+    needs_door = domain.replace(":precondition (at ?from)",
+                                ":precondition (and (at ?from) (door-open ?from ?to ?dir))")
+    assert check_listed(needs_door, [left_out], static=["connected"]) == []
+    # nor by a left-out command whose readings are too many to try
+    many = {f"room{k}": "room" for k in range(300)} | {"south": "direction"}
+    assert check_listed(domain, [dataclasses.replace(left_out, objects=many,
+                                                     before=frozenset({"(at room0)"}))]) == []
+
+
+def test_unlisted_refusals_refute_a_schema_the_commands_run_never_did_and_the_episode_wins():
+    """A move with no door in its precondition, and an open-door that opens an open door,
+    are each refuted by a command the game does not list (a move through the closed door, an
+    open-door once it is open) though no command the agent ran refuted them; each is asked
+    for again with that finding, the findings are counted under the help, and the episode is
+    won. Without the help move is refuted only after the world refused a move the agent ran, and
+    the open-door is kept."""
+    no_door = (":precondition (and (at ?from) (connected ?from ?to ?dir)) :effect (and (not "
+               "(at ?from)) (at ?to) (visited ?to))")
+    open_twice = door_and_take_schema("open-door")
+    open_once = (":precondition (and (at ?loc1) (has-door ?loc1 ?loc2 ?dir) (not (door-open "
+                 "?loc1 ?loc2 ?dir))) :effect (door-open ?loc1 ?loc2 ?dir)")
+    prompts: list[str] = []
+
+    def learner(answers: dict):
+        def answer(prompt: str) -> str:
+            part = _part(prompt)
+            if part == "domain":
+                return PREDICATES
+            if part == "precondition":
+                action = re.search(r"of the action (\S+)", prompt).group(1)
+                prompts.append(prompt)
+                if action in answers:
+                    return answers[action].pop(0) if len(answers[action]) > 1 \
+                        else answers[action][0]
+                return door_and_take_schema(action)
+            return careful(prompt)
+        return answer
+
+    result, formalizer, events = _episode(
+        learner({"move": [no_door, RIGHT], "open-door": [open_twice, open_once]}),
+        unlisted_refusals=True)
+    refuted = [f for e in events if e["type"] == "schema-refuted" for f in e["findings"]]
+    assert refuted and re.match(r"action move: at step \d+: 'move \w+' not listed, the game "
+                                r"did not list the command", refuted[0]), refuted[:1]
+    assert any(f.startswith("action open-door: ") and "not listed" in f for f in refuted), \
+        refuted
+    assert any("It is wrong: action move: at step" in p for p in prompts)
+    left_out = [t for step in formalizer.evidence.listed for t in step if not t.succeeded]
+    assert left_out and all(t.where.endswith("' not listed") for t in left_out)
+    counts = [e["counts"] for e in events if e["type"] == "help-acted"]
+    assert sum(c.get("unlisted-refusals", 0) for c in counts) >= 2
+    assert result.won, result.metrics.abort_reason
+    domain = [e["domain"] for e in events if e["type"] == "files"][-1]
+    assert "(not (door-open ?loc1 ?loc2 ?dir))" in domain and "(or (not (has-door" in domain
+    # without the help move is refuted only once the world refused a move the agent ran
+    # (an action spent), and the open-door that opens an open door is never refuted
+    result, _formalizer, events = _episode(
+        learner({"move": [no_door, RIGHT], "open-door": [open_twice, open_once]}))
+    without = [f for e in events if e["type"] == "schema-refuted" for f in e["findings"]]
+    assert without and " the world refused (move " in without[0], without[:1]
+    assert not any("not listed" in f or f.startswith("action open-door") for f in without)

@@ -47,6 +47,7 @@ adds the effects.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Optional, Sequence
 
@@ -58,6 +59,12 @@ KINDS = ("facts-do-not-fit", "precondition-too-strong", "precondition-too-weak",
 #: a :class:`Finding`'s ``detail`` when a command the environment listed as admissible, not
 #: one the agent ran, refuted the schema (:func:`check_listed`)
 LISTED = "listed"
+#: the ``detail`` when a command a complete list of admissible commands left out refuted the
+#: schema: the world would refuse it, and the schema's precondition held (:func:`check_listed`)
+UNLISTED = "unlisted"
+#: the most fillings of a left-out command's unnamed parameters tried; a command with more
+#: readings is not evidence (each check of each rewrite would try them all)
+MAX_UNLISTED_FILLINGS = 256
 
 
 @dataclass(frozen=True)
@@ -113,6 +120,11 @@ class Finding:
             return (f"action {self.schema}: at {at}, {self.action} succeeded, but its "
                     f"precondition {lit} was false before it; rewrite {self.schema}'s "
                     f"precondition so the world's step is allowed")
+        if self.kind == "precondition-too-weak" and self.detail == UNLISTED:
+            return (f"action {self.schema}: at {self.where}, the game did not list the command "
+                    f"among those it would take now (it would refuse it), but its precondition "
+                    f"held (as {self.action}); rewrite {self.schema}'s precondition with what "
+                    f"that command lacked")
         if self.kind == "precondition-too-weak":
             return (f"action {self.schema}: at {at}, the world refused {self.action}, but its "
                     f"precondition held{self.detail}; rewrite {self.schema}'s precondition with "
@@ -236,7 +248,10 @@ def check_listed(domain_text: str, listed: Sequence[Transition],
     """Findings of commands the environment listed as admissible (it would take them now)
     but the agent did not run: each is a :class:`Transition` that succeeded, whose ``action``
     may leave parameters the command's words do not name as variables (``(move ?from ?to
-    east)`` for "move east").
+    east)`` for "move east"). A transition that did not succeed is a command a complete list
+    left out (the world would refuse it now): the schema is refuted (``precondition-too-weak``,
+    detail :data:`UNLISTED`) when its precondition holds under one of the fillings kept as
+    below: the planner could then use a step the world refuses.
 
     The variables are filled with the ``objects`` of their type, keeping only the fillings
     under which every positive precondition literal over a ``static`` predicate holds (the
@@ -291,6 +306,14 @@ def check_listed(domain_text: str, listed: Sequence[Transition],
         telling += [c for c in conjuncts if isinstance(c, Atom) and c.predicate != "="
                     and c.predicate.lower() not in known]   # nothing known of it at all
         fixing = [c for c in conjuncts if isinstance(c, Atom) and c.predicate.lower() in fixed]
+        if not t.succeeded:
+            if math.prod(len(o) for o in options) > MAX_UNLISTED_FILLINGS:
+                continue   # too many readings of the command to try at every check
+            held = _unlisted_held(world, state, name, options, fixing)
+            if held is not None:
+                findings.append(Finding("precondition-too-weak", name, -1 - i, t.where, held,
+                                        detail=UNLISTED))
+            continue
         fillings, applicable = [], False
         for values in product(*options):
             tried = simulate(world, state, "(" + " ".join([name, *values]) + ")")
@@ -313,6 +336,28 @@ def check_listed(domain_text: str, listed: Sequence[Transition],
                                         ground, literal=false[0].text, detail=LISTED))
                 break
     return findings
+
+
+def _unlisted_held(world, state, name: str, options: list, fixing: list) -> Optional[str]:
+    """The ground action (as PDDL) of a left-out command whose precondition holds, among the
+    fillings that fit the ``fixing`` (static) literals, or among all when none fits; None
+    when it holds under none."""
+    from itertools import product
+
+    from .simulate import first_false_literal, simulate
+
+    fitting, other = [], []
+    for values in product(*options):
+        tried = simulate(world, state, "(" + " ".join([name, *values]) + ")")
+        if tried.problem is not None:
+            continue
+        fits = all(first_false_literal(c, state, tried.ground.binding, world) is None
+                   for c in fixing)
+        (fitting if fits else other).append(tried)
+    for tried in fitting or other:
+        if tried.applicable:
+            return "(" + " ".join([name, *tried.ground.args]) + ")"
+    return None
 
 
 def _observed_findings(name: str, i: int, t: Transition, before, predicted, changed
