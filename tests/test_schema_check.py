@@ -1787,3 +1787,33 @@ def test_unlisted_refusals_refute_a_schema_the_commands_run_never_did_and_the_ep
     without = [f for e in events if e["type"] == "schema-refuted" for f in e["findings"]]
     assert without and " the world refused (move " in without[0], without[:1]
     assert not any("not listed" in f or f.startswith("action open-door") for f in without)
+
+
+def test_where_the_game_lists_every_command_a_type_its_commands_fill_is_closed_at_once():
+    """While the model writes the domain and the environment's list is complete (pddlkit's
+    own simulators say so), the receptacles the "go to {r}" commands name are the only
+    receptacles: a word of the banner typed a receptacle is typed again, and a type label
+    that makes another word one is refused (Qwen's household learning on dev seeds 0-1 went
+    to "alfred", the banner's name, 5 times)."""
+    from pddlkit.envs.household import Household
+    from pddlkit.formalizers.prompts import prompt_context
+    from pddlkit.formalizers.loop import Memory
+
+    env = make("household", receptacles=8)
+    obs, _info = env.reset(0)
+    context = prompt_context(env, "initial", Memory(env.task, [("look around", obs)]))
+    assert Household.admissible_complete is True and context.commands_complete
+    writing = ModularFormalizer(_script(careful), "household", command_facts=True)
+    writing.predicates = ["(at ?r - receptacle)", "(in ?o - obj ?r - receptacle)"]
+    writing.name_types = {"alfred": "receptacle", "cabinet_1": "receptacle"}
+    writing._command_typed = {"cabinet_1": "receptacle", "drawer_1": "receptacle"}
+    writing._close_listed_types({"receptacle"})
+    assert writing._closed_types == {"receptacle"} and "alfred" not in writing.name_types
+    assert "alfred: not a receptacle; asked again" in writing.command_derived
+    assert writing._reread
+    writing._sentence = "-= Welcome to TextWorld, ALFRED! =-"
+    assert {"receptacle", "obj"} <= set(writing._type_names())
+    kept, refused = writing._read_types("alfred=RECEPTACLE textworld=NONE")
+    assert "alfred" not in (kept or {}) and any(r.startswith("alfred=RECEPTACLE") for r in
+                                                  refused), (kept, refused)
+    assert "textworld" in (kept or {})
