@@ -11,8 +11,8 @@ again (refused already), a predicate at the wrong arity, and only then the right
 from __future__ import annotations
 
 import dataclasses
-
 import re
+from typing import Optional
 
 import pytest
 
@@ -41,8 +41,12 @@ RIGHT = (":precondition (and (at ?from) (connected ?from ?to ?dir) (or (not (has
 MOVES = [NO_AT, WRONG_ARGUMENT, NO_AT, WRONG_ARITY, RIGHT]
 
 
-def _learner(prompts: list[str], answers: list[str] = MOVES):
+def _learner(prompts: list[str], answers: list[str] = MOVES, others: Optional[dict] = None):
+    """The scripted model: move's schemas from ``answers`` (their prompts kept in
+    ``prompts``), another action's from ``others`` in turn (the last one again from then on),
+    else as the careful writer writes them."""
     moves = iter(answers)
+    others = {action: list(bodies) for action, bodies in (others or {}).items()}
 
     def answer(prompt: str) -> str:
         part = _part(prompt)
@@ -53,6 +57,9 @@ def _learner(prompts: list[str], answers: list[str] = MOVES):
             if action == "move":
                 prompts.append(prompt)
                 return next(moves, RIGHT)
+            if others.get(action):
+                bodies = others[action]
+                return bodies.pop(0) if len(bodies) > 1 else bodies[0]
             return door_and_take_schema(action)
         return careful(prompt)
     return answer
@@ -1748,24 +1755,8 @@ def test_unlisted_refusals_refute_a_schema_the_commands_run_never_did_and_the_ep
     open_once = (":precondition (and (at ?loc1) (has-door ?loc1 ?loc2 ?dir) (not (door-open "
                  "?loc1 ?loc2 ?dir))) :effect (door-open ?loc1 ?loc2 ?dir)")
     prompts: list[str] = []
-
-    def learner(answers: dict):
-        def answer(prompt: str) -> str:
-            part = _part(prompt)
-            if part == "domain":
-                return PREDICATES
-            if part == "precondition":
-                action = re.search(r"of the action (\S+)", prompt).group(1)
-                prompts.append(prompt)
-                if action in answers:
-                    return answers[action].pop(0) if len(answers[action]) > 1 \
-                        else answers[action][0]
-                return door_and_take_schema(action)
-            return careful(prompt)
-        return answer
-
     result, formalizer, events = _episode(
-        learner({"move": [no_door, RIGHT], "open-door": [open_twice, open_once]}),
+        _learner(prompts, [no_door, RIGHT], {"open-door": [open_twice, open_once]}),
         unlisted_refusals=True)
     refuted = [f for e in events if e["type"] == "schema-refuted" for f in e["findings"]]
     assert refuted and re.match(r"action move: at step \d+: 'move \w+' not listed, the game "
@@ -1783,7 +1774,7 @@ def test_unlisted_refusals_refute_a_schema_the_commands_run_never_did_and_the_ep
     # without the help move is refuted only once the world refused a move the agent ran
     # (an action spent), and the open-door that opens an open door is never refuted
     result, _formalizer, events = _episode(
-        learner({"move": [no_door, RIGHT], "open-door": [open_twice, open_once]}))
+        _learner([], [no_door, RIGHT], {"open-door": [open_twice, open_once]}))
     without = [f for e in events if e["type"] == "schema-refuted" for f in e["findings"]]
     assert without and " the world refused (move " in without[0], without[:1]
     assert not any("not listed" in f or f.startswith("action open-door") for f in without)
