@@ -110,7 +110,8 @@ HELPS: tuple[Help, ...] = (
     _modular("place_goals", "while the model writes the domain, and no goal offered names a "
                             "thing the task names, only goals of where the player is are "
                             "offered (the next place to look), as the predicates written "
-                            "for where the player is say (--predicate-slots)",
+                            "for where the player is say (--predicate-slots), and the "
+                            "opening of a container the facts say is closed",
              goal_policy=True, requires=("predicate_slots",)),
     _modular("unlisted_refusals", "with --schema-check, where the environment lists every "
                                   "command it would take now (admissible_complete: pddlkit's "
