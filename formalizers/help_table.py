@@ -25,7 +25,7 @@ FAILURES = "failures"
 
 
 def _modular(name: str, text: str, *, reads: Optional[str] = None, events: tuple = (),
-             goal_policy: bool = False, requires: tuple = ()) -> Help:
+             goal_policy: bool = False, requires: tuple = (), preset: bool = True) -> Help:
     """A help of the modular formalizer: it needs ``--modular`` and an LLM, and counts itself
     under its label (``ModularFormalizer.acted``) unless ``events`` says otherwise. With
     ``goal_policy``, its code is ``formalizers/helps/<name>.py``'s ``offer``, run in the
@@ -33,7 +33,8 @@ def _modular(name: str, text: str, *, reads: Optional[str] = None, events: tuple
     hooks = (("goal_policy", f"pddlkit.formalizers.helps.{name}:offer"),) if goal_policy \
         else ()
     return Help(name, "with --modular: " + text, requires=_MODULAR + requires, needs_llm=True,
-                reads=reads, events=events or (name.replace("_", "-"),), hooks=hooks)
+                reads=reads, events=events or (name.replace("_", "-"),), hooks=hooks,
+                preset=preset)
 
 
 HELPS: tuple[Help, ...] = (
@@ -118,8 +119,10 @@ HELPS: tuple[Help, ...] = (
                                   "own simulators), a command of the model's actions over "
                                   "the objects believed that the list leaves out is evidence "
                                   "the world would refuse it: a schema whose precondition "
-                                  "holds there is refuted and asked for again",
-             requires=("schema_check",)),
+                                  "holds there is refuted and asked for again (not in "
+                                  "the preset: with the predicates Qwen writes it refuted "
+                                  "every close-door, and learning saved nothing)",
+             requires=("schema_check",), preset=False),
 )
 
 #: the helps of the modular formalizer (they need it, and an LLM)

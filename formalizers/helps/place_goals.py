@@ -27,8 +27,11 @@ predicate, the list is left as it was.
 from __future__ import annotations
 
 from ..modular.parts import _words
-from ..modular.predicates import CLOSED_ASPECT
+from ..modular.predicates import PREDICATE_SLOTS
 from .task_focus import task_things
+
+#: the aspect whose one-argument facts are containers that may hide a thing
+CLOSED_ASPECT = PREDICATE_SLOTS[2][0]
 
 
 def offer(formalizer, reached: list) -> list:

@@ -52,7 +52,6 @@ PREDICATE_REWRITES = 2
 PREDICATE_SLOTS = (
     ("where the player is", 1),
     ("which places connect, and in which direction", 2),
-    ("which doors there are, open or closed", 1),
     ("which doors or containers are closed", 1),
     ("where each thing is", 2),
     ("what the player holds", 1),
@@ -64,18 +63,8 @@ PREDICATE_SLOTS = (
 #: ?from)) after (player ?to)`` in move, open-door, close-door and take alike, so no
 #: precondition said where a command is done and no fact could be pinned to it)
 PLAYER_ASPECT = PREDICATE_SLOTS[0][0]
-#: the aspect of which doors exist, open or closed. Why: measured with Qwen2.5-Coder 1.5B
-#: learning CoinCollector's domain on dev seeds 1-3 with ``unlisted_refusals`` (1d74daa),
-#: every close-door it wrote over ``(connected ...)`` and ``(closed-door ...)`` alone was
-#: refuted by a "close door to west" the game left out at an open doorway (no door there):
-#: nothing in those predicates tells a doorway from an open door, no rewrite could pass, and
-#: nothing was saved (the domain saved at 1886144, with no such evidence, closes doors that
-#: are not there on test games)
-DOORS_ASPECT = PREDICATE_SLOTS[2][0]
-#: the aspect of what is closed (a door, a container)
-CLOSED_ASPECT = PREDICATE_SLOTS[3][0]
 #: the aspect of what the player holds: a thing, never a place (see :func:`held_places`)
-HELD_ASPECT = PREDICATE_SLOTS[5][0]
+HELD_ASPECT = PREDICATE_SLOTS[4][0]
 #: ``predicate_slots``: the words by which a sentence states a fact of an aspect, so the
 #: sentence's facts begin with one of that aspect's predicates (:meth:`PredicateRevision.
 #: _stated_predicates`). Measured with Qwen2.5-Coder 1.5B writing CoinCollector's domain (dev
@@ -91,12 +80,12 @@ STATED_BY = {"which doors or containers are closed": ("closed",)}
 #: the closed door, and the connection was lost. A direction is a name, so only the state
 #: words are typed NONE.
 SIGNALLED_BY = {**STATED_BY, "which places connect, and in which direction":
-                ("north", "south", "east", "west"), DOORS_ASPECT: ("door",)}
+                ("north", "south", "east", "west")}
 #: the aspect whose predicates no command changes (how places connect); a predicate of any
 #: other aspect is one the schema check knows changes (where the player is: measured with
 #: Qwen2.5-Coder 1.5B, no move schema changed it, and with no schema changing it the check
 #: took it for a static fact and never said so)
-STATIC_ASPECTS = frozenset({"which places connect, and in which direction", DOORS_ASPECT})
+STATIC_ASPECTS = frozenset({"which places connect, and in which direction"})
 #: the form the predicates prompt shows, without and with ``predicate_slots``
 PREDICATES_FORM = "Example of the form: (at ?r - room)"
 SLOTS_FORM = ("Write one line for each of these aspects, its label, then the predicate (or "
