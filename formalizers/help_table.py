@@ -109,7 +109,8 @@ HELPS: tuple[Help, ...] = (
                              "and after it (player: before (player ?from) after (player "
                              "?to)); code writes the precondition and effect from the lines"),
     _modular("place_goals", "while the model writes the domain, and no goal offered names a "
-                            "thing the task names, only goals of where the player is are "
+                            "thing the task names (its place aside), only goals of where "
+                            "the player is are "
                             "offered (the next place to look), as the predicates written "
                             "for where the player is say (--predicate-slots), and the "
                             "opening of a container the facts say is closed",

@@ -1009,6 +1009,17 @@ def test_place_goals_offer_to_open_a_closed_container_where_the_player_is_first(
     # no action the model wrote opens it (only preconditions name it): nothing to offer
     writing.bodies = {"openobject": ":precondition (not (closed ?r)) :effect (player ?r)"}
     assert offer(writing, reached) == [reached[0]]
+    # the task's place is no sign its thing was seen: "put two creditcard on countertop"
+    # (dev seed 0 at adbb068: 17 goals of moving a sponge to the countertop)
+    writing.bodies = bodies
+    writing._task_words = {"creditcard", "countertop"}
+    writing.predicates = ["(player ?p1 - receptacle)", "(thing ?o - obj ?r - receptacle)"]
+    writing.name_types = {"countertop_1": "receptacle", "sponge_1": "obj",
+                          "creditcard_1": "obj", "cabinet_1": "receptacle"}
+    sponge = reached + [(False, 2, "(thing sponge_1 countertop_1)")]
+    assert [g for _o, _c, g in offer(writing, sponge)][1] == "(player cabinet_1)"
+    card = sponge + [(False, 2, "(thing creditcard_1 countertop_1)")]
+    assert offer(writing, card) == card    # the creditcard is seen: every goal again
 
 
 def test_a_place_the_observation_does_not_state_is_where_the_player_was():
