@@ -153,8 +153,9 @@ class DomainLibrary:
              model: str = "", checks: Sequence[dict] = (), transitions: Sequence = (),
              learning: Optional[dict] = None, won: int = 1) -> DomainEntry:
         """Add ``won`` won episodes (one, unless learn-domain's several won with it): their
-        domain (deduplicated by hash), the problems it planned on, and ``checks``: ``{"problem": text, "ran": [PDDL actions], "refused": {"action",
-        "command", "observation"} or None}`` (see the module doc). A domain that does not
+        domain (deduplicated by hash), the problems it planned on, and ``checks``:
+        ``{"problem": text, "ran": [PDDL actions], "refused": {"action", "command",
+        "observation"} or None}`` (see the module doc). A domain that does not
         pass pddlkit's static checks is refused (:class:`DomainRejected`), nothing written."""
         import pddlkit
 

@@ -967,7 +967,7 @@ def test_place_goals_offers_where_to_go_while_no_goal_names_the_tasks_thing():
                (False, 2, "(closed front corridor north)"), (False, 2, "(player pantry)")]
     writing = SimpleNamespace(fixed_domain=None, _task_words={"coin"},
                               _player_predicates=lambda: ["player"], predicate_aspects={},
-                              bodies={}, _facts=lambda: [])
+                              bodies={}, _facts=lambda: [], predicates=[], name_types={})
     assert offer(writing, reached) == [reached[1], reached[3]]
     seen = reached + [(False, 3, "(held coin)")]
     assert offer(writing, seen) == seen
@@ -1003,7 +1003,7 @@ def test_place_goals_offer_to_open_a_closed_container_where_the_player_is_first(
     reached = [(False, 1, "(player cabinet_1)"), (False, 1, "(closed countertop_1)")]
     writing = SimpleNamespace(fixed_domain=None, _task_words={"ladle"},
                               _player_predicates=lambda: ["player"], predicate_aspects=aspects,
-                              bodies=bodies, _facts=lambda: facts)
+                              bodies=bodies, _facts=lambda: facts, predicates=[], name_types={})
     assert [g for _o, _c, g in offer(writing, reached)] == [
         "(not (closed drawer_1))", "(player cabinet_1)", "(not (closed cabinet_1))"]
     # no action the model wrote opens it (only preconditions name it): nothing to offer

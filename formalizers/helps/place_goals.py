@@ -38,8 +38,8 @@ def offer(formalizer, reached: list) -> list:
     player = set(formalizer._player_predicates())
     if not player or formalizer.fixed_domain is not None:
         return reached
-    places = place_types(formalizer, player)
-    if any(names_task_thing(formalizer, atom, places) for _old, _cost, atom in reached):
+    place_kinds = place_types(formalizer, player)
+    if any(names_task_thing(formalizer, atom, place_kinds) for _old, _cost, atom in reached):
         return reached
     places = [r for r in reached if _words(r[2])[0] in player]
     here, elsewhere = openings(formalizer, player)
@@ -49,7 +49,7 @@ def offer(formalizer, reached: list) -> list:
 
 def place_types(formalizer, player: set) -> set:
     """The types of where the player is, as the model declared its place predicates."""
-    return {kind for line in getattr(formalizer, "predicates", [])
+    return {kind for line in formalizer.predicates
             if _words(line)[:1] and _words(line)[0] in player
             for kind in _argument_types(line)}
 
@@ -62,8 +62,8 @@ def names_task_thing(formalizer, atom: str, places: set) -> bool:
     ``(thing sponge_1 countertop_1)``, so no place goal was offered and no drawer opened)."""
     if not task_things(formalizer, atom):
         return False
-    kinds = getattr(formalizer, "name_types", {})
-    return any(_kind_word(name) in formalizer._task_words and kinds.get(name) not in places
+    return any(_kind_word(name) in formalizer._task_words
+               and formalizer.name_types.get(name) not in places
                for name in _words(atom)[1:])
 
 

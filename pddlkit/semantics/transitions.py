@@ -266,12 +266,10 @@ def check_listed(domain_text: str, listed: Sequence[Transition],
     precondition the fillings disagree on names nothing. The finding's index is ``-1 - i``
     for the ``i``-th listed command, its ``detail`` :data:`LISTED`; only preconditions are
     evidence (nothing ran)."""
-    from itertools import product
-
     from pddlkit.pddl.model import And, Atom, Not
     from pddlkit.pddl.reader import parse_domain, parse_problem
 
-    from .simulate import first_false_literal, simulate
+    from .simulate import first_false_literal
     from .world import World
 
     domain = parse_domain(domain_text)
@@ -315,15 +313,10 @@ def check_listed(domain_text: str, listed: Sequence[Transition],
                                         detail=UNLISTED))
             continue
         fillings, applicable = [], False
-        for values in product(*options):
-            tried = simulate(world, state, "(" + " ".join([name, *values]) + ")")
-            if tried.problem is not None:
-                continue
+        for fits, tried in _fillings(world, state, name, options, fixing):
             if tried.applicable:
                 applicable = True
                 break
-            fits = all(first_false_literal(c, state, tried.ground.binding, world) is None
-                       for c in fixing)
             fillings.append((fits, tried.ground))
         if applicable or not fillings or not telling:
             continue
@@ -338,21 +331,26 @@ def check_listed(domain_text: str, listed: Sequence[Transition],
     return findings
 
 
-def _unlisted_held(world, state, name: str, options: list, fixing: list) -> Optional[str]:
-    """The ground action (as PDDL) of a left-out command whose precondition holds, among the
-    fillings that fit the ``fixing`` (static) literals, or among all when none fits; None
-    when it holds under none."""
+def _fillings(world, state, name: str, options: list, fixing: list):
+    """Each filling of the action's parameters from ``options`` that fits the domain, tried in
+    ``state``: (whether every ``fixing`` (static) literal holds under it, the simulation)."""
     from itertools import product
 
     from .simulate import first_false_literal, simulate
 
-    fitting, other = [], []
     for values in product(*options):
         tried = simulate(world, state, "(" + " ".join([name, *values]) + ")")
-        if tried.problem is not None:
-            continue
-        fits = all(first_false_literal(c, state, tried.ground.binding, world) is None
-                   for c in fixing)
+        if tried.problem is None:
+            yield (all(first_false_literal(c, state, tried.ground.binding, world) is None
+                       for c in fixing), tried)
+
+
+def _unlisted_held(world, state, name: str, options: list, fixing: list) -> Optional[str]:
+    """The ground action (as PDDL) of a left-out command whose precondition holds, among the
+    fillings that fit the ``fixing`` (static) literals, or among all when none fits; None
+    when it holds under none."""
+    fitting, other = [], []
+    for fits, tried in _fillings(world, state, name, options, fixing):
         (fitting if fits else other).append(tried)
     for tried in fitting or other:
         if tried.applicable:
