@@ -67,10 +67,9 @@ from pddlkit.envs.api import (GOING_ON, Ending, Step, as_step, check_env,  # re-
 from pddlkit.llm.usage import Usage, usage_since, usage_snapshot
 
 from .answer import Files
-from .attempt import answer_key, attempt, observed_text
-from .base import INITIAL, SOLVER_ERROR, UPDATE, FollowsThePlan, Memory
+from .base import UPDATE, Memory
+from .call_options import chosen_helps, formalizer_options, help_names
 from .loop import ENDED, Limits
-from .prompts import prompt_context
 
 
 #: answers identical to refused ones asked anew in one call (they spend no retry)
@@ -79,23 +78,38 @@ MAX_REPEATED_ANSWERS = Limits().max_repeated_answers
 
 @dataclass
 class FormalizeMemory:
-    """What ``formalize_and_plan`` keeps between calls of one episode."""
+    """What ``formalize_and_plan`` keeps between calls of one episode: the formalizer, the
+    environment, and the episode as :func:`.loop.run_episode` plays it (``episode``: the
+    same inner loop, the same learning from what ran, the same helps; issue 74's one
+    driver), which each call copies before it changes anything."""
 
     formalizer: Any
     env: Any
-    memory: Memory
-    previous: Optional[Files] = None
-    facts: Any = None  # a FactMemory when fact_memory=True
-    #: files already refused and why (fresh_answers=True): never planned again
-    refused: dict = field(default_factory=dict)
+    episode: Any   # a loop._Episode
     #: how the episode ended, once a step said so (it stays ended)
     ended: Optional[Ending] = None
-    #: the last plan's steps (``(move kitchen hall north)``): with ``modular=True`` the
-    #: formalizer progresses its state through the ones the caller ran
-    last_steps: list = field(default_factory=list)
-    #: the files of the last plan returned (what fact memory confirms when the caller is
-    #: back: not a refused file, which ``previous`` may be)
-    planned: Optional[Files] = None
+    #: the last call found a plan, whose run the next call's pairs report
+    pending: Any = None
+
+    @property
+    def memory(self) -> Memory:
+        """The episode so far: the task, every (command, observation), the files."""
+        return self.episode.memory
+
+    @property
+    def previous(self) -> Optional[Files]:
+        """The last files written (planned or refused)."""
+        return self.episode.previous
+
+    @property
+    def facts(self) -> Any:
+        """The FactMemory (fact_memory=True), else None."""
+        return self.episode.facts
+
+    @property
+    def refused(self) -> dict:
+        """Files already refused and why (fresh_answers=True): never planned again."""
+        return self.episode.refused if self.episode.refused is not None else {}
 
 
 @dataclass
@@ -239,89 +253,140 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
                        memory: Optional[FormalizeMemory] = None, env: Any = None,
                        action: str = "look around", task: Optional[str] = None,
                        solver_retries: int = 5, planner_timeout: float = 30.0,
-                       repair: bool = False, fact_memory: bool = False,
-                       constrained: bool = False, declare_objects: bool = False,
-                       fresh_answers: bool = False, problem_only: bool = False,
-                       modular: bool = False, novel_goals: bool = False,
-                       local_facts: bool = False, typed_objects: bool = False,
-                       ask_missing: bool = False, task_goals: bool = False,
-                       command_facts: bool = False, task_focus: bool = False,
-                       here_facts: bool = False, **unknown: Any) -> FormalizeResult:
+                       constrained: bool = False, small_model: bool = False, samples: int = 1,
+                       goal_style: Optional[str] = None, prompts: Optional[str] = None,
+                       temperature: Optional[float] = None, **helps: Any) -> FormalizeResult:
     """Formalize what was observed into PDDL and plan; see the module doc. ``obs`` is one
     observation (what ``action`` produced) or the (command, observation) pairs of every
-    command run since the last call. ``declare_objects`` and ``fresh_answers`` are the
-    loop's options of the same names (:mod:`.loop`): objects declared in code, and files
-    identical to refused ones never planned (refusals are kept in ``memory``; such a repeat
-    is asked anew without spending one of the ``solver_retries``, up to
-    :data:`MAX_REPEATED_ANSWERS` times a call, after which the call returns with no plan,
-    each repeat said in ``diagnostics``); ``problem_only``
-    with a frozen ``domain`` asks the LLM for the problem file alone. ``modular`` asks the LLM
-    for one small part of the files per call (:mod:`.modular`; ``novel_goals`` offers it only
-    goals never true so far while any is reachable, ``local_facts`` lets a sentence's facts
-    name only what it names and where the agent is, ``typed_objects`` declares the names the
-    model typed though no fact names them, ``ask_missing`` asks for the fact of a predicate the
-    planner finds never true and no known fact holds, ``task_goals`` offers the goals naming
-    the task's things first, ``command_facts`` reads facts and types from ``env``'s valid
-    commands through its action templates (an environment with no commands gives none),
-    ``task_focus`` offers only the goals naming every thing the task names while one is
-    reachable, ``here_facts`` puts where the agent is in the argument of a fact over two
-    places that an action takes it from;
-    the agent's ``--world-literals`` is not
-    an option here: it reads the world's answer to a refused command, which this function
-    does not see); the state is progressed
-    through the last plan's steps, one per (command, observation) pair the caller passes.
+    command run since the last call.
 
-    The options have the agent's names (``pddlkit run pddlego --solver-retries N
-    --planner-timeout S``); the earlier ``max_solver_retries=`` and ``timeout=`` were removed
-    (issue 74): a TypeError names the new one, as it names the closest for any other keyword
-    this function does not take."""
+    A call is one step of the loop ``pddlkit run pddlego`` plays (:func:`.loop.run_episode`):
+    the same inner loop (``solver_retries``, ``planner_timeout``), and what the commands the
+    caller ran teach it the same way: the state progressed through the plan's steps, the
+    transitions the model's schemas are checked against, a failed command (a Step whose
+    ``error`` is set) fed back as the loop feeds it, with its ``info["failed"]`` where the
+    environment gives one. The helps are the loop's, by name, from the one table
+    (:mod:`.call_options`): ``repair``, ``fact_memory``, ``declare_objects``,
+    ``fresh_answers`` (files identical to refused ones never planned; asked anew without
+    spending a retry, up to :data:`MAX_REPEATED_ANSWERS` times a call), ``problem_only``
+    (with a frozen ``domain``, the problem file alone), ``refuted_facts``, ``modular`` (one
+    small part of the files per call, :mod:`.modular`) and its helps (``novel_goals``,
+    ``schema_check``, ...: ``pddlkit run pddlego --help`` says each); ``small_model=True`` is
+    the ``--small-model`` preset. ``samples``, ``goal_style``, ``prompts`` and
+    ``temperature`` are an LLM formalizer's settings, as the agent's options of the same
+    names. The loop's options that are not a call's, and what to do instead:
+    :data:`.call_options.NOT_PER_CALL`.
+
+    The earlier ``max_solver_retries=`` and ``timeout=`` were removed (issue 74): a
+    TypeError names the new one, as it names the closest for any other keyword this
+    function does not take."""
+    unknown = [name for name in helps if name not in help_names()]
     if unknown:
-        raise _unknown_keyword(next(iter(unknown)))
+        raise _unknown_keyword(unknown[0])
     pairs, steps = _observed_pairs(obs, action)
     frozen = frozen_domain(domain)   # a missing or broken file fails before any LLM call
     if memory is None:
-        helps = {"novel_goals": novel_goals, "local_facts": local_facts,
-                 "typed_objects": typed_objects, "ask_missing": ask_missing,
-                 "task_goals": task_goals, "command_facts": command_facts,
-                 "task_focus": task_focus, "here_facts": here_facts}
-        memory = _first_memory(llm, env, task, modular, constrained, helps)
-        kind = INITIAL
+        memory = _first_memory(llm, env, task, frozen, dict(
+            planner=planner, planner_timeout=planner_timeout, constrained=constrained,
+            small_model=small_model, samples=samples, goal_style=goal_style,
+            prompts=prompts, temperature=temperature, helps=helps))
     else:
         memory = _next_memory(memory, steps)
-        kind = UPDATE
     end = _ending(memory, steps)
+    episode = memory.episode
     if end.done:   # won, or ended by the environment: nothing to plan, no one to ask
-        memory.memory.history.extend(pairs)
+        episode.memory.history.extend(pairs)
         memory.ended = end
         prev = memory.previous
         return FormalizeResult(prev.domain if prev else None, prev.problem if prev else None,
                                [], None, [] if end.won else [ENDED[end.reason]], Usage(), memory,
                                done=True, won=end.won)
-    if fact_memory:
-        from .fact_memory import FactMemory
-
-        if memory.facts is None:
-            memory.facts = FactMemory()
-        if kind == UPDATE:  # the caller ran the last plan and is back with what it saw
-            memory.facts.confirm(memory.planned, seen=observed_text(memory.memory, pairs))
-    if kind == UPDATE and isinstance(memory.formalizer, FollowsThePlan):   # what the caller ran
-        memory.formalizer.ran(memory.last_steps[:len(pairs)])
-    memory.memory.history.extend(pairs)
-    if frozen is not None and hasattr(memory.formalizer, "fixed_domain"):
-        memory.formalizer.fixed_domain = frozen
-        if problem_only and hasattr(memory.formalizer, "problem_only"):
-            memory.formalizer.problem_only = True
-    if constrained and hasattr(memory.formalizer, "constrained"):
-        memory.formalizer.constrained = True
-    return _plan(memory, kind, planner, planner_timeout, frozen, solver_retries,
-                 repair=repair, facts=memory.facts if fact_memory else None,
-                 declare=declare_objects, fresh_answers=fresh_answers)
+    diagnostics: list[str] = []
+    episode.emit = _diagnostics_to(diagnostics)
+    episode.limits = dataclasses.replace(episode.limits, max_solver_retries=solver_retries,
+                                         planner_timeout=planner_timeout)
+    episode.planner = planner
+    if frozen is not None:
+        episode.domain = frozen
+        _freeze(memory.formalizer, frozen, episode.problem_only)
+    _took(memory, pairs, steps)
+    return _plan(memory, diagnostics)
 
 
-def _first_memory(llm: Any, env: Any, task: Optional[str], modular: bool, constrained: bool,
-                  helps: dict[str, bool]) -> FormalizeMemory:
+def _took(memory: FormalizeMemory, pairs: list, steps: list) -> None:
+    """What the caller ran since the last call, taken in as the loop takes in a plan's run
+    (:meth:`.loop._Episode.after_plan`); a first call's observation, or pairs after a call
+    with no plan, go into the history as they are."""
+    from .loop import _Abort
+
+    episode, tried = memory.episode, memory.pending
+    memory.pending = None
+    if tried is None:
+        episode.memory.history.extend(pairs)
+        if episode.memory.files:
+            episode.kind, episode.error, episode.failed, episode.executed = UPDATE, None, \
+                None, []
+        return
+    ran = [(c, s if s is not None else Step(o, 0.0, False, False, {}))
+           for (c, o), s in zip(pairs, steps)]
+    done, failure, seen, _end = episode.run_plan(tried, GOING_ON, outside=ran)
+    taken = len(done) + (failure is not None)
+    episode.memory.history.extend(pairs[taken:])   # run after a failed one: kept as seen
+    try:
+        episode.after_plan(done, failure, seen, None)
+    except _Abort:   # no limit on failed commands here: the caller decides (not reached)
+        pass
+
+
+def _plan(memory: FormalizeMemory, diagnostics: list[str]) -> FormalizeResult:
+    """The loop's inner loop (:meth:`.loop._Episode.plan_step`): files asked for and planned
+    until a plan maps to commands or the retries are spent."""
+    from .loop import _Abort
+
+    episode = memory.episode
+    ledger = getattr(getattr(memory.formalizer, "llm", None), "ledger", None)
+    before = usage_snapshot(ledger)
+    episode.m.steps += 1
+    try:
+        tried = episode.plan_step()
+    except _Abort:
+        prev = episode.previous
+        return FormalizeResult(prev.domain if prev else None, prev.problem if prev else None,
+                               None, None, diagnostics, usage_since(ledger, before), memory)
+    episode.planned(tried)
+    memory.pending = tried
+    return FormalizeResult(tried.files.domain, tried.files.problem, tried.commands,
+                           tried.plan, diagnostics, usage_since(ledger, before), memory)
+
+
+def _diagnostics_to(diagnostics: list[str]):
+    """The episode's events as a call's ``diagnostics``: what code repaired or declared,
+    each solver error and each repeated answer, in order."""
+    def emit(kind: str, **data: Any) -> None:
+        if kind == "repair":
+            diagnostics.extend(f"repaired in code: {fix}" for fix in data["fixes"])
+        elif kind == "objects-declared":
+            diagnostics.extend(f"declared in code: {fix}" for fix in data["fixes"])
+        elif kind in ("solver-error", "repeated-answer"):
+            diagnostics.append(data["message"])
+    return emit
+
+
+def _freeze(formalizer: Any, frozen: str, problem_only: bool) -> None:
+    """A frozen domain set on the formalizer, as :func:`.loop.run_episode` sets it."""
+    if hasattr(formalizer, "fixed_domain"):
+        formalizer.fixed_domain = frozen
+        if problem_only and hasattr(formalizer, "problem_only"):
+            formalizer.problem_only = True
+
+
+def _first_memory(llm: Any, env: Any, task: Optional[str], frozen: Optional[str],
+                  settings: dict) -> FormalizeMemory:
     """The memory of a first call: the LLM (the default one if none), the environment (an
-    id made, or none: observations only), checked, and the formalizer with its helps."""
+    id made, or none: observations only), checked, the formalizer with its helps, and the
+    episode the calls play."""
+    from .loop import EpisodeResult, Metrics, _Episode
+
     if llm is None:
         from pddlkit.llm.defaults import default_llm
 
@@ -340,21 +405,41 @@ def _first_memory(llm: Any, env: Any, task: Optional[str], modular: bool, constr
         env.reset()
     if not isinstance(env, ObservationOnly):   # once per class, on a copy
         check_env_once(env, purpose="formalize", context="formalize_and_plan")
-    if modular and not _writes_with_an_llm(llm):
-        raise ValueError("formalize_and_plan: modular=True asks an LLM for one part of the "
-                         "files at a time; the stand-in or formalizer given writes whole "
-                         "files (pass an LLM, or leave modular out)")
-    options = {"constrained": True} if constrained and _writes_with_an_llm(llm) else {}
-    for name, on in helps.items():
-        if on and not modular:
-            raise ValueError(f"formalize_and_plan: {name}=True is a help of the modular "
-                             "formalizer; pass modular=True too")
-        if on:
-            options[name] = True
-    if modular:
-        options["modular"] = True
-    formalizer = make_formalizer(llm, env.id, **options)
-    return FormalizeMemory(formalizer, env, Memory(task or env.task, []))
+    writes = _writes_with_an_llm(llm)
+    _check_settings(llm, writes, settings)
+    helps = chosen_helps(settings["helps"], small_model=settings["small_model"],
+                         writes_parts=writes, frozen=frozen is not None, env_id=env.id)
+    formalizer = make_formalizer(llm, env.id, **formalizer_options(
+        helps, writes_parts=writes, **{k: settings[k] for k in (
+            "constrained", "samples", "goal_style", "prompts", "temperature")}))
+    limits = Limits(max_simulation_retries=1 << 30, action_budget=1 << 30)
+    result = EpisodeResult(env.id, None, task or env.task, getattr(
+        formalizer, "name", type(formalizer).__name__), Metrics())
+    episode = _Episode(env, formalizer, settings["planner"], limits, None,
+                       Memory(task or env.task, []), result, frozen, scorer=None,
+                       repair=helps["repair"], fact_memory=helps["fact_memory"],
+                       declare=helps["declare_objects"], fresh_answers=helps["fresh_answers"],
+                       refuted_facts=helps["refuted_facts"])
+    episode.raise_llm_errors = True
+    episode.problem_only = helps["problem_only"]
+    return FormalizeMemory(formalizer, env, episode)
+
+
+def _check_settings(llm: Any, writes: bool, settings: dict) -> None:
+    """An LLM formalizer's settings refused, by name, with a formalizer that has no LLM to
+    give them to (``constrained`` excepted: offline formalizers write no tokens and ignore
+    it, as documented)."""
+    given = [name for name in ("goal_style", "prompts", "temperature")
+             if settings[name] is not None]
+    if settings["samples"] != 1:
+        given.append("samples")
+    if settings["samples"] < 1:
+        raise ValueError(f"formalize_and_plan: samples must be 1 or more, got "
+                         f"{settings['samples']}")
+    if given and not writes:
+        raise ValueError(f"formalize_and_plan: {given[0]}= is a setting of an LLM "
+                         f"formalizer; llm={llm!r} writes its answers without one (pass an "
+                         f"LLM, or leave {given[0]} out)")
 
 
 def _next_memory(memory: Any, steps: list) -> FormalizeMemory:
@@ -368,47 +453,6 @@ def _next_memory(memory: Any, steps: list) -> FormalizeMemory:
     memory = _copied(memory)
     _warn_if_a_win_cannot_be_seen(memory.env, steps)
     return memory
-
-
-def _plan(memory: FormalizeMemory, kind: str, planner: Any, planner_timeout: float,
-          frozen: Optional[str], solver_retries: int, *, repair: bool, facts, declare: bool,
-          fresh_answers: bool) -> FormalizeResult:
-    """The inner loop of one call: files asked for and planned until a plan maps to
-    commands or the retries are spent (a repeat of refused files spends none, up to
-    :data:`MAX_REPEATED_ANSWERS`)."""
-    ledger = getattr(getattr(memory.formalizer, "llm", None), "ledger", None)
-    before = usage_snapshot(ledger)
-    diagnostics: list[str] = []
-    error = None
-    retries = repeats = 0
-    while retries <= solver_retries and repeats <= MAX_REPEATED_ANSWERS:
-        context = prompt_context(memory.env, kind, memory.memory, memory.previous, error)
-        tried = attempt(memory.formalizer, context, memory.env, planner, planner_timeout,
-                        frozen, repair=repair, facts=facts, declare=declare,
-                        refused=memory.refused if fresh_answers else None)
-        diagnostics += [f"repaired in code: {fix}" for fix in tried.fixes]
-        diagnostics += [f"declared in code: {fix}" for fix in tried.declared]
-        error = tried.error
-        kind = SOLVER_ERROR
-        if tried.repeated:   # not planned: asked anew without spending a retry (bounded)
-            repeats += 1
-            diagnostics.append(error)
-            continue
-        if fresh_answers and tried.files is not None and tried.commands is None \
-                and not tried.unfinished:
-            memory.refused[answer_key(tried.files)] = tried.error
-        if tried.files is not None:
-            memory.previous = tried.files
-        if tried.commands is not None:
-            memory.last_steps = [str(step) for step in tried.plan.steps] if tried.plan else []
-            memory.planned = tried.files
-            return FormalizeResult(tried.files.domain, tried.files.problem, tried.commands,
-                                   tried.plan, diagnostics, usage_since(ledger, before), memory)
-        diagnostics.append(error)
-        retries += 1
-    prev = memory.previous
-    return FormalizeResult(prev.domain if prev else None, prev.problem if prev else None, None,
-                           None, diagnostics, usage_since(ledger, before), memory)
 
 
 #: keywords of earlier releases, and their names now
@@ -426,21 +470,20 @@ def _unknown_keyword(name: str) -> TypeError:
         return TypeError(f"{head}: it was removed; write {REMOVED_KEYWORDS[name]}= (the "
                          f"agent's name for it)")
     taken = [p.name for p in inspect.signature(formalize_and_plan).parameters.values()
-             if p.kind is inspect.Parameter.KEYWORD_ONLY]
+             if p.kind is inspect.Parameter.KEYWORD_ONLY] + list(help_names())
     close = difflib.get_close_matches(name, taken, n=1, cutoff=0.6)
     return TypeError(head + (f" (did you mean {close[0]}=?)" if close else ""))
 
 
 def _copied(memory: FormalizeMemory) -> FormalizeMemory:
-    """A new memory with the same formalizer and environment, and copies of what grows."""
+    """A new memory with the same formalizer, environment and planner, and a copy of the
+    episode (what grows: the history, the files, the facts, the refusals, the counts)."""
     import copy
 
-    episode = memory.memory
-    return dataclasses.replace(
-        memory, memory=dataclasses.replace(episode, history=list(episode.history),
-                                           files=list(episode.files),
-                                           failures=list(episode.failures)),
-        facts=copy.deepcopy(memory.facts), refused=dict(memory.refused))
+    episode = memory.episode
+    shared = (memory.formalizer, memory.env, episode.planner, episode.emit, episode.scorer)
+    copied = copy.deepcopy(episode, {id(thing): thing for thing in shared})
+    return dataclasses.replace(memory, episode=copied)   # the pending plan is read only
 
 
 def _writes_with_an_llm(llm: Any) -> bool:

@@ -221,6 +221,8 @@ class _Episode:
         self.kind, self.error, self.failed, self.executed = INITIAL, None, None, []
         self.previous: Optional[Files] = None
         self.sim_retries = 0
+        #: an LLM error is raised to the caller (``formalize_and_plan``), not an abort
+        self.raise_llm_errors = False
 
     def abort(self, reason: str) -> None:
         self.m.abort_reason = reason
@@ -230,29 +232,38 @@ class _Episode:
     def play(self, end):
         """Steps until the environment ends the episode or the action budget is spent;
         the environment's last ending. Raises :class:`_Abort`."""
-        m, result = self.m, self.result
+        m = self.m
         while not end.done and m.actions < self.limits.action_budget:
             m.steps += 1
             snapshot = self.env.snapshot()
             tried = self.plan_step()
-            commands = tried.commands
-            result.planned.append(len(result.files) - 1)
-            result.plans.append(commands)
-            result.actions.append([str(a) for a in tried.plan.steps] if tried.plan else [])
-            result.ran.append(0)
-            self.emit("plan", step=m.steps, commands=commands)
+            self.planned(tried)
             done, failure, seen, end = self.run_plan(tried, end)
-            failure = self.learn(done, failure, seen)
-            if failure is not None:
-                self.step_failed(snapshot, done, failure[:2])
-                continue
-            if self.sim_retries:
-                m.simulation_fixed += 1
-            self.sim_retries = 0
-            if self.facts is not None:
-                self.facts.confirm(self.previous, seen=observed_text(self.memory))
-            self.kind, self.error, self.failed, self.executed = UPDATE, None, None, []
+            self.after_plan(done, failure, seen, snapshot)
         return end
+
+    def planned(self, tried: Attempt) -> None:
+        """A plan the inner loop found: kept with its PDDL actions, recorded."""
+        result = self.result
+        result.planned.append(len(result.files) - 1)
+        result.plans.append(tried.commands)
+        result.actions.append([str(a) for a in tried.plan.steps] if tried.plan else [])
+        result.ran.append(0)
+        self.emit("plan", step=self.m.steps, commands=tried.commands)
+
+    def after_plan(self, done: list[str], failure, seen: list, snapshot) -> None:
+        """What follows a plan's run: what is learned from it, then the failed step fed back
+        (:meth:`step_failed`) or the next request an update."""
+        failure = self.learn(done, failure, seen)
+        if failure is not None:
+            self.step_failed(snapshot, done, failure[:2])
+            return
+        if self.sim_retries:
+            self.m.simulation_fixed += 1
+        self.sim_retries = 0
+        if self.facts is not None:
+            self.facts.confirm(self.previous, seen=observed_text(self.memory))
+        self.kind, self.error, self.failed, self.executed = UPDATE, None, None, []
 
     def plan_step(self) -> Attempt:
         """The inner loop: files asked for and planned until a plan maps to commands, each
@@ -270,6 +281,8 @@ class _Episode:
                                 facts=self.facts, declare=self.declare,
                                 refused=self.refused, refuted=self.refuted)
             except LLMError as exc:  # an LLM that stays unavailable ends the episode
+                if self.raise_llm_errors:   # formalize_and_plan: the caller's to handle
+                    raise
                 self.abort(f"llm: {exc.message}")
             self.error = tried.error
             self.record_attempt(tried)
@@ -332,10 +345,12 @@ class _Episode:
         self.m.planner_calls += 1
         self.m.planner_seconds += tried.planner_seconds
 
-    def run_plan(self, tried: Attempt, end):
+    def run_plan(self, tried: Attempt, end, outside: Optional[list] = None):
         """The plan's commands in the world until one fails, the budget is spent or the
         episode ends: (commands that ran, the failure (command, message, info) or None,
-        the plan's transitions, the environment's ending)."""
+        the plan's transitions, the environment's ending). ``outside``: the (command, Step)
+        pairs a caller ran itself (``formalize_and_plan``), read instead of stepping the
+        world; the plan's transitions only while they follow the plan."""
         from pddlkit.envs.api import as_step, ending
 
         m, result, commands = self.m, self.result, tried.commands
@@ -345,16 +360,23 @@ class _Episode:
         steps = result.actions[-1]
         beliefs = believed_states(tried.files.domain, tried.files.problem, steps) \
             if tried.files is not None and len(steps) == len(commands) else None
+        if outside is not None:
+            if [c for c, _ in outside] != commands[:len(outside)]:
+                beliefs = None   # not the plan's commands: no belief to hold them against
+            commands = [c for c, _ in outside]
         for k, command in enumerate(commands):
-            if m.actions >= self.limits.action_budget:
+            if outside is not None:
+                step = outside[k][1]
+            elif m.actions >= self.limits.action_budget:
                 break
-            step = as_step(self.env.step(command), f"step({command!r})", self.env)
+            else:
+                step = as_step(self.env.step(command), f"step({command!r})", self.env)
             m.actions += 1
             self.memory.history.append((command, step.observation))
             self.emit("action", step=m.steps, command=command, observation=step.observation,
                       error=step.error)
             evidence = beliefs.event(k, command, steps[k], not step.error) \
-                if beliefs is not None else None
+                if beliefs is not None and k < len(steps) else None
             if evidence is not None:   # issue 75: what the command is evidence of
                 self.emit("transition", step=m.steps, **evidence)
                 seen.append(as_transition(evidence, f"step {m.steps}: {command}",
@@ -405,8 +427,9 @@ class _Episode:
         if self.refused is not None and self.previous is not None:   # its plan fails
             self.refused[answer_key(self.previous)] = (f"its plan failed in the world: "
                                                        f"'{failure[0]}': {failure[1]}")
-        self.env.restore(snapshot)
-        del memory.history[len(memory.history) - len(done) - 1:]
+        if snapshot is not None:   # else the caller ran the plan, and keeps its world
+            self.env.restore(snapshot)
+            del memory.history[len(memory.history) - len(done) - 1:]
         m.simulation_errors += 1
         self.sim_retries += 1
         self.failed, self.error, self.executed = failure[0], failure[1], done
