@@ -9,9 +9,10 @@ loop (:mod:`.loop`) never cares which one it drives.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional, Protocol, runtime_checkable
+from typing import Optional, Protocol, Union, runtime_checkable
 
 from .answer import Files
+from .signatures import Signatures
 
 INITIAL, UPDATE, SOLVER_ERROR, SIMULATION_ERROR = ("initial", "update", "solver_error",
                                                    "simulation_error")
@@ -52,7 +53,9 @@ class Context:
     env_id: str
     memory: Memory
     valid_actions: list[str]
-    signatures: str
+    #: the actions to write (:class:`.signatures.Signatures`: records, ``str()`` the prompt's
+    #: text); a text given here is read into records once, when the Context is made
+    signatures: Union[Signatures, str]
     n_actions: int
     previous: Optional[Files] = None
     error: Optional[str] = None
@@ -61,6 +64,10 @@ class Context:
     #: the environment lists every command it would take now (``admissible_complete``), so
     #: one its list leaves out would be refused (evidence for the schema check)
     commands_complete: bool = False
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.signatures, Signatures):
+            self.signatures = Signatures.read(str(self.signatures))
 
 
 @runtime_checkable

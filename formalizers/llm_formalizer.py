@@ -225,10 +225,9 @@ class LLMFormalizer(PromptedLLM):
 
     def grammar(self, context: Context):
         """The answer's grammar for this context (cached per signatures and frozen domain)."""
-        key = (context.signatures, self.fixed_domain, self._problem_only())
+        key = (context.signatures.text, self.fixed_domain, self._problem_only())
         if getattr(self, "_grammar_key", None) != key:
-            from pddlkit.pddl.grammars import (answer_grammar, parse_signatures,
-                                               problem_answer_grammar)
+            from pddlkit.pddl.grammars import answer_grammar, problem_answer_grammar
             from pddlkit.pddl.reader import read_domain
 
             domain = read_domain(self.fixed_domain)[0] if self.fixed_domain else None
@@ -236,7 +235,7 @@ class LLMFormalizer(PromptedLLM):
                 self._grammar = problem_answer_grammar(domain)
             else:
                 self._grammar = answer_grammar(
-                    actions=parse_signatures(context.signatures) or None, domain=domain)
+                    actions=list(context.signatures) or None, domain=domain)
             self._grammar_key = key
         return self._grammar
 

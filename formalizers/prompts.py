@@ -24,6 +24,7 @@ from typing import Any, Optional, Sequence, Union
 
 from .answer import Files
 from .base import Context, Memory
+from .signatures import Signatures, signature
 
 BUNDLED = Path(__file__).resolve().parent / "prompts"
 KINDS = ("header", "goal_detailed", "goal_simple", "actions", "initial", "update",
@@ -78,12 +79,13 @@ class Prompts:
         return self.fill(kind, **values).strip() + "\n"
 
 
-def signatures(domain, templates, declared: Optional[dict] = None) -> str:
-    """'1. :action move\\n:parameters (?from - room ...)' for each action with a command; the
-    parameters from the PDDL ``domain``, or from ``declared`` (an environment's own
-    ``action_signatures``: ``{"go": "?from - room ?to - room"}``) when it has none."""
-    lines = []
-    seen = []
+def signatures(domain, templates, declared: Optional[dict] = None) -> Signatures:
+    """The actions with a command (:class:`.signatures.Signatures`: records, and the text
+    '1. :action move ...\n:parameters (?from - room ...)'); the parameters from the PDDL
+    ``domain``, or from ``declared`` (an environment's own ``action_signatures``: ``{"go":
+    "?from - room ?to - room"}``) when it has none."""
+    records, lines = [], []
+    seen: list[str] = []
     for t in templates:
         if t.action in seen:
             continue
@@ -94,19 +96,21 @@ def signatures(domain, templates, declared: Optional[dict] = None) -> str:
             action = next(a for a in domain.actions if a.name == t.action)
             params = " ".join(f"{p.name} - {' '.join(p.types) if len(p.types) == 1 else '(either ' + ' '.join(p.types) + ')'}"
                               for p in action.parameters)
-        lines.append(f"{len(seen)}. :action {t.action}  (command: {t.template})\n"
-                     f":parameters ({params})")
-    return "\n".join(lines)
+        record, text = signature(len(seen), t.action, t.template, params)
+        lines.append(text)
+        if record is not None:
+            records.append(record)
+    return Signatures(records, "\n".join(lines))
 
 
-def env_signatures(env) -> str:
+def env_signatures(env) -> Signatures:
     """The action signatures an environment's prompts show: from its PDDL domain, else from
-    its ``action_signatures``, else its command templates as they are."""
+    its ``action_signatures``, else its command templates as they are (no records)."""
     if hasattr(env, "domain"):
         return signatures(env.domain, env.action_schema)
     if getattr(env, "action_signatures", None) is not None:
         return signatures(None, env.action_schema, env.action_signatures)
-    return "\n".join(str(t) for t in env.action_schema)
+    return Signatures.read("\n".join(str(t) for t in env.action_schema))
 
 
 def valid_actions(env) -> list[str]:

@@ -203,7 +203,7 @@ def test_code_refuses_a_fact_over_an_unseen_name_or_a_name_at_two_types_and_reco
     assert any("east is a direction" in r and "one type" in r for r in refused)
 
 
-def _signatures() -> str:
+def _signatures():
     from pddlkit.formalizers.prompts import env_signatures
 
     env = make("coin-collector", rooms=3)
@@ -528,9 +528,7 @@ def test_with_command_facts_a_type_the_world_refused_a_name_of_keeps_to_the_comm
 
 
 def _signatures_of(context):
-    from pddlkit.formalizers.modular.parts import _signatures as parse
-
-    return parse(context.signatures)
+    return context.signatures.by_name()
 
 
 def test_here_facts_puts_where_the_agent_is_where_an_action_takes_it_from():

@@ -476,12 +476,12 @@ def commands_slips(prompt: str) -> str:
 
 
 def test_commands_are_read_through_the_action_templates():
-    from pddlkit.formalizers.modular.parts import _bind_command, _signatures
+    from pddlkit.formalizers.modular.parts import _bind_command
     from pddlkit.formalizers.prompts import env_signatures
 
     env = make("household", receptacles=8, difficulty="basic&use")
     env.reset(seed=2)
-    signatures = _signatures(env_signatures(env))
+    signatures = env_signatures(env).by_name()
     assert _bind_command("take vase 1 from drawer 2", signatures) == (
         "pickupobject", {"?o": "vase_1", "?r": "drawer_2"})
     assert _bind_command("go to  middle of room", signatures) == (
@@ -513,7 +513,6 @@ def test_command_facts_repair_the_slips_the_household_helps_left(seed):
 
 def test_a_fact_typing_a_command_s_name_otherwise_is_dropped_and_said():
     from pddlkit.formalizers.base import Context, Memory, UPDATE
-    from pddlkit.formalizers.modular.parts import _signatures
     from pddlkit.formalizers.prompts import env_signatures
 
     env = make("household", receptacles=8, difficulty="basic&use")
@@ -528,7 +527,7 @@ def test_a_fact_typing_a_command_s_name_otherwise_is_dropped_and_said():
                       ["go to cabinet 1", "open drawer 2", "take vase 1 from drawer 2", "look",
                        "take (vase) from ) drawer", "move  to "],
                       env_signatures(env), 10)
-    formalizer._from_commands(context, _signatures(env_signatures(env)))
+    formalizer._from_commands(context, env_signatures(env).by_name())
     facts = formalizer._facts()
     assert formalizer.name_types["cabinet_1"] == "receptacle"
     assert "(inreceptacle cabinet_1 countertop_1)" not in facts
@@ -670,7 +669,6 @@ def test_with_command_facts_a_withdrawn_name_comes_back_only_when_a_command_name
     "open" typed a receptacle again from the next "You open the cabinet 1", five times in the
     row. With ``command_facts`` the sentence does not bring it back; a command would."""
     from pddlkit.formalizers.base import Context, Memory, UPDATE
-    from pddlkit.formalizers.modular.parts import _signatures
     from pddlkit.formalizers.prompts import env_signatures
 
     env = make("household", receptacles=8, difficulty="basic&use")
@@ -687,13 +685,13 @@ def test_with_command_facts_a_withdrawn_name_comes_back_only_when_a_command_name
         context = Context(UPDATE, "household", Memory("put some cd in cabinet.", [
             ("open cabinet 1", "You open the cabinet 1.")]), ["go to cabinet 1"], signatures,
             10)
-        formalizer._write_facts(context, _signatures(signatures))
+        formalizer._write_facts(context, signatures.by_name())
         assert (formalizer.name_types.get("open") == "receptacle") is back
     formalizer._withdrawn_names.add("drawer_9")
     formalizer.name_types["drawer_9"] = "NONE"
     context = Context(UPDATE, "household", Memory("put some cd in cabinet.", [
         ("look", "You see a drawer 9.")]), ["go to drawer 9"], signatures, 10)
-    formalizer._write_facts(context, _signatures(signatures))
+    formalizer._write_facts(context, signatures.by_name())
     assert formalizer.name_types["drawer_9"] == "receptacle"   # a command names it
 
 
@@ -701,7 +699,6 @@ def test_hostile_commands_give_no_fact_and_no_name():
     """Commands naming PDDL's or the domain's own words, or junk of any length, are read as
     nothing: the problem file declares no ``and``, ``not`` or ``receptacle`` object."""
     from pddlkit.formalizers.base import Context, Memory, UPDATE
-    from pddlkit.formalizers.modular.parts import _signatures
     from pddlkit.formalizers.prompts import env_signatures
 
     env = make("household", receptacles=8, difficulty="basic&use")
@@ -715,15 +712,14 @@ def test_hostile_commands_give_no_fact_and_no_name():
                 "take forall from exists", "go to (:goal (and))", "open drawer_1) (holds x"]
     context = Context(UPDATE, "household", Memory("put some cd in cabinet.", []), commands,
                       signatures, 10)
-    formalizer._from_commands(context, _signatures(signatures))
+    formalizer._from_commands(context, signatures.by_name())
     assert formalizer._facts() == [] and formalizer.name_types == {}
-    problem = formalizer._assemble(context, _signatures(signatures)).problem
+    problem = formalizer._assemble(context, signatures.by_name()).problem
     assert "(:objects )" in problem or "(:objects)" in problem, problem
 
 
 def _commands_read(commands, base=(), chunk=(), name_types=None, domain=DOMAIN):
     from pddlkit.formalizers.base import Context, Memory, UPDATE
-    from pddlkit.formalizers.modular.parts import _signatures
     from pddlkit.formalizers.prompts import env_signatures
 
     env = make("household", receptacles=8, difficulty="basic&use")
@@ -736,13 +732,13 @@ def _commands_read(commands, base=(), chunk=(), name_types=None, domain=DOMAIN):
     formalizer.name_types = dict(name_types or {})
     formalizer._from_commands(Context(UPDATE, "household", Memory("put some cd in cabinet.",
                                                                    []), list(commands),
-                                      signatures, 10), _signatures(signatures))
+                                      signatures, 10), signatures.by_name())
     return formalizer
 
 
 def test_the_audit_s_command_cases():
     """From an audit of the option as a hostile environment would use it."""
-    from pddlkit.formalizers.modular.parts import _bind_command, _signatures
+    from pddlkit.formalizers.modular.parts import _bind_command
     from pddlkit.formalizers.prompts import env_signatures
 
     # a name no PDDL reader takes ("vasé_1") is no name: it would refuse every file
@@ -758,7 +754,7 @@ def test_the_audit_s_command_cases():
     # fixed words match whole words
     env = make("household", receptacles=8, difficulty="basic&use")
     env.reset(seed=2)
-    signatures = _signatures(env_signatures(env))
+    signatures = env_signatures(env).by_name()
     assert _bind_command("move potato 1 to countertop 1", signatures) == (
         "putobject", {"?o": "potato_1", "?r": "countertop_1"})
     assert _bind_command("go toaster 1", signatures) is None

@@ -1285,12 +1285,11 @@ def test_no_goal_is_asked_for_while_none_can_be_reached_under_the_models_files()
     something can be reached, the goal is asked as before; over a frozen domain, never."""
     from pddlkit.formalizers.answer import AnswerError
     from pddlkit.formalizers.base import SOLVER_ERROR, Context, Memory
-    from pddlkit.formalizers.modular.parts import _signatures
 
     from test_modular import _signatures as coin_signatures
 
     text = coin_signatures()
-    signatures = _signatures(text)
+    signatures = text.by_name()
     # move needs (visited ?to), which only move adds: no place can be reached, nor anything
     never = (":precondition (and (at ?from) (visited ?to) (connected ?from ?to ?dir)) "
              ":effect (and (not (at ?from)) (at ?to) (visited ?to))")
@@ -1351,11 +1350,10 @@ def test_what_the_worlds_refusal_said_held_joins_the_refused_transitions_facts()
     transition's facts (an event says so, and a record read back applies it); over a frozen
     domain the evidence is left alone."""
     from pddlkit.formalizers.evidence import transitions as read_transitions
-    from pddlkit.formalizers.modular.parts import _signatures
 
     from test_modular import _signatures as coin_signatures
 
-    signatures = _signatures(coin_signatures())
+    signatures = coin_signatures().by_name()
     move = (":precondition (and (at ?from) (connected ?from ?to ?dir) (not (has-door ?from "
             "?to ?dir))) :effect (and (not (at ?from)) (at ?to))")
     refused = Transition("(move pantry unknown_north north)",
@@ -1412,13 +1410,12 @@ def test_a_sentence_that_says_closed_and_was_read_without_it_is_asked_for_that_f
     more, alone (the request says so, the grammar holds only that predicate); a sentence
     without the word, one read with it, or a frozen domain is read once as before."""
     from pddlkit.formalizers.base import INITIAL, Context, Memory
-    from pddlkit.formalizers.modular.parts import _signatures
     from pddlkit.formalizers.modular.predicates import PREDICATE_SLOTS, aspects_of
 
     from test_modular import _signatures as coin_signatures
 
     text = coin_signatures()
-    signatures = _signatures(text)
+    signatures = text.by_name()
     sentence = "To the North you see a closed front door."
     memory = Memory("find the coin and take it.", [("look", sentence)])
     context = Context(INITIAL, "coin-collector", memory, [], text, 4)
@@ -1499,11 +1496,10 @@ def test_no_correction_takes_a_fact_out_when_the_refusal_states_an_aspect():
     of the predicates by its word ("closed") offers no ``(not F)`` correction; a fact the
     world had that the facts lacked still is one; another refusal, or a frozen domain, keeps
     every correction."""
-    from pddlkit.formalizers.modular.parts import _signatures
 
     from test_modular import _signatures as coin_signatures
 
-    signatures = _signatures(coin_signatures())
+    signatures = coin_signatures().by_name()
     answer = SLOTTED.replace("(has-door ?from - room ?to - room ?dir - direction) ", "") \
         .replace("door-open", "closed-door")
     formalizer = ModularFormalizer(_script(careful), "coin-collector", schema_check=True,
@@ -1589,12 +1585,11 @@ def test_a_schema_set_aside_keeps_what_the_evidence_says_stayed():
     ``schema_slots``, a schema set aside has the lines the evidence proves stayed made
     ``same`` in code, when the schema so mended explains every transition and still changes
     something; the event says so. Otherwise it stays as it was."""
-    from pddlkit.formalizers.modular.parts import _signatures
     from pddlkit.formalizers.modular.schema_slots import read_slots
 
     from test_modular import _signatures as coin_signatures
 
-    signatures = _signatures(coin_signatures())
+    signatures = coin_signatures().by_name()
     formalizer = ModularFormalizer(_script(careful), "coin-collector", schema_check=True,
                                    predicate_slots=True, schema_slots=True)
     formalizer.fixed_domain, formalizer._signatures_seen = None, signatures
@@ -1652,7 +1647,6 @@ def test_after_an_empty_effect_a_line_that_requires_an_atom_false_lists_atoms_af
     rest of the request's draws have that line list atoms after when it requires one false
     (the grammar's ``must_add``); a line that requires atoms true, or none, is as before."""
     from pddlkit.formalizers.base import INITIAL, Context, Memory
-    from pddlkit.formalizers.modular.parts import _signatures
     from pddlkit.pddl.grammars import action_slots_grammar
 
     from test_modular import _signatures as coin_signatures
@@ -1675,7 +1669,7 @@ def test_after_an_empty_effect_a_line_that_requires_an_atom_false_lists_atoms_af
     assert ruled.accepts(closing) and not ruled.accepts(opening) and not ruled.accepts(empty)
     assert "root" in ruled.gbnf()
 
-    signatures = _signatures(coin_signatures())
+    signatures = coin_signatures().by_name()
     formalizer = ModularFormalizer(_script(careful), "coin-collector", schema_check=True,
                                    predicate_slots=True, schema_slots=True, constrained=True)
     formalizer.fixed_domain, formalizer._signatures_seen = None, signatures

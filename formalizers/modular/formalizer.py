@@ -16,7 +16,7 @@ from ..answer import AnswerError, Files
 from ..base import INITIAL, SIMULATION_ERROR, SOLVER_ERROR, Context
 from ..llm_formalizer import PromptedLLM, _drain_acted
 from ..schema_check import SchemaEvidence
-from .parts import (PartCall, STOP_WORDS, _bind_command, _reserved, _signatures, _templates,
+from .parts import (PartCall, STOP_WORDS, _bind_command, _reserved, _templates,
                     _types, _words)
 from .corrections import Corrections
 from .goals import Goals
@@ -145,7 +145,7 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
         self.last_parts = []
         self._task_words = {w for w in re.findall(r"[a-z][a-z0-9]*", context.memory.task.lower())
                             if w not in STOP_WORDS}
-        signatures = _signatures(context.signatures)
+        signatures = context.signatures.by_name()
         self._signatures_seen = signatures
         targets = self._targets(context, signatures)
         if context.kind in (SOLVER_ERROR, SIMULATION_ERROR):

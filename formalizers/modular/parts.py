@@ -170,15 +170,6 @@ def _templates(folder: Optional[str]) -> dict[str, string.Template]:
     return out
 
 
-def _signatures(text: str) -> dict[str, tuple[tuple[tuple[str, str], ...], str]]:
-    """action -> (parameters, command) from the prompt's signatures text."""
-    from pddlkit.pddl.grammars import parse_signatures
-
-    commands = dict(re.findall(r":action\s+(\S+)\s+\(command:\s*([^)]*)\)", text))
-    return {s.name: (s.parameters, commands.get(s.name, s.name))
-            for s in parse_signatures(text)}
-
-
 def _types(signatures: dict) -> list[str]:
     return list(dict.fromkeys(t for params, _ in signatures.values() for _, t in params if t)) \
         or ["object"]

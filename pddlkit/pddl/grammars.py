@@ -302,22 +302,30 @@ def parse_signatures(text: str) -> list[ActionSignature]:
     ...)`` then ``:parameters (?from - room ?to - room)``); [] when the text has none."""
     found = []
     for m in re.finditer(r":action\s+(\S+)[^\n]*\n\s*:parameters\s*\(([^)]*)\)", text):
-        words = m.group(2).split()
-        params: list[tuple[str, str]] = []
-        pending: list[str] = []
-        i = 0
-        while i < len(words):
-            if words[i] == "-" and i + 1 < len(words):
-                params += [(v, words[i + 1]) for v in pending]
-                pending = []
-                i += 2
-                continue
-            pending.append(words[i])
-            i += 1
-        params += [(v, "") for v in pending]
-        if all(v.startswith("?") for v, _ in params):
-            found.append(ActionSignature(m.group(1), tuple(params)))
+        params = read_parameters(m.group(2))
+        if params is not None:
+            found.append(ActionSignature(m.group(1), params))
     return found
+
+
+def read_parameters(text: str) -> Optional[tuple[tuple[str, str], ...]]:
+    """A parameter list's text (``?from ?to - room ?d``) as (variable, type) pairs, the
+    type "" where none is given; None when a name is not a ``?variable`` (an ``(either
+    ...)`` type among them, which no grammar here takes)."""
+    words = text.split()
+    params: list[tuple[str, str]] = []
+    pending: list[str] = []
+    i = 0
+    while i < len(words):
+        if words[i] == "-" and i + 1 < len(words):
+            params += [(v, words[i + 1]) for v in pending]
+            pending = []
+            i += 2
+            continue
+        pending.append(words[i])
+        i += 1
+    params += [(v, "") for v in pending]
+    return tuple(params) if all(v.startswith("?") for v, _ in params) else None
 
 
 # --- parts of files, for modular generation (one small part per call) -------------------------
