@@ -215,7 +215,8 @@ def overhead(critic_kind: str, steps: int = 60) -> None:
 
     print("\nper-step overhead (3 programs in sandbox workers + critic), target < 50 ms on CPU")
     for env_id, options in (("sc2-build", {"difficulty": "hard"}),
-                            ("household", {"difficulty": "pick_heat_then_place"})):
+                            ("household", {"difficulty": "pick_heat_then_place",
+                                           "receptacles": 8})):
         world = make_world(env_id, options)
         writer = CopicWriter(world.kind)
         critic = _critic(critic_kind)
@@ -306,7 +307,8 @@ def main() -> int:
     if "household" in parts:
         tasks = ("pick_heat_then_place",) if args.quick else HOUSEHOLD
         table("Table 1 layout: household (ALFWorld task types, 8 receptacles)",
-              [(t, "household", {"difficulty": t}) for t in tasks], modes, args.critic, args)
+              [(t, "household", {"difficulty": t, "receptacles": 8}) for t in tasks], modes,
+              args.critic, args)
     if "nethack" in parts:
         tasks = ("drink",) if args.quick else ("drink", "open-box", "exp-level-3")
         keys = f"{args.nethack_keys} keys" if args.nethack_keys else \

@@ -337,7 +337,7 @@ def test_the_no_open_mistake_is_repaired_from_the_command_line():
     filter their plans are rejected before running, and evolution repairs both from those
     rejections alone."""
     done = run_cli("run", "copic", "--env", "household", "--difficulty", "pick_and_place",
-                   "--wm-filter", "--llm", "standin:copic:no-open;no-open", "--programs", "2",
+                   "--receptacles", "8", "--wm-filter", "--llm", "standin:copic:no-open;no-open", "--programs", "2",
                    "--budget", "30", "--copic-critic", "uniform")
     assert done.returncode in (0, 1), done.stderr
     assert "Traceback" not in done.stderr
@@ -584,3 +584,19 @@ def test_a_copic_run_plays_no_held_out_game_while_learning():
     outcome = run_copic("sc2-build", "standin", config=config, evaluate=2, seed=5)
     learned = {e.seed for e in outcome.copic.episodes}
     assert learned == {5, 6, 7} and not learned & {e.seed for e in outcome.evaluation}
+
+
+def test_copic_takes_the_households_own_defaults_from_the_registry():
+    """Issue 74: CoPiC restated the household's receptacles (8) where the environment's own
+    default is 20; only what CoPiC itself needs (one task type per program set) is its own,
+    and an option given still wins."""
+    import inspect
+
+    from pddlkit.envs.household import Household
+    from pddlkit.programs.copic.runner import make_world
+
+    default = inspect.signature(Household).parameters["receptacles"].default
+    world = make_world("household")
+    assert world.env.receptacles == default
+    assert world.env.difficulty == "pick_and_place"
+    assert make_world("household", {"receptacles": 8}).env.receptacles == 8

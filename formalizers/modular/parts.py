@@ -192,20 +192,19 @@ def _bind_command(command: str, signatures: dict) -> Optional[tuple[str, dict[st
     text = " ".join(command.lower().split())
     if len(text) > MAX_COMMAND:
         return None
+    from pddlkit.envs.api import ActionTemplate
+
     best: Optional[tuple[int, str, dict[str, str]]] = None
-    for name, (_params, template) in signatures.items():
-        pieces = re.split(r"\{(\w+)\}", template.lower())
-        slots = pieces[1::2]
-        tokens = [re.escape(" ".join(p.split())) if k % 2 == 0 else r"(.+?)"
-                  for k, p in enumerate(pieces)]
-        pattern = r"\s+".join(t for t in tokens if t)
-        found = re.fullmatch(pattern, text) if slots else None
+    for name, (params, template) in signatures.items():
+        action = ActionTemplate(name, tuple(p for p, _ in params), template)
+        slots = action.shown   # the environment's own reading of its command (one matcher)
+        found = action.pattern().fullmatch(text) if slots else None
         if not found:
             continue
         values = ["_".join(v.split()) for v in found.groups()]
         if not all(re.fullmatch(r"[a-z][a-z0-9_\-]*", v) for v in values):
             continue
-        fixed = len(re.sub(r"\{\w+\}", "", template).strip())
+        fixed = len(re.sub(r"\{[^}]+\}", "", template).strip())
         if best is None or fixed > best[0]:
             best = (fixed, name, {"?" + k: v for k, v in zip(slots, values)})
     return (best[1], best[2]) if best else None

@@ -77,9 +77,10 @@ def make_world(env_id: str, options: Optional[dict] = None,
         from .household_world import HouseholdWorld
 
         budget = options.pop("budget", 50)
-        if env_id == "household":
+        if env_id == "household":   # CoPiC evolves one program set per task type, so a
+            # game of one type; the household's other options are the registry's own
+            # (issue 74: it restated receptacles=8 where the household's default is 20)
             options.setdefault("difficulty", "pick_and_place")
-            options.setdefault("receptacles", 8)
         else:
             options.setdefault("task", "pick")
         options = {k: v for k, v in options.items() if v is not None}
