@@ -66,7 +66,6 @@ from pddlkit.envs.api import (GOING_ON, Ending, Step, as_step, check_env,  # re-
                               check_env_once, ending, env_won)
 from pddlkit.llm.usage import Usage, usage_since, usage_snapshot
 
-from .answer import Files
 from .base import UPDATE, Memory
 from .call_options import chosen_helps, formalizer_options, help_names
 from .loop import ENDED, Limits
@@ -91,25 +90,13 @@ class FormalizeMemory:
     #: the last call found a plan, whose run the next call's pairs report
     pending: Any = None
 
-    @property
-    def memory(self) -> Memory:
-        """The episode so far: the task, every (command, observation), the files."""
-        return self.episode.memory
-
-    @property
-    def previous(self) -> Optional[Files]:
-        """The last files written (planned or refused)."""
-        return self.episode.previous
-
-    @property
-    def facts(self) -> Any:
-        """The FactMemory (fact_memory=True), else None."""
-        return self.episode.facts
-
-    @property
-    def refused(self) -> dict:
-        """Files already refused and why (fresh_answers=True): never planned again."""
-        return self.episode.refused if self.episode.refused is not None else {}
+    #: the episode so far (the task, every (command, observation), the files); the last
+    #: files written, planned or refused; the FactMemory (fact_memory=True, else None);
+    #: the files refused and why (fresh_answers=True: never planned again)
+    memory = property(lambda self: self.episode.memory)
+    previous = property(lambda self: self.episode.previous)
+    facts = property(lambda self: self.episode.facts)
+    refused = property(lambda self: self.episode.refused or {})
 
 
 @dataclass

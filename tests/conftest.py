@@ -68,6 +68,18 @@ def need_module(name: str, install: str, importer=None):
         _missing(f"{name} is not installed ({install}; `make test` installs it): {exc}")
 
 
+def need_microrts() -> None:
+    """The MicroRTS engine's Python bridge (jpype) and its files, or skip (fail under
+    PDDLKIT_REQUIRE_CORPUS=1); ``make test`` installs both."""
+    need_module("jpype", "pip install 'pddlkit[microrts]'")
+    from pddlkit.envs.microrts_assets import MicroRTSMissing, home
+
+    try:
+        home()
+    except MicroRTSMissing as exc:   # a bare clone may not have the engine
+        _missing(str(exc))
+
+
 def benchmark_script(name: str, monkeypatch):
     """A script of benchmarks/ as a module, loaded from its file. The scripts put the repo
     and benchmarks/ first on sys.path (benchmarks/envs.py would hide the envs package from

@@ -7,19 +7,11 @@ import pytest
 
 pytestmark = pytest.mark.jvm   # the MicroRTS engine, a JVM (make test-fast leaves these out)
 
-from conftest import need_module
+from conftest import need_microrts
 
-need_module("jpype", "pip install 'pddlkit[microrts]'")
+need_microrts()
 
 from pddlkit.envs.microrts import MicroRTS, MicroRTSError, metrics_for  # noqa: E402
-from pddlkit.envs.microrts_assets import MicroRTSMissing, home  # noqa: E402
-
-try:
-    home()
-except MicroRTSMissing as exc:   # make test installs the engine; a bare clone may not have it
-    from conftest import _missing
-
-    _missing(str(exc))
 
 
 @pytest.fixture(scope="module")

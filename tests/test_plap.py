@@ -8,24 +8,17 @@ import pytest
 
 pytestmark = pytest.mark.jvm   # the MicroRTS engine, a JVM (make test-fast leaves these out)
 
-from conftest import need_module
+from conftest import need_microrts
 
-need_module("jpype", "pip install 'pddlkit[microrts]'")
+need_microrts()
 
 from pddlkit.envs.microrts import MicroRTS  # noqa: E402
-from pddlkit.envs.microrts_assets import MicroRTSMissing, home  # noqa: E402
 from pddlkit.skills.plap.check import check_lines  # noqa: E402
 from pddlkit.skills.plap.executor import Executor  # noqa: E402
 from pddlkit.skills.plap.game import play_game  # noqa: E402
 from pddlkit.skills.plap.plan import parse_skill_plan  # noqa: E402
 from pddlkit.skills.plap.standin import NoisyPlanner, TipsPlanner  # noqa: E402
 
-try:
-    home()
-except MicroRTSMissing as exc:
-    from conftest import _missing
-
-    _missing(str(exc))
 
 
 @pytest.fixture(scope="module")

@@ -85,15 +85,9 @@ def test_a_real_sigint_after_the_first_game_on_the_engine(to):
     leaderboard alone: exit 130, the table of that game, one line, no traceback."""
     import sys
 
-    from conftest import _missing, ctrl_c, interruptible, need_module
+    from conftest import ctrl_c, interruptible, need_microrts
 
-    need_module("jpype", "pip install 'pddlkit[microrts]'")
-    from pddlkit.envs.microrts_assets import MicroRTSMissing, home
-
-    try:
-        home()
-    except MicroRTSMissing as exc:
-        _missing(str(exc))
+    need_microrts()
     run = interruptible([sys.executable, "-m", "pddlkit.skills.plap.leaderboard",
                          "bot:RandomAI", "bot:PassiveAI", "--games", "3", "--max-cycles", "200"])
     lines = []

@@ -11,22 +11,15 @@ import pytest
 
 pytestmark = pytest.mark.jvm   # the MicroRTS engine, a JVM (make test-fast leaves these out)
 
-from conftest import need_module
+from conftest import need_microrts
 
-need_module("jpype", "pip install 'pddlkit[microrts]'")
+need_microrts()
 
 from pddlkit.envs.microrts import MicroRTS  # noqa: E402
-from pddlkit.envs.microrts_assets import MicroRTSMissing, home  # noqa: E402
 from pddlkit.llm.scripted import ScriptedLLM  # noqa: E402
 from pddlkit.skills.plap.game import play_game  # noqa: E402
 from pddlkit.skills.plap.planner import LLMPlanner  # noqa: E402
 
-try:
-    home()
-except MicroRTSMissing as exc:
-    from conftest import _missing
-
-    _missing(str(exc))
 
 #: what Qwen2.5-Coder 1.5B wrote: lines no unit can take, and one worker line that runs
 IDLE = "[Produce Unit] (light, north)\n[Attack Enemy] (heavy, base)\n[Harvest Mineral] (0, 0)\n"
