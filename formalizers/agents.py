@@ -216,11 +216,7 @@ def play_pddlego(job):
             _library_domain(library, env, o, episode)
         result = run_episode(env, formalizer, seed=seed, planner=o.planner, limits=limits(o),
                              on_event=episode.on_event, domain=frozen,
-                             repair="repair" in used, fact_memory="fact-memory" in used,
-                             declare_objects="declare-objects" in used,
-                             fresh_answers="fresh-answers" in used,
-                             problem_only="problem-only" in used,
-                             refuted_facts="refuted-facts" in used,
+                             problem_only="problem-only" in used, helps=used,
                              score=not o.no_score)
         summary = _metrics_summary(result) + _helps_summary(o, used, formalizer, result)
         summary += _domain_summary(o, result, reused, given, library, job.llm)

@@ -404,9 +404,7 @@ def _first_memory(llm: Any, env: Any, task: Optional[str], frozen: Optional[str]
         formalizer, "name", type(formalizer).__name__), Metrics())
     episode = _Episode(env, formalizer, settings["planner"], limits, None,
                        Memory(task or env.task, []), result, frozen, scorer=None,
-                       repair=helps["repair"], fact_memory=helps["fact_memory"],
-                       declare=helps["declare_objects"], fresh_answers=helps["fresh_answers"],
-                       refuted_facts=helps["refuted_facts"])
+                       helps=[name for name, on in helps.items() if on])
     episode.raise_llm_errors = True
     episode.problem_only = helps["problem_only"]
     return FormalizeMemory(formalizer, env, episode)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
 from pddlkit.planners import PlanStatus
 
@@ -26,21 +26,12 @@ class Attempt:
     plan: Any
     error: Optional[str]
     planner_seconds: float = 0.0
-    fixes: list[str] = field(default_factory=list)  # trivial slips repaired in code
-    merged: list[str] = field(default_factory=list)  # remembered facts put back
-    declared: list[str] = field(default_factory=list)  # objects declared in code
+    #: what code's passes changed in the files before planning (:mod:`.passes`): (the pass,
+    #: its lines), in the order they ran
+    edits: list = field(default_factory=list)
     repeated: bool = False  # identical to files already refused: not planned
     #: the planner ran out of time (or memory): no verdict on the files, so not "refused"
     unfinished: bool = False
-    kept_out: list[str] = field(default_factory=list)  # refuted facts removed
-
-
-#: what code did to an answer's files before planning: (Attempt field, Metrics counter, the
-#: record's event, the event's field)
-CODE_EDITS = (("fixes", "repairs", "repair", "fixes"),
-              ("merged", "facts_merged", "facts-merged", "facts"),
-              ("declared", "objects_declared", "objects-declared", "fixes"),
-              ("kept_out", "facts_kept_out", "facts-kept-out", "fixes"))
 
 
 def answer_key(files: Files) -> tuple[str, str]:
@@ -69,13 +60,14 @@ def repeated_message(why: Optional[str]) -> str:
 
 
 def attempt(formalizer, context: Context, env, planner: Any, timeout: float,
-            domain: Optional[str] = None, *, repair: bool = False, facts=None,
-            declare: bool = False, refused: Optional[dict] = None,
-            refuted=None) -> Attempt:
-    """Ask for the files (``domain`` frozen if given), repair trivial slips, declare objects
-    and merge remembered facts if asked, then plan and map the plan to commands, unless the
-    files are ones already ``refused`` (files -> why)."""
+            domain: Optional[str] = None, *, passes: Sequence[Any] = (),
+            refused: Optional[dict] = None) -> Attempt:
+    """Ask for the files (``domain`` frozen if given), let code's ``passes`` edit them (the
+    helps' hooks, :mod:`.passes`), then plan and map the plan to commands, unless the files
+    are ones already ``refused`` (files -> why)."""
     import pddlkit
+
+    from .passes import run_passes
 
     try:
         files = formalizer.propose(context)
@@ -83,33 +75,16 @@ def attempt(formalizer, context: Context, env, planner: Any, timeout: float,
         return Attempt(None, None, None, f"Your answer could not be read: {exc.problem}")
     if domain is not None:
         files = Files(domain, files.problem)
-    fixes: list[str] = []
-    merged: list[str] = []
-    if repair:
-        from .repair import repair as repair_files
-
-        repaired = repair_files(files)
-        files, fixes = repaired.files, repaired.fixes
-    declared: list[str] = []
-    if declare:
-        from .objects import declare_objects
-
-        files, declared = declare_objects(files)
-    if facts is not None:
-        merge = facts.merge(files, seen=observed_text(context.memory))
-        files, merged = merge.files, merge.added
-    kept_out: list[str] = []
-    if refuted is not None:
-        files, kept_out = refuted.apply(files)
+    files, edits = run_passes(passes, files, context)
     if refused is not None and answer_key(files) in refused:
         return Attempt(files, None, None, repeated_message(refused[answer_key(files)]), 0.0,
-                       fixes, merged, declared, repeated=True, kept_out=kept_out)
+                       edits, repeated=True)
     t0 = time.monotonic()
     planned = pddlkit.plan(files.domain, files.problem, planner=planner, timeout=timeout)
     seconds = time.monotonic() - t0
     commands, error = _commands(env, planned)
     return Attempt(files, commands, planned.plan if commands is not None else None, error,
-                   seconds, fixes, merged, declared, kept_out=kept_out,
+                   seconds, edits,
                    unfinished=planned.status in (PlanStatus.TIMEOUT, PlanStatus.OUT_OF_MEMORY))
 
 

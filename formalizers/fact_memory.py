@@ -100,7 +100,10 @@ def replaced(predicate: str, args: tuple[str, ...], atoms: list[tuple[str, tuple
 
 
 class FactMemory:
-    """Facts confirmed by successful steps, keyed by their PDDL text."""
+    """Facts confirmed by successful steps, keyed by their PDDL text; the ``fact_memory``
+    help's pass over the files (:mod:`.passes`: :meth:`apply` merges them back)."""
+
+    counter, event, key = "facts_merged", "facts-merged", "facts"
 
     def __init__(self) -> None:
         self.facts: dict[str, tuple[str, tuple[str, ...]]] = {}  # text -> (predicate, args)
@@ -128,6 +131,13 @@ class FactMemory:
             for text, (pred, args) in list(self.facts.items()):
                 if replaced(pred, args, atoms, squashed_seen):
                     del self.facts[text]
+
+    def apply(self, files: Files, context) -> tuple[Files, list[str]]:
+        """The pass: :meth:`merge`, what was seen being every observation of the episode."""
+        from .attempt import observed_text
+
+        merged = self.merge(files, seen=observed_text(context.memory))
+        return merged.files, merged.added
 
     def merge(self, files: Files, seen: Optional[str] = None) -> Merge:
         """``files`` with the remembered facts its problem lacks (but the placeholders it

@@ -8,7 +8,9 @@ where it acts); the order is the preset's, as rows list it.
 
 ``events`` are the record events that say a help changed something; a help that acts inside
 the modular formalizer counts itself there (``ModularFormalizer.acted``, written as
-``help-acted`` events), under its label.
+``help-acted`` events), under its label. ``hooks`` say where a help's code runs: a
+``files_pass`` is code's edit of each answer's files before planning (:mod:`.passes`), a
+``goal_policy`` chooses the goals the modular formalizer offers (:mod:`.helps`).
 """
 
 from __future__ import annotations
@@ -22,6 +24,12 @@ _MODULAR = ("modular",)
 #: terms (``info["failed"]``): pddlkit's own simulators give it, real TextWorld and ALFWorld
 #: do not
 FAILURES = "failures"
+
+
+def _pass(where: str) -> tuple:
+    """A help's pass over the files before planning (:mod:`.passes`): the class, in
+    ``pddlkit.formalizers``, made once per episode."""
+    return (("files_pass", f"pddlkit.formalizers.{where}"),)
 
 
 def _modular(name: str, text: str, *, reads: Optional[str] = None, events: tuple = (),
@@ -42,21 +50,22 @@ HELPS: tuple[Help, ...] = (
                     "action, new facts, the goal); code assembles the files and aims each "
                     "revision at one part", needs_llm=True, events=("parts",)),
     Help("repair", "fix trivial PDDL slips in code before spending an LLM call",
-         events=("repair",)),
+         events=("repair",), hooks=_pass("passes:RepairPass")),
     Help("declare_objects", "declare in code the objects a problem file uses without "
                             "declaring them, typed by the predicates",
-         events=("objects-declared",)),
+         events=("objects-declared",), hooks=_pass("passes:DeclarePass")),
     Help("fresh_answers", "never plan files identical to ones already refused; ask for new "
                           "ones, saying why, without spending a solver retry (5 a step; a "
                           "6th ends the episode)", events=("repeated-answer",)),
     Help("fact_memory", "merge facts confirmed in earlier steps into each new problem file",
-         events=("facts-merged",)),
+         events=("facts-merged",), hooks=_pass("fact_memory:FactMemory")),
     Help("problem_only", "with a frozen domain (--reuse-domain), ask for the problem file "
                          "alone", events=("problem-only",)),
     Help("refuted_facts", "keep facts the world refuted out of later problem files until an "
                           "action adds them (reads pddlkit's own simulators' machine-readable "
                           "failures, info['failed']: not in real TextWorld or ALFWorld)",
-         reads=FAILURES, events=("facts-refuted", "facts-kept-out")),
+         reads=FAILURES, events=("facts-refuted", "facts-kept-out"),
+         hooks=_pass("refuted:RefutedFacts")),
     _modular("novel_goals", "the goal is chosen among the atoms never true so far in the "
                             "episode while any is reachable (a room not yet visited), not "
                             "one that takes the agent back", goal_policy=True),

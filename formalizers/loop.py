@@ -42,12 +42,12 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import asdict, dataclass, field
-from typing import Any, Optional, Union
+from typing import Any, Optional, Sequence, Union
 
 from pddlkit.agents.episode import RecordFile  # JSONL: every event
 from pddlkit.llm.usage import usage_delta, usage_snapshot
 from .answer import Files
-from .attempt import CODE_EDITS, Attempt, answer_key, attempt, observed_text
+from .attempt import Attempt, answer_key, attempt, observed_text
 from .base import (INITIAL, SIMULATION_ERROR, SOLVER_ERROR, UPDATE, FollowsThePlan,
                    Formalizer, LearnsFromTransitions, Memory, ReportsWork)
 from .evidence import as_transition, believed_states
@@ -138,13 +138,15 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
                 domain: Optional[str] = None, repair: bool = False,
                 fact_memory: bool = False, score: bool = True, declare_objects: bool = False,
                 fresh_answers: bool = False, problem_only: bool = False,
-                refuted_facts: bool = False) -> EpisodeResult:
+                refuted_facts: bool = False, helps: Sequence[str] = ()) -> EpisodeResult:
     """Play one episode of ``env`` with ``formalizer``; never raises for model mistakes.
 
     ``domain`` freezes the domain file (reuse from a DomainLibrary): whatever domain the
     formalizer writes is replaced by it, so only the problem file is learned. ``repair`` and
     ``fact_memory``, ``declare_objects``, ``fresh_answers``, ``problem_only`` and
-    ``refuted_facts`` are the options described in the module doc. ``score`` compares each
+    ``refuted_facts`` are the options described in the module doc; ``helps`` names more
+    helps of the table by name (one whose hook is a pass over the files, :mod:`.passes`,
+    runs with the ones above, in the table's order). ``score`` compares each
     file with the environment's truth where it has one (:mod:`.scoring`: a ``score`` event
     per file, the episode's figures in :class:`Metrics`); ``score=False`` skips it."""
     from pddlkit.envs.api import check_env_once, ending_at_reset
@@ -166,10 +168,11 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
     emit("start", env=env.id, seed=result.seed, task=env.task, observation=obs,
          formalizer=result.formalizer)
     scorer, why_not = Scorer.for_env(env) if score else (None, "")
+    switches = {"repair": repair, "fact_memory": fact_memory,
+                "declare_objects": declare_objects, "fresh_answers": fresh_answers,
+                "refuted_facts": refuted_facts}
     episode = _Episode(env, formalizer, planner, limits, emit, memory, result, domain,
-                       scorer=scorer, repair=repair, fact_memory=fact_memory,
-                       declare=declare_objects, fresh_answers=fresh_answers,
-                       refuted_facts=refuted_facts)
+                       scorer=scorer, helps=[*helps, *(k for k, on in switches.items() if on)])
     if why_not:
         emit("score-unavailable", reason=why_not)
     if domain is not None and hasattr(formalizer, "fixed_domain"):
@@ -199,23 +202,24 @@ class _Episode:
     A class because these share a dozen values of the episode."""
 
     def __init__(self, env, formalizer, planner, limits: Limits, emit, memory: Memory,
-                 result: EpisodeResult, domain: Optional[str], *, scorer, repair: bool,
-                 fact_memory: bool, declare: bool, fresh_answers: bool,
-                 refuted_facts: bool) -> None:
+                 result: EpisodeResult, domain: Optional[str], *, scorer,
+                 helps: Sequence[str] = ()) -> None:
         from .fact_memory import FactMemory
+        from .passes import passes_for
+        from .refuted import RefutedFacts
 
         self.env, self.formalizer, self.planner = env, formalizer, planner
         self.limits, self.emit, self.memory, self.result = limits, emit, memory, result
         self.m = result.metrics
-        self.domain, self.repair, self.declare = domain, repair, declare
-        self.facts = FactMemory() if fact_memory else None
+        self.domain = domain
+        #: code's passes over each answer's files, the helps' hooks (:mod:`.passes`)
+        self.passes = passes_for(helps)
+        #: the passes that also learn from what ran: facts confirmed, facts refuted
+        self.facts = next((p for p in self.passes if isinstance(p, FactMemory)), None)
+        self.refuted = next((p for p in self.passes if isinstance(p, RefutedFacts)), None)
         #: files -> why they were refused (``fresh_answers``)
-        self.refused: Optional[dict] = {} if fresh_answers else None
-        self.refuted = None
-        if refuted_facts:
-            from .refuted import RefutedFacts
-
-            self.refuted = RefutedFacts()
+        names = {name.replace("-", "_") for name in helps}
+        self.refused: Optional[dict] = {} if "fresh_answers" in names else None
         self.scorer = scorer   # None: files are not scored
         self.kind, self.error, self.failed, self.executed = INITIAL, None, None, []
         self.previous: Optional[Files] = None
@@ -276,9 +280,8 @@ class _Episode:
                                      self.error, self.failed, self.executed)
             try:
                 tried = attempt(self.formalizer, context, self.env, self.planner,
-                                limits.planner_timeout, self.domain, repair=self.repair,
-                                facts=self.facts, declare=self.declare,
-                                refused=self.refused, refuted=self.refuted)
+                                limits.planner_timeout, self.domain, passes=self.passes,
+                                refused=self.refused)
             except LLMError as exc:  # an LLM that stays unavailable ends the episode
                 if self.raise_llm_errors:   # formalize_and_plan: the caller's to handle
                     raise
@@ -324,11 +327,10 @@ class _Episode:
             emit("history-trimmed", step=m.steps, left_out=left_out)
         if getattr(formalizer, "files_cut", 0):
             emit("files-cut", step=m.steps, cuts=formalizer.files_cut)
-        for edits, counter, event, key in CODE_EDITS:   # what code did to the files
-            done_in_code = getattr(tried, edits)
-            if done_in_code:
-                setattr(m, counter, getattr(m, counter) + len(done_in_code))
-                emit(event, step=m.steps, **{key: done_in_code})
+        for done_by, changed in tried.edits:   # what code's passes did to the files
+            if done_by.counter is not None:
+                setattr(m, done_by.counter, getattr(m, done_by.counter) + len(changed))
+            emit(done_by.event, step=m.steps, **{done_by.key: changed})
 
     def keep_files(self, tried: Attempt) -> None:
         """Files that were planned: kept, recorded and scored."""

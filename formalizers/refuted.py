@@ -80,7 +80,10 @@ def _instantiate(atom: Atom, binding: dict) -> str:
 
 
 class RefutedFacts:
-    """The facts refuted in one episode, and why (see the module docstring)."""
+    """The facts refuted in one episode, and why (see the module docstring); the
+    ``refuted_facts`` help's pass over the files (:mod:`.passes`)."""
+
+    counter, event, key = "facts_kept_out", "facts-kept-out", "fixes"
 
     def __init__(self) -> None:
         self.facts: dict[str, str] = {}
@@ -133,7 +136,7 @@ class RefutedFacts:
                     released.append(refuted)
         return released
 
-    def apply(self, files: Files) -> tuple[Files, list[str]]:
+    def apply(self, files: Files, context: object = None) -> tuple[Files, list[str]]:
         """The files with every refuted fact removed from the problem (one line each)."""
         problem, removed = files.problem, []
         start = re.search(r"\(\s*:init\b", problem, re.I)

@@ -135,3 +135,51 @@ def test_pddlegos_goal_helps_are_files_in_the_slot():
 
     names = [h.name for h, _ in hooked(HELPS, "goal_policy", lambda h: True)]
     assert names == ["novel_goals", "task_goals", "task_focus", "place_goals"]
+
+
+def test_a_pass_over_the_files_is_its_file_and_its_table_line(tmp_path, monkeypatch):
+    """A toy help whose hook is a pass over each answer's files (issue 74: the loop's
+    passes are the helps' hooks): one file and one table line, and run_episode runs it
+    before every plan, writes its event and counts it as acting; the table's own passes
+    are repair, declare_objects, fact_memory and refuted_facts, in that order."""
+    from pddlkit.agents.helps import acted, hooked
+    from pddlkit.envs import make
+    from pddlkit.formalizers import help_table
+    from pddlkit.formalizers.api import make_formalizer
+    from pddlkit.formalizers.loop import run_episode
+
+    (tmp_path / "toy_pass_help.py").write_text(
+        "class TitlePass:\n"
+        "    counter, event, key = None, 'toy-pass', 'fixes'\n"
+        "    def __init__(self):\n        self.seen = 0\n"
+        "    def apply(self, files, context):\n"
+        "        self.seen += 1\n"
+        "        return files, [f'read files {self.seen} of the episode']\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    toy = Help("toy_pass", "read every answer's files", events=("toy-pass",),
+               hooks=(("files_pass", "toy_pass_help:TitlePass"),))
+    monkeypatch.setattr(help_table, "HELPS", help_table.HELPS + (toy,))
+    events: list[tuple[str, dict]] = []
+    result = run_episode(make("coin-collector", rooms=3), make_formalizer(
+        "standin:pddlego", "coin-collector"), seed=1, helps=["toy-pass"],
+        on_event=lambda kind, data: events.append((kind, data)))
+    passed = [data for kind, data in events if kind == "toy-pass"]
+    files = [data for kind, data in events if kind == "files"]
+    assert result.won and len(passed) == len(files) > 0
+    assert passed[-1]["fixes"] == [f"read files {len(files)} of the episode"]
+    kinds = {"toy-pass": len(passed)}
+    assert acted(help_table.HELPS, ["toy-pass"], kinds) == {"toy-pass": len(passed)}
+    names = [h.name for h, _ in hooked(help_table.HELPS[:-1], "files_pass", lambda h: True)]
+    assert names == ["repair", "declare_objects", "fact_memory", "refuted_facts"]
+
+
+def test_the_readme_counts_the_helps_of_the_table():
+    import re
+    from pathlib import Path
+
+    from pddlkit.formalizers.help_table import HELPS
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    said = re.search(r"the helps for small\s+models \((\d+), one line each of\s+"
+                     r"`formalizers/help_table.py`", readme)
+    assert said and int(said.group(1)) == len(HELPS)

@@ -1,0 +1,85 @@
+"""Code's passes over an answer's files before they are planned, each one help's hook
+(issue 74: the loop's passes are hooks of the help table, not flags of the loop).
+
+A pass is a help's ``files_pass`` hook in :data:`.help_table.HELPS`: a class made once per
+episode (it may keep what the episode taught it: the facts confirmed, the facts the world
+refuted), whose ``apply(files, context)`` returns the files and what it changed, one line
+each. The loop runs the passes of the helps that are on, in the table's order, after the
+answer is read and before it is planned (:func:`.attempt.attempt`); what each changed is
+counted in its :class:`~.loop.Metrics` counter and written as its record event
+(``counter``, ``event``, ``key``: the event's field). Adding such a help is its class and
+its table line; a pass whose ``counter`` is None is counted by its event alone (the row's
+``helps_acted`` column reads the record).
+
+The passes today: ``repair`` (trivial slips, :mod:`.repair`), ``declare_objects``
+(objects a problem uses without declaring them, :mod:`.objects`), ``fact_memory`` (facts
+confirmed earlier put back, :class:`.fact_memory.FactMemory`, which also learns from each
+plan that ran) and ``refuted_facts`` (facts the world refuted kept out,
+:class:`.refuted.RefutedFacts`, which learns from each failed command).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Protocol, Sequence, runtime_checkable
+
+from .answer import Files
+from .base import Context
+
+
+@runtime_checkable
+class FilesPass(Protocol):
+    """One help's edit of the files (see the module)."""
+
+    counter: Optional[str]   # the Metrics field it adds to (None: its event alone)
+    event: str               # the record's event when it changed something
+    key: str                 # the event's field holding what it changed
+
+    def apply(self, files: Files, context: Context) -> tuple[Files, list[str]]:
+        ...
+
+
+class RepairPass:
+    """``repair``: trivial PDDL slips fixed in code (:func:`.repair.repair`)."""
+
+    counter, event, key = "repairs", "repair", "fixes"
+
+    def apply(self, files: Files, context: Context) -> tuple[Files, list[str]]:
+        from .repair import repair
+
+        repaired = repair(files)
+        return repaired.files, repaired.fixes
+
+
+class DeclarePass:
+    """``declare_objects``: the objects a problem uses without declaring them, declared and
+    typed by the predicates (:func:`.objects.declare_objects`)."""
+
+    counter, event, key = "objects_declared", "objects-declared", "fixes"
+
+    def apply(self, files: Files, context: Context) -> tuple[Files, list[str]]:
+        from .objects import declare_objects
+
+        return declare_objects(files)
+
+
+def passes_for(on: Sequence[str]) -> list[Any]:
+    """The passes of the helps named in ``on`` (names or labels), made for one episode, in
+    the table's order."""
+    from pddlkit.agents.helps import hooked
+
+    from .help_table import HELPS
+
+    names = {name.replace("-", "_") for name in on}
+    return [make() for _help, make in hooked(HELPS, "files_pass", lambda h: h.name in names)]
+
+
+def run_passes(passes: Sequence[Any], files: Files, context: Context
+               ) -> tuple[Files, list[tuple[Any, list[str]]]]:
+    """The files after every pass, and what each changed (the passes that changed
+    nothing left out)."""
+    edits = []
+    for one in passes:
+        files, changed = one.apply(files, context)
+        if changed:
+            edits.append((one, changed))
+    return files, edits
