@@ -207,7 +207,8 @@ def play_pddlego(job):
         episode = job.episode(seed)
         env = job.make_env()
         if not (o.keep_domain and seed != job.seeds[0]):   # else: the one the model writes
-            formalizer = make_formalizer(job.llm, env.id, **_formalizer_options(o, job, used))
+            formalizer = make_formalizer(job.make_llm(), env.id,
+                                         **_formalizer_options(o, job, used))
             if o.keep_domain:
                 formalizer.keep_domain = True
         if hasattr(formalizer, "rng"):
@@ -416,8 +417,8 @@ def play_plangen(job):
     for seed in job.seeds:
         episode = job.episode(seed)
         env = job.make_env()
-        agent = PlanGenAgent(job.llm, env.id, prompts=o.prompts, temperature=o.temperature,
-                             max_tokens=job.max_tokens)
+        agent = PlanGenAgent(job.make_llm(), env.id, prompts=o.prompts,
+                             temperature=o.temperature, max_tokens=job.max_tokens)
         result = run_plangen(env, agent, seed=seed, limits=limits(o), on_event=episode.on_event)
         yield episode.row(result.won, summary=_metrics_summary(result), **_columns(result))
 

@@ -126,7 +126,7 @@ def play(job):
     from .runner import run_task
 
     o = job.options
-    llm = job.llm or "standin"
+    llm = job.make_llm() or "standin"
     if o.probe and o.mode == "curriculum":
         raise AgentError("--probe tries each program on training instances of the full game; "
                          "the curriculum's steps play simplified games (leave --probe out, or "
@@ -136,8 +136,8 @@ def play(job):
                          "the paper's text word for word (leave one of them out)")
     for seed in job.seeds:
         episode = job.episode(seed)
-        episode.emit("plan", task=job.env, llm=llm, rounds=o.rounds, mode=o.mode,
-                     train=o.train, evaluate=o.evaluate)
+        episode.emit("plan", task=job.env, llm=job.llm or "standin", rounds=o.rounds,
+                     mode=o.mode, train=o.train, evaluate=o.evaluate)
         split = job.make_env(train=o.train, evaluate=o.evaluate, seed=seed)
         outcome = run_task(job.env, llm, seed=seed, train=o.train, evaluate=o.evaluate,
                            split=split, on_round=_round_events(episode, job.env, o.mode),

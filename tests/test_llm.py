@@ -617,3 +617,27 @@ def test_a_jobs_token_cap_and_transcript_reach_the_llms_it_makes_not_the_environ
     with pytest.raises(ValueError, match="positive number of tokens"):
         with call_settings(max_tokens=0):
             pass
+
+
+def test_the_job_makes_its_agents_llm_on_its_own_ledger(tmp_path):
+    """Issue 74, the Job owns the LLM: ``job.make_llm()`` loads the job's spec with the
+    job's ledger (every call counts in the job's rows, not in another ledger), and gives a
+    front end's stand-in spec back as it is, for the front end to read."""
+    import json
+
+    from pddlkit.agents import Job
+    from pddlkit.agents.registry import get_agent
+    from pddlkit.llm.usage import UsageLedger
+
+    answers = tmp_path / "answers.json"
+    answers.write_text(json.dumps(["one", "two"]))
+    spec = get_agent("pddlego")
+    ledger = UsageLedger()
+    job = Job(spec, "coin-collector", f"scripted:{answers}", [0], spec.make_options({}),
+              ledger=ledger)
+    llm = job.make_llm()
+    assert llm.ledger is ledger
+    assert llm.complete("x").text == "one" and ledger.run.calls == 1
+    stand_in = Job(spec, "coin-collector", "standin:pddlego", [0], spec.make_options({}))
+    assert stand_in.make_llm() == "standin:pddlego"
+    assert stand_in.make_llm(f"scripted:{answers}").ledger is stand_in.ledger

@@ -100,6 +100,20 @@ class Job:
             options["max_episode_steps"] = self.max_steps
         return spec.make(**options)
 
+    def make_llm(self, spec: Optional[str] = None) -> Any:
+        """The job's LLM, the one way an agent gets it, as :meth:`make_env` is for the
+        environment (issue 74: "the Job owns the LLM"): ``spec`` (default: the job's
+        ``llm``) loaded with the job's ledger, so every call counts in the job's rows; its
+        token cap and transcript are the job's (:meth:`llm_settings`). A spec that names no
+        model (a front end's ``standin:...``, or None) comes back as it is, for the front
+        end's own stand-in to read."""
+        from pddlkit.llm.spec import load_llm, names_a_model
+
+        spec = self.llm if spec is None else spec
+        if not names_a_model(spec):
+            return spec
+        return load_llm(spec, ledger=self.ledger)
+
     def env_option(self, name: str, default: Any = None) -> Any:
         """An environment option the agent reads itself (PLAP's ``match``), or ``default``."""
         value = self.env_options.get(name)

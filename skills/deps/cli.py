@@ -98,7 +98,7 @@ def play(job):
     from .runner import run_deps
 
     o = job.options
-    llm = job.llm or "standin"
+    llm = job.make_llm() or "standin"
     task = _task(job.env_options)
     crafter = {}
     if job.env == "crafter" and job.env_options.get("peaceful") is None:

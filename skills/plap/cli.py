@@ -120,7 +120,7 @@ def play(job):
         env.reset(job.seeds[0])
         for seed in job.seeds:
             episode = job.episode(seed)
-            planner = make_planner(job.llm, env, o.variant, seed, feedback=o.feedback,
+            planner = make_planner(job.make_llm(), env, o.variant, seed, feedback=o.feedback,
                                    constrained=o.constrained, progress=o.progress)
             record = play_game(env, planner, seed=seed, k=o.plan_every, check=o.check,
                                complete=o.complete_plan)

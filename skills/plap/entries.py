@@ -6,7 +6,7 @@ leaderboard."""
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
 
 from pddlkit.agents.standins import StandIn, knows, parse_stand_in, rate
 
@@ -17,11 +17,16 @@ STAND_INS = (StandIn("standin", mode="", knows="stand-in (the expert tips)"),
                      mode="noisy", knows="stand-in (the expert tips, with noisy lines)"))
 
 
-def make_planner(spec: Optional[str], env, variant: str = "zs", seed: int = 0,
+def make_planner(spec: Any, env, variant: str = "zs", seed: int = 0,
                  feedback: bool = True, constrained: bool = False, progress: bool = False):
+    """The planner of ``spec``: a stand-in's name, an LLM spec, or an LLM object (a job's
+    :meth:`~pddlkit.agents.Job.make_llm`)."""
     from .planner import LLMPlanner
     from .standin import NoisyPlanner, TipsPlanner
 
+    if spec is not None and not isinstance(spec, str):
+        return LLMPlanner(spec, env.units_table, variant, feedback=feedback,
+                          constrained=constrained, progress=progress)
     stand_in = parse_stand_in(spec, STAND_INS, "plap") if spec else ("standin", None)
     if stand_in is not None and stand_in[0] != "standin-noisy":
         llm = TipsPlanner().llm()
