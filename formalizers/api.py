@@ -89,6 +89,9 @@ class FormalizeMemory:
     ended: Optional[Ending] = None
     #: the last call found a plan, whose run the next call's pairs report
     pending: Any = None
+    #: the first call's helps (all of the table's, on or off) and LLM settings: they hold
+    #: for the episode, and a later call may repeat them but not change them
+    settings: dict = field(default_factory=dict)
 
     #: the episode so far (the task, every (command, observation), the files); the last
     #: files written, planned or refused; the FactMemory (fact_memory=True, else None);
@@ -272,12 +275,13 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
         raise _unknown_keyword(unknown[0])
     pairs, steps = _observed_pairs(obs, action)
     frozen = frozen_domain(domain)   # a missing or broken file fails before any LLM call
+    settings = dict(constrained=constrained, small_model=small_model, samples=samples,
+                    goal_style=goal_style, prompts=prompts, temperature=temperature)
     if memory is None:
         memory = _first_memory(llm, env, task, frozen, dict(
-            planner=planner, planner_timeout=planner_timeout, constrained=constrained,
-            small_model=small_model, samples=samples, goal_style=goal_style,
-            prompts=prompts, temperature=temperature, helps=helps))
+            planner=planner, planner_timeout=planner_timeout, helps=helps, **settings))
     else:
+        _same_as_first(memory, settings, helps)
         memory = _next_memory(memory, steps)
     end = _ending(memory, steps)
     episode = memory.episode
@@ -302,27 +306,35 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
 
 def _took(memory: FormalizeMemory, pairs: list, steps: list) -> None:
     """What the caller ran since the last call, taken in as the loop takes in a plan's run
-    (:meth:`.loop._Episode.after_plan`); a first call's observation, or pairs after a call
-    with no plan, go into the history as they are."""
+    (:meth:`.loop._Episode.after_plan`): the commands that follow the last plan, in its
+    order, are its run (a failure among them is the plan's); the rest (commands of the
+    caller's own, or run after the plan's failed one) go into the history as observations,
+    after it. A first call's observation, or pairs after a call with no plan, go into the
+    history as they are."""
     from .loop import _Abort
 
     episode, tried = memory.episode, memory.pending
     memory.pending = None
-    if tried is None:
+    followed = 0
+    if tried is not None:
+        while followed < min(len(pairs), len(tried.commands)) \
+                and pairs[followed][0] == tried.commands[followed]:
+            followed += 1
+    if not followed:   # nothing of a plan ran: what was seen is all there is to take in
         episode.memory.history.extend(pairs)
         if episode.memory.files:
             episode.kind, episode.error, episode.failed, episode.executed = UPDATE, None, \
                 None, []
         return
     ran = [(c, s if s is not None else Step(o, 0.0, False, False, {}))
-           for (c, o), s in zip(pairs, steps)]
+           for (c, o), s in zip(pairs[:followed], steps[:followed])]
     done, failure, seen, _end = episode.run_plan(tried, GOING_ON, outside=ran)
     taken = len(done) + (failure is not None)
-    episode.memory.history.extend(pairs[taken:])   # run after a failed one: kept as seen
     try:
         episode.after_plan(done, failure, seen, None)
     except _Abort:   # no limit on failed commands here: the caller decides (not reached)
         pass
+    episode.memory.history.extend(pairs[taken:])   # the caller's own, or after a failure
 
 
 def _plan(memory: FormalizeMemory, diagnostics: list[str]) -> FormalizeResult:
@@ -342,7 +354,7 @@ def _plan(memory: FormalizeMemory, diagnostics: list[str]) -> FormalizeResult:
                                None, None, diagnostics, usage_since(ledger, before), memory)
     episode.planned(tried)
     memory.pending = tried
-    return FormalizeResult(tried.files.domain, tried.files.problem, tried.commands,
+    return FormalizeResult(tried.files.domain, tried.files.problem, list(tried.commands),
                            tried.plan, diagnostics, usage_since(ledger, before), memory)
 
 
@@ -407,7 +419,9 @@ def _first_memory(llm: Any, env: Any, task: Optional[str], frozen: Optional[str]
                        helps=[name for name, on in helps.items() if on])
     episode.raise_llm_errors = True
     episode.problem_only = helps["problem_only"]
-    return FormalizeMemory(formalizer, env, episode)
+    return FormalizeMemory(formalizer, env, episode, settings={
+        **{k: settings[k] for k in ("constrained", "small_model", "samples", "goal_style",
+                                    "prompts", "temperature")}, "helps": helps})
 
 
 def _check_settings(llm: Any, writes: bool, settings: dict) -> None:
@@ -425,6 +439,28 @@ def _check_settings(llm: Any, writes: bool, settings: dict) -> None:
         raise ValueError(f"formalize_and_plan: {given[0]}= is a setting of an LLM "
                          f"formalizer; llm={llm!r} writes its answers without one (pass an "
                          f"LLM, or leave {given[0]} out)")
+
+
+def _same_as_first(memory: Any, settings: dict, helps: dict) -> None:
+    """A later call's helps and settings: the first call's (the formalizer was made with
+    them), or a ValueError naming the one that differs, never dropped in silence."""
+    first = getattr(memory, "settings", None)
+    if not first:
+        return
+    for name, value in helps.items():
+        if bool(value) != first["helps"][name]:
+            raise ValueError(f"formalize_and_plan: {name}={bool(value)} differs from the "
+                             f"episode's first call ({first['helps'][name]}); the helps are "
+                             "set by the first call for the whole episode (leave it out of "
+                             "later calls, or start a new episode without memory=)")
+    defaults = dict(constrained=False, small_model=False, samples=1, goal_style=None,
+                    prompts=None, temperature=None)
+    for name, value in settings.items():
+        if value != defaults[name] and value != first[name]:
+            raise ValueError(f"formalize_and_plan: {name}={value!r} differs from the "
+                             f"episode's first call ({first[name]!r}); it is set by the "
+                             "first call for the whole episode (leave it out of later "
+                             "calls, or start a new episode without memory=)")
 
 
 def _next_memory(memory: Any, steps: list) -> FormalizeMemory:
@@ -461,14 +497,24 @@ def _unknown_keyword(name: str) -> TypeError:
 
 
 def _copied(memory: FormalizeMemory) -> FormalizeMemory:
-    """A new memory with the same formalizer, environment and planner, and a copy of the
-    episode (what grows: the history, the files, the facts, the refusals, the counts)."""
+    """A new memory with the same environment, planner and LLM, and copies of the episode
+    and of the formalizer (what they learn: the history, the files, the facts, the
+    refusals, the counts, the modular formalizer's state and evidence), so a memory passed
+    twice gives two independent episodes. A formalizer of the caller's own that cannot be
+    copied is shared (its state then grows with both)."""
     import copy
 
-    episode = memory.episode
-    shared = (memory.formalizer, memory.env, episode.planner, episode.emit, episode.scorer)
-    copied = copy.deepcopy(episode, {id(thing): thing for thing in shared})
-    return dataclasses.replace(memory, episode=copied)   # the pending plan is read only
+    episode, formalizer = memory.episode, memory.formalizer
+    llm = getattr(formalizer, "llm", None)
+    try:
+        own = copy.deepcopy(formalizer, {id(llm): llm} if llm is not None else {})
+    except Exception:   # noqa: BLE001 - an object of the caller's that deepcopy refuses
+        own = formalizer
+    shared = {id(formalizer): own, id(memory.env): memory.env,
+              id(episode.planner): episode.planner, id(episode.emit): episode.emit,
+              id(episode.scorer): episode.scorer}
+    copied = copy.deepcopy(episode, shared)
+    return dataclasses.replace(memory, formalizer=own, episode=copied)
 
 
 def _writes_with_an_llm(llm: Any) -> bool:

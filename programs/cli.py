@@ -126,7 +126,6 @@ def play(job):
     from .runner import run_task
 
     o = job.options
-    llm = job.make_llm() or "standin"
     if o.probe and o.mode == "curriculum":
         raise AgentError("--probe tries each program on training instances of the full game; "
                          "the curriculum's steps play simplified games (leave --probe out, or "
@@ -134,6 +133,7 @@ def play(job):
     if o.skeleton and o.prompts == "paper":
         raise AgentError("--skeleton adds tested helpers to our prompts; --prompts paper sends "
                          "the paper's text word for word (leave one of them out)")
+    llm = job.make_llm() or "standin"   # after the checks: loading may start a server
     for seed in job.seeds:
         episode = job.episode(seed)
         episode.emit("plan", task=job.env, llm=job.llm or "standin", rounds=o.rounds,

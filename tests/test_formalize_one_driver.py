@@ -125,3 +125,83 @@ def test_a_call_refuses_a_help_without_what_it_needs_and_names_a_misspelt_one():
     step = formalize_and_plan(obs, llm="standin:pddlego", env=env, small_model=True)
     assert step.commands
     assert step.memory.episode.refused is not None   # fresh_answers, from the preset
+
+
+def test_a_command_of_the_callers_own_that_fails_is_not_the_plans_failure():
+    """The caller runs something else than the plan (a move through a wall): what the world
+    said is taken in as seen, the plan's files are not refused, nothing is refuted, and the
+    next call plans again."""
+    env = make("coin-collector", rooms=3)
+    obs, _ = env.reset(seed=1)
+    first = formalize_and_plan(obs, llm="standin:pddlego", env=env, fresh_answers=True,
+                               refuted_facts=True)
+    assert first.commands and first.commands[0] != "move east"
+    step = env.step("move east")
+    assert step.error
+    after = formalize_and_plan([("move east", step)], memory=first.memory)
+    episode = after.memory.episode
+    assert not episode.refused and not episode.refuted.facts and not episode.result.errors
+    assert after.commands == first.commands
+    assert after.memory.memory.history[-1] == ("move east", step.observation)
+
+
+def test_a_memory_passed_twice_gives_two_episodes_and_is_left_as_it_was():
+    """The formalizer is copied with the episode: the schema check's evidence of the memory
+    passed does not grow when a call takes in what the caller ran, and two calls from one
+    memory give the same answer."""
+    prompts: list[str] = []
+    env = make("coin-collector", rooms=3)
+    obs, _ = env.reset(seed=1)
+    step = formalize_and_plan(obs, llm=_script(_learner(prompts)), env=env, modular=True,
+                              schema_check=True)
+    snapshot = env.snapshot()
+    ran = [(command, env.step(command)) for command in step.commands]
+    env.restore(snapshot)
+    before = len(step.memory.formalizer.evidence.transitions)
+    one = formalize_and_plan(ran, memory=step.memory)
+    two = formalize_and_plan(ran, memory=step.memory)
+    assert len(step.memory.formalizer.evidence.transitions) == before
+    assert len(one.memory.formalizer.evidence.transitions) > before
+    assert one.memory.formalizer is not two.memory.formalizer
+    assert one.memory.formalizer.llm is step.memory.formalizer.llm   # the model is shared
+    assert one.commands == two.commands
+
+
+def test_a_later_call_repeats_the_first_calls_helps_or_is_refused():
+    env = make("coin-collector", rooms=3)
+    obs, _ = env.reset(seed=1)
+    first = formalize_and_plan(obs, llm="standin:pddlego", env=env, small_model=True)
+    ran = [(command, env.step(command)) for command in first.commands]
+    again = formalize_and_plan(ran, memory=first.memory, fact_memory=True, small_model=True)
+    assert again.memory.facts is not None
+    with pytest.raises(ValueError, match="fact_memory=False differs from the episode's "
+                                         "first call"):
+        formalize_and_plan(ran, memory=first.memory, fact_memory=False)
+    with pytest.raises(ValueError, match="samples=3 differs"):
+        formalize_and_plan(ran, memory=first.memory, samples=3)
+
+
+def test_a_template_no_pattern_can_read_is_passed_over():
+    from pddlkit.formalizers.modular.parts import _bind_command
+
+    signatures = {"swap": ((("?o", "obj"),), "swap {o} with {o}"),
+                  "take": ((("?o", "obj"),), "take {o}")}
+    assert _bind_command("swap a with b", signatures) is None
+    assert _bind_command("take apple 1", signatures) == ("take", {"?o": "apple_1"})
+
+
+def test_the_job_gives_a_stand_in_back_and_loads_only_after_the_checks(monkeypatch):
+    from pddlkit.agents import AgentError, Job, run_job
+    from pddlkit.agents.registry import get_agent
+
+    spec = get_agent("pddlego")
+    for stand_in in ("standin", "standin:pddlego:noisy:0.3", "noisy:0.3", None):
+        job = Job(spec, "coin-collector", stand_in, [0], spec.make_options({}))
+        assert job.make_llm() == stand_in
+    # an agent's own refusal comes before its model is loaded (here: no key for it)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    ipp = get_agent("ipp")
+    with pytest.raises(AgentError, match="--probe tries each program"):
+        run_job(ipp, env="minigrid-doorkey", llm="openai:gpt-4o-mini",
+                options=ipp.make_options({"probe": 2, "mode": "curriculum"}))

@@ -198,7 +198,10 @@ def _bind_command(command: str, signatures: dict) -> Optional[tuple[str, dict[st
     for name, (params, template) in signatures.items():
         action = ActionTemplate(name, tuple(p for p, _ in params), template)
         slots = action.shown   # the environment's own reading of its command (one matcher)
-        found = action.pattern().fullmatch(text) if slots else None
+        try:
+            found = action.pattern().fullmatch(text) if slots else None
+        except re.error:   # a slot twice, or one no group can be named after: unreadable
+            continue
         if not found:
             continue
         values = ["_".join(v.split()) for v in found.groups()]

@@ -104,13 +104,18 @@ class Job:
         """The job's LLM, the one way an agent gets it, as :meth:`make_env` is for the
         environment (issue 74: "the Job owns the LLM"): ``spec`` (default: the job's
         ``llm``) loaded with the job's ledger, so every call counts in the job's rows; its
-        token cap and transcript are the job's (:meth:`llm_settings`). A spec that names no
-        model (a front end's ``standin:...``, or None) comes back as it is, for the front
-        end's own stand-in to read."""
-        from pddlkit.llm.spec import load_llm, names_a_model
+        token cap and transcript are the job's (:meth:`llm_settings`). A front end's
+        stand-in (``standin``, ``standin:<agent>...``, a removed stand-in word), or None,
+        comes back as it is, for the front end to read (or refuse); anything else is a
+        model, a bare name being OpenAI's, as ``--llm`` reads it. An agent calls this after
+        its own option checks: loading may start a local server."""
+        from pddlkit.llm.spec import STAND_IN_KIND, STAND_IN_WORDS, load_llm
 
         spec = self.llm if spec is None else spec
-        if not names_a_model(spec):
+        if not isinstance(spec, str):
+            return spec
+        head = spec.strip().split(":", 1)[0]
+        if not spec.strip() or head == STAND_IN_KIND or head in STAND_IN_WORDS:
             return spec
         return load_llm(spec, ledger=self.ledger)
 

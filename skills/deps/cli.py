@@ -98,11 +98,11 @@ def play(job):
     from .runner import run_deps
 
     o = job.options
-    llm = job.make_llm() or "standin"
     task = _task(job.env_options)
     crafter = {}
     if job.env == "crafter" and job.env_options.get("peaceful") is None:
         crafter["peaceful"] = not o.hostile
+    llm = job.make_llm() or "standin"   # after the checks: loading may start a server
     for seed in job.seeds:
         episode = job.episode(seed)
 
