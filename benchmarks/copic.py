@@ -287,7 +287,8 @@ def main() -> int:
                         help="6 held-out and 6 learning episodes per round, one round of "
                              "evolution, one task per table")
     args = parser.parse_args()
-    print(f"benchmarks/copic.py: CoPiC's Tables 1, 2 and 8 layouts and the per-step overhead (minutes: each table prints when done)", flush=True)  # a first line at once
+    print("benchmarks/copic.py: CoPiC's Tables 1, 2 and 8 layouts and the per-step overhead "
+          "(minutes: each table prints when done)", flush=True)  # a first line at once
     if args.quick:
         args.eval, args.round_episodes, args.rounds = 6, 6, 1
     parts = args.parts.split(",")
