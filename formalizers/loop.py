@@ -45,7 +45,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Optional, Sequence, Union
 
 from pddlkit.agents.episode import RecordFile  # JSONL: every event
-from pddlkit.llm.usage import usage_delta, usage_snapshot
+from pddlkit.llm.usage import usage_since, usage_snapshot
 from .answer import Files
 from .attempt import Attempt, answer_key, attempt, observed_text
 from .base import (INITIAL, SIMULATION_ERROR, SOLVER_ERROR, UPDATE, FollowsThePlan,
@@ -509,11 +509,9 @@ def finish_metrics(result: EpisodeResult, ledger, before, started: float, emit) 
         m.fact_precision = figures["fact_precision"]
         m.fact_recall = figures["fact_recall"]
         m.domain_agreement = figures["domain_agreement"]
-    used = usage_delta(ledger, before)
-    m.llm_calls = used.get("calls", 0)
-    m.prompt_tokens = used.get("prompt_tokens", 0)
-    m.completion_tokens = used.get("completion_tokens", 0)
-    m.cost_usd = round(used.get("cost_usd", 0.0), 6)
+    used = usage_since(ledger, before)
+    m.llm_calls, m.prompt_tokens = used.calls, used.prompt_tokens
+    m.completion_tokens, m.cost_usd = used.completion_tokens, round(used.cost_usd, 6)
     m.loop_seconds = time.monotonic() - started
     emit("outcome", **asdict(m))
     return result

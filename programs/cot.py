@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
 
 from pddlkit.llm.errors import LLMError
-from pddlkit.llm.usage import usage_delta, usage_snapshot
+from pddlkit.llm.usage import usage_since, usage_snapshot
 
 from .tasks import ascii_grid, grid_rows, template
 
@@ -79,7 +79,7 @@ def run_cot(task, instances: Sequence, llm: Any, temperature: float = 0.0,
             actions = []
             unreadable += 1
         scores.append(task.score(instance, CallResult(True, actions)).score)
-    return CoTRun(scores, unreadable, usage_delta(ledger, before))
+    return CoTRun(scores, unreadable, usage_since(ledger, before).to_dict())
 
 
 def cost_at(model: str, prompt_tokens: int, completion_tokens: int) -> float:

@@ -76,7 +76,7 @@ from typing import Any, Callable, Optional, Sequence, Union
 
 from pddlkit.llm.context import fit_by_dropping, room
 from pddlkit.llm.errors import LLMError
-from pddlkit.llm.usage import usage_delta, usage_snapshot
+from pddlkit.llm.usage import usage_since, usage_snapshot
 from pddlkit.sandbox import Policy, SandboxPool
 
 from .answer import ProgramAnswerError, extract_program, numbered
@@ -580,4 +580,5 @@ def curriculum_args(step: int):
 def _result(task: str, rounds: list[Round], ledger, before: Optional[dict],
             start: float) -> IPPResult:
     best = max(range(len(rounds)), key=lambda i: (rounds[i].mean, -i))
-    return IPPResult(task, rounds, best, usage_delta(ledger, before), time.monotonic() - start)
+    return IPPResult(task, rounds, best, usage_since(ledger, before).to_dict(),
+                     time.monotonic() - start)

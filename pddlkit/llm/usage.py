@@ -119,7 +119,7 @@ class Usage:
 
     @classmethod
     def from_dict(cls, data: Optional[dict]) -> "Usage":
-        """The counts of a :meth:`to_dict` (or :func:`usage_delta`) dict; missing keys 0."""
+        """The counts of a :meth:`to_dict` dict; missing keys 0."""
         data = data or {}
         return cls(**{name: data.get(name, 0) for name in (
             "calls", "cached_calls", "prompt_tokens", "completion_tokens", "cost_usd",
@@ -236,7 +236,7 @@ DEFAULT_LEDGER = UsageLedger()
 
 
 def usage_snapshot(ledger) -> Optional[dict]:
-    """The ledger's run totals now (None without a ledger), for :func:`usage_delta`."""
+    """The ledger's run totals now (None without a ledger), for :func:`usage_since`."""
     return ledger.run.to_dict() if ledger is not None else None
 
 
@@ -261,14 +261,11 @@ def split_usage(ledger) -> tuple[Usage, Usage]:
 
 
 def usage_since(ledger, before: Optional[dict]) -> Usage:
-    """The :class:`Usage` of ``ledger`` since the snapshot ``before``: the one usage scope
-    (an episode's row, ``formalize_and_plan``'s result, a runner's figures all read it)."""
-    return Usage.from_dict(usage_delta(ledger, before))
-
-
-def usage_delta(ledger, before: Optional[dict]) -> dict:
-    """LLM calls, tokens and dollars spent since ``before``; {} without a ledger."""
+    """The :class:`Usage` of ``ledger`` since the snapshot ``before`` (:func:`usage_snapshot`;
+    nothing without a ledger): the one usage scope (an episode's row,
+    ``formalize_and_plan``'s result, a runner's figures all read it; ``.to_dict()`` where a
+    record keeps it as data)."""
     if ledger is None or before is None:
-        return {}
+        return Usage()
     after = ledger.run.to_dict()
-    return {k: after[k] - before.get(k, 0) for k in after}
+    return Usage.from_dict({k: after[k] - before.get(k, 0) for k in after})
