@@ -72,10 +72,13 @@ def domains_verify(entry: str) -> dict:
 @answered
 def formalize_step(observation: str = "", llm: str = "", env: str = "",
                    memory: Optional[str] = None, pairs: Optional[list] = None,
-                   domain: Optional[str] = None, modular: bool = False) -> dict:
+                   domain: Optional[str] = None, modular: bool = False,
+                   helps: Optional[list] = None, small_model: bool = False) -> dict:
     """One PDDLego+ step: the observation in, the PDDL, a checked plan and its commands out.
-    First call: ``observation``, ``llm`` and ``env`` (an id); then ``memory`` (the handle) and
-    ``pairs`` ([[command, observation], ...] run since the last call)."""
+    First call: ``observation``, ``llm`` and ``env`` (an id), and optionally ``helps`` (names
+    of ``pddlkit run pddlego``'s helps: ``["repair", "fact_memory"]``) or ``small_model``
+    (the preset); then ``memory`` (the handle) and ``pairs`` ([[command, observation], ...]
+    run since the last call)."""
     from .api import formalize_and_plan
 
     if memory:
@@ -101,8 +104,18 @@ def formalize_step(observation: str = "", llm: str = "", env: str = "",
             raise Refused("bad-input", "modular asks an LLM for one part of the files at a "
                           "time; the stand-in writes whole files", "leave modular out, or "
                           "name an LLM the server offers", "modular")
-        step = formalize_and_plan(text, llm=spec, env=_environment(env), domain=frozen,
-                                  modular=modular)
+        if not isinstance(small_model, bool):
+            raise Refused("bad-input", f"small_model must be true or false, got "
+                          f"{small_model!r}", "", "small_model")
+        named = _helps(helps)
+        try:
+            step = formalize_and_plan(text, llm=spec, env=_environment(env), domain=frozen,
+                                      small_model=small_model,
+                                      **{name: True for name in named},
+                                      **({"modular": True} if modular else {}))
+        except ValueError as exc:   # a help without what it needs: the caller's to fix
+            raise Refused("bad-input", str(exc).replace("formalize_and_plan: ", ""),
+                          "change the helps asked for", "helps") from None
     handle = str(memory or uuid.uuid4().hex[:12])
     _MEMORIES[handle] = step.memory
     _MEMORIES.move_to_end(handle)
@@ -113,6 +126,26 @@ def formalize_step(observation: str = "", llm: str = "", env: str = "",
             "diagnostics": list(step.diagnostics), "usage": step.usage.to_dict(),
             "text": ("plan: " + "; ".join(step.commands)) if step.solved else
                     "no plan: " + "; ".join(step.diagnostics[-3:])}
+
+
+def _helps(helps: Any) -> list[str]:
+    """The helps asked for, as the table's names (a flag's spelling, ``fact-memory``, is
+    read too); a Refused naming the ones there are for anything else."""
+    from .call_options import help_names
+
+    if helps is None:
+        return []
+    known = help_names()
+    if not isinstance(helps, list) or not all(isinstance(h, str) for h in helps):
+        raise Refused("bad-input", "helps must be a list of help names",
+                      f"e.g. [\"repair\", \"fact_memory\"]; the helps: {', '.join(known)}",
+                      "helps")
+    names = [h.strip().replace("-", "_") for h in helps]
+    unknown = [h for h in names if h not in known]
+    if unknown:
+        raise Refused("bad-input", f"no help named {unknown[0][:60]!r}",
+                      f"the helps: {', '.join(known)}", "helps")
+    return names
 
 
 def _pairs(pairs: Any) -> list[tuple[str, str]]:
@@ -203,7 +236,12 @@ described(formalize_step, {
     "domain": {"type": "string", "description": "the first call: a frozen domain, as PDDL text "
                "(opening with '('); left out, the LLM writes it"},
     "modular": {"type": "boolean", "description": "the first call: the modular formalizer "
-                "(the small-model pipeline)"}})
+                "(the small-model pipeline)"},
+    "helps": {"type": "array", "items": {"type": "string"}, "description": "the first call: "
+              "helps of pddlkit run pddlego by name, e.g. [\"repair\", \"fact_memory\"] "
+              "(an unknown one is refused with the list)"},
+    "small_model": {"type": "boolean", "description": "the first call: every help of "
+                    "pddlkit run pddlego's --small-model preset"}})
 
 
 def tools() -> dict:

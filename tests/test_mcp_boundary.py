@@ -307,6 +307,16 @@ def test_a_clients_own_mistakes_are_its_errors_not_pddlkits():
                               [["look", "y"]] * 101)]
     answers += [tools.compare(DOMAIN, DOMAIN, problems=5), tools.compare(DOMAIN, DOMAIN,
                                                                           problems="(abc")]
+    answers += [mcp_tools.formalize_step("You are in the kitchen.", "standin:pddlego",
+                                         "coin-collector", helps=helps, small_model=preset)
+                for helps, preset in ((["nope"], False), ("repair", False), ([1], False),
+                                      (["novel_goals"], False), (None, "yes"))]
     for answer in answers:
         assert not answer["ok"] and answer["error"]["code"] != "internal-error", answer
+    assert "novel_goals=True is a help of the modular formalizer" in \
+        answers[-2]["error"]["message"]
+    helped = mcp_tools.formalize_step("You are in the kitchen. To the South you see the "
+                                      "pantry.", "standin:pddlego", "coin-collector",
+                                      helps=["repair", "fact-memory"])
+    assert helped["ok"], helped
     assert mcp_tools.domains_list()["text"] and "root" not in mcp_tools.domains_list()
