@@ -32,14 +32,18 @@ def _pass(where: str) -> tuple:
     return (("files_pass", f"pddlkit.formalizers.{where}"),)
 
 
+#: the modular formalizer's slots (:mod:`pddlkit.formalizers.helps`): slot -> the function
+#: a help's file defines for it
+SLOTS = {"goal_policy": "offer", "sentence_facts": "facts"}
+
+
 def _modular(name: str, text: str, *, reads: Optional[str] = None, events: tuple = (),
-             goal_policy: bool = False, requires: tuple = (), preset: bool = True) -> Help:
+             slot: Optional[str] = None, requires: tuple = (), preset: bool = True) -> Help:
     """A help of the modular formalizer: it needs ``--modular`` and an LLM, and counts itself
-    under its label (``ModularFormalizer.acted``) unless ``events`` says otherwise. With
-    ``goal_policy``, its code is ``formalizers/helps/<name>.py``'s ``offer``, run in the
-    formalizer's goal policy slot (:mod:`pddlkit.formalizers.helps`)."""
-    hooks = (("goal_policy", f"pddlkit.formalizers.helps.{name}:offer"),) if goal_policy \
-        else ()
+    under its label (``ModularFormalizer.acted``) unless ``events`` says otherwise. With a
+    ``slot``, its code is ``formalizers/helps/<name>.py``'s function for that slot
+    (:data:`SLOTS`), run in the formalizer's slot (:mod:`pddlkit.formalizers.helps`)."""
+    hooks = ((slot, f"pddlkit.formalizers.helps.{name}:{SLOTS[slot]}"),) if slot else ()
     return Help(name, "with --modular: " + text, requires=_MODULAR + requires, needs_llm=True,
                 reads=reads, events=events or (name.replace("_", "-"),), hooks=hooks,
                 preset=preset)
@@ -68,9 +72,9 @@ HELPS: tuple[Help, ...] = (
          hooks=_pass("refuted:RefutedFacts")),
     _modular("novel_goals", "the goal is chosen among the atoms never true so far in the "
                             "episode while any is reachable (a room not yet visited), not "
-                            "one that takes the agent back", goal_policy=True),
+                            "one that takes the agent back", slot="goal_policy"),
     _modular("local_facts", "a sentence's facts name only what the sentence names and where "
-                            "the agent is, not every place it knows"),
+                            "the agent is, not every place it knows", slot="sentence_facts"),
     _modular("typed_objects", "declare every name the model typed with a domain type as an "
                               "object, even one no fact names (a receptacle seen but not "
                               "described can be gone to)"),
@@ -88,7 +92,7 @@ HELPS: tuple[Help, ...] = (
                                "info['failed']: not in real TextWorld or ALFWorld)",
              reads=FAILURES, events=("facts-corrected",)),
     _modular("task_goals", "the goals offered that name a thing the task names come first",
-             goal_policy=True),
+             slot="goal_policy"),
     _modular("command_facts", "read the environment's valid commands through the action "
                               "templates: their names get the parameter's type, and the "
                               "precondition atoms of a command the world can run now are "
@@ -96,7 +100,7 @@ HELPS: tuple[Help, ...] = (
                               "drawer_2))", events=("facts-from-commands",)),
     _modular("task_focus", "while a goal naming every thing the task names is reachable, "
                            "only such goals are offered, and a thing already so is left "
-                           "there", goal_policy=True),
+                           "there", slot="goal_policy"),
     _modular("here_facts", "a fact over two places, read in a sentence, has where the agent "
                            "is in the argument an action takes it from ((connected here ?to "
                            "?dir)), and one naming here twice leads to a place the sentence "
@@ -123,7 +127,7 @@ HELPS: tuple[Help, ...] = (
                             "offered (the next place to look), as the predicates written "
                             "for where the player is say (--predicate-slots), and the "
                             "opening of a container the facts say is closed",
-             goal_policy=True, requires=("predicate_slots",)),
+             slot="goal_policy", requires=("predicate_slots",)),
     _modular("unlisted_refusals", "with --schema-check, where the environment lists every "
                                   "command it would take now (admissible_complete: pddlkit's "
                                   "own simulators), a command of the model's actions over "

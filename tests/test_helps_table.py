@@ -135,6 +135,8 @@ def test_pddlegos_goal_helps_are_files_in_the_slot():
 
     names = [h.name for h, _ in hooked(HELPS, "goal_policy", lambda h: True)]
     assert names == ["novel_goals", "task_goals", "task_focus", "place_goals"]
+    assert [h.name for h, _ in hooked(HELPS, "sentence_facts", lambda h: True)] == \
+        ["local_facts"]
 
 
 def test_a_pass_over_the_files_is_its_file_and_its_table_line(tmp_path, monkeypatch):

@@ -10,6 +10,8 @@ Slots:
   what order. ``reached`` is a list of ``(true before in the episode, relaxed cost, atom)``
   for every atom the known facts can reach, never-reached-then-nearest first; a policy
   returns the list to offer (a subset, or the same atoms reordered).
+* ``sentence_facts(formalizer, known) -> known``: while the model reads one sentence, the
+  known facts (PDDL text) whose names it is offered besides the sentence's own.
 
 Adding such a help is this file and one table line; its flag, its place in
 ``--small-model``, its requirement checks and its row's helps column come from the line.

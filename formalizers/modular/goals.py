@@ -201,15 +201,19 @@ class Goals:
                           + "; the next request rewrites what that blames")
 
     def _goal_policy(self, reached: list) -> list:
-        """The goal policy slot (:mod:`pddlkit.formalizers.helps`): each help's hook that
-        is on, in the table's order, counted as acting when it changed the list."""
+        """The goal policy slot (:mod:`pddlkit.formalizers.helps`)."""
+        return self._slot("goal_policy", reached)
+
+    def _slot(self, slot: str, given: list) -> list:
+        """A slot of :mod:`pddlkit.formalizers.helps`: each hook of a help that is on, in
+        the table's order, given what the one before gave, counted as acting when it
+        changed it."""
         from pddlkit.agents.helps import hooked
 
         from ..help_table import HELPS
 
-        for help_, policy in hooked(HELPS, "goal_policy", lambda h: getattr(self, h.name,
-                                                                             False)):
-            offered = policy(self, reached)
-            self.acted[help_.label] += offered != reached
-            reached = offered
-        return reached
+        for help_, hook in hooked(HELPS, slot, lambda h: getattr(self, h.name, False)):
+            changed = hook(self, given)
+            self.acted[help_.label] += changed != given
+            given = changed
+        return given

@@ -259,11 +259,7 @@ class Prompting:
     def _fact_names(self, context: Context) -> list[str]:
         if self._sentence:   # one sentence: its names, and the names already in facts
             facts = self._facts()   # the chunk's too, of one slot the later
-            if self.local_facts:   # ... or only where the agent is, not every place known
-                single = self._single_valued()
-                local = [f for f in facts if f.strip("()").split()[0] in single]
-                self.acted["local-facts"] += len(local) < len(facts)
-                facts = local
+            facts = self._slot("sentence_facts", facts)   # local_facts: where the agent is
             known = [a for f in facts for a in f.strip("()").split()[1:]]
             return list(dict.fromkeys(known + observed_names([self._sentence], unknown=True)))
         task = context.memory.task.strip()
