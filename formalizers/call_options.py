@@ -57,15 +57,15 @@ def chosen_helps(given: dict[str, Any], *, small_model: bool, writes_parts: bool
     asked = {name for name, on in given.items() if on}
     for name in sorted(asked):
         help_ = next(h for h in HELPS if h.name == name)
+        if help_.needs_llm and not writes_parts:   # first: no other option would make it act
+            raise ValueError(f"formalize_and_plan: {name}=True asks an LLM for one part of "
+                             "the files at a time; the stand-in or formalizer given writes "
+                             f"whole files (pass an LLM, or leave {name} out)")
         for needed in help_.requires:
             if needed not in asked and not small_model:
                 what = "the modular formalizer" if needed == "modular" else needed
                 raise ValueError(f"formalize_and_plan: {name}=True is a help of {what}; "
                                  f"pass {needed}=True too (or small_model=True)")
-        if help_.needs_llm and not writes_parts:
-            raise ValueError(f"formalize_and_plan: {name}=True asks an LLM for one part of "
-                             "the files at a time; the stand-in or formalizer given writes "
-                             f"whole files (pass an LLM, or leave {name} out)")
         if frozen and name in DOMAIN_WRITING:
             raise ValueError(f"formalize_and_plan: {name}=True acts on the domain the model "
                              "writes; domain= freezes it, so it would do nothing (leave one "

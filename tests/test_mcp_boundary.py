@@ -313,7 +313,7 @@ def test_a_clients_own_mistakes_are_its_errors_not_pddlkits():
                                       (["novel_goals"], False), (None, "yes"))]
     for answer in answers:
         assert not answer["ok"] and answer["error"]["code"] != "internal-error", answer
-    assert "novel_goals=True is a help of the modular formalizer" in \
+    assert "novel_goals=True asks an LLM for one part of the files" in \
         answers[-2]["error"]["message"]
     helped = mcp_tools.formalize_step("You are in the kitchen. To the South you see the "
                                       "pantry.", "standin:pddlego", "coin-collector",
