@@ -30,7 +30,7 @@ from pddlkit.agents.standins import knows
 from pddlkit.flags import non_negative_float, positive_float
 from pddlkit.llm.grammar import describe_modes
 
-from .help_table import HELPS, MODULAR_HELPS
+from .help_table import DOMAIN_WRITING, HELPS, MODULAR_HELPS
 from .library import entry_of_file
 from .loop import Limits
 
@@ -343,28 +343,19 @@ def _learning_columns(reused, seed: Optional[int] = None) -> dict:
             "learnt_on_seed": seed in (learned.get("seeds") or ())}
 
 
-#: the helps that act only while the model writes the domain, with what each does
-DOMAIN_WRITING_HELPS = {"schema-check": "checks the action schemas the model writes",
-                        "predicate-slots": "asks for the predicates the model writes",
-                        "schema-slots": "asks for the action schemas the model writes",
-                        "place-goals": "offers goals of where the player is, as the "
-                                       "predicates the model writes say",
-                        "unlisted-refusals": "refutes the schemas the model writes with the "
-                                             "commands the game leaves out"}
-
-
 def frozen_domain_helps(o, used: list[str]) -> list[str]:
-    """The helps that act on the domain the model writes (``schema_check``,
-    ``predicate_slots``, ``schema_slots``, ``place_goals``, ``unlisted_refusals``) do nothing when ``--domain`` or ``--reuse-domain`` freezes it: asked
+    """The helps that act on the domain the model writes (``DOMAIN_WRITING`` of the help
+    table) do nothing when ``--domain`` or ``--reuse-domain`` freezes it: asked
     for by name, refused; brought by the preset, taken out of ``used`` (and so of the row's
     helps column) and returned, for the summary to say."""
     if o.domain is None and not o.reuse_domain:
         return []
     dropped = []
-    for label, what in DOMAIN_WRITING_HELPS.items():
+    for name, what in DOMAIN_WRITING.items():
+        label = name.replace("_", "-")
         if label not in used:
             continue
-        if getattr(o, label.replace("-", "_")):
+        if getattr(o, name):
             raise AgentError(f"--{label} {what}; --domain and --reuse-domain freeze the "
                              "domain, so it would do nothing (leave one of them out)")
         used.remove(label)

@@ -67,8 +67,8 @@ from pddlkit.envs.api import (GOING_ON, Ending, Step, as_step, check_env,  # re-
 from pddlkit.llm.usage import Usage, usage_since, usage_snapshot
 
 from .base import UPDATE, Memory
-from .call_options import chosen_helps, formalizer_options, help_names
-from .loop import ENDED, Limits
+from .call_options import LLM_SETTINGS, chosen_helps, formalizer_options, help_names
+from .loop import ENDED, Limits, freeze_domain
 
 
 #: answers identical to refused ones asked anew in one call (they spend no retry)
@@ -288,10 +288,8 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
     if end.done:   # won, or ended by the environment: nothing to plan, no one to ask
         episode.memory.history.extend(pairs)
         memory.ended = end
-        prev = memory.previous
-        return FormalizeResult(prev.domain if prev else None, prev.problem if prev else None,
-                               [], None, [] if end.won else [ENDED[end.reason]], Usage(), memory,
-                               done=True, won=end.won)
+        return _without_plan(memory, [], [] if end.won else [ENDED[end.reason]], Usage(),
+                             done=True, won=end.won)
     diagnostics: list[str] = []
     episode.emit = _diagnostics_to(diagnostics)
     episode.limits = dataclasses.replace(episode.limits, max_solver_retries=solver_retries,
@@ -299,7 +297,7 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
     episode.planner = planner
     if frozen is not None:
         episode.domain = frozen
-        _freeze(memory.formalizer, frozen, episode.problem_only)
+        freeze_domain(memory.formalizer, frozen, memory.settings["helps"]["problem_only"])
     _took(memory, pairs, steps)
     return _plan(memory, diagnostics)
 
@@ -349,13 +347,20 @@ def _plan(memory: FormalizeMemory, diagnostics: list[str]) -> FormalizeResult:
     try:
         tried = episode.plan_step()
     except _Abort:
-        prev = episode.previous
-        return FormalizeResult(prev.domain if prev else None, prev.problem if prev else None,
-                               None, None, diagnostics, usage_since(ledger, before), memory)
+        return _without_plan(memory, None, diagnostics, usage_since(ledger, before))
     episode.planned(tried)
     memory.pending = tried
     return FormalizeResult(tried.files.domain, tried.files.problem, list(tried.commands),
                            tried.plan, diagnostics, usage_since(ledger, before), memory)
+
+
+def _without_plan(memory: FormalizeMemory, commands: Optional[list], diagnostics: list[str],
+                  usage: Usage, **ending: bool) -> FormalizeResult:
+    """A result with no plan: the last files written, if any (the episode ended, or the
+    retries were spent)."""
+    prev = memory.previous
+    return FormalizeResult(prev.domain if prev else None, prev.problem if prev else None,
+                           commands, None, diagnostics, usage, memory, **ending)
 
 
 def _diagnostics_to(diagnostics: list[str]):
@@ -369,14 +374,6 @@ def _diagnostics_to(diagnostics: list[str]):
         elif kind in ("solver-error", "repeated-answer"):
             diagnostics.append(data["message"])
     return emit
-
-
-def _freeze(formalizer: Any, frozen: str, problem_only: bool) -> None:
-    """A frozen domain set on the formalizer, as :func:`.loop.run_episode` sets it."""
-    if hasattr(formalizer, "fixed_domain"):
-        formalizer.fixed_domain = frozen
-        if problem_only and hasattr(formalizer, "problem_only"):
-            formalizer.problem_only = True
 
 
 def _first_memory(llm: Any, env: Any, task: Optional[str], frozen: Optional[str],
@@ -408,9 +405,9 @@ def _first_memory(llm: Any, env: Any, task: Optional[str], frozen: Optional[str]
     _check_settings(llm, writes, settings)
     helps = chosen_helps(settings["helps"], small_model=settings["small_model"],
                          writes_parts=writes, frozen=frozen is not None, env_id=env.id)
+    chosen = {k: settings[k] for k in LLM_SETTINGS}
     formalizer = make_formalizer(llm, env.id, **formalizer_options(
-        helps, writes_parts=writes, **{k: settings[k] for k in (
-            "constrained", "samples", "goal_style", "prompts", "temperature")}))
+        helps, writes_parts=writes, **chosen))
     limits = Limits(max_simulation_retries=1 << 30, action_budget=1 << 30)
     result = EpisodeResult(env.id, None, task or env.task, getattr(
         formalizer, "name", type(formalizer).__name__), Metrics())
@@ -418,10 +415,8 @@ def _first_memory(llm: Any, env: Any, task: Optional[str], frozen: Optional[str]
                        Memory(task or env.task, []), result, frozen, scorer=None,
                        helps=[name for name, on in helps.items() if on])
     episode.raise_llm_errors = True
-    episode.problem_only = helps["problem_only"]
     return FormalizeMemory(formalizer, env, episode, settings={
-        **{k: settings[k] for k in ("constrained", "small_model", "samples", "goal_style",
-                                    "prompts", "temperature")}, "helps": helps})
+        **chosen, "small_model": settings["small_model"], "helps": helps})
 
 
 def _check_settings(llm: Any, writes: bool, settings: dict) -> None:
@@ -453,10 +448,11 @@ def _same_as_first(memory: Any, settings: dict, helps: dict) -> None:
                              f"episode's first call ({first['helps'][name]}); the helps are "
                              "set by the first call for the whole episode (leave it out of "
                              "later calls, or start a new episode without memory=)")
-    defaults = dict(constrained=False, small_model=False, samples=1, goal_style=None,
-                    prompts=None, temperature=None)
+    import inspect
+
+    defaults = inspect.signature(formalize_and_plan).parameters
     for name, value in settings.items():
-        if value != defaults[name] and value != first[name]:
+        if value != defaults[name].default and value != first[name]:
             raise ValueError(f"formalize_and_plan: {name}={value!r} differs from the "
                              f"episode's first call ({first[name]!r}); it is set by the "
                              "first call for the whole episode (leave it out of later "

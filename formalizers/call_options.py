@@ -22,7 +22,10 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any, Optional
 
-from .help_table import HELPS, MODULAR_HELPS
+from .help_table import DOMAIN_WRITING, HELPS, MODULAR_HELPS
+
+#: an LLM formalizer's settings a call takes (the agent's options of the same names)
+LLM_SETTINGS = ("constrained", "samples", "goal_style", "prompts", "temperature")
 
 #: ``pddlkit run pddlego`` options a single call has no use for, and why
 NOT_PER_CALL = {
@@ -38,11 +41,6 @@ NOT_PER_CALL = {
                    "next call of the episode",
     "no_score": "a call scores nothing against the truth",
 }
-
-#: the helps that act only on the domain the model writes (nothing to do with domain=)
-DOMAIN_WRITING = ("schema_check", "predicate_slots", "schema_slots", "place_goals",
-                  "unlisted_refusals")
-
 
 def help_names() -> tuple[str, ...]:
     """Every help keyword, in the table's order."""

@@ -139,6 +139,16 @@ HELPS: tuple[Help, ...] = (
              requires=("schema_check",), preset=False),
 )
 
+#: the helps that act only while the model writes the domain (nothing to do with a frozen
+#: one), with what each does
+DOMAIN_WRITING = {"schema_check": "checks the action schemas the model writes",
+                  "predicate_slots": "asks for the predicates the model writes",
+                  "schema_slots": "asks for the action schemas the model writes",
+                  "place_goals": "offers goals of where the player is, as the predicates "
+                                 "the model writes say",
+                  "unlisted_refusals": "refutes the schemas the model writes with the "
+                                       "commands the game leaves out"}
+
 #: the helps of the modular formalizer (they need it, and an LLM)
 MODULAR_HELPS = tuple(h.name for h in HELPS if "modular" in h.requires)
 #: the helps that read the world's machine-readable failures, as rows spell them

@@ -175,10 +175,8 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
                        scorer=scorer, helps=[*helps, *(k for k, on in switches.items() if on)])
     if why_not:
         emit("score-unavailable", reason=why_not)
-    if domain is not None and hasattr(formalizer, "fixed_domain"):
-        formalizer.fixed_domain = domain   # a constrained answer's facts are over its predicates
-        if problem_only and hasattr(formalizer, "problem_only"):
-            formalizer.problem_only = True
+    if domain is not None:
+        freeze_domain(formalizer, domain, problem_only)
     started = time.monotonic()
     try:
         end = episode.play(end)
@@ -189,6 +187,15 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
         m.abort_reason = stop_reason(end, m.actions, limits.action_budget)
         emit("abort", reason=m.abort_reason)
     return finish_metrics(result, ledger, before, started, emit)
+
+
+def freeze_domain(formalizer, domain: str, problem_only: bool) -> None:
+    """A frozen domain given to the formalizer that writes its files (a constrained
+    answer's facts are over its predicates), and ``problem_only`` with it."""
+    if hasattr(formalizer, "fixed_domain"):
+        formalizer.fixed_domain = domain
+        if problem_only and hasattr(formalizer, "problem_only"):
+            formalizer.problem_only = True
 
 
 class _Abort(Exception):
@@ -212,13 +219,13 @@ class _Episode:
         self.limits, self.emit, self.memory, self.result = limits, emit, memory, result
         self.m = result.metrics
         self.domain = domain
+        names = {name.replace("-", "_") for name in helps}
         #: code's passes over each answer's files, the helps' hooks (:mod:`.passes`)
-        self.passes = passes_for(helps)
+        self.passes = passes_for(names)
         #: the passes that also learn from what ran: facts confirmed, facts refuted
         self.facts = next((p for p in self.passes if isinstance(p, FactMemory)), None)
         self.refuted = next((p for p in self.passes if isinstance(p, RefutedFacts)), None)
         #: files -> why they were refused (``fresh_answers``)
-        names = {name.replace("-", "_") for name in helps}
         self.refused: Optional[dict] = {} if "fresh_answers" in names else None
         self.scorer = scorer   # None: files are not scored
         self.kind, self.error, self.failed, self.executed = INITIAL, None, None, []

@@ -20,7 +20,7 @@ plan that ran) and ``refuted_facts`` (facts the world refuted kept out,
 
 from __future__ import annotations
 
-from typing import Any, Optional, Protocol, Sequence, runtime_checkable
+from typing import Any, Collection, Optional, Protocol, Sequence, runtime_checkable
 
 from .answer import Files
 from .base import Context
@@ -62,14 +62,13 @@ class DeclarePass:
         return declare_objects(files)
 
 
-def passes_for(on: Sequence[str]) -> list[Any]:
-    """The passes of the helps named in ``on`` (names or labels), made for one episode, in
-    the table's order."""
+def passes_for(names: Collection[str]) -> list[Any]:
+    """The passes of the helps named in ``names`` (the table's names), made for one
+    episode, in the table's order."""
     from pddlkit.agents.helps import hooked
 
     from .help_table import HELPS
 
-    names = {name.replace("-", "_") for name in on}
     return [make() for _help, make in hooked(HELPS, "files_pass", lambda h: h.name in names)]
 
 

@@ -66,13 +66,17 @@ def signature(index: int, action: str, command: str, parameters: str) -> tuple[
     """One action's record (None when its parameters are not all ``?variables``) and its
     lines of the text (``index`` counts from 1)."""
     params = read_parameters(parameters)
-    line = f"{index}. :action {action}  (command: {command})\n:parameters ({parameters})"
-    return (CommandSignature(action, params, command) if params is not None else None), line
+    record = CommandSignature(action, params, command) if params is not None else None
+    return record, _lines(index, action, command, parameters)
 
 
 def render(items: Iterable[CommandSignature]) -> str:
     """The text of records made without one (the prompts' form)."""
-    return "\n".join(
-        f"{k}. :action {s.name}  (command: {s.command or s.name})\n:parameters ("
-        + " ".join(f"{v} - {t}" if t else v for v, t in s.parameters) + ")"
-        for k, s in enumerate(items, 1))
+    return "\n".join(_lines(k, s.name, s.command or s.name,
+                            " ".join(f"{v} - {t}" if t else v for v, t in s.parameters))
+                     for k, s in enumerate(items, 1))
+
+
+def _lines(index: int, action: str, command: str, parameters: str) -> str:
+    """One action as the prompts show it."""
+    return f"{index}. :action {action}  (command: {command})\n:parameters ({parameters})"

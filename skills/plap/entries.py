@@ -24,11 +24,10 @@ def make_planner(spec: Any, env, variant: str = "zs", seed: int = 0,
     from .planner import LLMPlanner
     from .standin import NoisyPlanner, TipsPlanner
 
-    if spec is not None and not isinstance(spec, str):
-        return LLMPlanner(spec, env.units_table, variant, feedback=feedback,
-                          constrained=constrained, progress=progress)
     stand_in = parse_stand_in(spec, STAND_INS, "plap") if spec else ("standin", None)
-    if stand_in is not None and stand_in[0] != "standin-noisy":
+    if spec is not None and not isinstance(spec, str):   # an LLM already made
+        llm = spec
+    elif stand_in is not None and stand_in[0] != "standin-noisy":
         llm = TipsPlanner().llm()
     elif stand_in is not None:
         llm = NoisyPlanner(stand_in[1], seed).llm()
