@@ -30,6 +30,7 @@ from pddlkit.agents.standins import knows
 from pddlkit.flags import non_negative_float, positive_float
 from pddlkit.llm.grammar import describe_modes
 
+from .base import DecodesUnderGrammars, DrawsAtRandom, DrawsSamples
 from .help_table import DOMAIN_WRITING, HELPS, MODULAR_HELPS
 from .library import entry_of_file
 from .loop import Limits
@@ -211,7 +212,7 @@ def play_pddlego(job):
                                          **_formalizer_options(o, job, used))
             if o.keep_domain:
                 formalizer.keep_domain = True
-        if hasattr(formalizer, "rng"):
+        if isinstance(formalizer, DrawsAtRandom):
             formalizer.rng.seed(episode.rng_seed)
         frozen, reused = (given, None) if not o.reuse_domain else \
             _library_domain(library, env, o, episode)
@@ -285,13 +286,14 @@ def _helps_summary(o, used: list[str], formalizer, result) -> str:
     """The row's summary of the helps on and of how the calls were decoded and drawn."""
     summary = f"; helps: {', '.join(used)}" if used else "; helps: none (the paper's loop)"
     if o.constrained:
-        summary += f"; decoding {describe_modes(getattr(formalizer, 'modes', []))}"
+        modes = formalizer.modes if isinstance(formalizer, DecodesUnderGrammars) else []
+        summary += f"; decoding {describe_modes(modes)}"
     if "modular" in used:
         summary += (f"; modular: {result.metrics.part_calls} part calls, "
                     f"{result.metrics.parts_redrawn} redrawn")
-    if o.samples > 1 and "modular" not in used:
-        used_at = getattr(formalizer, "samples_used", [])
-        summary += (f"; samples: {getattr(formalizer, 'samples_drawn', 0)} drawn for "
+    if o.samples > 1 and isinstance(formalizer, DrawsSamples):
+        used_at = formalizer.samples_used
+        summary += (f"; samples: {formalizer.samples_drawn} drawn for "
                     f"{len(used_at)} requests, {sum(1 for k in used_at if k)} passed check")
     return summary
 

@@ -66,7 +66,7 @@ from pddlkit.envs.api import (GOING_ON, Ending, Step, as_step, check_env,  # re-
                               check_env_once, ending, env_won)
 from pddlkit.llm.usage import Usage, usage_since, usage_snapshot
 
-from .base import UPDATE, Memory
+from .base import UPDATE, AsksAnLLM, Memory, ledger_of
 from .call_options import LLM_SETTINGS, chosen_helps, formalizer_options, help_names
 from .loop import ENDED, Limits, freeze_domain
 
@@ -341,7 +341,7 @@ def _plan(memory: FormalizeMemory, diagnostics: list[str]) -> FormalizeResult:
     from .loop import _Abort
 
     episode = memory.episode
-    ledger = getattr(getattr(memory.formalizer, "llm", None), "ledger", None)
+    ledger = ledger_of(memory.formalizer)
     before = usage_snapshot(ledger)
     episode.m.steps += 1
     try:
@@ -501,7 +501,7 @@ def _copied(memory: FormalizeMemory) -> FormalizeMemory:
     import copy
 
     episode, formalizer = memory.episode, memory.formalizer
-    llm = getattr(formalizer, "llm", None)
+    llm = formalizer.llm if isinstance(formalizer, AsksAnLLM) else None
     try:
         own = copy.deepcopy(formalizer, {id(llm): llm} if llm is not None else {})
     except Exception:   # noqa: BLE001 - an object of the caller's that deepcopy refuses

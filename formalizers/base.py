@@ -9,7 +9,7 @@ loop (:mod:`.loop`) never cares which one it drives.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional, Protocol, Union, runtime_checkable
+from typing import Any, Optional, Protocol, Union, runtime_checkable
 
 from .answer import Files
 from .signatures import Signatures
@@ -113,3 +113,72 @@ class ReportsWork(Protocol):
 
     def work_done(self) -> list[tuple[str, dict]]:
         ...
+
+
+@runtime_checkable
+class PlaysAGivenDomain(Protocol):
+    """A formalizer that can play on a domain it is given (``--domain``, ``--reuse-domain``,
+    ``formalize_and_plan(domain=...)``): it writes the problem side against
+    ``fixed_domain``; ``problem_only`` asks the model for the problem file alone."""
+
+    fixed_domain: Optional[str]
+    problem_only: bool
+
+
+@runtime_checkable
+class FitsItsPrompt(Protocol):
+    """A formalizer that cuts its prompt to the model's context: the history entries the last
+    prompt left out, and the cuts of the previous files or error it needed (the loop records
+    both, ``history-trimmed`` and ``files-cut``)."""
+
+    history_left_out: int
+    files_cut: int
+
+
+@runtime_checkable
+class AsksAnLLM(Protocol):
+    """A formalizer with an LLM, whose ledger the loop reads for the episode's calls and
+    tokens (and which ``formalize_and_plan`` shares, not copies, between calls)."""
+
+    llm: Any
+
+
+@runtime_checkable
+class DrawsAtRandom(Protocol):
+    """A formalizer whose answers depend on a random generator (the noisy stand-ins): the
+    agent seeds it per episode, so a row replays."""
+
+    rng: Any
+
+
+@runtime_checkable
+class InjectsMistakes(Protocol):
+    """A stand-in that makes mistakes on purpose: the last one it made (its ``kind`` goes
+    into the files' record event)."""
+
+    last_mistake: Optional[Any]
+
+
+@runtime_checkable
+class DecodesUnderGrammars(Protocol):
+    """A formalizer whose calls may be decoded under a grammar: each call's constraint mode
+    (the row says how the calls were decoded)."""
+
+    modes: list
+
+
+@runtime_checkable
+class DrawsSamples(Protocol):
+    """A formalizer that draws several answers per request and keeps the first that passes
+    the check (``--samples``): answers drawn in all, and which sample each request used."""
+
+    samples_drawn: int
+    samples_used: list
+
+
+def ledger_of(formalizer: Any):
+    """The usage ledger of a formalizer's LLM, or None (an offline formalizer, or an LLM of
+    the caller's that keeps none)."""
+    if not isinstance(formalizer, AsksAnLLM):
+        return None
+    return getattr(formalizer.llm, "ledger", None)   # an LLM object of the caller's may have none

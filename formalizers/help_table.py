@@ -35,15 +35,23 @@ def _pass(where: str) -> tuple:
 #: the modular formalizer's slots (:mod:`pddlkit.formalizers.helps`): slot -> the function
 #: a help's file defines for it
 SLOTS = {"goal_policy": "offer", "sentence_facts": "facts"}
+#: a help whose code keeps state of its own over an episode: its file's class, one object
+#: an episode, asked at the points the file documents (``ModularFormalizer.strategies``)
+STRATEGY = "strategy"
 
 
 def _modular(name: str, text: str, *, reads: Optional[str] = None, events: tuple = (),
-             slot: Optional[str] = None, requires: tuple = (), preset: bool = True) -> Help:
+             slot: Optional[str] = None, strategy: Optional[str] = None,
+             requires: tuple = (), preset: bool = True) -> Help:
     """A help of the modular formalizer: it needs ``--modular`` and an LLM, and counts itself
     under its label (``ModularFormalizer.acted``) unless ``events`` says otherwise. With a
     ``slot``, its code is ``formalizers/helps/<name>.py``'s function for that slot
-    (:data:`SLOTS`), run in the formalizer's slot (:mod:`pddlkit.formalizers.helps`)."""
-    hooks = ((slot, f"pddlkit.formalizers.helps.{name}:{SLOTS[slot]}"),) if slot else ()
+    (:data:`SLOTS`), run in the formalizer's slot (:mod:`pddlkit.formalizers.helps`); with
+    ``slot=STRATEGY``, the file's class ``strategy``, one object an episode."""
+    if slot == STRATEGY:
+        hooks: tuple = ((slot, f"pddlkit.formalizers.helps.{name}:{strategy}"),)
+    else:
+        hooks = ((slot, f"pddlkit.formalizers.helps.{name}:{SLOTS[slot]}"),) if slot else ()
     return Help(name, "with --modular: " + text, requires=_MODULAR + requires, needs_llm=True,
                 reads=reads, events=events or (name.replace("_", "-"),), hooks=hooks,
                 preset=preset)
@@ -82,7 +90,7 @@ HELPS: tuple[Help, ...] = (
                             "a predicate no known fact holds (where the agent is), ask for "
                             "that predicate's facts alone; also, once no place is left to go, "
                             "for a precondition predicate no action adds (what can be "
-                            "opened)"),
+                            "opened)", slot=STRATEGY, strategy="AskMissing"),
     _modular("world_literals", "when the world names the literal a command failed on, "
                                "correct the facts in code (the literal and what it implies "
                                "through the failed step's precondition), not by asking the "
@@ -104,7 +112,7 @@ HELPS: tuple[Help, ...] = (
     _modular("here_facts", "a fact over two places, read in a sentence, has where the agent "
                            "is in the argument an action takes it from ((connected here ?to "
                            "?dir)), and one naming here twice leads to a place the sentence "
-                           "does not name (a placeholder)"),
+                           "does not name (a placeholder)", slot=STRATEGY, strategy="HereFacts"),
     _modular("schema_check", "while the model writes the domain (no --domain, no "
                              "--reuse-domain), each action schema is checked against every "
                              "command the agent ran (the facts believed before it, whether "

@@ -48,8 +48,9 @@ from pddlkit.agents.episode import RecordFile  # JSONL: every event
 from pddlkit.llm.usage import usage_since, usage_snapshot
 from .answer import Files
 from .attempt import Attempt, answer_key, attempt, observed_text
-from .base import (INITIAL, SIMULATION_ERROR, SOLVER_ERROR, UPDATE, FollowsThePlan,
-                   Formalizer, LearnsFromTransitions, Memory, ReportsWork)
+from .base import (INITIAL, SIMULATION_ERROR, SOLVER_ERROR, UPDATE, FitsItsPrompt,
+                   FollowsThePlan, Formalizer, InjectsMistakes, LearnsFromTransitions, Memory,
+                   PlaysAGivenDomain, ReportsWork, ledger_of)
 from .evidence import as_transition, believed_states
 from .prompts import prompt_context
 
@@ -162,7 +163,7 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
     result = EpisodeResult(env.id, getattr(env, "seed", seed), env.task,
                            getattr(formalizer, "name", type(formalizer).__name__), Metrics())
     m = result.metrics
-    ledger = getattr(getattr(formalizer, "llm", None), "ledger", None)
+    ledger = ledger_of(formalizer)
     before = usage_snapshot(ledger)
     emit = emitter(log, on_event)
     emit("start", env=env.id, seed=result.seed, task=env.task, observation=obs,
@@ -192,10 +193,9 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
 def freeze_domain(formalizer, domain: str, problem_only: bool) -> None:
     """A frozen domain given to the formalizer that writes its files (a constrained
     answer's facts are over its predicates), and ``problem_only`` with it."""
-    if hasattr(formalizer, "fixed_domain"):
+    if isinstance(formalizer, PlaysAGivenDomain):
         formalizer.fixed_domain = domain
-        if problem_only and hasattr(formalizer, "problem_only"):
-            formalizer.problem_only = True
+        formalizer.problem_only = formalizer.problem_only or problem_only
 
 
 class _Abort(Exception):
@@ -328,12 +328,13 @@ class _Episode:
         """What the formalizer and code did in one pass, counted and recorded."""
         m, emit, formalizer = self.m, self.emit, self.formalizer
         _record_work(formalizer, m, emit)
-        left_out = getattr(formalizer, "history_left_out", 0)
-        if left_out:
-            m.history_left_out = max(m.history_left_out, left_out)
-            emit("history-trimmed", step=m.steps, left_out=left_out)
-        if getattr(formalizer, "files_cut", 0):
-            emit("files-cut", step=m.steps, cuts=formalizer.files_cut)
+        if isinstance(formalizer, FitsItsPrompt):
+            left_out = formalizer.history_left_out
+            if left_out:
+                m.history_left_out = max(m.history_left_out, left_out)
+                emit("history-trimmed", step=m.steps, left_out=left_out)
+            if formalizer.files_cut:
+                emit("files-cut", step=m.steps, cuts=formalizer.files_cut)
         for done_by, changed in tried.edits:   # what code's passes did to the files
             if done_by.counter is not None:
                 setattr(m, done_by.counter, getattr(m, done_by.counter) + len(changed))
@@ -345,7 +346,7 @@ class _Episode:
         self.result.files.append(tried.files)
         self.previous = tried.files
         injected = {"mistake": getattr(self.formalizer.last_mistake, "kind", None)} \
-            if hasattr(self.formalizer, "last_mistake") else {}
+            if isinstance(self.formalizer, InjectsMistakes) else {}
         self.emit("files", step=self.m.steps, domain=tried.files.domain,
                   problem=tried.files.problem, **injected)
         if self.scorer is not None:

@@ -137,6 +137,27 @@ def test_pddlegos_goal_helps_are_files_in_the_slot():
     assert names == ["novel_goals", "task_goals", "task_focus", "place_goals"]
     assert [h.name for h, _ in hooked(HELPS, "sentence_facts", lambda h: True)] == \
         ["local_facts"]
+    assert [h.name for h, _ in hooked(HELPS, "strategy", lambda h: True)] == \
+        ["ask_missing", "here_facts"]
+
+
+def test_a_strategy_help_keeps_its_own_state_for_one_episode():
+    """A help with a ``strategy`` hook (ask_missing, here_facts) is one object an episode,
+    made at its first use while its switch is on: what it asked is forgotten with the
+    episode, and a help turned off has none."""
+    from pddlkit.formalizers.helps.ask_missing import AskMissing
+    from pddlkit.formalizers.modular import ModularFormalizer
+    from pddlkit.llm.scripted import ScriptedLLM
+
+    on = ModularFormalizer(ScriptedLLM(["none"]), "coin-collector", ask_missing=True)
+    ask = on._strategy("ask_missing")
+    assert isinstance(ask, AskMissing) and on._strategy("ask_missing") is ask
+    ask.asked["at"] = 2
+    on._reset()   # the next episode
+    assert on._strategy("ask_missing") is not ask and not on._strategy("ask_missing").asked
+    assert on._strategy("here_facts") is None   # off
+    on.ask_missing = False
+    assert on._strategy("ask_missing") is None
 
 
 def test_a_pass_over_the_files_is_its_file_and_its_table_line(tmp_path, monkeypatch):

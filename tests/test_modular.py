@@ -544,7 +544,8 @@ def test_here_facts_puts_where_the_agent_is_where_an_action_takes_it_from():
     formalizer = ModularFormalizer(_script(careful), "coin-collector", here_facts=True,
                                    local_facts=True, constrained=True)
     formalizer.fixed_domain = DOMAIN
-    assert formalizer._here_slots() == {"connected": 0, "has-door": 0, "door-open": 0}
+    assert formalizer._strategy("here_facts").here_slots(formalizer) == {
+        "connected": 0, "has-door": 0, "door-open": 0}
     formalizer.base = ["(at pantry)", "(connected corridor pantry west)"]
     formalizer._sentence = "To the East you see the corridor."
     memory = Memory("find the coin and take it.", [("move west", "You are in the pantry. "
@@ -599,7 +600,8 @@ def test_here_facts_reads_a_place_joined_to_itself_as_leading_to_one_not_named()
     formalizer = ModularFormalizer(_script(_looping), "coin-collector", here_facts=True,
                                    constrained=True)
     formalizer.fixed_domain = DOMAIN
-    assert formalizer._there_slots() == {"connected": 1, "has-door": 1, "door-open": 1}
+    assert formalizer._strategy("here_facts").there_slots(formalizer) == {
+        "connected": 1, "has-door": 1, "door-open": 1}
     formalizer.base = ["(at corridor)", "(connected corridor kitchen north)"]
     formalizer._sentence = "To the South you see a closed sliding door."
     memory = Memory("find the coin and take it.", [("look around", "You are in the corridor. "

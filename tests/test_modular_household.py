@@ -218,9 +218,9 @@ def test_the_missing_part_takes_one_fact_of_its_predicate_or_none_under_its_gram
     assert kept is None and "desk_9" in why[0]
     # asked at most MISSING_ASKS times per predicate; a predicate some fact holds is not asked
     assert formalizer._missing_predicate(context.error) == "atlocation"
-    formalizer._missing_asked["atlocation"] = 2
+    formalizer._strategy("ask_missing").asked["atlocation"] = 2
     assert formalizer._missing_predicate(context.error) is None
-    formalizer._missing_asked.clear()
+    formalizer._strategy("ask_missing").asked.clear()
     formalizer.base = ["(atlocation cabinet_1)"]
     assert formalizer._missing_predicate(context.error) is None
 
@@ -336,7 +336,7 @@ def test_after_an_unreadable_goal_the_planner_s_missing_predicate_is_asked_again
     assert formalizer._targets(context(unreadable), {}) == ["facts", "missing atlocation", "goal"]
     assert formalizer._targets(context(unreadable), {}) == ["facts", "goal"]   # asked twice
     formalizer.ask_missing = False
-    formalizer._missing_asked.clear()
+
     assert formalizer._targets(context(unreadable), {}) == ["facts", "goal"]
 
 

@@ -13,6 +13,12 @@ Slots:
 * ``sentence_facts(formalizer, known) -> known``: while the model reads one sentence, the
   known facts (PDDL text) whose names it is offered besides the sentence's own.
 
+* ``strategy``: a class, one object an episode, for a help that keeps state of its own
+  and acts at more than one point (``ask_missing``: what it asked, after a why-no-plan and
+  before a goal; ``here_facts``: which arguments are where the agent is, for the grammar and
+  the reading). The formalizer reaches it through ``ModularFormalizer._strategy(name)``
+  while the help's switch is on, at the points its file documents.
+
 Adding such a help is this file and one table line; its flag, its place in
 ``--small-model``, its requirement checks and its row's helps column come from the line.
 """

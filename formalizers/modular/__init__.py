@@ -62,7 +62,7 @@ argument an action takes it from (``(connected ?from=corridor ...)``, in the gra
 read: measured, the way back was written with its ends swapped), and one that names where the
 agent is in both (``(connected corridor corridor south)`` for "To the South you see a closed
 sliding door.") is read as leading to the place the known facts have that way, else to a
-placeholder (``unknown_south_of_corridor``; :meth:`ModularFormalizer._away`).
+placeholder (``unknown_south_of_corridor``; ``formalizers/helps/here_facts.py``).
 
 Within one facts part (every observation since the last), the later of two facts of one
 single-valued slot is kept: a plan of two moves gives ``(at corridor)`` then ``(at kitchen)``

@@ -1,6 +1,6 @@
 """What the world said was wrong, made into facts and questions: a refused command's literal
 and what it implies, a type the world closed, a predicate to ask for because the planner
-needs it (``world_literals``, ``ask_missing``).
+needs it (``world_literals``; ``ask_missing`` is :mod:`pddlkit.formalizers.helps.ask_missing`).
 
 A part of :class:`~.formalizer.ModularFormalizer` (issue 74: the 2,102-line module split by job).
 """
@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from .parts import MISSING_ASKS, STALLED_ASKS, _head
 
 
 class Corrections:
@@ -53,56 +52,10 @@ class Corrections:
         return bool(gone)
 
     def _missing_predicate(self, error: str) -> Optional[str]:
-        """``ask_missing``: the first predicate the planner's why-no-plan says an action's
-        precondition needs and never has (``its precondition (atlocation ?from) is never
-        true``) that no known fact holds and that was asked for fewer than
-        :data:`MISSING_ASKS` times, counted as asked once more; None when there is none."""
-        if not self.ask_missing:
-            return None
-        held = self._held_predicates()
-        arities = {name: len(params) for name, params in self._signature_list()}
-        for found in re.finditer(r"precondition \(([\w\-]+)[^)]*\) is never true", error):
-            predicate = found.group(1).lower()
-            if predicate in arities and predicate not in held \
-                    and self._missing_asked.get(predicate, 0) < MISSING_ASKS:
-                self._missing_asked[predicate] = self._missing_asked.get(predicate, 0) + 1
-                self.acted["ask-missing"] += 1
-                return predicate
-        return None
-
-    def _stalled_predicate(self) -> Optional[str]:
-        """``ask_missing`` before a goal: when no place is left to go (no atom of a
-        single-valued predicate, such as ``atlocation``, is reachable and never true so far),
-        the first predicate that an action's precondition needs, that no action adds and
-        that no known fact holds (``openable``: measured with Qwen2.5-Coder 1.5B on the
-        household, "The cabinet 1 is closed." came out as ``(heater cabinet_1)`` at every
-        receptacle, so nothing could ever be opened); each predicate once, at most
-        :data:`STALLED_ASKS` in an episode. None otherwise."""
-        dom = self._domain_model()
-        if dom is None or len(self._stalled_asked) >= STALLED_ASKS:
-            return None
-        single = self._single_valued()
-        ever = self.ever | set(self._facts())
-        if not any(_head(f) in single for f in self._facts()) or any(
-                _head(atom) in single and atom not in ever
-                for atom in self._reachable_goals()):
-            return None   # nowhere known to be, or somewhere left to go
-        from pddlkit.pddl.model import And, Atom, iter_effect_literals
-
-        added = {lit.atom.predicate.lower() for a in dom.actions
-                 for lit in iter_effect_literals(a.effects) if lit.positive}
-        held = self._held_predicates()
-        for action in dom.actions:
-            parts = action.precondition.parts if isinstance(action.precondition, And) \
-                else [action.precondition]
-            for atom in parts:
-                if not isinstance(atom, Atom) or not atom.args:
-                    continue
-                predicate = atom.predicate.lower()
-                if predicate not in added and predicate not in held \
-                        and predicate not in self._stalled_asked:
-                    return predicate
-        return None
+        """``ask_missing`` (:mod:`pddlkit.formalizers.helps.ask_missing`): the predicate to
+        ask for after the planner's why-no-plan ``error``, or None (off, or none)."""
+        ask = self._strategy("ask_missing")
+        return ask.after_no_plan(self, error) if ask is not None else None
 
     def _apply_world_corrections(self) -> bool:
         """``world_literals``: apply :meth:`_world_corrections` to the known facts, and take

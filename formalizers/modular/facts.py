@@ -1,4 +1,4 @@
-"""The facts believed now: merged placeholders, where the agent is (``here_facts``), what a
+"""The facts believed now: merged placeholders, where the agent is, what a
 single-valued predicate pins, and which facts exclude each other.
 
 A part of :class:`~.formalizer.ModularFormalizer` (issue 74: the 2,102-line module split by job).
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from .parts import _conjuncts, _head, _slot, _words
+from .parts import _head, _slot, _words
 
 
 class Facts:
@@ -82,35 +82,6 @@ class Facts:
                     self.ever = {renamed(e) for e in self.ever}
                     return
 
-    def _here_slots(self) -> dict[str, int]:
-        """``here_facts``: predicate -> the argument that is where the agent is, for a
-        predicate over two or more places that some action's precondition needs with that
-        argument the agent's place (``(at ?from) (connected ?from ?to ?dir)``: argument 0 of
-        ``connected``); read from the frozen domain's conjunctions."""
-        dom = self._domain_model()
-        if dom is None:
-            return {}
-        if getattr(self, "_here_of", (None,))[0] is dom:   # once per domain read
-            return self._here_of[1]
-        single = self._single_valued()
-        kinds = self._kinds()
-        slots: dict[str, int] = {}
-        for action in dom.actions:
-            conj = list(_conjuncts(action.precondition))
-            places = {a.args[0] for a in conj if a.predicate.lower() in single
-                      and len(a.args) == 1}
-            for atom in conj:
-                name = atom.predicate.lower()
-                if name in single or name not in kinds:
-                    continue
-                for i, arg in enumerate(atom.args):
-                    place = kinds[name][i] if i < len(kinds[name]) else None
-                    if arg in places and place is not None \
-                            and sum(1 for k in kinds[name] if k == place) >= 2:
-                        slots.setdefault(name, i)
-        self._here_of = (dom, slots)
-        return slots
-
     def _here(self) -> Optional[str]:
         """Where the agent is, by the known and new facts (a single-valued fact of one
         argument); None when they do not say, or say two places."""
@@ -120,68 +91,10 @@ class Facts:
         return next(iter(places)) if len(places) == 1 else None
 
     def _pins(self) -> Optional[dict[str, dict[int, str]]]:
-        """``here_facts``, for a sentence's facts: predicate -> {argument: where the agent
-        is} (see :meth:`_here_slots`). Measured with Qwen2.5-Coder 1.5B on CoinCollector
-        (commit 030c575): read in the pantry, "To the East you see the corridor." came out as
-        ``(connected corridor pantry east)``, ends swapped, and after a move the way back was
-        written from the room ahead; no new room was reachable and every goal was refused
-        (3 rooms seed 8, 5 rooms seed 3). None when off or nowhere known."""
-        if not self.here_facts or not self._sentence:
-            return None
-        here = self._here()
-        if here is None:
-            return None
-        pins = {p: {i: here} for p, i in self._here_slots().items()} or None
-        self.acted["here-facts"] += pins is not None
-        return pins
-
-    def _away(self, predicate: str, args: list[str], pins: dict) -> str:
-        """``here_facts``: a fact over two places that names where the agent is in both
-        (``(connected corridor corridor south)``, read from "To the South you see a closed
-        sliding door.") joins a place to itself, so a move along it goes nowhere. The other
-        place is one the sentence does not name: the one the known facts already have that
-        way from here (the same other arguments), else a placeholder,
-        ``unknown_south_of_corridor``, renamed to the place's name once the agent is there
-        (:meth:`_merge_placeholders`). Recorded as a rewritten line of the part. Measured
-        with Qwen2.5-Coder 1.5B on CoinCollector (3 rooms seed 8, 5 rooms seeds 1 and 3, at
-        13733b8): the closed door was written so in every reading, the room behind it was
-        never a goal, and the agent went back and forth between two rooms."""
-        fact = "(" + " ".join([predicate, *args]) + ")"
-        pinned = pins.get(predicate) or {}
-        if len(pinned) != 1:
-            return fact
-        (i, here), = pinned.items()
-        j = self._there_slots().get(predicate)
-        if j is None or j >= len(args) or args[i] != here or args[j] != here:
-            return fact
-        rest = [a for k, a in enumerate(args) if k not in (i, j)]
-        here_slots, there_slots = self._here_slots(), self._there_slots()
-        there = None
-        for known in self._facts():
-            words = _words(known)[1:]
-            p = _head(known)
-            if (here_slots.get(p), there_slots.get(p)) == (i, j) \
-                    and len(words) == len(args) and words[i] == here and words[j] != here \
-                    and [a for k, a in enumerate(words) if k not in (i, j)] == rest:
-                there = words[j]
-                break
-        there = there or "unknown_" + "_".join([*(rest or [predicate]), "of", here])
-        kept = "(" + " ".join([predicate, *(there if k == j else a
-                                            for k, a in enumerate(args))]) + ")"
-        self._rewrites.append(f"{fact}: a place joined to itself; read as {kept}")
-        return kept
-
-    def _there_slots(self) -> dict[str, int]:
-        """``here_facts``: predicate -> its other argument of the type of the one
-        :meth:`_here_slots` names (``connected``: 1, where a move goes), when it has one."""
-        kinds = self._kinds()
-        out = {}
-        for predicate, i in self._here_slots().items():
-            kind = kinds[predicate][i]
-            others = [j for j, k in enumerate(kinds[predicate]) if j != i and k == kind]
-            if len(others) == 1:
-                out[predicate] = others[0]
-        return out
+        """``here_facts`` (:mod:`pddlkit.formalizers.helps.here_facts`): for a sentence's
+        facts, predicate -> {argument: where the agent is}; None when off or nowhere known."""
+        here_facts = self._strategy("here_facts")
+        return here_facts.pins(self) if here_facts is not None else None
 
     def _single_valued(self) -> set[str]:
         dom = self._domain_model()

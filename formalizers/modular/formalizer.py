@@ -106,8 +106,9 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
         self._sentence = ""                        # the sentence a facts call reads
         self._facts_from = 0                       # history index the last facts part read from
         self.name_types: dict[str, str] = {}       # word -> its type, or NONE (types part)
-        self._missing_asked: dict[str, int] = {}   # predicate -> missing parts asked
-        self._stalled_asked: list[str] = []        # ... asked with no place left to go
+        #: the strategies of the helps that are on (:mod:`pddlkit.formalizers.helps`), new
+        #: each episode: help name -> the object that keeps its state (:meth:`_strategy`)
+        self.strategies: dict = {}
         self._planner_error = ""                   # the last solver error (ask_missing)
         self._declared_typed: set[str] = set()     # typed_objects: declared so far
         self._withdrawn: Optional[str] = None      # ... and one the world said is not there
@@ -173,12 +174,11 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
         an action needs a fact none holds."""
         self._list_commands(context, signatures)
         self._recheck_schemas(context, signatures)
-        if not self.ask_missing or context.kind in (SOLVER_ERROR, SIMULATION_ERROR):
+        ask = self._strategy("ask_missing")
+        if ask is None or context.kind in (SOLVER_ERROR, SIMULATION_ERROR):
             return
-        stalled = self._stalled_predicate()
+        stalled = ask.when_stalled(self)
         if stalled:
-            self._stalled_asked.append(stalled)
-            self.acted["ask-missing"] += 1
             if self._write(f"missing {stalled}", context, signatures):
                 self._written_last.append(f"missing {stalled}")
 
@@ -417,6 +417,16 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
         self.chunk = [f for f in self.chunk if name not in _words(f)]
         self.world_corrected += [f"(not {f})" for f in dict.fromkeys(gone)]
 
+    def _strategy(self, name: str):
+        """Help ``name``'s strategy object while the help is on (its switch), made at its
+        first use in the episode, or None (off). The switch decides, so turning a help off
+        between episodes, or on, takes effect."""
+        if not getattr(self, name):
+            return None
+        if name not in self.strategies:
+            self.strategies[name] = _strategy_class(name)()
+        return self.strategies[name]
+
     def _domain_model(self):
         from pddlkit.pddl.reader import read_domain
 
@@ -559,3 +569,15 @@ def _left_out(context: Context, signatures: dict, bodies, objects: dict[str, str
             if found and len(taken) < LISTED_PER_STEP:
                 taken.append(found.pop(0))
     return taken
+
+
+
+def _strategy_class(name: str):
+    """The class of help ``name``'s ``strategy`` hook (its file in ``formalizers/helps/``),
+    or None when the help has none."""
+    from pddlkit.agents.helps import hooked
+
+    from ..help_table import HELPS
+
+    found = hooked(HELPS, "strategy", lambda h: h.name == name)
+    return found[0][1] if found else None

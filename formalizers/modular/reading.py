@@ -141,7 +141,8 @@ class Reading:
             if why:
                 refused.append(f"{fact}: {why}")
                 continue
-            fact = self._away(predicate, args, pins) if pins else fact
+            if pins:   # here_facts: a place joined to itself leads away
+                fact = self._strategy("here_facts").away(self, predicate, args, pins)
             clash = None if fact in kept else self._type_of(fact, kinds, typed)
             if clash:
                 refused.append(f"{fact}: {clash}")
