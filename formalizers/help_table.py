@@ -85,7 +85,8 @@ HELPS: tuple[Help, ...] = (
                             "the agent is, not every place it knows", slot="sentence_facts"),
     _modular("typed_objects", "declare every name the model typed with a domain type as an "
                               "object, even one no fact names (a receptacle seen but not "
-                              "described can be gone to)"),
+                              "described can be gone to)", slot=STRATEGY,
+             strategy="TypedObjects"),
     _modular("ask_missing", "when the planner finds an action's precondition never true over "
                             "a predicate no known fact holds (where the agent is), ask for "
                             "that predicate's facts alone; also, once no place is left to go, "
@@ -98,7 +99,8 @@ HELPS: tuple[Help, ...] = (
                                "loses the facts about it until a sentence names it again "
                                "(reads pddlkit's own simulators' machine-readable failures, "
                                "info['failed']: not in real TextWorld or ALFWorld)",
-             reads=FAILURES, events=("facts-corrected",)),
+             reads=FAILURES, events=("facts-corrected",), slot=STRATEGY,
+             strategy="WorldLiterals"),
     _modular("task_goals", "the goals offered that name a thing the task names come first",
              slot="goal_policy"),
     _modular("command_facts", "read the environment's valid commands through the action "

@@ -120,19 +120,19 @@ def _forget_last_paren(problem: str) -> str:
 
 
 class Mistakes(ABC):
-    """How one environment's files go wrong. Subclasses give ``DETAILS`` (what the feedback
-    must name, per kind), ``choose_in_world`` for the kinds that depend on what has been seen,
-    and ``apply_in_model`` for the kinds that edit the model."""
+    """How one environment's files go wrong. Subclasses give ``ENV`` (their column of
+    :data:`FIXED`: what the feedback must name, per kind, and its evidence),
+    ``choose_in_world`` for the kinds that depend on what has been seen, and
+    ``apply_in_model`` for the kinds that edit the model."""
 
-    DETAILS: dict = {}
-    #: the evidence of the kinds whose symptom is fixed (the others' depends on the world)
-    EVIDENCE: dict = {}
+    ENV: str = ""
     KINDS: tuple[str, ...] = KINDS
 
     def choose(self, kind: str, known, rng: random.Random) -> Optional[Mistake]:
         if kind in ("hallucinated-fact", "forgotten-facts"):
             return self.choose_in_world(kind, known, rng)
-        return Mistake(kind, self.DETAILS[kind], self.EVIDENCE[kind])
+        detail, evidence = FIXED[kind][self.ENV]
+        return Mistake(kind, detail, evidence)
 
     def apply(self, mistake: Mistake, domain: str, problem: str, known) -> tuple[str, str]:
         if mistake.kind == "syntax":
@@ -153,20 +153,31 @@ class Mistakes(ABC):
 
 SYNTAX_EVIDENCE = (r"error\[(unclosed|unexpected-close)-paren\]",)
 NEVER = r"can never (be reached|hold)"
+#: the kinds whose symptom is fixed, per environment side by side: (what the feedback must
+#: name, the patterns of the feedback that show it). The others' depend on the world.
+FIXED = {
+    "syntax": {"coin-collector": ("syntax", SYNTAX_EVIDENCE),
+               "household": ("syntax", SYNTAX_EVIDENCE)},
+    "undeclared": {"coin-collector": ("door-closed", (r"error\[undeclared-predicate\]",
+                                                      r"'door-closed'")),
+                   "household": ("isopen", (r"error\[undeclared-predicate\]", r"'isopen'"))},
+    "missing-precondition": {
+        "coin-collector": ("closed", (r"the door to the \w+ is closed",)),
+        "household": ("not at", (r"you are not at the [\w ]+; go to it first",))},
+    "missing-effect": {
+        "coin-collector": ("at", (r"no action adds at\b",)),
+        "household": ("atlocation", (r"(no action adds atlocation\b|\(atlocation \w+\), "
+                                     r"which is never reachable)",))},
+    "impossible-goal": {
+        "coin-collector": ("treasure_room", (r"\(at treasure_room\) can never be reached",)),
+        "household": ("unicorn_1", (r"\(holds unicorn_1\) can never be reached",))},
+}
 
 
 class CoinMistakes(Mistakes):
     """PDDLego+'s mistakes as an LLM makes them in CoinCollector."""
 
-    DETAILS = {"syntax": "syntax", "undeclared": "door-closed", "missing-precondition": "closed",
-               "missing-effect": "at", "impossible-goal": "treasure_room"}
-    EVIDENCE = {
-        "syntax": SYNTAX_EVIDENCE,
-        "undeclared": (r"error\[undeclared-predicate\]", r"'door-closed'"),
-        "missing-precondition": (r"the door to the \w+ is closed",),
-        "missing-effect": (r"no action adds at\b",),
-        "impossible-goal": (r"\(at treasure_room\) can never be reached",),
-    }
+    ENV = "coin-collector"
     #: what the environment answers to a move through a wall
     NO_EXIT = r"can't move {d}\b"
 
@@ -220,16 +231,7 @@ GO_EFFECT = "(and (not (atlocation ?from)) (atlocation ?to))"
 class HouseholdMistakes(Mistakes):
     """The same mistakes as an LLM makes them in the household."""
 
-    DETAILS = {"syntax": "syntax", "undeclared": "isopen", "missing-precondition": "not at",
-               "missing-effect": "atlocation", "impossible-goal": "unicorn_1"}
-    EVIDENCE = {
-        "syntax": SYNTAX_EVIDENCE,
-        "undeclared": (r"error\[undeclared-predicate\]", r"'isopen'"),
-        "missing-precondition": (r"you are not at the [\w ]+; go to it first",),
-        "missing-effect": (r"(no action adds atlocation\b|\(atlocation \w+\), which is never "
-                           r"reachable)",),
-        "impossible-goal": (r"\(holds unicorn_1\) can never be reached",),
-    }
+    ENV = "household"
 
     def choose_in_world(self, kind: str, known, rng: random.Random) -> Optional[Mistake]:
         if kind == "hallucinated-fact":

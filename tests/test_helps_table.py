@@ -127,9 +127,9 @@ def test_a_help_in_the_goal_policy_slot_is_its_file_and_its_table_line(tmp_path,
         on._goal_policy(list(reached))
 
 
-def test_pddlegos_goal_helps_are_files_in_the_slot():
-    """novel_goals, task_goals, task_focus and place_goals are each a file of formalizers/helps/ named by
-    their table line, and load."""
+def test_pddlegos_slot_helps_are_files_named_by_their_table_lines():
+    """The goal helps (novel_goals, task_goals, task_focus, place_goals), local_facts and the
+    strategies are each a file of formalizers/helps/ named by their table line, and load."""
     from pddlkit.agents.helps import hooked
     from pddlkit.formalizers.help_table import HELPS
 
@@ -138,7 +138,7 @@ def test_pddlegos_goal_helps_are_files_in_the_slot():
     assert [h.name for h, _ in hooked(HELPS, "sentence_facts", lambda h: True)] == \
         ["local_facts"]
     assert [h.name for h, _ in hooked(HELPS, "strategy", lambda h: True)] == \
-        ["ask_missing", "here_facts"]
+        ["typed_objects", "ask_missing", "world_literals", "here_facts"]
 
 
 def test_a_strategy_help_keeps_its_own_state_for_one_episode():

@@ -267,7 +267,7 @@ def test_a_name_some_fact_holds_or_the_model_did_not_type_is_not_withdrawn():
                                    typed_objects=True)
     formalizer.fixed_domain = DOMAIN
     formalizer.name_types = {"room": "receptacle", "desk_1": "receptacle"}
-    formalizer._declared_typed = {"room", "desk_1"}
+    formalizer._strategy("typed_objects").declared = {"room", "desk_1"}
     formalizer.base = ["(atlocation desk_1)"]
     formalizer.failed("(gotolocation room desk_1)", {"failed": {"object": "desk_1"}})
     assert formalizer.name_types["desk_1"] == "receptacle" and formalizer._withdrawn is None
@@ -280,6 +280,11 @@ def test_a_name_some_fact_holds_or_the_model_did_not_type_is_not_withdrawn():
     assert formalizer.name_types["room"] == "receptacle"
 
 
+def _world_corrections(formalizer) -> list[str]:
+    """What ``world_literals`` would correct now (its strategy, formalizers/helps)."""
+    return formalizer._strategy("world_literals").corrections(formalizer)
+
+
 def test_world_corrections_follow_the_failed_literal_through_the_precondition():
     formalizer = ModularFormalizer(ScriptedLLM(lambda m: "none"), "household",
                                    world_literals=True)
@@ -287,16 +292,16 @@ def test_world_corrections_follow_the_failed_literal_through_the_precondition():
     formalizer.base = ["(atlocation cabinet_1)", "(holds cd_1)", "(opened cabinet_1)"]
     formalizer.failed("(putobject cd_1 cabinet_1)",
                       {"failed": {"literal": "(opened cabinet_1)", "holds": False}})
-    assert formalizer._world_corrections() == ["(not (opened cabinet_1))",
+    assert _world_corrections(formalizer) == ["(not (opened cabinet_1))",
                                                "(openable cabinet_1)"]
     formalizer.failed("(gotolocation desk_1 cabinet_1)",
                       {"failed": {"literal": "(atlocation desk_1)", "holds": False}})
-    assert formalizer._world_corrections() == []   # the model's facts already said so
+    assert _world_corrections(formalizer) == []   # the model's facts already said so
     formalizer.failed("(pickupobject cd_1 cabinet_1)", {"failed": {"object": "cd_1"}})
-    assert formalizer._world_corrections() == []   # no literal named: the model is asked
+    assert _world_corrections(formalizer) == []   # no literal named: the model is asked
     formalizer.failed("(nosuchaction cd_1)",
                       {"failed": {"literal": "(holds cd_1)", "holds": False}})
-    assert formalizer._world_corrections() == []
+    assert _world_corrections(formalizer) == []
 
 
 def test_world_literals_drop_the_facts_about_a_thing_the_world_says_is_not_there():
@@ -369,7 +374,7 @@ def test_a_hostile_or_useless_world_literal_changes_no_fact(literal, holds):
     formalizer.base = ["(atlocation cabinet_1)", "(holds cd_1)"]
     formalizer.failed("(putobject cd_1 cabinet_1)", {"failed": {"literal": literal,
                                                                  "holds": holds}})
-    assert formalizer._world_corrections() == []
+    assert _world_corrections(formalizer) == []
     assert not formalizer._apply_world_corrections()
     assert formalizer.base == ["(atlocation cabinet_1)", "(holds cd_1)"]
     assert formalizer._missing_predicate("") is None     # and nothing odd breaks a read
@@ -382,7 +387,7 @@ def test_a_literal_written_loosely_is_still_read_and_a_withdrawn_name_comes_back
     formalizer.base = ["(atlocation cabinet_1)", "(holds cd_1)"]
     formalizer.failed("(putobject cd_1 cabinet_1)",
                       {"failed": {"literal": "( Opened  cabinet_1 )", "holds": False}})
-    assert formalizer._world_corrections() == ["(openable cabinet_1)"]
+    assert _world_corrections(formalizer) == ["(openable cabinet_1)"]
     # "take ladle 1": "You don't see any ladle 1 here." -- until a sentence names it
     formalizer.name_types["ladle_1"] = "obj"
     formalizer.failed("(pickupobject ladle_1 cabinet_1)", {"failed": {"object": " ladle_1 "}})

@@ -81,7 +81,7 @@ only the goal is asked again (see :meth:`ModularFormalizer.failed`).
 With ``world_literals``, a command the world refused naming the literal that failed
 (``info["failed"]``, as pddlkit's PDDL-backed environments give it) is corrected in code in
 place of the ``correction`` part: the literal, and what it implies through the failed step's
-precondition (:meth:`ModularFormalizer._world_corrections`); recorded as
+precondition (``formalizers/helps/world_literals.py``); recorded as
 ``world_corrected`` (the loop writes a ``facts-corrected`` event). A command refused because
 a thing it names is not there (``{"object": "middle"}``) takes the facts about that name out
 and withdraws the name; only the goal is asked again. A command refused for a precondition

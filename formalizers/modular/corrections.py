@@ -58,93 +58,11 @@ class Corrections:
         return ask.after_no_plan(self, error) if ask is not None else None
 
     def _apply_world_corrections(self) -> bool:
-        """``world_literals``: apply :meth:`_world_corrections` to the known facts, and take
-        out every known fact a pattern the world refuted matches (``{"pattern": "(connected
-        corridor ?to east)", "holds": false}``: "You can't move east: there is no exit in
-        that direction"); False when the world named neither or it implies nothing the
-        facts do not already say."""
-        corrections = self._world_corrections()
-        if self._world_pattern:   # "there is no exit in that direction": no ?to at all
-            from ..refuted import matches
-
-            corrections += [f"(not {f})" for f in dict.fromkeys(self._facts() + self.chunk)
-                            if matches(self._world_pattern, f)
-                            and f"(not {f})" not in corrections]
-        self._world_failed = None
-        self._world_pattern = None
-        if not corrections:
-            return False
-        for correction in corrections:
-            if correction.startswith("(not "):
-                fact = correction[len("(not "):-1]
-                self.base = [f for f in self.base if f != fact]
-                self.chunk = [f for f in self.chunk if f != fact]
-            elif correction not in self.chunk:
-                self.chunk = self.chunk + [correction]
-        self.world_corrected += corrections
-        self.failed_step = None
-        return True
-
-    def _world_corrections(self) -> list[str]:
-        """What the world's answer to a failed command implies for the known facts, when it
-        names the literal that failed (``info["failed"]``: ``{"literal": "(opened
-        cabinet_1)", "holds": false}``): the literal itself, when the known facts say
-        otherwise; and, for a disjunction of the failed step's precondition (in the model's
-        domain) that holds it, every other disjunct, which must have failed too: ``(or (not
-        (openable cabinet_1)) (opened cabinet_1))`` failed with ``(opened cabinet_1)`` false,
-        so ``(openable cabinet_1)`` holds. Measured with Qwen2.5-Coder 1.5B on the household:
-        "The cabinet 1 is closed." after a put, and the model, asked which predicate the
-        message was about, said ``atlocation``, which took away where the agent was."""
-        failed = self._failed_step_action() if self._world_failed else None
-        if failed is None:
-            return []
-        action, ground = failed
-        fact, holds = self._world_failed
-        from pddlkit.pddl.model import And, Atom, Not, Or
-
-        known = set(self._facts())
-        out = []
-        grounded: set[str] = set()
-
-        def atoms(f) -> None:   # the step's precondition atoms, over domain predicates
-            if isinstance(f, (And, Or)):
-                for part in f.parts:
-                    atoms(part)
-            elif isinstance(f, Not):
-                atoms(f.formula)
-            elif isinstance(f, Atom) and f.predicate != "=":
-                grounded.add(ground(f))
-
-        atoms(action.precondition)
-        if fact not in grounded:   # "=", another predicate, a literal of no use here
-            return []
-        if holds is False and fact in known:
-            out.append(f"(not {fact})")
-        if holds is True and fact not in known:
-            out.append(fact)
-
-        def failing(f) -> bool:   # the disjunct the world says failed
-            if isinstance(f, Atom):
-                return ground(f) == fact and holds is False
-            return isinstance(f, Not) and isinstance(f.formula, Atom) \
-                and ground(f.formula) == fact and holds is True
-
-        def visit(f) -> None:
-            if isinstance(f, And):
-                for part in f.parts:
-                    visit(part)
-            elif isinstance(f, Or) and any(failing(d) for d in f.parts):
-                for other in f.parts:
-                    if failing(other):
-                        continue
-                    if isinstance(other, Atom) and ground(other) in known:
-                        out.append(f"(not {ground(other)})")     # false in the world
-                    elif isinstance(other, Not) and isinstance(other.formula, Atom) \
-                            and ground(other.formula) not in known:
-                        out.append(ground(other.formula))         # its atom holds
-
-        visit(action.precondition)
-        return list(dict.fromkeys(c for c in out if "?" not in c))
+        """``world_literals`` (:mod:`pddlkit.formalizers.helps.world_literals`): the known
+        facts corrected from what the world said of the failed step; False when off or it
+        implies nothing."""
+        world = self._strategy("world_literals")
+        return world.apply(self) if world is not None else False
 
     def _failed_step_action(self):
         """(the failed step's action in the model's domain, a function grounding one of its

@@ -16,7 +16,7 @@ from ..answer import AnswerError, Files
 from ..base import INITIAL, SIMULATION_ERROR, SOLVER_ERROR, Context
 from ..llm_formalizer import PromptedLLM, _drain_acted
 from ..schema_check import SchemaEvidence
-from .parts import (PartCall, STOP_WORDS, _bind_command, _reserved, _templates,
+from .parts import (PartCall, STOP_WORDS, _bind_command, _templates,
                     _types, _words)
 from .corrections import Corrections
 from .goals import Goals
@@ -110,16 +110,14 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
         #: each episode: help name -> the object that keeps its state (:meth:`_strategy`)
         self.strategies: dict = {}
         self._planner_error = ""                   # the last solver error (ask_missing)
-        self._declared_typed: set[str] = set()     # typed_objects: declared so far
         self._withdrawn: Optional[str] = None      # ... and one the world said is not there
         self._withdrawn_names: set[str] = set()    # ... typed again when a sentence names it
         self._command_names: set[str] = set()      # command_facts: every name a command filled
         self._command_typed: dict[str, str] = {}   # ... name -> the type a command gave it
         self._closed_types: set[str] = set()       # ... types whose names the commands list
         self._reread = False                       # ... names of one were typed anew
-        self._world_failed: Optional[tuple[str, bool]] = None   # world_literals
-        self._world_pattern: Optional[str] = None  # ... no values make this true
-        self.world_corrected: list[str] = []       # ... applied, since the loop last read it
+        self.world_corrected: list[str] = []       # world_literals: applied, since the loop
+                                                   # last read it
         self.typed_declared: list[str] = []        # ... newly, since the loop last read it
         self.command_derived: list[str] = []       # command_facts: facts and types added,
         self.command_dropped: list[str] = []       # ... facts dropped, since the loop read them
@@ -370,7 +368,8 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
         self._withdrawn = None
         failed = info.get("failed") if isinstance(info, dict) else None
         failed = failed if isinstance(failed, dict) else {}
-        self._world_pattern, self._world_failed = _world_failure(failed)
+        if self.world_literals:
+            self._strategy("world_literals").heard(failed)
         said = failed.get("object")
         name = said.strip().lower() if isinstance(said, str) \
             and re.fullmatch(r"\s*[a-z][\w\-]*\s*", said.lower()) else ""
@@ -407,7 +406,8 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
             withdraw = True
         if withdraw:
             self.name_types[name] = "NONE"
-            self._declared_typed.discard(name)
+            if self.typed_objects:
+                self._strategy("typed_objects").withdrawn(name)
             self._withdrawn = name
             self._withdrawn_names.add(name)
 
@@ -468,50 +468,10 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
         return files
 
     def _typed_objects(self, used: list[str], count: bool = True) -> list[str]:
-        """``typed_objects``: ``name - type`` for each name the types part gave a domain type
-        that ``used`` (the facts and the goal) does not name; the names used are declared by
-        :func:`.objects.declare_objects`, typed by the predicates they fill. Names that are
-        the domain's own words (a type, a predicate, an action) are left out. With ``count``,
-        the names declared for the first time are added to :attr:`typed_declared`."""
-        if not self.typed_objects:
-            return []
-        dom = self._domain_model()
-        if dom is None:
-            return []
-        types = {t.name.lower() for t in dom.types}
-        reserved = _reserved(dom)
-        named = {w for fact in used for w in _words(fact.lower())}
-        out = []
-        for word, kind in self.name_types.items():
-            if kind == "NONE" or kind.lower() not in types or word in named \
-                    or word in reserved or not re.fullmatch(r"[a-z][a-z0-9_\-]*", word):
-                continue
-            out.append(f"{word} - {kind}")
-            if count and word not in self._declared_typed:
-                self._declared_typed.add(word)
-                self.acted["typed-objects"] += 1
-                self.typed_declared.append(f"{word} - {kind}")
-        return out
-
-
-def _world_failure(failed: dict) -> tuple[Optional[str], Optional[tuple[str, bool]]]:
-    """(the failed precondition's pattern, ``(at ?x)``, when the world says it did not
-    hold; the failed literal and whether it held), each None unless the world's
-    ``info["failed"]`` gives one atom of plain words."""
-    pattern, literal = failed.get("pattern"), failed.get("literal")
-    world_pattern = world_failed = None
-    if isinstance(pattern, str) and failed.get("holds") is False \
-            and pattern.count("(") == pattern.count(")") == 1:
-        words = _words(pattern.lower())
-        if words and all(re.fullmatch(r"\??[a-z][\w\-]*", w) for w in words):
-            world_pattern = "(" + " ".join(words) + ")"
-    if isinstance(literal, str) and literal.count("(") == literal.count(")") <= 1 \
-            and isinstance(failed.get("holds"), bool):   # one atom, "( opened x )" too
-        words = _words(literal.lower())
-        if words and all(re.fullmatch(r"[a-z][\w\-]*", w) for w in words):
-            world_failed = ("(" + " ".join(words) + ")", failed["holds"])
-    return world_pattern, world_failed
-
+        """``typed_objects`` (:mod:`pddlkit.formalizers.helps.typed_objects`): the names the
+        model typed that ``used`` does not name, as ``name - type``; none when off."""
+        typed = self._strategy("typed_objects")
+        return typed.objects(self, used, count) if typed is not None else []
 
 def _left_out(context: Context, signatures: dict, bodies, objects: dict[str, str],
               facts) -> list:
