@@ -29,20 +29,22 @@ for bad input or an error that stopped the run.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, make_dataclass
 from pathlib import Path
 from typing import Optional
 
 from pddlkit.agents import AgentError, AgentSpec, option
+from pddlkit.agents.helps import Help, helps_column, helps_on, helps_summary, option_fields
 from pddlkit.agents.standins import knows
 
 from .runner import TASK_IDS
 from .standin import STAND_INS
 
 
-
 @dataclass
-class IPPOptions:
+class _LoopOptions:
+    """The options of the paper's loop; the helps beyond it come from :data:`IPP_HELPS`."""
+
     train: Optional[int] = option(None, "training grids (GRASP) or seeds (MiniGrid); default "
                                         "all 1,000 GRASP grids of the split, 100 seeds",
                                   minimum=1)
@@ -64,26 +66,26 @@ class IPPOptions:
                                           "cores)", minimum=1)
     save_program: Optional[str] = option(None, "write the best program and its scores into "
                                                "this folder")
-    probe: int = option(0, "try each program on this many training instances first; a "
-                           "failure comes back with its line, the instance, the return type "
-                           "and a worked call, and the fix is asked for before the round is "
-                           "scored (0: off, the paper's loop)", minimum=0)
-    mend: bool = option(False, "code mends what it can in each program before it runs "
-                               "(an empty block gets `pass`, tabs in indentation become "
-                               "spaces), each mend named in the round's record (off: the "
-                               "paper's loop)")
-    skeleton: bool = option(False, "the prompts give tested helpers over the task's API (a "
-                                   "path search and a nearest-cell finder for GRASP, a walker "
-                                   "that knows the agent's facing for MiniGrid) and ask for "
-                                   "solve only; they run after the program (off: the paper's "
-                                   "loop)")
 
 
-def helps(o) -> str:
-    """The row's helps, as its ``helps`` column names them."""
-    named = [f"probe-{o.probe}"] * bool(o.probe) + ["mend"] * bool(o.mend) + \
-        ["skeleton"] * bool(o.skeleton)
-    return "+".join(named) or "none"
+#: IPP's helps beyond the paper's loop, one line each (:mod:`pddlkit.agents.helps`): their
+#: options, the rows' helps column and summary come from here
+IPP_HELPS: tuple[Help, ...] = (
+    Help("probe", "try each program on this many training instances first; a failure comes "
+                  "back with its line, the instance, the return type and a worked call, and "
+                  "the fix is asked for before the round is scored (0: off, the paper's "
+                  "loop)", counted=True),
+    Help("mend", "code mends what it can in each program before it runs (an empty block gets "
+                 "`pass`, tabs in indentation become spaces), each mend named in the round's "
+                 "record (off: the paper's loop)"),
+    Help("skeleton", "the prompts give tested helpers over the task's API (a path search and "
+                     "a nearest-cell finder for GRASP, a walker that knows the agent's facing "
+                     "for MiniGrid) and ask for solve only; they run after the program (off: "
+                     "the paper's loop)"),
+)
+#: ``pddlkit run ipp``'s options: the paper's loop's, then one per help of :data:`IPP_HELPS`
+IPPOptions = make_dataclass("IPPOptions", option_fields(IPP_HELPS), bases=(_LoopOptions,))
+IPPOptions.__module__ = __name__
 
 
 def stand_in(llm: Optional[str]) -> Optional[str]:
@@ -198,11 +200,10 @@ def play(job):
         if o.mend:
             summary += (f"; mend: {sum(len(r.mends) for r in result.rounds)} mends by code "
                         f"in {sum(bool(r.mends) for r in result.rounds)} round(s)")
-        summary += f"; helps: {helps(o)}" if o.probe or o.mend or o.skeleton else \
-            "; helps: none (the paper's loop)"
+        summary += helps_summary(helps_on(IPP_HELPS, o))
         yield episode.row(
             scored and rate == 1.0, rate, max(1, outcome.eval_instances), summary,
-            helps=helps(o),
+            helps=helps_column(helps_on(IPP_HELPS, o)),
             usage=result.usage, score=outcome.eval_mean if scored else None,
             measure=measure(job.env), rounds=len(result.rounds),
             direct_mean=_finite(result.direct_mean), train_mean=_finite(outcome.train_mean),

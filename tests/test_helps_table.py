@@ -206,3 +206,33 @@ def test_the_readme_counts_the_helps_of_the_table():
     said = re.search(r"the helps for small\s+models \((\d+), one line each of\s+"
                      r"`formalizers/help_table.py`", readme)
     assert said and int(said.group(1)) == len(HELPS)
+
+
+@pytest.mark.parametrize("agent, where", [
+    ("ipp", "pddlkit.programs.cli:IPP_HELPS"), ("copic", "pddlkit.programs.copic.cli:COPIC_HELPS"),
+    ("deps", "pddlkit.skills.deps.cli:DEPS_HELPS"), ("plap", "pddlkit.skills.plap.cli:PLAP_HELPS")])
+def test_every_front_end_declares_its_helps_in_one_table(agent, where):
+    """IPP, CoPiC, DEPS and PLAP declare their helps as PDDLego+ does: each table line is the
+    agent's option (its flag and --help text), and the row's helps column and summary name
+    the helps that are on, in the table's order (a count with its value: ``probe-2``)."""
+    import importlib
+    import re
+
+    from pddlkit.agents.helps import helps_column, helps_on, helps_summary
+
+    module, _, name = where.partition(":")
+    table = getattr(importlib.import_module(module), name)
+    spec = get_agent(agent)
+    parser = argparse.ArgumentParser()
+    add_option_flags(parser, spec.options, agent)
+    text = " ".join(parser.format_help().split())
+    for h in table:
+        assert h.flag in text and " ".join(h.help.split())[:40] in text
+    none = spec.make_options({})
+    assert helps_on(table, none) == [] and helps_column([]) == "none"
+    assert helps_summary([]) == "; helps: none (the paper's loop)"
+    on = spec.make_options({h.name: 2 if h.counted else True for h in table})
+    used = helps_on(table, on)
+    assert used == [h.label + ("-2" if h.counted else "") for h in table]
+    assert helps_column(used) == "+".join(used)
+    assert all(re.fullmatch(r"[a-z\-]+(-\d+)?", label) for label in used)

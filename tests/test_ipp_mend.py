@@ -114,7 +114,7 @@ def test_the_agent_names_mend_in_its_row_and_its_record(tmp_path):
                                               "probe": 2, "mend": True}))
     row = rows[0].as_dict()
     assert row["helps"] == "probe-2+mend"
-    assert "mend: 0 mends by code" in row["summary"] and "helps: probe-2+mend" in row["summary"]
+    assert "mend: 0 mends by code" in row["summary"] and "helps: probe-2, mend" in row["summary"]
     rounds = [json.loads(line) for line in record.read_text().splitlines()
               if json.loads(line)["type"] == "round"]
     assert rounds and all(r["mends"] == [] for r in rounds)

@@ -7,12 +7,13 @@ list, the checks of what it needs, the row's helps column), and the copies drift
 needs a real LLM (``needs_llm``: a stand-in writes whole answers), what the environment
 must offer for it to act (``reads``, an offer of the environment's spec such as
 ``"failures"``), whether the preset turns it on, and the record events that say it acted.
-A front end keeps a tuple of them (:data:`pddlkit.formalizers.help_table.HELPS`); from that
-tuple come its options' fields (:func:`option_fields`), the preset (:func:`preset`), the
-requirement checks (:func:`check_requirements`) and what each row says the helps did
-(:func:`acted`), and, for a help that is one piece of code in a slot the front end
-offers (``hooks``: the modular formalizer's goal policy), where that code is
-(:func:`hooked`).
+Every front end keeps a tuple of them (PDDLego+'s :data:`pddlkit.formalizers.help_table.
+HELPS`; IPP's, CoPiC's, DEPS's and PLAP's beside their options); from that tuple come its
+options' fields (:func:`option_fields`), the preset (:func:`preset`), the requirement checks
+(:func:`check_requirements`), the row's helps column and summary (:func:`helps_on`,
+:func:`helps_column`, :func:`helps_summary`) and what each row says the helps did
+(:func:`acted`), and, for a help that is one piece of code in a slot the front end offers
+(``hooks``: the modular formalizer's goal policy), where that code is (:func:`hooked`).
 
 What acted is counted from the episode's own record: a help names the event kinds it
 writes when it changes something (``repair``: the files code fixed), and a front end whose
@@ -46,11 +47,18 @@ class Help:
     #: the slots of the front end it fills: (slot, "module:function"), the function loaded
     #: when the slot runs with the help on (the modular formalizer's ``goal_policy``)
     hooks: tuple[tuple[str, str], ...] = ()
+    #: a help that takes a count (IPP's ``--probe N``: instances tried first) is an int
+    #: option, off at 0, named with its count in rows (``probe-2``); the others are switches
+    counted: bool = False
 
     @property
     def label(self) -> str:
         """The help as rows and flags spell it (``fact-memory``)."""
         return self.name.replace("_", "-")
+
+    def named(self, value: Any) -> str:
+        """The help as a row names it with this value (``probe-2``; a switch, its label)."""
+        return f"{self.label}-{value}" if self.counted else self.label
 
     @property
     def flag(self) -> str:
@@ -78,9 +86,26 @@ def hooked(helps: Sequence[Help], slot: str, on) -> list[tuple[Help, Any]]:
 
 
 def option_fields(helps: Sequence[Help]) -> list[tuple[str, type, Any]]:
-    """The helps as fields of an options dataclass (each a switch, off by default), for
-    :func:`dataclasses.make_dataclass`."""
-    return [(h.name, bool, option(False, h.help)) for h in helps]
+    """The helps as fields of an options dataclass (each a switch, or a count, off by
+    default), for :func:`dataclasses.make_dataclass`."""
+    return [(h.name, int, option(0, h.help, minimum=0)) if h.counted
+            else (h.name, bool, option(False, h.help)) for h in helps]
+
+
+def helps_on(helps: Sequence[Help], options: Any) -> list[str]:
+    """The helps ``options`` turns on, as rows name them, in the table's order."""
+    return [h.named(getattr(options, h.name)) for h in helps if getattr(options, h.name, False)]
+
+
+def helps_column(used: Sequence[str]) -> str:
+    """A row's ``helps`` column: ``probe-2+mend``, or ``none`` (the paper's loop)."""
+    return "+".join(used) or "none"
+
+
+def helps_summary(used: Sequence[str]) -> str:
+    """The helps as a row's summary says them: ``; helps: probe-2, mend``, or that none
+    was on (the paper's loop)."""
+    return f"; helps: {', '.join(used)}" if used else "; helps: none (the paper's loop)"
 
 
 def preset(helps: Sequence[Help]) -> tuple[str, ...]:

@@ -19,10 +19,11 @@ on SC2 and the household (worlds with a model of their own) and is refused elsew
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, make_dataclass
 from typing import Optional
 
 from pddlkit.agents import AgentError, AgentSpec, option
+from pddlkit.agents.helps import Help, helps_column, helps_on, helps_summary, option_fields
 from pddlkit.agents.standins import knows
 from pddlkit.flags import non_negative_float, positive_float, probability
 from pddlkit.llm.usage import Usage
@@ -31,9 +32,10 @@ from .runner import ENV_IDS
 from .standin import STAND_INS
 
 
-
 @dataclass
-class CopicOptions:
+class _LoopOptions:
+    """The options of the paper's loop; the helps beyond it come from :data:`COPIC_HELPS`."""
+
     copic_critic: str = option("ppo", "learn the critic with PPO, keep it frozen, or choose "
                                       "uniformly (the paper's no-critic ablation; needs no "
                                       "torch). ppo and frozen load a language model and "
@@ -47,19 +49,6 @@ class CopicOptions:
     threshold: float = option(0.9, "success rate at which evolution stops", parse=probability)
     max_rounds: int = option(5, "evolutions at most", minimum=0)
     evolve: bool = option(True, "evolve the programs (--no-evolve: never)", flag="--no-evolve")
-    wm_filter: bool = option(False, "drop candidates whose first action the world model "
-                                    "rejects (SC2: the tech tree, and a price or supply "
-                                    "the step cannot give)")
-    plan_api: bool = option(False, "programs may call the world model: SC2's build_order(goal) "
-                                   "(the build order the tech tree needs for a unit of the "
-                                   "task, from what they have), the household's plan(goal) "
-                                   "(the plan for the task from what was seen); computed in "
-                                   "the host, passed to the sandbox as data")
-    derived_tree: bool = option(False, "SC2: the example program's tech_tree in the initial "
-                                       "prompt is written by code from the game's tech tables "
-                                       "for the example's and the task's units (the paper's "
-                                       "lists the example's units only, and a small model "
-                                       "copies it)")
     eval_episodes: int = option(10, "held-out episodes after learning", aliases=("eval",),
                                 minimum=1)
     budget: int = option(50, "household: commands per episode", minimum=1)
@@ -81,6 +70,27 @@ class CopicOptions:
                                  "household; 0: the environment's reward only)")
     save_critic: Optional[str] = option(None, "save the trained critic in this folder")
     load_critic: Optional[str] = option(None, "start from a saved critic")
+
+
+#: CoPiC's helps beyond the paper's loop, one line each (:mod:`pddlkit.agents.helps`): their
+#: options, the rows' helps column and summary come from here
+COPIC_HELPS: tuple[Help, ...] = (
+    Help("wm_filter", "drop candidates whose first action the world model rejects (SC2: the "
+                      "tech tree, and a price or supply the step cannot give)"),
+    Help("plan_api", "programs may call the world model: SC2's build_order(goal) (the build "
+                     "order the tech tree needs for a unit of the task, from what they have), "
+                     "the household's plan(goal) (the plan for the task from what was seen); "
+                     "computed in the host, passed to the sandbox as data"),
+    Help("derived_tree", "SC2: the example program's tech_tree in the initial prompt is "
+                         "written by code from the game's tech tables for the example's and "
+                         "the task's units (the paper's lists the example's units only, and a "
+                         "small model copies it)"),
+)
+#: ``pddlkit run copic``'s options: the paper's loop's, then one per help of
+#: :data:`COPIC_HELPS`
+CopicOptions = make_dataclass("CopicOptions", option_fields(COPIC_HELPS),
+                              bases=(_LoopOptions,))
+CopicOptions.__module__ = __name__
 
 
 def stand_in(llm: Optional[str]) -> Optional[str]:
@@ -198,9 +208,8 @@ def play(job):
         if o.plan_api:
             seconds = getattr(outcome.copic.world, "plan_seconds", 0.0)
             summary += f"; plan(goal): {seconds:.1f} s of planning in the host"
-        used = [name for name, on in (("wm-filter", o.wm_filter), ("plan-api", o.plan_api),
-                                      ("derived-tree", o.derived_tree)) if on]
-        summary += f"; helps: {', '.join(used)}" if used else ""
+        used = helps_on(COPIC_HELPS, o)
+        summary += helps_summary(used)
         if m["repaired"]:
             summary += f"; evolution repaired: {', '.join(m['repaired'])}"
         usage = Usage.from_metrics(m)
@@ -208,7 +217,7 @@ def play(job):
         summary += f"; world model: {source}"
         yield episode.row(games > 0 and outcome.eval_rate == 1.0, outcome.eval_rate,
                           max(1, games), summary, usage=usage, costs=outcome.costs(),
-                          helps="+".join(used) or "none", domain_source=source, **m)
+                          helps=helps_column(used), domain_source=source, **m)
 
 
 def world_model_source(env: str, used: list[str]) -> str:

@@ -19,10 +19,11 @@ re-plans, failures and explanations are columns.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, make_dataclass
 from typing import Optional
 
 from pddlkit.agents import AgentError, AgentSpec, option
+from pddlkit.agents.helps import Help, helps_column, helps_on, helps_summary, option_fields
 from pddlkit.agents.standins import knows
 
 from .standin import STAND_INS
@@ -46,7 +47,9 @@ def _rounds(text: str):
 
 
 @dataclass
-class DepsOptions:
+class _LoopOptions:
+    """The options of the paper's loop; the helps beyond it come from :data:`DEPS_HELPS`."""
+
     replan_rounds: Optional[int] = option(None, "re-plans at most (Table 4: 0, 1, 3, 5, inf; "
                                                 "default inf)", parse=_rounds, metavar="N|inf",
                                           aliases=("rounds",), minimum=0)
@@ -54,17 +57,24 @@ class DepsOptions:
                                         "the LLM", choices=("symbolic", "llm"))
     selector: str = option("order", "how order-free goals are chosen (default: plan order)",
                            choices=("exact", "learned", "order", "random"))
-    check_plan: bool = option(False, "check each plan on the world model before acting")
-    complete_plan: bool = option(False, "complete each plan with the world model before it "
-                                        "runs: the goals a plan lacks are planned and inserted, "
-                                        "marked as the world model's; unknown items and "
-                                        "unreachable goals are left out, saying why (craft, "
-                                        "crafter)")
     max_actions: int = option(200, "recipe applications per episode (craft)", minimum=1)
     hostile: bool = option(False, "Crafter with zombies and skeletons (default: peaceful)")
-    constrained: bool = option(False, "decode plans under the goal-plan grammar (mine / craft / "
-                                      "smelt lines over the world's items), where the LLM's "
-                                      "server takes grammars")
+
+
+#: DEPS's helps beyond the paper's loop, one line each (:mod:`pddlkit.agents.helps`): their
+#: options, the rows' helps column and summary come from here
+DEPS_HELPS: tuple[Help, ...] = (
+    Help("check_plan", "check each plan on the world model before acting"),
+    Help("complete_plan", "complete each plan with the world model before it runs: the goals "
+                          "a plan lacks are planned and inserted, marked as the world model's; "
+                          "unknown items and unreachable goals are left out, saying why (craft, "
+                          "crafter)"),
+    Help("constrained", "decode plans under the goal-plan grammar (mine / craft / smelt lines "
+                        "over the world's items), where the LLM's server takes grammars"),
+)
+#: ``pddlkit run deps``'s options: the paper's loop's, then one per help of :data:`DEPS_HELPS`
+DepsOptions = make_dataclass("DepsOptions", option_fields(DEPS_HELPS), bases=(_LoopOptions,))
+DepsOptions.__module__ = __name__
 
 
 def stand_in(llm: Optional[str]) -> Optional[str]:
@@ -131,14 +141,12 @@ def play(job):
         if o.complete_plan:
             summary += (f"; the world model inserted {metrics['goals_inserted']} goals and "
                         f"left out {metrics['goals_refused']}")
-        used = [name for name, on in (("check-plan", o.check_plan),
-                                      ("complete-plan", o.complete_plan),
-                                      ("constrained", o.constrained)) if on]
-        summary += f"; helps: {', '.join(used)}" if used else "; helps: none (the paper's loop)"
+        used = helps_on(DEPS_HELPS, o)
+        summary += helps_summary(used)
         source = world_model_source(job.env, o.check_plan or o.complete_plan)
         summary += f"; world model: {source}"
         yield episode.row(all(e.won for e in outcome.episodes) and n > 0, outcome.rate(),
-                          max(1, n), summary, helps="+".join(used) or "none",
+                          max(1, n), summary, helps=helps_column(used),
                           domain_source=source, **metrics)
 
 

@@ -17,17 +17,21 @@ planner (``opponent = "plap:<entry>"``, or ``match = "red:plap:standin"``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, make_dataclass
 from typing import Optional
 
 from pddlkit.agents import AgentError, AgentSpec, option
+from pddlkit.agents.helps import Help, helps_column, helps_on, helps_summary, option_fields
 from pddlkit.llm.grammar import describe_modes
 
 from .entries import STAND_INS, make_planner, stand_in
 
 
 @dataclass
-class PlapOptions:
+class _GameOptions:
+    """The game's and the paper's planner's options; the helps beyond it come from
+    :data:`PLAP_HELPS`."""
+
     opponent: str = option("RandomBiasedAI", "the built-in bot (RandomBiasedAI, LightRush, "
                                              "WorkerRush, NaiveMCTS, CoacAI, ...)")
     side: str = option("blue", "the side the planner plays (blue is player 0)",
@@ -44,21 +48,23 @@ class PlapOptions:
                                       "server takes grammars")
     feedback: bool = option(True, "tell the LLM which lines were dropped (--no-feedback: the "
                                   "paper's stateless planner)", flag="--no-feedback")
-    progress: bool = option(False, "tell the LLM what each line of its last plan did "
-                                   "(finished, running, not started and why) and give it a "
-                                   "digest of the battlefield with the lines the skills model "
-                                   "accepts now")
-    complete_plan: bool = option(False, "complete each plan with the skills model: a line "
-                                        "that needs a unit or a barracks the player lacks "
-                                        "gets the shortest sequence of lines that makes it "
-                                        "possible inserted before it, marked as the model's "
-                                        "and told to the LLM (needs the check)")
 
 
-def helps(o) -> str:
-    """The row's helps, as its ``helps`` column names them."""
-    return "+".join(name for name, on in (("progress", o.progress),
-                                          ("complete-plan", o.complete_plan)) if on) or "none"
+#: PLAP's helps beyond the paper's planner, one line each (:mod:`pddlkit.agents.helps`):
+#: their options, the rows' helps column and summary come from here
+PLAP_HELPS: tuple[Help, ...] = (
+    Help("progress", "tell the LLM what each line of its last plan did (finished, running, "
+                     "not started and why) and give it a digest of the battlefield with the "
+                     "lines the skills model accepts now"),
+    Help("complete_plan", "complete each plan with the skills model: a line that needs a "
+                          "unit or a barracks the player lacks gets the shortest sequence of "
+                          "lines that makes it possible inserted before it, marked as the "
+                          "model's and told to the LLM (needs the check)"),
+)
+#: ``pddlkit run plap``'s options: the game's and the planner's, then one per help of
+#: :data:`PLAP_HELPS`
+PlapOptions = make_dataclass("PlapOptions", option_fields(PLAP_HELPS), bases=(_GameOptions,))
+PlapOptions.__module__ = __name__
 
 
 def _setting(o: "PlapOptions", env_options: dict) -> dict:
@@ -149,13 +155,14 @@ def play(job):
                     episode.emit("inserted", cycle=cycle, line=line, wanted=wanted)
                 summary += (f"; the skills model inserted {len(record.inserted)} lines in "
                             f"{len({c for c, _l, _w in record.inserted})} plans")
-            used = helps(o)
-            summary += f"; helps: {used}" if used != "none" else ""
+            used = helps_on(PLAP_HELPS, o)
+            summary += helps_summary(used)
             # issue 73: where the model that checks (drops) and completes lines came from
             source = ("reference (the skills model, domains/microrts/skills.pddl, by hand)"
                       if o.check or o.complete_plan else "none")
             yield episode.row(m.result == 1 and not record.invalid, summary=summary,
-                              helps=used, inserted=len(record.inserted), domain_source=source,
+                              helps=helps_column(used), inserted=len(record.inserted),
+                              domain_source=source,
                               **m.as_dict(), steps=m.time, opponent=opponent,
                               invalid=record.invalid, plans=record.plans,
                               lines_written=record.written, lines_unreadable=record.unreadable,
