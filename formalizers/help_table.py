@@ -107,7 +107,8 @@ HELPS: tuple[Help, ...] = (
                               "templates: their names get the parameter's type, and the "
                               "precondition atoms of a command the world can run now are "
                               "facts (\"take vase 1 from drawer 2\" -> (inreceptacle vase_1 "
-                              "drawer_2))", events=("facts-from-commands",)),
+                              "drawer_2))", events=("facts-from-commands",), slot=STRATEGY,
+             strategy="CommandFacts"),
     _modular("task_focus", "while a goal naming every thing the task names is reachable, "
                            "only such goals are offered, and a thing already so is left "
                            "there", slot="goal_policy"),

@@ -48,6 +48,17 @@ KINDS = ("syntax", "undeclared", "missing-precondition", "missing-effect", "hall
          "impossible-goal", "forgotten-facts")
 MOVE_GUARD = "(or (not (has-door ?from ?to ?dir)) (door-open ?from ?to ?dir))"
 MOVE_EFFECT = "(and (not (at ?from)) (at ?to) (visited ?to))"
+TAKE_GUARD = "(and (atlocation ?r) (or (not (openable ?r)) (opened ?r))"
+GO_EFFECT = "(and (not (atlocation ?from)) (atlocation ?to))"
+#: the mistakes that edit the domain, per environment side by side: (the text of the right
+#: domain, what the mistake writes in its place)
+DOMAIN_EDITS = {
+    "missing-precondition": {"coin-collector": (MOVE_GUARD, ""),
+                             "household": (TAKE_GUARD, "(and (or (not (openable ?r)) "
+                                                       "(opened ?r))")},
+    "missing-effect": {"coin-collector": (MOVE_EFFECT, "(and (not (at ?from)) (visited ?to))"),
+                       "household": (GO_EFFECT, "(not (atlocation ?from))")},
+}
 
 
 @dataclass
@@ -139,6 +150,9 @@ class Mistakes(ABC):
             return domain, _forget_last_paren(problem)
         if mistake.kind == "undeclared":
             return domain, problem.replace("(:init ", f"(:init ({mistake.detail} {known.here}) ", 1)
+        if mistake.kind in DOMAIN_EDITS:
+            right, wrong = DOMAIN_EDITS[mistake.kind][self.ENV]
+            return domain.replace(right, wrong), problem
         return self.apply_in_model(mistake, domain, problem, known)
 
     @abstractmethod
@@ -148,7 +162,8 @@ class Mistakes(ABC):
     @abstractmethod
     def apply_in_model(self, mistake: Mistake, domain: str, problem: str,
                        known) -> tuple[str, str]:
-        """The files with a model-level mistake (a goal, a fact, an action) made."""
+        """The files with a mistake of the goal, a fact or the objects made (the domain's are
+        :data:`DOMAIN_EDITS`)."""
 
 
 SYNTAX_EVIDENCE = (r"error\[(unclosed|unexpected-close)-paren\]",)
@@ -203,11 +218,7 @@ class CoinMistakes(Mistakes):
     def apply_in_model(self, mistake: Mistake, domain: str, problem: str,
                        known) -> tuple[str, str]:
         kind, detail = mistake.kind, mistake.detail
-        if kind == "missing-precondition":
-            domain = domain.replace(MOVE_GUARD, "")
-        elif kind == "missing-effect":
-            domain = domain.replace(MOVE_EFFECT, "(and (not (at ?from)) (visited ?to))")
-        elif kind == "hallucinated-fact":
+        if kind == "hallucinated-fact":
             direction = detail.split("|")[0].split()[-1]
             problem = problem.replace("(:init ", f"(:init (connected {known.here} secret_room "
                                                  f"{direction}) ", 1)
@@ -224,8 +235,6 @@ class CoinMistakes(Mistakes):
         return domain, problem
 
 
-TAKE_GUARD = "(and (atlocation ?r) (or (not (openable ?r)) (opened ?r))"
-GO_EFFECT = "(and (not (atlocation ?from)) (atlocation ?to))"
 
 
 class HouseholdMistakes(Mistakes):
@@ -257,11 +266,7 @@ class HouseholdMistakes(Mistakes):
     def apply_in_model(self, mistake: Mistake, domain: str, problem: str,
                        known) -> tuple[str, str]:
         kind, detail = mistake.kind, mistake.detail
-        if kind == "missing-precondition":
-            domain = domain.replace(TAKE_GUARD, "(and (or (not (openable ?r)) (opened ?r))")
-        elif kind == "missing-effect":
-            domain = domain.replace(GO_EFFECT, "(not (atlocation ?from))")
-        elif kind == "hallucinated-fact":
+        if kind == "hallucinated-fact":
             _shown, fake, place = detail.split("|")
             problem = problem.replace(" - receptacle\n", f" - receptacle\n            {fake} - obj\n", 1)
             problem = problem.replace("(:init ", f"(:init (inreceptacle {fake} {place}) "

@@ -138,7 +138,7 @@ def test_pddlegos_slot_helps_are_files_named_by_their_table_lines():
     assert [h.name for h, _ in hooked(HELPS, "sentence_facts", lambda h: True)] == \
         ["local_facts"]
     assert [h.name for h, _ in hooked(HELPS, "strategy", lambda h: True)] == \
-        ["typed_objects", "ask_missing", "world_literals", "here_facts"]
+        ["typed_objects", "ask_missing", "world_literals", "command_facts", "here_facts"]
 
 
 def test_a_strategy_help_keeps_its_own_state_for_one_episode():

@@ -1832,8 +1832,9 @@ def test_where_the_game_lists_every_command_a_type_its_commands_fill_is_closed_a
     writing = ModularFormalizer(_script(careful), "household", command_facts=True)
     writing.predicates = ["(at ?r - receptacle)", "(in ?o - obj ?r - receptacle)"]
     writing.name_types = {"alfred": "receptacle", "cabinet_1": "receptacle"}
-    writing._command_typed = {"cabinet_1": "receptacle", "drawer_1": "receptacle"}
-    writing._close_listed_types({"receptacle"})
+    commands = writing._strategy("command_facts")
+    commands.typed = {"cabinet_1": "receptacle", "drawer_1": "receptacle"}
+    commands.close_listed(writing, {"receptacle"})
     assert writing._closed_types == {"receptacle"} and "alfred" not in writing.name_types
     assert "alfred: not a receptacle; asked again" in writing.command_derived
     assert writing._reread

@@ -123,7 +123,7 @@ when a command names it, not when a sentence does (measured at 0b6ffb5: "go to o
 times in the row, "open" typed again from each "You open the cabinet 1"). Once the world
 refuses a name as no such thing and the model gave it a type the commands fill (a direction:
 ``move east``), a fact may give that type only the names the commands gave it
-(:meth:`ModularFormalizer._close_type`); the model's other names of that type, and the
+(``formalizers/helps/command_facts.py``); the model's other names of that type, and the
 refused one when its facts used it, are typed again (not at that type) with the last
 observation's facts (a room typed as a direction had kept the agent, by the model's facts,
 in the room it had left). Recorded as ``command_derived`` and

@@ -15,42 +15,6 @@ from typing import Optional
 class Corrections:
     """The corrections methods of :class:`~.formalizer.ModularFormalizer`."""
 
-    def _close_type(self, name: str, gone: list[str]) -> bool:
-        """``command_facts``: the world refused ``name`` as no such thing, and the type the
-        model gave it is one the commands fill (``move east``: a direction). From now on a
-        fact may give that type only the names the commands gave it. Measured with
-        Qwen2.5-Coder 1.5B on CoinCollector 5 rooms (seed 0, commit 030c575): after a door
-        was opened, the model named the way `door`, then `open`, `unknown_open`,
-        `unknown_door`, `unknown_wooden_door`, `unknown_wooden`; each move was refused as
-        "not a direction" and each refuted name replaced by a new one, until the simulation
-        retries ran out. The model's other names of that type, and ``name`` itself when its
-        facts (``gone``) used it, are typed again with the last observation's facts
-        (measured, 3 rooms seed 14 at daadc89: "the corridor" typed as a direction kept the
-        agent, by the model's facts, in the room it had left). Recorded as
-        ``facts-from-commands`` lines. True when ``name`` is to be typed again."""
-        if not self.command_facts:
-            return False
-        kind = self.name_types.get(name)
-        if not kind or kind == "NONE":
-            kind = self._fact_types().get(name, (None,))[0]
-        if not kind or kind not in self._command_typed.values() \
-                or self._command_typed.get(name) == kind:
-            return False
-        retyped = [name] if gone else []
-        if kind not in self._closed_types:
-            self._closed_types.add(kind)
-            listed = sorted(n for n, k in self._command_typed.items() if k == kind)
-            self.command_derived.append(f"{kind}: only {', '.join(listed)} (the commands' "
-                                        f"names; the world has no {name})")
-            retyped += [n for n, k in self.name_types.items()
-                        if k == kind and n != name and self._command_typed.get(n) != kind]
-        for n in retyped:
-            self.name_types.pop(n, None)
-            self._withdrawn_names.discard(n)
-            self.command_derived.append(f"{n}: not a {kind}; asked again")
-        self._reread = bool(retyped)
-        return bool(gone)
-
     def _missing_predicate(self, error: str) -> Optional[str]:
         """``ask_missing`` (:mod:`pddlkit.formalizers.helps.ask_missing`): the predicate to
         ask for after the planner's why-no-plan ``error``, or None (off, or none)."""

@@ -112,16 +112,12 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
         self._planner_error = ""                   # the last solver error (ask_missing)
         self._withdrawn: Optional[str] = None      # ... and one the world said is not there
         self._withdrawn_names: set[str] = set()    # ... typed again when a sentence names it
-        self._command_names: set[str] = set()      # command_facts: every name a command filled
-        self._command_typed: dict[str, str] = {}   # ... name -> the type a command gave it
-        self._closed_types: set[str] = set()       # ... types whose names the commands list
-        self._reread = False                       # ... names of one were typed anew
+        self._reread = False                       # names of one type were typed anew
         self.world_corrected: list[str] = []       # world_literals: applied, since the loop
                                                    # last read it
         self.typed_declared: list[str] = []        # ... newly, since the loop last read it
         self.command_derived: list[str] = []       # command_facts: facts and types added,
         self.command_dropped: list[str] = []       # ... facts dropped, since the loop read them
-        self._commands_said: set[str] = set()      # ... facts said in this propose
         self._rewrites: list[str] = []             # lines the last _read kept changed
         self.evidence = SchemaEvidence()           # schema_check: the episode's transitions
         self.predicate_rewrites = 0                # ... predicates asked again (.predicates)
@@ -154,7 +150,9 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
                     self._refused[self._refusal_key(part, self.answers[part])] = \
                         context.error or ""
         self._written_last = []
-        self._commands_said = set()
+        commands = self._strategy("command_facts")
+        if commands is not None:
+            commands.new_request()
         self._from_commands(context, signatures)
         for part in targets:
             if part == "goal":
@@ -388,7 +386,8 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
         name every one of was wrong, or the name (and, with ``world_literals``, the model's
         facts about it) goes."""
         gone = [f for f in self._facts() + self.chunk if name in _words(f)]
-        if self._close_type(name, gone):
+        commands = self._strategy("command_facts")
+        if commands is not None and commands.close_type(self, name, gone):
             # a name the model's facts used at a type the commands name every one of: the
             # type was wrong, not the name (a room typed as a direction); its facts go, and
             # it is typed again (not at that type) with the last observation's facts
@@ -416,6 +415,24 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
         self.base = [f for f in self.base if name not in _words(f)]
         self.chunk = [f for f in self.chunk if name not in _words(f)]
         self.world_corrected += [f"(not {f})" for f in dict.fromkeys(gone)]
+
+    @property
+    def _command_typed(self) -> dict[str, str]:
+        """``command_facts``: name -> the type a command gave it (empty when off)."""
+        commands = self._strategy("command_facts")
+        return commands.typed if commands is not None else {}
+
+    @property
+    def _closed_types(self) -> set[str]:
+        """``command_facts``: the types whose every name the commands list (empty when
+        off): a fact or a type label may give such a type only those names."""
+        commands = self._strategy("command_facts")
+        return commands.closed if commands is not None else set()
+
+    def _command_names(self) -> set[str]:
+        """``command_facts``: every name a command filled (empty when off)."""
+        commands = self._strategy("command_facts")
+        return commands.names if commands is not None else set()
 
     def _strategy(self, name: str):
         """Help ``name``'s strategy object while the help is on (its switch), made at its

@@ -13,9 +13,8 @@ from typing import Optional
 
 from ..base import Context
 from ..llm_formalizer import RETRY_TEMPERATURE
-from .parts import (MAX_NAME, PART_TOKENS, SLOT_LABEL_TOKENS, PartCall, PartUnwritable, REDRAWS,
-                    _bind_command, _conjuncts, _head, _norm, _reserved, _words, observed_names,
-                    template_words)
+from .parts import (PART_TOKENS, SLOT_LABEL_TOKENS, PartCall, PartUnwritable, REDRAWS, _head,
+                    _norm, observed_names)
 from .schema_slots import BASE_TOKENS, LINE_TOKENS
 
 
@@ -146,7 +145,7 @@ class Writing:
         for sentence, k in latest.items():
             self._sentence, self._observation = sentence, k
             for word in set(observed_names([sentence])) & self._withdrawn_names:
-                if self.command_facts and word not in self._command_names:
+                if self.command_facts and word not in self._command_names():
                     continue   # a command vouches for a thing; a sentence's word may be a verb
                 self.name_types.pop(word, None)     # seen now: "not there" was for then
                 self._withdrawn_names.discard(word)
@@ -174,111 +173,11 @@ class Writing:
         return wrote
 
     def _from_commands(self, context: Context, signatures: dict) -> None:
-        """``command_facts``: what the environment's valid commands say, in code (see the
-        module docstring): each command read through its action's command template gives
-        its names their parameter's type, and a ground action the world says it can run
-        now, whose precondition's atoms (those of its conjunction, all of whose arguments
-        the command names) hold; they join the new facts, replacing a single-valued fact of
-        the same slot and a fact the domain never lets hold with them. A known fact that
-        gives a name a command typed in this call a type the command's is not (a subtype of)
-        is dropped. A name two commands type differently is left alone. The facts only with
-        a frozen domain: a learned precondition is the model's guess, not the world's; the
-        types also while the model writes the domain (the parameters' types are the
-        environment's: measured with Qwen2.5-Coder 1.5B writing CoinCollector's domain, dev
-        seed 0 at 3d8c556, "door" and "open" were typed as directions and "close door to
-        door" was planned). Recorded in :attr:`command_derived` and
-        :attr:`command_dropped`."""
-        if not self.command_facts or not signatures:
-            return
-        dom = self._domain_model()
-        if dom is None:
-            return
-        read = self._commands_read(context, signatures, dom)
-        clash, command_types = _command_types(read, {t.name.lower() for t in dom.types})
-        self._command_typed.update(command_types)
-        for value, kind in command_types.items():
-            if self.name_types.get(value) != kind:
-                self.name_types[value] = kind
-                self.command_derived.append(f"{value} - {kind}")
-        if not self.fixed_domain:
-            if context.commands_complete:
-                self._close_listed_types(set(command_types.values()))
-            return
-        derived = self._command_preconditions(read, clash)
-        wrong = self._contradicted(derived, command_types, dom.type_parents)
-        known = set(self._facts())
-        new = [f for f in derived if f not in known]
-        if wrong:
-            self.base = [f for f in self.base if f not in wrong]
-            self.chunk = [f for f in self.chunk if f not in wrong]
-            self.command_dropped += sorted(wrong)
-        self.chunk = self.chunk + new
-        # the chunk is written anew after the facts parts: a fact read again is said once
-        self.command_derived += [f for f in new if f not in self._commands_said]
-        self._commands_said.update(new)
-
-    def _commands_read(self, context: Context, signatures: dict, dom) -> list:
-        """(action, binding) of each valid command its action's template reads, whose values
-        are things' names (not "go to and", "take receptacle from obj")."""
-        reserved = _reserved(dom)
-        read = []
-        for command in context.valid_actions:
-            bound = _bind_command(str(command), signatures)
-            if bound is None:
-                continue
-            name, binding = bound
-            try:
-                action = dom.action(name)
-            except KeyError:
-                continue
-            if not set(binding) <= {p.name.lower() for p in action.parameters} or any(
-                    v in reserved or len(v) > MAX_NAME for v in binding.values()):
-                continue
-            read.append((action, binding))
-        return read
-
-    def _command_preconditions(self, read: list, clash: set) -> list[str]:
-        """The precondition atoms of the commands read, over names no two commands type
-        differently, once each, in order."""
-        kinds = self._kinds()
-        derived: list[str] = []
-        for action, binding in read:
-            if set(binding.values()) & clash:
-                continue
-            self._command_names.update(binding.values())
-            for atom in _conjuncts(action.precondition):
-                args = [binding.get(a.lower()) if a.startswith("?") else a.lower()
-                        for a in atom.args]
-                if all(args) and atom.predicate.lower() in kinds:
-                    derived.append("(" + " ".join([atom.predicate.lower(), *args]) + ")")
-        return list(dict.fromkeys(derived))
-
-    def _contradicted(self, derived: list[str], command_types: dict, parents: dict) -> set:
-        """The known facts the commands contradict: one typing a name the commands typed
-        otherwise, another value of a single-valued slot a command fills, and one the domain
-        says cannot hold with a command's (an object held and in a receptacle; the hand
-        empty and an object held)."""
-        kinds = self._kinds()
-        vouched = set(derived)
-        wrong = {f for f in self.base + self.chunk if f not in vouched and any(
-            a in command_types and k is not None
-            and not _is_subtype(command_types[a], k, parents)
-            for a, k in zip(_words(f)[1:], kinds.get(_head(f), [])))}
-        single = self._single_valued()
-        exclusive = self._exclusive()
-        for fact in derived:
-            words = _words(fact)
-            for f in self.base + self.chunk:
-                if f in vouched:
-                    continue
-                other = _words(f)
-                if words[0] in single and other[0] == words[0] and (
-                        len(words) < 3 or other[1:2] == words[1:2]):
-                    wrong.add(f)
-                elif other[0] in exclusive.get(words[0], ()) and (
-                        len(words) == 1 or len(other) == 1 or other[1] == words[1]):
-                    wrong.add(f)
-        return wrong
+        """``command_facts`` (:mod:`pddlkit.formalizers.helps.command_facts`): what the
+        environment's valid commands say, read in code; nothing when off."""
+        commands = self._strategy("command_facts")
+        if commands is not None and signatures:
+            commands.read(self, context, signatures)
 
     def _write_correction(self, context: Context, signatures: dict) -> bool:
         """Ask which predicate the world's message is about, among those of the corrections
@@ -404,25 +303,11 @@ class Writing:
                                     "place; the player is where it was")
 
     def _untype_template_words(self, signatures: dict) -> None:
-        """``command_facts``, while the model writes the domain: a word of the sentence that
-        is a fixed word of a command template (``open`` and ``door`` of "open door to
-        {dir}") and that no command gave as a name is typed NONE in code, not asked: it is
-        the commands' own word, not a thing. Measured with Qwen2.5-Coder 1.5B writing
-        CoinCollector's domain (dev seeds 0 and 1 at abe5bba, seed 1 again at 144ebd2):
-        "You open the front door, revealing the corridor." typed ``open`` as a direction,
-        and "close door to open" was planned and refused. Over a frozen domain the types
-        are asked as when the committed rows were measured (their records replay so)."""
-        if not (self.command_facts and self.fixed_domain is None):
-            return
-        fixed = template_words(signatures)
-        stated = self._state_words()
-        for word in observed_names([self._sentence]):
-            if (word in fixed or word.split("_")[0] in stated) \
-                    and word not in self.name_types and word not in self._command_typed:
-                self.name_types[word] = "NONE"
-                self.command_derived.append(f"{word}: a word of the commands, not a name"
-                                            if word in fixed else
-                                            f"{word}: a word that states a fact, not a name")
+        """``command_facts``, while the model writes the domain: the commands' own words
+        typed NONE (:meth:`pddlkit.formalizers.helps.command_facts.CommandFacts.untype`)."""
+        commands = self._strategy("command_facts")
+        if commands is not None and self.fixed_domain is None:
+            commands.untype(self, signatures)
 
     def _state_words(self) -> set[str]:
         """``predicate_slots``: the words by which a sentence states a fact of an aspect the
@@ -437,30 +322,6 @@ class Writing:
             return set()
         aspects = set(self.predicate_aspects.values())
         return {w for aspect, words in STATED_BY.items() if aspect in aspects for w in words}
-
-    def _close_listed_types(self, kinds: set) -> None:
-        """``command_facts``, while the model writes the domain, where the environment lists
-        every command it would take now (``Context.commands_complete``): a type the commands
-        fill is closed from the step its first command is listed, as a refusal closes it
-        otherwise (:meth:`_close_type`): a fact or a type label may give it only the names
-        the commands gave it, and a name the model gave it before is typed again. Why:
-        measured with Qwen2.5-Coder 1.5B learning the household's domain (dev seeds 0-1 at
-        4f43d75), the banner's and the intro's words were typed as receptacles ("-= Welcome to
-        TextWorld, ALFRED! =-" gave ``alfred``; also ``middle``, ``room``), became goals, and
-        "go to alfred" was refused 5 times; the game's "go to {r}" commands named every
-        receptacle from the first step. Only while the model writes the domain (the rows over
-        a frozen domain, and their records, are unchanged)."""
-        for kind in sorted(kinds - self._closed_types):
-            self._closed_types.add(kind)
-            named = sorted(n for n, k in self._command_typed.items() if k == kind)
-            self.command_derived.append(f"{kind}: only {', '.join(named)} (the game lists "
-                                        "every command it would take)")
-            wrong = [n for n, k in self.name_types.items()
-                     if k == kind and self._command_typed.get(n) != kind]
-            for n in wrong:
-                self.name_types.pop(n, None)
-                self.command_derived.append(f"{n}: not a {kind}; asked again")
-            self._reread = self._reread or bool(wrong)
 
     def _untyped_words(self) -> list[str]:
         """The sentence's words no earlier part has typed (see :meth:`_typed_names`)."""
@@ -561,30 +422,3 @@ class Writing:
         else:
             self.goal = kept
 
-
-def _command_types(read: list, types: set) -> tuple[set, dict]:
-    """(names two commands type differently, as in "take drawer 1 from drawer 1"; each other
-    name's type from the commands, where it is a domain type)."""
-    told: dict[str, set[str]] = {}
-    for action, binding in read:
-        for p in action.parameters:
-            value = binding.get(p.name.lower())
-            if value:
-                told.setdefault(value, set()).add(
-                    p.types[0].lower() if len(p.types) == 1 else "")
-    clash = {n for n, ts in told.items() if len(ts) > 1}
-    return clash, {n: next(iter(ts)) for n, ts in told.items()
-                   if n not in clash and next(iter(ts)) in types}
-
-
-def _is_subtype(name_type: str, wanted: str, parents: dict) -> bool:
-    """``name_type`` is ``wanted`` or below it in the domain's type tree."""
-    seen, todo = set(), [name_type]
-    while todo:
-        t = todo.pop()
-        if t == wanted or wanted == "object":
-            return True
-        if t not in seen:
-            seen.add(t)
-            todo.extend(parents.get(t, ()))
-    return False
