@@ -62,10 +62,10 @@ HELPS: tuple[Help, ...] = (
                     "action, new facts, the goal); code assembles the files and aims each "
                     "revision at one part", needs_llm=True, events=("parts",)),
     Help("repair", "fix trivial PDDL slips in code before spending an LLM call",
-         events=("repair",), hooks=_pass("passes:RepairPass")),
+         events=("repair",), hooks=_pass("helps.repair:RepairPass")),
     Help("declare_objects", "declare in code the objects a problem file uses without "
                             "declaring them, typed by the predicates",
-         events=("objects-declared",), hooks=_pass("passes:DeclarePass")),
+         events=("objects-declared",), hooks=_pass("helps.declare_objects:DeclarePass")),
     Help("fresh_answers", "never plan files identical to ones already refused; ask for new "
                           "ones, saying why, without spending a solver retry (5 a step; a "
                           "6th ends the episode)", events=("repeated-answer",)),

@@ -11,8 +11,9 @@ counted in its :class:`~.loop.Metrics` counter and written as its record event
 its table line; a pass whose ``counter`` is None is counted by its event alone (the row's
 ``helps_acted`` column reads the record).
 
-The passes today: ``repair`` (trivial slips, :mod:`.repair`), ``declare_objects``
-(objects a problem uses without declaring them, :mod:`.objects`), ``fact_memory`` (facts
+The passes today: ``repair`` (trivial slips, ``formalizers/helps/repair.py`` over
+:mod:`.repair`), ``declare_objects`` (objects a problem uses without declaring them,
+``formalizers/helps/declare_objects.py`` over :mod:`.objects`), ``fact_memory`` (facts
 confirmed earlier put back, :class:`.fact_memory.FactMemory`, which also learns from each
 plan that ran) and ``refuted_facts`` (facts the world refuted kept out,
 :class:`.refuted.RefutedFacts`, which learns from each failed command).
@@ -36,30 +37,6 @@ class FilesPass(Protocol):
 
     def apply(self, files: Files, context: Context) -> tuple[Files, list[str]]:
         ...
-
-
-class RepairPass:
-    """``repair``: trivial PDDL slips fixed in code (:func:`.repair.repair`)."""
-
-    counter, event, key = "repairs", "repair", "fixes"
-
-    def apply(self, files: Files, context: Context) -> tuple[Files, list[str]]:
-        from .repair import repair
-
-        repaired = repair(files)
-        return repaired.files, repaired.fixes
-
-
-class DeclarePass:
-    """``declare_objects``: the objects a problem uses without declaring them, declared and
-    typed by the predicates (:func:`.objects.declare_objects`)."""
-
-    counter, event, key = "objects_declared", "objects-declared", "fixes"
-
-    def apply(self, files: Files, context: Context) -> tuple[Files, list[str]]:
-        from .objects import declare_objects
-
-        return declare_objects(files)
 
 
 def passes_for(names: Collection[str]) -> list[Any]:

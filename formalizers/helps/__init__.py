@@ -13,6 +13,9 @@ Slots:
 * ``sentence_facts(formalizer, known) -> known``: while the model reads one sentence, the
   known facts (PDDL text) whose names it is offered besides the sentence's own.
 
+* ``files_pass``: a class, one object an episode, whose ``apply(files, context)`` edits each
+  answer's files before they are planned (``repair``, ``declare_objects``; the loop runs it:
+  :mod:`pddlkit.formalizers.passes`).
 * ``strategy``: a class, one object an episode, for a help that keeps state of its own
   and acts at more than one point (``ask_missing``: what it asked, after a why-no-plan and
   before a goal; ``here_facts``: which arguments are where the agent is, for the grammar and
