@@ -1,5 +1,5 @@
-"""Helps of the modular formalizer that are one piece of code in one of its slots, a file
-each (issue 74). A help's line in :data:`pddlkit.formalizers.help_table.HELPS` names its
+"""PDDLego+'s helps that are one piece of code in one of the loop's or the modular
+formalizer's slots, a file each (issue 74). A help's line in :data:`pddlkit.formalizers.help_table.HELPS` names its
 hook (``hooks=(("goal_policy", "pddlkit.formalizers.helps.novel_goals:offer"),)``); the
 formalizer runs the hooks of the helps that are on, in the table's order, and counts a help
 as having acted when its hook changed what it was given.
@@ -12,14 +12,13 @@ Slots:
   returns the list to offer (a subset, or the same atoms reordered).
 * ``sentence_facts(formalizer, known) -> known``: while the model reads one sentence, the
   known facts (PDDL text) whose names it is offered besides the sentence's own.
-
 * ``files_pass``: a class, one object an episode, whose ``apply(files, context)`` edits each
   answer's files before they are planned (``repair``, ``declare_objects``; the loop runs it:
   :mod:`pddlkit.formalizers.passes`).
 * ``strategy``: a class, one object an episode, for a help that keeps state of its own
   and acts at more than one point (``ask_missing``: what it asked, after a why-no-plan and
   before a goal; ``here_facts``: which arguments are where the agent is, for the grammar and
-  the reading). The formalizer reaches it through ``ModularFormalizer._strategy(name)``
+  the reading; ``typed_objects``, ``world_literals``, ``command_facts``). The formalizer reaches it through ``ModularFormalizer._strategy(name)``
   while the help's switch is on, at the points its file documents.
 
 Adding such a help is this file and one table line; its flag, its place in
