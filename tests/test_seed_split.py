@@ -87,7 +87,7 @@ def _named_seeds(text: str) -> set[int]:
 def _pddlego_files() -> list[Path]:
     """PDDLego+'s helps (the formalizers' modules), the benchmark, and every test that runs
     PDDLego+ or imports its modules."""
-    files = sorted((REPO / "formalizers").glob("*.py")) + [REPO / "benchmarks" /
+    files = sorted((REPO / "formalizers").rglob("*.py")) + [REPO / "benchmarks" /
                                                           "small_model.py"]
     for test in sorted((REPO / "tests").glob("test_*.py")):
         if test.name == Path(__file__).name:
@@ -102,8 +102,11 @@ def test_no_help_or_test_of_pddlego_names_a_test_seed():
     reported = set()
     for env_id, options, count in REPORTED:
         reported.update(seed_split.test_seeds(env_id, options, count))
+    files = _pddlego_files()
+    # the modular formalizer's modules and the helps' own files are read too
+    assert {"modular", "helps"} <= {p.parent.name for p in files}
     named = {}
-    for path in _pddlego_files():
+    for path in files:
         for seed in _named_seeds(path.read_text()) & reported:
             named.setdefault(str(path.relative_to(REPO)), set()).add(seed)
     assert not named, f"test seeds named where helps are built or tested: {named}"
