@@ -180,7 +180,7 @@ class SchemaEvidence:
         evidence (:attr:`dropped`): their facts before came from the schema this refutes,
         and a right schema would be refuted by them (measured in the same episode: "close
         door to unknown front", refused, made every close-door rewrite fail the check)."""
-        from .modular.parts import _head   # here: the modular package imports this module
+        from .modular.parts import _head, atom_of   # here: modular imports this module
 
         self.dropped = []
         if self._first_of_plan is None:
@@ -193,7 +193,7 @@ class SchemaEvidence:
             return None
         places = {arg for step in self.transitions
                   for f in (*step.before, *(step.observed or ())) if _head(f) in stated
-                  for arg in f.strip("() ").split()[1:]}
+                  for arg in atom_of(f).args}
         kinds = {t.objects.get(name) for name in places}
         places |= {arg for arg in t.action.strip("() ").split()[1:]
                    if t.objects.get(arg) in kinds}     # its own places, not its direction

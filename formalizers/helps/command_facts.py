@@ -24,7 +24,7 @@ refuses a name at a type the commands fill, whether the type was wrong
 from __future__ import annotations
 
 from pddlkit.formalizers.modular.parts import (MAX_NAME, _bind_command, _conjuncts, _head,
-                                               _reserved, _words, observed_names,
+                                               _reserved, atom_of, observed_names,
                                                template_words)
 
 
@@ -129,20 +129,20 @@ class CommandFacts:
         wrong = {f for f in formalizer.base + formalizer.chunk if f not in vouched and any(
             a in command_types and k is not None
             and not _is_subtype(command_types[a], k, parents)
-            for a, k in zip(_words(f)[1:], kinds.get(_head(f), [])))}
+            for a, k in zip(atom_of(f).args, kinds.get(_head(f), [])))}
         single = formalizer._single_valued()
         exclusive = formalizer._exclusive()
         for fact in derived:
-            words = _words(fact)
+            atom = atom_of(fact)
             for f in formalizer.base + formalizer.chunk:
                 if f in vouched:
                     continue
-                other = _words(f)
-                if words[0] in single and other[0] == words[0] and (
-                        len(words) < 3 or other[1:2] == words[1:2]):
+                other = atom_of(f)
+                if atom.predicate in single and other.predicate == atom.predicate and (
+                        len(atom.args) < 2 or other.args[:1] == atom.args[:1]):
                     wrong.add(f)
-                elif other[0] in exclusive.get(words[0], ()) and (
-                        len(words) == 1 or len(other) == 1 or other[1] == words[1]):
+                elif other.predicate in exclusive.get(atom.predicate, ()) and (
+                        not atom.args or not other.args or other.args[0] == atom.args[0]):
                     wrong.add(f)
         return wrong
 

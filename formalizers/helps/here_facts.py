@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from pddlkit.formalizers.modular.parts import _conjuncts, _head, _words
+from pddlkit.formalizers.modular.parts import _conjuncts, _head, atom_of
 
 
 class HereFacts:
@@ -104,7 +104,7 @@ class HereFacts:
         rest = [a for k, a in enumerate(args) if k not in (i, j)]
         there = None
         for known in formalizer._facts():
-            words = _words(known)[1:]
+            words = atom_of(known).args
             p = _head(known)
             if (here_slots.get(p), there_slots.get(p)) == (i, j) \
                     and len(words) == len(args) and words[i] == here and words[j] != here \

@@ -5,7 +5,9 @@ facts over places the sentence does not name (CoinCollector, dev seeds)."""
 
 from __future__ import annotations
 
+from pddlkit.formalizers.modular.parts import atom_of
+
 
 def facts(formalizer, known: list[str]) -> list[str]:
     single = formalizer._single_valued()
-    return [f for f in known if f.strip("()").split()[0] in single]
+    return [f for f in known if atom_of(f).predicate in single]

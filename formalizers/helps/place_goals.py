@@ -26,7 +26,7 @@ predicate, the list is left as it was.
 
 from __future__ import annotations
 
-from ..modular.parts import _kind_word, _words
+from ..modular.parts import _head, _kind_word, _words, atom_of
 from ..modular.predicates import PREDICATE_SLOTS, _argument_types
 from .task_focus import task_things
 
@@ -41,7 +41,7 @@ def offer(formalizer, reached: list) -> list:
     place_kinds = place_types(formalizer, player)
     if any(names_task_thing(formalizer, atom, place_kinds) for _old, _cost, atom in reached):
         return reached
-    places = [r for r in reached if _words(r[2])[0] in player]
+    places = [r for r in reached if _head(r[2]) in player]
     here, elsewhere = openings(formalizer, player)
     offered = here + places + elsewhere
     return offered or reached
@@ -64,7 +64,7 @@ def names_task_thing(formalizer, atom: str, places: set) -> bool:
         return False
     return any(_kind_word(name) in formalizer._task_words
                and formalizer.name_types.get(name) not in places
-               for name in _words(atom)[1:])
+               for name in atom_of(atom).args)
 
 
 def openings(formalizer, player: set) -> tuple[list, list]:
@@ -80,11 +80,11 @@ def openings(formalizer, player: set) -> tuple[list, list]:
     if not deleted:
         return [], []
     facts = formalizer._facts()
-    at = {w for f in facts for w in _words(f)[1:2] if _words(f)[0] in player}
+    at = {w for f in facts for w in atom_of(f).args[:1] if _head(f) in player}
     here, elsewhere = [], []
     for fact in facts:
-        words = _words(fact)
-        if len(words) == 2 and words[0] in deleted:
+        atom = atom_of(fact)
+        if len(atom.args) == 1 and atom.predicate in deleted:
             goal = (False, 1, f"(not {fact})")
-            (here if words[1] in at else elsewhere).append(goal)
+            (here if atom.args[0] in at else elsewhere).append(goal)
     return here, elsewhere

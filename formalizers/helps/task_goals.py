@@ -4,7 +4,7 @@ often far down a list of nearer, irrelevant atoms."""
 
 from __future__ import annotations
 
-from ..modular.parts import _kind_word, _words
+from ..modular.parts import _kind_word, atom_of
 
 
 def offer(formalizer, reached: list) -> list:
@@ -12,4 +12,4 @@ def offer(formalizer, reached: list) -> list:
     if not words:
         return reached
     return sorted(reached, key=lambda r: -sum(_kind_word(a) in words
-                                              for a in _words(r[2])[1:]))
+                                              for a in atom_of(r[2]).args))

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from typing import Optional
 
-from .parts import _head, _slot, _words
+from pddlkit.pddl.model import Atom
+
+from .parts import _head, _slot, atom_of, fact_text
 
 
 class Facts:
@@ -65,18 +67,19 @@ class Facts:
         corridor to the placeholder, and the first sentence's ``(at corridor)`` renamed the
         placeholder to ``corridor``: the door became a loop again."""
         for fact in new:
-            words = fact.strip("()").split()
-            if len(words) != 2 or words[0] not in single:
+            atom = atom_of(fact)
+            if len(atom.args) != 1 or atom.predicate not in single:
                 continue
             for old in self.base:
-                o = old.strip("()").split()
-                if len(o) == 2 and o[0] == words[0] and o[1] != words[1] \
-                        and o[1].startswith("unknown_"):
-                    rename = {o[1]: words[1]}
+                o = atom_of(old)
+                if len(o.args) == 1 and o.predicate == atom.predicate \
+                        and o.args[0] != atom.args[0] and o.args[0].startswith("unknown_"):
+                    rename = {o.args[0]: atom.args[0]}
 
                     def renamed(fact: str) -> str:
-                        return "(" + " ".join(rename.get(w, w)
-                                              for w in fact.strip("()").split()) + ")"
+                        a = atom_of(fact)
+                        return fact_text(Atom(a.predicate, tuple(rename.get(w, w)
+                                                                 for w in a.args)))
                     self.base = [renamed(b) for b in self.base]
                     # what was true of the placeholder was true of the place
                     self.ever = {renamed(e) for e in self.ever}
@@ -86,8 +89,8 @@ class Facts:
         """Where the agent is, by the known and new facts (a single-valued fact of one
         argument); None when they do not say, or say two places."""
         single = self._single_valued()
-        places = {_words(f)[1] for f in self._facts()
-                  if _head(f) in single and len(_words(f)) == 2}
+        places = {atom_of(f).args[0] for f in self._facts()
+                  if _head(f) in single and len(atom_of(f).args) == 1}
         return next(iter(places)) if len(places) == 1 else None
 
     def _pins(self) -> Optional[dict[str, dict[int, str]]]:

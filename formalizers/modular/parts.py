@@ -7,8 +7,11 @@ from __future__ import annotations
 import re
 import string
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Optional
+
+from pddlkit.pddl.model import Atom
 
 from ..answer import AnswerError, closing_bracket
 from ..base import Context
@@ -148,17 +151,35 @@ def _words(fact: str) -> list[str]:
     return fact.replace("(", " ").replace(")", " ").split()
 
 
+@lru_cache(maxsize=1 << 16)
+def atom_of(fact: str) -> Atom:
+    """A fact as the formalizer keeps it, ``(at kitchen)``, read as pddlkit's
+    :class:`~pddlkit.pddl.model.Atom` (``at``; ``("kitchen",)``): the one place a fact is
+    taken apart (issue 74: facts were split by hand in a dozen places). The facts are kept as
+    their text because that is what they are compared by across the episode (the loop's fact
+    memory, the refuted facts, the schema check's states, the records) and what the prompts
+    and the files show; a text with no predicate reads as ``Atom("")``."""
+    words = _words(fact)
+    return Atom(words[0], tuple(words[1:])) if words else Atom("")
+
+
+def fact_text(atom: Atom) -> str:
+    """An atom as the formalizer keeps a fact: ``(at kitchen)``."""
+    return "(" + " ".join([atom.predicate, *atom.args]) + ")"
+
+
 def _slot(fact: str) -> tuple:
     """What a single-valued fact holds one value of: its predicate, with its first argument
     when it has two or more (``(at kitchen)`` -> at; ``(inreceptacle x_1 desk_1)`` ->
     inreceptacle, x_1)."""
-    words = _words(fact)
-    return tuple(words[:2]) if len(words) > 2 else tuple(words[:1])
+    atom = atom_of(fact)
+    return (atom.predicate, atom.args[0]) if len(atom.args) > 1 else \
+        (atom.predicate,) if atom.predicate else ()
 
 
 def _head(fact: str) -> str:
     """A fact's predicate ("" for a fact with none)."""
-    return (_words(fact) or [""])[0]
+    return atom_of(fact).predicate
 
 
 def _templates(folder: Optional[str]) -> dict[str, string.Template]:

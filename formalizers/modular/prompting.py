@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ..base import SIMULATION_ERROR, SOLVER_ERROR, Context
-from .parts import MISSING_FACTS, _head, _types, observed_names
+from .parts import MISSING_FACTS, _head, _types, atom_of, observed_names
 from .schema_slots import (SCHEMA_SLOTS_FORM, form_lines, ruled_out, slot_predicates,
                            slots_of_body)
 
@@ -238,10 +238,10 @@ class Prompting:
     def _type_of(fact: str, kinds: dict, typed: dict) -> str:
         """Record the types ``fact`` gives its names; why not, when one already has another
         type (a name used at two types is refused, not guessed)."""
-        words = fact.strip("()").split()
-        types = kinds.get(words[0], [])
+        atom = atom_of(fact)
+        types = kinds.get(atom.predicate, [])
         mine: dict = {}
-        for arg, kind in zip(words[1:], types):
+        for arg, kind in zip(atom.args, types):
             if kind is None:
                 continue
             before = typed.get(arg) or mine.get(arg)
@@ -260,13 +260,13 @@ class Prompting:
         if self._sentence:   # one sentence: its names, and the names already in facts
             facts = self._facts()   # the chunk's too, of one slot the later
             facts = self._slot("sentence_facts", facts)   # local_facts: where the agent is
-            known = [a for f in facts for a in f.strip("()").split()[1:]]
+            known = [a for f in facts for a in atom_of(f).args]
             return list(dict.fromkeys(known + observed_names([self._sentence], unknown=True)))
         task = context.memory.task.strip()
         texts = [o.replace(task, " ") if task else o for _, o in context.memory.history]
         texts += [a for a, _ in context.memory.history]
         texts += [str(c) for c in context.valid_actions]
-        known = [a for f in self._facts() for a in f.strip("()").split()[1:]]
+        known = [a for f in self._facts() for a in atom_of(f).args]
         return list(dict.fromkeys(known + observed_names(texts, unknown=True)))
 
     def _slot_schema(self, params) -> tuple[list, dict]:

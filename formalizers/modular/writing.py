@@ -14,7 +14,7 @@ from typing import Optional
 from ..base import Context
 from ..llm_formalizer import RETRY_TEMPERATURE
 from .parts import (PART_TOKENS, SLOT_LABEL_TOKENS, PartCall, PartUnwritable, REDRAWS, _head,
-                    _norm, observed_names)
+                    _norm, atom_of, observed_names)
 from .schema_slots import BASE_TOKENS, LINE_TOKENS
 
 
@@ -295,7 +295,7 @@ class Writing:
         read = [f for f in self.chunk if _head(f) in player]
         known = [f for f in self.base if _head(f) in player]
         places = {arg for f in (*known, *self.ever) if _head(f) in player
-                  for arg in f.strip("() ").split()[1:]}
+                  for arg in atom_of(f).args}
         if not read or not known or any(states_place(t, places) for t in texts):
             return
         self.chunk = [f for f in self.chunk if _head(f) not in player]
