@@ -19,12 +19,12 @@ name, and left out of the preset's ``helps`` column with a stand-in. The ``noisy
 from __future__ import annotations
 
 import textwrap
-from dataclasses import asdict, dataclass, make_dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Optional
 
 from pddlkit.agents import AgentError, AgentSpec, option
-from pddlkit.agents.helps import (acted, acted_column, check_requirements, option_fields,
+from pddlkit.agents.helps import (acted, acted_column, check_requirements, options_with_helps,
                                   preset, preset_help, split_by_offers)
 from pddlkit.agents.standins import knows
 from pddlkit.flags import non_negative_float, positive_float
@@ -92,12 +92,10 @@ class _LoopOptions:
 
 #: ``pddlkit run pddlego``'s options: the loop's, then one switch per help of
 #: :data:`.help_table.HELPS`, then ``small_model``, the preset that turns them on together
-PDDLegoOptions = make_dataclass(
-    "PDDLegoOptions",
-    option_fields(HELPS) + [("small_model", bool, option(False, preset_help(
-        HELPS, "the helps for small models at once (--modular only with an LLM)")))],
-    bases=(_LoopOptions,))
-PDDLegoOptions.__module__ = __name__
+PDDLegoOptions = options_with_helps(
+    "PDDLegoOptions", _LoopOptions, HELPS, __name__,
+    extra=[("small_model", bool, option(False, preset_help(
+        HELPS, "the helps for small models at once (--modular only with an LLM)")))])
 
 
 @dataclass

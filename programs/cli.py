@@ -29,12 +29,12 @@ for bad input or an error that stopped the run.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, make_dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
 from pddlkit.agents import AgentError, AgentSpec, option
-from pddlkit.agents.helps import Help, helps_column, helps_on, helps_summary, option_fields
+from pddlkit.agents.helps import Help, helps_column, helps_on, helps_summary, options_with_helps
 from pddlkit.agents.standins import knows
 
 from .runner import TASK_IDS
@@ -84,8 +84,7 @@ IPP_HELPS: tuple[Help, ...] = (
                      "the paper's loop)"),
 )
 #: ``pddlkit run ipp``'s options: the paper's loop's, then one per help of :data:`IPP_HELPS`
-IPPOptions = make_dataclass("IPPOptions", option_fields(IPP_HELPS), bases=(_LoopOptions,))
-IPPOptions.__module__ = __name__
+IPPOptions = options_with_helps("IPPOptions", _LoopOptions, IPP_HELPS, __name__)
 
 
 def stand_in(llm: Optional[str]) -> Optional[str]:

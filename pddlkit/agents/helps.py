@@ -92,6 +92,19 @@ def option_fields(helps: Sequence[Help]) -> list[tuple[str, type, Any]]:
             else (h.name, bool, option(False, h.help)) for h in helps]
 
 
+def options_with_helps(name: str, base: type, helps: Sequence[Help], module: str,
+                       extra: Sequence[tuple[str, type, Any]] = ()) -> type:
+    """An agent's options dataclass: ``base``'s fields (the paper's loop), then one per help
+    of ``helps`` (:func:`option_fields`), then ``extra``; named ``name`` in ``module``, where
+    the caller binds it to that name (so it pickles: bench cells carry options to worker
+    processes)."""
+    from dataclasses import make_dataclass
+
+    made = make_dataclass(name, option_fields(helps) + list(extra), bases=(base,))
+    made.__module__ = module
+    return made
+
+
 def helps_on(helps: Sequence[Help], options: Any) -> list[str]:
     """The helps ``options`` turns on, as rows name them, in the table's order."""
     return [h.named(getattr(options, h.name)) for h in helps if getattr(options, h.name, False)]

@@ -19,11 +19,11 @@ on SC2 and the household (worlds with a model of their own) and is refused elsew
 
 from __future__ import annotations
 
-from dataclasses import dataclass, make_dataclass
+from dataclasses import dataclass
 from typing import Optional
 
 from pddlkit.agents import AgentError, AgentSpec, option
-from pddlkit.agents.helps import Help, helps_column, helps_on, helps_summary, option_fields
+from pddlkit.agents.helps import Help, helps_column, helps_on, helps_summary, options_with_helps
 from pddlkit.agents.standins import knows
 from pddlkit.flags import non_negative_float, positive_float, probability
 from pddlkit.llm.usage import Usage
@@ -88,9 +88,7 @@ COPIC_HELPS: tuple[Help, ...] = (
 )
 #: ``pddlkit run copic``'s options: the paper's loop's, then one per help of
 #: :data:`COPIC_HELPS`
-CopicOptions = make_dataclass("CopicOptions", option_fields(COPIC_HELPS),
-                              bases=(_LoopOptions,))
-CopicOptions.__module__ = __name__
+CopicOptions = options_with_helps("CopicOptions", _LoopOptions, COPIC_HELPS, __name__)
 
 
 def stand_in(llm: Optional[str]) -> Optional[str]:

@@ -19,11 +19,11 @@ re-plans, failures and explanations are columns.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, make_dataclass
+from dataclasses import dataclass
 from typing import Optional
 
 from pddlkit.agents import AgentError, AgentSpec, option
-from pddlkit.agents.helps import Help, helps_column, helps_on, helps_summary, option_fields
+from pddlkit.agents.helps import Help, helps_column, helps_on, helps_summary, options_with_helps
 from pddlkit.agents.standins import knows
 
 from .standin import STAND_INS
@@ -73,8 +73,7 @@ DEPS_HELPS: tuple[Help, ...] = (
                         "over the world's items), where the LLM's server takes grammars"),
 )
 #: ``pddlkit run deps``'s options: the paper's loop's, then one per help of :data:`DEPS_HELPS`
-DepsOptions = make_dataclass("DepsOptions", option_fields(DEPS_HELPS), bases=(_LoopOptions,))
-DepsOptions.__module__ = __name__
+DepsOptions = options_with_helps("DepsOptions", _LoopOptions, DEPS_HELPS, __name__)
 
 
 def stand_in(llm: Optional[str]) -> Optional[str]:

@@ -17,11 +17,11 @@ planner (``opponent = "plap:<entry>"``, or ``match = "red:plap:standin"``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, make_dataclass
+from dataclasses import dataclass
 from typing import Optional
 
 from pddlkit.agents import AgentError, AgentSpec, option
-from pddlkit.agents.helps import Help, helps_column, helps_on, helps_summary, option_fields
+from pddlkit.agents.helps import Help, helps_column, helps_on, helps_summary, options_with_helps
 from pddlkit.llm.grammar import describe_modes
 
 from .entries import STAND_INS, make_planner, stand_in
@@ -63,8 +63,7 @@ PLAP_HELPS: tuple[Help, ...] = (
 )
 #: ``pddlkit run plap``'s options: the game's and the planner's, then one per help of
 #: :data:`PLAP_HELPS`
-PlapOptions = make_dataclass("PlapOptions", option_fields(PLAP_HELPS), bases=(_GameOptions,))
-PlapOptions.__module__ = __name__
+PlapOptions = options_with_helps("PlapOptions", _GameOptions, PLAP_HELPS, __name__)
 
 
 def _setting(o: "PlapOptions", env_options: dict) -> dict:
