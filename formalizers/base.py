@@ -119,19 +119,32 @@ class ReportsWork(Protocol):
 class PlaysAGivenDomain(Protocol):
     """A formalizer that can play on a domain it is given (``--domain``, ``--reuse-domain``,
     ``formalize_and_plan(domain=...)``): it writes the problem side against
-    ``fixed_domain``; ``problem_only`` asks the model for the problem file alone."""
+    ``fixed_domain``."""
 
     fixed_domain: Optional[str]
+
+
+@runtime_checkable
+class AsksForTheProblemAlone(Protocol):
+    """A formalizer that, on a given domain, can ask the model for the problem file alone
+    (``problem_only``)."""
+
     problem_only: bool
 
 
 @runtime_checkable
-class FitsItsPrompt(Protocol):
-    """A formalizer that cuts its prompt to the model's context: the history entries the last
-    prompt left out, and the cuts of the previous files or error it needed (the loop records
-    both, ``history-trimmed`` and ``files-cut``)."""
+class TrimsItsHistory(Protocol):
+    """A formalizer that cuts its prompt's history to the model's context: the entries the
+    last prompt left out (the loop records them, ``history-trimmed``)."""
 
     history_left_out: int
+
+
+@runtime_checkable
+class CutsItsFiles(Protocol):
+    """A formalizer that cuts the previous files or the error in its prompt to fit the
+    model's context: the cuts the last prompt needed (the loop records them, ``files-cut``)."""
+
     files_cut: int
 
 

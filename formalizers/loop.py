@@ -48,9 +48,10 @@ from pddlkit.agents.episode import RecordFile  # JSONL: every event
 from pddlkit.llm.usage import usage_since, usage_snapshot
 from .answer import Files
 from .attempt import Attempt, answer_key, attempt, observed_text
-from .base import (INITIAL, SIMULATION_ERROR, SOLVER_ERROR, UPDATE, FitsItsPrompt,
-                   FollowsThePlan, Formalizer, InjectsMistakes, LearnsFromTransitions, Memory,
-                   PlaysAGivenDomain, ReportsWork, ledger_of)
+from .base import (INITIAL, SIMULATION_ERROR, SOLVER_ERROR, UPDATE, AsksForTheProblemAlone,
+                   CutsItsFiles, FollowsThePlan, Formalizer, InjectsMistakes,
+                   LearnsFromTransitions, Memory, PlaysAGivenDomain, ReportsWork,
+                   TrimsItsHistory, ledger_of)
 from .evidence import as_transition, believed_states
 from .prompts import prompt_context
 
@@ -196,7 +197,8 @@ def freeze_domain(formalizer, domain: str, problem_only: bool) -> None:
     answer's facts are over its predicates), and ``problem_only`` with it."""
     if isinstance(formalizer, PlaysAGivenDomain):
         formalizer.fixed_domain = domain
-        formalizer.problem_only = formalizer.problem_only or problem_only
+        if problem_only and isinstance(formalizer, AsksForTheProblemAlone):
+            formalizer.problem_only = True
 
 
 class _Abort(Exception):
@@ -329,13 +331,12 @@ class _Episode:
         """What the formalizer and code did in one pass, counted and recorded."""
         m, emit, formalizer = self.m, self.emit, self.formalizer
         _record_work(formalizer, m, emit)
-        if isinstance(formalizer, FitsItsPrompt):
+        if isinstance(formalizer, TrimsItsHistory) and formalizer.history_left_out:
             left_out = formalizer.history_left_out
-            if left_out:
-                m.history_left_out = max(m.history_left_out, left_out)
-                emit("history-trimmed", step=m.steps, left_out=left_out)
-            if formalizer.files_cut:
-                emit("files-cut", step=m.steps, cuts=formalizer.files_cut)
+            m.history_left_out = max(m.history_left_out, left_out)
+            emit("history-trimmed", step=m.steps, left_out=left_out)
+        if isinstance(formalizer, CutsItsFiles) and formalizer.files_cut:
+            emit("files-cut", step=m.steps, cuts=formalizer.files_cut)
         for done_by, changed in tried.edits:   # what code's passes did to the files
             if done_by.counter is not None:
                 setattr(m, done_by.counter, getattr(m, done_by.counter) + len(changed))

@@ -8,9 +8,10 @@ from __future__ import annotations
 import pytest
 
 from pddlkit.envs import make
-from pddlkit.formalizers.base import (AsksAnLLM, DecodesUnderGrammars, DrawsAtRandom,
-                                      DrawsSamples, FitsItsPrompt, Formalizer, InjectsMistakes,
-                                      PlaysAGivenDomain, ledger_of)
+from pddlkit.formalizers.base import (AsksAnLLM, AsksForTheProblemAlone, CutsItsFiles,
+                                      DecodesUnderGrammars, DrawsAtRandom, DrawsSamples,
+                                      Formalizer, InjectsMistakes, PlaysAGivenDomain,
+                                      TrimsItsHistory, ledger_of)
 from pddlkit.formalizers.loop import run_episode
 from pddlkit.llm.scripted import ScriptedLLM
 from pddlkit.llm.usage import UsageLedger
@@ -29,14 +30,16 @@ def _made(kind: str):
     return make_formalizer("standin:pddlego", "coin-collector")
 
 
+GIVEN = {PlaysAGivenDomain, AsksForTheProblemAlone}
+FITS = {TrimsItsHistory, CutsItsFiles}
 HAS = {
-    "llm": {PlaysAGivenDomain, FitsItsPrompt, AsksAnLLM, DecodesUnderGrammars, DrawsSamples},
-    "modular": {PlaysAGivenDomain, FitsItsPrompt, AsksAnLLM, DecodesUnderGrammars},
+    "llm": GIVEN | FITS | {AsksAnLLM, DecodesUnderGrammars, DrawsSamples},
+    "modular": GIVEN | FITS | {AsksAnLLM, DecodesUnderGrammars},
     "noisy": {DrawsAtRandom, InjectsMistakes},
     "observation": set(),
 }
-PARTS = (PlaysAGivenDomain, FitsItsPrompt, AsksAnLLM, DecodesUnderGrammars, DrawsSamples,
-         DrawsAtRandom, InjectsMistakes)
+PARTS = (PlaysAGivenDomain, AsksForTheProblemAlone, TrimsItsHistory, CutsItsFiles, AsksAnLLM,
+         DecodesUnderGrammars, DrawsSamples, DrawsAtRandom, InjectsMistakes)
 
 
 @pytest.mark.parametrize("kind", sorted(HAS))
@@ -78,3 +81,8 @@ def test_a_callers_formalizer_that_plays_a_given_domain_is_given_it():
     assert own.domains_seen and set(own.domains_seen) == {domain}
     assert own.problem_only is True
     assert result.won
+    del own.problem_only   # one with the domain's attribute alone is given it too
+    own.domains_seen = []
+    assert isinstance(own, PlaysAGivenDomain) and not isinstance(own, AsksForTheProblemAlone)
+    assert run_episode(make("coin-collector", rooms=3), own, seed=0, domain=domain).won
+    assert set(own.domains_seen) == {domain} and not hasattr(own, "problem_only")

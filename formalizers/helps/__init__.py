@@ -1,8 +1,7 @@
 """PDDLego+'s helps that are one piece of code in one of the loop's or the modular
-formalizer's slots, a file each (issue 74). A help's line in :data:`pddlkit.formalizers.help_table.HELPS` names its
-hook (``hooks=(("goal_policy", "pddlkit.formalizers.helps.novel_goals:offer"),)``); the
-formalizer runs the hooks of the helps that are on, in the table's order, and counts a help
-as having acted when its hook changed what it was given.
+formalizer's slots, a file each (issue 74). A help's line in
+:data:`pddlkit.formalizers.help_table.HELPS` names its hook
+(``hooks=(("goal_policy", "pddlkit.formalizers.helps.novel_goals:offer"),)``).
 
 Slots:
 
@@ -18,9 +17,14 @@ Slots:
 * ``strategy``: a class, one object an episode, for a help that keeps state of its own
   and acts at more than one point (``ask_missing``: what it asked, after a why-no-plan and
   before a goal; ``here_facts``: which arguments are where the agent is, for the grammar and
-  the reading; ``typed_objects``, ``world_literals``, ``command_facts``). The formalizer reaches it through ``ModularFormalizer._strategy(name)``
-  while the help's switch is on, at the points its file documents.
+  the reading; ``typed_objects``, ``world_literals``, ``command_facts``). The formalizer
+  reaches it through ``ModularFormalizer._strategy(name)`` while the help's switch is on, at
+  the points its file documents.
 
-Adding such a help is this file and one table line; its flag, its place in
+A goal policy, a sentence-facts filter and a files pass are run by the formalizer or the
+loop for every help that is on, in the table's order (a slot help counts as having acted when
+its hook changed what it was given; a pass by its record event): adding one is its file and
+its table line. A strategy is called where the formalizer asks it (its file says where), so a
+new one also needs that call in the formalizer. Either way its flag, its place in
 ``--small-model``, its requirement checks and its row's helps column come from the line.
 """

@@ -1,6 +1,7 @@
-"""What the world said was wrong, made into facts and questions: a refused command's literal
-and what it implies, a type the world closed, a predicate to ask for because the planner
-needs it (``world_literals``; ``ask_missing`` is :mod:`pddlkit.formalizers.helps.ask_missing`).
+"""What the world said was wrong, made into the parts to ask again: the corrections a failed
+step's precondition allows (the ``correction`` part), the aspect a refusal states; the helps
+that correct in code are their own files (``world_literals``, ``command_facts``,
+``ask_missing`` in :mod:`pddlkit.formalizers.helps`), reached from here.
 
 A part of :class:`~.formalizer.ModularFormalizer` (issue 74: the 2,102-line module split by job).
 """

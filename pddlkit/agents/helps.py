@@ -44,8 +44,8 @@ class Help:
     reads: Optional[str] = None     # the environment's offer it acts on (``failures``)
     preset: bool = True             # in the front end's preset (``--small-model``)
     events: tuple[str, ...] = ()    # record events that mean it changed something
-    #: the slots of the front end it fills: (slot, "module:function"), the function loaded
-    #: when the slot runs with the help on (the modular formalizer's ``goal_policy``)
+    #: the slots of the front end it fills: (slot, "module:name"), the function (a goal
+    #: policy) or class (a files pass, a strategy) loaded when the slot runs with the help on
     hooks: tuple[tuple[str, str], ...] = ()
     #: a help that takes a count (IPP's ``--probe N``: instances tried first) is an int
     #: option, off at 0, named with its count in rows (``probe-2``); the others are switches
@@ -115,10 +115,10 @@ def helps_column(used: Sequence[str]) -> str:
     return "+".join(used) or "none"
 
 
-def helps_summary(used: Sequence[str]) -> str:
+def helps_summary(used: Sequence[str], paper: str = "the paper's loop") -> str:
     """The helps as a row's summary says them: ``; helps: probe-2, mend``, or that none
-    was on (the paper's loop)."""
-    return f"; helps: {', '.join(used)}" if used else "; helps: none (the paper's loop)"
+    was on (``paper``: what the agent then runs, the paper's loop or planner)."""
+    return f"; helps: {', '.join(used)}" if used else f"; helps: none ({paper})"
 
 
 def preset(helps: Sequence[Help]) -> tuple[str, ...]:

@@ -155,7 +155,7 @@ def play(job):
                 summary += (f"; the skills model inserted {len(record.inserted)} lines in "
                             f"{len({c for c, _l, _w in record.inserted})} plans")
             used = helps_on(PLAP_HELPS, o)
-            summary += helps_summary(used)
+            summary += helps_summary(used, "the paper's planner")
             # issue 73: where the model that checks (drops) and completes lines came from
             source = ("reference (the skills model, domains/microrts/skills.pddl, by hand)"
                       if o.check or o.complete_plan else "none")
