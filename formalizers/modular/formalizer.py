@@ -284,9 +284,11 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
             listed.append(Transition(action, frozenset(facts), True, objects=named,
                                      where=f"step {len(context.memory.history)}: '{command}' "
                                            "listed"))
-        left_out = _left_out(context, signatures, self.bodies, objects, facts) \
-            if self.unlisted_refusals and context.commands_complete and context.valid_actions \
-            else []
+        left_out = []
+        if self.unlisted_refusals and context.commands_complete and context.valid_actions:
+            from ..helps.unlisted_refusals import unlisted
+
+            left_out = unlisted(context, signatures, self.bodies, objects, facts)
         self.evidence.list_commands(listed, left_out)
 
     def _recheck_schemas(self, context: Context, signatures: dict) -> None:
@@ -489,65 +491,6 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
         model typed that ``used`` does not name, as ``name - type``; none when off."""
         typed = self._strategy("typed_objects")
         return typed.objects(self, used, count) if typed is not None else []
-
-def _left_out(context: Context, signatures: dict, bodies, objects: dict[str, str],
-              facts) -> list:
-    """``schema_check`` where the environment's list of admissible commands is complete
-    (``Context.commands_complete``): the commands of the model's actions, over the objects
-    believed, that the list leaves out, as transitions the world would refuse (evidence that
-    a schema allowing one is too weak). Taken in turn from each action (each command's words
-    filled with the believed objects of their parameters' types; the unnamed parameters left
-    as variables), at most :data:`..schema_check.LISTED_PER_STEP`. Why: measured with
-    Qwen2.5-Coder 1.5B learning CoinCollector's domain on dev seeds 1-3 (1886144), the three
-    games' 14 commands were all explained and the domain was saved, yet its ``close-door``
-    needs no door (nothing in it says one exists) and ``open-door`` opens a door from one side
-    only: no learning game ran those commands where the world refuses them, and a planner that
-    trusts the schema then does. The list the game shows at each step already says which
-    door commands it would take; the ones it leaves out are the refusals no game had to run."""
-    from itertools import product
-
-    from pddlkit.semantics.transitions import Transition
-
-    from ..schema_check import LISTED_PER_STEP
-
-    shown = {" ".join(str(c).lower().split()) for c in context.valid_actions}
-    step = len(context.memory.history)
-    per_action: list[list] = []
-    for name in sorted(bodies):
-        if name not in signatures:
-            continue
-        params, template = signatures[name]
-        slots = re.findall(r"\{(\w+)\}", template)
-        kinds = {v.lower(): (t or "").lower() for v, t in params}
-        if not slots or any("?" + s.lower() not in kinds for s in slots):
-            continue
-        choices = [sorted(n for n, k in objects.items() if k.lower() == kinds["?" + s.lower()])
-                   for s in slots]
-        if not all(choices):
-            continue
-        found = []
-        for values in product(*choices):
-            command = template
-            for slot, value in zip(slots, values):
-                command = command.replace("{" + slot + "}", value.replace("_", " "))
-            if " ".join(command.lower().split()) in shown:
-                continue
-            binding = {"?" + s.lower(): v for s, v in zip(slots, values)}
-            action = "(" + " ".join([name] + [binding.get(v.lower(), v.lower())
-                                              for v, _t in params]) + ")"
-            found.append(Transition(action, frozenset(facts), False, objects=dict(objects),
-                                    where=f"step {step}: '{command}' not listed"))
-            if len(found) >= LISTED_PER_STEP:
-                break
-        per_action.append(found)
-    taken = []
-    while len(taken) < LISTED_PER_STEP and any(per_action):
-        for found in per_action:
-            if found and len(taken) < LISTED_PER_STEP:
-                taken.append(found.pop(0))
-    return taken
-
-
 
 def _strategy_class(name: str):
     """The class of help ``name``'s ``strategy`` hook (its file in ``formalizers/helps/``),
