@@ -51,8 +51,13 @@ class Transcript:
 
 
 def read_transcript(path: Union[str, os.PathLike]) -> Iterator[tuple[int, dict]]:
-    """(line number, record) for each call; a broken line raises ValueError naming it."""
-    with open(path, encoding="utf-8") as fh:
+    """(line number, record) for each call; a broken line raises ValueError naming it. A
+    gzipped transcript (``.gz``, as the committed records are) is read as it is."""
+    import gzip
+
+    opened = gzip.open(path, "rt", encoding="utf-8") if str(path).endswith(".gz") \
+        else open(path, encoding="utf-8")
+    with opened as fh:
         for n, line in enumerate(fh, start=1):
             if not line.strip():
                 continue
