@@ -531,6 +531,17 @@ def _signatures_of(context):
     return context.signatures.by_name()
 
 
+
+def _reading_with_here_facts(script, base: list[str], sentence: str, **helps):
+    """A modular formalizer with ``here_facts`` (and ``helps``) over CoinCollector's domain,
+    reading ``sentence`` with ``base`` known, and its here_facts strategy."""
+    formalizer = ModularFormalizer(_script(script), "coin-collector", here_facts=True,
+                                   constrained=True, **helps)
+    formalizer.fixed_domain = DOMAIN
+    formalizer.base = list(base)
+    formalizer._sentence = sentence
+    return formalizer, formalizer._strategy("here_facts")
+
 def test_here_facts_puts_where_the_agent_is_where_an_action_takes_it_from():
     """CoinCollector (Qwen, commit 030c575; 3 rooms seed 8, 5 rooms seed 3): read in the
     pantry, "To the East you see the corridor." came out as ``(connected corridor pantry
@@ -541,13 +552,10 @@ def test_here_facts_puts_where_the_agent_is_where_an_action_takes_it_from():
     from pddlkit.agents import AgentError, get_agent, run_job
     from pddlkit.formalizers.agents import SMALL_MODEL, helps
 
-    formalizer = ModularFormalizer(_script(careful), "coin-collector", here_facts=True,
-                                   local_facts=True, constrained=True)
-    formalizer.fixed_domain = DOMAIN
-    assert formalizer._strategy("here_facts").here_slots(formalizer) == {
-        "connected": 0, "has-door": 0, "door-open": 0}
-    formalizer.base = ["(at pantry)", "(connected corridor pantry west)"]
-    formalizer._sentence = "To the East you see the corridor."
+    formalizer, here = _reading_with_here_facts(
+        careful, ["(at pantry)", "(connected corridor pantry west)"],
+        "To the East you see the corridor.", local_facts=True)
+    assert here.here_slots(formalizer) == {"connected": 0, "has-door": 0, "door-open": 0}
     memory = Memory("find the coin and take it.", [("move west", "You are in the pantry. "
                                                     "To the East you see the corridor.")])
     context = Context("update", "coin-collector", memory, ["move east"], _signatures(), 4)
@@ -597,13 +605,10 @@ def test_here_facts_reads_a_place_joined_to_itself_as_leading_to_one_not_named()
     behind the door was never a goal, and the agent went back and forth between two rooms
     until the budget ran out. With ``here_facts`` such a fact leads to the place the known
     facts have that way, else to a placeholder, recorded as a rewritten line."""
-    formalizer = ModularFormalizer(_script(_looping), "coin-collector", here_facts=True,
-                                   constrained=True)
-    formalizer.fixed_domain = DOMAIN
-    assert formalizer._strategy("here_facts").there_slots(formalizer) == {
-        "connected": 1, "has-door": 1, "door-open": 1}
-    formalizer.base = ["(at corridor)", "(connected corridor kitchen north)"]
-    formalizer._sentence = "To the South you see a closed sliding door."
+    formalizer, here = _reading_with_here_facts(
+        _looping, ["(at corridor)", "(connected corridor kitchen north)"],
+        "To the South you see a closed sliding door.")
+    assert here.there_slots(formalizer) == {"connected": 1, "has-door": 1, "door-open": 1}
     memory = Memory("find the coin and take it.", [("look around", "You are in the corridor. "
                                                     + formalizer._sentence)])
     context = Context("update", "coin-collector", memory, ["move south"], _signatures(), 4)
