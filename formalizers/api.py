@@ -155,10 +155,16 @@ def _stand_in(llm: Any) -> Optional[tuple[str, Any]]:
     return parse_stand_in(llm, STAND_INS, "pddlego")
 
 
+def _is_formalizer(llm: Any) -> bool:
+    """Whether ``llm=`` is a formalizer of the caller's own (anything with ``propose``, as
+    :class:`.base.Formalizer` says; its ``name`` is optional here), used as it is."""
+    return callable(getattr(llm, "propose", None))
+
+
 def make_formalizer(llm: Any, env_id: str, **options: Any):
     """``standin:pddlego`` / ``standin:pddlego:noisy[:RATE]`` (offline), a formalizer object
     (anything with ``propose``), or an LLM (spec string or object)."""
-    if hasattr(llm, "propose"):
+    if _is_formalizer(llm):
         return llm
     stand_in = _stand_in(llm)
     if stand_in is not None and stand_in[0] == "observation":
@@ -515,7 +521,7 @@ def _copied(memory: FormalizeMemory) -> FormalizeMemory:
 
 def _writes_with_an_llm(llm: Any) -> bool:
     """Whether make_formalizer gives an LLMFormalizer for ``llm`` (what takes constrained=)."""
-    if hasattr(llm, "propose"):
+    if _is_formalizer(llm):
         return False
     return _stand_in(llm) is None
 
@@ -530,7 +536,7 @@ def _check_llm(llm: Any) -> None:
         except StandInError as exc:
             raise StandInError(f"formalize_and_plan: llm={exc}") from None
         return
-    if hasattr(llm, "propose") or callable(getattr(llm, "complete", None)):
+    if _is_formalizer(llm) or callable(getattr(llm, "complete", None)):
         return
     raise TypeError(f"formalize_and_plan: llm= must be an LLM spec string "
                     f"(\"openai:gpt-4o-mini\", \"local:qwen2.5-coder-1.5b\", \"standin:pddlego\"), an "
