@@ -24,8 +24,9 @@ from pathlib import Path
 from typing import Optional
 
 from pddlkit.agents import AgentError, AgentSpec, option
-from pddlkit.agents.helps import (acted, acted_column, check_requirements, options_with_helps,
-                                  preset, preset_help, split_by_offers)
+from pddlkit.agents.helps import (acted, acted_column, check_requirements, helps_column,
+                                  helps_summary, options_with_helps, preset, preset_help,
+                                  split_by_offers)
 from pddlkit.agents.standins import knows
 from pddlkit.flags import non_negative_float, positive_float
 from pddlkit.llm.grammar import describe_modes
@@ -230,7 +231,7 @@ def play_pddlego(job):
         did = acted(HELPS, used, episode.counts)
         if did:   # issue 73: the helps that were on, each with how often it changed something
             summary += f"; helps acted: {acted_column(did)}"
-        yield episode.row(result.won, summary=summary, helps="+".join(used) or "none",
+        yield episode.row(result.won, summary=summary, helps=helps_column(used),
                           helps_acted=acted_column(did), domain_source=episode_source,
                           **_learning_columns(reused or given_entry, seed),
                           **_columns(result))
@@ -282,7 +283,7 @@ def _library_domain(library, env, o, episode):
 
 def _helps_summary(o, used: list[str], formalizer, result) -> str:
     """The row's summary of the helps on and of how the calls were decoded and drawn."""
-    summary = f"; helps: {', '.join(used)}" if used else "; helps: none (the paper's loop)"
+    summary = helps_summary(used)
     if o.constrained:
         modes = formalizer.modes if isinstance(formalizer, DecodesUnderGrammars) else []
         summary += f"; decoding {describe_modes(modes)}"

@@ -46,12 +46,13 @@ def _modular(name: str, text: str, *, reads: Optional[str] = None, events: tuple
     """A help of the modular formalizer: it needs ``--modular`` and an LLM, and counts itself
     under its label (``ModularFormalizer.acted``) unless ``events`` says otherwise. With a
     ``slot``, its code is ``formalizers/helps/<name>.py``'s function for that slot
-    (:data:`SLOTS`), run in the formalizer's slot (:mod:`pddlkit.formalizers.helps`); with
-    ``slot=STRATEGY``, the file's class ``strategy``, one object an episode."""
-    if slot == STRATEGY:
-        hooks: tuple = ((slot, f"pddlkit.formalizers.helps.{name}:{strategy}"),)
-    else:
-        hooks = ((slot, f"pddlkit.formalizers.helps.{name}:{SLOTS[slot]}"),) if slot else ()
+    (:data:`SLOTS`), run in the formalizer's slot (:mod:`pddlkit.formalizers.helps`); with a
+    ``strategy``, that file's class of that name, one object an episode (:data:`STRATEGY`)."""
+    hooks: tuple = ()
+    if strategy:
+        hooks = ((STRATEGY, f"pddlkit.formalizers.helps.{name}:{strategy}"),)
+    elif slot:
+        hooks = ((slot, f"pddlkit.formalizers.helps.{name}:{SLOTS[slot]}"),)
     return Help(name, "with --modular: " + text, requires=_MODULAR + requires, needs_llm=True,
                 reads=reads, events=events or (name.replace("_", "-"),), hooks=hooks,
                 preset=preset)
@@ -85,13 +86,12 @@ HELPS: tuple[Help, ...] = (
                             "the agent is, not every place it knows", slot="sentence_facts"),
     _modular("typed_objects", "declare every name the model typed with a domain type as an "
                               "object, even one no fact names (a receptacle seen but not "
-                              "described can be gone to)", slot=STRATEGY,
-             strategy="TypedObjects"),
+                              "described can be gone to)", strategy="TypedObjects"),
     _modular("ask_missing", "when the planner finds an action's precondition never true over "
                             "a predicate no known fact holds (where the agent is), ask for "
                             "that predicate's facts alone; also, once no place is left to go, "
                             "for a precondition predicate no action adds (what can be "
-                            "opened)", slot=STRATEGY, strategy="AskMissing"),
+                            "opened)", strategy="AskMissing"),
     _modular("world_literals", "when the world names the literal a command failed on, "
                                "correct the facts in code (the literal and what it implies "
                                "through the failed step's precondition), not by asking the "
@@ -99,15 +99,14 @@ HELPS: tuple[Help, ...] = (
                                "loses the facts about it until a sentence names it again "
                                "(reads pddlkit's own simulators' machine-readable failures, "
                                "info['failed']: not in real TextWorld or ALFWorld)",
-             reads=FAILURES, events=("facts-corrected",), slot=STRATEGY,
-             strategy="WorldLiterals"),
+             reads=FAILURES, events=("facts-corrected",), strategy="WorldLiterals"),
     _modular("task_goals", "the goals offered that name a thing the task names come first",
              slot="goal_policy"),
     _modular("command_facts", "read the environment's valid commands through the action "
                               "templates: their names get the parameter's type, and the "
                               "precondition atoms of a command the world can run now are "
                               "facts (\"take vase 1 from drawer 2\" -> (inreceptacle vase_1 "
-                              "drawer_2))", events=("facts-from-commands",), slot=STRATEGY,
+                              "drawer_2))", events=("facts-from-commands",),
              strategy="CommandFacts"),
     _modular("task_focus", "while a goal naming every thing the task names is reachable, "
                            "only such goals are offered, and a thing already so is left "
@@ -115,7 +114,7 @@ HELPS: tuple[Help, ...] = (
     _modular("here_facts", "a fact over two places, read in a sentence, has where the agent "
                            "is in the argument an action takes it from ((connected here ?to "
                            "?dir)), and one naming here twice leads to a place the sentence "
-                           "does not name (a placeholder)", slot=STRATEGY, strategy="HereFacts"),
+                           "does not name (a placeholder)", strategy="HereFacts"),
     _modular("schema_check", "while the model writes the domain (no --domain, no "
                              "--reuse-domain), each action schema is checked against every "
                              "command the agent ran (the facts believed before it, whether "

@@ -195,7 +195,7 @@ class SchemaEvidence:
                   for f in (*step.before, *(step.observed or ())) if _head(f) in stated
                   for arg in atom_of(f).args}
         kinds = {t.objects.get(name) for name in places}
-        places |= {arg for arg in t.action.strip("() ").split()[1:]
+        places |= {arg for arg in atom_of(t.action).args
                    if t.objects.get(arg) in kinds}     # its own places, not its direction
         if states_place(t.answer, places):
             return None

@@ -199,10 +199,11 @@ def play(job):
         if o.mend:
             summary += (f"; mend: {sum(len(r.mends) for r in result.rounds)} mends by code "
                         f"in {sum(bool(r.mends) for r in result.rounds)} round(s)")
-        summary += helps_summary(helps_on(IPP_HELPS, o))
+        used = helps_on(IPP_HELPS, o)
+        summary += helps_summary(used)
         yield episode.row(
             scored and rate == 1.0, rate, max(1, outcome.eval_instances), summary,
-            helps=helps_column(helps_on(IPP_HELPS, o)),
+            helps=helps_column(used),
             usage=result.usage, score=outcome.eval_mean if scored else None,
             measure=measure(job.env), rounds=len(result.rounds),
             direct_mean=_finite(result.direct_mean), train_mean=_finite(outcome.train_mean),

@@ -368,8 +368,9 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
         self._withdrawn = None
         failed = info.get("failed") if isinstance(info, dict) else None
         failed = failed if isinstance(failed, dict) else {}
-        if self.world_literals:
-            self._strategy("world_literals").heard(failed)
+        world = self._strategy("world_literals")
+        if world is not None:
+            world.heard(failed)
         said = failed.get("object")
         name = said.strip().lower() if isinstance(said, str) \
             and re.fullmatch(r"\s*[a-z][\w\-]*\s*", said.lower()) else ""
@@ -407,8 +408,9 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
             withdraw = True
         if withdraw:
             self.name_types[name] = "NONE"
-            if self.typed_objects:
-                self._strategy("typed_objects").withdrawn(name)
+            typed = self._strategy("typed_objects")
+            if typed is not None:
+                typed.withdrawn(name)
             self._withdrawn = name
             self._withdrawn_names.add(name)
 
@@ -491,6 +493,7 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
         model typed that ``used`` does not name, as ``name - type``; none when off."""
         typed = self._strategy("typed_objects")
         return typed.objects(self, used, count) if typed is not None else []
+
 
 def _strategy_class(name: str):
     """The class of help ``name``'s ``strategy`` hook (its file in ``formalizers/helps/``),
