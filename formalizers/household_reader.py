@@ -35,16 +35,22 @@ STATE_WORDS = {"hot": ("heatable", "ishot"), "cool": ("coolable", "iscool"),
 _ITEM = re.compile(r"\ban? ([a-z]+ \d+)")
 # The household says "You arrive at the fridge 1."; ALFWorld "You arrive at fridge 1."
 _ARRIVE = re.compile(r"(?:You arrive at|You are facing) (?:the )?([a-z]+ \d+)\.")
-_CLOSED = re.compile(r"The ([a-z]+ \d+) is closed\.")
-_OPEN_IN = re.compile(r"The ([a-z]+ \d+) is open\. In it, you see (.*?)\.(?:\s|$)")
-_ON = re.compile(r"On the ([a-z]+ \d+), you see (.*?)\.(?:\s|$)")
-_OPENED = re.compile(r"You open the ([a-z]+ \d+)\.")
-_CLOSE = re.compile(r"You close the ([a-z]+ \d+)\.")
-_PICK = re.compile(r"You pick up the ([a-z]+ \d+) from the ([a-z]+ \d+)\.")
-_MOVE = re.compile(r"You move the ([a-z]+ \d+) to the ([a-z]+ \d+)\.")
-_TREAT = re.compile(r"You (heat|cool|clean) the ([a-z]+ \d+) using the ([a-z]+ \d+)\.")
-_SLICE = re.compile(r"You slice the ([a-z]+ \d+) with the ([a-z]+ \d+)\.")
-_EXAMINE = re.compile(r"You examine the ([a-z]+ \d+) in its light\.")
+_THING = r"([a-z]+ \d+)"
+#: the sentences that change what is known, in the order they are read (a receptacle said
+#: closed and then open is open), each with whether every one counts or the first, and read
+#: by the ``HouseholdMap`` method named after it with the sentence's groups
+SENTENCES = tuple((name, re.compile(pattern.replace("THING", _THING)), every) for name,
+                  pattern, every in (
+    ("closed", r"The THING is closed\.", True),
+    ("open_in", r"The THING is open\. In it, you see (.*?)\.(?:\s|$)", True),
+    ("on", r"On the THING, you see (.*?)\.(?:\s|$)", True),
+    ("opened", r"You open the THING\.", False),
+    ("close", r"You close the THING\.", False),
+    ("pick", r"You pick up the THING from the THING\.", False),
+    ("move", r"You move the THING to the THING\.", False),
+    ("treat", r"You (heat|cool|clean) the THING using the THING\.", False),
+    ("slice", r"You slice the THING with the THING\.", False),
+    ("examine", r"You examine the THING in its light\.", False)))
 _TREATED = {"heat": ("ishot", "iscool"), "cool": ("iscool", "ishot"), "clean": ("isclean", None)}
 
 
@@ -107,45 +113,50 @@ class HouseholdMap:
             self.visited.add(self.here)
         elif "You are in the middle of a room" in observation:
             self.here = START
-        for shown in _CLOSED.findall(observation):
-            self.closed.add(pddl(shown))
-            self.opened.discard(pddl(shown))
-        for shown, items in _OPEN_IN.findall(observation):
-            r = pddl(shown)
-            self.opened.add(r)
-            self.closed.discard(r)
-            self._see(r, items)
-        for shown, items in _ON.findall(observation):
-            self._see(pddl(shown), items)
-        m = _OPENED.search(observation)
-        if m:
-            self.opened.add(pddl(m.group(1)))
-        m = _CLOSE.search(observation)
-        if m:
-            self.opened.discard(pddl(m.group(1)))
-            self.closed.add(pddl(m.group(1)))
-        m = _PICK.search(observation)
-        if m:
-            o, r = pddl(m.group(1)), pddl(m.group(2))
-            self.contents.setdefault(r, set()).discard(o)
-            self.holding = o
-        m = _MOVE.search(observation)
-        if m:
-            o, r = pddl(m.group(1)), pddl(m.group(2))
-            self.contents.setdefault(r, set()).add(o)
-            self.holding = None
-        m = _TREAT.search(observation)
-        if m:
-            add, remove = _TREATED[m.group(1)]
-            o = pddl(m.group(2))
-            self.states.add((add, o))
-            self.states.discard((remove, o))
-        m = _SLICE.search(observation)
-        if m:
-            self.states.add(("issliced", pddl(m.group(1))))
-        m = _EXAMINE.search(observation)
-        if m:
-            self.states.add(("examined", pddl(m.group(1))))
+        for name, pattern, every in SENTENCES:
+            for found in pattern.finditer(observation):
+                getattr(self, "_" + name)(*found.groups())
+                if not every:
+                    break
+
+    def _closed(self, shown: str) -> None:
+        self.closed.add(pddl(shown))
+        self.opened.discard(pddl(shown))
+
+    def _open_in(self, shown: str, items: str) -> None:
+        r = pddl(shown)
+        self.opened.add(r)
+        self.closed.discard(r)
+        self._see(r, items)
+
+    def _on(self, shown: str, items: str) -> None:
+        self._see(pddl(shown), items)
+
+    def _opened(self, shown: str) -> None:
+        self.opened.add(pddl(shown))
+
+    def _close(self, shown: str) -> None:
+        self.opened.discard(pddl(shown))
+        self.closed.add(pddl(shown))
+
+    def _pick(self, thing: str, place: str) -> None:
+        self.contents.setdefault(pddl(place), set()).discard(pddl(thing))
+        self.holding = pddl(thing)
+
+    def _move(self, thing: str, place: str) -> None:
+        self.contents.setdefault(pddl(place), set()).add(pddl(thing))
+        self.holding = None
+
+    def _treat(self, how: str, thing: str, _tool: str) -> None:
+        add, remove = _TREATED[how]
+        self.states.add((add, pddl(thing)))
+        self.states.discard((remove, pddl(thing)))
+
+    def _slice(self, thing: str, _tool: str) -> None:
+        self.states.add(("issliced", pddl(thing)))
+
+    def _examine(self, thing: str) -> None:
+        self.states.add(("examined", pddl(thing)))
 
     def _see(self, receptacle: str, items: str) -> None:
         self.looked.add(receptacle)

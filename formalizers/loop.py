@@ -59,20 +59,32 @@ from .prompts import prompt_context
 @dataclass
 class Limits:
     """How far an episode goes: the paper's retry limits (5 each), its action budget, and
-    how long one planner call may take."""
+    how long one planner call may take.
 
-    #: solver errors fed back in one step before the episode ends (the inner loop)
-    max_solver_retries: int = 5
-    #: failed plan steps fed back in a row before it ends (the outer loop)
+    ``max_solver_retries``: solver errors fed back in one step before the episode ends (the
+    inner loop). ``max_simulation_retries``: failed plan steps fed back in a row before it
+    ends (the outer loop). ``action_budget``: commands run in the environment, in all.
+    ``planner_timeout``: seconds for one planner call. ``max_repeated_answers``: answers
+    identical to refused ones (``fresh_answers``) asked anew in one step; they spend no
+    solver retry, so this bounds a model that writes nothing else (last, so the fields
+    before keep their places).
+    """
+
+    max_solver_retries: int = 5          # the paper's two retry limits
     max_simulation_retries: int = 5
-    #: commands run in the environment, in all
-    action_budget: int = 50
-    #: seconds for one planner call
+    action_budget: int = 50              # what an episode may spend
     planner_timeout: float = 30.0
-    #: answers identical to refused ones (``fresh_answers``) asked anew in one step: they
-    #: spend no solver retry, so this bounds a model that writes nothing else (last, so the
-    #: fields before keep their places)
     max_repeated_answers: int = 5
+
+    def __post_init__(self) -> None:
+        """A limit below one (below zero for the retries) would end every episode at its
+        first step, or never: refused here, naming the field."""
+        for name, least in (("max_solver_retries", 0), ("max_simulation_retries", 0),
+                            ("action_budget", 1), ("planner_timeout", 0.001),
+                            ("max_repeated_answers", 0)):
+            if getattr(self, name) < least:
+                raise ValueError(f"Limits.{name} must be at least {least:g}, "
+                                 f"not {getattr(self, name)!r}")
 
 
 @dataclass

@@ -205,3 +205,17 @@ def test_the_job_gives_a_stand_in_back_and_loads_only_after_the_checks(monkeypat
     with pytest.raises(AgentError, match="--probe tries each program"):
         run_job(ipp, env="minigrid-doorkey", llm="openai:gpt-4o-mini",
                 options=ipp.make_options({"probe": 2, "mode": "curriculum"}))
+
+
+def test_limits_refuse_a_value_that_would_end_or_never_end_an_episode():
+    """``Limits`` built in Python (not through the CLI, which checks its flags) refuses a
+    budget under one and negative retries, naming the field, rather than running an episode
+    that ends at its first step."""
+    from pddlkit.formalizers.loop import Limits
+
+    assert Limits(max_solver_retries=0).max_solver_retries == 0
+    for field, value in (("action_budget", 0), ("max_solver_retries", -1),
+                         ("max_simulation_retries", -2), ("planner_timeout", 0.0),
+                         ("max_repeated_answers", -1)):
+        with pytest.raises(ValueError, match=f"Limits.{field} must be at least"):
+            Limits(**{field: value})
