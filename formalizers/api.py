@@ -48,7 +48,7 @@ room after it, and an LLM sees every step, as in :func:`.loop.run_episode`.
 ``domain=`` freezes a domain (a path, text or a DomainLibrary entry): the formalizer's domain
 is replaced by it, so only the problem file is learned. ``repair=True`` fixes trivial slips in
 code before planning (listed in ``diagnostics`` as "repaired in code: ..."); ``fact_memory=True``
-merges the lasting facts of earlier problem files into new ones (see :mod:`.fact_memory`).
+merges the lasting facts of earlier problem files into new ones (see :mod:`.helps.fact_memory`).
 ``constrained=True`` has an LLM answer under the answer's grammar
 (:func:`pddlkit.pddl.grammars.answer_grammar`: the environment's actions fixed, facts over the
 frozen domain's predicates when there is one, every list bounded) where its server takes

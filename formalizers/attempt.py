@@ -43,7 +43,7 @@ def answer_key(files: Files) -> tuple[str, str]:
 
 def observed_text(memory: Memory, pairs=()) -> str:
     """Every observation of the episode so far (and of ``pairs``, (command, observation)) as
-    one text: what fact memory holds a placeholder's name against (:mod:`.fact_memory`).
+    one text: what fact memory holds a placeholder's name against (:mod:`.helps.fact_memory`).
     Failed commands' messages are left out: the loop adds the model's own terms to them
     (the facts ``refuted_facts`` refuted), which would make a placeholder look seen."""
     return "\n".join(str(obs) for _, obs in [*memory.history, *pairs])

@@ -64,7 +64,7 @@ def transitions(events: Iterable[dict]) -> list:
     """The ``transition`` events of a record, as :class:`~pddlkit.semantics.transitions.
     Transition` (``after`` left empty: see the module), each with the atoms a
     ``transition-observed`` event says the observation after it stated (a one-command plan's,
-    with ``schema_check``: :mod:`.schema_check`)."""
+    with ``schema_check``: :mod:`.helps.schema_check`)."""
     import dataclasses
 
     events = list(events)

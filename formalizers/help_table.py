@@ -71,14 +71,14 @@ HELPS: tuple[Help, ...] = (
                           "ones, saying why, without spending a solver retry (5 a step; a "
                           "6th ends the episode)", events=("repeated-answer",)),
     Help("fact_memory", "merge facts confirmed in earlier steps into each new problem file",
-         events=("facts-merged",), hooks=_pass("fact_memory:FactMemory")),
+         events=("facts-merged",), hooks=_pass("helps.fact_memory:FactMemory")),
     Help("problem_only", "with a frozen domain (--reuse-domain), ask for the problem file "
                          "alone", events=("problem-only",)),
     Help("refuted_facts", "keep facts the world refuted out of later problem files until an "
                           "action adds them (reads pddlkit's own simulators' machine-readable "
                           "failures, info['failed']: not in real TextWorld or ALFWorld)",
          reads=FAILURES, events=("facts-refuted", "facts-kept-out"),
-         hooks=_pass("refuted:RefutedFacts")),
+         hooks=_pass("helps.refuted_facts:RefutedFacts")),
     _modular("novel_goals", "the goal is chosen among the atoms never true so far in the "
                             "episode while any is reachable (a room not yet visited), not "
                             "one that takes the agent back", slot="goal_policy"),

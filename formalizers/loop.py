@@ -19,9 +19,10 @@
 * Prompts: every :class:`~.base.Context` comes from :func:`.prompts.prompt_context`, the one
   builder ``formalize_and_plan`` uses too.
 * Options beyond the paper, each off by default: ``repair`` fixes trivial slips in code before
-  planning (:mod:`.repair`), ``fact_memory`` merges confirmed facts back into each new problem
-  file (:mod:`.fact_memory`), ``domain`` freezes the domain file, ``declare_objects`` declares
-  in code the objects a problem uses without declaring them, typed by the predicates
+  planning (:mod:`.repair`), ``fact_memory`` merges confirmed facts back into each new
+  problem file (:mod:`.helps.fact_memory`), ``domain`` freezes the domain file,
+  ``declare_objects`` declares in code the objects a problem uses without declaring them,
+  typed by the predicates
   (:mod:`.objects`), and ``fresh_answers`` never plans files identical to ones already refused
   (by the checker, the planner or the world; a planner that ran out of time or memory
   refused nothing): such an answer is counted
@@ -34,7 +35,7 @@
   LLM formalizer for the problem file alone (no domain written and thrown away; under
   ``constrained`` the grammar is the problem file's). ``refuted_facts`` keeps a
   fact the world refuted (its ``info["failed"]``) out of later problem files until an action
-  that adds it has run (:mod:`.refuted`).
+  that adds it has run (:mod:`.helps.refuted_facts`).
 """
 
 from __future__ import annotations
@@ -226,9 +227,9 @@ class _Episode:
     def __init__(self, env, formalizer, planner, limits: Limits, emit, memory: Memory,
                  result: EpisodeResult, domain: Optional[str], *, scorer,
                  helps: Sequence[str] = ()) -> None:
-        from .fact_memory import FactMemory
+        from .helps.fact_memory import FactMemory
         from .passes import passes_for
-        from .refuted import RefutedFacts
+        from .helps.refuted_facts import RefutedFacts
 
         self.env, self.formalizer, self.planner = env, formalizer, planner
         self.limits, self.emit, self.memory, self.result = limits, emit, memory, result

@@ -141,6 +141,21 @@ def test_pddlegos_slot_helps_are_files_named_by_their_table_lines():
         ["typed_objects", "ask_missing", "world_literals", "command_facts", "here_facts"]
 
 
+def test_every_pddlego_help_but_three_is_a_file_of_formalizers_helps():
+    """Issue 74: one file per help. Every table line has ``formalizers/helps/<name>.py``
+    (``refuted_facts`` too), except the three named with where their code is; a help added
+    without its file, or a file whose help left the table, fails here."""
+    import pkgutil
+
+    from pddlkit.formalizers import helps
+    from pddlkit.formalizers.help_table import HELPS
+
+    files = {m.name for m in pkgutil.iter_modules(helps.__path__)}
+    table = {h.name for h in HELPS}
+    assert table - files == set(helps.WITHOUT_FILE)
+    assert files - table == set()
+
+
 def test_a_strategy_help_keeps_its_own_state_for_one_episode():
     """A help with a ``strategy`` hook (ask_missing, here_facts) is one object an episode,
     made at its first use while its switch is on: what it asked is forgotten with the

@@ -19,7 +19,7 @@ import pytest
 from pddlkit.envs import make
 from pddlkit.formalizers.loop import Limits, run_episode
 from pddlkit.formalizers.modular import ModularFormalizer
-from pddlkit.formalizers.schema_check import SchemaEvidence
+from pddlkit.formalizers.helps.schema_check import SchemaEvidence
 from pddlkit.semantics.transitions import Transition
 
 from test_modular import _part, _script, careful, door_and_take_schema
@@ -538,7 +538,7 @@ def test_predicate_slots_ask_one_labelled_line_per_aspect_and_read_the_predicate
     """Issue 75, ``predicate_slots``: the predicates are asked for under one label per aspect
     of a state, the grammar holds the labels and lets a line be ``none``, and the predicates
     written on the lines are the domain's; the help counts itself once per set written."""
-    from pddlkit.formalizers.modular.predicates import PREDICATE_SLOTS, aspects_of
+    from pddlkit.formalizers.helps.predicate_slots import PREDICATE_SLOTS, aspects_of
     from pddlkit.pddl.grammars import predicate_slots_grammar
 
     grammar = predicate_slots_grammar(["room", "direction", "item"], PREDICATE_SLOTS)
@@ -595,7 +595,7 @@ def test_what_the_player_holds_is_never_declared_over_the_players_place_type():
     the type of where the player is (``(holding ?i - room)``) is refused, so a second
     declaration of the same name over a thing's type is the one kept (dev seed 1 at 5f39841:
     the room one was kept, the coin typed a room to fit it, and move required it)."""
-    from pddlkit.formalizers.modular.predicates import held_places
+    from pddlkit.formalizers.helps.predicate_slots import held_places
 
     both = SLOTTED.replace("(holding ?i - item)", "(holding ?i - room) (holding ?i - item)")
     assert held_places(both, {"room", "direction", "item"}) == ["(holding ?i - room)"]
@@ -670,7 +670,7 @@ def test_schema_slots_grammar_holds_a_line_per_predicate_and_code_writes_the_sch
     action's parameters fit, each argument a parameter of its type; code writes the schema
     from the lines (before: the precondition; after: what the effect adds and deletes; same:
     nothing), and a body shown back in lines reads to the same body."""
-    from pddlkit.formalizers.modular.schema_slots import read_slots, slot_predicates, \
+    from pddlkit.formalizers.helps.schema_slots import read_slots, slot_predicates, \
         slots_of_body
     from pddlkit.pddl.grammars import action_slots_grammar
 
@@ -781,7 +781,7 @@ def test_a_refuted_line_is_ruled_out_of_the_rewrites_grammar():
     1.5B's ``player: before (not (player ?from))``), an atom added that was false after, and
     ``same`` for a predicate a command changed; a precondition too weak names no literal and
     rules out nothing but its schema."""
-    from pddlkit.formalizers.modular.schema_slots import read_slots, ruled_out, slot_predicates
+    from pddlkit.formalizers.helps.schema_slots import read_slots, ruled_out, slot_predicates
     from pddlkit.pddl.grammars import action_slots_grammar
     from pddlkit.semantics.transitions import Finding
 
@@ -871,7 +871,7 @@ def test_a_command_the_game_lists_refutes_a_precondition_the_facts_believe_false
     and opened it, so the way back was never planned again). A positive literal the facts
     lack is no evidence (an open world) unless no fact holds its predicate at all, nor is a
     literal the fillings disagree on."""
-    from pddlkit.formalizers.modular.schema_slots import ruled_out
+    from pddlkit.formalizers.helps.schema_slots import ruled_out
     from pddlkit.semantics.transitions import LISTED, check_listed
 
     domain = """(define (domain d) (:requirements :strips :typing :negative-preconditions)
@@ -990,7 +990,7 @@ def test_place_goals_offer_to_open_a_closed_container_where_the_player_is_first(
     from types import SimpleNamespace
 
     from pddlkit.formalizers.helps.place_goals import offer
-    from pddlkit.formalizers.modular.predicates import PREDICATE_SLOTS
+    from pddlkit.formalizers.helps.predicate_slots import PREDICATE_SLOTS
 
     aspects = {"player": PREDICATE_SLOTS[0][0], "closed": PREDICATE_SLOTS[2][0],
                "closed-door": PREDICATE_SLOTS[2][0]}
@@ -1120,7 +1120,7 @@ def test_a_longer_plans_first_command_that_names_no_place_keeps_the_player():
         again.add(plan)
         assert again.place_unstated(stated) is None
     # the formalizer reads each plan so while the model writes the domain, and says so
-    from pddlkit.formalizers.modular.predicates import PLAYER_ASPECT
+    from pddlkit.formalizers.helps.predicate_slots import PLAYER_ASPECT
 
     formalizer = ModularFormalizer(_script(careful), "coin-collector")
     formalizer.schema_check, formalizer.fixed_domain = True, None
@@ -1135,8 +1135,8 @@ def test_a_place_read_from_words_that_state_none_is_dropped():
     at 789b2de): while the model writes the domain, a place read from one sentence that
     names no place the player was is dropped; a description of a place (more than one
     sentence), a place the player was, or no place known before, is kept."""
-    from pddlkit.formalizers.modular.predicates import PLAYER_ASPECT
-    from pddlkit.formalizers.schema_check import states_place
+    from pddlkit.formalizers.helps.predicate_slots import PLAYER_ASPECT
+    from pddlkit.formalizers.helps.schema_check import states_place
 
     assert not states_place("You close the front door.", {"pantry", "unknown_north"})
     assert states_place("You are in the attic. To the East you see a hall.", set())
@@ -1232,7 +1232,7 @@ def test_a_delete_the_world_contradicted_keeps_its_line_same_or_listing_it():
     pantry), which still held after "open door to north" (Qwen drew it four more times, CoinCollector
     dev seed 1 at 5d9a75d): the rewrite's grammar keeps that line ``same`` or listing the
     atom after, and the request says so."""
-    from pddlkit.formalizers.modular.schema_slots import read_slots, ruled_out, slot_predicates
+    from pddlkit.formalizers.helps.schema_slots import read_slots, ruled_out, slot_predicates
     from pddlkit.pddl.grammars import action_slots_grammar
     from pddlkit.semantics.transitions import Finding
 
@@ -1260,7 +1260,7 @@ def test_the_state_keeps_the_player_where_it_was_when_the_observation_states_no_
     state carried through a schema that moved the player puts it back where it was (Qwen's
     next plan started from the room behind the door, dev seed 1 at a2b10cc); a place the
     observation stated is left as read."""
-    from pddlkit.formalizers.modular.predicates import PLAYER_ASPECT
+    from pddlkit.formalizers.helps.predicate_slots import PLAYER_ASPECT
 
     formalizer = ModularFormalizer(_script(careful), "coin-collector")
     formalizer.predicate_aspects = {"player": PLAYER_ASPECT, "closed": "doors"}
@@ -1410,7 +1410,7 @@ def test_a_sentence_that_says_closed_and_was_read_without_it_is_asked_for_that_f
     more, alone (the request says so, the grammar holds only that predicate); a sentence
     without the word, one read with it, or a frozen domain is read once as before."""
     from pddlkit.formalizers.base import INITIAL, Context, Memory
-    from pddlkit.formalizers.modular.predicates import PREDICATE_SLOTS, aspects_of
+    from pddlkit.formalizers.helps.predicate_slots import PREDICATE_SLOTS, aspects_of
 
     from test_modular import _signatures as coin_signatures
 
@@ -1585,7 +1585,7 @@ def test_a_schema_set_aside_keeps_what_the_evidence_says_stayed():
     ``schema_slots``, a schema set aside has the lines the evidence proves stayed made
     ``same`` in code, when the schema so mended explains every transition and still changes
     something; the event says so. Otherwise it stays as it was."""
-    from pddlkit.formalizers.modular.schema_slots import read_slots
+    from pddlkit.formalizers.helps.schema_slots import read_slots
 
     from test_modular import _signatures as coin_signatures
 

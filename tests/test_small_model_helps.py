@@ -388,7 +388,7 @@ def test_fact_memory_does_not_merge_back_a_placeholder_the_new_file_replaced():
     so, the placeholder (a name no observation used) is not merged back: it would be an
     unvisited room to plan towards for ever. A fact the new file forgot is; a file spelt
     ``( :init`` with no ``(:objects`` gets the merged facts and their objects."""
-    from pddlkit.formalizers.fact_memory import FactMemory
+    from pddlkit.formalizers.helps.fact_memory import FactMemory
 
     first = ("(define (problem p) (:domain coin-collector) (:objects kitchen east_room "
              "living_room - room east north - direction) (:init (at kitchen) "
@@ -435,7 +435,7 @@ def test_fact_memory_does_not_merge_back_a_placeholder_the_new_file_replaced():
 def test_a_door_opened_from_its_far_side_releases_the_refuted_door_fact():
     """``open-door``'s forall adds the far side's ``door-open`` with its direction left open:
     that is evidence for the refuted fact too."""
-    from pddlkit.formalizers.refuted import RefutedFacts
+    from pddlkit.formalizers.helps.refuted_facts import RefutedFacts
 
     refuted = RefutedFacts()
     refuted.facts["(door-open pantry kitchen west)"] = "'go west' failed: the door is closed"

@@ -21,6 +21,11 @@ Slots:
   reaches it through ``ModularFormalizer._strategy(name)`` while the help's switch is on, at
   the points its file documents.
 
+The domain-writing helps (``schema_check``, ``predicate_slots``, ``schema_slots``,
+``unlisted_refusals``) are files here too: their data and their reading of answers and
+evidence, called by the modular formalizer's parts that write the domain. Every line of the
+table has its file here but three (:data:`WITHOUT_FILE`).
+
 A goal policy, a sentence-facts filter and a files pass are run by the formalizer or the
 loop for every help that is on, in the table's order (a slot help counts as having acted when
 its hook changed what it was given; a pass by its record event): adding one is its file and
@@ -28,3 +33,10 @@ its table line. A strategy is called where the formalizer asks it (its file says
 new one also needs that call in the formalizer. Either way its flag, its place in
 ``--small-model``, its requirement checks and its row's helps column come from the line.
 """
+
+#: the helps whose code is not a file here, with where it is: the formalizer itself, and two
+#: switches of the loop and of the LLM formalizer's prompt
+WITHOUT_FILE = {"modular": "formalizers/modular/ (the formalizer itself)",
+                "fresh_answers": "formalizers/loop.py (the episode's refused files)",
+                "problem_only": "formalizers/llm_formalizer.py (the prompt asks for the "
+                                "problem file alone)"}

@@ -27,7 +27,7 @@ predicate, the list is left as it was.
 from __future__ import annotations
 
 from ..modular.parts import _head, _kind_word, _words, atom_of
-from ..modular.predicates import PREDICATE_SLOTS, _argument_types
+from .predicate_slots import PREDICATE_SLOTS, _argument_types
 from .task_focus import task_things
 
 #: the aspect whose one-argument facts are containers that may hide a thing

@@ -42,7 +42,7 @@ class WorldLiterals:
         when the world named neither or it implies nothing the facts do not already say."""
         corrections = self.corrections(formalizer)
         if self.pattern:   # "there is no exit in that direction": no ?to at all
-            from pddlkit.formalizers.refuted import matches
+            from pddlkit.formalizers.helps.refuted_facts import matches
 
             known = dict.fromkeys(formalizer._facts() + formalizer.chunk)
             corrections += [f"(not {f})" for f in known if matches(self.pattern, f)

@@ -178,7 +178,10 @@ the requests and grammars; ``goals.py`` which parts to write and which goals to 
 goal policy slot, whose helps are files of :mod:`pddlkit.formalizers.helps`); ``facts.py``
 the facts believed now; ``corrections.py`` what the world said was wrong; ``predicates.py``
 the predicates asked for again from the evidence; ``parts.py`` the vocabulary and the text
-helpers. ``benchmarks/replay_records.py`` replays the committed records' answers through it.
+helpers. The helps' own code (the strategies, the domain-writing helps' data and readers:
+``schema_check``, ``predicate_slots``, ``schema_slots``) is in files of
+:mod:`pddlkit.formalizers.helps`. ``benchmarks/replay_records.py`` replays the committed
+records' answers through it.
 """
 
 from .formalizer import ModularFormalizer

@@ -32,7 +32,7 @@ class Corrections:
     def _failed_step_action(self):
         """(the failed step's action in the model's domain, a function grounding one of its
         atoms over the step's arguments); None when the step cannot be read against it."""
-        from ..refuted import bind_step
+        from ..helps.refuted_facts import bind_step
 
         dom = self._domain_model() if self.failed_step else None
         bound = bind_step(dom, self.failed_step) if dom is not None else None

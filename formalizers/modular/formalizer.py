@@ -15,7 +15,7 @@ from pddlkit.semantics.transitions import UNLISTED
 from ..answer import AnswerError, Files
 from ..base import INITIAL, SIMULATION_ERROR, SOLVER_ERROR, Context
 from ..llm_formalizer import PromptedLLM, _drain_acted
-from ..schema_check import SchemaEvidence
+from ..helps.schema_check import SchemaEvidence
 from .parts import (PartCall, STOP_WORDS, _bind_command, _templates,
                     _types, _words)
 from .corrections import Corrections
@@ -294,7 +294,7 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
     def _recheck_schemas(self, context: Context, signatures: dict) -> None:
         """``schema_check``: the first finding of the evidence against the model's domain
         not yet acted on names one action; its schema is refused and asked for again alone
-        (:mod:`.schema_check`). When no draw gets past the evidence, the schema stays and is
+        (:mod:`..helps.schema_check`). When no draw gets past the evidence, the schema stays and is
         not asked for again in the episode: the facts believed before the transition may be
         what is wrong, and an episode is not ended over it (measured with Qwen2.5-Coder 1.5B
         on CoinCollector, dev seed 0: open-door's schema refuted by a refused "open door to

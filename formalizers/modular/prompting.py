@@ -10,7 +10,7 @@ from typing import Optional
 
 from ..base import SIMULATION_ERROR, SOLVER_ERROR, Context
 from .parts import MISSING_FACTS, _head, _types, atom_of, observed_names
-from .schema_slots import (SCHEMA_SLOTS_FORM, form_lines, ruled_out, slot_predicates,
+from ..helps.schema_slots import (SCHEMA_SLOTS_FORM, form_lines, ruled_out, slot_predicates,
                            slots_of_body)
 
 
@@ -143,7 +143,7 @@ class Prompting:
     def _predicates_form(self) -> str:
         """How the predicates are to be written: an example, or (``predicate_slots``) one
         labelled line per aspect of a state to fill in."""
-        from .predicates import PREDICATE_SLOTS, PREDICATES_FORM, SLOTS_FORM
+        from ..helps.predicate_slots import PREDICATE_SLOTS, PREDICATES_FORM, SLOTS_FORM
 
         if not self.predicate_slots:
             return PREDICATES_FORM
@@ -293,7 +293,7 @@ class Prompting:
         from pddlkit.pddl import grammars
 
         if part == "predicates" and self.predicate_slots:
-            from .predicates import PREDICATE_SLOTS
+            from ..helps.predicate_slots import PREDICATE_SLOTS
 
             return grammars.predicate_slots_grammar(_types(signatures), PREDICATE_SLOTS)
         if part == "predicates":   # as many as the actions' parameter types, at least

@@ -12,8 +12,8 @@ from typing import Optional
 
 from ..base import Context
 from .parts import MISSING_FACTS, _ATOM, _balanced, _norm, _types, observed_names
-from .predicates import held_places
-from .schema_slots import read_slots
+from ..helps.predicate_slots import held_places
+from ..helps.schema_slots import read_slots
 
 
 class Reading:

@@ -15,7 +15,7 @@ from ..base import Context
 from ..llm_formalizer import RETRY_TEMPERATURE
 from .parts import (PART_TOKENS, SLOT_LABEL_TOKENS, PartCall, PartUnwritable, REDRAWS, _head,
                     _norm, atom_of, observed_names)
-from .schema_slots import BASE_TOKENS, LINE_TOKENS
+from ..helps.schema_slots import BASE_TOKENS, LINE_TOKENS
 
 
 class Writing:
@@ -224,7 +224,7 @@ class Writing:
         close the front door." refuted it, every rewrite had an empty effect, and the
         refuted close-door, set aside, was planned as the way into the next room; open-door
         ended the same way, though its line for the closed door was right."""
-        from .schema_slots import read_slots, ruled_out, slots_of_body
+        from ..helps.schema_slots import read_slots, ruled_out, slots_of_body
 
         self.evidence.set_aside.add(action)
         body = self.bodies.get(action)
@@ -287,7 +287,7 @@ class Writing:
         writing CoinCollector's domain, dev seed 1 at 789b2de: "You close the front door."
         read as ``(player front)``; the player left the pantry in the facts, no action could
         fire from "front", and the goals were refused until the retries ran out."""
-        from ..schema_check import states_place
+        from ..helps.schema_check import states_place
 
         player = set(self._player_predicates())
         if not (self.schema_check and self.fixed_domain is None and player and texts):
@@ -311,12 +311,12 @@ class Writing:
 
     def _state_words(self) -> set[str]:
         """``predicate_slots``: the words by which a sentence states a fact of an aspect the
-        predicates have (``closed``: :data:`.predicates.STATED_BY`), typed NONE with the
+        predicates have (``closed``: :data:`..helps.predicate_slots.STATED_BY`), typed NONE with the
         template words, and so is a pair of words that begins with one (``closed_front``):
         measured with Qwen2.5-Coder 1.5B writing CoinCollector's domain (dev seed 1 at
         aec302f), "a closed front door" typed ``closed`` a room, and at a3d7b69
         ``closed_front`` a room, then a goal."""
-        from .predicates import STATED_BY
+        from ..helps.predicate_slots import STATED_BY
 
         if not self.predicate_slots:
             return set()

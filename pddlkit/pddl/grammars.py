@@ -483,7 +483,7 @@ def action_slots_grammar(predicates: "dict[str, Sequence[Optional[str]]]",
     predicate no parameters fit has no line. The labels are the grammar's, so every
     predicate is considered (measured with Qwen2.5-Coder 1.5B writing whole bodies: a move
     whose effect changed the connection and never where the player is); code turns the lines
-    into a precondition and an effect (``formalizers/modular/schema_slots.py``).
+    into a precondition and an effect (``formalizers/helps/schema_slots.py``).
 
     A rewrite can rule out what the evidence refuted: ``not_before`` (name -> literals, over
     the parameters, a line may not require) and ``not_after`` (name -> atoms it may not

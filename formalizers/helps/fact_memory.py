@@ -35,8 +35,8 @@ from typing import Optional
 from pddlkit.pddl.model import Atom, ForallEffect, Literal, When
 from pddlkit.pddl.reader import read_domain, read_problem
 
-from .answer import Files
-from .objects import add_objects
+from ..answer import Files
+from ..objects import add_objects
 
 
 @dataclass
@@ -101,7 +101,7 @@ def replaced(predicate: str, args: tuple[str, ...], atoms: list[tuple[str, tuple
 
 class FactMemory:
     """Facts confirmed by successful steps, keyed by their PDDL text; the ``fact_memory``
-    help's pass over the files (:mod:`.passes`: :meth:`apply` merges them back)."""
+    help's pass over the files (:mod:`..passes`: :meth:`apply` merges them back)."""
 
     counter, event, key = "facts_merged", "facts-merged", "facts"
 
@@ -134,7 +134,7 @@ class FactMemory:
 
     def apply(self, files: Files, context) -> tuple[Files, list[str]]:
         """The pass: :meth:`merge`, what was seen being every observation of the episode."""
-        from .attempt import observed_text
+        from ..attempt import observed_text
 
         merged = self.merge(files, seen=observed_text(context.memory))
         return merged.files, merged.added

@@ -78,7 +78,7 @@ class SchemaEvidence:
         #: action -> the bodies a transition refuted, as written (never kept again)
         self.refuted: dict[str, list[str]] = {}
         #: action -> (body, the finding that refuted it), for rewrites that rule out the
-        #: part at fault (``schema_slots``: :func:`.modular.schema_slots.ruled_out`)
+        #: part at fault (``schema_slots``: :func:`.schema_slots.ruled_out`)
         self.refutations: dict[str, list[tuple]] = {}
         #: action -> the finding's sentence the next request for it shows
         self.asking: dict[str, str] = {}
@@ -143,7 +143,7 @@ class SchemaEvidence:
         to the room behind the door, "You open the front door, revealing the corridor."
         stated no place, and nothing refuted it). The risk, written down: a move whose
         observation the facts part read without the new place would be refuted too."""
-        from .modular.parts import _head   # here: the modular package imports this module
+        from ..modular.parts import _head   # here: the modular package imports this module
 
         if self._awaiting is None:
             return None
@@ -180,7 +180,7 @@ class SchemaEvidence:
         evidence (:attr:`dropped`): their facts before came from the schema this refutes,
         and a right schema would be refuted by them (measured in the same episode: "close
         door to unknown front", refused, made every close-door rewrite fail the check)."""
-        from .modular.parts import _head, atom_of   # here: modular imports this module
+        from ..modular.parts import _head, atom_of   # here: modular imports this module
 
         self.dropped = []
         if self._first_of_plan is None:

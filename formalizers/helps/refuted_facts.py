@@ -33,7 +33,7 @@ from typing import Optional
 from pddlkit.pddl.model import And, Atom, iter_effect_literals
 from pddlkit.pddl.reader import read_domain
 
-from .answer import Files, closing_bracket
+from ..answer import Files, closing_bracket
 
 
 def _norm(fact: str) -> str:
@@ -81,7 +81,7 @@ def _instantiate(atom: Atom, binding: dict) -> str:
 
 class RefutedFacts:
     """The facts refuted in one episode, and why (see the module docstring); the
-    ``refuted_facts`` help's pass over the files (:mod:`.passes`)."""
+    ``refuted_facts`` help's pass over the files (:mod:`..passes`)."""
 
     counter, event, key = "facts_kept_out", "facts-kept-out", "fixes"
 

@@ -1,0 +1,139 @@
+"""``predicate_slots`` (issue 75): while the model writes the domain, its predicates are asked
+for under one labelled line per aspect of a state, and what each predicate was written for is
+read back from the answer (:func:`aspects_of`), so the prompts can say it, the schema check can
+tell the predicates commands change from the ones they never do, and a sentence that states an
+aspect by a word ("a closed front door") has its facts of that aspect asked for.
+
+This file holds the help's data (the aspects, the words that state them, the prompt's forms)
+and its reading of an answer; the modular formalizer's predicate part asks under it and keeps
+``predicate_aspects`` (:mod:`..modular.predicates`: ``_keep_predicates``,
+``_write_stated``), the grammar is :func:`pddlkit.pddl.grammars.predicate_slots_grammar`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..modular.parts import _ATOM
+
+#: ``predicate_slots``: the aspects of a state the predicates are asked for under, one labelled
+#: line each (what the predicates prompt has always listed, in one sentence), with the fewest
+#: arguments a predicate of that aspect has (a place relates a thing to where it is; measured
+#: with Qwen2.5-Coder 1.5B on the household with none: ``(none)``, ``(thing ?o - obj)``).
+#: Doors are asked for as closed, not open (since 2026-12-03): a text game names a closed door
+#: ("a closed patio door", "The fridge 1 is closed.") and no door at an open doorway, so a
+#: fact that is absent reads right; measured with Qwen2.5-Coder 1.5B on CoinCollector (dev
+#: seed 0 at b9943c5), asked "whether they are open" it wrote ``(door-opened ...)``, which no
+#: sentence ever stated, so no move schema could tell a closed door from a doorway.
+#: Generic to the text games pddlkit plays (CoinCollector's rooms, doors and coin; the
+#: household's receptacles, held things and appliances), and no answer is given: the model
+#: names and types each predicate, or writes none. No parentheses: a label must not read as a
+#: predicate.
+PREDICATE_SLOTS = (
+    ("where the player is", 1),
+    ("which places connect, and in which direction", 2),
+    ("which doors or containers are closed", 1),
+    ("where each thing is", 2),
+    ("what the player holds", 1),
+    ("other states of a thing, such as clean, hot, cold or turned on", 1),
+)
+#: the aspect of the player's place: with ``schema_slots``, a schema's line for its predicate
+#: requires it only as true (a command is done where the player is; measured with
+#: Qwen2.5-Coder 1.5B on CoinCollector, dev seed 0 at 0a66163: ``player: before (not (player
+#: ?from)) after (player ?to)`` in move, open-door, close-door and take alike, so no
+#: precondition said where a command is done and no fact could be pinned to it)
+PLAYER_ASPECT = PREDICATE_SLOTS[0][0]
+#: the aspect of what the player holds: a thing, never a place (see :func:`held_places`)
+HELD_ASPECT = PREDICATE_SLOTS[4][0]
+#: ``predicate_slots``: the words by which a sentence states a fact of an aspect, so the
+#: sentence's facts begin with one of that aspect's predicates (:meth:`PredicateRevision.
+#: _stated_predicates`). Measured with Qwen2.5-Coder 1.5B writing CoinCollector's domain (dev
+#: seed 1 at aec302f): "To the North you see a closed front door." was read as the
+#: connection alone, so the open-door the game listed refuted a right open-door (it needed
+#: the door closed), and "move north" was planned through the closed door.
+STATED_BY = {"which doors or containers are closed": ("closed",)}
+#: ``predicate_slots``: the words by which a sentence states a fact of an aspect, for the
+#: facts asked for once more (:meth:`PredicateRevision._write_stated`): the state words
+#: above, and a compass direction for how places connect (the text games pddlkit plays name
+#: an exit by its direction: "To the North you see a closed front door."). Measured with
+#: Qwen2.5-Coder 1.5B (CoinCollector dev seed 1 at 8e69351): it wrote one fact a sentence,
+#: the closed door, and the connection was lost. A direction is a name, so only the state
+#: words are typed NONE.
+SIGNALLED_BY = {**STATED_BY, "which places connect, and in which direction":
+                ("north", "south", "east", "west")}
+#: the aspect whose predicates no command changes (how places connect); a predicate of any
+#: other aspect is one the schema check knows changes (where the player is: measured with
+#: Qwen2.5-Coder 1.5B, no move schema changed it, and with no schema changing it the check
+#: took it for a static fact and never said so)
+STATIC_ASPECTS = frozenset({"which places connect, and in which direction"})
+#: the form the predicates prompt shows, without and with ``predicate_slots``
+PREDICATES_FORM = "Example of the form: (at ?r - room)"
+SLOTS_FORM = ("Write one line for each of these aspects, its label, then the predicate (or "
+              "two) for it, or none if the game has no such thing:\n")
+
+
+
+def held_places(answer: str, types: set) -> list[str]:
+    """``predicate_slots``: the declarations on the line of what the player holds whose every
+    argument has a type of the line of where the player is (``what the player holds:
+    (holding ?p1 - room) (holding ?p1 - item)`` under ``where the player is: (player ?p1 -
+    room)`` -> ``["(holding ?p1 - room)"]``): a place is where the player is, not a thing it
+    holds, so such a declaration is refused. None is refused when the player's place has no
+    type of its own (every argument ``object``, or the place's type the only one): nothing
+    else could be held then.
+
+    Why: measured with Qwen2.5-Coder 1.5B writing CoinCollector's domain (dev seed 1 at
+    5f39841), the holds line declared ``(holding ?p1 - room)`` first and ``(holding ?p1 -
+    item)`` second; the second was refused as declared twice, the coin was then typed a room
+    to fit ``(holding coin)``, move required ``(holding ?from)``, and no rewrite of it could
+    move the player: the episode ended at step 2 with the solver's retries spent."""
+    lines = _aspect_lines(answer)
+    place = {t for line in lines.get(PLAYER_ASPECT, []) for t in _argument_types(line)}
+    if not place or not (types - place - {"object"}):
+        return []
+    return [m.group(0) for line in lines.get(HELD_ASPECT, [])
+            for m in _ATOM.finditer(line)
+            if (kinds := _argument_types(m.group(0))) and set(kinds) <= place]
+
+
+def _aspect_lines(answer: str, last_only: bool = False) -> dict[str, list[str]]:
+    """Each aspect's label -> the text of its lines in ``answer``, in the order they come: a
+    label counts where a line begins with it (any case), and its text runs to the next such
+    line; with ``last_only``, only each label's last line counts (a model that echoes the
+    template's lines first)."""
+    found = [(m.start(), m.end(), label) for label, _least in PREDICATE_SLOTS
+             for m in re.finditer(rf"(?im)^[ \t]*{re.escape(label)}[ \t]*:", answer)]
+    if last_only:
+        last = {label: (start, end) for start, end, label in sorted(found)}
+        found = [(start, end, label) for label, (start, end) in last.items()]
+    found.sort()
+    out: dict[str, list[str]] = {}
+    for i, (_start, end, label) in enumerate(found):
+        stop = found[i + 1][0] if i + 1 < len(found) else len(answer)
+        out.setdefault(label, []).append(answer[end:stop])
+    return out
+
+
+def _argument_types(declaration: str) -> list[str]:
+    """``(holding ?p1 - room ?x - item)`` -> ``["room", "item"]`` (typed arguments only)."""
+    return re.findall(r"\?[\w\-]+\s+-\s+([\w\-]+)", declaration)
+
+
+def aspects_of(answer: str, predicates: list[str]) -> dict[str, str]:
+    """``predicate_slots``: predicate name -> the aspect whose line declared it, read from the
+    answer (``where the player is: (player ?p1 - room)`` -> {"player": "where the player
+    is"}), for the predicates kept. The prompts then say what each predicate is for: the
+    name a small model gives may not (measured with Qwen2.5-Coder 1.5B: ``(player ?p1 -
+    room)`` for where the player is, and a move schema that never changed it)."""
+    names = {_name(p) for p in predicates}
+    found: dict[str, str] = {}
+    for label, texts in _aspect_lines(answer, last_only=True).items():
+        for m in _ATOM.finditer(texts[0]):
+            if m.group(1).lower() in names:
+                found.setdefault(m.group(1).lower(), label)
+    return found
+
+
+def _name(predicate: str) -> str:
+    """``(open-door ?a - room)`` -> ``open-door``."""
+    return predicate.strip("() ").split()[0].lower()
