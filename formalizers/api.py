@@ -279,6 +279,7 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
     unknown = [name for name in helps if name not in help_names()]
     if unknown:
         raise _unknown_keyword(unknown[0])
+    _check_limits(solver_retries, planner_timeout)
     pairs, steps = _observed_pairs(obs, action)
     frozen = frozen_domain(domain)   # a missing or broken file fails before any LLM call
     settings = dict(constrained=constrained, small_model=small_model, samples=samples,
@@ -479,6 +480,19 @@ def _next_memory(memory: Any, steps: list) -> FormalizeMemory:
 
 
 #: keywords of earlier releases, and their names now
+def _check_limits(solver_retries: int, planner_timeout: float) -> None:
+    """The call's own limits, checked before anything runs and named as the caller wrote
+    them (``Limits`` checks them again under its field names)."""
+    if isinstance(solver_retries, bool) or not isinstance(solver_retries, int) \
+            or solver_retries < 0:
+        raise ValueError(f"formalize_and_plan: solver_retries must be a whole number, 0 or "
+                         f"more, not {solver_retries!r}")
+    if isinstance(planner_timeout, bool) or not isinstance(planner_timeout, (int, float)) \
+            or not planner_timeout > 0:
+        raise ValueError(f"formalize_and_plan: planner_timeout must be seconds above 0, not "
+                         f"{planner_timeout!r}")
+
+
 REMOVED_KEYWORDS = {"max_solver_retries": "solver_retries", "timeout": "planner_timeout"}
 
 

@@ -219,3 +219,12 @@ def test_limits_refuse_a_value_that_would_end_or_never_end_an_episode():
                          ("max_repeated_answers", -1)):
         with pytest.raises(ValueError, match=f"Limits.{field} must be at least"):
             Limits(**{field: value})
+
+
+@pytest.mark.parametrize("keyword, value", [("solver_retries", -1), ("solver_retries", 1.5),
+                                            ("planner_timeout", 0), ("planner_timeout", "9")])
+def test_formalize_and_plan_refuses_its_own_limits_by_their_names(keyword, value):
+    """A bad ``solver_retries`` or ``planner_timeout`` is refused before any LLM call, under
+    the name the caller wrote (not the loop's ``Limits`` field)."""
+    with pytest.raises(ValueError, match=f"formalize_and_plan: {keyword} must be"):
+        formalize_and_plan("You are in the kitchen.", llm="random:0", **{keyword: value})
