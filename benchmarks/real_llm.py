@@ -209,6 +209,18 @@ HELP_ROWS = [
              "--max-tokens", "1000", "--probe", "2"],
             ["--skeleton"], "held-out reward >= 0.5",
             lambda rows: all(r.get("score") is not None and r["score"] >= 0.5 for r in rows)),
+    # the skeleton rows with each code answer decoded to open with solve's def line (its
+    # first answers rewrote the helpers and ran out of tokens before solve)
+    HelpRow("IPP", "MiniGrid DoorKey, probe, skeleton, solve first",
+            ["ipp", "--env", "minigrid-doorkey", "--train", "6", "--eval", "6", "--rounds", "1",
+             "--max-tokens", "1000", "--probe", "2", "--skeleton"],
+            ["--solve-first"], "held-out reward >= 0.5",
+            lambda rows: all(r.get("score") is not None and r["score"] >= 0.5 for r in rows)),
+    HelpRow("IPP", "GRASP, probe, skeleton, solve first",
+            ["ipp", "--env", "grasp", "--train", "10", "--eval", "20", "--rounds", "1",
+             "--max-tokens", "1000", "--probe", "2", "--skeleton"],
+            ["--solve-first"], "no held-out instance crashes",
+            lambda rows: all(r.get("program") and not r.get("eval_failures") for r in rows)),
     # the paper's pseudocode extension (pe) against direct generation (ir), same budget
     HelpRow("IPP", "GRASP, pseudocode extension",
             ["ipp", "--env", "grasp", "--train", "10", "--eval", "20", "--rounds", "1",

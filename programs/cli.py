@@ -82,6 +82,11 @@ IPP_HELPS: tuple[Help, ...] = (
                      "a nearest-cell finder for GRASP, a walker that knows the agent's facing "
                      "for MiniGrid) and ask for solve only; they run after the program (off: "
                      "the paper's loop)"),
+    Help("solve_first", "each request for code is decoded under a grammar: the answer opens "
+                        "a Python block with the requested function's def line (def solve(), "
+                        "so it is written before any helper, and ends at the block's fence; "
+                        "needs an LLM whose server takes grammars (local:), refused elsewhere "
+                        "(off: the paper's loop)"),
 )
 #: ``pddlkit run ipp``'s options: the paper's loop's, then one per help of :data:`IPP_HELPS`
 IPPOptions = options_with_helps("IPPOptions", _LoopOptions, IPP_HELPS, __name__)
@@ -123,6 +128,16 @@ def _round_events(episode, task: str, mode: str):
     return emit
 
 
+def decoding_said(rounds) -> str:
+    """How the code requests of a run were decoded (``solve_first``): ``gbnf x7``, and any
+    that went unconstrained with why."""
+    counts: dict[str, int] = {}
+    for r in rounds:
+        for mode, n in r.decoding.items():
+            counts[mode] = counts.get(mode, 0) + n
+    return ", ".join(f"{mode} x{n}" for mode, n in counts.items()) or "no code request"
+
+
 def play(job):
     from .runner import run_task
 
@@ -135,6 +150,13 @@ def play(job):
         raise AgentError("--skeleton adds tested helpers to our prompts; --prompts paper sends "
                          "the paper's text word for word (leave one of them out)")
     llm = job.make_llm() or "standin"   # after the checks: loading may start a server
+    if o.solve_first:
+        from .runner import solve_first_refused
+        why = solve_first_refused(llm)
+        if why:
+            raise AgentError(f"--solve-first decodes each request for code under a grammar, "
+                             f"and this LLM cannot: {why} (give --llm local:MODEL, or leave "
+                             "--solve-first out)")
     for seed in job.seeds:
         episode = job.episode(seed)
         episode.emit("plan", task=job.env, llm=job.llm or "standin", rounds=o.rounds,
@@ -144,7 +166,7 @@ def play(job):
                            split=split, on_round=_round_events(episode, job.env, o.mode),
                            rounds=o.rounds, k=o.k, feedback=o.feedback, patience=o.patience,
                            prompts=o.prompts, probe=o.probe, mend=o.mend,
-                           skeleton=o.skeleton,
+                           skeleton=o.skeleton, solve_first=o.solve_first,
                            mode=o.mode, workers=o.workers,
                            save=Path(o.save_program) if o.save_program else None,
                            max_tokens=job.max_tokens or 4000)
@@ -199,6 +221,8 @@ def play(job):
         if o.mend:
             summary += (f"; mend: {sum(len(r.mends) for r in result.rounds)} mends by code "
                         f"in {sum(bool(r.mends) for r in result.rounds)} round(s)")
+        if o.solve_first:
+            summary += "; solve-first: " + decoding_said(result.rounds)
         used = helps_on(IPP_HELPS, o)
         summary += helps_summary(used)
         yield episode.row(

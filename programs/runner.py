@@ -89,19 +89,33 @@ def make_llm(spec: Any, task_name: str, seed: int = 0):
     return spec, None
 
 
+def solve_first_refused(model: Any) -> Optional[str]:
+    """Why ``model`` cannot take ``solve_first`` (it decodes each code request under a
+    grammar: the stand-in and OpenAI's API cannot), or None when it can. Asked before any
+    call, so the option is refused, never dropped in silence."""
+    from .ipp import function_first
+
+    support = getattr(model, "constraint_support", None)
+    if support is None:
+        return "the stand-in writes its programs without a grammar"
+    mode, why = support(function_first("solve"))
+    return None if mode is not None else why
+
 def run_task(task_id: str, llm: Any, *, seed: int = 0, train: Optional[int] = None,
              evaluate: Optional[int] = None, rounds: int = 5, k: int = 3,
              feedback: str = "rich", workers: Optional[int] = None,
              policy: Optional[Policy] = None, save: Optional[Path] = None,
              patience: int = 0, mode: str = "ir", probe: int = 0, mend: bool = False,
-             skeleton: bool = False, max_tokens: Optional[int] = 4000, prompts: str = "ours",
+             skeleton: bool = False, solve_first: bool = False,
+             max_tokens: Optional[int] = 4000, prompts: str = "ours",
              split: Any = None, on_round: Optional[Callable[[Round], None]] = None) -> TaskRun:
     """``mode``: "ir" (refinement from direct generation), "pe" (refinement from the paper's
     pseudocode extension) or "curriculum" (the step-by-step curriculum; its steps are the
     rounds, and the best step is kept). ``split``: the instance split, already made (a job's
     ``make_env``, which carries the environment's flags); by default the registry's, from
     ``train``, ``evaluate`` and ``seed``. ``on_round`` is called with each round as soon as it
-    is scored (:class:`.ipp.IPP`), before the held-out scoring at the end."""
+    is scored (:class:`.ipp.IPP`), before the held-out scoring at the end. ``solve_first``
+    needs an LLM that decodes under grammars: refused, before any call, where it does not."""
     if save:
         check_save_folder(save)   # before any LLM call: a run's spend is not lost to a bad path
     if split is not None:
@@ -112,10 +126,15 @@ def run_task(task_id: str, llm: Any, *, seed: int = 0, train: Optional[int] = No
     else:
         task, held = make_task(task_id, train, evaluate, split_seed=seed)
     model, writer = make_llm(llm, task.name, seed)
+    why = solve_first_refused(model) if solve_first else None
+    if why:
+        raise ValueError(f"solve_first decodes each request for code under a grammar, and "
+                         f"this LLM cannot: {why} (use a local: model, or leave it out)")
     policy = policy or Policy(call_timeout=2.0, cpu_seconds=2.0)
     ipp = IPP(task, model, k=k, max_rounds=rounds, feedback=feedback, policy=policy,
               workers=workers, patience=patience, max_tokens=max_tokens, prompts=prompts,
-              probe=probe, mend=mend, skeleton=skeleton, on_round=on_round)
+              probe=probe, mend=mend, skeleton=skeleton, solve_first=solve_first,
+              on_round=on_round)
     if mode == "curriculum":
         result = ipp.run_curriculum()
     elif mode in ("ir", "pe"):
