@@ -14,7 +14,7 @@ its table line; a pass whose ``counter`` is None is counted by its event alone (
 The passes today: ``repair`` (trivial slips, ``formalizers/helps/repair.py`` over
 :mod:`.repair`), ``declare_objects`` (objects a problem uses without declaring them,
 ``formalizers/helps/declare_objects.py`` over :mod:`.objects`), ``fact_memory`` (facts
-confirmed earlier put back, :class:`.fact_memory.FactMemory`, which also learns from each
+confirmed earlier put back, :class:`.helps.fact_memory.FactMemory`, which also learns from each
 plan that ran) and ``refuted_facts`` (facts the world refuted kept out,
 :class:`.refuted.RefutedFacts`, which learns from each failed command).
 """

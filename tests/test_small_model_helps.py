@@ -20,6 +20,7 @@ from pddlkit.formalizers.answer import Files
 from pddlkit.formalizers.loop import Limits, run_episode
 from pddlkit.formalizers.objects import declare_objects
 from pddlkit.formalizers.observation import ObservationFormalizer
+from pddlkit.pddl.model import Atom
 
 DOMAIN = open(__import__("pathlib").Path(__file__).resolve().parent.parent
               / "domains" / "coin-collector" / "domain.pddl").read()
@@ -396,7 +397,7 @@ def test_fact_memory_does_not_merge_back_a_placeholder_the_new_file_replaced():
              "(connected kitchen living_room north)) (:goal (at east_room)))")
     memory = FactMemory()
     memory.confirm(Files(DOMAIN, first))
-    assert "(connected kitchen east_room east)" in memory.facts
+    assert Atom("connected", ("kitchen", "east_room", "east")) in memory.facts
     later = Files(DOMAIN, "(define (problem p) (:domain coin-collector) ( :init (at kitchen) "
                           "(connected kitchen pantry east) (has-door kitchen pantry east) "
                           "(door-open kitchen pantry east)) (:goal (at kitchen)))")
@@ -435,10 +436,11 @@ def test_fact_memory_does_not_merge_back_a_placeholder_the_new_file_replaced():
 def test_a_door_opened_from_its_far_side_releases_the_refuted_door_fact():
     """``open-door``'s forall adds the far side's ``door-open`` with its direction left open:
     that is evidence for the refuted fact too."""
-    from pddlkit.formalizers.helps.refuted_facts import RefutedFacts
+    from pddlkit.formalizers.helps.refuted_facts import RefutedFacts, fact_atom
 
     refuted = RefutedFacts()
-    refuted.facts["(door-open pantry kitchen west)"] = "'go west' failed: the door is closed"
+    refuted.facts[fact_atom("(door-open pantry kitchen west)")] = \
+        "'go west' failed: the door is closed"
     assert refuted.release(["(open-door kitchen pantry east)"], DOMAIN) == \
         ["(door-open pantry kitchen west)"]
     assert not refuted.facts
@@ -543,8 +545,8 @@ def test_formalize_and_plan_remembers_the_planned_files_not_a_refused_one():
     third = formalize_and_plan([("look", env.step("look").observation)], memory=second.memory,
                                fact_memory=True, solver_retries=0)
     remembered = third.memory.facts.facts
-    assert "(connected kitchen pantry north)" in remembered
-    assert not any("ghost" in fact for fact in remembered)
+    assert Atom("connected", ("kitchen", "pantry", "north")) in remembered
+    assert not any("ghost" in name for fact in remembered for name in fact.args)
 
 
 def test_the_loop_holds_placeholders_against_what_the_episode_observed(tmp_path):

@@ -36,6 +36,7 @@ from pddlkit.pddl.model import Atom, ForallEffect, Literal, When
 from pddlkit.pddl.reader import read_domain, read_problem
 
 from ..answer import Files
+from ..modular.parts import fact_text
 from ..objects import add_objects
 
 
@@ -100,13 +101,14 @@ def replaced(predicate: str, args: tuple[str, ...], atoms: list[tuple[str, tuple
 
 
 class FactMemory:
-    """Facts confirmed by successful steps, keyed by their PDDL text; the ``fact_memory``
-    help's pass over the files (:mod:`..passes`: :meth:`apply` merges them back)."""
+    """Facts confirmed by successful steps, kept as pddlkit's atoms in the order first
+    confirmed; the ``fact_memory`` help's pass over the files (:mod:`..passes`:
+    :meth:`apply` merges them back, written as text only there)."""
 
     counter, event, key = "facts_merged", "facts-merged", "facts"
 
     def __init__(self) -> None:
-        self.facts: dict[str, tuple[str, tuple[str, ...]]] = {}  # text -> (predicate, args)
+        self.facts: dict[Atom, None] = {}   # an ordered set of the facts confirmed
         self.types: dict[str, str] = {}  # object -> type as declared
 
     def confirm(self, files: Optional[Files], seen: Optional[str] = None) -> None:
@@ -125,12 +127,12 @@ class FactMemory:
         atoms = _atoms(prob)
         for pred, args in atoms:
             if pred not in fluent and pred != "=":
-                self.facts[f"({' '.join((pred,) + args)})"] = (pred, args)
+                self.facts[Atom(pred, args)] = None
         if seen is not None:
             squashed_seen = _squashed(seen)
-            for text, (pred, args) in list(self.facts.items()):
-                if replaced(pred, args, atoms, squashed_seen):
-                    del self.facts[text]
+            for fact in list(self.facts):
+                if replaced(fact.predicate, fact.args, atoms, squashed_seen):
+                    del self.facts[fact]
 
     def apply(self, files: Files, context) -> tuple[Files, list[str]]:
         """The pass: :meth:`merge`, what was seen being every observation of the episode."""
@@ -151,19 +153,19 @@ class FactMemory:
         arity = {p.name: len(p.parameters) for p in dom.predicates}
         fluent = deleted_predicates(dom)
         atoms = _atoms(prob)
-        present = {f"({' '.join((pred,) + args)})" for pred, args in atoms}
+        present = {Atom(pred, args) for pred, args in atoms}
         declared = {o.name for o in prob.objects} | {c.name for c in dom.constants}
         squashed_seen = _squashed(seen) if seen is not None else None
-        missing = [text for text, (pred, args) in self.facts.items()
-                   if text not in present and arity.get(pred) == len(args)
-                   and pred not in fluent
+        missing = [f for f in self.facts
+                   if f not in present and arity.get(f.predicate) == len(f.args)
+                   and f.predicate not in fluent
                    and not (squashed_seen is not None
-                            and replaced(pred, args, atoms, squashed_seen))]
+                            and replaced(f.predicate, f.args, atoms, squashed_seen))]
         if not missing:
             return Merge(files)
         new_objects = []
-        for text in missing:
-            for a in self.facts[text][1]:
+        for fact in missing:
+            for a in fact.args:
                 if a not in declared:
                     declared.add(a)
                     t = self.types.get(a, "")
@@ -172,10 +174,11 @@ class FactMemory:
         init = re.search(r"\(\s*:init\b", problem, re.I)
         if init is None:
             return Merge(files)
-        problem = problem[:init.end()] + " " + " ".join(missing) + problem[init.end():]
+        texts = [fact_text(f) for f in missing]
+        problem = problem[:init.end()] + " " + " ".join(texts) + problem[init.end():]
         if new_objects:   # into (:objects ...), made when the file has none
             problem = add_objects(problem, new_objects)
             if problem is None:
                 return Merge(files)
-        added = missing + [f"object {o}" for o in new_objects]
+        added = texts + [f"object {o}" for o in new_objects]
         return Merge(Files(files.domain, problem), added)

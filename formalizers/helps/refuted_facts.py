@@ -23,6 +23,11 @@ conditional effect's condition is not checked: the release only lets the model a
 fact again). With a formalizer that names things differently from the environment the
 literal matches nothing and nothing is removed.
 Off by default (the paper's loop); on in the ``small_model`` preset.
+
+The refuted facts are kept as pddlkit's :class:`~pddlkit.pddl.model.Atom` (lower case; a
+pattern's ``?``-variables are arguments that start with ``?``), compared as atoms
+(:func:`matches`); their text is written only where a person or the model reads them (the
+records, the error said back, the line of the file a removal names).
 """
 
 from __future__ import annotations
@@ -34,10 +39,17 @@ from pddlkit.pddl.model import And, Atom, iter_effect_literals
 from pddlkit.pddl.reader import read_domain
 
 from ..answer import Files, closing_bracket
+from ..modular.parts import atom_of, fact_text
 
 
 def _norm(fact: str) -> str:
     return "(" + " ".join(fact.replace("(", " ").replace(")", " ").split()).lower() + ")"
+
+
+def fact_atom(text: str) -> Atom:
+    """A literal as the world or a file says it, ``(In Coin Pantry)``, as the atom it is
+    compared by: ``Atom("in", ("coin", "pantry"))``."""
+    return atom_of(_norm(text))
 
 
 def _ground(domain_text: str, step: str):
@@ -64,19 +76,20 @@ def bind_step(domain, step: str):
     return action, {p.name.lower(): a for p, a in zip(action.parameters, words[1:])}
 
 
-def matches(pattern: str, fact: str) -> bool:
-    """Whether ``fact`` and ``pattern`` (both normalised, ``(p a ?x)``) can be the same atom:
-    the same predicate and arity, every word equal or a ``?``-variable on either side. A
-    variable in ``fact`` is one an effect leaves open (``open-door``'s ``forall`` adds the
-    far side's ``(door-open pantry kitchen ?back)``): it may be the refuted fact."""
-    want, have = pattern[1:-1].split(), fact[1:-1].split()
-    return len(want) == len(have) and all(w == h or w.startswith("?") or h.startswith("?")
-                                          for w, h in zip(want, have))
+def matches(pattern: Atom, fact: Atom) -> bool:
+    """Whether ``fact`` and ``pattern`` (``(p a ?x)``, as :func:`fact_atom` reads them) can be
+    the same atom: the same predicate and arity, every argument equal or a ``?``-variable on
+    either side. A variable in ``fact`` is one an effect leaves open (``open-door``'s
+    ``forall`` adds the far side's ``(door-open pantry kitchen ?back)``): it may be the
+    refuted fact."""
+    return pattern.predicate == fact.predicate and len(pattern.args) == len(fact.args) and \
+        all(w == h or w.startswith("?") or h.startswith("?")
+            for w, h in zip(pattern.args, fact.args))
 
 
-def _instantiate(atom: Atom, binding: dict) -> str:
-    return "(" + " ".join([atom.predicate.lower(),
-                           *(binding.get(a.lower(), a.lower()) for a in atom.args)]) + ")"
+def _instantiate(atom: Atom, binding: dict) -> Atom:
+    return Atom(atom.predicate.lower(),
+                tuple(binding.get(a.lower(), a.lower()) for a in atom.args))
 
 
 class RefutedFacts:
@@ -86,19 +99,19 @@ class RefutedFacts:
     counter, event, key = "facts_kept_out", "facts-kept-out", "fixes"
 
     def __init__(self) -> None:
-        self.facts: dict[str, str] = {}
+        self.facts: dict[Atom, str] = {}   # the refuted fact -> why
 
     def learn(self, info: object, command: str, message: str, step: Optional[str],
               domain_text: Optional[str]) -> list[str]:
-        """Record what a failed ``command`` refutes; the facts newly refuted."""
+        """Record what a failed ``command`` refutes; the facts newly refuted, as text."""
         failed = info.get("failed") if isinstance(info, dict) else None
         if not isinstance(failed, dict):
             return []
-        found: list[str] = []
+        found: list[Atom] = []
         if isinstance(failed.get("literal"), str) and failed.get("holds") is False:
-            found.append(_norm(failed["literal"]))
+            found.append(fact_atom(failed["literal"]))
         elif isinstance(failed.get("pattern"), str) and failed.get("holds") is False:
-            found.append(_norm(failed["pattern"]))
+            found.append(fact_atom(failed["pattern"]))
         elif isinstance(failed.get("object"), str) and step and domain_text:
             ground = _ground(domain_text, step)
             if ground is not None:
@@ -108,17 +121,17 @@ class RefutedFacts:
                 for part in (pre.parts if isinstance(pre, And) else (pre,)):
                     if isinstance(part, Atom):
                         fact = _instantiate(part, binding)
-                        if name in fact[1:-1].split()[1:]:
+                        if name in fact.args:
                             found.append(fact)
         why = f"'{command}' failed: {message.strip()}"
         new = [f for f in dict.fromkeys(found) if f not in self.facts]
         for fact in new:
             self.facts[fact] = why
-        return new
+        return [fact_text(f) for f in new]
 
     def release(self, steps: list[str], domain_text: Optional[str]) -> list[str]:
         """Steps that ran: facts their actions add (in the model's domain) are evidence
-        again; the facts released."""
+        again; the facts released, as text."""
         if not self.facts or not domain_text:
             return []
         released = []
@@ -133,7 +146,7 @@ class RefutedFacts:
                     continue
                 for refuted in [r for r in self.facts if matches(r, fact)]:
                     del self.facts[refuted]
-                    released.append(refuted)
+                    released.append(fact_text(refuted))
         return released
 
     def apply(self, files: Files, context: object = None) -> tuple[Files, list[str]]:
@@ -144,8 +157,8 @@ class RefutedFacts:
         if end is None:
             return files, []
         init = problem[start.start():end]
-        for fact, why in self.facts.items():
-            words = fact[1:-1].split()
+        for atom, why in self.facts.items():
+            fact, words = fact_text(atom), [atom.predicate, *atom.args]
             pattern = r"\(\s*" + r"\s+".join(r"[^\s()]+" if w.startswith("?") else re.escape(w)
                                              for w in words) + r"\s*\)"
             found = list(dict.fromkeys(_norm(m.group(0))

@@ -42,10 +42,11 @@ class WorldLiterals:
         when the world named neither or it implies nothing the facts do not already say."""
         corrections = self.corrections(formalizer)
         if self.pattern:   # "there is no exit in that direction": no ?to at all
-            from pddlkit.formalizers.helps.refuted_facts import matches
+            from pddlkit.formalizers.helps.refuted_facts import fact_atom, matches
 
             known = dict.fromkeys(formalizer._facts() + formalizer.chunk)
-            corrections += [f"(not {f})" for f in known if matches(self.pattern, f)
+            pattern = fact_atom(self.pattern)
+            corrections += [f"(not {f})" for f in known if matches(pattern, fact_atom(f))
                             and f"(not {f})" not in corrections]
         self.failed_literal = None
         self.pattern = None

@@ -155,10 +155,11 @@ def _words(fact: str) -> list[str]:
 def atom_of(fact: str) -> Atom:
     """A fact as the formalizer keeps it, ``(at kitchen)``, read as pddlkit's
     :class:`~pddlkit.pddl.model.Atom` (``at``; ``("kitchen",)``): the one place a fact is
-    taken apart (issue 74: facts were split by hand in a dozen places). The facts are kept as
-    their text because that is what they are compared by across the episode (the loop's fact
-    memory, the refuted facts, the schema check's states, the records) and what the prompts
-    and the files show; a text with no predicate reads as ``Atom("")``."""
+    taken apart (issue 74: facts were split by hand in a dozen places). The loop's fact
+    memory and the refuted facts keep atoms (:mod:`..helps.fact_memory`,
+    :mod:`..helps.refuted_facts`); the modular formalizer's own facts are still kept as their
+    text, which the schema check's states, the records, the prompts and the files share; a
+    text with no predicate reads as ``Atom("")``."""
     words = _words(fact)
     return Atom(words[0], tuple(words[1:])) if words else Atom("")
 
