@@ -94,7 +94,8 @@ class FormalizeMemory:
     settings: dict = field(default_factory=dict)
 
     #: the episode so far (the task, every (command, observation), the files); the last
-    #: files written, planned or refused; the FactMemory (fact_memory=True, else None);
+    #: files written, planned or refused; the FactMemory (fact_memory=True, else None; its
+    #: ``facts`` are pddlkit ``Atom``s, in the order first confirmed);
     #: the files refused and why (fresh_answers=True: never planned again)
     memory = property(lambda self: self.episode.memory)
     previous = property(lambda self: self.episode.previous)
@@ -479,7 +480,6 @@ def _next_memory(memory: Any, steps: list) -> FormalizeMemory:
     return memory
 
 
-#: keywords of earlier releases, and their names now
 def _check_limits(solver_retries: int, planner_timeout: float) -> None:
     """The call's own limits, checked before anything runs and named as the caller wrote
     them (``Limits`` checks them again under its field names)."""
@@ -493,6 +493,7 @@ def _check_limits(solver_retries: int, planner_timeout: float) -> None:
                          f"{planner_timeout!r}")
 
 
+#: keywords of earlier releases, and their names now
 REMOVED_KEYWORDS = {"max_solver_retries": "solver_retries", "timeout": "planner_timeout"}
 
 

@@ -78,14 +78,19 @@ class Limits:
     max_repeated_answers: int = 5
 
     def __post_init__(self) -> None:
-        """A limit below one (below zero for the retries) would end every episode at its
-        first step, or never: refused here, naming the field."""
+        """A count below its least (one action, no retries) or a planner time not above 0
+        would end every episode at its first step, or never: refused here, naming the field
+        (a count must be a whole number; ``True`` is not one)."""
         for name, least in (("max_solver_retries", 0), ("max_simulation_retries", 0),
-                            ("action_budget", 1), ("planner_timeout", 0.001),
-                            ("max_repeated_answers", 0)):
-            if getattr(self, name) < least:
-                raise ValueError(f"Limits.{name} must be at least {least:g}, "
-                                 f"not {getattr(self, name)!r}")
+                            ("action_budget", 1), ("max_repeated_answers", 0)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                raise ValueError(f"Limits.{name} must be a whole number, {least} or more, "
+                                 f"not {value!r}")
+        seconds = self.planner_timeout
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) \
+                or not seconds > 0:
+            raise ValueError(f"Limits.planner_timeout must be seconds above 0, not {seconds!r}")
 
 
 @dataclass

@@ -16,7 +16,7 @@ The passes today: ``repair`` (trivial slips, ``formalizers/helps/repair.py`` ove
 ``formalizers/helps/declare_objects.py`` over :mod:`.objects`), ``fact_memory`` (facts
 confirmed earlier put back, :class:`.helps.fact_memory.FactMemory`, which also learns from each
 plan that ran) and ``refuted_facts`` (facts the world refuted kept out,
-:class:`.refuted.RefutedFacts`, which learns from each failed command).
+:class:`.helps.refuted_facts.RefutedFacts`, which learns from each failed command).
 """
 
 from __future__ import annotations

@@ -124,7 +124,7 @@ def _round_events(episode, task: str, mode: str):
                      best=best, mode=mode, probe_failures=r.probe_failures,
                      probe_fixes=r.probe_fixes, probe_redraws=r.probe_redraws,
                      probe_function_fixes=r.probe_function_fixes, mends=r.mends,
-                     dropped=r.dropped)
+                     dropped=r.dropped, decoding=r.decoding)
     return emit
 
 
@@ -146,6 +146,9 @@ def play(job):
         raise AgentError("--probe tries each program on training instances of the full game; "
                          "the curriculum's steps play simplified games (leave --probe out, or "
                          "use --mode ir or pe)")
+    if o.solve_first and o.mode == "curriculum":
+        raise AgentError("--solve-first constrains requests for code; the curriculum's steps "
+                         "answer in one chat (leave --solve-first out, or use --mode ir or pe)")
     if o.skeleton and o.prompts == "paper":
         raise AgentError("--skeleton adds tested helpers to our prompts; --prompts paper sends "
                          "the paper's text word for word (leave one of them out)")

@@ -318,10 +318,11 @@ class IPP:
         """(program, problem, the raw answer); ``temperature`` defaults to the run's; the
         program is the answer's block defining ``entry``."""
         try:
+            # the constraint only when on: an LLM of the caller's may take no such keyword
+            extra = {"constraint": function_first(entry)} if self.solve_first else {}
             done = self.llm.complete(
                 messages, temperature=self.temperature if temperature is None else temperature,
-                max_tokens=self.max_tokens, seed=seed,
-                constraint=function_first(entry) if self.solve_first else None)
+                max_tokens=self.max_tokens, seed=seed, **extra)
         except LLMError as exc:
             return None, f"the LLM call failed: {exc}", ""
         answer = done.text
@@ -500,6 +501,9 @@ class IPP:
         chat; every step's program is scored on the full game (``Round.index`` = step)."""
         if self.task.name != "grasp":
             raise ValueError("the step-by-step curriculum is defined for GRASP only")
+        if self.solve_first:   # its steps' code comes in the chat's replies, not as requests
+            raise ValueError("solve_first constrains requests for code; the curriculum's steps "
+                             "answer in one chat (leave solve_first out, or use ir or pe)")
         instances = list(instances if instances is not None else self.task.instances)
         from .tasks import ascii_grid
 

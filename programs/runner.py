@@ -95,11 +95,14 @@ def solve_first_refused(model: Any) -> Optional[str]:
     call, so the option is refused, never dropped in silence."""
     from .ipp import function_first
 
+    if model == "standin":
+        return "the stand-in writes its programs without a grammar"
     support = getattr(model, "constraint_support", None)
     if support is None:
-        return "the stand-in writes its programs without a grammar"
+        return f"{type(model).__name__} says no grammar it takes (no constraint_support)"
     mode, why = support(function_first("solve"))
     return None if mode is not None else why
+
 
 def run_task(task_id: str, llm: Any, *, seed: int = 0, train: Optional[int] = None,
              evaluate: Optional[int] = None, rounds: int = 5, k: int = 3,

@@ -214,11 +214,15 @@ def test_limits_refuse_a_value_that_would_end_or_never_end_an_episode():
     from pddlkit.formalizers.loop import Limits
 
     assert Limits(max_solver_retries=0).max_solver_retries == 0
+    assert Limits(planner_timeout=float("inf")).planner_timeout == float("inf")
     for field, value in (("action_budget", 0), ("max_solver_retries", -1),
-                         ("max_simulation_retries", -2), ("planner_timeout", 0.0),
-                         ("max_repeated_answers", -1)):
-        with pytest.raises(ValueError, match=f"Limits.{field} must be at least"):
+                         ("max_simulation_retries", -2), ("max_repeated_answers", -1),
+                         ("action_budget", 1.5), ("max_solver_retries", True)):
+        with pytest.raises(ValueError, match=f"Limits.{field} must be a whole number"):
             Limits(**{field: value})
+    for value in (0.0, -1, float("nan"), True, "30"):
+        with pytest.raises(ValueError, match="Limits.planner_timeout must be seconds above 0"):
+            Limits(planner_timeout=value)
 
 
 @pytest.mark.parametrize("keyword, value", [("solver_retries", -1), ("solver_retries", 1.5),

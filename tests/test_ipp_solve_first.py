@@ -100,3 +100,28 @@ def test_the_cli_refuses_it_with_the_stand_in_and_names_the_flag():
     assert "--solve-first decodes each request for code under a grammar" in done.stderr
     assert "the stand-in writes its programs without a grammar" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_off_an_llm_without_the_constraint_keyword_still_works(task):
+    """A caller's LLM whose ``complete`` takes no ``constraint`` keyword is asked as before
+    when solve_first is off (the keyword goes only with the option)."""
+    class Plain:
+        model = "plain"
+
+        def complete(self, messages, *, temperature=0.0, max_tokens=None, seed=None,
+                     stop=None):
+            text = "take the nearest energy home" if len(messages) == 1 else SOLVE
+            return Completion(text, 1, 1, "plain")
+
+    result = IPP(task, Plain(), workers=1, policy=QUICK, max_rounds=0).run()
+    assert result.rounds[0].failures == 0
+
+
+def test_the_curriculum_refuses_it(task):
+    from cli_runner import run_cli
+
+    done = run_cli("run", "ipp", "--env", "grasp", "--solve-first", "--mode", "curriculum",
+                   "--llm", "local:qwen2.5-coder-1.5b")
+    assert done.returncode != 0 and "--solve-first constrains requests for code" in done.stderr
+    with pytest.raises(ValueError, match="curriculum's steps answer in one chat"):
+        IPP(task, GrammarLLM(lambda m: ""), solve_first=True).run_curriculum()

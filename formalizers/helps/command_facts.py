@@ -23,9 +23,9 @@ refuses a name at a type the commands fill, whether the type was wrong
 
 from __future__ import annotations
 
+from pddlkit.formalizers.atoms import atom_of
 from pddlkit.formalizers.modular.parts import (MAX_NAME, _bind_command, _conjuncts, _head,
-                                               _reserved, atom_of, observed_names,
-                                               template_words)
+                                               _reserved, observed_names, template_words)
 
 
 class CommandFacts:

@@ -36,7 +36,7 @@ from pddlkit.pddl.model import Atom, ForallEffect, Literal, When
 from pddlkit.pddl.reader import read_domain, read_problem
 
 from ..answer import Files
-from ..modular.parts import fact_text
+from ..atoms import fact_text
 from ..objects import add_objects
 
 

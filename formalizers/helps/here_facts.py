@@ -21,7 +21,8 @@ from __future__ import annotations
 
 from typing import Optional
 
-from pddlkit.formalizers.modular.parts import _conjuncts, _head, atom_of
+from pddlkit.formalizers.modular.parts import _conjuncts, _head
+from pddlkit.formalizers.atoms import atom_of
 
 
 class HereFacts:

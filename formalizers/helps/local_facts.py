@@ -5,7 +5,7 @@ facts over places the sentence does not name (CoinCollector, dev seeds)."""
 
 from __future__ import annotations
 
-from pddlkit.formalizers.modular.parts import atom_of
+from pddlkit.formalizers.atoms import atom_of
 
 
 def facts(formalizer, known: list[str]) -> list[str]:

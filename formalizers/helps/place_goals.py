@@ -26,7 +26,8 @@ predicate, the list is left as it was.
 
 from __future__ import annotations
 
-from ..modular.parts import _head, _kind_word, _words, atom_of
+from ..modular.parts import _head, _kind_word
+from ..atoms import atom_of, _words
 from .predicate_slots import PREDICATE_SLOTS, _argument_types
 from .task_focus import task_things
 

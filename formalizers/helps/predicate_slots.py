@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from ..modular.parts import _ATOM
+from ..atoms import _ATOM
 
 #: ``predicate_slots``: the aspects of a state the predicates are asked for under, one labelled
 #: line each (what the predicates prompt has always listed, in one sentence), with the fewest

@@ -39,7 +39,7 @@ from pddlkit.pddl.model import And, Atom, iter_effect_literals
 from pddlkit.pddl.reader import read_domain
 
 from ..answer import Files, closing_bracket
-from ..modular.parts import atom_of, fact_text
+from ..atoms import atom_of, fact_text
 
 
 def _norm(fact: str) -> str:

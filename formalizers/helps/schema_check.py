@@ -180,7 +180,8 @@ class SchemaEvidence:
         evidence (:attr:`dropped`): their facts before came from the schema this refutes,
         and a right schema would be refuted by them (measured in the same episode: "close
         door to unknown front", refused, made every close-door rewrite fail the check)."""
-        from ..modular.parts import _head, atom_of   # here: modular imports this module
+        from ..modular.parts import _head   # here: modular imports this module
+        from ..atoms import atom_of
 
         self.dropped = []
         if self._first_of_plan is None:

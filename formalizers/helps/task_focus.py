@@ -8,7 +8,8 @@ card was moved after the first was in place."""
 
 from __future__ import annotations
 
-from ..modular.parts import _kind_word, atom_of
+from ..modular.parts import _kind_word
+from ..atoms import atom_of
 
 
 def task_things(formalizer, atom: str) -> int:

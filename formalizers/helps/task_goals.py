@@ -4,7 +4,8 @@ often far down a list of nearer, irrelevant atoms."""
 
 from __future__ import annotations
 
-from ..modular.parts import _kind_word, atom_of
+from ..modular.parts import _kind_word
+from ..atoms import atom_of
 
 
 def offer(formalizer, reached: list) -> list:

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import re
 
-from pddlkit.formalizers.modular.parts import _reserved, _words
+from pddlkit.formalizers.modular.parts import _reserved
+from pddlkit.formalizers.atoms import _words
 
 
 class TypedObjects:

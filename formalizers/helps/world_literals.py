@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from pddlkit.formalizers.modular.parts import _words
+from pddlkit.formalizers.atoms import _words, atom_of
 
 
 class WorldLiterals:
@@ -45,8 +45,8 @@ class WorldLiterals:
             from pddlkit.formalizers.helps.refuted_facts import fact_atom, matches
 
             known = dict.fromkeys(formalizer._facts() + formalizer.chunk)
-            pattern = fact_atom(self.pattern)
-            corrections += [f"(not {f})" for f in known if matches(pattern, fact_atom(f))
+            pattern = fact_atom(self.pattern)   # lower case, as the world's is read
+            corrections += [f"(not {f})" for f in known if matches(pattern, atom_of(f))
                             and f"(not {f})" not in corrections]
         self.failed_literal = None
         self.pattern = None

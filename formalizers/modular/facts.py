@@ -10,7 +10,8 @@ from typing import Optional
 
 from pddlkit.pddl.model import Atom
 
-from .parts import _head, _slot, atom_of, fact_text
+from .parts import _head, _slot
+from ..atoms import atom_of, fact_text
 
 
 class Facts:

@@ -16,8 +16,8 @@ from ..answer import AnswerError, Files
 from ..base import INITIAL, SIMULATION_ERROR, SOLVER_ERROR, Context
 from ..llm_formalizer import PromptedLLM, _drain_acted
 from ..helps.schema_check import SchemaEvidence
-from .parts import (PartCall, STOP_WORDS, _bind_command, _templates,
-                    _types, _words)
+from .parts import PartCall, STOP_WORDS, _bind_command, _templates, _types
+from ..atoms import _words
 from .corrections import Corrections
 from .goals import Goals
 from .predicates import PredicateRevision

@@ -7,13 +7,12 @@ from __future__ import annotations
 import re
 import string
 from dataclasses import asdict, dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Optional
 
-from pddlkit.pddl.model import Atom
 
 from ..answer import AnswerError, closing_bracket
+from ..atoms import atom_of
 from ..base import Context
 
 BUNDLED = Path(__file__).parent.parent / "prompts" / "modular"
@@ -100,9 +99,6 @@ def observed_names(texts, unknown: bool = False) -> list[str]:
     return list(out)
 
 
-_ATOM = re.compile(r"\(\s*([A-Za-z][\w\-]*)((?:\s+[^\s()]+)*)\s*\)")
-
-
 def _norm(text: str) -> str:
     return " ".join(text.replace("(", " ( ").replace(")", " ) ").split()).lower()
 
@@ -144,29 +140,6 @@ def _conjuncts(formula):
 def _kind_word(name: str) -> str:
     """The word of a name without its number (``ladle_1``: ladle), as a task says it."""
     return re.sub(r"_\d+$", "", name)
-
-
-def _words(fact: str) -> list[str]:
-    """The predicate and the names of a fact (or a goal), ``(at kitchen)`` -> at, kitchen."""
-    return fact.replace("(", " ").replace(")", " ").split()
-
-
-@lru_cache(maxsize=1 << 16)
-def atom_of(fact: str) -> Atom:
-    """A fact as the formalizer keeps it, ``(at kitchen)``, read as pddlkit's
-    :class:`~pddlkit.pddl.model.Atom` (``at``; ``("kitchen",)``): the one place a fact is
-    taken apart (issue 74: facts were split by hand in a dozen places). The loop's fact
-    memory and the refuted facts keep atoms (:mod:`..helps.fact_memory`,
-    :mod:`..helps.refuted_facts`); the modular formalizer's own facts are still kept as their
-    text, which the schema check's states, the records, the prompts and the files share; a
-    text with no predicate reads as ``Atom("")``."""
-    words = _words(fact)
-    return Atom(words[0], tuple(words[1:])) if words else Atom("")
-
-
-def fact_text(atom: Atom) -> str:
-    """An atom as the formalizer keeps a fact: ``(at kitchen)``."""
-    return "(" + " ".join([atom.predicate, *atom.args]) + ")"
 
 
 def _slot(fact: str) -> tuple:

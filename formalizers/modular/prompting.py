@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Optional
 
 from ..base import SIMULATION_ERROR, SOLVER_ERROR, Context
-from .parts import MISSING_FACTS, _head, _types, atom_of, observed_names
+from .parts import MISSING_FACTS, _head, _types, observed_names
+from ..atoms import atom_of
 from ..helps.schema_slots import (SCHEMA_SLOTS_FORM, form_lines, ruled_out, slot_predicates,
                            slots_of_body)
 

@@ -11,7 +11,8 @@ import re
 from typing import Optional
 
 from ..base import Context
-from .parts import MISSING_FACTS, _ATOM, _balanced, _norm, _types, observed_names
+from .parts import MISSING_FACTS, _balanced, _norm, _types, observed_names
+from ..atoms import _ATOM
 from ..helps.predicate_slots import held_places
 from ..helps.schema_slots import read_slots
 

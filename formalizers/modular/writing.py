@@ -14,7 +14,8 @@ from typing import Optional
 from ..base import Context
 from ..llm_formalizer import RETRY_TEMPERATURE
 from .parts import (PART_TOKENS, SLOT_LABEL_TOKENS, PartCall, PartUnwritable, REDRAWS, _head,
-                    _norm, atom_of, observed_names)
+                    _norm, observed_names)
+from ..atoms import atom_of
 from ..helps.schema_slots import BASE_TOKENS, LINE_TOKENS
 
 
@@ -311,8 +312,9 @@ class Writing:
 
     def _state_words(self) -> set[str]:
         """``predicate_slots``: the words by which a sentence states a fact of an aspect the
-        predicates have (``closed``: :data:`..helps.predicate_slots.STATED_BY`), typed NONE with the
-        template words, and so is a pair of words that begins with one (``closed_front``):
+        predicates have (``closed``: :data:`..helps.predicate_slots.STATED_BY`), typed NONE
+        with the template words, and so is a pair of words that begins with one
+        (``closed_front``):
         measured with Qwen2.5-Coder 1.5B writing CoinCollector's domain (dev seed 1 at
         aec302f), "a closed front door" typed ``closed`` a room, and at a3d7b69
         ``closed_front`` a room, then a goal."""
