@@ -251,3 +251,27 @@ def test_every_front_end_declares_its_helps_in_one_table(agent, where):
     assert used == [h.label + ("-2" if h.counted else "") for h in table]
     assert helps_column(used) == "+".join(used)
     assert all(re.fullmatch(r"[a-z\-]+(-\d+)?", label) for label in used)
+
+
+def test_every_help_file_imports_first_in_a_fresh_interpreter():
+    """A help file imported before anything else of the formalizers must load: the modular
+    package imports the helps, so a help that imports the modular package back at load time
+    is a cycle that only a fresh interpreter shows (``predicate_slots`` was one). One child
+    process; the formalizers' modules are forgotten before each import."""
+    import pkgutil
+    import subprocess
+    import sys
+
+    from pddlkit.formalizers import helps
+
+    names = sorted(m.name for m in pkgutil.iter_modules(helps.__path__))
+    script = (
+        "import importlib, sys\n"
+        f"for name in {names!r}:\n"
+        "    for loaded in [m for m in sys.modules if m.startswith('pddlkit.formalizers')]:\n"
+        "        del sys.modules[loaded]\n"
+        "    importlib.import_module('pddlkit.formalizers.helps.' + name)\n"
+        "print('ok')\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
