@@ -46,8 +46,8 @@ its worst instances.
   a walker that knows the agent's facing for MiniGrid) and ask for ``solve`` only; the
   helpers run after the model's code in the sandbox (so its lines keep their numbers, and a
   helper it redefines is ours again). The prompts show each helper's signature and docstring
-  (shown whole, they were copied into the answer); a copy the model writes anyway is dropped
-  and said in the round's ``dropped``. A round's program is what ran, helpers included;
+  (shown whole, they were copied into the answer); a copy the model writes anyway, at the
+  top level or inside ``solve``, is dropped and said in the round's ``dropped``. A round's program is what ran, helpers included;
   prompts show the model's part only. With the paper's prompts it is refused (their text is
   the paper's).
 * Solve first (``solve_first=True``, issue 76, off by default): every request for code is

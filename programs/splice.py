@@ -95,16 +95,63 @@ def splice(program: str, asked: FunctionSpan, answer: str) -> str:
 
 
 def drop_definitions(program: str, names) -> tuple[str, list[str]]:
-    """``program`` without its top-level functions and classes named in ``names``, and one
-    line for each dropped; a program that does not parse comes back as it is."""
+    """``program`` without its functions and classes named in ``names``, and one line for
+    each dropped: top-level copies, then copies defined inside a top-level function (the
+    function then calls the given one). A nested copy is kept when dropping it would leave
+    its block empty or the program unreadable. A program that does not parse comes back as
+    it is.
+
+    Why the nested ones: measured with Qwen2.5-Coder 1.5B on DoorKey with the skeleton and
+    ``solve_first`` (2026-12-05, ``helps-records/ipp-minigrid-doorkey-probe-skeleton-solve-
+    first-on``), every ``solve`` defined its own ``turned``, ``ahead`` and ``walk`` inside
+    itself, shadowing the tested ones, and each crashed in its own ``walk``."""
     tree = _parse(program)
     if tree is None:
         return program, []
     spans = [s for s in _spans(tree) if s.name in names]
+    said = [f"def {s.name} (lines {s.first}-{s.last}): a copy of a helper the skeleton "
+            "gives, dropped" for s in spans]
+    program = _without(program, spans)
+    nested = _nested_copies(_parse(program), names)
+    if nested:
+        shorter = _without(program, [span for span, _ in nested])
+        if _parse(shorter) is not None:
+            program = shorter
+            said += [f"def {span.name} inside {outer} (lines {span.first}-{span.last}): a "
+                     f"copy of a helper the skeleton gives, dropped ({outer} calls the given "
+                     "one)" for span, outer in nested]
+    return program, said
+
+
+def _without(program: str, spans) -> str:
+    """``program`` less the lines of ``spans``."""
     if not spans:
-        return program, []
+        return program
     lines = program.split("\n")
     for span in sorted(spans, key=lambda s: -s.first):
         del lines[span.first - 1:span.last]
-    return "\n".join(lines), [f"def {s.name} (lines {s.first}-{s.last}): a copy of a helper "
-                              "the skeleton gives, dropped" for s in spans]
+    return "\n".join(lines)
+
+
+def _nested_copies(tree: Optional[ast.Module], names) -> list[tuple[FunctionSpan, str]]:
+    """The definitions named in ``names`` inside a top-level function (the outermost such,
+    with that function's name), whose block holds something else too."""
+    if tree is None:
+        return []
+    found = []
+    for top in tree.body:
+        if not isinstance(top, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        stack = [top]
+        while stack:
+            node = stack.pop()
+            for field in ("body", "orelse", "finalbody", "handlers"):
+                block = getattr(node, field, None) or []
+                for child in block:
+                    if isinstance(child, _DEFS) and child.name in names and len(block) > 1:
+                        first = min([child.lineno] + [d.lineno for d in child.decorator_list])
+                        found.append((FunctionSpan(child.name, first,
+                                                   child.end_lineno or child.lineno), top.name))
+                    else:
+                        stack.append(child)
+    return found

@@ -142,3 +142,29 @@ def test_a_copy_of_a_given_helper_is_dropped_and_said(task):
     assert first.failures == 0 and first.mean > -1, first
     assert any(d.startswith("def nearest (lines 1-2)") for d in first.dropped), first.dropped
     assert "return None" not in first.program.split(SKELETON_MARK)[0]
+
+
+def test_a_copy_of_a_given_helper_inside_solve_is_dropped_and_solve_calls_ours(task):
+    """Qwen2.5-Coder 1.5B (DoorKey, skeleton and solve-first) defined its own copies of the
+    helpers inside ``solve``: they are dropped, so ``solve`` calls the tested ones, and the
+    round says so; a copy that is its block's only statement stays (dropping it would leave
+    the block empty)."""
+    from pddlkit.programs.splice import drop_definitions
+
+    nested = SOLVE_ONLY.replace(
+        '    found = nearest(grid, start_pos, "E", is_diagonals_allowed)\n',
+        "    def nearest(*args):\n        return None\n"
+        '    found = nearest(grid, start_pos, "E", is_diagonals_allowed)\n')
+
+    def answer(messages):
+        return "take the nearest energy home" if len(messages) == 1 else nested
+
+    first = IPP(task, ScriptedLLM(answer), workers=1, policy=QUICK, max_rounds=0,
+                skeleton=True).run().rounds[0]
+    assert any(d.startswith("def nearest inside solve (lines 2-3)") for d in first.dropped), \
+        first.dropped
+    own = first.program.split(SKELETON_MARK)[0]
+    assert "return None" not in own and first.failures == 0 and first.mean > -1, first
+    alone = "def solve():\n    if True:\n        def nearest():\n            return 1\n" \
+            "    return nearest()\n"
+    assert drop_definitions(alone, {"nearest"}) == (alone, [])
