@@ -125,3 +125,22 @@ def test_the_curriculum_refuses_it(task):
     assert done.returncode != 0 and "--solve-first constrains requests for code" in done.stderr
     with pytest.raises(ValueError, match="curriculum's steps answer in one chat"):
         IPP(task, GrammarLLM(lambda m: ""), solve_first=True).run_curriculum()
+
+
+def test_a_solve_first_run_replays_from_its_transcript(task, tmp_path):
+    """A transcript of a run under the grammar is replayed under it (``replay:`` answers a
+    constraint its recorded requests were decoded under, and no other)."""
+    from pddlkit.llm.scripted import ReplayLLM
+
+    def answer(messages):
+        return "take the nearest energy home" if len(messages) == 1 else SOLVE
+
+    path = tmp_path / "run.jsonl"
+    first = IPP(task, GrammarLLM(answer, transcript=str(path)), workers=1, policy=QUICK,
+                max_rounds=0, solve_first=True).run()
+    replay = ReplayLLM(path)
+    again = IPP(task, replay, workers=1, policy=QUICK, max_rounds=0, solve_first=True).run()
+    assert again.rounds[0].decoding == first.rounds[0].decoding == {"gbnf": 1}
+    assert again.rounds[0].mean == first.rounds[0].mean
+    assert replay.constraint_support(function_first("solve"))[0] == "replay"
+    assert replay.constraint_support(function_first("helper"))[0] is None

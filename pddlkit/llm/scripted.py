@@ -13,7 +13,7 @@ import json
 import os
 import threading
 from collections import defaultdict, deque
-from typing import Callable, Optional, Sequence, Union
+from typing import Any, Callable, Optional, Sequence, Union
 
 from .base import BaseLLM, CacheSpec, Completion, Request, estimate_tokens
 from .errors import LLMError, ReplayMissError
@@ -96,6 +96,13 @@ class ReplayLLM(BaseLLM):
             models.append(record.get("model", ""))
         self.model = model or (models[0] if models else "replay")
         self._lock = threading.Lock()
+
+    def constraint_support(self, constraint: Any) -> tuple[Optional[str], str]:
+        """A constraint some recorded request was decoded under is replayed as recorded (the
+        answers were decoded under it); any other is not one this transcript can answer."""
+        if constraint is not None and any(r.constraint == constraint for _, r in self._recorded):
+            return "replay", ""
+        return None, f"{self.path} holds no request decoded under this constraint"
 
     def _generate(self, request: Request) -> Completion:
         with self._lock:
