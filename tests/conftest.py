@@ -80,6 +80,13 @@ def need_microrts() -> None:
         _missing(str(exc))
 
 
+def python_child(code: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    """``code`` run by a fresh interpreter (what a new process imports and loads first is
+    what such a test checks), its output captured as text."""
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=timeout)
+
+
 def benchmark_script(name: str, monkeypatch):
     """A script of benchmarks/ as a module, loaded from its file. The scripts put the repo
     and benchmarks/ first on sys.path (benchmarks/envs.py would hide the envs package from

@@ -567,8 +567,7 @@ def test_cli_run_prints_a_live_transcript_and_metrics(tmp_path):
 
 
 def test_the_core_does_not_import_the_front_ends():
-    import subprocess
-    import sys
+    from conftest import python_child
 
     # the CLI loads front-end subcommands through entry points only when it builds its parser
     code = ("import sys, pddlkit, pddlkit.cli, pddlkit.planners, pddlkit.llm, pddlkit.checks, "
@@ -577,8 +576,7 @@ def test_the_core_does_not_import_the_front_ends():
             "pddlkit.plan(path('coin-collector/domain.pddl'), path('coin-collector/p3.pddl')); "
             "print(sorted(m for m in sys.modules if m.startswith(('pddlkit.formalizers', "
             "'pddlkit.envs', 'pddlkit.programs', 'pddlkit.skills', 'pddlkit.critic'))))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=120)
+    out = python_child(code)
     assert out.returncode == 0, out.stderr
     loaded = eval(out.stdout)
     assert loaded == [], loaded

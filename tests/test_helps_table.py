@@ -259,9 +259,8 @@ def test_every_help_file_imports_first_in_a_fresh_interpreter():
     is a cycle that only a fresh interpreter shows (``predicate_slots`` was one). One child
     process; the formalizers' modules are forgotten before each import."""
     import pkgutil
-    import subprocess
-    import sys
 
+    from conftest import python_child
     from pddlkit.formalizers import helps
 
     names = sorted(m.name for m in pkgutil.iter_modules(helps.__path__))
@@ -272,6 +271,5 @@ def test_every_help_file_imports_first_in_a_fresh_interpreter():
         "        del sys.modules[loaded]\n"
         "    importlib.import_module('pddlkit.formalizers.helps.' + name)\n"
         "print('ok')\n")
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          timeout=120)
+    done = python_child(script)
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
