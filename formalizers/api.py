@@ -481,16 +481,13 @@ def _next_memory(memory: Any, steps: list) -> FormalizeMemory:
 
 
 def _check_limits(solver_retries: int, planner_timeout: float) -> None:
-    """The call's own limits, checked before anything runs and named as the caller wrote
-    them (``Limits`` checks them again under its field names)."""
-    if isinstance(solver_retries, bool) or not isinstance(solver_retries, int) \
-            or solver_retries < 0:
-        raise ValueError(f"formalize_and_plan: solver_retries must be a whole number, 0 or "
-                         f"more, not {solver_retries!r}")
-    if isinstance(planner_timeout, bool) or not isinstance(planner_timeout, (int, float)) \
-            or not planner_timeout > 0:
-        raise ValueError(f"formalize_and_plan: planner_timeout must be seconds above 0, not "
-                         f"{planner_timeout!r}")
+    """The call's own limits, checked by ``Limits`` before anything runs and named as the
+    caller wrote them."""
+    try:
+        Limits(max_solver_retries=solver_retries, planner_timeout=planner_timeout)
+    except ValueError as exc:
+        said = str(exc).replace("Limits.max_solver_retries", "solver_retries")
+        raise ValueError("formalize_and_plan: " + said.replace("Limits.", "")) from None
 
 
 #: keywords of earlier releases, and their names now
