@@ -1,6 +1,12 @@
 """A fact's text and pddlkit's :class:`~pddlkit.pddl.model.Atom`, each read from the other in
 one place (issue 74): ``atom_of("(at kitchen)")`` and ``fact_text(Atom("at", ("kitchen",)))``.
 
+The formalizers keep every fact they believe as an ``Atom`` (the modular formalizer's facts,
+the loop's fact memory, the refuted facts) and write text only where text is read: the
+problem file, a prompt, a record, a transition of the evidence (whose states are the record's
+text). A goal stays text: it is a formula the model chose (``(not (closed drawer_1))`` too),
+written into the problem as it is.
+
 A module of its own, outside the modular formalizer's package, so the helps that keep atoms
 (the fact memory, the refuted facts) and the domain-writing helps read facts without loading
 that package (which imports them: a cycle otherwise).
@@ -10,6 +16,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Iterable
 
 from pddlkit.pddl.model import Atom
 
@@ -26,11 +33,8 @@ def _words(fact: str) -> list[str]:
 def atom_of(fact: str) -> Atom:
     """A fact as the formalizer keeps it, ``(at kitchen)``, read as pddlkit's
     :class:`~pddlkit.pddl.model.Atom` (``at``; ``("kitchen",)``): the one place a fact is
-    taken apart (issue 74: facts were split by hand in a dozen places). The loop's fact
-    memory and the refuted facts keep atoms (:mod:`.helps.fact_memory`,
-    :mod:`.helps.refuted_facts`); the modular formalizer's own facts are still kept as their
-    text, which the schema check's states, the records, the prompts and the files share; a
-    text with no predicate reads as ``Atom("")``."""
+    taken apart (issue 74: facts were split by hand in a dozen places). A text with no
+    predicate reads as ``Atom("")``."""
     words = _words(fact)
     return Atom(words[0], tuple(words[1:])) if words else Atom("")
 
@@ -38,3 +42,26 @@ def atom_of(fact: str) -> Atom:
 def fact_text(atom: Atom) -> str:
     """An atom as the formalizer keeps a fact: ``(at kitchen)``."""
     return "(" + " ".join([atom.predicate, *atom.args]) + ")"
+
+
+def facts_text(atoms: Iterable[Atom], sep: str = " ") -> str:
+    """Facts as a problem's ``:init`` or a prompt writes them, in their order."""
+    return sep.join(fact_text(a) for a in atoms)
+
+
+def ground_atom(ground: tuple) -> Atom:
+    """A state's ground atom of pddlkit's semantics, ``("at", "kitchen")``, as an ``Atom``."""
+    return Atom(ground[0], tuple(ground[1:]))
+
+
+def names_of(atom: Atom) -> tuple[str, ...]:
+    """The predicate and the names of a fact: what a name is looked for among."""
+    return (atom.predicate, *atom.args)
+
+
+def slot_of(atom: Atom) -> tuple:
+    """What a single-valued fact holds one value of: its predicate, with its first argument
+    when it has two or more (``(at kitchen)`` -> at; ``(inreceptacle x_1 desk_1)`` ->
+    inreceptacle, x_1)."""
+    return (atom.predicate, atom.args[0]) if len(atom.args) > 1 else \
+        (atom.predicate,) if atom.predicate else ()

@@ -87,6 +87,20 @@ def python_child(code: str, timeout: float = 120) -> subprocess.CompletedProcess
                           timeout=timeout)
 
 
+def atoms(texts) -> list:
+    """Facts written as text, ``["(at kitchen)"]``, as the formalizers keep them: atoms."""
+    from pddlkit.formalizers.atoms import atom_of
+
+    return [atom_of(t) for t in texts]
+
+
+def texts(facts) -> list[str]:
+    """The formalizers' facts (atoms) as text, in their order, for a test to read."""
+    from pddlkit.formalizers.atoms import fact_text
+
+    return [fact_text(f) for f in facts]
+
+
 def benchmark_script(name: str, monkeypatch):
     """A script of benchmarks/ as a module, loaded from its file. The scripts put the repo
     and benchmarks/ first on sys.path (benchmarks/envs.py would hide the envs package from

@@ -13,7 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from conftest import atoms, texts
+
 from pddlkit.checks import check
+from pddlkit.formalizers.atoms import atom_of
 from pddlkit.envs import make
 from pddlkit.formalizers.api import make_formalizer
 from pddlkit.formalizers.base import INITIAL, Context, Memory
@@ -193,7 +196,7 @@ def test_code_refuses_a_fact_over_an_unseen_name_or_a_name_at_two_types_and_reco
     memory = Memory("find the coin and take it.",
                     [("look around", "You are in the kitchen. To the East you see the corridor.")])
     context = Context(INITIAL, "coin-collector", memory, ["move east"], _signatures(), 4)
-    formalizer.chunk = ["(at kitchen)"]   # the sentence before said where the agent is
+    formalizer.chunk = atoms(["(at kitchen)"])   # the sentence before said where the agent is
     formalizer._sentence = "To the East you see the corridor."
     kept, refused = formalizer._read(
         "facts", "(in ?i=coin ?r=corridor)\n(connected ?from=kitchen ?to=corridor ?dir=east)\n"
@@ -385,7 +388,8 @@ def test_local_facts_keeps_a_sentence_s_facts_to_its_names_and_where_the_agent_i
     won = run_episode(make("coin-collector", rooms=3), formalizer, seed=1, domain=DOMAIN,
                       limits=Limits(action_budget=40))
     assert won.won, won.metrics.abort_reason      # a careful reader loses nothing by it
-    formalizer.base = ["(at corridor)", "(connected kitchen corridor east)", "(visited kitchen)"]
+    formalizer.base = atoms(["(at corridor)", "(connected kitchen corridor east)",
+                             "(visited kitchen)"])
     formalizer.chunk = []
     formalizer._sentence = "To the West you see the pantry."
     names = formalizer._fact_names(None)
@@ -412,14 +416,16 @@ def test_a_goal_refused_with_the_same_files_is_no_longer_offered():
     until the retries ran out: a goal refused with these files leaves the candidates."""
     formalizer = ModularFormalizer(_script(careful), "coin-collector", novel_goals=True)
     formalizer.fixed_domain = DOMAIN
-    formalizer.base = ["(at corridor)", "(visited corridor)", "(connected corridor kitchen west)",
-                       "(connected corridor patio south)"]
+    formalizer.base = atoms(["(at corridor)", "(visited corridor)",
+                             "(connected corridor kitchen west)",
+                             "(connected corridor patio south)"])
     offered = formalizer._goal_candidates()
     assert "(at kitchen)" in offered and "(at patio)" in offered
     formalizer._refused[formalizer._refusal_key("goal", "(:goal (at kitchen))")] = "no plan"
     assert "(at kitchen)" not in formalizer._goal_candidates()
     assert "(at patio)" in formalizer._goal_candidates()
-    formalizer.base.append("(visited patio)")   # other files: the refusal no longer applies
+    # other files: the refusal no longer applies
+    formalizer.base.append(atom_of("(visited patio)"))
     assert "(at kitchen)" in formalizer._goal_candidates()
 
 
@@ -476,8 +482,8 @@ def test_world_literals_take_out_every_fact_a_refuted_pattern_matches():
     code and only the goal is asked again."""
     formalizer = ModularFormalizer(_script(careful), "coin-collector", world_literals=True)
     formalizer.fixed_domain = DOMAIN
-    formalizer.base = ["(at corridor)", "(connected corridor kitchen east)",
-                       "(connected corridor kitchen west)", "(connected pantry corridor east)"]
+    formalizer.base = atoms(["(at corridor)", "(connected corridor kitchen east)",
+                       "(connected corridor kitchen west)", "(connected pantry corridor east)"])
     formalizer.failed("(move corridor kitchen east)",
                       {"failed": {"pattern": "(connected corridor ?to east)", "holds": False}})
     memory = Memory("find the coin and take it.", [("look around", "You are in the corridor.")])
@@ -486,15 +492,15 @@ def test_world_literals_take_out_every_fact_a_refuted_pattern_matches():
                       _signatures(), 4, error="You can't move east: there is no exit in that "
                       "direction.", failed_action="move east")
     assert formalizer._targets(context, {}) == ["goal"]
-    assert formalizer.base == ["(at corridor)", "(connected corridor kitchen west)",
+    assert texts(formalizer.base) == ["(at corridor)", "(connected corridor kitchen west)",
                                "(connected pantry corridor east)"]
     assert formalizer.world_corrected == ["(not (connected corridor kitchen east))"]
     formalizer.world_literals = False   # without the help: the correction part is asked
-    formalizer.base.append("(connected corridor kitchen east)")
+    formalizer.base.append(atom_of("(connected corridor kitchen east)"))
     formalizer.failed("(move corridor kitchen east)",
                       {"failed": {"pattern": "(connected corridor ?to east)", "holds": False}})
     assert formalizer._targets(context, {}) != ["goal"]
-    assert "(connected corridor kitchen east)" in formalizer.base
+    assert "(connected corridor kitchen east)" in texts(formalizer.base)
 
 
 def test_with_command_facts_a_type_the_world_refused_a_name_of_keeps_to_the_commands_names():
@@ -511,7 +517,7 @@ def test_with_command_facts_a_type_the_world_refused_a_name_of_keeps_to_the_comm
     context = Context("update", "coin-collector", memory, ["move east", "close door to east"],
                       _signatures(), 4)
     formalizer._from_commands(context, _signatures_of(context))
-    formalizer.base = ["(at kitchen)", "(connected kitchen pantry door)"]
+    formalizer.base = atoms(["(at kitchen)", "(connected kitchen pantry door)"])
     formalizer.name_types.update({"door": "direction", "open": "direction", "kitchen": "room",
                                   "pantry": "room"})
     assert "open" in formalizer._typed_names(context)["direction"]   # not refused yet
@@ -538,7 +544,7 @@ def _reading_with_here_facts(script, base: list[str], sentence: str, **helps):
     formalizer = ModularFormalizer(_script(script), "coin-collector", here_facts=True,
                                    constrained=True, **helps)
     formalizer.fixed_domain = DOMAIN
-    formalizer.base = list(base)
+    formalizer.base = atoms(base)
     formalizer._sentence = sentence
     return formalizer, formalizer._strategy("here_facts")
 
@@ -619,7 +625,8 @@ def test_here_facts_reads_a_place_joined_to_itself_as_leading_to_one_not_named()
     assert formalizer._rewrites == ["(connected corridor corridor south): a place joined to "
                                     "itself; read as (connected corridor "
                                     "unknown_south_of_corridor south)"]
-    formalizer.base.append("(connected corridor pantry south)")   # known that way: that one
+    # known that way: that one
+    formalizer.base.append(atom_of("(connected corridor pantry south)"))
     assert formalizer._read("facts", loop, context, {})[0] == [
         "(connected corridor pantry south)"]
     formalizer.here_facts = False   # without the help: read as written
@@ -640,10 +647,10 @@ def test_of_two_new_facts_of_one_single_valued_slot_the_later_is_kept():
     the next move was planned from the corridor and refused in the kitchen."""
     formalizer = ModularFormalizer(_script(careful), "coin-collector")
     formalizer.fixed_domain = DOMAIN
-    formalizer.base = ["(at pantry)", "(connected pantry corridor east)"]
-    formalizer.chunk = ["(at corridor)", "(connected corridor kitchen south)", "(at kitchen)",
-                        "(connected kitchen corridor north)"]
-    facts = formalizer._facts()
+    formalizer.base = atoms(["(at pantry)", "(connected pantry corridor east)"])
+    formalizer.chunk = atoms(["(at corridor)", "(connected corridor kitchen south)", "(at kitchen)",
+                        "(connected kitchen corridor north)"])
+    facts = texts(formalizer._facts())
     assert "(at kitchen)" in facts and "(at corridor)" not in facts and "(at pantry)" not in facts
     assert "(connected corridor kitchen south)" in facts
     assert formalizer._here() == "kitchen"
@@ -659,20 +666,20 @@ def test_a_placeholder_reached_is_renamed_once_every_sentence_is_read():
     formalizer = ModularFormalizer(_script(careful), "coin-collector", local_facts=True,
                                    here_facts=True)
     formalizer.fixed_domain = DOMAIN
-    formalizer.base = ["(at unknown_south_of_corridor)", "(connected corridor kitchen north)",
+    formalizer.base = atoms(["(at unknown_south_of_corridor)", "(connected corridor kitchen north)",
                        "(connected corridor unknown_south_of_corridor south)",
-                       "(has-door corridor unknown_south_of_corridor south)"]
+                       "(has-door corridor unknown_south_of_corridor south)"])
     memory = Memory("find the coin and take it.", [])
     context = Context("update", "coin-collector", memory, ["move north"], _signatures(), 4)
     formalizer._sentence = "You are in the corridor."
-    formalizer.chunk = ["(at corridor)"]
+    formalizer.chunk = atoms(["(at corridor)"])
     assert formalizer._here() == "corridor"
-    assert "(connected corridor unknown_south_of_corridor south)" in formalizer.base
+    assert "(connected corridor unknown_south_of_corridor south)" in texts(formalizer.base)
     formalizer._sentence = "You see a coin."
-    formalizer.chunk += ["(connected corridor kitchen north)", "(at pantry)"]
+    formalizer.chunk += atoms(["(connected corridor kitchen north)", "(at pantry)"])
     assert "corridor" not in formalizer._fact_names(context)   # where it is now: the pantry
     formalizer._sentence = ""
-    facts = formalizer._facts()
+    facts = texts(formalizer._facts())
     assert "(connected corridor pantry south)" in facts and "(at pantry)" in facts
     assert not [f for f in facts if "corridor corridor" in f or "unknown_" in f], facts
 
@@ -695,11 +702,11 @@ def test_a_closed_type_asks_the_model_s_names_of_it_again_and_rereads_the_facts(
     formalizer._from_commands(context, _signatures_of(context))
     formalizer.name_types.update({"corridor": "direction", "pantry": "room",
                                   "other": "direction"})
-    formalizer.base = ["(at pantry)", "(connected pantry pantry corridor)"]
+    formalizer.base = atoms(["(at pantry)", "(connected pantry pantry corridor)"])
     formalizer.failed("(move pantry pantry corridor)", {"failed": {"object": "corridor"}})
     assert "corridor" not in formalizer.name_types and "other" not in formalizer.name_types
     assert formalizer.name_types["east"] == "direction"     # a command's: kept
-    assert formalizer.base == ["(at pantry)"]
+    assert texts(formalizer.base) == ["(at pantry)"]
     assert formalizer.world_corrected == ["(not (connected pantry pantry corridor))"]
     error = Context("simulation_error", "coin-collector", memory, ["move west"],
                     _signatures(), 4, error='"corridor" is not a direction',

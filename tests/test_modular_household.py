@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import atoms, texts
+
 from pddlkit.envs import make
 from pddlkit.formalizers.loop import Limits, run_episode
 from pddlkit.formalizers.modular import ModularFormalizer, observed_names
@@ -221,7 +223,7 @@ def test_the_missing_part_takes_one_fact_of_its_predicate_or_none_under_its_gram
     formalizer._strategy("ask_missing").asked["atlocation"] = 2
     assert formalizer._missing_predicate(context.error) is None
     formalizer._strategy("ask_missing").asked.clear()
-    formalizer.base = ["(atlocation cabinet_1)"]
+    formalizer.base = atoms(["(atlocation cabinet_1)"])
     assert formalizer._missing_predicate(context.error) is None
 
 
@@ -268,7 +270,7 @@ def test_a_name_some_fact_holds_or_the_model_did_not_type_is_not_withdrawn():
     formalizer.fixed_domain = DOMAIN
     formalizer.name_types = {"room": "receptacle", "desk_1": "receptacle"}
     formalizer._strategy("typed_objects").declared = {"room", "desk_1"}
-    formalizer.base = ["(atlocation desk_1)"]
+    formalizer.base = atoms(["(atlocation desk_1)"])
     formalizer.failed("(gotolocation room desk_1)", {"failed": {"object": "desk_1"}})
     assert formalizer.name_types["desk_1"] == "receptacle" and formalizer._withdrawn is None
     formalizer.failed("(gotolocation desk_1 sofa_1)", {"failed": {"object": "sofa_1"}})
@@ -289,7 +291,7 @@ def test_world_corrections_follow_the_failed_literal_through_the_precondition():
     formalizer = ModularFormalizer(ScriptedLLM(lambda m: "none"), "household",
                                    world_literals=True)
     formalizer.fixed_domain = DOMAIN
-    formalizer.base = ["(atlocation cabinet_1)", "(holds cd_1)", "(opened cabinet_1)"]
+    formalizer.base = atoms(["(atlocation cabinet_1)", "(holds cd_1)", "(opened cabinet_1)"])
     formalizer.failed("(putobject cd_1 cabinet_1)",
                       {"failed": {"literal": "(opened cabinet_1)", "holds": False}})
     assert _world_corrections(formalizer) == ["(not (opened cabinet_1))",
@@ -311,15 +313,15 @@ def test_world_literals_drop_the_facts_about_a_thing_the_world_says_is_not_there
                                    world_literals=True)
     formalizer.fixed_domain = DOMAIN
     formalizer.name_types = {"middle": "receptacle"}
-    formalizer.base = ["(atlocation countertop_1)", "(heater middle)", "(openable middle)"]
+    formalizer.base = atoms(["(atlocation countertop_1)", "(heater middle)", "(openable middle)"])
     formalizer.failed("(gotolocation countertop_1 middle)", {"failed": {"object": "middle"}})
-    assert formalizer.base == ["(atlocation countertop_1)"]
+    assert texts(formalizer.base) == ["(atlocation countertop_1)"]
     assert formalizer.world_corrected == ["(not (heater middle))", "(not (openable middle))"]
     assert formalizer.name_types["middle"] == "NONE" and formalizer._withdrawn == "middle"
     formalizer.world_literals = False           # without the option the facts stay
-    formalizer.base = ["(atlocation countertop_1)", "(heater middle)"]
+    formalizer.base = atoms(["(atlocation countertop_1)", "(heater middle)"])
     formalizer.failed("(gotolocation countertop_1 middle)", {"failed": {"object": "middle"}})
-    assert "(heater middle)" in formalizer.base and formalizer._withdrawn is None
+    assert "(heater middle)" in texts(formalizer.base) and formalizer._withdrawn is None
 
 
 def test_after_an_unreadable_goal_the_planner_s_missing_predicate_is_asked_again():
@@ -354,7 +356,7 @@ def test_a_typed_name_only_the_goal_named_is_withdrawn_too():
     formalizer.fixed_domain = DOMAIN
     formalizer.name_types = {"open": "receptacle"}
     formalizer.goal = "(:goal (atlocation open))"
-    formalizer.base = ["(atlocation cabinet_1)"]
+    formalizer.base = atoms(["(atlocation cabinet_1)"])
     formalizer.failed("(gotolocation cabinet_1 open)", {"failed": {"object": "open"}})
     assert formalizer._withdrawn == "open" and formalizer.name_types["open"] == "NONE"
 
@@ -371,12 +373,12 @@ def test_a_hostile_or_useless_world_literal_changes_no_fact(literal, holds):
     formalizer = ModularFormalizer(ScriptedLLM(lambda m: "none"), "household",
                                    world_literals=True, ask_missing=True)
     formalizer.fixed_domain = DOMAIN
-    formalizer.base = ["(atlocation cabinet_1)", "(holds cd_1)"]
+    formalizer.base = atoms(["(atlocation cabinet_1)", "(holds cd_1)"])
     formalizer.failed("(putobject cd_1 cabinet_1)", {"failed": {"literal": literal,
                                                                  "holds": holds}})
     assert _world_corrections(formalizer) == []
     assert not formalizer._apply_world_corrections()
-    assert formalizer.base == ["(atlocation cabinet_1)", "(holds cd_1)"]
+    assert texts(formalizer.base) == ["(atlocation cabinet_1)", "(holds cd_1)"]
     assert formalizer._missing_predicate("") is None     # and nothing odd breaks a read
 
 
@@ -384,7 +386,7 @@ def test_a_literal_written_loosely_is_still_read_and_a_withdrawn_name_comes_back
     formalizer = ModularFormalizer(ScriptedLLM(lambda m: "none"), "household",
                                    world_literals=True)
     formalizer.fixed_domain = DOMAIN
-    formalizer.base = ["(atlocation cabinet_1)", "(holds cd_1)"]
+    formalizer.base = atoms(["(atlocation cabinet_1)", "(holds cd_1)"])
     formalizer.failed("(putobject cd_1 cabinet_1)",
                       {"failed": {"literal": "( Opened  cabinet_1 )", "holds": False}})
     assert _world_corrections(formalizer) == ["(openable cabinet_1)"]
@@ -409,7 +411,7 @@ def test_the_missing_part_offers_only_names_typed_so():
     formalizer = ModularFormalizer(ScriptedLLM(lambda m: "none"), "household", ask_missing=True)
     formalizer.fixed_domain = DOMAIN
     formalizer.name_types = {"cabinet_1": "receptacle"}
-    formalizer.base = ["(inreceptacle cd_1 desk_1)"]
+    formalizer.base = atoms(["(inreceptacle cd_1 desk_1)"])
     context = Context(kind=SOLVER_ERROR, env_id="household", valid_actions=[], n_actions=0,
                       memory=Memory("put some cd in cabinet.", [
                           ("look around", "You see a cabinet 1 and a desk 1 in a room.")]),
@@ -525,15 +527,15 @@ def test_a_fact_typing_a_command_s_name_otherwise_is_dropped_and_said():
     formalizer = ModularFormalizer(ScriptedLLM(lambda m: "none"), "household",
                                    command_facts=True)
     formalizer.fixed_domain = DOMAIN
-    formalizer.base = ["(inreceptacle cabinet_1 countertop_1)", "(atlocation middle)",
-                       "(handempty)", "(holds vase_1)", "(iscool vase_1)"]
+    formalizer.base = atoms(["(inreceptacle cabinet_1 countertop_1)", "(atlocation middle)",
+                       "(handempty)", "(holds vase_1)", "(iscool vase_1)"])
     formalizer.name_types = {"cabinet_1": "obj"}
     context = Context(UPDATE, "household", Memory("put some vase on countertop.", []),
                       ["go to cabinet 1", "open drawer 2", "take vase 1 from drawer 2", "look",
                        "take (vase) from ) drawer", "move  to "],
                       env_signatures(env), 10)
     formalizer._from_commands(context, env_signatures(env).by_name())
-    facts = formalizer._facts()
+    facts = texts(formalizer._facts())
     assert formalizer.name_types["cabinet_1"] == "receptacle"
     assert "(inreceptacle cabinet_1 countertop_1)" not in facts
     assert "(inreceptacle cabinet_1 countertop_1)" in formalizer.command_dropped
@@ -634,11 +636,11 @@ def test_task_focus_leaves_goals_alone_when_no_goal_names_every_task_thing():
     from pddlkit.formalizers.helps import task_focus
 
     assert task_focus.offer(formalizer, reached) == reached          # the ladle not seen yet
-    formalizer.base = ["(atlocation desk_1)", "(inreceptacle ladle_1 desk_1)", "(handempty)"]
+    formalizer.base = atoms(["(atlocation desk_1)", "(inreceptacle ladle_1 desk_1)", "(handempty)"])
     reached += [(False, 1, "(holds ladle_1)"), (False, 3, "(inreceptacle ladle_1 countertop_1)")]
     assert task_focus.offer(formalizer, reached) == [
         (False, 3, "(inreceptacle ladle_1 countertop_1)")]
-    formalizer.base = ["(atlocation countertop_1)", "(inreceptacle ladle_1 countertop_1)"]
+    formalizer.base = atoms(["(atlocation countertop_1)", "(inreceptacle ladle_1 countertop_1)"])
     assert task_focus.offer(formalizer, [(False, 1, "(holds ladle_1)"),
                                          (False, 1, "(atlocation drawer_1)")]) == [
         (False, 1, "(atlocation drawer_1)")]                 # done: left there
@@ -718,7 +720,7 @@ def test_hostile_commands_give_no_fact_and_no_name():
     context = Context(UPDATE, "household", Memory("put some cd in cabinet.", []), commands,
                       signatures, 10)
     formalizer._from_commands(context, signatures.by_name())
-    assert formalizer._facts() == [] and formalizer.name_types == {}
+    assert texts(formalizer._facts()) == [] and formalizer.name_types == {}
     problem = formalizer._assemble(context, signatures.by_name()).problem
     assert "(:objects )" in problem or "(:objects)" in problem, problem
 
@@ -733,7 +735,7 @@ def _commands_read(commands, base=(), chunk=(), name_types=None, domain=DOMAIN):
     formalizer = ModularFormalizer(ScriptedLLM(lambda m: "none"), "household",
                                    command_facts=True)
     formalizer.fixed_domain = domain
-    formalizer.base, formalizer.chunk = list(base), list(chunk)
+    formalizer.base, formalizer.chunk = atoms(base), atoms(chunk)
     formalizer.name_types = dict(name_types or {})
     formalizer._from_commands(Context(UPDATE, "household", Memory("put some cd in cabinet.",
                                                                    []), list(commands),
@@ -751,11 +753,11 @@ def test_the_audit_s_command_cases():
     # no command, nothing dropped: the model's own types are not the world's
     kept = _commands_read([], base=["(atlocation countertop_1)", "(handempty)"],
                           name_types={"countertop_1": "obj"})
-    assert kept._facts() == ["(atlocation countertop_1)", "(handempty)"]
+    assert texts(kept._facts()) == ["(atlocation countertop_1)", "(handempty)"]
     assert kept.command_dropped == []
     # one name at two types: left alone
     two = _commands_read(["take drawer 1 from drawer 1"])
-    assert two._facts() == [] and "drawer_1" not in two.name_types
+    assert texts(two._facts()) == [] and "drawer_1" not in two.name_types
     # fixed words match whole words
     env = make("household", receptacles=8, difficulty="basic&use")
     env.reset(seed=2)
@@ -767,11 +769,11 @@ def test_the_audit_s_command_cases():
     # a stale place in the chunk goes even when the command's place is there too
     stale = _commands_read(["take vase 1 from drawer 1"],
                            chunk=["(atlocation middle)", "(atlocation drawer_1)"])
-    assert "(atlocation middle)" not in stale._facts()
-    assert "(atlocation drawer_1)" in stale._facts()
+    assert "(atlocation middle)" not in texts(stale._facts())
+    assert "(atlocation drawer_1)" in texts(stale._facts())
     # a learned domain's precondition is the model's guess: nothing is read from it
     learned = _commands_read(["take vase 1 from drawer 1"], domain=None)
-    assert learned._facts() == [] and learned.name_types == {}
+    assert texts(learned._facts()) == [] and learned.name_types == {}
 
 
 def test_a_subtype_is_not_a_wrong_type():
@@ -791,5 +793,6 @@ def test_a_subtype_is_not_a_wrong_type():
     read = _commands_read(["open drawer 1", "go to cabinet 1"],
                           base=["(atlocation drawer_1)", "(atlocation cabinet_1)"],
                           domain=domain)
-    assert "(atlocation drawer_1)" in read._facts() and "(openable drawer_1)" in read._facts()
+    facts = texts(read._facts())
+    assert "(atlocation drawer_1)" in facts and "(openable drawer_1)" in facts
     assert read.command_dropped == ["(atlocation cabinet_1)"]   # replaced: single-valued

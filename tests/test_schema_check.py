@@ -16,6 +16,8 @@ from typing import Optional
 
 import pytest
 
+from conftest import atoms, texts
+
 from pddlkit.envs import make
 from pddlkit.formalizers.loop import Limits, run_episode
 from pddlkit.formalizers.modular import ModularFormalizer
@@ -848,12 +850,13 @@ def test_one_value_of_a_single_valued_slot_the_first_of_an_observation_the_newes
 
     formalizer = ModularFormalizer(_script(careful), "coin-collector")
     formalizer._single_valued = lambda: {"at"}   # as move's schema makes it
-    chunk = ["(at corridor)", "(connected corridor kitchen west)", "(at kitchen)"]
+    chunk = atoms(["(at corridor)", "(connected corridor kitchen west)", "(at kitchen)"])
     formalizer._fact_origin = {f: 3 for f in chunk}
     assert formalizer._single_values(chunk) == chunk[:2]
     formalizer.chunk = chunk
-    assert "(at kitchen)" not in formalizer._facts() and "(at corridor)" in formalizer._facts()
-    formalizer._fact_origin["(at kitchen)"] = 4   # read in the newer observation
+    facts = texts(formalizer._facts())
+    assert "(at kitchen)" not in facts and "(at corridor)" in facts
+    formalizer._fact_origin[chunk[2]] = 4   # (at kitchen) read in the newer observation
     assert formalizer._single_values(chunk) == chunk[1:]
     formalizer._fact_origin = {}   # read from no sentence: the later, as before
     assert formalizer._single_values(chunk) == chunk[1:]
@@ -1003,7 +1006,8 @@ def test_place_goals_offer_to_open_a_closed_container_where_the_player_is_first(
     reached = [(False, 1, "(player cabinet_1)"), (False, 1, "(closed countertop_1)")]
     writing = SimpleNamespace(fixed_domain=None, _task_words={"ladle"},
                               _player_predicates=lambda: ["player"], predicate_aspects=aspects,
-                              bodies=bodies, _facts=lambda: facts, predicates=[], name_types={})
+                              bodies=bodies, _facts=lambda: atoms(facts), predicates=[],
+                              name_types={})
     assert [g for _o, _c, g in offer(writing, reached)] == [
         "(not (closed drawer_1))", "(player cabinet_1)", "(not (closed cabinet_1))"]
     # no action the model wrote opens it (only preconditions name it): nothing to offer
@@ -1145,7 +1149,7 @@ def test_a_place_read_from_words_that_state_none_is_dropped():
     formalizer = ModularFormalizer(_script(careful), "coin-collector")
     formalizer.schema_check, formalizer.fixed_domain = True, None
     formalizer.predicate_aspects = {"player": PLAYER_ASPECT, "cleaned": "states"}
-    for texts, base, kept in (
+    for said, base, kept in (
             (["You close the front door."], ["(player pantry)"], False),
             (["You close the front door.", "The door to the north is closed."],
              ["(player pantry)"], False),
@@ -1153,16 +1157,16 @@ def test_a_place_read_from_words_that_state_none_is_dropped():
              True),
             (["You close the front door."], [], True),        # no place known before
             (["Back to the front."], ["(player front)"], True)):   # a place it was
-        formalizer.base, formalizer.ever = list(base), set(base)
-        formalizer.chunk = ["(cleaned front_door)", "(player front)"]
-        formalizer._keep_unstated_place(texts)
-        assert ("(player front)" in formalizer.chunk) == kept, texts
+        formalizer.base, formalizer.ever = atoms(base), set(atoms(base))
+        formalizer.chunk = atoms(["(cleaned front_door)", "(player front)"])
+        formalizer._keep_unstated_place(said)
+        assert ("(player front)" in texts(formalizer.chunk)) == kept, said
     assert formalizer.command_derived[-1] == ("(player front): read from words that state "
                                               "no place; the player is where it was")
     formalizer.fixed_domain = "(define (domain d))"              # a frozen domain: as read
-    formalizer.base, formalizer.chunk = ["(player pantry)"], ["(player front)"]
+    formalizer.base, formalizer.chunk = atoms(["(player pantry)"]), atoms(["(player front)"])
     formalizer._keep_unstated_place(["You close the front door."])
-    assert formalizer.chunk == ["(player front)"]
+    assert texts(formalizer.chunk) == ["(player front)"]
 
 
 def test_an_action_the_planner_says_can_never_fire_is_asked_for_not_the_goal():
@@ -1185,7 +1189,8 @@ def test_an_action_the_planner_says_can_never_fire_is_asked_for_not_the_goal():
     memory = Memory("find the coin and take it.", [("look", "You are in the pantry.")])
     context = Context(SOLVER_ERROR, "coin-collector", memory, [], "", 4, error=why)
     formalizer = ModularFormalizer(_script(careful), "coin-collector")
-    formalizer.fixed_domain, formalizer.seen, formalizer.base = None, 1, ["(player pantry)"]
+    formalizer.fixed_domain, formalizer.seen, formalizer.base = None, 1, atoms(
+        ["(player pantry)"])
     formalizer.predicates = ["(player ?r - room)"]
     assert formalizer._targets(context, signatures) == ["action move", "goal"]
     assert formalizer.evidence.asking["move"].startswith("(move ?from ?to ?dir) can never "
@@ -1264,16 +1269,16 @@ def test_the_state_keeps_the_player_where_it_was_when_the_observation_states_no_
 
     formalizer = ModularFormalizer(_script(careful), "coin-collector")
     formalizer.predicate_aspects = {"player": PLAYER_ASPECT, "closed": "doors"}
-    formalizer.base = ["(closed pantry unknown_north north)", "(player unknown_north)"]
+    formalizer.base = atoms(["(closed pantry unknown_north north)", "(player unknown_north)"])
     formalizer.chunk = []
     formalizer._keep_place(frozenset({"(player pantry)", "(closed pantry unknown_north "
                                                          "north)"}))
-    assert formalizer.base == ["(closed pantry unknown_north north)", "(player pantry)"]
+    assert texts(formalizer.base) == ["(closed pantry unknown_north north)", "(player pantry)"]
     assert formalizer.command_derived[-1].startswith("(player pantry): the observation")
-    formalizer.base = ["(player unknown_north)"]
-    formalizer.chunk = ["(player corridor)"]
+    formalizer.base = atoms(["(player unknown_north)"])
+    formalizer.chunk = atoms(["(player corridor)"])
     formalizer._keep_place(frozenset({"(player pantry)"}))
-    assert formalizer.base == ["(player unknown_north)"]
+    assert texts(formalizer.base) == ["(player unknown_north)"]
 
 
 def test_no_goal_is_asked_for_while_none_can_be_reached_under_the_models_files():
@@ -1313,7 +1318,7 @@ def test_no_goal_is_asked_for_while_none_can_be_reached_under_the_models_files()
         formalizer.predicates = PREDICATES.split("\n")
         formalizer.bodies = {"move": never} | {a: door_and_take_schema(a) for a in
                                                ("open-door", "close-door", "take")}
-        formalizer.base = ["(at pantry)", "(connected pantry unknown_north north)"]
+        formalizer.base = atoms(["(at pantry)", "(connected pantry unknown_north north)"])
         formalizer._planner_error, formalizer._written_last = why, []
         formalizer._signatures_seen = signatures
         return formalizer, parts
@@ -1441,7 +1446,7 @@ def test_a_sentence_that_says_closed_and_was_read_without_it_is_asked_for_that_f
         formalizer.fixed_domain, formalizer._signatures_seen = None, signatures
         formalizer.answers["predicates"] = answer
         formalizer._keep_predicates(formalizer._read_predicates(answer, signatures)[0], False)
-        formalizer.base, formalizer.seen = ["(at pantry)"], 0
+        formalizer.base, formalizer.seen = atoms(["(at pantry)"]), 0
         formalizer.name_types = {"pantry": "room", "north": "direction"} | {
             w: "NONE" for w in ("closed", "front", "door", "closed_front", "front_door")}
         return formalizer
@@ -1449,7 +1454,7 @@ def test_a_sentence_that_says_closed_and_was_read_without_it_is_asked_for_that_f
     formalizer = formalizer_of(connection)
     assert aspects_of(answer, formalizer.predicates)["closed-door"] == PREDICATE_SLOTS[2][0]
     formalizer._write_facts(context, signatures)
-    assert formalizer.chunk == ["(connected pantry unknown_north north)",
+    assert texts(formalizer.chunk) == ["(connected pantry unknown_north north)",
                                 "(closed-door pantry unknown_north north)"]
     assert len(prompts) == 2 and 'The sentence says "closed": write the fact of ' \
         '(closed-door ?from=ROOM ?to=ROOM ?dir=DIRECTION) it states' in prompts[1]
@@ -1461,7 +1466,7 @@ def test_a_sentence_that_says_closed_and_was_read_without_it_is_asked_for_that_f
     assert formalizer._grammar("facts", context, signatures).accepts(connection)
     reverse = formalizer_of(closed)      # the closed door alone: the connection asked for
     reverse._write_facts(context, signatures)
-    assert reverse.chunk == ["(closed-door pantry unknown_north north)",
+    assert texts(reverse.chunk) == ["(closed-door pantry unknown_north north)",
                              "(connected pantry unknown_north north)"]
     assert len(prompts) == 2 and 'The sentence says "north": write the fact of (connected ' \
         '?from=ROOM ?to=ROOM ?dir=DIRECTION) it states' in prompts[1]
@@ -1513,8 +1518,8 @@ def test_no_correction_takes_a_fact_out_when_the_refusal_states_an_aspect():
                               "?dir))", "(not (closed-door ?from ?to ?dir))"),
         "close-door": ":precondition (and (at ?loc1) (connected ?loc1 ?loc2 ?dir) (closed-door "
                       "?loc1 ?loc2 ?dir) (not (visited ?loc2))) :effect (at ?loc2)"}
-    formalizer.base = ["(at pantry)", "(connected pantry unknown_north north)",
-                       "(closed-door pantry unknown_north north)"]
+    formalizer.base = atoms(["(at pantry)", "(connected pantry unknown_north north)",
+                       "(closed-door pantry unknown_north north)"])
     formalizer.failed_step = "(close-door pantry unknown_north north)"
     formalizer._refusal_message = "The door to the north is closed."
     assert formalizer._corrections() == ["(visited unknown_north)"]

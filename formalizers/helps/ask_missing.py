@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
+from pddlkit.formalizers.atoms import atom_of
 from pddlkit.formalizers.modular.parts import MISSING_ASKS, STALLED_ASKS, _head
 
 
@@ -64,8 +65,8 @@ class AskMissing:
         single = formalizer._single_valued()
         facts = formalizer._facts()
         ever = formalizer.ever | set(facts)
-        if not any(_head(f) in single for f in facts) or any(
-                _head(atom) in single and atom not in ever
+        if not any(f.predicate in single for f in facts) or any(
+                _head(atom) in single and atom_of(atom) not in ever
                 for atom in formalizer._reachable_goals()):
             return None   # nowhere known to be, or somewhere left to go
         from pddlkit.pddl.model import And, Atom, iter_effect_literals

@@ -23,9 +23,10 @@ refuses a name at a type the commands fill, whether the type was wrong
 
 from __future__ import annotations
 
-from pddlkit.formalizers.atoms import atom_of
-from pddlkit.formalizers.modular.parts import (MAX_NAME, _bind_command, _conjuncts, _head,
-                                               _reserved, observed_names, template_words)
+from pddlkit.pddl.model import Atom
+from pddlkit.formalizers.atoms import fact_text
+from pddlkit.formalizers.modular.parts import (MAX_NAME, _bind_command, _conjuncts, _reserved,
+                                               observed_names, template_words)
 
 
 class CommandFacts:
@@ -35,7 +36,7 @@ class CommandFacts:
         self.names: set[str] = set()       # every name a command filled
         self.typed: dict[str, str] = {}    # name -> the type a command gave it
         self.closed: set[str] = set()      # types whose names the commands list
-        self.said: set[str] = set()        # facts said in this request
+        self.said: set[Atom] = set()       # facts said in this request
 
     def new_request(self) -> None:
         """A new request of the loop: a fact read again is said again once."""
@@ -76,10 +77,10 @@ class CommandFacts:
         if wrong:
             formalizer.base = [f for f in formalizer.base if f not in wrong]
             formalizer.chunk = [f for f in formalizer.chunk if f not in wrong]
-            formalizer.command_dropped += sorted(wrong)
+            formalizer.command_dropped += sorted(map(fact_text, wrong))
         formalizer.chunk = formalizer.chunk + new
         # the chunk is written anew after the facts parts: a fact read again is said once
-        formalizer.command_derived += [f for f in new if f not in self.said]
+        formalizer.command_derived += [fact_text(f) for f in new if f not in self.said]
         self.said.update(new)
 
     def _commands_read(self, formalizer, context, signatures: dict, dom) -> list:
@@ -102,11 +103,11 @@ class CommandFacts:
             read.append((action, binding))
         return read
 
-    def _preconditions(self, formalizer, read: list, clash: set) -> list[str]:
+    def _preconditions(self, formalizer, read: list, clash: set) -> list[Atom]:
         """The precondition atoms of the commands read, over names no two commands type
         differently, once each, in order."""
         kinds = formalizer._kinds()
-        derived: list[str] = []
+        derived: list[Atom] = []
         for action, binding in read:
             if set(binding.values()) & clash:
                 continue
@@ -115,10 +116,10 @@ class CommandFacts:
                 args = [binding.get(a.lower()) if a.startswith("?") else a.lower()
                         for a in atom.args]
                 if all(args) and atom.predicate.lower() in kinds:
-                    derived.append("(" + " ".join([atom.predicate.lower(), *args]) + ")")
+                    derived.append(Atom(atom.predicate.lower(), tuple(args)))
         return list(dict.fromkeys(derived))
 
-    def _contradicted(self, formalizer, derived: list[str], command_types: dict,
+    def _contradicted(self, formalizer, derived: list[Atom], command_types: dict,
                       parents: dict) -> set:
         """The known facts the commands contradict: one typing a name the commands typed
         otherwise, another value of a single-valued slot a command fills, and one the domain
@@ -129,21 +130,19 @@ class CommandFacts:
         wrong = {f for f in formalizer.base + formalizer.chunk if f not in vouched and any(
             a in command_types and k is not None
             and not _is_subtype(command_types[a], k, parents)
-            for a, k in zip(atom_of(f).args, kinds.get(_head(f), [])))}
+            for a, k in zip(f.args, kinds.get(f.predicate, [])))}
         single = formalizer._single_valued()
         exclusive = formalizer._exclusive()
-        for fact in derived:
-            atom = atom_of(fact)
-            for f in formalizer.base + formalizer.chunk:
-                if f in vouched:
+        for atom in derived:
+            for other in formalizer.base + formalizer.chunk:
+                if other in vouched:
                     continue
-                other = atom_of(f)
                 if atom.predicate in single and other.predicate == atom.predicate and (
                         len(atom.args) < 2 or other.args[:1] == atom.args[:1]):
-                    wrong.add(f)
+                    wrong.add(other)
                 elif other.predicate in exclusive.get(atom.predicate, ()) and (
                         not atom.args or not other.args or other.args[0] == atom.args[0]):
-                    wrong.add(f)
+                    wrong.add(other)
         return wrong
 
     def untype(self, formalizer, signatures: dict) -> None:

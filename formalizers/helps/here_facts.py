@@ -21,8 +21,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from pddlkit.formalizers.modular.parts import _conjuncts, _head
-from pddlkit.formalizers.atoms import atom_of
+from pddlkit.formalizers.modular.parts import _conjuncts
 
 
 class HereFacts:
@@ -105,8 +104,7 @@ class HereFacts:
         rest = [a for k, a in enumerate(args) if k not in (i, j)]
         there = None
         for known in formalizer._facts():
-            words = atom_of(known).args
-            p = _head(known)
+            words, p = known.args, known.predicate
             if (here_slots.get(p), there_slots.get(p)) == (i, j) \
                     and len(words) == len(args) and words[i] == here and words[j] != here \
                     and [a for k, a in enumerate(words) if k not in (i, j)] == rest:

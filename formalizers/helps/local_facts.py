@@ -5,9 +5,9 @@ facts over places the sentence does not name (CoinCollector, dev seeds)."""
 
 from __future__ import annotations
 
-from pddlkit.formalizers.atoms import atom_of
+from pddlkit.pddl.model import Atom
 
 
-def facts(formalizer, known: list[str]) -> list[str]:
+def facts(formalizer, known: list[Atom]) -> list[Atom]:
     single = formalizer._single_valued()
-    return [f for f in known if atom_of(f).predicate in single]
+    return [f for f in known if f.predicate in single]

@@ -27,7 +27,7 @@ predicate, the list is left as it was.
 from __future__ import annotations
 
 from ..modular.parts import _head, _kind_word
-from ..atoms import atom_of, _words
+from ..atoms import atom_of, fact_text, _words
 from .predicate_slots import PREDICATE_SLOTS, _argument_types
 from .task_focus import task_things
 
@@ -61,7 +61,7 @@ def names_task_thing(formalizer, atom: str, places: set) -> bool:
     a goal over the countertop alone is no sign the creditcard was seen (measured with
     Qwen2.5-Coder 1.5B learning the household, dev seed 0 at adbb068: 17 goals were
     ``(thing sponge_1 countertop_1)``, so no place goal was offered and no drawer opened)."""
-    if not task_things(formalizer, atom):
+    if not task_things(formalizer, atom_of(atom)):
         return False
     return any(_kind_word(name) in formalizer._task_words
                and formalizer.name_types.get(name) not in places
@@ -81,11 +81,10 @@ def openings(formalizer, player: set) -> tuple[list, list]:
     if not deleted:
         return [], []
     facts = formalizer._facts()
-    at = {w for f in facts for w in atom_of(f).args[:1] if _head(f) in player}
+    at = {w for f in facts for w in f.args[:1] if f.predicate in player}
     here, elsewhere = [], []
-    for fact in facts:
-        atom = atom_of(fact)
+    for atom in facts:
         if len(atom.args) == 1 and atom.predicate in deleted:
-            goal = (False, 1, f"(not {fact})")
+            goal = (False, 1, f"(not {fact_text(atom)})")
             (here if atom.args[0] in at else elsewhere).append(goal)
     return here, elsewhere

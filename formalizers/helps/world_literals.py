@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from pddlkit.formalizers.atoms import _words, atom_of
+from pddlkit.formalizers.atoms import _words, atom_of, fact_text
 
 
 class WorldLiterals:
@@ -46,19 +46,19 @@ class WorldLiterals:
 
             known = dict.fromkeys(formalizer._facts() + formalizer.chunk)
             pattern = fact_atom(self.pattern)   # lower case, as the world's is read
-            corrections += [f"(not {f})" for f in known if matches(pattern, atom_of(f))
-                            and f"(not {f})" not in corrections]
+            corrections += [f"(not {fact_text(f)})" for f in known if matches(pattern, f)
+                            and f"(not {fact_text(f)})" not in corrections]
         self.failed_literal = None
         self.pattern = None
         if not corrections:
             return False
         for correction in corrections:
             if correction.startswith("(not "):
-                fact = correction[len("(not "):-1]
+                fact = atom_of(correction[len("(not "):-1])
                 formalizer.base = [f for f in formalizer.base if f != fact]
                 formalizer.chunk = [f for f in formalizer.chunk if f != fact]
-            elif correction not in formalizer.chunk:
-                formalizer.chunk = formalizer.chunk + [correction]
+            elif atom_of(correction) not in formalizer.chunk:
+                formalizer.chunk = formalizer.chunk + [atom_of(correction)]
         formalizer.world_corrected += corrections
         formalizer.failed_step = None
         return True
@@ -80,7 +80,7 @@ class WorldLiterals:
         fact, holds = self.failed_literal
         from pddlkit.pddl.model import And, Atom, Not, Or
 
-        known = set(formalizer._facts())
+        known = {fact_text(f) for f in formalizer._facts()}   # as ground() writes a fact
         out = []
         grounded: set[str] = set()
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
+from ..atoms import fact_text
 
 
 class Corrections:
@@ -74,7 +75,7 @@ class Corrections:
         action, ground = failed
         from pddlkit.pddl.model import Atom, Not, Or, And
 
-        known = set(self._facts())
+        known = {fact_text(f) for f in self._facts()}   # as ground() writes a fact
         no_removal = self._refusal_states_an_aspect()
         out: list[str] = []
 

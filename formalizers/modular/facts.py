@@ -10,26 +10,25 @@ from typing import Optional
 
 from pddlkit.pddl.model import Atom
 
-from .parts import _head, _slot
-from ..atoms import atom_of, fact_text
+from ..atoms import slot_of
 
 
 class Facts:
     """The facts methods of :class:`~.formalizer.ModularFormalizer`."""
 
     # -- assembling the files --------------------------------------------------------------
-    def _facts(self) -> list[str]:
+    def _facts(self) -> list[Atom]:
         """The init: the progressed base with the new facts, a new fact of a single-valued
         predicate replacing the old one (see the module docstring)."""
         single = self._single_valued()
         new = self._single_values(self.chunk)
-        last = {_slot(f) for f in new if _head(f) in single}
+        last = {slot_of(f) for f in new if f.predicate in single}
         if not self._sentence:   # the chunk is whole: where the plan's last step ended
             self._merge_placeholders(single, new)
-        kept = [f for f in self.base if _head(f) not in single or _slot(f) not in last]
+        kept = [f for f in self.base if f.predicate not in single or slot_of(f) not in last]
         return kept + [f for f in dict.fromkeys(new) if f not in kept]
 
-    def _single_values(self, facts: list[str]) -> list[str]:
+    def _single_values(self, facts: list[Atom]) -> list[Atom]:
         """``facts`` (the chunk's, in order) with one fact per slot of a single-valued
         predicate: of an older observation and a newer, the newer (the chunk reads every
         observation since the last facts part in order, so a plan of two moves gives (at
@@ -49,16 +48,16 @@ class Facts:
         newest = max(origin.values(), default=0) + 1
         chosen: dict = {}
         for i, fact in enumerate(facts):
-            if _head(fact) not in single:
+            if fact.predicate not in single:
                 continue
             k = origin.get(fact)
             rank = (k, -i) if k is not None else (newest, i)
-            if _slot(fact) not in chosen or rank > chosen[_slot(fact)][0]:
-                chosen[_slot(fact)] = (rank, fact)
+            if slot_of(fact) not in chosen or rank > chosen[slot_of(fact)][0]:
+                chosen[slot_of(fact)] = (rank, fact)
         keep = {fact for _rank, fact in chosen.values()}
-        return [f for f in facts if _head(f) not in single or f in keep]
+        return [f for f in facts if f.predicate not in single or f in keep]
 
-    def _merge_placeholders(self, single: set, new: list[str]) -> None:
+    def _merge_placeholders(self, single: set, new: list[Atom]) -> None:
         """A place the model named ``unknown_...`` before it was seen, reached by a plan
         (the progressed state has ``(at unknown_north)``), and the name the new facts give
         the same single-valued slot (``(at pantry)``) are one thing: the placeholder is
@@ -67,20 +66,16 @@ class Facts:
         Qwen2.5-Coder 1.5B (CoinCollector 3 rooms seed 8, ea1a6b4), a plan went through the
         corridor to the placeholder, and the first sentence's ``(at corridor)`` renamed the
         placeholder to ``corridor``: the door became a loop again."""
-        for fact in new:
-            atom = atom_of(fact)
+        for atom in new:
             if len(atom.args) != 1 or atom.predicate not in single:
                 continue
-            for old in self.base:
-                o = atom_of(old)
+            for o in self.base:
                 if len(o.args) == 1 and o.predicate == atom.predicate \
                         and o.args[0] != atom.args[0] and o.args[0].startswith("unknown_"):
                     rename = {o.args[0]: atom.args[0]}
 
-                    def renamed(fact: str) -> str:
-                        a = atom_of(fact)
-                        return fact_text(Atom(a.predicate, tuple(rename.get(w, w)
-                                                                 for w in a.args)))
+                    def renamed(a: Atom) -> Atom:
+                        return Atom(a.predicate, tuple(rename.get(w, w) for w in a.args))
                     self.base = [renamed(b) for b in self.base]
                     # what was true of the placeholder was true of the place
                     self.ever = {renamed(e) for e in self.ever}
@@ -90,8 +85,8 @@ class Facts:
         """Where the agent is, by the known and new facts (a single-valued fact of one
         argument); None when they do not say, or say two places."""
         single = self._single_valued()
-        places = {atom_of(f).args[0] for f in self._facts()
-                  if _head(f) in single and len(atom_of(f).args) == 1}
+        places = {f.args[0] for f in self._facts()
+                  if f.predicate in single and len(f.args) == 1}
         return next(iter(places)) if len(places) == 1 else None
 
     def _pins(self) -> Optional[dict[str, dict[int, str]]]:

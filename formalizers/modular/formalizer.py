@@ -10,6 +10,7 @@ from collections import Counter
 from typing import Optional, Union
 
 from pddlkit.llm.base import LLM
+from pddlkit.pddl.model import Atom
 from pddlkit.semantics.transitions import UNLISTED
 
 from ..answer import AnswerError, Files
@@ -17,7 +18,7 @@ from ..base import INITIAL, SIMULATION_ERROR, SOLVER_ERROR, Context
 from ..llm_formalizer import PromptedLLM, _drain_acted
 from ..helps.schema_check import SchemaEvidence
 from .parts import PartCall, STOP_WORDS, _bind_command, _templates, _types
-from ..atoms import _words
+from ..atoms import facts_text, fact_text, ground_atom, names_of
 from .corrections import Corrections
 from .goals import Goals
 from .predicates import PredicateRevision
@@ -83,12 +84,12 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
             if getattr(self, "keep_domain", False) else None
         self.predicates: list[str] = []            # "(at ?r - room)"
         self.bodies: dict[str, str] = {}           # action -> ":precondition ... :effect ..."
-        self.base: list[str] = []                  # facts progressed through what ran
-        self.chunk: list[str] = []                 # facts from the last facts part
-        self._fact_origin: dict[str, int] = {}     # ... fact -> the observation it was read in
+        self.base: list[Atom] = []                 # facts progressed through what ran
+        self.chunk: list[Atom] = []                # facts from the last facts part
+        self._fact_origin: dict[Atom, int] = {}    # ... fact -> the observation it was read in
         self._observation = 0                      # ... the observation being read
         self.goal = ""
-        self.ever: set[str] = set()                # every fact true in a state so far
+        self.ever: set[Atom] = set()               # every fact true in a state so far
         self._been: set[str] = set()               # goals novel_goals left out: reached
         self.seen = 0                              # history entries the facts parts covered
         self.last_files: Optional[Files] = None
@@ -264,7 +265,7 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
             return
         from pddlkit.semantics.transitions import Transition
 
-        facts = self._facts()
+        facts = [fact_text(f) for f in self._facts()]   # a transition's states are text
         objects = {name: kind for name, (kind, _fact) in self._fact_types().items() if kind}
         listed = []
         for command in context.valid_actions:
@@ -331,7 +332,6 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
             return
         from pddlkit.pddl.reader import read_domain, read_problem
         from pddlkit.semantics.simulate import simulate
-        from pddlkit.semantics.state import format_atom
         from pddlkit.semantics.world import World
 
         dom, _ = read_domain(self.last_files.domain)
@@ -342,14 +342,14 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
         state = world.initial_state
         # every state the plan passed through, its first included: a goal true in any of them
         # is one the agent has reached (novel_goals)
-        self.ever.update(format_atom(a) for a in state.atoms)
+        self.ever.update(ground_atom(a) for a in state.atoms)
         for step in steps:
             simulated = simulate(world, state, step)
             if not simulated.applicable:
                 break
             state = simulated.successor
-            self.ever.update(format_atom(a) for a in state.atoms)
-        self.base = sorted(format_atom(a) for a in state.atoms)
+            self.ever.update(ground_atom(a) for a in state.atoms)
+        self.base = sorted((ground_atom(a) for a in state.atoms), key=fact_text)
         self.chunk = []
         self._goal_rewrites = 0
         self._failed_actions = {}
@@ -388,7 +388,7 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
         """The world said ``name`` is not there (see :meth:`failed`): a type the commands
         name every one of was wrong, or the name (and, with ``world_literals``, the model's
         facts about it) goes."""
-        gone = [f for f in self._facts() + self.chunk if name in _words(f)]
+        gone = [f for f in self._facts() + self.chunk if name in names_of(f)]
         commands = self._strategy("command_facts")
         if commands is not None and commands.close_type(self, name, gone):
             # a name the model's facts used at a type the commands name every one of: the
@@ -414,11 +414,11 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
             self._withdrawn = name
             self._withdrawn_names.add(name)
 
-    def _forget(self, name: str, gone: list[str]) -> None:
+    def _forget(self, name: str, gone: list[Atom]) -> None:
         """Every fact naming ``name`` goes, recorded as corrected by the world."""
-        self.base = [f for f in self.base if name not in _words(f)]
-        self.chunk = [f for f in self.chunk if name not in _words(f)]
-        self.world_corrected += [f"(not {f})" for f in dict.fromkeys(gone)]
+        self.base = [f for f in self.base if name not in names_of(f)]
+        self.chunk = [f for f in self.chunk if name not in names_of(f)]
+        self.world_corrected += [f"(not {fact_text(f)})" for f in dict.fromkeys(gone)]
 
     @property
     def _command_typed(self) -> dict[str, str]:
@@ -481,8 +481,8 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
         domain = self.fixed_domain or self._domain_text(signatures)
         dom = self._domain_model()
         name = dom.name if dom is not None else "world"
-        init = "\n    ".join(self._facts())
-        objects = " ".join(self._typed_objects(self._facts() + [self.goal]))
+        init = facts_text(self._facts(), "\n    ")
+        objects = " ".join(self._typed_objects([*map(fact_text, self._facts()), self.goal]))
         problem = (f"(define (problem step)\n  (:domain {name})\n  (:objects {objects})\n"
                    f"  (:init\n    {init})\n  {self.goal or '(:goal (and))'})\n")
         files, _ = declare_objects(Files(domain, problem))

@@ -11,6 +11,7 @@ import re
 from ..answer import AnswerError, Files
 from ..base import SIMULATION_ERROR, SOLVER_ERROR, Context
 from .parts import GOAL_CANDIDATES, _action_of
+from ..atoms import facts_text, fact_text, ground_atom
 
 
 class Goals:
@@ -132,8 +133,9 @@ class Goals:
             from ..objects import declare_objects
 
             domain = self.fixed_domain or self._domain_text(None)
-            init = " ".join(self._facts())
-            objects = " ".join(self._typed_objects(self._facts(), count=False))
+            init = facts_text(self._facts())
+            objects = " ".join(self._typed_objects([*map(fact_text, self._facts())],
+                                                   count=False))
             files, _ = declare_objects(Files(domain, (
                 f"(define (problem p) (:domain {self._domain_model().name}) "
                 f"(:objects {objects}) (:init {init}) (:goal (and)))")))
@@ -146,7 +148,7 @@ class Goals:
             return []
         static = {p.name for p in dom.predicates} - world.fluent_predicates
         ever = self.ever | set(self._facts())
-        reached = sorted((format_atom(atom) in ever, cost, format_atom(atom))
+        reached = sorted((ground_atom(atom) in ever, cost, format_atom(atom))
                          for atom, cost in costs.items() if cost > 0 and atom[0] not in static)
         self._reachable_all = [atom for _old, _cost, atom in reached]
         self._been = set()

@@ -142,15 +142,6 @@ def _kind_word(name: str) -> str:
     return re.sub(r"_\d+$", "", name)
 
 
-def _slot(fact: str) -> tuple:
-    """What a single-valued fact holds one value of: its predicate, with its first argument
-    when it has two or more (``(at kitchen)`` -> at; ``(inreceptacle x_1 desk_1)`` ->
-    inreceptacle, x_1)."""
-    atom = atom_of(fact)
-    return (atom.predicate, atom.args[0]) if len(atom.args) > 1 else \
-        (atom.predicate,) if atom.predicate else ()
-
-
 def _head(fact: str) -> str:
     """A fact's predicate ("" for a fact with none)."""
     return atom_of(fact).predicate

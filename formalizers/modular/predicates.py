@@ -129,7 +129,7 @@ class PredicateRevision:
         return ([n for n, w in said.items() if w],
                 sorted({x for w in said.values() for x in w}))
 
-    def _write_stated(self, context: Context, signatures: dict, before: list[str]) -> None:
+    def _write_stated(self, context: Context, signatures: dict, before: list) -> None:
         """``predicate_slots``: for each aspect the sentence states by a word
         (:meth:`_stated_predicates`) of whose predicates the facts read from it (the chunk,
         less ``before``) hold none, its facts are asked for once more, alone: the request
@@ -141,7 +141,7 @@ class PredicateRevision:
         stated, words = self._stated_predicates()
         for aspect in dict.fromkeys(self.predicate_aspects[n] for n in stated):
             group = [n for n in stated if self.predicate_aspects[n] == aspect]
-            read = {_name(f) for f in self.chunk if f not in before}
+            read = {f.predicate for f in self.chunk if f not in before}
             if read & set(group):
                 continue
             self.acted["predicate-slots"] += 1

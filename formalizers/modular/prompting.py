@@ -9,8 +9,10 @@ from __future__ import annotations
 from typing import Optional
 
 from ..base import SIMULATION_ERROR, SOLVER_ERROR, Context
-from .parts import MISSING_FACTS, _head, _types, observed_names
-from ..atoms import atom_of
+from .parts import MISSING_FACTS, _types, observed_names
+from pddlkit.pddl.model import Atom
+
+from ..atoms import fact_text, facts_text
 from ..helps.schema_slots import (SCHEMA_SLOTS_FORM, form_lines, ruled_out, slot_predicates,
                            slots_of_body)
 
@@ -24,7 +26,7 @@ class Prompting:
         history = context.memory.history
         shown = "\n".join(f"> {a}\n{o}" for a, o in history[:self.seen]) or "(nothing yet)"
         values = {"task": context.memory.task, "domain_part": self._domain_part(),
-                  "known": " ".join(self._facts()) or "(none yet)"}
+                  "known": facts_text(self._facts()) or "(none yet)"}
         if self._predicates_why:   # asked again: the refused ones and facts over them invite
             values.update(domain_part="", known="(none yet)")   # echoes (measured: copied)
         common = self.templates["context"].substitute(values).strip()
@@ -193,7 +195,7 @@ class Prompting:
             unnamed = any(self.name_types.get(w) == "NONE"   # not name ("a closed door")
                           for w in observed_names([self._sentence]))
             names = [n for n in names if unnamed or not n.startswith("unknown_")
-                     or any(n in f.split() or n + ")" in f for f in self._facts())]
+                     or any(n in f.args for f in self._facts())]
         types = {t for _p, params in self._signature_list() for _v, t in params}
         return {t: [n for n in names if (n not in typed or t is None or typed[n][0] == t)
                     and (t not in self._closed_types or self._command_typed.get(n) == t)]
@@ -210,7 +212,7 @@ class Prompting:
 
     def _held_predicates(self) -> set[str]:
         """The predicates the known facts and the new ones hold a fact of."""
-        return {_head(f) for f in self._facts() + self.chunk}
+        return {f.predicate for f in self._facts() + self.chunk}
 
     def _type_names(self) -> list[str]:
         """The types the domain's predicates use (the types part's choices)."""
@@ -236,10 +238,11 @@ class Prompting:
         return {name: [t for _v, t in params] for name, params in self._signature_list()}
 
     @staticmethod
-    def _type_of(fact: str, kinds: dict, typed: dict) -> str:
-        """Record the types ``fact`` gives its names; why not, when one already has another
-        type (a name used at two types is refused, not guessed)."""
-        atom = atom_of(fact)
+    def _type_of(atom: Atom, kinds: dict, typed: dict) -> str:
+        """Record the types ``atom`` gives its names (name -> (type, the fact's text)); why
+        not, when one already has another type (a name used at two types is refused, not
+        guessed)."""
+        fact = fact_text(atom)
         types = kinds.get(atom.predicate, [])
         mine: dict = {}
         for arg, kind in zip(atom.args, types):
@@ -261,13 +264,13 @@ class Prompting:
         if self._sentence:   # one sentence: its names, and the names already in facts
             facts = self._facts()   # the chunk's too, of one slot the later
             facts = self._slot("sentence_facts", facts)   # local_facts: where the agent is
-            known = [a for f in facts for a in atom_of(f).args]
+            known = [a for f in facts for a in f.args]
             return list(dict.fromkeys(known + observed_names([self._sentence], unknown=True)))
         task = context.memory.task.strip()
         texts = [o.replace(task, " ") if task else o for _, o in context.memory.history]
         texts += [a for a, _ in context.memory.history]
         texts += [str(c) for c in context.valid_actions]
-        known = [a for f in self._facts() for a in atom_of(f).args]
+        known = [a for f in self._facts() for a in f.args]
         return list(dict.fromkeys(known + observed_names(texts, unknown=True)))
 
     def _slot_schema(self, params) -> tuple[list, dict]:

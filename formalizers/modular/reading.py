@@ -12,7 +12,7 @@ from typing import Optional
 
 from ..base import Context
 from .parts import MISSING_FACTS, _balanced, _norm, _types, observed_names
-from ..atoms import _ATOM
+from ..atoms import _ATOM, atom_of
 from ..helps.predicate_slots import held_places
 from ..helps.schema_slots import read_slots
 
@@ -144,7 +144,7 @@ class Reading:
                 continue
             if pins:   # here_facts: a place joined to itself leads away
                 fact = self._strategy("here_facts").away(self, predicate, args, pins)
-            clash = None if fact in kept else self._type_of(fact, kinds, typed)
+            clash = None if fact in kept else self._type_of(atom_of(fact), kinds, typed)
             if clash:
                 refused.append(f"{fact}: {clash}")
             elif fact not in kept:
@@ -214,7 +214,7 @@ class Reading:
                 unseen = next(a for a, names in zip(args, allowed) if a not in names)
                 refused.append(f"{fact}: {unseen} is no name of its type in the observations")
             else:
-                clash = self._type_of(fact, kinds, typed)
+                clash = self._type_of(atom_of(fact), kinds, typed)
                 if not clash:
                     kept.append(fact)
                 else:

@@ -15,7 +15,7 @@ from ..base import Context
 from ..llm_formalizer import RETRY_TEMPERATURE
 from .parts import (PART_TOKENS, SLOT_LABEL_TOKENS, PartCall, PartUnwritable, REDRAWS, _head,
                     _norm, observed_names)
-from ..atoms import atom_of
+from ..atoms import atom_of, fact_text
 from ..helps.schema_slots import BASE_TOKENS, LINE_TOKENS
 
 
@@ -164,7 +164,7 @@ class Writing:
         self._keep_unstated_place([text for _action, text in history[self._facts_from:]])
         self.seen = len(history)
         # schema_check: what it did, one value of a single-valued slot (see _single_values)
-        observed = self.evidence.observe_after(self._single_values(self.chunk),
+        observed = self.evidence.observe_after(map(fact_text, self._single_values(self.chunk)),
                                                self._player_predicates())
         if observed is not None:
             self.observed_after.append({"where": observed.where,
@@ -272,12 +272,13 @@ class Writing:
         player, but the state had been carried through the old schema, so the next plan
         started from the room behind the door ("close door to unknown front")."""
         player = set(self._player_predicates())
-        if not player or any(_head(f) in player for f in self.chunk):
+        if not player or any(f.predicate in player for f in self.chunk):
             return
-        kept = sorted(a for a in observed if _head(a) in player)
+        said = sorted(a for a in observed if _head(a) in player)   # the evidence's text
+        kept = [atom_of(a) for a in said]
         if kept and not set(kept) <= set(self.base):
-            self.base = [f for f in self.base if _head(f) not in player] + kept
-            self.command_derived.append(f"{', '.join(kept)}: the observation after the "
+            self.base = [f for f in self.base if f.predicate not in player] + kept
+            self.command_derived.append(f"{', '.join(said)}: the observation after the "
                                         "command stated no place; the player is where it was")
 
     def _keep_unstated_place(self, texts: list[str]) -> None:
@@ -293,15 +294,15 @@ class Writing:
         player = set(self._player_predicates())
         if not (self.schema_check and self.fixed_domain is None and player and texts):
             return
-        read = [f for f in self.chunk if _head(f) in player]
-        known = [f for f in self.base if _head(f) in player]
-        places = {arg for f in (*known, *self.ever) if _head(f) in player
-                  for arg in atom_of(f).args}
+        read = [f for f in self.chunk if f.predicate in player]
+        known = [f for f in self.base if f.predicate in player]
+        places = {arg for f in (*known, *self.ever) if f.predicate in player
+                  for arg in f.args}
         if not read or not known or any(states_place(t, places) for t in texts):
             return
-        self.chunk = [f for f in self.chunk if _head(f) not in player]
-        self.command_derived.append(f"{', '.join(read)}: read from words that state no "
-                                    "place; the player is where it was")
+        self.chunk = [f for f in self.chunk if f.predicate not in player]
+        self.command_derived.append(f"{', '.join(map(fact_text, read))}: read from words "
+                                    "that state no place; the player is where it was")
 
     def _untype_template_words(self, signatures: dict) -> None:
         """``command_facts``, while the model writes the domain: the commands' own words
@@ -351,8 +352,9 @@ class Writing:
     def _refusal_key(self, part: str, answer: str) -> tuple[str, str, str]:
         """An answer is refused together with the rest of the files it was assembled with:
         the same goal over other facts makes other files, which may plan."""
-        rest = [self.predicates, sorted(self.bodies.items()), self.base]
-        rest.append([self.goal, self._sentence] if part == "facts" else self.chunk)
+        rest = [self.predicates, sorted(self.bodies.items()), [*map(fact_text, self.base)]]
+        rest.append([self.goal, self._sentence] if part == "facts"
+                    else [*map(fact_text, self.chunk)])
         return part, _norm(answer), _norm(repr([r for r in rest]))
 
     def _answer_tokens(self, part: str, signatures: dict) -> int:
@@ -382,9 +384,10 @@ class Writing:
              self.predicate_aspects) = saved
         return ok
 
-    def _store_facts(self, facts: list[str], counting: bool) -> None:
-        """A sentence's facts join the chunk, each with the observation it was read from
-        (see :meth:`.facts.Facts._single_values`)."""
+    def _store_facts(self, texts: list[str], counting: bool) -> None:
+        """A sentence's facts (as the answer was read) join the chunk, each with the
+        observation it was read from (see :meth:`.facts.Facts._single_values`)."""
+        facts = [atom_of(f) for f in texts]
         self.chunk = self.chunk + [f for f in facts if f not in self.chunk]
         if counting:
             self._fact_origin.update({f: self._observation for f in facts})
@@ -409,7 +412,8 @@ class Writing:
             if not self._said or not counting:
                 return
             self._correct_evidence(correction)
-            fact = correction[len("(not "):-1] if correction.startswith("(not ") else correction
+            fact = atom_of(correction[len("(not "):-1] if correction.startswith("(not ")
+                           else correction)
             if correction.startswith("(not "):
                 self.base = [f for f in self.base if f != fact]
                 self.chunk = [f for f in self.chunk if f != fact]
@@ -420,7 +424,8 @@ class Writing:
                 self.name_types.setdefault(word, kind)
         elif part.startswith("missing "):   # facts that hold now: kept with the state
             if counting:
-                self.base = self.base + [f for f in kept if f not in self.base]
+                facts = [atom_of(f) for f in kept]
+                self.base = self.base + [f for f in facts if f not in self.base]
         else:
             self.goal = kept
 
