@@ -69,6 +69,7 @@ from pddlkit.llm.usage import Usage, usage_since, usage_snapshot
 from .base import UPDATE, AsksAnLLM, Memory, ledger_of
 from .call_options import LLM_SETTINGS, chosen_helps, formalizer_options, help_names
 from .loop import ENDED, Limits, freeze_domain
+from .playable import playable_domain
 
 
 #: answers identical to refused ones asked anew in one call (they spend no retry)
@@ -303,9 +304,10 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
     episode.limits = dataclasses.replace(episode.limits, max_solver_retries=solver_retries,
                                          planner_timeout=planner_timeout)
     episode.planner = planner
-    if frozen is not None:
-        episode.domain = frozen
-        freeze_domain(memory.formalizer, frozen, memory.settings["helps"]["problem_only"])
+    if frozen is not None:   # less the actions the environment has no command for
+        episode.domain = playable_domain(frozen, memory.env, episode.emit)
+        freeze_domain(memory.formalizer, episode.domain,
+                      memory.settings["helps"]["problem_only"])
     _took(memory, pairs, steps)
     return _plan(memory, diagnostics)
 

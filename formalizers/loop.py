@@ -54,6 +54,7 @@ from .base import (INITIAL, SIMULATION_ERROR, SOLVER_ERROR, UPDATE, AsksForThePr
                    LearnsFromTransitions, Memory, PlaysAGivenDomain, ReportsWork,
                    TrimsItsHistory, ledger_of)
 from .evidence import as_transition, believed_states
+from .playable import playable_domain
 from .prompts import prompt_context
 
 
@@ -189,6 +190,8 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
     emit("start", env=env.id, seed=result.seed, task=env.task, observation=obs,
          formalizer=result.formalizer)
     scorer, why_not = Scorer.for_env(env) if score else (None, "")
+    if domain is not None:   # less the actions the environment has no command for
+        domain = playable_domain(domain, env, emit)
     switches = {"repair": repair, "fact_memory": fact_memory,
                 "declare_objects": declare_objects, "fresh_answers": fresh_answers,
                 "refuted_facts": refuted_facts}
