@@ -536,6 +536,34 @@ def _slotted_episode(answer):
     return formalizer, result, events
 
 
+def test_the_players_place_is_declared_over_a_type_every_action_has():
+    """``predicate_slots``: where the player is may be declared only over the types every
+    action has a parameter of (a command is done where the player is): the household's
+    receptacle, CoinCollector's room; no restriction where every type, or none, is one."""
+    from pddlkit.formalizers.helps.predicate_slots import (PLAYER_ASPECT, PREDICATE_SLOTS,
+                                                           place_types)
+    from pddlkit.formalizers.modular.parts import _types
+    from pddlkit.formalizers.prompts import env_signatures
+    from pddlkit.pddl.grammars import predicate_slots_grammar
+
+    env = make("household", receptacles=8, difficulty="basic&use")
+    env.reset(seed=0)
+    signatures = env_signatures(env).by_name()
+    assert place_types(signatures) == ["receptacle"]
+    grammar = predicate_slots_grammar(_types(signatures), PREDICATE_SLOTS,
+                                      slot_types={PLAYER_ASPECT: place_types(signatures)})
+    rest = "".join(f"\n{label}: none" for label, _n in PREDICATE_SLOTS[1:])
+    assert grammar.accepts(f"{PLAYER_ASPECT}: (player ?r - receptacle)" + rest)
+    assert not grammar.accepts(f"{PLAYER_ASPECT}: (player ?p1 - obj)" + rest)   # measured
+    assert grammar.accepts(f"{PLAYER_ASPECT}: none" + rest.replace(
+        "where each thing is: none", "where each thing is: (in ?o - obj ?r - receptacle)"))
+    coin = make("coin-collector", rooms=3)
+    coin.reset(seed=0)
+    assert place_types(env_signatures(coin).by_name()) == ["room"]
+    same = {"a": ([("?x", "room")], "a {x}"), "b": ([("?y", "room")], "b {y}")}
+    assert place_types(same) == [] and place_types({}) == []
+
+
 def test_predicate_slots_ask_one_labelled_line_per_aspect_and_read_the_predicates_from_it():
     """Issue 75, ``predicate_slots``: the predicates are asked for under one label per aspect
     of a state, the grammar holds the labels and lets a line be ``none``, and the predicates

@@ -73,6 +73,23 @@ SLOTS_FORM = ("Write one line for each of these aspects, its label, then the pre
 
 
 
+def place_types(signatures: dict) -> list[str]:
+    """The types every action has a parameter of (``room`` in CoinCollector, ``receptacle`` in
+    the household): a command is done where the player is, so where the player is has such a
+    type; the grammar of the predicates gives the player's place only these (``[]``, no
+    restriction, when no type, or every type, is one). Why: measured with Qwen2.5-Coder 1.5B
+    learning the household's domain (dev seeds 0-1 at 1dacc70), the player's place was
+    declared ``(player ?p1 - obj)``, so no action's receptacle could be where a command is
+    done, no place goal could be offered, and both episodes ended at the simulation's retry
+    limit after 12 commands, every one an ``open`` of a receptacle the player was not at."""
+    kinds = [{t for _v, t in params if t} for params, _template in signatures.values()]
+    if not kinds:
+        return []
+    common = set.intersection(*kinds)
+    every = set.union(*kinds)
+    return sorted(common) if common and common != every else []
+
+
 def held_places(answer: str, types: set) -> list[str]:
     """``predicate_slots``: the declarations on the line of what the player holds whose every
     argument has a type of the line of where the player is (``what the player holds:

@@ -405,7 +405,8 @@ def _declaration_rules(lines: list[str], types: Sequence[str], limits: Limits) -
 
 
 def predicate_slots_grammar(types: Sequence[str], slots: Sequence[tuple[str, int]], *,
-                            limits: Limits = Limits(), per_slot: int = 2) -> Grammar:
+                            limits: Limits = Limits(), per_slot: int = 2,
+                            slot_types: Optional[dict[str, Sequence[str]]] = None) -> Grammar:
     """Predicate declarations under labels, one line per aspect of a state
     (``where the player is: (at ?r - room)``): ``slots`` are (label, the fewest arguments a
     predicate of that aspect has: a place of a thing relates two), each slot one to
@@ -415,15 +416,27 @@ def predicate_slots_grammar(types: Sequence[str], slots: Sequence[tuple[str, int
     (measured with Qwen2.5-Coder 1.5B: ``(open-door ...)``, ``(take ?i ?r)``, never a
     connection), and a label to finish conditions each answer on the aspect it is for; with
     no least number of arguments it wrote ``(none)`` and ``(thing ?o - obj)`` for where a
-    thing is."""
+    thing is. ``slot_types``: label -> the only types that slot's parameters may have (an
+    aspect whose things are of one kind: where the player is, a place)."""
     from pddlkit.llm.lark_subset import literal
 
     if not slots:
         raise ValueError("no slot to fill: name at least one aspect")
-    lines = ["start: " + " ".join(f"{literal(label + ':')} slot{n}" for label, n in slots)]
-    for n in sorted({n for _label, n in slots}):
+    own = {label: list(kinds) for label, kinds in (slot_types or {}).items() if kinds}
+    rule = {label: f"own{i}" if label in own else f"slot{n}"
+            for i, (label, n) in enumerate(slots)}
+    lines = ["start: " + " ".join(f"{literal(label + ':')} {rule[label]}"
+                                  for label, _n in slots)]
+    for n in sorted({n for label, n in slots if label not in own}):
         lines += [f'slot{n}: {_rep(f"skeleton{n}", per_slot, 1)} | "none"',
                   f'skeleton{n}: "(" NAME {_rep("parameter", max(4, n), n)} ")"']
+    for label, n in slots:
+        if label in own:
+            name = rule[label]
+            lines += [f'{name}: {_rep(f"{name}_skeleton", per_slot, 1)} | "none"',
+                      f'{name}_skeleton: "(" NAME {_rep(f"{name}_parameter", max(4, n), n)} ")"',
+                      f'{name}_parameter: VARIABLE "-" {name}_type',
+                      f"{name}_type: {_choice(own[label])}"]
     _declaration_rules(lines, types, limits)
     return Grammar("\n".join(lines) + "\n", "predicates, one slot per aspect", limits.blank)
 
