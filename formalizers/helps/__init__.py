@@ -10,7 +10,8 @@ Slots:
   for every atom the known facts can reach, never-reached-then-nearest first; a policy
   returns the list to offer (a subset, or the same atoms reordered).
 * ``sentence_facts(formalizer, known) -> known``: while the model reads one sentence, the
-  known facts (PDDL text) whose names it is offered besides the sentence's own.
+  known facts (pddlkit ``Atom``s: :mod:`..atoms`) whose names it is offered besides the
+  sentence's own.
 * ``files_pass``: a class, one object an episode, whose ``apply(files, context)`` edits each
   answer's files before they are planned (``repair``, ``declare_objects``; the loop runs it:
   :mod:`pddlkit.formalizers.passes`).
