@@ -52,18 +52,21 @@ def chosen_helps(given: dict[str, Any], *, small_model: bool, writes_parts: bool
     """The helps a call uses, by name (the preset expanded; its modular helps only with an
     LLM that writes parts), each asked-for one checked (see the module); a ValueError
     naming the fix otherwise."""
+    from pddlkit.agents.helps import NEEDS_AN_LLM, unmet_requirement
+
     asked = {name for name, on in given.items() if on}
-    for name in sorted(asked):
-        help_ = next(h for h in HELPS if h.name == name)
-        if help_.needs_llm and not writes_parts:   # first: no other option would make it act
+    unmet = unmet_requirement(HELPS, asked.__contains__, preset_on=small_model,
+                              writes_parts=writes_parts)
+    if unmet is not None:
+        name, needed = unmet[0].name, unmet[1]
+        if needed == NEEDS_AN_LLM:
             raise ValueError(f"formalize_and_plan: {name}=True asks an LLM for one part of "
                              "the files at a time; the stand-in or formalizer given writes "
                              f"whole files (pass an LLM, or leave {name} out)")
-        for needed in help_.requires:
-            if needed not in asked and not small_model:
-                what = "the modular formalizer" if needed == "modular" else needed
-                raise ValueError(f"formalize_and_plan: {name}=True is a help of {what}; "
-                                 f"pass {needed}=True too (or small_model=True)")
+        what = "the modular formalizer" if needed == "modular" else needed
+        raise ValueError(f"formalize_and_plan: {name}=True is a help of {what}; "
+                         f"pass {needed}=True too (or small_model=True)")
+    for name in sorted(asked):
         if frozen and name in DOMAIN_WRITING:
             raise ValueError(f"formalize_and_plan: {name}=True acts on the domain the model "
                              "writes; domain= freezes it, so it would do nothing (leave one "

@@ -25,7 +25,7 @@ never acted shows 0, so a preset's long list no longer reads as sixteen things t
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Optional
 
@@ -131,21 +131,44 @@ def preset_help(helps: Sequence[Help], what: str) -> str:
     return f"{what}: " + " ".join(h.flag for h in helps if h.preset)
 
 
+#: what :func:`unmet_requirement` says a help lacks when it is an LLM that writes parts
+NEEDS_AN_LLM = "an LLM"
+
+
+def unmet_requirement(helps: Sequence[Help], asked: Callable[[str], bool], *,
+                      preset_on: bool, writes_parts: bool) -> Optional[tuple[Help, str]]:
+    """The first help of ``helps`` (in the table's order) asked for (``asked(name)``) without
+    what it needs, and what that is: :data:`NEEDS_AN_LLM` when nothing writes its parts (no
+    other option would make it act, so that comes first), else the first option it requires
+    that is not asked for (the preset brings them all); None when every one has its needs.
+    The one rule the CLI's flags (:func:`check_requirements`) and ``formalize_and_plan``'s
+    keywords (``formalizers/call_options.py``) are checked by, each saying it in its words."""
+    for h in helps:
+        if not asked(h.name):
+            continue
+        if h.needs_llm and not writes_parts:
+            return h, NEEDS_AN_LLM
+        missing = [r for r in h.requires if not (asked(r) or preset_on)]
+        if missing:
+            return h, missing[0]
+    return None
+
+
 def check_requirements(helps: Sequence[Help], options: Any, *, stand_in: Optional[str],
                        preset_on: bool = False) -> None:
     """Refuse (:class:`AgentError`) a help asked for by its own flag without what it needs:
     an option it requires (which the preset also brings), or a real LLM."""
-    for h in helps:
-        if not getattr(options, h.name, False):
-            continue
-        missing = [r for r in h.requires if not (getattr(options, r, False) or preset_on)]
-        if missing:
-            raise AgentError(f"{h.flag} is a help of --{missing[0].replace('_', '-')}; add "
-                             f"--{missing[0].replace('_', '-')} (or the preset)")
-        if h.needs_llm and stand_in is not None:
-            raise AgentError(f"{h.flag} asks an LLM for each part it helps with; the stand-in "
-                             f"{stand_in} writes whole answers (name an LLM, or leave "
-                             f"{h.flag} out)")
+    unmet = unmet_requirement(helps, lambda name: bool(getattr(options, name, False)),
+                              preset_on=preset_on, writes_parts=stand_in is None)
+    if unmet is None:
+        return
+    h, needed = unmet
+    if needed == NEEDS_AN_LLM:
+        raise AgentError(f"{h.flag} asks an LLM for each part it helps with; the stand-in "
+                         f"{stand_in} writes whole answers (name an LLM, or leave "
+                         f"{h.flag} out)")
+    raise AgentError(f"{h.flag} is a help of --{needed.replace('_', '-')}; add "
+                     f"--{needed.replace('_', '-')} (or the preset)")
 
 
 def split_by_offers(helps: Sequence[Help], used: Sequence[str], options: Any, env_id: str,
