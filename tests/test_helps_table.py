@@ -273,3 +273,51 @@ def test_every_help_file_imports_first_in_a_fresh_interpreter():
         "print('ok')\n")
     done = python_child(script)
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
+
+
+def test_a_toy_help_s_line_and_file_reach_pddlegos_help_preset_and_row(tmp_path):
+    """Issue 74: a goal-policy help written as one file and one line of PDDLego+'s own table
+    is a flag of ``pddlkit run pddlego --help`` with its text, a member of ``--small-model``,
+    and a row's ``helps`` and ``helps_acted`` columns, with nothing else edited. A fresh
+    interpreter: the line joins the table before the agent's options are made from it."""
+    from pathlib import Path
+
+    from conftest import python_child
+
+    domain = str(Path(__file__).resolve().parent.parent / "domains" / "coin-collector"
+                 / "domain.pddl")   # frozen: the goals are offered from the first step
+
+    (tmp_path / "toy_goal_help.py").write_text(
+        "def offer(formalizer, reached):\n    return list(reversed(reached))\n")
+    script = (
+        "import contextlib, io, sys\n"
+        f"sys.path.insert(0, {str(tmp_path)!r})\n"
+        "from pddlkit.agents.helps import Help\n"
+        "from pddlkit.formalizers import help_table\n"
+        "toy = Help('toy_goals', 'offer the goals backwards', requires=('modular',),\n"
+        "           needs_llm=True, events=('toy-goals',),\n"
+        "           hooks=(('goal_policy', 'toy_goal_help:offer'),))\n"
+        "help_table.HELPS += (toy,)\n"
+        "help_table.MODULAR_HELPS += ('toy_goals',)\n"
+        "from pddlkit.agents import get_agent, run_job\n"
+        "from pddlkit.cli import main\n"
+        "out = io.StringIO()\n"
+        "with contextlib.redirect_stdout(out), contextlib.suppress(SystemExit):\n"
+        "    main(['run', 'pddlego', '--help'])\n"
+        "text = ' '.join(out.getvalue().split())\n"
+        "print('flag', '--toy-goals offer the goals backwards' in text)\n"
+        "print('preset', '--toy-goals' in text.split('--small-model', 1)[1])\n"
+        "spec = get_agent('pddlego')\n"
+        "row, = run_job(spec, env='coin-collector', llm='random', seeds=[3],\n"
+        "               options=spec.make_options({'small_model': True, 'constrained': True,\n"
+        f"                                          'domain': {domain!r}}}),\n"
+        "               env_options={'rooms': 3})\n"
+        "print('column', 'toy-goals' in row.columns['helps'])\n"
+        "print('acted', row.columns['helps_acted'].split('toy-goals ')[1].split(',')[0])\n")
+    done = python_child(script, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    said = dict(line.split(" ", 1) for line in done.stdout.splitlines()
+                if line.split(" ", 1)[0] in ("flag", "preset", "column", "acted"))
+    assert said["flag"] == "True" and said["preset"] == "True" and said["column"] == "True"
+    # random answers on seed 3 reach goals to offer (on seed 0 they reach none): reversed
+    assert int(said["acted"]) > 0
