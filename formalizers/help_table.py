@@ -20,6 +20,8 @@ from typing import Optional
 from pddlkit.agents.helps import Help
 
 _MODULAR = ("modular",)
+#: the options that freeze the domain: a help of the domain the model writes conflicts with them
+FROZEN = ("domain", "reuse_domain")
 #: what a help needs of the environment to act: a refused command's reason in the domain's
 #: terms (``info["failed"]``): pddlkit's own simulators give it, real TextWorld and ALFWorld
 #: do not
@@ -42,7 +44,7 @@ STRATEGY = "strategy"
 
 def _modular(name: str, text: str, *, reads: Optional[str] = None, events: tuple = (),
              slot: Optional[str] = None, strategy: Optional[str] = None,
-             requires: tuple = (), preset: bool = True) -> Help:
+             requires: tuple = (), preset: bool = True, conflicts: tuple = ()) -> Help:
     """A help of the modular formalizer: it needs ``--modular`` and an LLM, and counts itself
     under its label (``ModularFormalizer.acted``) unless ``events`` says otherwise. With a
     ``slot``, its code is ``formalizers/helps/<name>.py``'s function for that slot
@@ -55,7 +57,7 @@ def _modular(name: str, text: str, *, reads: Optional[str] = None, events: tuple
         hooks = ((slot, f"pddlkit.formalizers.helps.{name}:{SLOTS[slot]}"),)
     return Help(name, "with --modular: " + text, requires=_MODULAR + requires, needs_llm=True,
                 reads=reads, events=events or (name.replace("_", "-"),), hooks=hooks,
-                preset=preset)
+                preset=preset, conflicts=conflicts)
 
 
 HELPS: tuple[Help, ...] = (
@@ -121,23 +123,27 @@ HELPS: tuple[Help, ...] = (
                              "the world took it, what the next observation stated) and every "
                              "command the game lists as one it would take now; a schema "
                              "a transition refutes is asked for again alone, naming the "
-                             "transition and the literal, and is never kept again"),
+                             "transition and the literal, and is never kept again",
+             conflicts=FROZEN),
     _modular("predicate_slots", "while the model writes the domain, its predicates are asked "
                                 "for under one labelled line per aspect of a state (where the "
                                 "player is, which places connect, doors and containers, where "
                                 "things are, what is held, other states), each line the "
-                                "predicates the model names and types for it, or none"),
+                                "predicates the model names and types for it, or none",
+             conflicts=FROZEN),
     _modular("schema_slots", "while the model writes the domain, each action's schema is "
                              "asked for one predicate a line, what holds before the command "
                              "and after it (player: before (player ?from) after (player "
-                             "?to)); code writes the precondition and effect from the lines"),
+                             "?to)); code writes the precondition and effect from the lines",
+             conflicts=FROZEN),
     _modular("place_goals", "while the model writes the domain, and no goal offered names a "
                             "thing the task names (its place aside), only goals of where "
                             "the player is are "
                             "offered (the next place to look), as the predicates written "
                             "for where the player is say (--predicate-slots), and the "
                             "opening of a container the facts say is closed",
-             slot="goal_policy", requires=("predicate_slots",)),
+             slot="goal_policy", requires=("predicate_slots",),
+             conflicts=FROZEN),
     _modular("unlisted_refusals", "with --schema-check, where the environment lists every "
                                   "command it would take now (admissible_complete: pddlkit's "
                                   "own simulators), a command of the model's actions over "
@@ -146,18 +152,23 @@ HELPS: tuple[Help, ...] = (
                                   "holds there is refuted and asked for again (not in "
                                   "the preset: with the predicates Qwen writes it refuted "
                                   "every close-door, and learning saved nothing)",
-             requires=("schema_check",), preset=False),
+             requires=("schema_check",), preset=False,
+             conflicts=FROZEN),
 )
 
-#: the helps that act only while the model writes the domain (nothing to do with a frozen
-#: one), with what each does
-DOMAIN_WRITING = {"schema_check": "checks the action schemas the model writes",
-                  "predicate_slots": "asks for the predicates the model writes",
-                  "schema_slots": "asks for the action schemas the model writes",
-                  "place_goals": "offers goals of where the player is, as the predicates "
-                                 "the model writes say",
-                  "unlisted_refusals": "refutes the schemas the model writes with the "
-                                       "commands the game leaves out"}
+#: what each help that acts on the domain the model writes does, for the refusal of one
+#: asked for with a frozen domain
+_WRITES = {"schema_check": "checks the action schemas the model writes",
+           "predicate_slots": "asks for the predicates the model writes",
+           "schema_slots": "asks for the action schemas the model writes",
+           "place_goals": "offers goals of where the player is, as the predicates the model "
+                          "writes say",
+           "unlisted_refusals": "refutes the schemas the model writes with the commands the "
+                                "game leaves out"}
+#: the helps that act only while the model writes the domain (their lines' ``conflicts``: a
+#: frozen one leaves them nothing to do), with what each does
+DOMAIN_WRITING = {h.name: _WRITES.get(h.name, "acts on the domain the model writes")
+                  for h in HELPS if set(FROZEN) & set(h.conflicts)}
 
 #: the helps of the modular formalizer (they need it, and an LLM)
 MODULAR_HELPS = tuple(h.name for h in HELPS if "modular" in h.requires)

@@ -76,6 +76,12 @@ def test_pddlego_reads_its_options_preset_and_checks_from_its_table():
     small = next(f for f in fields(PDDLegoOptions) if f.name == "small_model")
     assert all(h.flag in small.metadata["help"] for h in HELPS if h.preset)
     assert all(h.events for h in HELPS)   # every help can be counted
+    # the helps of the domain the model writes say on their lines that a frozen one conflicts
+    from pddlkit.formalizers.help_table import DOMAIN_WRITING, FROZEN
+
+    assert set(DOMAIN_WRITING) == {h.name for h in HELPS if h.conflicts} == {
+        "schema_check", "predicate_slots", "schema_slots", "place_goals", "unlisted_refusals"}
+    assert all(h.conflicts == FROZEN for h in HELPS if h.conflicts)
 
 
 def test_a_rows_helps_acted_counts_the_events_of_its_own_record(tmp_path):
