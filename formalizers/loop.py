@@ -54,6 +54,7 @@ from .base import (INITIAL, SIMULATION_ERROR, SOLVER_ERROR, UPDATE, AsksForThePr
                    LearnsFromTransitions, Memory, PlaysAGivenDomain, ReportsWork,
                    TrimsItsHistory, ledger_of)
 from .evidence import as_transition, believed_states
+from .passes import LearnsWhatFailed, LearnsWhatRan
 from .playable import playable_domain
 from .prompts import prompt_context
 
@@ -237,7 +238,6 @@ class _Episode:
                  helps: Sequence[str] = ()) -> None:
         from .helps.fact_memory import FactMemory
         from .passes import passes_for
-        from .helps.refuted_facts import RefutedFacts
 
         self.env, self.formalizer, self.planner = env, formalizer, planner
         self.limits, self.emit, self.memory, self.result = limits, emit, memory, result
@@ -246,9 +246,8 @@ class _Episode:
         names = {name.replace("-", "_") for name in helps}
         #: code's passes over each answer's files, the helps' hooks (:mod:`.passes`)
         self.passes = passes_for(names)
-        #: the passes that also learn from what ran: facts confirmed, facts refuted
+        #: the fact memory's pass, when on (``formalize_and_plan``'s memory shows it)
         self.facts = next((p for p in self.passes if isinstance(p, FactMemory)), None)
-        self.refuted = next((p for p in self.passes if isinstance(p, RefutedFacts)), None)
         #: files -> why they were refused (``fresh_answers``)
         self.refused: Optional[dict] = {} if "fresh_answers" in names else None
         self.scorer = scorer   # None: files are not scored
@@ -295,8 +294,6 @@ class _Episode:
         if self.sim_retries:
             self.m.simulation_fixed += 1
         self.sim_retries = 0
-        if self.facts is not None:
-            self.facts.confirm(self.previous, seen=observed_text(self.memory))
         self.kind, self.error, self.failed, self.executed = UPDATE, None, None, []
 
     def plan_step(self) -> Attempt:
@@ -435,21 +432,33 @@ class _Episode:
         if failure is None and follows:
             formalizer.ran(ran[:len(done)])
         step_failed = ran[len(done)] if failure is not None and len(done) < len(ran) else None
-        if self.refuted is not None and self.previous is not None:
-            if failure is None:   # a failed plan's steps are undone by the restore
-                released = self.refuted.release(ran[:len(done)], self.previous.domain)
-                if released:
-                    self.emit("facts-released", step=self.m.steps, facts=released)
-            else:
-                new = self.refuted.learn(failure[2], failure[0], failure[1], step_failed,
-                                         self.previous.domain)
-                if new:
-                    self.m.facts_refuted += len(new)
-                    self.emit("facts-refuted", step=self.m.steps, facts=new,
-                              command=failure[0])
-                    failure = (failure[0], failure[1] + self.refuted.said(new), failure[2])
+        if self.previous is not None:   # the passes' on_ran / on_failed hooks
+            failure = self.passes_learn(ran[:len(done)], failure, step_failed)
         if failure is not None and follows:   # the modular mode aims its revision at the step
             formalizer.failed(step_failed, failure[2])
+        return failure
+
+    def passes_learn(self, steps: list[str], failure, step: Optional[str]):
+        """Each pass's ``on_ran`` (the plan ran: ``steps``) or ``on_failed`` (a command was
+        refused: ``failure``, from plan ``step``) hook (:mod:`.passes`), in the table's
+        order; what one learned is recorded and counted, and said with the failure's
+        message, which is returned."""
+        for one in self.passes:
+            if failure is None and isinstance(one, LearnsWhatRan):
+                learned = one.on_ran(self.previous, steps, observed_text(self.memory))
+            elif failure is not None and isinstance(one, LearnsWhatFailed):
+                learned = one.on_failed(self.previous, failure, step)
+            else:
+                continue
+            if learned is None:
+                continue
+            if learned.counter:
+                setattr(self.m, learned.counter,
+                        getattr(self.m, learned.counter) + len(learned.values))
+            self.emit(learned.event, step=self.m.steps, **{learned.key: learned.values},
+                      **learned.fields)
+            if learned.said and failure is not None:
+                failure = (failure[0], failure[1] + learned.said, failure[2])
         return failure
 
     def step_failed(self, snapshot, done: list[str], failure: tuple[str, str]) -> None:

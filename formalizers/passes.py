@@ -11,6 +11,13 @@ counted in its :class:`~.loop.Metrics` counter and written as its record event
 its table line; a pass whose ``counter`` is None is counted by its event alone (the row's
 ``helps_acted`` column reads the record).
 
+A pass may also learn from what happened to the files it edited (the loop's ``on_ran`` and
+``on_failed`` hooks): a pass with ``on_ran(files, steps, seen)`` (:class:`LearnsWhatRan`)
+is told each plan that ran without failure, its steps and the observations' text; one with
+``on_failed(files, failure, step)`` (:class:`LearnsWhatFailed`) each command the world
+refused. What either learned (:class:`Learned`) is recorded as its event, added to its
+counter and, for a failure, said to the model with the world's message.
+
 The passes today: ``repair`` (trivial slips, ``formalizers/helps/repair.py`` over
 :mod:`.repair`), ``declare_objects`` (objects a problem uses without declaring them,
 ``formalizers/helps/declare_objects.py`` over :mod:`.objects`), ``fact_memory`` (facts
@@ -21,6 +28,7 @@ plan that ran) and ``refuted_facts`` (facts the world refuted kept out,
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any, Collection, Optional, Protocol, Sequence, runtime_checkable
 
 from .answer import Files
@@ -36,6 +44,38 @@ class FilesPass(Protocol):
     key: str                 # the event's field holding what it changed
 
     def apply(self, files: Files, context: Context) -> tuple[Files, list[str]]:
+        ...
+
+
+@dataclass(frozen=True)
+class Learned:
+    """What a pass learned from a plan's run: its record event, the event's field holding
+    ``values``, the :class:`~.loop.Metrics` counter they add to (None: none), the words the
+    model is told with the failure, and the event's other fields."""
+
+    event: str
+    key: str
+    values: list
+    counter: Optional[str] = None
+    said: str = ""
+    fields: dict = field(default_factory=dict)
+
+
+@runtime_checkable
+class LearnsWhatRan(Protocol):
+    """A pass told each plan that ran without failure (see the module)."""
+
+    def on_ran(self, files: Files, steps: list[str], seen: str) -> Optional[Learned]:
+        ...
+
+
+@runtime_checkable
+class LearnsWhatFailed(Protocol):
+    """A pass told each command the world refused (see the module): ``failure`` is (the
+    command, the world's message, its info), ``step`` the plan step it ran, if known."""
+
+    def on_failed(self, files: Files, failure: tuple, step: Optional[str]
+                  ) -> Optional[Learned]:
         ...
 
 

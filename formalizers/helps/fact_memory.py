@@ -111,6 +111,10 @@ class FactMemory:
         self.facts: dict[Atom, None] = {}   # an ordered set of the facts confirmed
         self.types: dict[str, str] = {}  # object -> type as declared
 
+    def on_ran(self, files: Files, steps: list[str], seen: str) -> None:
+        """The loop's hook (:class:`..passes.LearnsWhatRan`): :meth:`confirm`; no event."""
+        self.confirm(files, seen=seen)
+
     def confirm(self, files: Optional[Files], seen: Optional[str] = None) -> None:
         """Remember the lasting facts of a problem file whose plan ran without error; given
         the observations' text ``seen``, forget the remembered placeholders its facts

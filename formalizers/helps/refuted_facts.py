@@ -101,6 +101,25 @@ class RefutedFacts:
     def __init__(self) -> None:
         self.facts: dict[Atom, str] = {}   # the refuted fact -> why
 
+    def on_ran(self, files: Files, steps: list[str], seen: str):
+        """The loop's hook (:class:`..passes.LearnsWhatRan`): the facts :meth:`release`
+        frees, as a ``facts-released`` event."""
+        from ..passes import Learned
+
+        released = self.release(steps, files.domain)
+        return Learned("facts-released", "facts", released) if released else None
+
+    def on_failed(self, files: Files, failure: tuple, step: Optional[str]):
+        """The loop's hook (:class:`..passes.LearnsWhatFailed`): the facts the failed command
+        refutes (:meth:`learn`), as a ``facts-refuted`` event, counted, and said to the
+        model with the world's message (:meth:`said`)."""
+        from ..passes import Learned
+
+        command, message, info = failure
+        new = self.learn(info, command, message, step, files.domain)
+        return Learned("facts-refuted", "facts", new, counter="facts_refuted",
+                       said=self.said(new), fields={"command": command}) if new else None
+
     def learn(self, info: object, command: str, message: str, step: Optional[str],
               domain_text: Optional[str]) -> list[str]:
         """Record what a failed ``command`` refutes; the facts newly refuted, as text."""
