@@ -1865,11 +1865,15 @@ def test_where_the_game_lists_every_command_a_type_its_commands_fill_is_closed_a
     writing = ModularFormalizer(_script(careful), "household", command_facts=True)
     writing.predicates = ["(at ?r - receptacle)", "(in ?o - obj ?r - receptacle)"]
     writing.name_types = {"alfred": "receptacle", "cabinet_1": "receptacle"}
+    # the facts read before the closure that name the banner's word go with its type
+    writing.chunk = atoms(["(at alfred)", "(in cd_1 cabinet_1)"])
     commands = writing._strategy("command_facts")
     commands.typed = {"cabinet_1": "receptacle", "drawer_1": "receptacle"}
     commands.close_listed(writing, {"receptacle"})
     assert writing._closed_types == {"receptacle"} and "alfred" not in writing.name_types
     assert "alfred: not a receptacle; asked again" in writing.command_derived
+    assert texts(writing.chunk) == ["(in cd_1 cabinet_1)"]
+    assert writing.command_dropped == ["(at alfred)"]
     assert writing._reread
     writing._sentence = "-= Welcome to TextWorld, ALFRED! =-"
     assert {"receptacle", "obj"} <= set(writing._type_names())
