@@ -1086,6 +1086,51 @@ def test_a_place_the_observation_does_not_state_is_where_the_player_was():
         frozenset({"(player corridor)"})
 
 
+def test_a_longer_plans_first_command_that_names_where_it_is_done_puts_the_player_there():
+    """The household's "go to cabinet 1" names the receptacle it is done at, and "You arrive
+    at the cabinet 1." names it too: the player is there after it, so a gotolocation that
+    puts the player at ?from (Qwen's, learning the household at 5331ac8: every plan was two
+    commands, and the second was refused 9 times, "You are not at the countertop 1") is
+    refuted though no facts part read that observation. A command that names no place
+    (CoinCollector's "open door to north", "revealing the corridor") concludes nothing."""
+    from pddlkit.formalizers.helps.predicate_slots import named_places
+    from pddlkit.formalizers.prompts import env_signatures
+
+    env = make("household", receptacles=8, difficulty="basic&use")
+    env.reset(seed=0)
+    shown = named_places(env_signatures(env).by_name())
+    assert shown["gotolocation"] == [1] and shown["openobject"] == [0]
+    assert "toggleobject" not in shown                       # "use {l}": no receptacle named
+    kinds = {"countertop_1": "receptacle", "cabinet_1": "receptacle"}
+    went = Transition("(gotolocation countertop_1 cabinet_1)",
+                      frozenset({"(player countertop_1)"}), True, objects=kinds,
+                      answer="You arrive at the cabinet 1. The cabinet 1 is closed.",
+                      where="step 4: go to cabinet 1")
+    opened = Transition("(openobject countertop_1)", frozenset({"(player countertop_1)"}),
+                        False, objects=kinds, where="step 4: open countertop 1")
+    domain = ("(define (domain d) (:requirements :strips :typing) (:types receptacle) "
+              "(:predicates (player ?r - receptacle)) "
+              "(:action gotolocation :parameters (?from - receptacle ?to - receptacle) "
+              ":precondition (player ?from) :effect (and (not (player ?from)) EFFECT)) "
+              "(:action openobject :parameters (?r - receptacle) :precondition (player ?r) "
+              ":effect (player ?r)))")
+    evidence = SchemaEvidence()
+    evidence.fluents = frozenset({"player"})
+    evidence.add([went, opened])
+    stated = evidence.place_unstated(["player"], shown)
+    assert stated.observed == frozenset({"(player cabinet_1)"})
+    # the open was given facts the wrong schema carried the player into: not evidence
+    assert evidence.dropped == ["step 4: open countertop 1"]
+    wrong = domain.replace("EFFECT", "(player ?from)")
+    assert [(f.schema, f.kind, f.literal) for f in evidence.findings(wrong)] == \
+        [("gotolocation", "effect-missing", "(player cabinet_1)")]
+    assert not evidence.findings(domain.replace("EFFECT", "(player ?to)"))
+    # without the command's named place (CoinCollector's commands), nothing is concluded
+    again = SchemaEvidence()
+    again.add([went, opened])
+    assert again.place_unstated(["player"], {}) is None
+
+
 def test_a_longer_plans_first_command_that_names_no_place_keeps_the_player():
     """A close-door that moves the player (Qwen's, CoinCollector dev seed 1 at f236112),
     planned first in a longer plan: "You close the wooden door." names no place, so the

@@ -90,6 +90,22 @@ def place_types(signatures: dict) -> list[str]:
     return sorted(common) if common and common != every else []
 
 
+def named_places(signatures: dict) -> dict[str, list[int]]:
+    """action -> the positions of its parameters of a place type (:func:`place_types`) that
+    its command's words name (the household's "go to {to}", "open {r}"; none of
+    CoinCollector's: "move {dir}"): where such a command is done, after it, is the place it
+    names (``schema_check``'s :meth:`SchemaEvidence.place_unstated`)."""
+    kinds = set(place_types(signatures))
+    out: dict[str, list[int]] = {}
+    for name, (params, template) in signatures.items():
+        shown = set(re.findall(r"\{(\w+)\}", template))
+        found = [k for k, (var, kind) in enumerate(params)
+                 if kind in kinds and var.lstrip("?") in shown]
+        if found:
+            out[name.lower()] = found
+    return out
+
+
 def held_places(answer: str, types: set) -> list[str]:
     """``predicate_slots``: the declarations on the line of what the player holds whose every
     argument has a type of the line of where the player is (``what the player holds:

@@ -244,7 +244,10 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
         evidence for ``schema_check`` while the model writes the domain."""
         if self.schema_check and self.fixed_domain is None:
             self.evidence.add(transitions)
-            stayed = self.evidence.place_unstated(self._player_predicates())
+            from ..helps.predicate_slots import named_places
+
+            stayed = self.evidence.place_unstated(self._player_predicates(),
+                                                  named_places(self._signatures_seen or {}))
             if stayed is not None:
                 self.observed_after.append({"where": stayed.where,
                                             "observed": sorted(stayed.observed)}
