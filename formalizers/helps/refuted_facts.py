@@ -59,21 +59,30 @@ def _ground(domain_text: str, step: str):
     return None if domain is None else bind_step(domain, step)
 
 
-def bind_step(domain, step: str):
-    """(action, binding: parameter -> argument, lower case) of a plan step ``(take coin
-    pantry)`` in a read ``domain``; None when it has no such action or the arity differs.
-    The one place a plan step is bound to its action (the modular formalizer's corrections
-    use it too)."""
-    words = step.strip("() ").lower().split()
-    if not words:
-        return None
+def bind_step(domain, step):
+    """(action, binding: parameter -> argument, lower case) of a plan step in a read
+    ``domain``: pddlkit's :class:`~pddlkit.pddl.plan.PlanStep`, or its text ``(take coin
+    pantry)`` as the loop keeps it (read by the plan reader,
+    :func:`pddlkit.pddl.plan.parse_plan`); None when it has no such action or the arity
+    differs. The one place a plan step is bound to its action (the modular formalizer's
+    corrections use it too)."""
+    from pddlkit.pddl.plan import PlanFormatError, PlanStep, parse_plan
+
+    if not isinstance(step, PlanStep):
+        try:
+            read = parse_plan([step]).steps
+        except PlanFormatError:
+            return None
+        if len(read) != 1:
+            return None
+        step = read[0]
     try:
-        action = domain.action(words[0])
+        action = domain.action(step.name)
     except KeyError:
         return None
-    if len(action.parameters) != len(words) - 1:
+    if len(action.parameters) != len(step.args):
         return None
-    return action, {p.name.lower(): a for p, a in zip(action.parameters, words[1:])}
+    return action, {p.name.lower(): a for p, a in zip(action.parameters, step.args)}
 
 
 def matches(pattern: Atom, fact: Atom) -> bool:
