@@ -80,16 +80,20 @@ class Prompting:
         if not self._stating:
             return ""
         return ("The sentence says " + " and ".join(f'"{w}"' for w in self._stating_words)
-                + ": write the fact of " + " or ".join(
-                    line for line in self._labeled_lines()
-                    if line.strip("()").split()[0] in self._stating) + " it states.")
+                + ": write the fact of " + " or ".join(self._labeled_of(self._stating))
+                + " it states.")
+
+    def _labeled_of(self, predicates) -> list[str]:
+        """The lines of :meth:`_labeled_lines` of ``predicates``, in the domain's order."""
+        return [line for line, (name, _params) in zip(self._labeled_lines(),
+                                                      self._signature_list())
+                if name in predicates]
 
     def _missing_prompt(self, predicate: str, context: Context, common: str,
                         shown: str) -> str:
         """The ``missing`` part's request: the facts of one predicate, and why they are
         asked for (the planner's line naming it, or every place visited)."""
-        label = next((line for line in self._labeled_lines()
-                      if line.strip("()").split()[0] == predicate), f"({predicate})")
+        label = next(iter(self._labeled_of({predicate})), f"({predicate})")
         one = predicate in self._single_valued()
         if context.kind == SOLVER_ERROR:
             message = "The planner found no plan: " + next(

@@ -258,7 +258,9 @@ class Reading:
 
     @staticmethod
     def _predicate_of(correction: str) -> str:
-        return correction.replace("(not ", "").strip("() ").split()[0]
+        """A correction's predicate: ``(not (at kitchen))`` -> at."""
+        inner = correction[len("(not "):-1] if correction.startswith("(not ") else correction
+        return atom_of(inner).predicate
 
 
 def _typed_parameters(words: list[str], types: set) -> Optional[list[str]]:
