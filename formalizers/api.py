@@ -375,9 +375,13 @@ def _without_plan(memory: FormalizeMemory, commands: Optional[list], diagnostics
 
 def _diagnostics_to(diagnostics: list[str]):
     """The episode's events as a call's ``diagnostics``: what code repaired or declared,
-    each solver error and each repeated answer, in order."""
+    the frozen domain's actions left out, each solver error and each repeated answer, in
+    order."""
     def emit(kind: str, **data: Any) -> None:
-        if kind == "repair":
+        if kind == "domain-actions-left-out":
+            diagnostics.append(f"left out of the domain: {', '.join(data['actions'])} "
+                               f"({data['why']})")
+        elif kind == "repair":
             diagnostics.extend(f"repaired in code: {fix}" for fix in data["fixes"])
         elif kind == "objects-declared":
             diagnostics.extend(f"declared in code: {fix}" for fix in data["fixes"])

@@ -24,13 +24,14 @@ import dataclasses
 def commands_only(domain: str, env) -> tuple[str, list[str]]:
     """(``domain`` less the actions ``env``'s ``action_schema`` has no command for, the names
     left out); ``domain`` as it is, and ``[]``, when none is left out."""
+    from pddlkit.diagnostics import Severity
     from pddlkit.pddl.reader import read_domain
     from pddlkit.pddl.writer import write_domain
 
     commands = {template.action.lower() for template in env.action_schema}
-    dom, _diagnostics = read_domain(domain)
-    if dom is None or not commands:
-        return domain, []
+    dom, diagnostics = read_domain(domain)
+    if dom is None or not commands or any(d.severity == Severity.ERROR for d in diagnostics):
+        return domain, []   # the loop's checks say what is wrong with it, as before
     kept = tuple(a for a in dom.actions if a.name.lower() in commands)
     left = [a.name for a in dom.actions if a.name.lower() not in commands]
     if not left or not kept:

@@ -43,6 +43,21 @@ def test_the_actions_without_a_command_are_left_out_and_only_they(textworld):
     reference = (REPO / "domains" / "coin-collector" / "domain.pddl").read_text()
     assert commands_only(reference, coin) == (reference, [])
     assert commands_only("(define (domain", env) == ("(define (domain", [])   # unreadable
+    broken = learned.replace("(:action take", "(:action take :bogus 1", 1)
+    assert commands_only(broken, env) == (broken, [])   # an error: the loop's checks say it
+
+
+def test_formalize_and_plan_says_what_it_left_out(textworld):
+    from pddlkit.envs import make
+    from pddlkit.formalizers.api import formalize_and_plan
+
+    env = make("textworld", game="coin", level=5)
+    obs, _ = env.reset(1000)
+    result = formalize_and_plan(obs, llm="random", env=env, small_model=True,
+                                constrained=True, domain=str(LEARNED))
+    assert any(d.startswith("left out of the domain: open-door, close-door (the environment "
+                            "has no command for them") for d in result.diagnostics), \
+        result.diagnostics
 
 
 def test_a_reused_domain_is_never_planned_with_an_action_the_game_cannot_run(textworld,

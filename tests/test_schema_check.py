@@ -557,6 +557,14 @@ def test_the_players_place_is_declared_over_a_type_every_action_has():
     assert not grammar.accepts(f"{PLAYER_ASPECT}: (player ?p1 - obj)" + rest)   # measured
     assert grammar.accepts(f"{PLAYER_ASPECT}: none" + rest.replace(
         "where each thing is: none", "where each thing is: (in ?o - obj ?r - receptacle)"))
+    # a free answer (no grammar) is read the same way
+    formalizer = ModularFormalizer(_script(careful), "household", predicate_slots=True)
+    answer = (f"{PLAYER_ASPECT}: (player ?p1 - obj)" + rest.replace(
+        "where each thing is: none", "where each thing is: (in ?o - obj ?r - receptacle)"))
+    kept, refused = formalizer._read_predicates(answer, signatures)
+    assert "(player ?p1 - obj)" not in (kept or []) and any(
+        r.startswith("(player ?p1 - obj): where the player is has a type every action")
+        for r in refused), refused
     coin = make("coin-collector", rooms=3)
     coin.reset(seed=0)
     assert place_types(env_signatures(coin).by_name()) == ["room"]

@@ -201,7 +201,7 @@ class CommandFacts:
             formalizer.chunk = [f for f in formalizer.chunk if f not in gone]
             formalizer.command_dropped += [fact_text(f) for f in dict.fromkeys(gone)]
 
-    def close_type(self, formalizer, name: str, gone: list[str]) -> bool:
+    def close_type(self, formalizer, name: str, gone: list) -> bool:
         """The world refused ``name`` as no such thing, and the type the
         model gave it is one the commands fill (``move east``: a direction). From now on a
         fact may give that type only the names the commands gave it. Measured with

@@ -90,6 +90,15 @@ def place_types(signatures: dict) -> list[str]:
     return sorted(common) if common and common != every else []
 
 
+def misplaced_players(answer: str, kinds: list[str]) -> list[str]:
+    """The declarations on the line of where the player is with an argument of a type not in
+    ``kinds`` (:func:`place_types`; none refused when it is empty): the grammar allows no
+    other, and a free answer is read the same way."""
+    lines = _aspect_lines(answer)
+    return [m.group(0) for line in lines.get(PLAYER_ASPECT, []) for m in _ATOM.finditer(line)
+            if kinds and not set(_argument_types(m.group(0))) <= set(kinds)]
+
+
 def named_places(signatures: dict) -> dict[str, list[int]]:
     """action -> the positions of its parameters of a place type (:func:`place_types`) that
     its command's words name (the household's "go to {to}", "open {r}"; none of

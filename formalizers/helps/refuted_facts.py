@@ -82,7 +82,7 @@ def bind_step(domain, step):
         return None
     if len(action.parameters) != len(step.args):
         return None
-    return action, {p.name.lower(): a for p, a in zip(action.parameters, step.args)}
+    return action, {p.name.lower(): a.lower() for p, a in zip(action.parameters, step.args)}
 
 
 def matches(pattern: Atom, fact: Atom) -> bool:

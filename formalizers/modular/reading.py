@@ -13,7 +13,7 @@ from typing import Optional
 from ..base import Context
 from .parts import MISSING_FACTS, _balanced, _norm, _types, observed_names
 from ..atoms import _ATOM, atom_of
-from ..helps.predicate_slots import held_places
+from ..helps.predicate_slots import held_places, misplaced_players, place_types
 from ..helps.schema_slots import read_slots
 
 
@@ -48,11 +48,16 @@ class Reading:
         kept, refused = [], []
         types = set(_types(signatures))
         places = set(held_places(text, types)) if self.predicate_slots else set()
+        kinds = place_types(signatures) if self.predicate_slots else []
+        elsewhere = set(misplaced_players(text, kinds))
         for m in _ATOM.finditer(text):
             params = _typed_parameters(m.group(2).split(), types)
             if m.group(0) in places:
                 refused.append(f"{m.group(0)}: what the player holds is a thing, not a place "
                                "(where the player is has that type)")
+            elif m.group(0) in elsewhere:
+                refused.append(f"{m.group(0)}: where the player is has a type every action "
+                               f"has a parameter of ({', '.join(kinds)})")
             elif params is None:
                 refused.append(f"{m.group(0)}: not a typed predicate over {sorted(types)}")
             elif m.group(1).lower() in {k.split()[0].strip('(') for k in kept}:

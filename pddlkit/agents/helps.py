@@ -41,8 +41,8 @@ class Help:
     help: str                       # the flag's ``--help`` text
     requires: tuple[str, ...] = ()  # options that must be on with it (``modular``)
     #: options it does nothing with (a help of the domain the model writes, and ``domain``
-    #: or ``reuse_domain``, which freeze one): asked for with one, refused; brought by the
-    #: preset, left out
+    #: or ``reuse_domain``, which freeze one); the front end that declares it acts on it
+    #: (PDDLego+: asked for with one, refused; brought by the preset, left out)
     conflicts: tuple[str, ...] = ()
     needs_llm: bool = False         # refused with a stand-in, which writes whole answers
     reads: Optional[str] = None     # the environment's offer it acts on (``failures``)
