@@ -32,13 +32,13 @@ def test_the_actions_without_a_command_are_left_out_and_only_they(textworld):
 
     learned = LEARNED.read_text()
     env = make("textworld", game="coin", level=5)
-    env.reset(1000)
+    env.reset(1)
     playable, left = commands_only(learned, env)
     assert left == ["open-door", "close-door"]
     dom, _ = read_domain(playable)
     assert [a.name for a in dom.actions] == ["move", "take"]
     coin = make("coin-collector", rooms=3)
-    coin.reset(1000)
+    coin.reset(1)
     assert commands_only(learned, coin) == (learned, [])      # every action has its command
     reference = (REPO / "domains" / "coin-collector" / "domain.pddl").read_text()
     assert commands_only(reference, coin) == (reference, [])
@@ -52,7 +52,7 @@ def test_formalize_and_plan_says_what_it_left_out(textworld):
     from pddlkit.formalizers.api import formalize_and_plan
 
     env = make("textworld", game="coin", level=5)
-    obs, _ = env.reset(1000)
+    obs, _ = env.reset(1)
     result = formalize_and_plan(obs, llm="random", env=env, small_model=True,
                                 constrained=True, domain=str(LEARNED))
     assert any(d.startswith("left out of the domain: open-door, close-door (the environment "
@@ -64,7 +64,7 @@ def test_a_reused_domain_is_never_planned_with_an_action_the_game_cannot_run(tex
                                                                                tmp_path):
     record = tmp_path / "episode.jsonl"
     done = run_cli("run", "pddlego", "--env", "textworld", "--game", "coin", "--level", "5",
-                   "--seed", "1000", "--llm", "random", "--constrained", "--small-model",
+                   "--seed", "1", "--llm", "random", "--constrained", "--small-model",
                    "--domain", str(LEARNED), "--record", str(record))
     assert done.returncode in (0, 1), done.stderr[-2000:]   # 1: the episode was lost
     events = [json.loads(line) for line in record.read_text().splitlines()]
