@@ -226,12 +226,9 @@ def play_pddlego(job):
                         "machine-readable failures, info[\"failed\"])")
         if frozen_out:
             summary += f"; inactive with a frozen domain: {', '.join(frozen_out)}"
-        if frozen is not None:
-            from .playable import commands_only
-
-            left = commands_only(frozen, env)[1]
-            summary += f"; left out of the domain: {', '.join(left)} (no command here)" \
-                if left else ""
+        if result.left_out:
+            summary += (f"; left out of the domain: {', '.join(result.left_out)} "
+                        "(no command here)")
         episode_source = source if reused is None else domain_source(None, reused)
         summary += f"; domain: {episode_source}"
         did = acted(HELPS, used, episode.counts)

@@ -305,7 +305,7 @@ def formalize_and_plan(obs: Observed, *, llm: Any = None, planner: Any = "fast-d
                                          planner_timeout=planner_timeout)
     episode.planner = planner
     if frozen is not None:   # less the actions the environment has no command for
-        episode.domain = playable_domain(frozen, memory.env, episode.emit)
+        episode.domain, _left = playable_domain(frozen, memory.env, episode.emit)
         freeze_domain(memory.formalizer, episode.domain,
                       memory.settings["helps"]["problem_only"])
     _took(memory, pairs, steps)

@@ -149,6 +149,9 @@ class EpisodeResult:
     ran: list[int] = field(default_factory=list)
     #: each file's score against the environment's truth (parallel to ``files`` when scored)
     scores: list = field(default_factory=list)
+    #: the frozen domain's actions left out, the environment having no command for them
+    #: (:mod:`.playable`)
+    left_out: list[str] = field(default_factory=list)
 
     @property
     def won(self) -> bool:
@@ -192,7 +195,7 @@ def run_episode(env, formalizer: Formalizer, *, seed: Optional[int] = None,
          formalizer=result.formalizer)
     scorer, why_not = Scorer.for_env(env) if score else (None, "")
     if domain is not None:   # less the actions the environment has no command for
-        domain = playable_domain(domain, env, emit)
+        domain, result.left_out = playable_domain(domain, env, emit)
     switches = {"repair": repair, "fact_memory": fact_memory,
                 "declare_objects": declare_objects, "fresh_answers": fresh_answers,
                 "refuted_facts": refuted_facts}

@@ -39,11 +39,11 @@ def commands_only(domain: str, env) -> tuple[str, list[str]]:
     return write_domain(dataclasses.replace(dom, actions=kept)), left
 
 
-def playable_domain(domain: str, env, emit) -> str:
-    """:func:`commands_only`, with a ``domain-actions-left-out`` event (through ``emit``)
-    naming what was left out; the domain an episode plans with."""
+def playable_domain(domain: str, env, emit) -> tuple[str, list[str]]:
+    """:func:`commands_only` (the domain an episode plans with, the actions left out), with a
+    ``domain-actions-left-out`` event (through ``emit``) naming what was left out."""
     playable, left = commands_only(domain, env)
     if left:
         emit("domain-actions-left-out", actions=left,
              why="the environment has no command for them; a plan with one could not run")
-    return playable
+    return playable, left

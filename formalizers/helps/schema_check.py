@@ -227,10 +227,9 @@ class SchemaEvidence:
 
         args = atom_of(t.action).args
         at = {args[k] for k in shown.get(t.name, ()) if k < len(args)}
-        said = f" {_spoken(t.answer)} "
-        if len(at) != 1 or not all(f" {_spoken(name)} " in said for name in at):
+        place = at.pop() if len(at) == 1 else None
+        if place is None or f" {_spoken(place)} " not in f" {_spoken(t.answer)} ":
             return frozenset()
-        place, = at
         return frozenset(f"({atom_of(f).predicate} {place})" for f in kept
                          if len(atom_of(f).args) == 1)
 

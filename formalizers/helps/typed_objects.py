@@ -16,7 +16,6 @@ from __future__ import annotations
 import re
 
 from pddlkit.formalizers.modular.parts import _reserved
-from pddlkit.formalizers.atoms import _words
 
 
 class TypedObjects:
@@ -25,9 +24,9 @@ class TypedObjects:
     def __init__(self) -> None:
         self.declared: set[str] = set()
 
-    def objects(self, formalizer, used: list[str], count: bool = True) -> list[str]:
-        """``name - type`` for each name the types part gave a domain type that ``used``
-        (the facts and the goal) does not name; the names used are declared by
+    def objects(self, formalizer, named: set[str], count: bool = True) -> list[str]:
+        """``name - type`` for each name the types part gave a domain type that ``named``
+        (the names of the facts and the goal, lower case) does not hold; the names used are declared by
         :func:`pddlkit.formalizers.objects.declare_objects`, typed by the predicates they
         fill. Names that are the domain's own words (a type, a predicate, an action) are
         left out. With ``count``, a name declared for the first time is counted as acting
@@ -37,7 +36,6 @@ class TypedObjects:
             return []
         types = {t.name.lower() for t in dom.types}
         reserved = _reserved(dom)
-        named = {w for fact in used for w in _words(fact.lower())}
         out = []
         for word, kind in formalizer.name_types.items():
             if kind == "NONE" or kind.lower() not in types or word in named \

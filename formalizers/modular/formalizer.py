@@ -18,7 +18,7 @@ from ..base import INITIAL, SIMULATION_ERROR, SOLVER_ERROR, Context
 from ..llm_formalizer import PromptedLLM, _drain_acted
 from ..helps.schema_check import SchemaEvidence
 from .parts import PartCall, STOP_WORDS, _bind_command, _templates, _types
-from ..atoms import facts_text, fact_text, ground_atom, names_of
+from ..atoms import _words, facts_text, fact_text, ground_atom, names_of
 from .corrections import Corrections
 from .goals import Goals
 from .predicates import PredicateRevision
@@ -485,17 +485,22 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
         dom = self._domain_model()
         name = dom.name if dom is not None else "world"
         init = facts_text(self._facts(), "\n    ")
-        objects = " ".join(self._typed_objects([*map(fact_text, self._facts()), self.goal]))
+        objects = " ".join(self._typed_objects(self._facts(), self.goal))
         problem = (f"(define (problem step)\n  (:domain {name})\n  (:objects {objects})\n"
                    f"  (:init\n    {init})\n  {self.goal or '(:goal (and))'})\n")
         files, _ = declare_objects(Files(domain, problem))
         return files
 
-    def _typed_objects(self, used: list[str], count: bool = True) -> list[str]:
+    def _typed_objects(self, facts: list[Atom], goal: str = "", count: bool = True
+                       ) -> list[str]:
         """``typed_objects`` (:mod:`pddlkit.formalizers.helps.typed_objects`): the names the
-        model typed that ``used`` does not name, as ``name - type``; none when off."""
+        model typed that ``facts`` and ``goal`` do not name, as ``name - type``; none when
+        off."""
         typed = self._strategy("typed_objects")
-        return typed.objects(self, used, count) if typed is not None else []
+        if typed is None:
+            return []
+        named = {w.lower() for f in facts for w in names_of(f)} | set(_words(goal.lower()))
+        return typed.objects(self, named, count)
 
 
 def _strategy_class(name: str):

@@ -11,7 +11,7 @@ import re
 from ..answer import AnswerError, Files
 from ..base import SIMULATION_ERROR, SOLVER_ERROR, Context
 from .parts import GOAL_CANDIDATES, _action_of
-from ..atoms import facts_text, fact_text, ground_atom
+from ..atoms import facts_text, ground_atom
 
 
 class Goals:
@@ -134,8 +134,7 @@ class Goals:
 
             domain = self.fixed_domain or self._domain_text(None)
             init = facts_text(self._facts())
-            objects = " ".join(self._typed_objects([*map(fact_text, self._facts())],
-                                                   count=False))
+            objects = " ".join(self._typed_objects(self._facts(), count=False))
             files, _ = declare_objects(Files(domain, (
                 f"(define (problem p) (:domain {self._domain_model().name}) "
                 f"(:objects {objects}) (:init {init}) (:goal (and)))")))
