@@ -22,7 +22,6 @@ from typing import Optional
 
 from pddlkit.agents import AgentError, AgentSpec, option
 from pddlkit.flags import non_negative_float
-from pddlkit.llm.usage import Usage
 
 
 @dataclass
@@ -79,7 +78,8 @@ def play(job):
             history=o.history, greedy=o.greedy,
             ppo={"policy_lr": o.policy_lr, "value_lr": o.value_lr,
                  "steps_per_update": o.ppo_steps, "policy_batch": o.ppo_batch},
-            load=o.load_critic, save=o.save_critic, on_episode=show, make_env=job.make_env)
+            load=o.load_critic, save=o.save_critic, on_episode=show, make_env=job.make_env,
+            ledger=job.ledger)
         for u in outcome.agent.log.updates:
             episode.emit("update", update=u.update, policy_loss=u.policy_loss,
                          value_loss=u.value_loss, entropy=u.entropy, kl=u.approx_kl,
@@ -91,9 +91,8 @@ def play(job):
                    f"{outcome.before_rate:.2f} untrained -> {outcome.after_rate:.2f} after "
                    f"{o.train_episodes} episodes ({m['updates']} PPO updates)"
                    + (f"; saved the critic in {outcome.saved}" if outcome.saved else ""))
-        usage = Usage.from_metrics(m)
         yield episode.row(outcome.after_rate == 1.0, outcome.after_rate,
-                          max(1, len(outcome.after)), summary, usage=usage,
+                          max(1, len(outcome.after)), summary,
                           train_episodes=o.train_episodes, **m)
 
 

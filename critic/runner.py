@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-
-from pddlkit.llm.usage import Usage, split_usage
 from pathlib import Path
 from typing import Any, Callable, Optional
+
+from pddlkit.llm.usage import split_usage
 
 from .errors import CriticError
 from .twosome import TwosomeEpisode, TwosomeAgent
@@ -73,10 +73,12 @@ def run_twosome(env_id: str, *, env_options: Optional[dict] = None, model: str =
                 greedy: bool = False,
                 save: Optional[str] = None, template: Optional[str] = None,
                 on_episode: Optional[Callable[[int, TwosomeEpisode], None]] = None,
-                make_env: Optional[Callable[[], Any]] = None) -> TwosomeOutcome:
+                make_env: Optional[Callable[[], Any]] = None,
+                ledger: Any = None) -> TwosomeOutcome:
     """``make_env`` builds each environment (``pddlkit run`` gives its job's, so the
     environment's flags and ``--max-steps`` reach it); by default the registry's
-    ``make(env_id, **env_options)``."""
+    ``make(env_id, **env_options)``. ``ledger``: the job's, where the policy's decisions
+    count too (a row's usage reads it; see :mod:`pddlkit.llm.usage`)."""
     from pddlkit.envs import make
 
     from . import model as critic_model
@@ -97,8 +99,10 @@ def run_twosome(env_id: str, *, env_options: Optional[dict] = None, model: str =
         critic = critic_model.load(model, device=device, template=template, seed=seed)
     from pddlkit.llm.usage import UsageLedger
 
+    # the run's own ledger (its decisions are this run's figures) inside ``ledger`` (a job's:
+    # every decision counts there too, pddlkit.llm.usage)
     agent = TwosomeAgent(critic, PPOConfig(seed=seed, **(ppo or {})), history=history,
-                         shaping=shaping, seed=seed, ledger=UsageLedger())
+                         shaping=shaping, seed=seed, ledger=UsageLedger(parent=ledger))
     from pddlkit.envs.instance_sets import SeedSplit
 
     split = SeedSplit(seed, episodes, evaluate, held_out_from=0)   # right after training

@@ -600,3 +600,22 @@ def test_copic_takes_the_households_own_defaults_from_the_registry():
     assert world.env.receptacles == default
     assert world.env.difficulty == "pick_and_place"
     assert make_world("household", {"receptacles": 8}).env.receptacles == 8
+
+
+def test_each_copic_row_counts_its_own_run_from_the_jobs_ledger(tmp_path):
+    """Issue 74: CoPiC's LLM records into a ledger of the run's own inside the job's; each
+    row's usage is the job ledger's count for its episode (not rebuilt from the run's
+    metrics), and equals the run's own figure, so a second seed's row does not count the
+    first's calls."""
+    from pddlkit.agents import get_agent, run_job
+
+    spec = get_agent("copic")
+    rows = run_job(spec, env="sc2-build", seeds=[0, 1], env_options={"difficulty": "easy"},
+                   options=spec.make_options({"copic_critic": "uniform", "round_episodes": 2,
+                                              "summary_episodes": 1, "max_rounds": 1,
+                                              "eval_episodes": 1}),
+                   record=tmp_path / "r.jsonl")
+    assert len(rows) == 2
+    for row in rows:
+        assert row.usage.calls >= 1
+        assert row.usage.calls == row.columns["costs"]["llm_calls"]

@@ -641,3 +641,20 @@ def test_the_job_makes_its_agents_llm_on_its_own_ledger(tmp_path):
     stand_in = Job(spec, "coin-collector", "standin:pddlego", [0], spec.make_options({}))
     assert stand_in.make_llm() == "standin:pddlego"
     assert stand_in.make_llm(f"scripted:{answers}").ledger is stand_in.ledger
+
+
+def test_a_runs_own_ledger_counts_in_its_parent_and_usage_counts_llm_calls_only():
+    """Issue 74: a runner keeps a ledger of its own inside the job's (UsageLedger(parent=)),
+    and a row's usage is the job ledger's LLM calls, a critic's decisions left out."""
+    from pddlkit.llm.usage import usage_since, usage_snapshot
+
+    job = UsageLedger()
+    job.record(Completion("earlier", 7, 1, "m"))
+    before = usage_snapshot(job)
+    run = UsageLedger(parent=job)
+    run.record(Completion("a program", 10, 4, "m"))
+    run.record(Completion("", 30, 2, "critic:tiny"))   # a decision: read tokens, wrote none
+    assert run.models["m"].calls == 1 and run.models["critic:tiny"].calls == 1
+    assert job.models["m"].calls == 2 and job.models["critic:tiny"].calls == 1
+    since = usage_since(job, before)
+    assert (since.calls, since.prompt_tokens, since.completion_tokens) == (1, 10, 4)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Optional, Union
 
-from pddlkit.llm.usage import Usage, usage_since
+from pddlkit.llm.usage import Usage, usage_since, usage_snapshot
 
 from .row import Row
 from .spec import AgentSpec
@@ -100,7 +100,7 @@ class Job:
             options["max_episode_steps"] = self.max_steps
         return spec.make(**options)
 
-    def make_llm(self, spec: Optional[str] = None) -> Any:
+    def make_llm(self, spec: Optional[str] = None, *, own_ledger: bool = False) -> Any:
         """The job's LLM, the one way an agent gets it, as :meth:`make_env` is for the
         environment (issue 74: "the Job owns the LLM"): ``spec`` (default: the job's
         ``llm``) loaded with the job's ledger, so every call counts in the job's rows; its
@@ -108,7 +108,10 @@ class Job:
         stand-in (``standin``, ``standin:<agent>...``, a removed stand-in word), or None,
         comes back as it is, for the front end to read (or refuse); anything else is a
         model, a bare name being OpenAI's, as ``--llm`` reads it. An agent calls this after
-        its own option checks: loading may start a local server."""
+        its own option checks: loading may start a local server. ``own_ledger``: the model
+        records into a ledger of its own whose parent is the job's (a runner that reads
+        figures of its own run, as CoPiC's tokens per task type; every call still counts in
+        the job's rows, :mod:`pddlkit.llm.usage`)."""
         from pddlkit.llm.spec import STAND_IN_KIND, STAND_IN_WORDS, load_llm
 
         spec = self.llm if spec is None else spec
@@ -117,6 +120,10 @@ class Job:
         head = spec.strip().split(":", 1)[0]
         if not spec.strip() or head == STAND_IN_KIND or head in STAND_IN_WORDS:
             return spec
+        if own_ledger:
+            from pddlkit.llm.usage import UsageLedger
+
+            return load_llm(spec, ledger=UsageLedger(parent=self.ledger))
         return load_llm(spec, ledger=self.ledger)
 
     def env_option(self, name: str, default: Any = None) -> Any:
@@ -180,7 +187,7 @@ class Episode:
         self.job, self.seed = job, seed
         self.rng_seed = job.rng_seed if job.rng_seed is not None else (seed or 0)
         self.started = time.monotonic()
-        self._before = job.ledger.run.to_dict()
+        self._before = usage_snapshot(job.ledger)
         # the "start" line: written with the agent's own first event when that is a "start"
         # (a loop's, with the task and first observation), else before whatever comes first
         self._header: Optional[dict] = {"agent": job.spec.name, "env": job.env, "llm": job.llm,

@@ -14,9 +14,15 @@ with ``critic:`` or ``policy:`` (:data:`DECISION_PREFIXES`); :func:`split_usage`
 them. A row's ``llm_calls``, ``prompt_tokens``, ``completion_tokens`` and ``cost_usd`` are LLM
 calls only; ``critic_decisions`` and ``critic_tokens`` are the decisions.
 
-**One scope**: an episode's usage is the ledger's run totals since a snapshot
-(:func:`usage_since`), whoever reads it (an agent's row, ``formalize_and_plan``'s result, a
-runner's figures).
+**One scope**: an episode's usage is the ledger's LLM calls since a snapshot
+(:func:`usage_since`; critic decisions are their own columns), whoever reads it (an agent's
+row, ``formalize_and_plan``'s result, a runner's figures).
+
+**A run's own ledger inside a job's** (issue 74: the Job owns the LLM and its ledger): a runner
+that reads per-part figures of its own (CoPiC's tokens per task type, TWOSOME's decisions) keeps
+``UsageLedger(parent=job.ledger)``: every call it records counts in the job's ledger too, so the
+job's rows read their usage from the job's ledger like every other agent's, and nothing is
+rebuilt from a runner's metrics.
 """
 
 from __future__ import annotations
@@ -125,16 +131,6 @@ class Usage:
             "calls", "cached_calls", "prompt_tokens", "completion_tokens", "cost_usd",
             "saved_usd", "latency_s")})
 
-    @classmethod
-    def from_metrics(cls, metrics: dict) -> "Usage":
-        """The usage a front end's own metrics count (``llm_calls``, ``prompt_tokens``,
-        ``completion_tokens``, ``cost_usd``: a runner with a ledger of its own, CoPiC's and
-        the critic's), for its row; missing keys 0."""
-        return cls(calls=metrics.get("llm_calls", 0),
-                   prompt_tokens=metrics.get("prompt_tokens", 0),
-                   completion_tokens=metrics.get("completion_tokens", 0),
-                   cost_usd=metrics.get("cost_usd", 0.0))
-
     def __getitem__(self, key: str):
         """``usage["calls"]``: the dict-style reading :meth:`to_dict` gives, kept because
         results returned a dict before they returned a Usage."""
@@ -156,8 +152,12 @@ class UsageLedger:
     their cost goes to ``saved_usd``, not ``cost_usd``.
     """
 
-    def __init__(self, prices: Optional[PriceTable] = None) -> None:
+    def __init__(self, prices: Optional[PriceTable] = None,
+                 parent: Optional["UsageLedger"] = None) -> None:
+        """``parent``: a ledger every call recorded here is recorded in too (a job's, for a
+        run that keeps figures of its own; see the module)."""
         self.prices = prices or PriceTable.default()
+        self.parent = parent
         self._lock = threading.Lock()
         self.run = Usage()
         self.episodes: dict[str, Usage] = {}
@@ -192,6 +192,8 @@ class UsageLedger:
             self.models.setdefault(completion.model, Usage()).add(entry)
             if episode is not None:
                 self.episodes.setdefault(episode, Usage()).add(entry)
+        if self.parent is not None:
+            self.parent.record(completion)
         return entry
 
     def reset(self) -> None:
@@ -236,8 +238,8 @@ DEFAULT_LEDGER = UsageLedger()
 
 
 def usage_snapshot(ledger) -> Optional[dict]:
-    """The ledger's run totals now (None without a ledger), for :func:`usage_since`."""
-    return ledger.run.to_dict() if ledger is not None else None
+    """The ledger's LLM-call totals now (None without a ledger), for :func:`usage_since`."""
+    return llm_calls(ledger).to_dict() if ledger is not None else None
 
 
 #: model-name prefixes of critic decisions (see the module): not LLM calls
@@ -255,17 +257,26 @@ def split_usage(ledger) -> tuple[Usage, Usage]:
     calls, decisions = Usage(), Usage()
     if ledger is None:
         return calls, decisions
-    for model, usage in ledger.models.items():
+    with getattr(ledger, "_lock", None) or contextlib.nullcontext():   # worker threads record
+        models = [(model, Usage.from_dict(usage.to_dict()))
+                  for model, usage in ledger.models.items()]
+    for model, usage in models:
         (decisions if is_decision(model) else calls).add(usage)
     return calls, decisions
 
 
+def llm_calls(ledger) -> Usage:
+    """The ledger's LLM calls over its whole run, critic decisions left out (see the module)."""
+    return split_usage(ledger)[0]
+
+
 def usage_since(ledger, before: Optional[dict]) -> Usage:
-    """The :class:`Usage` of ``ledger`` since the snapshot ``before`` (:func:`usage_snapshot`;
+    """The LLM calls of ``ledger`` since the snapshot ``before`` (:func:`usage_snapshot`;
     nothing without a ledger): the one usage scope (an episode's row,
     ``formalize_and_plan``'s result, a runner's figures all read it; ``.to_dict()`` where a
-    record keeps it as data)."""
+    record keeps it as data). Critic decisions are not LLM calls: a row counts them in its
+    own columns."""
     if ledger is None or before is None:
         return Usage()
-    after = ledger.run.to_dict()
+    after = llm_calls(ledger).to_dict()
     return Usage.from_dict({k: after[k] - before.get(k, 0) for k in after})

@@ -26,7 +26,6 @@ from pddlkit.agents import AgentError, AgentSpec, option
 from pddlkit.agents.helps import Help, helps_column, helps_on, helps_summary, options_with_helps
 from pddlkit.agents.standins import knows
 from pddlkit.flags import non_negative_float, positive_float, probability
-from pddlkit.llm.usage import Usage
 
 from .runner import ENV_IDS
 from .standin import STAND_INS
@@ -144,7 +143,6 @@ def play(job):
     from .runner import run_copic
 
     o = job.options
-    llm = job.llm or "standin"
     if o.plan_api and job.env not in ("sc2-build", "household"):
         raise AgentError(f"--plan-api gives programs a world model's plans as plan(goal) (SC2's "
                          f"tech tree, the household's PDDL); {job.env} has none (leave "
@@ -154,6 +152,9 @@ def play(job):
                          f"has none (leave --derived-tree out)")
     options = env_options(job.env, job.env_options, o)
     for seed in job.seeds:
+        # the job's model (after the checks: loading may start a server), with a ledger of
+        # this run's own inside the job's; a stand-in is made by the runner, in the same way
+        llm = job.make_llm(own_ledger=True) or "standin"
         episode = job.episode(seed)
 
         def show(record):
@@ -178,7 +179,7 @@ def play(job):
                             ppo=ppo, seed=seed, evaluate=o.eval_episodes,
                             load_critic=o.load_critic, save_critic=o.save_critic,
                             on_episode=show, make_env=job.make_env, world_model=o.plan_api,
-                            derived_tree=o.derived_tree)
+                            derived_tree=o.derived_tree, ledger=job.ledger)
         for r in outcome.copic.rounds:
             episode.emit("round", round=r.round, task_type=r.task_type,
                          success_rate=r.success_rate, episodes=r.episodes, evolved=r.evolved)
@@ -210,11 +211,10 @@ def play(job):
         summary += helps_summary(used)
         if m["repaired"]:
             summary += f"; evolution repaired: {', '.join(m['repaired'])}"
-        usage = Usage.from_metrics(m)
         source = world_model_source(job.env, used)
         summary += f"; world model: {source}"
         yield episode.row(games > 0 and outcome.eval_rate == 1.0, outcome.eval_rate,
-                          max(1, games), summary, usage=usage, costs=outcome.costs(),
+                          max(1, games), summary, costs=outcome.costs(),
                           helps=helps_column(used), domain_source=source, **m)
 
 

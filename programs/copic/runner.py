@@ -97,9 +97,13 @@ def make_world(env_id: str, options: Optional[dict] = None,
     raise ValueError(f"CoPiC has no environment {env_id!r}; use one of {', '.join(ENV_IDS)}")
 
 
-def make_llm(spec: Any, kind: str):
-    """(the LLM, the stand-in writer or None)."""
+def make_llm(spec: Any, kind: str, ledger: Any = None):
+    """(the LLM, the stand-in writer or None). A spec is loaded, and a stand-in made, with a
+    ledger of the run's own (its counts, LLM and critic, per task type, are this run's) whose
+    parent is ``ledger`` (the job's: every call counts there too, :mod:`pddlkit.llm.usage`).
+    An LLM object comes back as it is (a job's, loaded by ``Job.make_llm(own_ledger=True)``)."""
     from pddlkit.agents.standins import parse_stand_in
+    from pddlkit.llm import UsageLedger
 
     from .standin import STAND_INS, program_sets
 
@@ -108,12 +112,11 @@ def make_llm(spec: Any, kind: str):
         from .standin import CopicWriter
 
         writer = CopicWriter(kind, program_sets(stand_in[1]))
-        return writer.llm(), writer
+        return writer.llm(UsageLedger(parent=ledger)), writer
     if isinstance(spec, str):
-        from pddlkit.llm import UsageLedger, load_llm
+        from pddlkit.llm import load_llm
 
-        # a ledger of the run's own: its counts (LLM and critic, per task type) are this run's
-        return load_llm(spec, ledger=UsageLedger()), None
+        return load_llm(spec, ledger=UsageLedger(parent=ledger)), None
     return spec, None
 
 
@@ -186,13 +189,15 @@ def run_copic(env_id: str, llm: Any = "standin", *, env_options: Optional[dict] 
               save_critic: Optional[str] = None,
               on_episode: Optional[Callable[[CopicEpisode], None]] = None,
               make_env: Optional[Callable[..., Any]] = None,
-              world_model: bool = False, derived_tree: bool = False) -> CopicOutcome:
+              world_model: bool = False, derived_tree: bool = False,
+              ledger: Any = None) -> CopicOutcome:
     """Learn on training seeds, then evaluate frozen on ``evaluate`` held-out seeds.
-    ``make_env``: how the environment is made (see :func:`make_world`)."""
+    ``make_env``: how the environment is made (see :func:`make_world`); ``ledger``: the
+    job's, where the run's calls count too (see :func:`make_llm`)."""
     config = config or CopicConfig(seed=seed)
     world = make_world(env_id, env_options, make_env, world_model=world_model,
                        derived_tree=derived_tree)
-    model, writer = make_llm(llm, world.kind)
+    model, writer = make_llm(llm, world.kind, ledger)
     trainer_config = None
     if config.critic != "uniform" and critic is None:
         from pddlkit import critic as critic_pkg

@@ -184,11 +184,13 @@ class CopicWriter:
         self.repaired += sorted(mistakes - kept)
         return "```python\n" + self.program(kept, prompt) + "```\n"
 
-    def llm(self):
+    def llm(self, ledger=None):
+        """The stand-in as an LLM, recording into ``ledger`` (default: a fresh one)."""
         from pddlkit.llm import ScriptedLLM
         from pddlkit.llm.usage import UsageLedger
 
-        return ScriptedLLM(self.answer, model=f"standin-copic-{self.kind}", ledger=UsageLedger())
+        return ScriptedLLM(self.answer, model=f"standin-copic-{self.kind}",
+                           ledger=ledger if ledger is not None else UsageLedger())
 
 
 def _section(results: str, number: int) -> str:
