@@ -8,6 +8,8 @@ import json
 import math
 import time
 
+from pathlib import Path
+
 import pytest
 from cli_runner import run_cli
 from conftest import need_module
@@ -619,3 +621,33 @@ def test_each_copic_row_counts_its_own_run_from_the_jobs_ledger(tmp_path):
     for row in rows:
         assert row.usage.calls >= 1
         assert row.usage.calls == row.columns["costs"]["llm_calls"]
+
+
+def test_copic_reads_what_it_knows_of_an_environment_from_one_table():
+    """Issue 74 ("agents still know environments"): the runner and the CLI compare no
+    environment id; what CoPiC knows of each environment (options, step option, world model,
+    derived tree) is one ProgramWorldKind of programs/copic/worlds.py, and every id a kind
+    serves is the registry's."""
+    import ast
+
+    from pddlkit.envs.registry import ids
+    from pddlkit.programs.copic import worlds
+
+    root = Path(__file__).resolve().parents[1] / "programs" / "copic"
+    registered = set(ids())
+    for name in ("runner.py", "cli.py"):
+        tree = ast.parse((root / name).read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Compare) or (
+                    isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "startswith"):
+                consts = [c.value for c in ast.walk(node) if isinstance(c, ast.Constant)
+                          and isinstance(c.value, str)]
+                assert not any(c in registered or c.startswith("nethack-") for c in consts), \
+                    f"{name}:{node.lineno} compares an environment id"
+    served = worlds.env_ids()
+    assert set(served) <= registered and len(served) == len(set(served))
+    for env_id in served:
+        kind = worlds.kind_of(env_id)
+        assert (kind.step_option is None) or kind.step_option in kind.options
+    with pytest.raises(ValueError, match="CoPiC has no environment 'nowhere'; use one of"):
+        worlds.kind_of("nowhere")

@@ -28,6 +28,7 @@ from pddlkit.agents.standins import knows
 from pddlkit.flags import non_negative_float, positive_float, probability
 
 from .runner import ENV_IDS
+from .worlds import kind_of
 from .standin import STAND_INS
 
 
@@ -50,7 +51,7 @@ class _LoopOptions:
     evolve: bool = option(True, "evolve the programs (--no-evolve: never)", flag="--no-evolve")
     eval_episodes: int = option(10, "held-out episodes after learning", aliases=("eval",),
                                 minimum=1)
-    budget: int = option(50, "household: commands per episode", minimum=1)
+    budget: int = option(50, "household and ALFWorld: commands per episode", minimum=1)
     max_seconds: Optional[float] = option(None, "SC2 game-time limit in seconds (default 660)",
                                           parse=positive_float)
     nethack_seeds: str = option("all", "NetHack games: all (every seed, the paper's setting) or "
@@ -96,27 +97,33 @@ def stand_in(llm: Optional[str]) -> Optional[str]:
 
 
 def budget_field(env: str) -> Optional[str]:
-    """What ``--max-steps`` sets: NetHack's keystrokes, the household's commands; SC2 counts
-    game time (``--max-seconds``), not steps."""
-    return "max_keys" if env.startswith("nethack") else "budget" if env == "household" else None
+    """What ``--max-steps`` sets: the environment kind's step option (NetHack's keystrokes,
+    the household's and ALFWorld's commands; SC2 counts game time, ``--max-seconds``, not
+    steps), from :mod:`.worlds`."""
+    try:
+        return kind_of(env).step_option
+    except ValueError:
+        return None
 
 
 def env_options(env: str, given: dict, o: CopicOptions) -> dict:
+    """The environment's options with CoPiC's own that reach it (the kind's ``options``, from
+    :mod:`.worlds`); a NetHack-only option given elsewhere is refused, never dropped."""
+    kind = kind_of(env)
     options = dict(given)
-    if env == "sc2-build":
-        if o.max_seconds:
-            options["max_seconds"] = o.max_seconds
-    if env == "household":
+    if "max_seconds" in kind.options and o.max_seconds:
+        options["max_seconds"] = o.max_seconds
+    if "budget" in kind.options:
         options["budget"] = o.budget
     if o.max_keys is not None:
         if o.max_keys <= 0:
             raise AgentError(f"--max-keys must be a positive number of keystrokes, got "
                              f"{o.max_keys}")
-        if not env.startswith("nethack-"):
+        if "max_keys" not in kind.options:
             raise AgentError(f"--max-keys is NetHack's keystroke budget; {env} has none "
                              f"(SC2: --max-seconds, household: --budget)")
         options["max_keys"] = o.max_keys
-    if env.startswith("nethack-"):
+    if "nethack_seeds" in kind.options:
         from .nethack_world import SEED_SETS
 
         if o.nethack_seeds not in SEED_SETS:
@@ -143,11 +150,12 @@ def play(job):
     from .runner import run_copic
 
     o = job.options
-    if o.plan_api and job.env not in ("sc2-build", "household"):
+    kind = kind_of(job.env)
+    if o.plan_api and not kind.world_model:
         raise AgentError(f"--plan-api gives programs a world model's plans as plan(goal) (SC2's "
                          f"tech tree, the household's PDDL); {job.env} has none (leave "
                          f"--plan-api out)")
-    if o.derived_tree and job.env != "sc2-build":
+    if o.derived_tree and not kind.derived_tree:
         raise AgentError(f"--derived-tree writes the SC2 example program's tech_tree; {job.env} "
                          f"has none (leave --derived-tree out)")
     options = env_options(job.env, job.env_options, o)
@@ -224,11 +232,7 @@ def world_model_source(env: str, used: list[str]) -> str:
     by hand; ``none`` when no help reads one (the programs are the LLM's alone)."""
     if not used:
         return "none"
-    if env == "sc2-build":
-        return "reference (SC2's tech tables, pddlkit.envs.sc2_data, by hand)"
-    if env == "household":
-        return "reference (domains/household/domain.pddl, by hand)"
-    return f"reference ({env}'s own model)"
+    return kind_of(env).world_model or f"reference ({env}'s own model)"
 
 
 def describe(kind: str, data: dict) -> Optional[str]:

@@ -27,14 +27,7 @@ from typing import Any, Callable, Optional
 from pddlkit.llm.usage import is_decision, split_usage
 
 from .loop import Copic, CopicConfig, CopicEpisode, success_rate
-
-def env_ids() -> tuple[str, ...]:
-    """The registered ids CoPiC has a program world for: SC2, the household, ALFWorld, and
-    every NetHack task the registry names (``nethack-<task>``)."""
-    from pddlkit.envs.registry import ids
-
-    return ("sc2-build", "household", "alfworld", *ids(prefix="nethack-"))
-
+from .worlds import env_ids, kind_of, with_world_model
 
 ENV_IDS = env_ids()
 
@@ -51,50 +44,24 @@ def seed_split(seed: int, config: CopicConfig, evaluate: int):
 def make_world(env_id: str, options: Optional[dict] = None,
                make_env: Optional[Callable[..., Any]] = None, world_model: bool = False,
                derived_tree: bool = False):
-    """The :class:`~.world.ProgramWorld` of ``env_id`` with its options. Every environment is
-    made by the registry (``make(env_id, **options)``), or by ``make_env`` (a job's
-    :meth:`~pddlkit.agents.Job.make_env`, which carries the environment's flags), and
-    wrapped in CoPiC's view of it; CoPiC's own settings (``budget``, ``max_keys``,
-    ``nethack_seeds``) are taken out first and given where they belong (the household's
-    and ALFWorld's step limit is the budget)."""
-    options = dict(options or {})
-    if world_model and env_id not in ("sc2-build", "household"):
-        raise ValueError(f"plan(goal) in the program API (world_model) needs a world model: "
-                         f"SC2's tech tree or the household's PDDL; {env_id} has none")
-    if derived_tree and env_id != "sc2-build":
+    """The :class:`~.world.ProgramWorld` of ``env_id`` with its options, built by its kind
+    (:mod:`.worlds`). Every environment is made by the registry (``make(env_id,
+    **options)``), or by ``make_env`` (a job's :meth:`~pddlkit.agents.Job.make_env`, which
+    carries the environment's flags), and wrapped in CoPiC's view of it; CoPiC's own
+    settings (``budget``, ``max_keys``, ``nethack_seeds``) are taken out first and given
+    where they belong (the household's and ALFWorld's step limit is the budget)."""
+    kind = kind_of(env_id)
+    if world_model and not kind.world_model:
+        raise ValueError(f"plan(goal) in the program API (world_model) needs a world model "
+                         f"({with_world_model()} have one); {env_id} has none")
+    if derived_tree and not kind.derived_tree:
         raise ValueError(f"the derived tech tree is SC2's (its example program's tech_tree); "
                          f"{env_id} has none")
     if make_env is None:
         from pddlkit.envs import make
 
         make_env = lambda **given: make(env_id, **given)  # noqa: E731
-    if env_id == "sc2-build":
-        from .sc2_world import SC2World
-
-        return SC2World(env=make_env(**options), world_model=world_model,
-                        derived_tree=derived_tree)
-    if env_id in ("household", "alfworld"):
-        from .household_world import HouseholdWorld
-
-        budget = options.pop("budget", 50)
-        if env_id == "household":   # CoPiC evolves one program set per task type, so a
-            # game of one type; the household's other options are the registry's own
-            # (issue 74: it restated receptacles=8 where the household's default is 20)
-            options.setdefault("difficulty", "pick_and_place")
-        else:
-            options.setdefault("task", "pick")
-        options = {k: v for k, v in options.items() if v is not None}
-        return HouseholdWorld(lambda: make_env(max_steps=budget, **options), budget=budget,
-                              world_model=world_model)
-    if env_id.startswith("nethack-") and env_id in env_ids():
-        from pddlkit.envs.registry import spec
-
-        from .nethack_world import NetHackWorld
-
-        seeds = options.pop("nethack_seeds", None) or "all"
-        env = make_env(**options)
-        return NetHackWorld(spec(env_id).kwargs["task"], seeds=seeds, env=env)
-    raise ValueError(f"CoPiC has no environment {env_id!r}; use one of {', '.join(ENV_IDS)}")
+    return kind.build(env_id, dict(options or {}), make_env, world_model, derived_tree)
 
 
 def make_llm(spec: Any, kind: str, ledger: Any = None):
