@@ -27,8 +27,17 @@ the loop in this process and its environment's (ALFWorld's worker, TextWorld's e
 planner), so one replay keeps about one core busy; two use a 2-core machine's both (the
 suite's test does, issue 72).
 
-What cannot be replayed is said, not guessed: an episode whose record holds no part answers
-(the paper's mode and the whole-file helps record the files, not the answers), and episodes
+**Whole-file episodes** (the paper's mode and the whole-file helps, issue 74): their records
+keep the files each answer gave (a ``files`` event per request), not the answer's text; the
+answer is rebuilt as the JSON the paper asks for, ``{"df": ..., "pf": ...}`` with the files
+recorded (the loop wrote the frozen domain in place of the model's, which it discards, so the
+rebuilt domain is that one). That is the model's answer only when every call gave files: an
+unreadable answer leaves no ``files`` event, so an episode whose ``files`` events are fewer
+than its LLM calls is left out and said (a ``not replayed`` line), never guessed.
+Records written since also hold the answers themselves (an ``answers`` event, the whole-file
+formalizer's), and those are replayed as they are.
+
+What cannot be replayed is said, not guessed: the whole-file episodes above, and episodes
 recorded at commits whose code asked other questions: those give other plans and are listed
 as ``differs`` (``tests/test_replay_records.py`` pins which episodes replay today, so a change
 that breaks one is caught).
@@ -39,6 +48,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import re
 import subprocess
 import sys
 import tempfile
@@ -73,11 +83,22 @@ class Replay:
     replayed_plans: list
     replayed_calls: int | None
     error: str = ""
+    #: why the episode was not replayed ("" when it was): whole-file calls that gave no files
+    skipped: str = ""
+    #: a whole-file episode's solver errors, each the planner's verdict and the code of the
+    #: first problem found (``warning[negated-init-atom]``), recorded and replayed: most such
+    #: episodes never plan, so their errors are what the replay compares beside the outcome
+    #: and the calls. Not the lines or the other warnings: until the plan cache's fix (found
+    #: by this replay), a task planned before in another layout was told that text's
+    #: warnings, lines and all
+    errors: list | None = None
+    replayed_errors: list | None = None
 
     @property
     def same(self) -> bool:
         return (self.replayed_plans == self.plans and self.replayed_won == self.won
-                and self.replayed_calls == self.answers)
+                and self.replayed_calls == self.answers
+                and self.replayed_errors == self.errors)
 
 
 def record_files() -> list[Path]:
@@ -96,9 +117,35 @@ def read_episodes(path: Path) -> dict[str, list[dict]]:
 
 
 def answers_of(events: list[dict]) -> list[str]:
-    """The model's answers to the parts, in the order they were asked."""
-    return [part["answer"] for event in events if event["type"] == "parts"
-            for part in event["parts"] if not part["outcome"].startswith("skipped")]
+    """The model's answers to the parts, in the order they were asked; for a whole-file
+    episode, its answers (:func:`whole_file_answers`); [] when neither can be read."""
+    parts = [part["answer"] for event in events if event["type"] == "parts"
+             for part in event["parts"] if not part["outcome"].startswith("skipped")]
+    return parts or whole_file_answers(events)
+
+
+def whole_file_answers(events: list[dict]) -> list[str]:
+    """A whole-file episode's answers: its ``answers`` events' (records since issue 74), else
+    rebuilt from its ``files`` events when there is one a call (see the module); [] when the
+    episode has parts, or calls that gave no files."""
+    if any(e["type"] == "parts" for e in events):
+        return []
+    kept = [a for e in events if e["type"] == "answers" for a in e["answers"]]
+    if kept:
+        return kept
+    files = [e for e in events if e["type"] == "files"]
+    outcome = next((e for e in events if e["type"] == "outcome"), {})
+    if not files or len(files) != outcome.get("llm_calls"):
+        return []
+    return [json.dumps({"df": e["domain"], "pf": e["problem"]}) for e in files]
+
+
+def solver_errors(events: list[dict]) -> list[str]:
+    """Each solver error's verdict and first problem's code, in order (see
+    :attr:`Replay.errors`)."""
+    return [" ".join([e["message"].splitlines()[0],
+                      *re.findall(r"\b(?:error|warning)\[[\w-]+\]", e["message"])[:1]])
+            for e in events if e["type"] == "solver-error"]
 
 
 def run_arguments(start: dict, outcome: dict) -> list[str]:
@@ -143,9 +190,19 @@ def replay_file(path: Path, work: Path) -> list[Replay]:
     for episode, events in read_episodes(path).items():
         outcomes = [e for e in events if e["type"] == "outcome"]
         answers = answers_of(events)
-        if events[0]["type"] != "start" or not outcomes or not answers:
+        if events[0]["type"] != "start" or not outcomes:
             continue
         outcome = outcomes[0]
+        if not answers and any(e["type"] == "parts" for e in events):
+            continue   # every part skipped: no call to replay
+        if not answers:   # a whole-file episode with calls that gave no files (see the module)
+            files = sum(e["type"] == "files" for e in events)
+            why = (f"{outcome.get('llm_calls')} calls gave {files} files"
+                   if outcome.get("agent", "pddlego") == "pddlego" else
+                   f"a {outcome['agent']} episode: its answers are not in the record")
+            done.append(Replay(path.name, episode, 0, bool(outcome["won"]), [], None, [],
+                               None, skipped=why))
+            continue
         script = work / f"answers-{episode}.json"
         script.write_text(json.dumps(answers))
         record = work / f"replayed-{episode}.jsonl"
@@ -155,13 +212,16 @@ def replay_file(path: Path, work: Path) -> list[Replay]:
         new = [json.loads(line) for line in record.read_text().splitlines()] \
             if record.exists() else []
         ends = [e for e in new if e["type"] == "outcome"]
+        whole = not any(e["type"] == "parts" for e in events)
         done.append(Replay(
             path.name, episode, len(answers), bool(outcome["won"]),
             [e["commands"] for e in events if e["type"] == "plan"],
             bool(ends[0]["won"]) if ends else None,
             [e["commands"] for e in new if e["type"] == "plan"],
             ends[0].get("llm_calls") if ends else None,
-            "" if ends else ran.stderr.strip()[-300:]))
+            "" if ends else ran.stderr.strip()[-300:],
+            errors=solver_errors(events) if whole else None,
+            replayed_errors=solver_errors(new) if whole else None))
     return done
 
 
@@ -226,7 +286,7 @@ def main(argv: list[str] | None = None) -> int:
     missing = [str(path) for path in files if not path.is_file()]
     if missing:
         parser.error(f"no record file {', '.join(missing)}")
-    same = total = 0
+    same = total = skipped = 0
     with tempfile.TemporaryDirectory() as work:
         if args.rows:
             rows = [row for path in files for row in replay_file(path, Path(work))]
@@ -235,13 +295,20 @@ def main(argv: list[str] | None = None) -> int:
         rows = (row for path in files for row in replay_file(path, Path(work))) \
             if args.jobs == 1 else replay_files(files, Path(work), args.jobs)
         for row in rows:
+            if row.skipped:
+                skipped += 1
+                print(f"not replayed {row.file} episode {row.episode}: {row.skipped}",
+                      flush=True)
+                continue
             total += 1
             same += row.same
             print(f"{'same   ' if row.same else 'differs'} {row.file} episode "
                   f"{row.episode}: {row.answers} answers, won {row.won}; replayed won "
                   f"{row.replayed_won}, calls {row.replayed_calls}"
                   + (f" ({row.error})" if row.error else ""), flush=True)
-    print(f"{same} of {total} episodes with part answers replay to the same plans and outcome")
+    print(f"{same} of {total} episodes replay to the same plans and outcome (part answers, "
+          f"and whole-file answers kept or rebuilt from their files); {skipped} not replayed "
+          "(whole-file calls that gave no files, other agents' episodes)")
     return 0
 
 

@@ -132,11 +132,18 @@ class LLMFormalizer(PromptedLLM):
         self.problem_only = False
         #: how often each help changed a request (label -> count; :mod:`.modular`'s too)
         self.acted: Counter = Counter()
+        #: every answer's text since the last :meth:`work_done`, readable or not: recorded as
+        #: an ``answers`` event, so a record of the whole-file mode can be replayed with the
+        #: model's own answers (``benchmarks/replay_records.py``; its files alone say
+        #: nothing of an answer that held none)
+        self.answers: list[str] = []
 
     def work_done(self) -> list[tuple[str, dict]]:
-        """How often each help changed a request since the last call (:class:`.base.
-        ReportsWork`)."""
-        return _drain_acted(self.acted)
+        """How often each help changed a request since the last call, and the answers given
+        (:class:`.base.ReportsWork`)."""
+        answers, self.answers = self.answers, []
+        return ([("answers", {"answers": answers})] if answers else []) + \
+            _drain_acted(self.acted)
 
     def render(self, context: Context) -> str:
         """The prompt for ``context``, its history trimmed to the model's context (see the
@@ -202,6 +209,7 @@ class LLMFormalizer(PromptedLLM):
                                        temperature=temperature, seed=draw or None,
                                        max_tokens=self.max_tokens, **extra)
             self.samples_drawn += 1
+            self.answers.append(answer.text)
             if self.constrained:
                 self.modes.append(answer.constraint_mode)
             try:

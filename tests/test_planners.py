@@ -178,6 +178,23 @@ def test_memory_cache_hits_on_same_and_on_reformatted_text():
     assert not other_config.cached
 
 
+def test_a_hit_on_reformatted_text_tells_that_texts_own_warnings():
+    """A canonical hit (the same task, written otherwise) answers with the planner's result
+    and the warnings of the text asked, not of the text that filled the cache: before, a
+    problem was told another file's line numbers (found replaying the paper mode's records,
+    where one solver error named line 26 for an atom on line 18)."""
+    text = PROBLEM.read_text().replace("(problem coin-3)", f"(problem coin-{time.time_ns()})")
+    text = text.replace("(:init (at kitchen)", "(:init (at kitchen) (not (visited patio))")
+    first = pddlkit.plan(DOMAIN, text)
+    moved = text.replace("(:init", "\n\n\n  (:init")
+    second = pddlkit.plan(DOMAIN, moved)
+    assert second.cached and second.status is first.status
+    before = [d for d in first.diagnostics if d.code == "negated-init-atom"]
+    after = [d for d in second.diagnostics if d.code == "negated-init-atom"]
+    assert len(before) == len(after) == 1, (first.diagnostics, second.diagnostics)
+    assert after[0].line == before[0].line + 3
+
+
 def test_sqlite_cache_is_shared_between_processes(tmp_path):
     db = tmp_path / "plans.sqlite"
     text = PROBLEM.read_text() + "\n; sqlite " + str(time.time())
@@ -187,7 +204,7 @@ def test_sqlite_cache_is_shared_between_processes(tmp_path):
             f"print(r.cached, r.status.value)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.stdout.split() == ["True", "solved"], out.stderr
-    assert len(SQLitePlanCache(db)) == 2  # raw-text key and canonical key
+    assert len(SQLitePlanCache(db)) == 2  # raw-text key and canonical (text-free) key
 
 
 # --------------------------------------------------------------------------- limits and kills

@@ -29,6 +29,11 @@ _SQLITE: dict[str, SQLitePlanCache] = {}
 CacheSpec = Union[bool, None, str, Path, PlanCache]
 
 
+#: the canonical entry's key suffix: its result holds no text's warnings (an older cache's
+#: canonical entries, which did, are not read)
+TEXT_FREE = ":text-free"
+
+
 def _resolve_cache(cache: CacheSpec) -> Optional[PlanCache]:
     if cache is True:
         return DEFAULT_CACHE
@@ -95,10 +100,14 @@ def plan(domain: DomainInput, problem: ProblemInput, planner: Union[str, Planner
             refused = _unsupported(chosen, report.features, start)
             if refused is not None:
                 return refused
-        ckey = entry_key(task.canonical_key(), pkey)
+        # the canonical entry holds the planner's answer without the warnings of the text
+        # that first asked (their lines and excerpts are that text's): a hit gets this
+        # text's own (before, a reformatted problem was told another file's line numbers)
+        ckey = entry_key(task.canonical_key(), pkey) + TEXT_FREE
         if store is not None:
             hit = store.get(ckey)
             if hit is not None:
+                hit = dataclasses.replace(hit, diagnostics=hit.diagnostics + warnings)
                 store.put([rkey], hit)
                 return dataclasses.replace(hit, cached=True,
                                            timings=Timings(total=time.monotonic() - start))
@@ -118,11 +127,13 @@ def plan(domain: DomainInput, problem: ProblemInput, planner: Union[str, Planner
         from .explain import why_no_plan
 
         result = dataclasses.replace(result, explanation=why_no_plan(task.domain, task.problem))
+    if store is not None and result.status in CACHEABLE:
+        store.put([ckey], result)   # before this text's warnings join it (see above)
     result = dataclasses.replace(
         result, diagnostics=result.diagnostics + warnings,
         timings=dataclasses.replace(result.timings, total=time.monotonic() - start))
     if store is not None and result.status in CACHEABLE:
-        store.put([rkey, ckey], result)
+        store.put([rkey], result)
     return result
 
 

@@ -5,9 +5,11 @@ this plan, or unsolvable for these reasons) does not change, so it is stored. On
 deterministic outcomes are cached: timeouts, memory-outs and errors are not, since a retry
 with more time may succeed.
 
-Two keys point at one entry: the hash of the raw text (checked first, no parsing needed, which
+Two keys point at an answer: the hash of the raw text (checked first, no parsing needed, which
 keeps a hit under a millisecond) and the hash of the canonical PDDL (the same for any
-formatting, comments or letter case).
+formatting, comments or letter case). The canonical entry holds the planner's answer without
+the warnings of the text that first asked, whose lines and excerpts are that text's; a hit
+there is given the asking text's own (``pddlkit.planners.api``).
 """
 
 from __future__ import annotations
