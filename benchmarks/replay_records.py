@@ -2,6 +2,7 @@
 (issue 74: behaviour kept, proven on real answers).
 
     .venv/bin/python benchmarks/replay_records.py                 # every record, a line each
+    .venv/bin/python benchmarks/replay_records.py examples/real-llm/domain-writing-records/*learn-domain*
     .venv/bin/python benchmarks/replay_records.py FILE.record.jsonl.gz ...
     .venv/bin/python benchmarks/replay_records.py --jobs 2        # in two processes
 
@@ -37,6 +38,13 @@ than its LLM calls is left out and said (a ``not replayed`` line), never guessed
 Records written since also hold the answers themselves (an ``answers`` event, the whole-file
 formalizer's), and those are replayed as they are.
 
+**Learning runs** (``pddlkit learn-domain``, issue 75's domain writing: the modular
+formalizer's predicate and schema parts, the transition check, the rewrites): the committed
+records of ``examples/real-llm/domain-writing-records/`` are played again with their answers
+in order through ``learn-domain`` with the record's environment, seeds and episode count, and
+each episode compared as above. A learning run's episodes share one model, so an episode
+that asks one question more leaves the next without answers: it and those after it differ.
+
 What cannot be replayed is said, not guessed: the whole-file episodes above, and episodes
 recorded at commits whose code asked other questions: those give other plans and are listed
 as ``differs`` (``tests/test_replay_records.py`` pins which episodes replay today, so a change
@@ -59,6 +67,8 @@ REPO = Path(__file__).resolve().parent.parent
 #: the committed small-model records: the dev rows' and the test-seed rows' (issue 73)
 RECORDS = (REPO / "examples" / "real-llm" / "small-model-records",
            REPO / "examples" / "real-llm" / "small-model-test")
+#: the committed ``learn-domain`` records (issue 75's domain writing)
+LEARNING = REPO / "examples" / "real-llm" / "domain-writing-records"
 #: the budget of benchmarks/small_model.py's rows
 BUDGET = 30
 #: seconds per planner call in a replay (the rows' was 30): every recorded solve took well under
@@ -104,6 +114,59 @@ class Replay:
 def record_files() -> list[Path]:
     """Every committed small-model record, dev rows first."""
     return [path for folder in RECORDS for path in sorted(folder.glob("*.record.jsonl.gz"))]
+
+
+def learning_files() -> list[Path]:
+    """Every committed ``learn-domain`` record."""
+    return sorted(p for p in LEARNING.glob("*learn-domain*.record.jsonl*")
+                  if p.name.endswith((".jsonl", ".jsonl.gz")))
+
+
+def replay_any(path: Path, work: Path) -> list[Replay]:
+    """A record replayed as what it is: a learning run's or a row's."""
+    return replay_learning(path, work) if "learn-domain" in path.name else \
+        replay_file(path, work)
+
+
+def replay_learning(path: Path, work: Path) -> list[Replay]:
+    """A ``learn-domain`` record played again with its answers in order; a row an episode
+    (see the module)."""
+    if str(REPO / "tests") not in sys.path:
+        sys.path.insert(0, str(REPO / "tests"))
+    from cli_runner import run_cli
+
+    episodes = read_episodes(path)
+    starts = [events[0] for events in episodes.values() if events[0]["type"] == "start"]
+    if not starts:
+        return []
+    answers = [a for events in episodes.values() for a in answers_of(events)]
+    script = work / "learning-answers.json"
+    script.write_text(json.dumps(answers))
+    record = work / "learning-replayed.jsonl"
+    record.unlink(missing_ok=True)
+    first = starts[0]
+    args = ["learn-domain", "--env", first["env"], "--llm", f"scripted:{script}",
+            "--episodes", str(len(starts)), "--first-seed", str(first["seed"]),
+            "--library", str(work / "learning-library"), "--record", str(record)]
+    for name, value in (first.get("env_options") or {}).items():
+        args += [f"--{name.replace('_', '-')}", str(value)]
+    ran = run_cli(*args)
+    new = read_episodes(record) if record.exists() else {}
+    done = []
+    for episode, events in episodes.items():
+        ends = [e for e in events if e["type"] == "outcome"]
+        if not ends:
+            continue
+        again = new.get(episode, [])
+        replayed = [e for e in again if e["type"] == "outcome"]
+        done.append(Replay(
+            path.name, episode, len(answers_of(events)), bool(ends[0]["won"]),
+            [e["commands"] for e in events if e["type"] == "plan"],
+            bool(replayed[0]["won"]) if replayed else None,
+            [e["commands"] for e in again if e["type"] == "plan"],
+            replayed[0].get("llm_calls") if replayed else None,
+            "" if replayed else ran.stderr.strip()[-300:]))
+    return done
 
 
 def read_episodes(path: Path) -> dict[str, list[dict]]:
@@ -255,7 +318,7 @@ def replay_files(files: list[Path], work: Path, jobs: int = 1) -> list[Replay]:
                     [sys.executable, str(Path(__file__).resolve()), "--rows", str(out),
                      *map(str, group)], stdout=subprocess.DEVNULL, stderr=log)))
         rows = [row for path in (groups[0] if groups else [])
-                for row in replay_file(path, work)]
+                for row in replay_any(path, work)]
         for out, err, child in children:
             if child.wait():
                 raise RuntimeError(f"a replay process failed (exit {child.returncode}):\n"
@@ -274,7 +337,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("files", nargs="*", type=Path,
                         help="records (default: every one in examples/real-llm/"
-                             "small-model-records and small-model-test)")
+                             "small-model-records and small-model-test, and the learn-domain "
+                             "records of domain-writing-records)")
     parser.add_argument("--jobs", type=int, default=1,
                         help="replay in this many processes (default 1: rows print as they "
                              "come; more: at the end, in file order)")
@@ -282,17 +346,17 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.jobs < 1:
         parser.error(f"--jobs must be 1 or more, got {args.jobs}")
-    files = args.files or record_files()
+    files = args.files or record_files() + learning_files()
     missing = [str(path) for path in files if not path.is_file()]
     if missing:
         parser.error(f"no record file {', '.join(missing)}")
     same = total = skipped = 0
     with tempfile.TemporaryDirectory() as work:
         if args.rows:
-            rows = [row for path in files for row in replay_file(path, Path(work))]
+            rows = [row for path in files for row in replay_any(path, Path(work))]
             args.rows.write_text(json.dumps([asdict(row) for row in rows]))
             return 0
-        rows = (row for path in files for row in replay_file(path, Path(work))) \
+        rows = (row for path in files for row in replay_any(path, Path(work))) \
             if args.jobs == 1 else replay_files(files, Path(work), args.jobs)
         for row in rows:
             if row.skipped:
