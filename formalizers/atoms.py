@@ -1,5 +1,6 @@
 """A fact's text and pddlkit's :class:`~pddlkit.pddl.model.Atom`, each read from the other in
-one place (issue 74): ``atom_of("(at kitchen)")`` and ``fact_text(Atom("at", ("kitchen",)))``.
+one place (issue 74): ``atom_of("(at kitchen)")`` and ``fact_text(Atom("at", ("kitchen",)))``;
+a predicate's declaration and its :class:`Signature` the same way.
 
 The formalizers keep every fact they believe as an ``Atom`` (the modular formalizer's facts,
 the loop's fact memory, the refuted facts) and write text only where text is read: the
@@ -15,8 +16,9 @@ that package (which imports them: a cycle otherwise).
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterable
+from typing import Iterable, Optional
 
 from pddlkit.pddl.model import Atom
 
@@ -65,3 +67,37 @@ def slot_of(atom: Atom) -> tuple:
     inreceptacle, x_1)."""
     return (atom.predicate, atom.args[0]) if len(atom.args) > 1 else \
         (atom.predicate,) if atom.predicate else ()
+
+
+@dataclass(frozen=True)
+class Signature:
+    """A predicate's declaration as the modular formalizer keeps it (issue 74: structure as
+    data): its name and each parameter with its type (None: untyped), read from its line once
+    (:meth:`read`) and written back only where text is read, the domain file and the
+    prompts (``str``: ``(at ?r - room)``, the line it was read from). The predicates the
+    model wrote, and those of a frozen domain, are kept so; before, they were lines parsed
+    again by every reader."""
+
+    name: str
+    params: tuple[tuple[str, Optional[str]], ...] = ()
+
+    @classmethod
+    def read(cls, line: str) -> "Signature":
+        """``(at ?r - room)`` -> ``Signature("at", (("?r", "room"),))``; the name lower-case."""
+        words = line.strip().strip("()").split()
+        params, i = [], 1
+        while i < len(words):
+            if words[i].startswith("?"):
+                kind = words[i + 2] if i + 2 < len(words) and words[i + 1] == "-" else None
+                params.append((words[i], kind))
+            i += 1
+        return cls(words[0].lower() if words else "", tuple(params))
+
+    @property
+    def types(self) -> list[str]:
+        """The parameters' types, the untyped ones left out."""
+        return [t for _v, t in self.params if t]
+
+    def __str__(self) -> str:
+        return "(" + " ".join([self.name] + [f"{v} - {t}" if t else v
+                                             for v, t in self.params]) + ")"

@@ -135,7 +135,8 @@ class LLMFormalizer(PromptedLLM):
         #: every answer's text since the last :meth:`work_done`, readable or not: recorded as
         #: an ``answers`` event, so a record of the whole-file mode can be replayed with the
         #: model's own answers (``benchmarks/replay_records.py``; its files alone say
-        #: nothing of an answer that held none)
+        #: nothing of an answer that held none). The loop drains it after every request; a
+        #: caller of :meth:`propose` alone drains it with :meth:`work_done`
         self.answers: list[str] = []
 
     def work_done(self) -> list[tuple[str, dict]]:

@@ -316,6 +316,7 @@ class _Episode:
             except LLMError as exc:  # an LLM that stays unavailable ends the episode
                 if self.raise_llm_errors:   # formalize_and_plan: the caller's to handle
                     raise
+                _record_work(self.formalizer, m, self.emit)   # the answers it gave first
                 self.abort(f"llm: {exc.message}")
             self.error = tried.error
             self.record_attempt(tried)

@@ -101,6 +101,14 @@ def texts(facts) -> list[str]:
     return [fact_text(f) for f in facts]
 
 
+def signatures(lines) -> list:
+    """Predicates written as their declarations, ``["(at ?r - room)"]``, as the modular
+    formalizer keeps them: :class:`~pddlkit.formalizers.atoms.Signature` records."""
+    from pddlkit.formalizers.atoms import Signature
+
+    return [Signature.read(line) for line in lines]
+
+
 def benchmark_script(name: str, monkeypatch):
     """A script of benchmarks/ as a module, loaded from its file. The scripts put the repo
     and benchmarks/ first on sys.path (benchmarks/envs.py would hide the envs package from

@@ -609,18 +609,22 @@ def test_each_copic_row_counts_its_own_run_from_the_jobs_ledger(tmp_path):
     row's usage is the job ledger's count for its episode (not rebuilt from the run's
     metrics), and equals the run's own figure, so a second seed's row does not count the
     first's calls."""
-    from pddlkit.agents import get_agent, run_job
+    from pddlkit.agents import Job, get_agent
+    from pddlkit.llm.usage import UsageLedger, split_usage
 
     spec = get_agent("copic")
-    rows = run_job(spec, env="sc2-build", seeds=[0, 1], env_options={"difficulty": "easy"},
-                   options=spec.make_options({"copic_critic": "uniform", "round_episodes": 2,
-                                              "summary_episodes": 1, "max_rounds": 1,
-                                              "eval_episodes": 1}),
-                   record=tmp_path / "r.jsonl")
+    ledger = UsageLedger()
+    job = Job(spec, "sc2-build", "standin", [0, 1],
+              spec.make_options({"copic_critic": "uniform", "round_episodes": 2,
+                                 "summary_episodes": 1, "max_rounds": 1, "eval_episodes": 1}),
+              {"difficulty": "easy"}, tmp_path / "r.jsonl", ledger=ledger)
+    rows = list(job.play())
     assert len(rows) == 2
     for row in rows:
         assert row.usage.calls >= 1
         assert row.usage.calls == row.columns["costs"]["llm_calls"]
+    # every call of both runs is in the job's ledger, and each row read its own share there
+    assert split_usage(ledger)[0].calls == sum(row.usage.calls for row in rows)
 
 
 def test_copic_reads_what_it_knows_of_an_environment_from_one_table():
@@ -649,5 +653,10 @@ def test_copic_reads_what_it_knows_of_an_environment_from_one_table():
     for env_id in served:
         kind = worlds.kind_of(env_id)
         assert (kind.step_option is None) or kind.step_option in kind.options
+    from pddlkit.programs.copic.cli import budget_field
+
+    # what --max-steps sets: the household's and ALFWorld's command budget, NetHack's keys
+    assert [budget_field(e) for e in ("sc2-build", "household", "alfworld", "nethack-drink")] \
+        == [None, "budget", "budget", "max_keys"]
     with pytest.raises(ValueError, match="CoPiC has no environment 'nowhere'; use one of"):
         worlds.kind_of("nowhere")

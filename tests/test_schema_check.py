@@ -17,6 +17,7 @@ from typing import Optional
 import pytest
 
 from conftest import atoms, texts
+from conftest import signatures as declarations
 
 from pddlkit.envs import make
 from pddlkit.formalizers.loop import Limits, run_episode
@@ -562,7 +563,7 @@ def test_the_players_place_is_declared_over_a_type_every_action_has():
     answer = (f"{PLAYER_ASPECT}: (player ?p1 - obj)" + rest.replace(
         "where each thing is: none", "where each thing is: (in ?o - obj ?r - receptacle)"))
     kept, refused = formalizer._read_predicates(answer, signatures)
-    assert "(player ?p1 - obj)" not in (kept or []) and any(
+    assert "(player ?p1 - obj)" not in map(str, kept or []) and any(
         r.startswith("(player ?p1 - obj): where the player is has a type every action")
         for r in refused), refused
     coin = make("coin-collector", rooms=3)
@@ -607,7 +608,7 @@ def test_predicate_slots_ask_one_labelled_line_per_aspect_and_read_the_predicate
     assert result.won, result.metrics.abort_reason
     assert all(f"{label}: ..." in prompts[0] for label, _least in PREDICATE_SLOTS)
     assert "Example of the form" not in prompts[0]
-    assert formalizer.predicates[:2] == ["(at ?r - room)",
+    assert [*map(str, formalizer.predicates[:2])] == ["(at ?r - room)",
                                          "(connected ?from - room ?to - room ?dir - direction)"]
     assert len(formalizer.predicates) == 7
     # each predicate's aspect is said wherever the predicates are shown
@@ -651,8 +652,8 @@ def test_what_the_player_holds_is_never_declared_over_the_players_place_type():
 
     formalizer, result, events = _slotted_episode(answer)
     assert result.won, result.metrics.abort_reason
-    assert "(holding ?i - item)" in formalizer.predicates
-    assert "(holding ?i - room)" not in formalizer.predicates
+    assert "(holding ?i - item)" in map(str, formalizer.predicates)
+    assert "(holding ?i - room)" not in map(str, formalizer.predicates)
     refused = [r for e in events if e["type"] == "parts" for p in e["parts"]
                if p["part"] == "predicates" for r in p["refused"]]
     assert refused == ["(holding ?i - room): what the player holds is a thing, not a place "
@@ -663,7 +664,7 @@ def test_what_the_player_holds_is_never_declared_over_the_players_place_type():
                                                        ("?dir", "direction")], "move {dir}"),
                                               "take": ([("?i", "item"), ("?r", "room")],
                                                        "take {i}")})
-    assert "(holding ?i - room)" in kept
+    assert "(holding ?i - room)" in map(str, kept)
 
 
 def test_slotted_predicates_are_asked_again_only_when_one_has_an_actions_name():
@@ -1053,7 +1054,8 @@ def test_place_goals_offer_to_open_a_closed_container_where_the_player_is_first(
     # (dev seed 0 at adbb068: 17 goals of moving a sponge to the countertop)
     writing.bodies = bodies
     writing._task_words = {"creditcard", "countertop"}
-    writing.predicates = ["(player ?p1 - receptacle)", "(thing ?o - obj ?r - receptacle)"]
+    writing.predicates = declarations(["(player ?p1 - receptacle)",
+                                     "(thing ?o - obj ?r - receptacle)"])
     writing.name_types = {"countertop_1": "receptacle", "sponge_1": "obj",
                           "creditcard_1": "obj", "cabinet_1": "receptacle"}
     sponge = reached + [(False, 2, "(thing sponge_1 countertop_1)")]
@@ -1272,7 +1274,7 @@ def test_an_action_the_planner_says_can_never_fire_is_asked_for_not_the_goal():
     formalizer = ModularFormalizer(_script(careful), "coin-collector")
     formalizer.fixed_domain, formalizer.seen, formalizer.base = None, 1, atoms(
         ["(player pantry)"])
-    formalizer.predicates = ["(player ?r - room)"]
+    formalizer.predicates = declarations(["(player ?r - room)"])
     assert formalizer._targets(context, signatures) == ["action move", "goal"]
     assert formalizer.evidence.asking["move"].startswith("(move ?from ?to ?dir) can never "
                                                          "fire") and "(holding pantry)" in \
@@ -1396,7 +1398,7 @@ def test_no_goal_is_asked_for_while_none_can_be_reached_under_the_models_files()
 
         formalizer = ModularFormalizer(_script(answer), "coin-collector", schema_check=True)
         formalizer.fixed_domain, formalizer.seen = None, 1
-        formalizer.predicates = PREDICATES.split("\n")
+        formalizer.predicates = declarations(PREDICATES.split("\n"))
         formalizer.bodies = {"move": never} | {a: door_and_take_schema(a) for a in
                                                ("open-door", "close-door", "take")}
         formalizer.base = atoms(["(at pantry)", "(connected pantry unknown_north north)"])
@@ -1449,7 +1451,7 @@ def test_what_the_worlds_refusal_said_held_joins_the_refused_transitions_facts()
                          where="step 1: move north", answer="The door to the north is closed.")
     formalizer = ModularFormalizer(_script(careful), "coin-collector", schema_check=True)
     formalizer.fixed_domain, formalizer._signatures_seen = None, signatures
-    formalizer.predicates = PREDICATES.split("\n")
+    formalizer.predicates = declarations(PREDICATES.split("\n"))
     formalizer.bodies = {"move": move} | {a: door_and_take_schema(a) for a in
                                           ("open-door", "close-door", "take")}
     formalizer.evidence.add([refused])
@@ -1916,7 +1918,7 @@ def test_where_the_game_lists_every_command_a_type_its_commands_fill_is_closed_a
     context = prompt_context(env, "initial", Memory(env.task, [("look around", obs)]))
     assert Household.admissible_complete is True and context.commands_complete
     writing = ModularFormalizer(_script(careful), "household", command_facts=True)
-    writing.predicates = ["(at ?r - receptacle)", "(in ?o - obj ?r - receptacle)"]
+    writing.predicates = declarations(["(at ?r - receptacle)", "(in ?o - obj ?r - receptacle)"])
     writing.name_types = {"alfred": "receptacle", "cabinet_1": "receptacle"}
     # the facts read before the closure that name the banner's word go with its type
     writing.chunk = atoms(["(at alfred)", "(in cd_1 cabinet_1)"])

@@ -27,8 +27,8 @@ predicate, the list is left as it was.
 from __future__ import annotations
 
 from ..modular.parts import _head, _kind_word
-from ..atoms import atom_of, fact_text, _words
-from .predicate_slots import PREDICATE_SLOTS, _argument_types
+from ..atoms import atom_of, fact_text
+from .predicate_slots import PREDICATE_SLOTS
 from .task_focus import task_things
 
 #: the aspect whose one-argument facts are containers that may hide a thing
@@ -50,9 +50,7 @@ def offer(formalizer, reached: list) -> list:
 
 def place_types(formalizer, player: set) -> set:
     """The types of where the player is, as the model declared its place predicates."""
-    return {kind for line in formalizer.predicates
-            if _words(line)[:1] and _words(line)[0] in player
-            for kind in _argument_types(line)}
+    return {kind for s in formalizer.predicates if s.name in player for kind in s.types}
 
 
 def names_task_thing(formalizer, atom: str, places: set) -> bool:

@@ -161,21 +161,16 @@ def _argument_types(declaration: str) -> list[str]:
     return re.findall(r"\?[\w\-]+\s+-\s+([\w\-]+)", declaration)
 
 
-def aspects_of(answer: str, predicates: list[str]) -> dict[str, str]:
+def aspects_of(answer: str, predicates: list) -> dict[str, str]:
     """``predicate_slots``: predicate name -> the aspect whose line declared it, read from the
     answer (``where the player is: (player ?p1 - room)`` -> {"player": "where the player
     is"}), for the predicates kept. The prompts then say what each predicate is for: the
     name a small model gives may not (measured with Qwen2.5-Coder 1.5B: ``(player ?p1 -
     room)`` for where the player is, and a move schema that never changed it)."""
-    names = {_name(p) for p in predicates}
+    names = {p.name for p in predicates}
     found: dict[str, str] = {}
     for label, texts in _aspect_lines(answer, last_only=True).items():
         for m in _ATOM.finditer(texts[0]):
             if m.group(1).lower() in names:
                 found.setdefault(m.group(1).lower(), label)
     return found
-
-
-def _name(predicate: str) -> str:
-    """``(open-door ?a - room)`` -> ``open-door``."""
-    return predicate.strip("() ").split()[0].lower()

@@ -18,7 +18,7 @@ from ..base import INITIAL, SIMULATION_ERROR, SOLVER_ERROR, Context
 from ..llm_formalizer import PromptedLLM, _drain_acted
 from ..helps.schema_check import SchemaEvidence
 from .parts import PartCall, STOP_WORDS, _bind_command, _templates, _types
-from ..atoms import _words, facts_text, fact_text, ground_atom, names_of
+from ..atoms import Signature, _words, facts_text, fact_text, ground_atom, names_of
 from .corrections import Corrections
 from .goals import Goals
 from .predicates import PredicateRevision
@@ -82,7 +82,7 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
     def _reset(self) -> None:
         kept = (self.predicates, self.bodies, self.evidence, self.predicate_aspects) \
             if getattr(self, "keep_domain", False) else None
-        self.predicates: list[str] = []            # "(at ?r - room)"
+        self.predicates: list[Signature] = []      # (at ?r - room), as data
         self.bodies: dict[str, str] = {}           # action -> ":precondition ... :effect ..."
         self.base: list[Atom] = []                 # facts progressed through what ran
         self.chunk: list[Atom] = []                # facts from the last facts part
@@ -474,7 +474,7 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
         return (f"(define (domain {name})\n  (:requirements :strips :typing "
                 ":negative-preconditions :disjunctive-preconditions)\n"
                 f"  (:types {' '.join(types)})\n"
-                f"  (:predicates\n    " + "\n    ".join(self.predicates) + ")\n"
+                f"  (:predicates\n    " + "\n    ".join(map(str, self.predicates)) + ")\n"
                 + "\n".join(actions) + ")\n")
 
     def _assemble(self, context: Context, signatures: dict) -> Files:

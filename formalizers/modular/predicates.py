@@ -30,8 +30,8 @@ import re
 
 from ..base import Context
 from ..helps.schema_check import SchemaEvidence
-from ..helps.predicate_slots import (PLAYER_ASPECT, SIGNALLED_BY, STATIC_ASPECTS,
-                                      _name, aspects_of)
+from ..atoms import Signature
+from ..helps.predicate_slots import PLAYER_ASPECT, SIGNALLED_BY, STATIC_ASPECTS, aspects_of
 
 #: times in an episode the predicates are asked for again because no schema over them
 #: explained what the world did
@@ -45,7 +45,7 @@ class PredicateRevision:
         True when new predicates, schemas and facts were written (see the module)."""
         if self.predicate_rewrites >= PREDICATE_REWRITES or "predicates" not in self.answers:
             return False
-        named = sorted({_name(p) for p in self.predicates} & {a.lower() for a in signatures})
+        named = sorted({p.name for p in self.predicates} & {a.lower() for a in signatures})
         if self.predicate_slots and not named:
             # each aspect has its predicate: the schema, not the predicates, is what the model
             # could not write (measured with Qwen2.5-Coder 1.5B, CoinCollector dev seed 0 at
@@ -74,7 +74,7 @@ class PredicateRevision:
             wrote = self._write("predicates", context, signatures)
         finally:
             self._predicates_why = ""
-        if not wrote or sorted(self.predicates) == sorted(kept[0]):
+        if not wrote or sorted(map(str, self.predicates)) == sorted(map(str, kept[0])):
             self._restore_domain(kept)
             return False
         self.bodies, self.evidence = {}, SchemaEvidence()
@@ -87,10 +87,10 @@ class PredicateRevision:
         self.schema_refuted.append(
             f"predicates rewritten: no schema of {finding.schema} over the earlier ones "
             f"explained the evidence ({finding.format()}); every action and the last "
-            f"observation's facts written again over: {' '.join(self.predicates)}")
+            f"observation's facts written again over: {' '.join(map(str, self.predicates))}")
         return True
 
-    def _keep_predicates(self, kept: list[str], counting: bool) -> None:
+    def _keep_predicates(self, kept: list[Signature], counting: bool) -> None:
         """The predicates written, and (``predicate_slots``) each one's aspect; the help
         counts itself once per set kept."""
         self.predicates = kept
@@ -156,7 +156,7 @@ class PredicateRevision:
         """``predicate_slots``: the predicates written for where the player is."""
         return [n for n, a in self.predicate_aspects.items() if a == PLAYER_ASPECT]
 
-    def _same_predicates(self, kept: list[str]) -> bool:
+    def _same_predicates(self, kept: list[Signature]) -> bool:
         """Whether ``kept`` is a set of predicates refused before (in any order or spacing):
         such an answer is redrawn, not kept."""
         return frozenset(kept) in self._refused_predicates

@@ -12,7 +12,7 @@ from ..base import SIMULATION_ERROR, SOLVER_ERROR, Context
 from .parts import MISSING_FACTS, _types, observed_names
 from pddlkit.pddl.model import Atom
 
-from ..atoms import fact_text, facts_text
+from ..atoms import Signature, fact_text, facts_text
 from ..helps.schema_slots import (SCHEMA_SLOTS_FORM, form_lines, ruled_out, slot_predicates,
                            slots_of_body)
 
@@ -168,17 +168,7 @@ class Prompting:
 
     def _signature_list(self) -> list[tuple[str, list[tuple[str, Optional[str]]]]]:
         """(predicate, [(parameter, type)]) for every predicate of the domain."""
-        out = []
-        for line in self._predicate_lines():
-            words = line.strip("()").split()
-            params, i = [], 1
-            while i < len(words):
-                if words[i].startswith("?"):
-                    kind = words[i + 2] if i + 2 < len(words) and words[i + 1] == "-" else None
-                    params.append((words[i], kind))
-                i += 1
-            out.append((words[0].lower(), params))
-        return out
+        return [(s.name, list(s.params)) for s in self._signatures()]
 
     def _labeled_lines(self) -> list[str]:
         """``(connected ?from=ROOM ?to=ROOM ?dir=DIRECTION)``: a fact is written with its
@@ -223,19 +213,21 @@ class Prompting:
         return list(dict.fromkeys(t for _p, params in self._signature_list()
                                   for _v, t in params if t)) or ["object"]
 
-    def _predicate_lines(self) -> list[str]:
+    def _signatures(self) -> list[Signature]:
+        """The domain's predicates: those the model wrote, or the frozen domain's (read once
+        per frozen domain)."""
         if self.fixed_domain is None:
             return list(self.predicates)
-        if getattr(self, "_frozen_lines", (None,))[0] != self.fixed_domain:
-            from pddlkit.pddl.reader import read_domain   # read once per frozen domain
+        if getattr(self, "_frozen_signatures", (None,))[0] != self.fixed_domain:
+            from pddlkit.pddl.reader import read_domain
 
             dom, _ = read_domain(self.fixed_domain)
-            lines = [] if dom is None else [
-                "(" + " ".join([p.name] + [f"{v.name} - {v.types[0]}" if v.types else v.name
-                                           for v in p.parameters]) + ")"
+            found = [] if dom is None else [
+                Signature(p.name.lower(), tuple((v.name, v.types[0] if v.types else None)
+                                                for v in p.parameters))
                 for p in dom.predicates]
-            self._frozen_lines = (self.fixed_domain, lines)
-        return list(self._frozen_lines[1])
+            self._frozen_signatures = (self.fixed_domain, found)
+        return list(self._frozen_signatures[1])
 
     def _kinds(self) -> dict[str, list]:
         """predicate -> the type of each parameter (None: untyped)."""

@@ -12,7 +12,7 @@ from typing import Optional
 
 from ..base import Context
 from .parts import MISSING_FACTS, _balanced, _norm, _types, observed_names
-from ..atoms import _ATOM, atom_of
+from ..atoms import _ATOM, Signature, atom_of
 from ..helps.predicate_slots import held_places, misplaced_players, place_types
 from ..helps.schema_slots import read_slots
 
@@ -60,14 +60,15 @@ class Reading:
                                f"has a parameter of ({', '.join(kinds)})")
             elif params is None:
                 refused.append(f"{m.group(0)}: not a typed predicate over {sorted(types)}")
-            elif m.group(1).lower() in {k.split()[0].strip('(') for k in kept}:
+            elif m.group(1).lower() in {k.name for k in kept}:
                 refused.append(f"{m.group(0)}: declared twice")
             else:
-                kept.append(f"({m.group(1).lower()}" + "".join(" " + p for p in params) + ")")
+                kept.append(Signature.read(
+                    f"({m.group(1).lower()}" + "".join(" " + p for p in params) + ")"))
         if kept and self._same_predicates(kept):
             return None, refused + ["the same predicates as before, which no schema over them "
                                     "could fix; write different ones"]
-        covered = {w for line in kept for w in line.strip("()").split()}
+        covered = {w for s in kept for w in str(s).strip("()").split()}
         missing = [t for t in _types(signatures) if t != "object" and t not in covered]
         if kept and missing:   # an action's parameter of that type would be unconstrained
             return None, refused + [f"no predicate has a parameter of type "

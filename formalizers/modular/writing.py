@@ -352,7 +352,8 @@ class Writing:
     def _refusal_key(self, part: str, answer: str) -> tuple[str, str, str]:
         """An answer is refused together with the rest of the files it was assembled with:
         the same goal over other facts makes other files, which may plan."""
-        rest = [self.predicates, sorted(self.bodies.items()), [*map(fact_text, self.base)]]
+        rest = [[*map(str, self.predicates)], sorted(self.bodies.items()),
+                [*map(fact_text, self.base)]]
         rest.append([self.goal, self._sentence] if part == "facts"
                     else [*map(fact_text, self.chunk)])
         return part, _norm(answer), _norm(repr([r for r in rest]))

@@ -212,10 +212,14 @@ class UsageLedger:
         Path(path).write_text(json.dumps(self.to_dict(), indent=2) + "\n")
 
     def summary(self) -> str:
-        u = self.run
+        """The LLM calls, then the critic decisions when there are any (see the module: a
+        job's ledger holds CoPiC's and TWOSOME's decisions too)."""
+        u, decisions = split_usage(self)
         return (f"{u.calls} LLM calls ({u.cached_calls} from cache), {u.prompt_tokens} prompt + "
                 f"{u.completion_tokens} completion tokens, ${u.cost_usd:.4f}"
-                + (f" (cache saved ${u.saved_usd:.4f})" if u.saved_usd else ""))
+                + (f" (cache saved ${u.saved_usd:.4f})" if u.saved_usd else "")
+                + (f"; {decisions.calls} critic decisions over {decisions.prompt_tokens} "
+                   "tokens" if decisions.calls else ""))
 
     def __str__(self) -> str:
         """What ``print(llm.ledger)`` shows: the run's calls, tokens, dollars and time spent

@@ -29,9 +29,12 @@ _SQLITE: dict[str, SQLitePlanCache] = {}
 CacheSpec = Union[bool, None, str, Path, PlanCache]
 
 
-#: the canonical entry's key suffix: its result holds no text's warnings (an older cache's
-#: canonical entries, which did, are not read)
+#: the canonical entry's key suffix: its result holds no text's warnings
 TEXT_FREE = ":text-free"
+#: the keys' format: an older cache's entries (a canonical entry with the warnings of the text
+#: that filled it, and raw entries copied from one) are not read; the raw key of a text
+#: already canonical was the old canonical key
+KEY_VERSION = "v2:"
 
 
 def _resolve_cache(cache: CacheSpec) -> Optional[PlanCache]:
@@ -71,7 +74,7 @@ def plan(domain: DomainInput, problem: ProblemInput, planner: Union[str, Planner
         ptext, ppath = source_text(problem)
     except PDDLError as exc:
         return _input_error(chosen, exc, start)
-    rkey = entry_key(raw_key(dtext, ptext), pkey)
+    rkey = KEY_VERSION + entry_key(raw_key(dtext, ptext), pkey)
     if store is not None:
         hit = store.get(rkey)
         if hit is not None:
@@ -103,7 +106,7 @@ def plan(domain: DomainInput, problem: ProblemInput, planner: Union[str, Planner
         # the canonical entry holds the planner's answer without the warnings of the text
         # that first asked (their lines and excerpts are that text's): a hit gets this
         # text's own (before, a reformatted problem was told another file's line numbers)
-        ckey = entry_key(task.canonical_key(), pkey) + TEXT_FREE
+        ckey = KEY_VERSION + entry_key(task.canonical_key(), pkey) + TEXT_FREE
         if store is not None:
             hit = store.get(ckey)
             if hit is not None:

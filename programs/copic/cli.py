@@ -111,7 +111,10 @@ def env_options(env: str, given: dict, o: CopicOptions) -> dict:
     :mod:`.worlds`); a NetHack-only option given elsewhere is refused, never dropped."""
     kind = kind_of(env)
     options = dict(given)
-    if "max_seconds" in kind.options and o.max_seconds:
+    if o.max_seconds:
+        if "max_seconds" not in kind.options:
+            raise AgentError(f"--max-seconds is SC2's game-time limit; {env} has none "
+                             f"(household and ALFWorld: --budget, NetHack: --max-keys)")
         options["max_seconds"] = o.max_seconds
     if "budget" in kind.options:
         options["budget"] = o.budget
@@ -121,7 +124,7 @@ def env_options(env: str, given: dict, o: CopicOptions) -> dict:
                              f"{o.max_keys}")
         if "max_keys" not in kind.options:
             raise AgentError(f"--max-keys is NetHack's keystroke budget; {env} has none "
-                             f"(SC2: --max-seconds, household: --budget)")
+                             f"(SC2: --max-seconds, household and ALFWorld: --budget)")
         options["max_keys"] = o.max_keys
     if "nethack_seeds" in kind.options:
         from .nethack_world import SEED_SETS

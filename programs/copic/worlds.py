@@ -82,7 +82,8 @@ KINDS: tuple[ProgramWorldKind, ...] = (
     ProgramWorldKind("household", lambda: ("household",), _household, options=("budget",),
                      step_option="budget",
                      world_model="reference (domains/household/domain.pddl, by hand)"),
-    ProgramWorldKind("alfworld", lambda: ("alfworld",), _household, options=("budget",)),
+    ProgramWorldKind("alfworld", lambda: ("alfworld",), _household, options=("budget",),
+                     step_option="budget"),
     ProgramWorldKind("nethack", _nethack_ids, _nethack, options=("max_keys", "nethack_seeds"),
                      step_option="max_keys"),
 )
