@@ -207,6 +207,25 @@ def test_sqlite_cache_is_shared_between_processes(tmp_path):
     assert len(SQLitePlanCache(db)) == 2  # raw-text key and canonical (text-free) key
 
 
+def test_an_older_caches_entries_are_not_read(tmp_path):
+    """Entries written before the keys were versioned held another text's warnings (see
+    test_a_hit_on_reformatted_text_tells_that_texts_own_warnings): a cache file from then is
+    not read, and the task is planned again."""
+    from pddlkit.planners.cache import config_key, entry_key
+    from pddlkit.planners.task import raw_key
+
+    db = tmp_path / "old.sqlite"
+    text = PROBLEM.read_text() + "\n; old cache " + str(time.time())
+    fresh = pddlkit.plan(DOMAIN, text, cache=False)
+    planner = FastDownward()
+    stale = fresh.__class__(PlanStatus.UNSOLVABLE, planner.name, config=planner.config())
+    old_key = entry_key(raw_key(DOMAIN.read_text(), text),
+                        config_key(planner.name, planner.config()))
+    SQLitePlanCache(db).put([old_key], stale)
+    again = pddlkit.plan(DOMAIN, text, cache=db)
+    assert again.solved and not again.cached
+
+
 # --------------------------------------------------------------------------- limits and kills
 
 
