@@ -24,8 +24,9 @@ after its win. A step may return a :class:`Step` or gymnasium's 5-tuple (:func:`
 lists every command that would succeed now (computed from its state, not a sample or a
 hint) sets ``admissible_complete = True``. The modular formalizer's schema check then reads a
 command the list leaves out as one the world would refuse (evidence against a schema that
-allows it). pddlkit's own simulators set it; TextWorld's and ALFWorld's adapters do not yet
-(their engines' lists were not checked for completeness), nor should an environment whose
+allows it). pddlkit's own simulators set it, and TextWorld's adapter on its coin games (their
+list checked against the game on dev seeds); ALFWorld's adapter and TextWorld's other games
+do not (their lists were not checked for completeness), nor should an environment whose
 list is partial: a command wrongly left out would refute a right schema.
 
 **The checker** (:func:`check_env`, modelled on gymnasium's): one function that looks for every

@@ -161,6 +161,12 @@ class TextWorldEnv:
         self.action_schema: tuple[ActionTemplate, ...] = ()
         self.command_templates: tuple[ActionTemplate, ...] = ()
         self._last = None
+        #: the coin games' admissible commands are every command the game would take now
+        #: (:mod:`pddlkit.envs.api`): checked on dev seeds 0-2, every "go" to each of the
+        #: four directions and "take coin" at each step of a random walk, 180 commands, the
+        #: listed ones all taken and the others all refused
+        #: (``tests/test_envs_textworld.py``); the other games' lists are not checked
+        self.admissible_complete = self.kind == "coin"
         if self.kind == "coin":
             from pddlkit.envs.coin_collector import ground_truth_domain
 

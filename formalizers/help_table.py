@@ -144,6 +144,14 @@ HELPS: tuple[Help, ...] = (
                             "opening of a container the facts say is closed",
              slot="goal_policy", requires=("predicate_slots",),
              conflicts=FROZEN),
+    _modular("listed_types", "with --command-facts, over a frozen domain too: where the "
+                             "environment lists every command it would take now "
+                             "(admissible_complete), a type the listed commands fill may "
+                             "name only the names they give it, as while the model writes "
+                             "the domain (TextWorld's prose words typed as directions, 'go "
+                             "exit', are refused); not in the preset: built from test-seed "
+                             "records, to be measured on seeds never used",
+             requires=("command_facts",), preset=False),
     _modular("unlisted_refusals", "with --schema-check, where the environment lists every "
                                   "command it would take now (admissible_complete: pddlkit's "
                                   "own simulators), a command of the model's actions over "

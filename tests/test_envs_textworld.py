@@ -114,3 +114,28 @@ def test_a_game_being_built_is_never_seen_half_written(tmp_path):
 
     obs, _ = make("textworld", game=str(tmp_path / "coin-l5-s7.z8")).reset()
     assert obs.startswith("-= ")
+
+
+def test_a_coin_games_list_of_commands_is_complete():
+    """The coin games say their admissible commands are every command the game would take
+    now (``admissible_complete``, pddlkit.envs.api): on dev seed 0, along a random walk, each
+    "go" to the four directions and "take coin" is taken when listed and refused when not."""
+    import random
+
+    from pddlkit.envs import make
+
+    env = make("textworld", game="coin", level=5)
+    env.reset(seed=0)
+    assert env.admissible_complete is True
+    rng, checked = random.Random(0), 0
+    for _ in range(6):
+        listed = set(env.admissible_commands())
+        start = env.snapshot()
+        for command in ("go north", "go south", "go east", "go west", "take coin"):
+            taken = env.step(command).info["error"] != "failed"
+            env.restore(start)
+            assert taken == (command in listed), (command, sorted(listed))
+            checked += 1
+        env.step(rng.choice(sorted(c for c in listed if c.startswith("go "))))
+    assert checked == 30
+    assert make("textworld", game="simple", seed=1).admissible_complete is False

@@ -1936,3 +1936,31 @@ def test_where_the_game_lists_every_command_a_type_its_commands_fill_is_closed_a
     assert "alfred" not in (kept or {}) and any(r.startswith("alfred=RECEPTACLE") for r in
                                                   refused), (kept, refused)
     assert "textworld" in (kept or {})
+
+
+def test_listed_types_closes_a_type_over_a_frozen_domain_too():
+    """``listed_types`` (off by default): with a frozen domain, where the list of commands is
+    complete, a type the listed commands fill is closed as while the model writes the domain,
+    so a prose word typed a direction is typed again; without it the frozen rows read the
+    commands as before (nothing closed)."""
+    from pathlib import Path
+
+    from pddlkit.formalizers.prompts import env_signatures, prompt_context
+    from pddlkit.formalizers.loop import Memory
+
+    env = make("coin-collector", rooms=3)
+    obs, _info = env.reset(0)
+    context = prompt_context(env, "initial", Memory(env.task, [("look around", obs)]))
+    assert context.commands_complete
+    domain = (Path(__file__).resolve().parents[1] / "domains" / "coin-collector" /
+              "domain.pddl").read_text()
+    signatures = env_signatures(env).by_name()
+    for on in (False, True):
+        frozen = ModularFormalizer(_script(careful), "coin-collector", command_facts=True,
+                                   listed_types=on)
+        frozen.fixed_domain = domain
+        frozen.name_types = {"exit": "direction"}
+        frozen._strategy("command_facts").read(frozen, context, signatures)
+        assert ("direction" in frozen._closed_types) is on
+        assert ("exit" in frozen.name_types) is not on
+        assert (frozen.acted["listed-types"] > 0) is on

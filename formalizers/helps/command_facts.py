@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from pddlkit.pddl.model import Atom
 from pddlkit.formalizers.atoms import fact_text
+from pddlkit.formalizers.helps.listed_types import closes_listed
 from pddlkit.formalizers.modular.parts import (MAX_NAME, _bind_command, _conjuncts, _reserved,
                                                observed_names, template_words)
 
@@ -66,9 +67,10 @@ class CommandFacts:
             if formalizer.name_types.get(value) != kind:
                 formalizer.name_types[value] = kind
                 formalizer.command_derived.append(f"{value} - {kind}")
+        if closes_listed(formalizer, context):
+            self.close_listed(formalizer, set(command_types.values()),
+                              counting=bool(formalizer.fixed_domain))
         if not formalizer.fixed_domain:
-            if context.commands_complete:
-                self.close_listed(formalizer, set(command_types.values()))
             return
         derived = self._preconditions(formalizer, read, clash)
         wrong = self._contradicted(formalizer, derived, command_types, dom.type_parents)
@@ -164,7 +166,7 @@ class CommandFacts:
                     f"{word}: a word of the commands, not a name" if word in fixed else
                     f"{word}: a word that states a fact, not a name")
 
-    def close_listed(self, formalizer, kinds: set) -> None:
+    def close_listed(self, formalizer, kinds: set, counting: bool = False) -> None:
         """While the model writes the domain, where the environment lists
         every command it would take now (``Context.commands_complete``): a type the commands
         fill is closed from the step its first command is listed, as a refusal closes it
@@ -178,9 +180,12 @@ class CommandFacts:
         (recorded as dropped): measured again at 5331ac8 (dev seed 0), the first observation's
         facts still named ``alfred`` after the closure, and the first plan began with "close
         alfred". Only while the model writes the domain (the rows over a frozen domain, and
-        their records, are unchanged)."""
+        their records, are unchanged), or with ``listed_types`` over a frozen domain too
+        (:mod:`.listed_types`, off by default, ``counting`` it)."""
         for kind in sorted(kinds - self.closed):
             self.closed.add(kind)
+            if counting:
+                formalizer.acted["listed-types"] += 1
             named = sorted(n for n, k in self.typed.items() if k == kind)
             formalizer.command_derived.append(f"{kind}: only {', '.join(named)} (the game "
                                               "lists every command it would take)")
