@@ -658,3 +658,25 @@ def test_helps_that_read_simulator_failures_are_inactive_where_the_world_gives_n
                      env={"PDDLKIT_NO_CACHE": "1"})
     [row] = json.loads(native.stdout)
     assert "world-literals" in row["helps"] and "inactive here" not in row["summary"]
+
+
+def test_a_world_literal_the_models_domain_cannot_state_is_not_kept_or_said():
+    """The world says what failed in its own domain's terms; over a domain the model wrote
+    those names are the simulator's, not the model's: "(atlocation countertop_1)" is neither
+    kept out nor said back (Qwen learning the household, dev seed 0), while over the
+    reference domain the same literal is."""
+    from pathlib import Path
+
+    from pddlkit.formalizers.helps.refuted_facts import RefutedFacts
+
+    failure = ("close countertop 1", "You are not at the countertop 1; go to it first.",
+               {"failed": {"literal": "(atlocation countertop_1)", "holds": False}})
+    written = ("(define (domain written) (:requirements :strips :typing) (:types receptacle)"
+               " (:predicates (player ?p1 - receptacle) (closed ?r - receptacle)))")
+    reference = (Path(__file__).resolve().parents[1] / "domains" / "household" /
+                 "domain.pddl").read_text()
+    mine = RefutedFacts().on_failed(Files(written, "(define (problem p))"), failure, None)
+    assert mine is None
+    theirs = RefutedFacts().on_failed(Files(reference, "(define (problem p))"), failure, None)
+    assert theirs is not None and theirs.values == ["(atlocation countertop_1)"]
+    assert "(atlocation countertop_1) is false in the world" in theirs.said

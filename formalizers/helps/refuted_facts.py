@@ -21,7 +21,8 @@ are undone when the world is restored), and whose action, in the model's domain,
 very fact (``open-door`` adds a ``door-open`` refuted before, on either side of the door; a
 conditional effect's condition is not checked: the release only lets the model assert the
 fact again). With a formalizer that names things differently from the environment the
-literal matches nothing and nothing is removed.
+literal matches nothing and nothing is removed; a literal whose predicate the files' domain
+does not have (name and arity) is not kept or said at all (:func:`_expressible`).
 Off by default (the paper's loop); on in the ``small_model`` preset.
 
 The refuted facts are kept as pddlkit's :class:`~pddlkit.pddl.model.Atom` (lower case; a
@@ -101,6 +102,23 @@ def _instantiate(atom: Atom, binding: dict) -> Atom:
                 tuple(binding.get(a.lower(), a.lower()) for a in atom.args))
 
 
+def _expressible(atoms: list[Atom], domain_text: Optional[str]) -> list[Atom]:
+    """The world's literals the files' domain can state (a predicate of that name and
+    arity); all of them when there is no domain to read. Why: the world says what failed in
+    its own domain's terms, and while the model writes the domain (or plays one it wrote)
+    those are not the model's: measured with Qwen2.5-Coder 1.5B learning the household's
+    domain (dev seeds 0-1 at e5ed7a0), "(atlocation countertop_1) is false in the world" and
+    "(openable desk_1) ..." were said back to it, names its predicates lack (the simulator's
+    vocabulary, which the model is not to be given), and nothing was kept out."""
+    if not domain_text:
+        return atoms
+    domain, _ = read_domain(domain_text)
+    if domain is None:
+        return atoms
+    arity = {p.name.lower(): len(p.parameters) for p in domain.predicates}
+    return [a for a in atoms if arity.get(a.predicate) == len(a.args)]
+
+
 class RefutedFacts:
     """The facts refuted in one episode, and why (see the module docstring); the
     ``refuted_facts`` help's pass over the files (:mod:`..passes`)."""
@@ -137,9 +155,9 @@ class RefutedFacts:
             return []
         found: list[Atom] = []
         if isinstance(failed.get("literal"), str) and failed.get("holds") is False:
-            found.append(fact_atom(failed["literal"]))
+            found += _expressible([fact_atom(failed["literal"])], domain_text)
         elif isinstance(failed.get("pattern"), str) and failed.get("holds") is False:
-            found.append(fact_atom(failed["pattern"]))
+            found += _expressible([fact_atom(failed["pattern"])], domain_text)
         elif isinstance(failed.get("object"), str) and step and domain_text:
             ground = _ground(domain_text, step)
             if ground is not None:
