@@ -11,9 +11,14 @@ refused, nearly all ``go`` to a word of the prose read as a direction (``go exit
 ``go doors`` 11). The closure was made only while the model writes the domain, so the rows
 over a frozen domain, and their records, stay as measured.
 
-Off by default and not in the preset: it was found on test seeds, so it is to be measured on
-seeds never used (1010 and up on TextWorld), beside the random floor there. It counts itself
-(``listed-types``) once a type is closed over a frozen domain.
+Off by default and not in the preset: it was found on test seeds, so it was measured on
+seeds never used, beside the random floor there (``benchmarks/small_model.py``'s
+``learned-listed`` row, five TextWorld test seeds no row had used, at 6e39638,
+``examples/real-llm/small-model-test.md``): 0 of 5 won, as random;
+no ``go`` to a prose word was left, and ``take`` of a prose word typed an item took its
+place (22 of 27 refusals: no ``take`` is listed before the coin is in view, so the item type
+is never closed). It counts itself (``listed-types``) once a type is closed over a frozen
+domain.
 """
 
 from __future__ import annotations
