@@ -128,13 +128,35 @@ def replay_any(path: Path, work: Path) -> list[Replay]:
         replay_file(path, work)
 
 
-def replay_learning(path: Path, work: Path) -> list[Replay]:
-    """A ``learn-domain`` record played again with its answers in order; a row an episode
-    (see the module)."""
+def _run_cli(*args):
+    """``pddlkit`` run in this process (the suite's runner: its output captured)."""
     if str(REPO / "tests") not in sys.path:
         sys.path.insert(0, str(REPO / "tests"))
     from cli_runner import run_cli
 
+    return run_cli(*args)
+
+
+def _compared(file: str, episode: str, events: list[dict], again: list[dict], answers: int,
+              stderr: str, whole: bool = False) -> Replay:
+    """One episode as recorded (``events``) beside its replay (``again``); with ``whole``,
+    their solver errors too (see :attr:`Replay.errors`)."""
+    ends = [e for e in events if e["type"] == "outcome"]
+    replayed = [e for e in again if e["type"] == "outcome"]
+    return Replay(
+        file, episode, answers, bool(ends[0]["won"]),
+        [e["commands"] for e in events if e["type"] == "plan"],
+        bool(replayed[0]["won"]) if replayed else None,
+        [e["commands"] for e in again if e["type"] == "plan"],
+        replayed[0].get("llm_calls") if replayed else None,
+        "" if replayed else stderr.strip()[-300:],
+        errors=solver_errors(events) if whole else None,
+        replayed_errors=solver_errors(again) if whole else None)
+
+
+def replay_learning(path: Path, work: Path) -> list[Replay]:
+    """A ``learn-domain`` record played again with its answers in order; a row an episode
+    (see the module)."""
     episodes = read_episodes(path)
     starts = [events[0] for events in episodes.values() if events[0]["type"] == "start"]
     if not starts:
@@ -150,23 +172,12 @@ def replay_learning(path: Path, work: Path) -> list[Replay]:
             "--library", str(work / "learning-library"), "--record", str(record)]
     for name, value in (first.get("env_options") or {}).items():
         args += [f"--{name.replace('_', '-')}", str(value)]
-    ran = run_cli(*args)
+    ran = _run_cli(*args)
     new = read_episodes(record) if record.exists() else {}
-    done = []
-    for episode, events in episodes.items():
-        ends = [e for e in events if e["type"] == "outcome"]
-        if not ends:
-            continue
-        again = new.get(episode, [])
-        replayed = [e for e in again if e["type"] == "outcome"]
-        done.append(Replay(
-            path.name, episode, len(answers_of(events)), bool(ends[0]["won"]),
-            [e["commands"] for e in events if e["type"] == "plan"],
-            bool(replayed[0]["won"]) if replayed else None,
-            [e["commands"] for e in again if e["type"] == "plan"],
-            replayed[0].get("llm_calls") if replayed else None,
-            "" if replayed else ran.stderr.strip()[-300:]))
-    return done
+    return [_compared(path.name, episode, events, new.get(episode, []),
+                      len(answers_of(events)), ran.stderr)
+            for episode, events in episodes.items()
+            if any(e["type"] == "outcome" for e in events)]
 
 
 def read_episodes(path: Path) -> dict[str, list[dict]]:
@@ -244,11 +255,7 @@ def run_arguments(start: dict, outcome: dict) -> list[str]:
 
 
 def replay_file(path: Path, work: Path) -> list[Replay]:
-    """Every episode of ``path`` that holds part answers, replayed in this process."""
-    if str(REPO / "tests") not in sys.path:
-        sys.path.insert(0, str(REPO / "tests"))
-    from cli_runner import run_cli
-
+    """Every episode of ``path`` that holds the model's answers, replayed in this process."""
     done = []
     for episode, events in read_episodes(path).items():
         outcomes = [e for e in events if e["type"] == "outcome"]
@@ -270,21 +277,13 @@ def replay_file(path: Path, work: Path) -> list[Replay]:
         script.write_text(json.dumps(answers))
         record = work / f"replayed-{episode}.jsonl"
         record.unlink(missing_ok=True)
-        ran = run_cli(*run_arguments(events[0], outcome), "--llm", f"scripted:{script}",
-                      "--record", record)
+        ran = _run_cli(*run_arguments(events[0], outcome), "--llm", f"scripted:{script}",
+                       "--record", record)
         new = [json.loads(line) for line in record.read_text().splitlines()] \
             if record.exists() else []
-        ends = [e for e in new if e["type"] == "outcome"]
         whole = not any(e["type"] == "parts" for e in events)
-        done.append(Replay(
-            path.name, episode, len(answers), bool(outcome["won"]),
-            [e["commands"] for e in events if e["type"] == "plan"],
-            bool(ends[0]["won"]) if ends else None,
-            [e["commands"] for e in new if e["type"] == "plan"],
-            ends[0].get("llm_calls") if ends else None,
-            "" if ends else ran.stderr.strip()[-300:],
-            errors=solver_errors(events) if whole else None,
-            replayed_errors=solver_errors(new) if whole else None))
+        done.append(_compared(path.name, episode, events, new, len(answers), ran.stderr,
+                              whole))
     return done
 
 

@@ -61,7 +61,8 @@ def make_world(env_id: str, options: Optional[dict] = None,
         from pddlkit.envs import make
 
         make_env = lambda **given: make(env_id, **given)  # noqa: E731
-    return kind.build(env_id, dict(options or {}), make_env, world_model, derived_tree)
+    return kind.build(env_id, {**dict(kind.defaults), **(options or {})}, make_env,
+                      world_model, derived_tree)
 
 
 def make_llm(spec: Any, kind: str, ledger: Any = None):

@@ -29,12 +29,15 @@ class ProgramWorldKind:
     ``options``: CoPiC's options that reach the environment (others are refused there);
     ``step_option``: the one ``--max-steps`` sets (None: the environment counts no steps);
     ``world_model``: where the model behind ``--plan-api`` and ``--shaping`` comes from (None:
-    it has none, and those are refused); ``derived_tree``: ``--derived-tree`` applies."""
+    it has none, and those are refused); ``derived_tree``: ``--derived-tree`` applies;
+    ``defaults``: environment options CoPiC chooses unless given (one task type per program
+    set; the rest are the registry's)."""
 
     name: str
     ids: Callable[[], tuple[str, ...]]
     build: Callable[..., Any]
     options: tuple[str, ...] = ()
+    defaults: tuple[tuple[str, Any], ...] = ()
     step_option: Optional[str] = None
     world_model: Optional[str] = None
     derived_tree: bool = False
@@ -51,10 +54,6 @@ def _household(env_id: str, options: dict, make_env, world_model: bool, derived_
     from .household_world import HouseholdWorld
 
     budget = options.pop("budget", 50)
-    # CoPiC evolves one program set per task type, so a game of one type; the rest of the
-    # environment's options are the registry's own
-    options.setdefault("difficulty" if env_id == "household" else "task",
-                       "pick_and_place" if env_id == "household" else "pick")
     options = {k: v for k, v in options.items() if v is not None}
     return HouseholdWorld(lambda: make_env(max_steps=budget, **options), budget=budget,
                           world_model=world_model)
@@ -79,11 +78,12 @@ KINDS: tuple[ProgramWorldKind, ...] = (
     ProgramWorldKind("sc2", lambda: ("sc2-build",), _sc2, options=("max_seconds",),
                      world_model="reference (SC2's tech tables, pddlkit.envs.sc2_data, by hand)",
                      derived_tree=True),
+    # CoPiC evolves one program set per task type, so a game of one type
     ProgramWorldKind("household", lambda: ("household",), _household, options=("budget",),
-                     step_option="budget",
+                     step_option="budget", defaults=(("difficulty", "pick_and_place"),),
                      world_model="reference (domains/household/domain.pddl, by hand)"),
     ProgramWorldKind("alfworld", lambda: ("alfworld",), _household, options=("budget",),
-                     step_option="budget"),
+                     step_option="budget", defaults=(("task", "pick"),)),
     ProgramWorldKind("nethack", _nethack_ids, _nethack, options=("max_keys", "nethack_seeds"),
                      step_option="max_keys"),
 )
