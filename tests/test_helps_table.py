@@ -181,6 +181,59 @@ def test_a_strategy_help_keeps_its_own_state_for_one_episode():
     assert on._strategy("ask_missing") is None
 
 
+def test_the_formalizer_reaches_each_strategy_by_the_role_it_plays():
+    """Issue 74: the modular formalizer asks its strategies by role (a protocol of
+    ``formalizers/modular/roles.py``), never by name: every strategy of the table plays at
+    least one role, and the formalizer's own files name no strategy help's name in a call."""
+    import inspect
+    import re as _re
+
+    from pddlkit.formalizers import modular
+    from pddlkit.formalizers.modular import formalizer as formalizer_module
+    from pddlkit.formalizers.modular.roles import ROLES
+
+    for name, cls in formalizer_module._strategy_classes():
+        played = [role.__name__ for role in ROLES if isinstance(cls(), role)]
+        assert played, f"{name}'s strategy plays no role"
+    sources = "".join(inspect.getsource(m) for m in (
+        modular.formalizer, modular.corrections, modular.facts, modular.goals,
+        modular.reading, modular.writing, modular.prompting))
+    assert not _re.findall(r"_strategy\(\"", sources)
+
+
+def test_a_strategy_in_an_existing_role_is_its_file_and_its_table_line(tmp_path, monkeypatch):
+    """A toy strategy (a class that declares one object, a DeclaresNames) written as one
+    file and one table line: the modular formalizer makes it once an episode while its
+    switch is on and joins its objects to the problem file's, with no call of its own."""
+    from pddlkit.formalizers import help_table
+    from pddlkit.formalizers.modular import ModularFormalizer
+    from pddlkit.formalizers.modular.roles import DeclaresNames
+    from pddlkit.llm.scripted import ScriptedLLM
+
+    (tmp_path / "toy_strategy_help.py").write_text(
+        "class Lantern:\n"
+        "    def __init__(self):\n        self.made = True\n"
+        "    def objects(self, formalizer, named, count=True):\n"
+        "        formalizer.acted['toy-lantern'] += count\n"
+        "        return [] if 'lantern' in named else ['lantern - thing']\n"
+        "    def withdrawn(self, name):\n        pass\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    toy = Help("toy_lantern", "declare a lantern", requires=("modular",), needs_llm=True,
+               events=("toy-lantern",), hooks=(("strategy", "toy_strategy_help:Lantern"),))
+    monkeypatch.setattr(help_table, "HELPS", help_table.HELPS + (toy,))
+    monkeypatch.setattr(help_table, "MODULAR_HELPS",
+                        help_table.MODULAR_HELPS + ("toy_lantern",))
+    domain = ("(define (domain d) (:requirements :strips :typing) (:types thing)"
+              " (:predicates (lit ?t - thing)))")
+    on = ModularFormalizer(ScriptedLLM(["none"]), "coin-collector", toy_lantern=True)
+    on.fixed_domain = domain
+    [lantern] = on._roles(DeclaresNames)
+    assert type(lantern).__name__ == "Lantern" and on._strategy("toy_lantern") is lantern
+    assert on._typed_objects([], "") == ["lantern - thing"] and on.acted["toy-lantern"] == 1
+    on.toy_lantern = False   # the switch decides
+    assert on._roles(DeclaresNames) == [] and on._typed_objects([], "") == []
+
+
 def test_a_pass_over_the_files_is_its_file_and_its_table_line(tmp_path, monkeypatch):
     """A toy help whose hook is a pass over each answer's files (issue 74: the loop's
     passes are the helps' hooks): one file and one table line, and run_episode runs it

@@ -19,8 +19,9 @@ Slots:
   and acts at more than one point (``ask_missing``: what it asked, after a why-no-plan and
   before a goal; ``here_facts``: which arguments are where the agent is, for the grammar and
   the reading; ``typed_objects``, ``world_literals``, ``command_facts``). The formalizer
-  reaches it through ``ModularFormalizer._strategy(name)`` while the help's switch is on, at
-  the points its file documents.
+  asks it by the role it plays, while the help's switch is on: each point is a protocol of
+  :mod:`pddlkit.formalizers.modular.roles`, and every strategy that has that protocol's
+  methods is asked there, in the table's order (``ModularFormalizer._roles(role)``).
 
 The domain-writing helps (``schema_check``, ``predicate_slots``, ``schema_slots``,
 ``unlisted_refusals``) are files here too: their data and their reading of answers and
@@ -30,8 +31,8 @@ table has its file here but three (:data:`WITHOUT_FILE`).
 A goal policy, a sentence-facts filter and a files pass are run by the formalizer or the
 loop for every help that is on, in the table's order (a slot help counts as having acted when
 its hook changed what it was given; a pass by its record event): adding one is its file and
-its table line. A strategy is called where the formalizer asks it (its file says where), so a
-new one also needs that call in the formalizer. Either way its flag, its place in
+its table line. So is a strategy at one of the roles' points; one that needs a new point also
+needs the protocol and the formalizer's call of it. Either way its flag, its place in
 ``--small-model``, its requirement checks and its row's helps column come from the line.
 """
 

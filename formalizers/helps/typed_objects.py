@@ -48,6 +48,12 @@ class TypedObjects:
                 formalizer.typed_declared.append(f"{word} - {kind}")
         return out
 
+    def absent(self, formalizer, name: str, gone: list, typed: bool) -> bool:
+        """The world said ``name`` is not there: withdrawn when the model typed it and no
+        fact names it (declared only because it was typed; measured: "open" of "You open
+        the cabinet 1" typed as a receptacle and gone to)."""
+        return typed and not gone
+
     def withdrawn(self, name: str) -> None:
         """The world said ``name`` is not there: declared again (and counted) only once a
         sentence types it again."""

@@ -35,6 +35,16 @@ class WorldLiterals:
         nothing)."""
         self.pattern, self.failed_literal = _world_failure(failed)
 
+    def absent(self, formalizer, name: str, gone: list, typed: bool) -> bool:
+        """The world said ``name`` is not there: the model's facts about it are about
+        nothing, and go (measured: "You are in the middle of a room" as ``(heater
+        middle)``, then "go to middle": "You don't see any middle here."); withdrawn when
+        a fact named it or the model typed it."""
+        if not (gone or typed):
+            return False
+        formalizer._forget(name, gone)
+        return True
+
     def apply(self, formalizer) -> bool:
         """Apply :meth:`corrections` to the known facts, and take out every known fact a
         pattern the world refuted matches (``{"pattern": "(connected corridor ?to east)",

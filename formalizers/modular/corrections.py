@@ -12,6 +12,7 @@ import re
 from typing import Optional
 
 from ..atoms import fact_text
+from .roles import AsksForMissing, CorrectsFromRefusal
 
 
 class Corrections:
@@ -20,15 +21,15 @@ class Corrections:
     def _missing_predicate(self, error: str) -> Optional[str]:
         """``ask_missing`` (:mod:`pddlkit.formalizers.helps.ask_missing`): the predicate to
         ask for after the planner's why-no-plan ``error``, or None (off, or none)."""
-        ask = self._strategy("ask_missing")
-        return ask.after_no_plan(self, error) if ask is not None else None
+        return next(filter(None, (ask.after_no_plan(self, error)
+                                  for ask in self._roles(AsksForMissing))), None)
 
     def _apply_world_corrections(self) -> bool:
         """``world_literals`` (:mod:`pddlkit.formalizers.helps.world_literals`): the known
         facts corrected from what the world said of the failed step; False when off or it
         implies nothing."""
-        world = self._strategy("world_literals")
-        return world.apply(self) if world is not None else False
+        applied = [world.apply(self) for world in self._roles(CorrectsFromRefusal)]
+        return any(applied)   # every one applies what it heard
 
     def _failed_step_action(self):
         """(the failed step's action in the model's domain, a function grounding one of its

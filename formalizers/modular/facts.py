@@ -11,6 +11,7 @@ from typing import Optional
 from pddlkit.pddl.model import Atom
 
 from ..atoms import slot_of
+from .roles import PinsSentenceFacts
 
 
 class Facts:
@@ -92,8 +93,12 @@ class Facts:
     def _pins(self) -> Optional[dict[str, dict[int, str]]]:
         """``here_facts`` (:mod:`pddlkit.formalizers.helps.here_facts`): for a sentence's
         facts, predicate -> {argument: where the agent is}; None when off or nowhere known."""
-        here_facts = self._strategy("here_facts")
-        return here_facts.pins(self) if here_facts is not None else None
+        for pinner in self._roles(PinsSentenceFacts):
+            pins = pinner.pins(self)
+            if pins:
+                self._pinned_by = pinner   # the one that reads the sentence's facts
+                return pins
+        return None
 
     def _single_valued(self) -> set[str]:
         dom = self._domain_model()

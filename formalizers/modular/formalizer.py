@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from functools import lru_cache
 from typing import Optional, Union
 
 from pddlkit.llm.base import LLM
@@ -20,6 +21,8 @@ from ..helps.schema_check import SchemaEvidence
 from .parts import PartCall, STOP_WORDS, _bind_command, _templates, _types
 from ..atoms import Signature, _words, facts_text, fact_text, ground_atom, names_of
 from .corrections import Corrections
+from .roles import (AsksForMissing, CorrectsFromRefusal, DeclaresNames, HearsAbsence,
+                    ReadsCommands)
 from .goals import Goals
 from .predicates import PredicateRevision
 from .writing import Writing
@@ -110,6 +113,8 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
         #: the strategies of the helps that are on (:mod:`pddlkit.formalizers.helps`), new
         #: each episode: help name -> the object that keeps its state (:meth:`_strategy`)
         self.strategies: dict = {}
+        self._pinned_by = None                     # the strategy that pinned the sentence's
+                                                   # facts to where the agent is (_pins)
         self._planner_error = ""                   # the last solver error (ask_missing)
         self._withdrawn: Optional[str] = None      # ... and one the world said is not there
         self._withdrawn_names: set[str] = set()    # ... typed again when a sentence names it
@@ -151,8 +156,7 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
                     self._refused[self._refusal_key(part, self.answers[part])] = \
                         context.error or ""
         self._written_last = []
-        commands = self._strategy("command_facts")
-        if commands is not None:
+        for commands in self._roles(ReadsCommands):
             commands.new_request()
         self._from_commands(context, signatures)
         for part in targets:
@@ -171,10 +175,10 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
         an action needs a fact none holds."""
         self._list_commands(context, signatures)
         self._recheck_schemas(context, signatures)
-        ask = self._strategy("ask_missing")
-        if ask is None or context.kind in (SOLVER_ERROR, SIMULATION_ERROR):
+        if context.kind in (SOLVER_ERROR, SIMULATION_ERROR):
             return
-        stalled = ask.when_stalled(self)
+        stalled = next(filter(None, (ask.when_stalled(self)
+                                     for ask in self._roles(AsksForMissing))), None)
         if stalled:
             if self._write(f"missing {stalled}", context, signatures):
                 self._written_last.append(f"missing {stalled}")
@@ -371,9 +375,8 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
         self._withdrawn = None
         failed = info.get("failed") if isinstance(info, dict) else None
         failed = failed if isinstance(failed, dict) else {}
-        world = self._strategy("world_literals")
-        if world is not None:
-            world.heard(failed)
+        for hearer in self._roles(CorrectsFromRefusal):
+            hearer.heard(failed)
         said = failed.get("object")
         name = said.strip().lower() if isinstance(said, str) \
             and re.fullmatch(r"\s*[a-z][\w\-]*\s*", said.lower()) else ""
@@ -392,28 +395,20 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
         name every one of was wrong, or the name (and, with ``world_literals``, the model's
         facts about it) goes."""
         gone = [f for f in self._facts() + self.chunk if name in names_of(f)]
-        commands = self._strategy("command_facts")
-        if commands is not None and commands.close_type(self, name, gone):
+        if any(commands.close_type(self, name, gone)
+               for commands in self._roles(ReadsCommands)):
             # a name the model's facts used at a type the commands name every one of: the
             # type was wrong, not the name (a room typed as a direction); its facts go, and
             # it is typed again (not at that type) with the last observation's facts
             self._forget(name, gone)
             return
         typed = self.name_types.get(name, "NONE") != "NONE"
-        # typed by the model, in no fact (declared so, or named by the goal alone: measured,
-        # "open" of "You open the cabinet 1" typed as a receptacle and gone to)
-        withdraw = self.typed_objects and typed and not gone
-        if not withdraw and self.world_literals and (gone or typed):
-            # the world says no such thing is there: the model's facts about it are about
-            # nothing (measured: "You are in the middle of a room" as (heater middle), then
-            # "go to middle": "You don't see any middle here.")
-            self._forget(name, gone)
-            withdraw = True
-        if withdraw:
+        # the first help that withdraws it decides (typed_objects: a name typed by the
+        # model in no fact; world_literals: the model's facts about it go): HearsAbsence
+        if any(hearer.absent(self, name, gone, typed) for hearer in self._roles(HearsAbsence)):
             self.name_types[name] = "NONE"
-            typed = self._strategy("typed_objects")
-            if typed is not None:
-                typed.withdrawn(name)
+            for declarer in self._roles(DeclaresNames):
+                declarer.withdrawn(name)
             self._withdrawn = name
             self._withdrawn_names.add(name)
 
@@ -425,30 +420,46 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
 
     @property
     def _command_typed(self) -> dict[str, str]:
-        """``command_facts``: name -> the type a command gave it (empty when off)."""
-        commands = self._strategy("command_facts")
-        return commands.typed if commands is not None else {}
+        """name -> the type a command gave it (:class:`.roles.ReadsCommands`; empty when
+        no help reads them)."""
+        typed: dict[str, str] = {}
+        for commands in self._roles(ReadsCommands):
+            typed = {**commands.typed, **typed}
+        return typed
 
     @property
     def _closed_types(self) -> set[str]:
-        """``command_facts``: the types whose every name the commands list (empty when
-        off): a fact or a type label may give such a type only those names."""
-        commands = self._strategy("command_facts")
-        return commands.closed if commands is not None else set()
+        """The types whose every name the commands list (empty when no help reads them):
+        a fact or a type label may give such a type only those names."""
+        return set().union(*(commands.closed for commands in self._roles(ReadsCommands)))
 
     def _command_names(self) -> set[str]:
-        """``command_facts``: every name a command filled (empty when off)."""
-        commands = self._strategy("command_facts")
-        return commands.names if commands is not None else set()
+        """Every name a command filled (empty when no help reads them)."""
+        return set().union(*(commands.names for commands in self._roles(ReadsCommands)))
+
+    def _roles(self, role: type) -> list:
+        """The strategies of the helps that are on and play ``role`` (a protocol of
+        :mod:`.roles`), in the table's order; each made at its first use in the episode
+        (:data:`strategies`). The switches decide, so turning a help off between episodes,
+        or on, takes effect."""
+        out = []
+        for name, cls in _strategy_classes():
+            if not getattr(self, name):
+                continue
+            if name not in self.strategies:
+                self.strategies[name] = cls()
+            if isinstance(self.strategies[name], role):
+                out.append(self.strategies[name])
+        return out
 
     def _strategy(self, name: str):
-        """Help ``name``'s strategy object while the help is on (its switch), made at its
-        first use in the episode, or None (off). The switch decides, so turning a help off
-        between episodes, or on, takes effect."""
-        if not getattr(self, name):
+        """Help ``name``'s strategy object while its switch is on, or None: for a test or a
+        tool that asks one help; the formalizer itself asks by role (:meth:`_roles`)."""
+        cls = dict(_strategy_classes()).get(name)
+        if cls is None or not getattr(self, name):
             return None
         if name not in self.strategies:
-            self.strategies[name] = _strategy_class(name)()
+            self.strategies[name] = cls()
         return self.strategies[name]
 
     def _domain_model(self):
@@ -496,19 +507,27 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
         """``typed_objects`` (:mod:`pddlkit.formalizers.helps.typed_objects`): the names the
         model typed that ``facts`` and ``goal`` do not name, as ``name - type``; none when
         off."""
-        typed = self._strategy("typed_objects")
-        if typed is None:
+        declarers = self._roles(DeclaresNames)
+        if not declarers:
             return []
         named = {w.lower() for f in facts for w in names_of(f)} | set(_words(goal.lower()))
-        return typed.objects(self, named, count)
+        out: list[str] = []
+        for declarer in declarers:
+            out += [o for o in declarer.objects(self, named, count) if o not in out]
+        return out
 
 
-def _strategy_class(name: str):
-    """The class of help ``name``'s ``strategy`` hook (its file in ``formalizers/helps/``),
-    or None when the help has none."""
-    from pddlkit.agents.helps import hooked
-
+def _strategy_classes() -> tuple:
+    """(help name, its ``strategy`` class) for every line of the table with one (its file
+    in ``formalizers/helps/``), in the table's order."""
     from ..help_table import HELPS
 
-    found = hooked(HELPS, "strategy", lambda h: h.name == name)
-    return found[0][1] if found else None
+    return _classes_of(HELPS)
+
+
+@lru_cache(maxsize=4)
+def _classes_of(helps: tuple) -> tuple:
+    """:func:`_strategy_classes` of one table, loaded once (a test may swap the table)."""
+    from pddlkit.agents.helps import hooked
+
+    return tuple((h.name, cls) for h, cls in hooked(helps, "strategy", lambda h: True))

@@ -51,7 +51,7 @@ class Goals:
         if self._withdrawn:
             self._withdrawn = None        # a name that is not there: only the goal changes
             return ["goal"]
-        if self.world_literals and self._apply_world_corrections():
+        if self._apply_world_corrections():
             return ["goal"]               # the world said which literal: code corrects it
         action = _action_of(context.failed_action or "", context, signatures)
         count = self._failed_actions.get(action or "", 0) + 1

@@ -149,7 +149,7 @@ class Reading:
                 refused.append(f"{fact}: {why}")
                 continue
             if pins:   # here_facts: a place joined to itself leads away
-                fact = self._strategy("here_facts").away(self, predicate, args, pins)
+                fact = self._pinned_by.away(self, predicate, args, pins)
             clash = None if fact in kept else self._type_of(atom_of(fact), kinds, typed)
             if clash:
                 refused.append(f"{fact}: {clash}")

@@ -17,6 +17,7 @@ from .parts import (PART_TOKENS, SLOT_LABEL_TOKENS, PartCall, PartUnwritable, RE
                     _norm, observed_names)
 from ..atoms import atom_of, fact_text
 from ..helps.schema_slots import BASE_TOKENS, LINE_TOKENS
+from .roles import ReadsCommands
 
 
 class Writing:
@@ -146,7 +147,7 @@ class Writing:
         for sentence, k in latest.items():
             self._sentence, self._observation = sentence, k
             for word in set(observed_names([sentence])) & self._withdrawn_names:
-                if self.command_facts and word not in self._command_names():
+                if self._roles(ReadsCommands) and word not in self._command_names():
                     continue   # a command vouches for a thing; a sentence's word may be a verb
                 self.name_types.pop(word, None)     # seen now: "not there" was for then
                 self._withdrawn_names.discard(word)
@@ -176,8 +177,7 @@ class Writing:
     def _from_commands(self, context: Context, signatures: dict) -> None:
         """``command_facts`` (:mod:`pddlkit.formalizers.helps.command_facts`): what the
         environment's valid commands say, read in code; nothing when off."""
-        commands = self._strategy("command_facts")
-        if commands is not None and signatures:
+        for commands in self._roles(ReadsCommands) if signatures else ():
             commands.read(self, context, signatures)
 
     def _write_correction(self, context: Context, signatures: dict) -> bool:
@@ -307,8 +307,7 @@ class Writing:
     def _untype_template_words(self, signatures: dict) -> None:
         """``command_facts``, while the model writes the domain: the commands' own words
         typed NONE (:meth:`pddlkit.formalizers.helps.command_facts.CommandFacts.untype`)."""
-        commands = self._strategy("command_facts")
-        if commands is not None and self.fixed_domain is None:
+        for commands in self._roles(ReadsCommands) if self.fixed_domain is None else ():
             commands.untype(self, signatures)
 
     def _state_words(self) -> set[str]:
