@@ -877,6 +877,51 @@ def test_a_refuted_line_is_ruled_out_of_the_rewrites_grammar():
     assert not only.accepts("player: before (player ?r) after same")
 
 
+def test_what_a_command_made_true_that_one_atom_says_must_be_listed_after():
+    """An effect-missing finding whose literal only one atom over the action's parameters
+    grounds to makes the rewrite's line list that atom after (never ``same`` or ``none``,
+    nor another atom alone): the household's dev seeds at e5ed7a0, where Qwen2.5-Coder 1.5B
+    answered "add (player sofa_1) to gotolocation's effect" with ``after (player ?from)``
+    in every rewrite. A value two parameters hold, or none does, forces nothing."""
+    from pddlkit.formalizers.helps.schema_slots import ruled_out
+    from pddlkit.pddl.grammars import action_slots_grammar
+    from pddlkit.semantics.transitions import Finding
+
+    kinds = {"player": ["receptacle"], "closed": ["receptacle"]}
+    go = [("?from", "receptacle"), ("?to", "receptacle")]
+    qwen = ("player: before none after (player ?from)\n"
+            "closed: before none after same")
+    body = ":precondition (and) :effect (and (player ?from))"
+
+    def finding(action: str, literal: str) -> Finding:
+        return Finding("effect-missing", "gotolocation", 8, "step 9: go to sofa 1", action,
+                       literal, "made it true")
+
+    rules = ruled_out([(body, finding("(gotolocation desk_1 sofa_1)", "(player sofa_1)"))],
+                      go)
+    assert rules.change == {"player"} and rules.add == {"player": {"(player ?to)"}}
+    assert rules.said()[-1] == "player: after (player ?to) (the command made it true)"
+    grammar = action_slots_grammar(kinds, go, must_change=rules.change,
+                                   positive_before=["player"], must_list=rules.add)
+    assert action_slots_grammar(kinds, go, must_change=rules.change).accepts(qwen)
+    assert not grammar.accepts(qwen)
+    assert not grammar.accepts(qwen.replace("after (player ?from)", "after none"))
+    moved = qwen.replace("before none after (player ?from)",
+                         "before (player ?from) after (player ?to)")
+    assert grammar.accepts(moved)
+    assert grammar.accepts(moved.replace("after (player ?to)",
+                                         "after (player ?to) (player ?from)"))
+    # the same place twice (a move in place), or a value no parameter holds: nothing forced
+    for action, literal in (("(gotolocation sofa_1 sofa_1)", "(player sofa_1)"),
+                            ("(gotolocation desk_1 sofa_1)", "(player bed_1)"),
+                            ("(gotolocation desk_1 sofa_1)", "(not (player desk_1))")):
+        assert ruled_out([(body, finding(action, literal))], go).add == {}
+    # an atom the evidence also rules out after is not forced (the grammar stays writable)
+    both = action_slots_grammar(kinds, go, not_after={"player": {"(player ?to)"}},
+                                must_list=rules.add)
+    assert both.accepts(qwen)
+
+
 def test_one_value_of_a_single_valued_slot_the_first_of_an_observation_the_newest_across():
     """While the model writes the domain, of two facts of the player's place read in one
     observation ("You are in the corridor. ... To the West you see the kitchen." read as (at

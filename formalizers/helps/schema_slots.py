@@ -199,6 +199,27 @@ def slots_of_body(body: str, predicates: "dict[str, Sequence[Optional[str]]]") -
     return "\n".join(lines)
 
 
+def _only_atom(literal: str, binding: dict[str, str]) -> Optional[str]:
+    """The one atom over the action's parameters that grounds to ``literal`` (a positive
+    ground atom) under ``binding`` (variable -> value), or None: a negated literal, a value
+    no parameter holds, or one two parameters hold (then either could be meant). Measured
+    with Qwen2.5-Coder 1.5B writing the household's domain (dev seeds 0-1 at e5ed7a0):
+    "add (player sofa_1) to gotolocation's effect", the move done as (gotolocation desk_1
+    sofa_1), ruled out only ``same``, and the model wrote ``player: before none after
+    (player ?from)`` again in every rewrite (4 of them the same schema); only ``(player
+    ?to)`` says it."""
+    if literal.startswith("(not "):
+        return None
+    name, *values = literal.strip("() ").split()
+    args = []
+    for value in values:
+        holders = [v for v, bound in binding.items() if bound == value]
+        if len(holders) != 1:
+            return None
+        args.append(holders[0])
+    return "(" + " ".join((name, *args)) + ")"
+
+
 def _normal(m: "re.Match") -> str:
     atom = "(" + " ".join((m.group(1) or m.group(2)).strip("() ").lower().split()) + ")"
     return f"(not {atom})" if m.group(1) else atom
@@ -221,6 +242,9 @@ class RuledOut:
     after: dict[str, set[str]] = field(default_factory=dict)
     change: set[str] = field(default_factory=set)
     keep: dict[str, set[str]] = field(default_factory=dict)
+    #: predicate -> atoms its line must list after: a command made a fact true that the
+    #: effect did not say, and only these atoms over the parameters say it
+    add: dict[str, set[str]] = field(default_factory=dict)
 
     def said(self) -> list[str]:
         """The request's lines, one per rule (``player: not before (not (player ?from))``)."""
@@ -232,6 +256,8 @@ class RuledOut:
                 for name in sorted(self.change)]
         out += [f"{name}: after same, or after {' '.join(sorted(atoms))} (it still held)"
                 for name, atoms in self.keep.items()]
+        out += [f"{name}: after {' '.join(sorted(atoms))} (the command made it true)"
+                for name, atoms in self.add.items()]
         return out
 
 
@@ -258,6 +284,9 @@ def ruled_out(refutations: Sequence[tuple], parameters: Sequence[tuple[str, Opti
         part = body[:at] if finding.kind == "precondition-too-strong" else body[at:]
         if finding.kind == "effect-missing":
             out.change.add(_over(literal))
+            made = _only_atom(literal, binding)
+            if made:
+                out.add.setdefault(_over(made), set()).add(made)
             continue
         if finding.kind == "effect-contradicted" and literal.startswith("(not "):
             kept = literal[len("(not "):-1].strip()   # deleted, yet it held after

@@ -287,7 +287,8 @@ class Prompting:
         return grammars.action_slots_grammar(
             self._kinds(), params, not_before=rules.before, not_after=rules.after,
             must_change=rules.change, positive_before=self._player_predicates(),
-            must_keep=rules.keep, must_add=sorted(self._must_add.get(action, ())))
+            must_keep=rules.keep, must_add=sorted(self._must_add.get(action, ())),
+            must_list=rules.add)
 
     def _grammar(self, part: str, context: Context, signatures: dict):
         from pddlkit.pddl import grammars

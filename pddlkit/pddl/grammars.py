@@ -486,7 +486,8 @@ def action_slots_grammar(predicates: "dict[str, Sequence[Optional[str]]]",
                          must_change: Sequence[str] = (),
                          positive_before: Sequence[str] = (),
                          must_keep: "Optional[dict[str, set[str]]]" = None,
-                         must_add: Sequence[str] = ()) -> Grammar:
+                         must_add: Sequence[str] = (),
+                         must_list: "Optional[dict[str, set[str]]]" = None) -> Grammar:
     """An action's schema as one labelled line per predicate (``at: before (at ?from) after
     (at ?to)``): after ``before``, the literals over that predicate the command needs (or
     ``none``); after ``after``, the atoms over it that hold once the command worked, ``same``
@@ -505,7 +506,9 @@ def action_slots_grammar(predicates: "dict[str, Sequence[Optional[str]]]",
     ``positive_before`` is required only as true, never as false (the player's place: a
     command is done where the player is). A name in ``must_add`` whose line requires an atom
     false lists atoms after it, never ``same`` or ``none`` (which would keep it false: the
-    line would change nothing)."""
+    line would change nothing). ``must_list`` (name -> atoms) is what a command was seen to
+    make true that only those atoms over the parameters say: the line lists them first
+    after, never ``same`` or ``none`` (an atom also in ``not_after`` is not forced)."""
     from itertools import product
 
     names = dict(parameters)
@@ -533,15 +536,22 @@ def action_slots_grammar(predicates: "dict[str, Sequence[Optional[str]]]",
                       else f'literal_{i}: atom_{i} | "(" "not" atom_{i} ")"']
         same = '' if name in must_change else '"same" | '
         kept = sorted((must_keep or {}).get(name, set()))
+        made = sorted((must_list or {}).get(name, set()) - no_after)
         after = f'{same}"none"' + (f' | {_rep(f"atom_{i}", per_slot, 1)}' if listed else "")
-        if kept:   # same, or the kept atoms listed first (then others)
+        if made:   # the atoms the command made true listed first (then others); no same
+            first = sorted(set(made) | set(kept))
+            more = max(per_slot - len(first), 0)
+            after = " ".join(_tokens(a) for a in first) + \
+                (f' {_rep(f"atom_{i}", more)}' if listed and more else "")
+        elif kept:   # same, or the kept atoms listed first (then others)
             more = max(per_slot - len(kept), 0)
             after = '"same" | ' + " ".join(_tokens(a) for a in kept) + \
                 (f' {_rep(f"atom_{i}", more)}' if listed and more else "")
         lines += [f'before_{i}: "none"' + (f' | {_rep(f"literal_{i}", per_slot, 1)}'
                                            if literals else ""),
                   f'after_{i}: {after}']
-        if name in must_add and listed and literals and name not in positive_before:
+        if name in must_add and listed and literals and name not in positive_before \
+                and not made:   # a line that must list atoms after adds them already
             _must_add_rules(lines, starts, i, name, literals if (no_before or no_after)
                             else None, per_slot)
     if not starts:
