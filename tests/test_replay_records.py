@@ -77,6 +77,10 @@ LEARNING_DIFFERS = {
         (0, 1),
     "the-household-8-receptacles-basic-use-learn-domain-seeds-0-1-at-adbb068.record.jsonl.gz":
         (0, 1),
+    # place_goals no longer offers an opening the world refused at that container (built
+    # from this record: 8 refused opens of a countertop, a desk, a sofa)
+    "the-household-8-receptacles-basic-use-learn-domain-seeds-0-1-at-e5ed7a0.record.jsonl.gz":
+        (0, 1),
 }
 SUFFIX = ".record.jsonl.gz"
 

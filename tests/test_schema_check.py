@@ -1076,6 +1076,8 @@ def test_place_goals_offer_to_open_a_closed_container_where_the_player_is_first(
 
     from pddlkit.formalizers.helps.place_goals import offer
     from pddlkit.formalizers.helps.predicate_slots import PREDICATE_SLOTS
+    from pddlkit.formalizers.helps.schema_check import SchemaEvidence
+    from pddlkit.semantics.transitions import Transition
 
     aspects = {"player": PREDICATE_SLOTS[0][0], "closed": PREDICATE_SLOTS[2][0],
                "closed-door": PREDICATE_SLOTS[2][0]}
@@ -1089,9 +1091,19 @@ def test_place_goals_offer_to_open_a_closed_container_where_the_player_is_first(
     writing = SimpleNamespace(fixed_domain=None, _task_words={"ladle"},
                               _player_predicates=lambda: ["player"], predicate_aspects=aspects,
                               bodies=bodies, _facts=lambda: atoms(facts), predicates=[],
-                              name_types={})
+                              name_types={}, evidence=SchemaEvidence())
     assert [g for _o, _c, g in offer(writing, reached)] == [
         "(not (closed drawer_1))", "(player cabinet_1)", "(not (closed cabinet_1))"]
+    # an opening the world refused where the player was believed at it is not offered again
+    # (dev seeds 0-1 at e5ed7a0: 8 refusals, "The countertop 1 cannot be opened or
+    # closed."); one refused while the player was believed elsewhere still is
+    writing.evidence.add([Transition("(openobject drawer_1)", frozenset(
+        {"(player drawer_1)", "(closed drawer_1)"}), False, where="step 3: open drawer 1"),
+        Transition("(openobject cabinet_1)", frozenset({"(player drawer_1)"}), False)])
+    assert [g for _o, _c, g in offer(writing, reached)] == [
+        "(player cabinet_1)", "(not (closed cabinet_1))"]
+    writing.evidence.new_episode()   # another game: its drawer_1 may open
+    assert [g for _o, _c, g in offer(writing, reached)][0] == "(not (closed drawer_1))"
     # no action the model wrote opens it (only preconditions name it): nothing to offer
     writing.bodies = {"openobject": ":precondition (not (closed ?r)) :effect (player ?r)"}
     assert offer(writing, reached) == [reached[0]]

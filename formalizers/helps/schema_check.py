@@ -75,6 +75,8 @@ class SchemaEvidence:
 
     def __init__(self) -> None:
         self.transitions: list = []
+        #: where this episode's transitions begin (earlier ones are other games')
+        self.episode_start = 0
         #: action -> the bodies a transition refuted, as written (never kept again)
         self.refuted: dict[str, list[str]] = {}
         #: action -> (body, the finding that refuted it), for rewrites that rule out the
@@ -115,6 +117,7 @@ class SchemaEvidence:
         self._awaiting = self._first_of_plan = None
         self.listed = []
         self.set_aside = set()
+        self.episode_start = len(self.transitions)
 
     @property
     def any(self) -> bool:
