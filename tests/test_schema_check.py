@@ -2021,3 +2021,26 @@ def test_listed_types_closes_a_type_over_a_frozen_domain_too():
         assert ("direction" in frozen._closed_types) is on
         assert ("exit" in frozen.name_types) is not on
         assert (frozen.acted["listed-types"] > 0) is on
+
+
+def test_only_the_players_place_read_after_a_command_is_evidence_of_what_it_did():
+    """A fact read on arriving is seen for the first time, not made by the command: once the
+    predicates say which are where the player is (predicate_slots), only theirs of the
+    single-valued facts read after a command are the evidence the schema check compares
+    with the command's effect (dev seeds 0-1 at 8a4e8e9: gotolocation also added and deleted
+    ``closed``, and "The microwave 1 is closed.", read on arriving, refuted it)."""
+    from pddlkit.formalizers.helps.predicate_slots import PLAYER_ASPECT
+    from pddlkit.formalizers.modular import ModularFormalizer
+    from pddlkit.llm.scripted import ScriptedLLM
+
+    writing = ModularFormalizer(ScriptedLLM(["none"]), "household", schema_check=True)
+    writing.fixed_domain = (
+        "(define (domain h) (:requirements :strips :typing) (:types receptacle)"
+        " (:predicates (player ?r - receptacle) (closed ?r - receptacle))"
+        " (:action gotolocation :parameters (?from - receptacle ?to - receptacle)"
+        "  :precondition (and (player ?from) (closed ?from))"
+        "  :effect (and (player ?to) (not (player ?from)) (closed ?to) (not (closed ?from)))))")
+    chunk = atoms(["(player microwave_1)", "(closed microwave_1)"])
+    assert writing._observable(chunk) == chunk   # the aspects unknown: as before
+    writing.predicate_aspects = {"player": PLAYER_ASPECT}
+    assert writing._observable(chunk) == chunk[:1]
