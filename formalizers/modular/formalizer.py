@@ -293,10 +293,11 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
                                      where=f"step {len(context.memory.history)}: '{command}' "
                                            "listed"))
         left_out = []
-        if self.unlisted_refusals and context.commands_complete and context.valid_actions:
-            from ..helps.unlisted_refusals import unlisted
+        if context.commands_complete and context.valid_actions:
+            from ..helps.unlisted_refusals import unlisted, unconditional
 
-            left_out = unlisted(context, signatures, self.bodies, objects, facts)
+            bodies = self.bodies if self.unlisted_refusals else unconditional(self.bodies)
+            left_out = unlisted(context, signatures, bodies, objects, facts) if bodies else []
         self.evidence.list_commands(listed, left_out)
 
     def _recheck_schemas(self, context: Context, signatures: dict) -> None:
@@ -319,7 +320,7 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
         if finding.schema in self.bodies:
             self.evidence.refuse(finding.schema, self.bodies[finding.schema], finding)
         self.acted["schema-check"] += 1
-        self.acted["unlisted-refusals"] += finding.detail == UNLISTED
+        self.acted["unlisted-refusals"] += finding.detail == UNLISTED and self.unlisted_refusals
         self.schema_refuted.append(finding.format())
         if not self._write(part, context, signatures):
             if self._rewrite_predicates(finding, context, signatures):
