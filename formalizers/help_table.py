@@ -123,7 +123,9 @@ HELPS: tuple[Help, ...] = (
                              "the world took it, what the next observation stated) and every "
                              "command the game lists as one it would take now; a schema "
                              "a transition refutes is asked for again alone, naming the "
-                             "transition and the literal, and is never kept again",
+                             "transition and the literal, and is never kept again; a "
+                             "schema with no precondition is also checked against the "
+                             "commands a complete list leaves out",
              conflicts=FROZEN),
     _modular("predicate_slots", "while the model writes the domain, its predicates are asked "
                                 "for under one labelled line per aspect of a state (where the "
