@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 
@@ -278,13 +279,18 @@ def test_a_busy_server_is_waited_for_never_replaced_and_a_stale_record_is_ignore
     silent = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)",
                                "llama_cpp.server"])
     other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    # the recorded port is held (bound, never listening) for the whole test: a port only
+    # found free could be taken by a server another test starts meanwhile, which answers
+    # (seen once in the two-worker suite: the record was read as a server that answered)
+    held = socket.socket()
+    held.bind(("127.0.0.1", 0))
     try:
         local_server.servers_dir().mkdir(parents=True)
 
         def record(pid: int) -> None:
             local_server._record("m").write_text(_json.dumps(
                 {"model": "m", "gguf": "m.gguf", "host": "127.0.0.1",
-                 "port": local_server._free_port(), "pid": pid, "started": 0.0,
+                 "port": held.getsockname()[1], "pid": pid, "started": 0.0,
                  "context": 4096}))
 
         record(silent.pid)
@@ -298,6 +304,7 @@ def test_a_busy_server_is_waited_for_never_replaced_and_a_stale_record_is_ignore
         record(silent.pid)                # the process is gone
         assert local_server.running("m", busy_wait=1.5) is None
     finally:
+        held.close()
         for process in (silent, other):
             process.kill()
             process.wait()
