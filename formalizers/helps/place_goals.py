@@ -104,7 +104,7 @@ def refused_openings(formalizer, player: set, actions: set) -> set:
     for t in evidence.transitions[evidence.episode_start:]:
         if t.succeeded or t.name not in actions:
             continue
-        here = {atom_of(f).args[0] for f in t.before
-                if atom_of(f).predicate in player and atom_of(f).args}
+        before = map(atom_of, t.before)
+        here = {a.args[0] for a in before if a.predicate in player and a.args}
         out |= here & set(t.action.strip("() ").lower().split()[1:])
     return out

@@ -445,12 +445,11 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
         or on, takes effect."""
         out = []
         for name, cls in _strategy_classes():
-            if not getattr(self, name):
+            if not getattr(self, name) or not _plays(cls, role):
                 continue
             if name not in self.strategies:
                 self.strategies[name] = cls()
-            if isinstance(self.strategies[name], role):
-                out.append(self.strategies[name])
+            out.append(self.strategies[name])
         return out
 
     def _strategy(self, name: str):
@@ -524,6 +523,13 @@ def _strategy_classes() -> tuple:
     from ..help_table import HELPS
 
     return _classes_of(HELPS)
+
+
+@lru_cache(maxsize=None)
+def _plays(cls: type, role: type) -> bool:
+    """Whether a strategy class plays ``role``: its objects have the protocol's methods and
+    attributes (asked of one object, once a class: the formalizer asks at every prompt)."""
+    return isinstance(cls(), role)
 
 
 @lru_cache(maxsize=4)

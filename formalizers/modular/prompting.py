@@ -191,8 +191,9 @@ class Prompting:
             names = [n for n in names if unnamed or not n.startswith("unknown_")
                      or any(n in f.args for f in self._facts())]
         types = {t for _p, params in self._signature_list() for _v, t in params}
+        closed, command_typed = self._closed_types, self._command_typed
         return {t: [n for n in names if (n not in typed or t is None or typed[n][0] == t)
-                    and (t not in self._closed_types or self._command_typed.get(n) == t)]
+                    and (t not in closed or command_typed.get(n) == t)]
                 for t in types}
 
     def _fact_types(self) -> dict:
@@ -316,9 +317,10 @@ class Prompting:
             from pddlkit.llm.lark_subset import choice, literal
 
             kinds = [t.upper() for t in self._type_names()] + ["NONE"]
-            open_kinds = [k for k in kinds if k.lower() not in self._closed_types]
+            closed, command_typed = self._closed_types, self._command_typed
+            open_kinds = [k for k in kinds if k.lower() not in closed]
             words = " ".join(f"{literal(w + '=')} "
-                             + ("kind" if open_kinds == kinds or w in self._command_typed
+                             + ("kind" if open_kinds == kinds or w in command_typed
                                 else "open_kind") for w in self._untyped_words())
             return Grammar(f"start: {words}\nkind: {choice(kinds)}\n"
                            + f"open_kind: {choice(open_kinds)}\n"

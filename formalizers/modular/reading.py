@@ -121,8 +121,9 @@ class Reading:
             kind = kind.upper()
             found[word.lower()] = kinds.get(kind, "NONE")
         wanted = self._untyped_words()
-        closed = {w: found[w] for w in wanted if found.get(w) in self._closed_types
-                  and w not in self._command_typed}   # the commands name every one
+        closed_types, command_typed = self._closed_types, self._command_typed
+        closed = {w: found[w] for w in wanted if found.get(w) in closed_types
+                  and w not in command_typed}   # the commands name every one
         refused = [f"{w}={k.upper()}: the commands name every {k}, not {w}"
                    for w, k in closed.items()]
         found = {w: k for w, k in found.items() if w not in closed}

@@ -536,10 +536,10 @@ def action_slots_grammar(predicates: "dict[str, Sequence[Optional[str]]]",
                       else f'literal_{i}: atom_{i} | "(" "not" atom_{i} ")"']
         same = '' if name in must_change else '"same" | '
         kept = sorted((must_keep or {}).get(name, set()))
-        made = sorted((must_list or {}).get(name, set()) - no_after)
+        made = (must_list or {}).get(name, set()) - no_after
         after = f'{same}"none"' + (f' | {_rep(f"atom_{i}", per_slot, 1)}' if listed else "")
         if made:   # the atoms the command made true listed first (then others); no same
-            first = sorted(set(made) | set(kept))
+            first = sorted(made | set(kept))
             more = max(per_slot - len(first), 0)
             after = " ".join(_tokens(a) for a in first) + \
                 (f' {_rep(f"atom_{i}", more)}' if listed and more else "")
