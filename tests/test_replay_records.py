@@ -12,7 +12,7 @@ request's files, when every call gave files (125 of 126 such episodes replay; th
 said, not replayed).
 
 The learn-domain records of ``domain-writing-records/`` (the model writing the domain) are
-played again through ``learn-domain``: 8 of their 21 episodes replay, among them the run that
+played again through ``learn-domain``: 6 of their 25 episodes replay, among them the run that
 wrote the learned rows' CoinCollector domain, which today's code rebuilds byte for byte.
 
 Episodes recorded at older commits whose code asked other questions do not replay; they are
@@ -85,6 +85,11 @@ LEARNING_DIFFERS = {
     # again; and a schema with no precondition refuted by the commands the list leaves out
     # (seed 0's sliceobject); the run's own commit, 8a4e8e9, replays both episodes the same
     "the-household-8-receptacles-basic-use-learn-domain-seeds-0-1-at-8a4e8e9.record.jsonl.gz":
+        (0, 1),
+    # the player at one place while the model writes the domain (built from this record:
+    # its gotolocation deleted nothing, and the player was believed at six places): here-
+    # facts pins seed 0's first facts, and the check asks one rewrite more before its end
+    "the-household-8-receptacles-basic-use-learn-domain-seeds-0-1-at-8336b36.record.jsonl.gz":
         (0, 1),
 }
 SUFFIX = ".record.jsonl.gz"

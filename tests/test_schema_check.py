@@ -2068,3 +2068,107 @@ def test_a_schema_with_no_precondition_is_refuted_by_a_command_the_list_leaves_o
                    for f in refuted)
     counts = [e["counts"] for e in events if e["type"] == "help-acted"]
     assert not any(c.get("unlisted-refusals") for c in counts)
+
+
+HOUSE_GO = (
+    "(define (domain h) (:requirements :strips :typing) (:types receptacle)"
+    " (:predicates (player ?r - receptacle))"
+    " (:action gotolocation :parameters (?from - receptacle ?to - receptacle)"
+    "  :precondition (and) :effect (and {effect})))")
+
+
+def test_the_players_place_stated_after_a_move_refutes_a_schema_that_keeps_it_elsewhere():
+    """One atom of the player's place holds at a time (``single``): a move whose observation
+    states the new place refutes a schema that leaves the player at ``?from`` (effect
+    missing: made false) or also puts it there (effect contradicted). The household's dev
+    seeds at 8336b36: Qwen's gotolocation added ``(player ?to)`` and deleted nothing, and the
+    player was believed at six places. Without ``single`` nothing is concluded from the
+    atom the observation leaves out; two places stated conclude nothing either."""
+    from pddlkit.semantics.transitions import check_transitions
+
+    moved = Transition("(gotolocation desk_1 sofa_1)", frozenset({"(player desk_1)"}), True,
+                       objects={"desk_1": "receptacle", "sofa_1": "receptacle"},
+                       where="step 2: go to sofa 1",
+                       observed=frozenset({"(player sofa_1)"}))
+    kept = HOUSE_GO.format(effect="(player ?to)")
+    found = check_transitions(kept, [moved], single=["player"])
+    assert [(f.kind, f.literal) for f in found] == [("effect-missing", "(not (player desk_1))")]
+    assert "one atom of player holds at a time" in found[0].format()
+    assert "add (not (player desk_1)) to gotolocation's effect" in found[0].format()
+    assert check_transitions(kept, [moved]) == []
+    both = HOUSE_GO.format(effect="(player ?to) (player ?from)")
+    assert [(f.kind, f.literal) for f in check_transitions(
+        both, [dataclasses.replace(moved, before=frozenset())], single=["player"])] == \
+        [("effect-contradicted", "(player desk_1)")]
+    right = HOUSE_GO.format(effect="(player ?to) (not (player ?from))")
+    assert check_transitions(right, [moved], single=["player"]) == []
+    two = dataclasses.replace(moved, observed=frozenset({"(player sofa_1)", "(player bed_1)"}))
+    assert check_transitions(kept, [two], single=["player"]) == []
+    # a place the command does not name may be one it named otherwise (CoinCollector's
+    # "move north" as (move pantry unknown_north north), then "You are in the corridor."):
+    # nothing concluded (the learned CoinCollector run at 1886144 replays so)
+    renamed = dataclasses.replace(moved, observed=frozenset({"(player corridor)"}))
+    assert check_transitions(HOUSE_GO.format(effect="(player ?to) (not (player ?from))"),
+                             [renamed], single=["player"]) == []
+    assert check_transitions(kept, [renamed], single=["player"]) == []
+
+
+def test_what_a_command_made_false_that_one_atom_says_is_required_before_and_not_listed_after():
+    """The rewrite a made-false finding asks for: its line requires the atom before and never
+    lists it after, nor says ``same`` (``RuledOut.drop``, the grammar's ``must_drop``); a
+    value two parameters hold forces nothing, and an atom the evidence rules out before is
+    not forced (the grammar stays writable)."""
+    from pddlkit.formalizers.helps.schema_slots import ruled_out
+    from pddlkit.pddl.grammars import action_slots_grammar
+    from pddlkit.semantics.transitions import Finding
+
+    kinds = {"player": ["receptacle"], "closed": ["receptacle"]}
+    go = [("?from", "receptacle"), ("?to", "receptacle")]
+    qwen = "player: before none after (player ?to)\nclosed: before none after same"
+    body = ":precondition (and) :effect (and (player ?to))"
+
+    def finding(action: str) -> Finding:
+        return Finding("effect-missing", "gotolocation", 3, "step 4: go to sofa 1", action,
+                       "(not (player desk_1))", "made (player desk_1) false")
+
+    rules = ruled_out([(body, finding("(gotolocation desk_1 sofa_1)"))], go)
+    assert rules.change == {"player"} and rules.drop == {"player": {"(player ?from)"}}
+    assert rules.add == {}
+    assert rules.said()[-1] == ("player: before (player ?from), and not after (the command "
+                                "made it false)")
+    grammar = action_slots_grammar(kinds, go, must_change=rules.change,
+                                   positive_before=["player"], must_drop=rules.drop)
+    assert action_slots_grammar(kinds, go, must_change=rules.change).accepts(qwen)
+    assert not grammar.accepts(qwen)
+    moved = qwen.replace("before none", "before (player ?from)", 1)
+    assert grammar.accepts(moved)
+    assert not grammar.accepts(moved.replace("after (player ?to)",
+                                             "after (player ?to) (player ?from)"))
+    assert not grammar.accepts(moved.replace("after (player ?to)", "after same"))
+    assert grammar.accepts(moved.replace("after (player ?to)", "after none"))
+    assert ruled_out([(body, finding("(gotolocation desk_1 desk_1)"))], go).drop == {}
+    writable = action_slots_grammar(kinds, go, not_before={"player": {"(player ?from)"}},
+                                    must_drop=rules.drop)
+    assert writable.accepts(qwen)
+
+
+def test_while_the_model_writes_the_domain_the_players_place_is_one_fact():
+    """The player's place (``predicate_slots``) is single-valued while the model writes the
+    domain, whatever its schemas say: a place read after a move replaces the one believed
+    before (the household at 8336b36: a gotolocation that deleted nothing left the player
+    believed at six places). Over a frozen domain, the domain's own effects decide."""
+    from pddlkit.formalizers.helps.predicate_slots import PLAYER_ASPECT
+    from pddlkit.llm.scripted import ScriptedLLM
+
+    writing = ModularFormalizer(ScriptedLLM(["none"]), "household", schema_check=True)
+    writing._domain_model = lambda: __import__(
+        "pddlkit.pddl.reader", fromlist=["parse_domain"]).parse_domain(
+        HOUSE_GO.format(effect="(player ?to)"))
+    assert writing._single_valued() == set()
+    writing.predicate_aspects = {"player": PLAYER_ASPECT}
+    assert writing._single_valued() == {"player"}
+    writing.base = atoms(["(player desk_1)"])
+    writing.chunk = atoms(["(player sofa_1)"])
+    assert texts(writing._facts()) == ["(player sofa_1)"]
+    writing.fixed_domain = HOUSE_GO.format(effect="(player ?to)")
+    assert writing._single_valued() == set()

@@ -100,6 +100,10 @@ class SchemaEvidence:
         #: predicates the caller knows no command changes (how places connect): a listed
         #: command's unnamed parameters are filled as their facts say (``check_listed``)
         self.static: frozenset = frozenset()
+        #: predicates of which one atom holds at a time (where the player is: one place),
+        #: ``check_transitions``' ``single``: a place stated after a command refutes a schema
+        #: that keeps the player at another
+        self.single: frozenset = frozenset()
 
     def add(self, transitions: Iterable) -> None:
         """A plan's transitions, in order (see the module: which get effects checked)."""
@@ -299,7 +303,7 @@ class SchemaEvidence:
         from pddlkit.semantics.transitions import check_listed, check_transitions
 
         ran = check_transitions(domain_text, self.transitions, fluents=self.fluents,
-                                schemas=schemas)
+                                schemas=schemas, single=self.single)
         listed = [t for step in self.listed for t in step]
         return ran + (check_listed(domain_text, listed, schemas=schemas, static=self.static)
                       if listed else [])

@@ -245,6 +245,10 @@ class RuledOut:
     #: predicate -> atoms its line must list after: a command made a fact true that the
     #: effect did not say, and only these atoms over the parameters say it
     add: dict[str, set[str]] = field(default_factory=dict)
+    #: predicate -> atoms its line must require before and not list after: a command made a
+    #: fact false that the effect kept (the player left the place it was at), and only these
+    #: atoms over the parameters say it
+    drop: dict[str, set[str]] = field(default_factory=dict)
 
     def said(self) -> list[str]:
         """The request's lines, one per rule (``player: not before (not (player ?from))``)."""
@@ -258,6 +262,8 @@ class RuledOut:
                 for name, atoms in self.keep.items()]
         out += [f"{name}: after {' '.join(sorted(atoms))} (the command made it true)"
                 for name, atoms in self.add.items()]
+        out += [f"{name}: before {' '.join(sorted(atoms))}, and not after (the command made "
+                f"it false)" for name, atoms in self.drop.items()]
         return out
 
 
@@ -271,8 +277,11 @@ def ruled_out(refutations: Sequence[tuple], parameters: Sequence[tuple[str, Opti
     deleted that still held after (required ``before``, not listed ``after``), a line that
     drops it: the line must say ``same`` or list it after (measured with Qwen2.5-Coder 1.5B,
     CoinCollector dev seed 1 at 5d9a75d: open-door's ``player: before (player ?loc1) after
-    (player ?loc2)`` refuted, then drawn again four times). A precondition too weak names no
-    literal, and rules out only the whole schema (as every refuted schema is)."""
+    (player ?loc2)`` refuted, then drawn again four times). An effect-missing finding whose
+    literal one atom over the parameters grounds to makes the line list that atom after
+    (``add``: made true) or require it before and leave it out after (``drop``: made false;
+    the player left ``?from``). A precondition too weak names no literal, and rules out only
+    the whole schema (as every refuted schema is)."""
     variables = [v.lower() for v, _t in parameters]
     out = RuledOut()
     for body, finding in refutations:
@@ -287,6 +296,10 @@ def ruled_out(refutations: Sequence[tuple], parameters: Sequence[tuple[str, Opti
             made = _only_atom(literal, binding)
             if made:
                 out.add.setdefault(_over(made), set()).add(made)
+            gone = _only_atom(literal[len("(not "):-1].strip(), binding) \
+                if literal.startswith("(not ") else None
+            if gone:
+                out.drop.setdefault(_over(gone), set()).add(gone)
             continue
         if finding.kind == "effect-contradicted" and literal.startswith("(not "):
             kept = literal[len("(not "):-1].strip()   # deleted, yet it held after

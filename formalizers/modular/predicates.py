@@ -100,11 +100,12 @@ class PredicateRevision:
                 self.acted["predicate-slots"] += 1
 
     def _tell_evidence_aspects(self) -> None:
-        """Before the evidence is read: which predicates commands change and which they
-        never do, from the aspects they were written under (``predicate_slots``; none
-        without it)."""
+        """Before the evidence is read: which predicates commands change, which they never
+        do, and which hold one atom at a time (the player's place), from the aspects they
+        were written under (``predicate_slots``; none without it)."""
         self.evidence.fluents = self._changing_predicates()
         self.evidence.static = self._static_predicates()
+        self.evidence.single = frozenset(self._player_predicates())
 
     def _changing_predicates(self) -> frozenset:
         """``predicate_slots``: the predicates written under an aspect of the state that

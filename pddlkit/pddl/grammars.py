@@ -487,7 +487,8 @@ def action_slots_grammar(predicates: "dict[str, Sequence[Optional[str]]]",
                          positive_before: Sequence[str] = (),
                          must_keep: "Optional[dict[str, set[str]]]" = None,
                          must_add: Sequence[str] = (),
-                         must_list: "Optional[dict[str, set[str]]]" = None) -> Grammar:
+                         must_list: "Optional[dict[str, set[str]]]" = None,
+                         must_drop: "Optional[dict[str, set[str]]]" = None) -> Grammar:
     """An action's schema as one labelled line per predicate (``at: before (at ?from) after
     (at ?to)``): after ``before``, the literals over that predicate the command needs (or
     ``none``); after ``after``, the atoms over it that hold once the command worked, ``same``
@@ -508,7 +509,10 @@ def action_slots_grammar(predicates: "dict[str, Sequence[Optional[str]]]",
     false lists atoms after it, never ``same`` or ``none`` (which would keep it false: the
     line would change nothing). ``must_list`` (name -> atoms) is what a command was seen to
     make true that only those atoms over the parameters say: the line lists them first
-    after, never ``same`` or ``none`` (an atom also in ``not_after`` is not forced)."""
+    after, never ``same`` or ``none`` (an atom also in ``not_after`` is not forced).
+    ``must_drop`` (name -> atoms) is what a command was seen to make false that only those
+    atoms say: the line requires them first before and never lists them after, nor says
+    ``same`` (an atom also in ``not_before`` is not forced)."""
     from itertools import product
 
     names = dict(parameters)
@@ -519,7 +523,8 @@ def action_slots_grammar(predicates: "dict[str, Sequence[Optional[str]]]",
             continue
         starts.append(f'{_lit(name + ":")} "before" before_{i} "after" after_{i}')
         no_before = (not_before or {}).get(name, set())
-        no_after = (not_after or {}).get(name, set())
+        dropped = sorted((must_drop or {}).get(name, set()) - no_before)
+        no_after = (not_after or {}).get(name, set()) | set(dropped)
         if no_before or no_after:   # the atoms one by one, less those ruled out
             atoms = ["(" + " ".join((name, *args)) + ")" for args in product(*fits)]
             negated = [] if name in positive_before else [f"(not {a})" for a in atoms]
@@ -534,7 +539,7 @@ def action_slots_grammar(predicates: "dict[str, Sequence[Optional[str]]]",
             lines += [f'atom_{i}: "(" {_lit(name)}' + "".join(f" {s}" for s in slots) + ' ")"',
                       f"literal_{i}: atom_{i}" if name in positive_before
                       else f'literal_{i}: atom_{i} | "(" "not" atom_{i} ")"']
-        same = '' if name in must_change else '"same" | '
+        same = '' if name in must_change or dropped else '"same" | '
         kept = sorted((must_keep or {}).get(name, set()))
         made = (must_list or {}).get(name, set()) - no_after
         after = f'{same}"none"' + (f' | {_rep(f"atom_{i}", per_slot, 1)}' if listed else "")
@@ -547,11 +552,14 @@ def action_slots_grammar(predicates: "dict[str, Sequence[Optional[str]]]",
             more = max(per_slot - len(kept), 0)
             after = '"same" | ' + " ".join(_tokens(a) for a in kept) + \
                 (f' {_rep(f"atom_{i}", more)}' if listed and more else "")
-        lines += [f'before_{i}: "none"' + (f' | {_rep(f"literal_{i}", per_slot, 1)}'
-                                           if literals else ""),
-                  f'after_{i}: {after}']
+        before = '"none"' + (f' | {_rep(f"literal_{i}", per_slot, 1)}' if literals else "")
+        if dropped:   # the atoms the command made false required first (then others)
+            more = max(per_slot - len(dropped), 0)
+            before = " ".join(_tokens(a) for a in dropped) + \
+                (f' {_rep(f"literal_{i}", more)}' if literals and more else "")
+        lines += [f'before_{i}: {before}', f'after_{i}: {after}']
         if name in must_add and listed and literals and name not in positive_before \
-                and not made:   # a line that must list atoms after adds them already
+                and not made and not dropped:   # a line that must list atoms after adds them already
             _must_add_rules(lines, starts, i, name, literals if (no_before or no_after)
                             else None, per_slot)
     if not starts:

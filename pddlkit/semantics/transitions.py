@@ -27,7 +27,14 @@ say is checked: an atom stated true that was false before and that the schema do
 (effect missing), or one the schema deletes (effect contradicted). Only atoms over the
 action's own arguments count (``(at kitchen)`` after ``(move corridor kitchen east)``; a door
 seen open in the room just entered is something learnt, not something done). Nothing is
-concluded from an atom the observation leaves out.
+concluded from an atom the observation leaves out, except of a predicate the caller names in
+``single``: one atom of it holds at a time (where the player is: one place), so an atom of it
+stated true makes every other atom of it false (both over the action's arguments: a room the
+command named ``unknown_north`` may be the corridor the observation names). A schema that
+keeps the player where it was
+(no delete of ``(at ?from)``), or that puts it at another of the action's arguments as well,
+is then refuted by the observation that states the one place (effect missing, or
+contradicted).
 
 The effect checks compare only the predicates a transition speaks for: those some action of
 the domain changes, and those the caller names in ``fluents`` (a predicate the model forgot
@@ -163,10 +170,11 @@ def _problem(domain, t: Transition) -> str:
 
 
 def check_transitions(domain_text: str, transitions: Sequence[Transition],
-                      fluents: Iterable[str] = (), schemas: Optional[Iterable[str]] = None
-                      ) -> list[Finding]:
+                      fluents: Iterable[str] = (), schemas: Optional[Iterable[str]] = None,
+                      single: Iterable[str] = ()) -> list[Finding]:
     """Every finding of ``transitions`` against the domain's schemas (only the schemas in
-    ``schemas`` when given), in transition order. A domain that does not check raises
+    ``schemas`` when given), in transition order. ``single``: predicates of one argument of
+    which one atom holds at a time (see the module). A domain that does not check raises
     ValueError naming its first error (that is not evidence against one schema)."""
     from pddlkit.checks import check
     from pddlkit.pddl.model import iter_effect_literals
@@ -219,7 +227,8 @@ def check_transitions(domain_text: str, transitions: Sequence[Transition],
         predicted = tried.successor.atoms
         if t.after is None:
             if t.observed is not None:
-                findings += _observed_findings(name, i, t, before, predicted, changed)
+                findings += _observed_findings(name, i, t, before, predicted, changed,
+                                               {p.lower() for p in single})
             continue
         after = _atoms(t.after)
         spoken = {a for a in after | before | predicted if a[0] in changed}
@@ -358,12 +367,13 @@ def _unlisted_held(world, state, name: str, options: list, fixing: list) -> Opti
     return None
 
 
-def _observed_findings(name: str, i: int, t: Transition, before, predicted, changed
-                       ) -> list[Finding]:
+def _observed_findings(name: str, i: int, t: Transition, before, predicted, changed,
+                       single: "set[str]" = frozenset()) -> list[Finding]:
     """What the atoms an observation stated true say against the schema (see the module)."""
     out = []
     named = set(t.action.lower().replace("(", " ").replace(")", " ").split()[1:])
-    for atom in sorted(a for a in _atoms(t.observed)
+    stated = _atoms(t.observed)
+    for atom in sorted(a for a in stated
                        if a[0] in changed and set(a[1:]) <= named):
         if atom in before and atom not in predicted:
             out.append(Finding("effect-contradicted", name, i, t.where, t.action,
@@ -372,6 +382,20 @@ def _observed_findings(name: str, i: int, t: Transition, before, predicted, chan
         elif atom not in before and atom not in predicted:
             out.append(Finding("effect-missing", name, i, t.where, t.action, _text(atom),
                                f"made {_text(atom)} true"))
+    for atom in sorted(stated):   # one atom of a single predicate: the others false
+        if atom[0] not in single or len(atom) != 2 or not set(atom[1:]) <= named or \
+                sum(a[0] == atom[0] for a in stated) != 1:   # two places stated: no rule
+            continue   # a place the command does not name may be one it named otherwise
+        for other in sorted(a for a in predicted if a[0] == atom[0] and a != atom
+                            and set(a[1:]) <= named and a not in stated):
+            said = (f"the observation after it says {_text(atom)}, and one atom of "
+                    f"{atom[0]} holds at a time")
+            out.append(Finding("effect-missing", name, i, t.where, t.action,
+                               f"(not {_text(other)})", f"made {_text(other)} false ({said})")
+                       if other in before else
+                       Finding("effect-contradicted", name, i, t.where, t.action,
+                               _text(other), f"{_text(other)} is false ({said}), yet "
+                                             f"{name} adds it"))
     return out
 
 
