@@ -1553,7 +1553,9 @@ def test_a_sentence_that_says_closed_and_was_read_without_it_is_asked_for_that_f
     ``predicate_slots``, while the model writes the domain, such a sentence read without a
     fact of the predicate written for which doors are closed is asked for that fact once
     more, alone (the request says so, the grammar holds only that predicate); a sentence
-    without the word, one read with it, or a frozen domain is read once as before."""
+    without the word, one read with it, or a frozen domain is read once as before. And a
+    sentence without the word has no fact of that predicate to read: its facts grammar
+    leaves it out."""
     from pddlkit.formalizers.base import INITIAL, Context, Memory
     from pddlkit.formalizers.helps.predicate_slots import PREDICATE_SLOTS, aspects_of
 
@@ -1631,6 +1633,15 @@ def test_a_sentence_that_says_closed_and_was_read_without_it_is_asked_for_that_f
     assert "closed" not in typing.name_types
     formalizer._sentence = "You are in the pantry."
     assert formalizer._stated_predicates() == ([], [])
+    # a sentence that does not say "closed" has no closed fact to read (the household at
+    # 8336b36: "... you see a cabinet 1, ..., a countertop 1" read as a closed countertop)
+    assert formalizer._unstated_predicates() == {"closed-door"}
+    assert not formalizer._grammar("facts", context, signatures).accepts(closed)
+    assert formalizer._grammar("facts", context, signatures).accepts(connection)
+    formalizer._sentence = sentence
+    assert formalizer._unstated_predicates() == set()
+    assert formalizer._grammar("facts", context, signatures).accepts(closed)
+    assert frozen._unstated_predicates() == set()
 
 
 def test_no_correction_takes_a_fact_out_when_the_refusal_states_an_aspect():

@@ -328,9 +328,11 @@ class Prompting:
         if part.startswith("missing "):
             return self._missing_grammar(part.split(" ", 1)[1], context)
         if part == "facts":
+            unstated = self._unstated_predicates()
             return grammars.labeled_facts_grammar(
                 [(n, ps) for n, ps in self._signature_list()
-                 if not self._stating or n in self._stating], self._typed_names(context),
+                 if (not self._stating or n in self._stating) and n not in unstated],
+                self._typed_names(context),
                 mentioned=observed_names([self._sentence]) if self._sentence else None,
                 pinned=self._pins())
         candidates = self._goal_candidates()
