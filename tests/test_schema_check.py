@@ -2183,3 +2183,29 @@ def test_while_the_model_writes_the_domain_the_players_place_is_one_fact():
     assert texts(writing._facts()) == ["(player sofa_1)"]
     writing.fixed_domain = HOUSE_GO.format(effect="(player ?to)")
     assert writing._single_valued() == set()
+
+
+def test_a_one_command_plan_whose_answer_names_the_place_it_named_puts_the_player_there():
+    """"go to sinkbasin 1" answered "You arrive at the sinkbasin 1. ..." and read with no
+    place (the household's dev seed 1 at 8336b36): the player is at the sinkbasin after it,
+    not where it was believed, as a longer plan's first command is read; an answer that
+    does not name the place (or a command that names none) keeps the old rule."""
+    go = Transition("(gotolocation countertop_1 sinkbasin_1)",
+                    frozenset({"(player countertop_1)"}), True,
+                    objects={"countertop_1": "receptacle", "sinkbasin_1": "receptacle"},
+                    where="step 2: go to sinkbasin 1",
+                    answer="You arrive at the sinkbasin 1. On the sinkbasin 1, you see nothing.")
+    shown = {"gotolocation": [1]}
+    evidence = SchemaEvidence()
+    evidence.add([go])
+    assert evidence.observe_after([], ["player"], shown, ["player"]).observed == \
+        frozenset({"(player sinkbasin_1)"})
+    evidence.add([go])
+    assert evidence.observe_after([], ["player"]).observed == \
+        frozenset({"(player countertop_1)"})       # as before: where it was
+    evidence.add([dataclasses.replace(go, answer="Nothing happens.")])
+    assert evidence.observe_after([], ["player"], shown, ["player"]).observed == \
+        frozenset({"(player countertop_1)"})
+    evidence.add([go])
+    assert evidence.observe_after(["(player sinkbasin_1)"], ["player"], shown,
+                                  ["player"]).observed == frozenset({"(player sinkbasin_1)"})

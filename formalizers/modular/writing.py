@@ -166,8 +166,14 @@ class Writing:
         self.seen = len(history)
         # schema_check: what it did, one value of a single-valued slot (see _single_values);
         # with the player's predicates known (predicate_slots), theirs only (_observable)
-        observed = self.evidence.observe_after(map(fact_text, self._observable(self.chunk)),
-                                               self._player_predicates())
+        # and the place a command names, when its answer names it (place_named)
+        from ..helps.predicate_slots import named_places
+
+        player = self._player_predicates()
+        observed = self.evidence.observe_after(
+            map(fact_text, self._observable(self.chunk)), player,
+            named_places(self._signatures_seen or {}),
+            [s.name for s in self.predicates if s.name in player and len(s.params) == 1])
         if observed is not None:
             self.observed_after.append({"where": observed.where,
                                         "observed": sorted(observed.observed)})
