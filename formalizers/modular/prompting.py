@@ -328,13 +328,7 @@ class Prompting:
         if part.startswith("missing "):
             return self._missing_grammar(part.split(" ", 1)[1], context)
         if part == "facts":
-            unstated = self._unstated_predicates()
-            return grammars.labeled_facts_grammar(
-                [(n, ps) for n, ps in self._signature_list()
-                 if (not self._stating or n in self._stating) and n not in unstated],
-                self._typed_names(context),
-                mentioned=observed_names([self._sentence]) if self._sentence else None,
-                pinned=self._pins())
+            return self._facts_grammar(context)
         candidates = self._goal_candidates()
         if candidates:
             from pddlkit.llm.grammar import Grammar
@@ -349,6 +343,20 @@ class Prompting:
                 if word not in typed[kind] and self.name_types.get(word, kind) == kind:
                     typed[kind].append(word)
         return grammars.goal_grammar(arities, [], typed=(self._kinds(), typed))
+
+    def _facts_grammar(self, context: Context):
+        """The facts of the sentence being read (or of the whole chunk), labelled, over the
+        predicates it may state: those asked for alone (``_stating``), less those of an
+        aspect it does not say (:meth:`_unstated_predicates`)."""
+        from pddlkit.pddl import grammars
+
+        unstated = self._unstated_predicates()
+        return grammars.labeled_facts_grammar(
+            [(n, ps) for n, ps in self._signature_list()
+             if (not self._stating or n in self._stating) and n not in unstated],
+            self._typed_names(context),
+            mentioned=observed_names([self._sentence]) if self._sentence else None,
+            pinned=self._pins())
 
     def _missing_grammar(self, predicate: str, context: Context):
         """A fact of ``predicate`` (up to :data:`MISSING_FACTS` of them, one for a
