@@ -16,7 +16,7 @@ the same outcome and use every answer, no more: that is what "same behaviour" me
 An episode is replayed with the helps its outcome names (``helps``), its environment's
 options and seed, the record's domain (``domain_source``; records from before that field
 froze the environment's reference domain, as every small-model row did) and the row's budget
-(30, ``benchmarks/small_model.py``'s); the planner gets 5 s a call, not the rows' 30
+(30, ``benchmarks/small_model.py``'s); the planner gets 2 s a call, not the rows' 30
 (:data:`PLANNER_TIMEOUT`: no recorded solve came near it, and a call that ran out of time runs
 out the same way, sooner). Helps a newer release refuses on an environment (on
 ALFWorld, the ones that read pddlkit's own simulators' failures) are left out, as the preset
@@ -71,10 +71,11 @@ RECORDS = (REPO / "examples" / "real-llm" / "small-model-records",
 LEARNING = REPO / "examples" / "real-llm" / "domain-writing-records"
 #: the budget of benchmarks/small_model.py's rows
 BUDGET = 30
-#: seconds per planner call in a replay (the rows' was 30): every recorded solve took well under
-#: a second, and a call that ran out of time at 30 s runs out at 5 the same way (one Qwen
-#: household episode has three, which alone cost 90 s of the suite's replay at 30)
-PLANNER_TIMEOUT = 5.0
+#: seconds per planner call in a replay (the rows' was 30): of the 4,519 calls a replay of
+#: every committed record makes, the slowest solve took 0.26 s (measured 2026-12-06, beside a
+#: Qwen run), and a call that ran out of time at 30 s runs out at 2 the same way (one Qwen
+#: household episode has three, which alone cost 90 s of the suite's replay at 30, 15 at 5)
+PLANNER_TIMEOUT = 2.0
 #: the reference domain frozen by rows recorded before ``domain_source`` was written
 REFERENCE = {"coin-collector": "coin-collector", "textworld": "coin-collector"}
 #: helps a newer release refuses on an environment (they read info["failed"], which it lacks)

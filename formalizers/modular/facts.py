@@ -112,6 +112,10 @@ class Facts:
         dom = self._domain_model()
         if dom is None:
             return set()
+        player = set(self._player_predicates()) if self.fixed_domain is None else set()
+        known = getattr(self, "_single_of", None)
+        if known is not None and known[0] is dom and known[1] == player:   # once a domain
+            return set(known[2])
         from pddlkit.pddl.model import iter_effect_literals
 
         adds: dict[str, set] = {}
@@ -120,8 +124,9 @@ class Facts:
             for literal in iter_effect_literals(action.effects):
                 (adds if literal.positive else dels).setdefault(
                     literal.atom.predicate.lower(), set()).add(action.name)
-        player = set(self._player_predicates()) if self.fixed_domain is None else set()
-        return {p for p, by in adds.items() if by and dels.get(p) == by} | player
+        single = {p for p, by in adds.items() if by and dels.get(p) == by} | player
+        self._single_of = (dom, player, frozenset(single))
+        return single
 
     def _exclusive(self) -> dict[str, set[str]]:
         """predicate -> the predicates the domain never lets hold with it over the same
