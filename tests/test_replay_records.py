@@ -87,7 +87,7 @@ LEARNING_DIFFERS = {
     "the-household-8-receptacles-basic-use-learn-domain-seeds-0-1-at-8a4e8e9.record.jsonl.gz":
         (0, 1),
     # the player at one place while the model writes the domain (built from this record:
-    # its gotolocation deleted nothing, and the player was believed at six places): here-
+    # its gotolocation deleted nothing, and the player was believed at up to seven places): here-
     # facts pins seed 0's first facts, and the check asks one rewrite more before its end
     "the-household-8-receptacles-basic-use-learn-domain-seeds-0-1-at-8336b36.record.jsonl.gz":
         (0, 1),

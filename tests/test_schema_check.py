@@ -2093,7 +2093,7 @@ def test_the_players_place_stated_after_a_move_refutes_a_schema_that_keeps_it_el
     states the new place refutes a schema that leaves the player at ``?from`` (effect
     missing: made false) or also puts it there (effect contradicted). The household's dev
     seeds at 8336b36: Qwen's gotolocation added ``(player ?to)`` and deleted nothing, and the
-    player was believed at six places. Without ``single`` nothing is concluded from the
+    player was believed at up to seven places. Without ``single`` nothing is concluded from the
     atom the observation leaves out; two places stated conclude nothing either."""
     from pddlkit.semantics.transitions import check_transitions
 
@@ -2167,7 +2167,7 @@ def test_while_the_model_writes_the_domain_the_players_place_is_one_fact():
     """The player's place (``predicate_slots``) is single-valued while the model writes the
     domain, whatever its schemas say: a place read after a move replaces the one believed
     before (the household at 8336b36: a gotolocation that deleted nothing left the player
-    believed at six places). Over a frozen domain, the domain's own effects decide."""
+    believed at up to seven places). Over a frozen domain, the domain's own effects decide."""
     from pddlkit.formalizers.helps.predicate_slots import PLAYER_ASPECT
     from pddlkit.llm.scripted import ScriptedLLM
 

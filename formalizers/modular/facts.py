@@ -107,7 +107,7 @@ class Facts:
         player is at one place; measured with Qwen2.5-Coder 1.5B learning the household's
         domain, dev seeds 0-1 at 8336b36: its gotolocation added ``(player ?to)`` and deleted
         nothing, so every place read after a move joined the old ones, the player was
-        believed at six places, and 7 of seed 1's 20 refusals were "You are not at the
+        believed at up to seven places, and 7 of seed 1's 20 refusals were "You are not at the
         X")."""
         dom = self._domain_model()
         if dom is None:
