@@ -2161,6 +2161,11 @@ def test_what_a_command_made_false_that_one_atom_says_is_required_before_and_not
     writable = action_slots_grammar(kinds, go, not_before={"player": {"(player ?from)"}},
                                     must_drop=rules.drop)
     assert writable.accepts(qwen)
+    # an atom another finding said must be kept is dropped all the same: no "same" for it
+    both = action_slots_grammar(kinds, go, must_keep={"player": {"(player ?from)"}},
+                                must_drop=rules.drop)
+    assert not both.accepts(moved.replace("after (player ?to)", "after same"))
+    assert both.accepts(moved)
 
 
 def test_while_the_model_writes_the_domain_the_players_place_is_one_fact():

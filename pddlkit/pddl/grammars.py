@@ -540,7 +540,7 @@ def action_slots_grammar(predicates: "dict[str, Sequence[Optional[str]]]",
                       f"literal_{i}: atom_{i}" if name in positive_before
                       else f'literal_{i}: atom_{i} | "(" "not" atom_{i} ")"']
         same = '' if name in must_change or dropped else '"same" | '
-        kept = sorted((must_keep or {}).get(name, set()))
+        kept = sorted((must_keep or {}).get(name, set()) - set(dropped))
         made = (must_list or {}).get(name, set()) - no_after
         after = f'{same}"none"' + (f' | {_rep(f"atom_{i}", per_slot, 1)}' if listed else "")
         if made:   # the atoms the command made true listed first (then others); no same
@@ -550,7 +550,7 @@ def action_slots_grammar(predicates: "dict[str, Sequence[Optional[str]]]",
                 (f' {_rep(f"atom_{i}", more)}' if listed and more else "")
         elif kept:   # same, or the kept atoms listed first (then others)
             more = max(per_slot - len(kept), 0)
-            after = '"same" | ' + " ".join(_tokens(a) for a in kept) + \
+            after = ('"same" | ' if not dropped else "") + " ".join(_tokens(a) for a in kept) + \
                 (f' {_rep(f"atom_{i}", more)}' if listed and more else "")
         before = '"none"' + (f' | {_rep(f"literal_{i}", per_slot, 1)}' if literals else "")
         if dropped:   # the atoms the command made false required first (then others)
@@ -559,7 +559,7 @@ def action_slots_grammar(predicates: "dict[str, Sequence[Optional[str]]]",
                 (f' {_rep(f"literal_{i}", more)}' if literals and more else "")
         lines += [f'before_{i}: {before}', f'after_{i}: {after}']
         if name in must_add and listed and literals and name not in positive_before \
-                and not made and not dropped:   # a line that must list atoms after adds them already
+                and not made and not dropped:   # a line listing atoms after adds them
             _must_add_rules(lines, starts, i, name, literals if (no_before or no_after)
                             else None, per_slot)
     if not starts:
