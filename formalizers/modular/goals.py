@@ -114,8 +114,9 @@ class Goals:
         plan): the goal the model chooses is one a planner can work towards. [] when the files
         cannot be read, or every candidate was refused (the goal is then free over the known
         names, and the prompt says the facts miss something)."""
+        rest = self._refusal_rest("goal")
         return [atom for atom in self._reachable_goals()
-                if self._refusal_key("goal", f"(:goal {atom})") not in self._refused
+                if self._refusal_key("goal", f"(:goal {atom})", rest) not in self._refused
                 ][:GOAL_CANDIDATES]
 
     def _reachable_goals(self) -> list[str]:
@@ -164,7 +165,8 @@ class Goals:
         reachable = getattr(self, "_reachable_all", None)
         if self.fixed_domain is not None or reachable is None:
             return False
-        return all(self._refusal_key("goal", f"(:goal {atom})") in self._refused
+        rest = self._refusal_rest("goal")
+        return all(self._refusal_key("goal", f"(:goal {atom})", rest) in self._refused
                    for atom in reachable)
 
     def _before_free_goal(self, context: Context, signatures: dict) -> None:

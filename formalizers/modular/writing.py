@@ -370,14 +370,20 @@ class Writing:
         if where:
             self.observed_after.append({"where": where, "held before": correction})
 
-    def _refusal_key(self, part: str, answer: str) -> tuple[str, str, str]:
+    def _refusal_key(self, part: str, answer: str, rest: Optional[str] = None
+                     ) -> tuple[str, str, str]:
         """An answer is refused together with the rest of the files it was assembled with:
-        the same goal over other facts makes other files, which may plan."""
+        the same goal over other facts makes other files, which may plan. ``rest``: this
+        part's :meth:`_refusal_rest`, when the caller keys many answers at once."""
+        return part, _norm(answer), rest if rest is not None else self._refusal_rest(part)
+
+    def _refusal_rest(self, part: str) -> str:
+        """The rest of the files an answer of ``part`` is assembled with, as a key."""
         rest = [[*map(str, self.predicates)], sorted(self.bodies.items()),
                 [*map(fact_text, self.base)]]
         rest.append([self.goal, self._sentence] if part == "facts"
                     else [*map(fact_text, self.chunk)])
-        return part, _norm(answer), _norm(repr([r for r in rest]))
+        return _norm(repr(rest))
 
     def _answer_tokens(self, part: str, signatures: dict) -> int:
         """The part's answer tokens when the run sets no ``max_tokens``; the slotted
