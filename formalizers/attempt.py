@@ -13,7 +13,7 @@ from typing import Any, Optional, Sequence
 from pddlkit.planners import PlanStatus
 
 from .answer import AnswerError, Files
-from .base import Context, Memory
+from .base import Context, GuardsItsPlans, Memory
 
 
 @dataclass
@@ -80,7 +80,9 @@ def attempt(formalizer, context: Context, env, planner: Any, timeout: float,
         return Attempt(files, None, None, repeated_message(refused[answer_key(files)]), 0.0,
                        edits, repeated=True)
     t0 = time.monotonic()
-    planned = pddlkit.plan(files.domain, files.problem, planner=planner, timeout=timeout)
+    given = formalizer.planning_files(files) if isinstance(formalizer, GuardsItsPlans) \
+        else files   # a guard of code's for the planner alone (refused_steps)
+    planned = pddlkit.plan(given.domain, given.problem, planner=planner, timeout=timeout)
     seconds = time.monotonic() - t0
     commands, error = _commands(env, planned)
     return Attempt(files, commands, planned.plan if commands is not None else None, error,

@@ -91,6 +91,15 @@ class LearnsFromTransitions(Protocol):
 
 
 @runtime_checkable
+class GuardsItsPlans(Protocol):
+    """A formalizer that gives the planner its files with a guard of code's (the modular
+    formalizer's ``refused_steps``): the loop plans ``planning_files(files)``, and records,
+    checks and refuses the files themselves."""
+
+    def planning_files(self, files): ...
+
+
+@runtime_checkable
 class FollowsThePlan(Protocol):
     """A formalizer that keeps the state itself (the modular formalizer): the loop says which
     steps of the plan ran (``ran``, when the plan did not fail) and which step failed in the

@@ -146,6 +146,12 @@ HELPS: tuple[Help, ...] = (
                             "opening of a container the facts say is closed",
              slot="goal_policy", requires=("predicate_slots",),
              conflicts=FROZEN),
+    _modular("refused_steps", "with --schema-check, while the model writes the domain: a "
+                              "step the world refused when the facts were exactly those a "
+                              "plan starts from is not that plan's first step (a guard of "
+                              "code's given to the planner alone; the files recorded, "
+                              "checked and saved are the model's)",
+             strategy="RefusedSteps", requires=("schema_check",), conflicts=FROZEN),
     _modular("listed_types", "with --command-facts, over a frozen domain too: where the "
                              "environment lists every command it would take now "
                              "(admissible_complete), a type the listed commands fill may "
@@ -174,7 +180,9 @@ _WRITES = {"schema_check": "checks the action schemas the model writes",
            "place_goals": "offers goals of where the player is, as the predicates the model "
                           "writes say",
            "unlisted_refusals": "refutes the schemas the model writes with the commands the "
-                                "game leaves out"}
+                                "game leaves out",
+           "refused_steps": "keeps a step the world refused out of the plans the model's "
+                            "domain gives from the same facts"}
 #: the helps that act only while the model writes the domain (their lines' ``conflicts``: a
 #: frozen one leaves them nothing to do), with what each does
 DOMAIN_WRITING = {h.name: _WRITES.get(h.name, "acts on the domain the model writes")

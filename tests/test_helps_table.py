@@ -70,7 +70,7 @@ def test_pddlego_reads_its_options_preset_and_checks_from_its_table():
                            "local_facts", "typed_objects", "ask_missing", "world_literals",
                            "task_goals", "command_facts", "task_focus", "here_facts",
                            "schema_check", "predicate_slots", "schema_slots",
-                           "place_goals")
+                           "place_goals", "refused_steps")
     assert READS_FAILURES == ("refuted-facts", "world-literals")
     assert "novel_goals" in MODULAR_HELPS and "repair" not in MODULAR_HELPS
     small = next(f for f in fields(PDDLegoOptions) if f.name == "small_model")
@@ -80,7 +80,8 @@ def test_pddlego_reads_its_options_preset_and_checks_from_its_table():
     from pddlkit.formalizers.help_table import DOMAIN_WRITING, FROZEN
 
     assert set(DOMAIN_WRITING) == {h.name for h in HELPS if h.conflicts} == {
-        "schema_check", "predicate_slots", "schema_slots", "place_goals", "unlisted_refusals"}
+        "schema_check", "predicate_slots", "schema_slots", "place_goals", "refused_steps",
+        "unlisted_refusals"}
     assert all(h.conflicts == FROZEN for h in HELPS if h.conflicts)
 
 
@@ -144,7 +145,8 @@ def test_pddlegos_slot_helps_are_files_named_by_their_table_lines():
     assert [h.name for h, _ in hooked(HELPS, "sentence_facts", lambda h: True)] == \
         ["local_facts"]
     assert [h.name for h, _ in hooked(HELPS, "strategy", lambda h: True)] == \
-        ["typed_objects", "ask_missing", "world_literals", "command_facts", "here_facts"]
+        ["typed_objects", "ask_missing", "world_literals", "command_facts", "here_facts",
+         "refused_steps"]
 
 
 def test_every_pddlego_help_but_three_is_a_file_of_formalizers_helps():

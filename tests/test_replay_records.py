@@ -12,7 +12,7 @@ request's files, when every call gave files (125 of 126 such episodes replay; th
 said, not replayed).
 
 The learn-domain records of ``domain-writing-records/`` (the model writing the domain) are
-played again through ``learn-domain``: 6 of their 25 episodes replay, among them the run that
+played again through ``learn-domain``: 5 of their 25 episodes replay, among them the run that
 wrote the learned rows' CoinCollector domain, which today's code rebuilds byte for byte.
 
 Episodes recorded at older commits whose code asked other questions do not replay; they are
@@ -67,6 +67,9 @@ DIFFERS = {
 #: 1886144's third episode asks one question more today (a type the listed commands close
 #: since adbb068), the others were recorded before the fixes their rows' docs name
 LEARNING_DIFFERS = {
+    # refused_steps: its second plan was the first's refused "close door to north" from the
+    # same facts; kept out of the plan's first step since, "move north" is planned instead
+    "CoinCollector-3-rooms-learn-domain-seed-1-at-6f882ba.record.jsonl": (1,),
     "CoinCollector-3-rooms-learn-domain-seeds-1-3-at-1886144.record.jsonl": (3,),
     "CoinCollector-3-rooms-learn-domain-seeds-1-3-doors-aspect-at-935b8e3.record.jsonl.gz":
         (1, 2, 3),

@@ -21,8 +21,8 @@ from ..helps.schema_check import SchemaEvidence
 from .parts import PartCall, STOP_WORDS, _bind_command, _templates, _types
 from ..atoms import Signature, _words, facts_text, fact_text, ground_atom, names_of
 from .corrections import Corrections
-from .roles import (AsksForMissing, CorrectsFromRefusal, DeclaresNames, HearsAbsence,
-                    ReadsCommands)
+from .roles import (AsksForMissing, CorrectsFromRefusal, DeclaresNames, GuardsPlans,
+                    HearsAbsence, ReadsCommands)
 from .goals import Goals
 from .predicates import PredicateRevision
 from .writing import Writing
@@ -135,6 +135,7 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
         self._stating_words: list[str] = []        # ... and its words, while asked for
         self.schema_refuted: list[str] = []        # ... findings acted on, since the loop read
         self.observed_after: list[dict] = []       # ... a one-command plan's effects, same
+        self.steps_kept_out: list[str] = []        # ... refused_steps' guards, same
         if kept is not None:
             self.predicates, self.bodies, self.evidence, self.predicate_aspects = kept
             self.evidence.new_episode()
@@ -231,6 +232,8 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
         if self.schema_refuted:
             work.append(("schema-refuted", {"findings": list(self.schema_refuted)}))
         work += [("transition-observed", dict(item)) for item in self.observed_after]
+        if self.steps_kept_out:
+            work.append(("steps-kept-out", {"steps": list(self.steps_kept_out)}))
         if self.world_corrected:
             work.append(("facts-corrected", {"facts": self.world_corrected}))
         if self.command_derived or self.command_dropped:
@@ -239,9 +242,25 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
         if self.last_parts:
             work.append(("parts", {"parts": [p.to_dict() for p in self.last_parts]}))
         self.typed_declared, self.schema_refuted, self.observed_after = [], [], []
+        self.steps_kept_out = []
         self.world_corrected, self.command_derived, self.command_dropped = [], [], []
         self.last_parts = []
         return work
+
+    def planning_files(self, files: Files) -> Files:
+        """The files the planner is given (the loop's :class:`~.base.GuardsItsPlans`): these,
+        guarded in code by the strategies that guard plans (``refused_steps``) while the
+        model writes the domain; the files recorded and kept are the model's."""
+        if self.fixed_domain is not None:
+            return files
+        domain, problem = files.domain, files.problem
+        for guard in self._roles(GuardsPlans):
+            domain, problem, kept_out = guard.guard(self, domain, problem)
+            if kept_out:
+                self.acted["refused-steps"] += 1
+                self.steps_kept_out += [f"{step}: refused in these very facts, not a plan's "
+                                        "first step now" for step in kept_out]
+        return Files(domain, problem)
 
     def observe(self, transitions: list) -> None:
         """The last plan's transitions (the loop's :class:`~.base.LearnsFromTransitions`):

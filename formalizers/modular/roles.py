@@ -21,6 +21,9 @@ plays that role (``isinstance`` of the ``runtime_checkable`` protocol, as
   types whose every name they list), read in code (``command_facts``).
 * :class:`PinsSentenceFacts`: a sentence's facts pinned to where the agent is
   (``here_facts``); the first strategy with pins reads them.
+* :class:`GuardsPlans`: the files the planner is given, the model's files guarded in code
+  (``refused_steps``: a step the world refused in the state the plan starts from is not its
+  first); each strategy guards what the one before it returned.
 
 So a new strategy that acts at one of these points is one file (its class, with the
 protocol's methods) and one table line; one that needs a new point also needs that point
@@ -110,6 +113,15 @@ class PinsSentenceFacts(Protocol):
         """The fact a sentence's ``(predicate *args)`` is read as, under ``pins``."""
 
 
+@runtime_checkable
+class GuardsPlans(Protocol):
+    """The files the planner is given: the model's, guarded in code (never recorded)."""
+
+    def guard(self, formalizer, domain_text: str, problem_text: str
+              ) -> tuple[str, str, list[str]]:
+        """(domain, problem, what the guard keeps out: empty when it changed nothing)."""
+
+
 #: every role, for the test that each strategy of the table plays at least one
 ROLES = (AsksForMissing, CorrectsFromRefusal, HearsAbsence, DeclaresNames, ReadsCommands,
-         PinsSentenceFacts)
+         PinsSentenceFacts, GuardsPlans)
