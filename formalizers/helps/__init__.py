@@ -18,7 +18,8 @@ Slots:
 * ``strategy``: a class, one object an episode, for a help that keeps state of its own
   and acts at more than one point (``ask_missing``: what it asked, after a why-no-plan and
   before a goal; ``here_facts``: which arguments are where the agent is, for the grammar and
-  the reading; ``typed_objects``, ``world_literals``, ``command_facts``). The formalizer
+  the reading; ``typed_objects``, ``world_literals``, ``command_facts``; ``refused_steps``:
+  the guard of the files the planner is given). The formalizer
   asks it by the role it plays, while the help's switch is on: each point is a protocol of
   :mod:`pddlkit.formalizers.modular.roles`, and every strategy that has that protocol's
   methods is asked there, in the table's order (``ModularFormalizer._roles(role)``).
