@@ -41,8 +41,9 @@ formalizer's), and those are replayed as they are.
 **Learning runs** (``pddlkit learn-domain``, issue 75's domain writing: the modular
 formalizer's predicate and schema parts, the transition check, the rewrites): the committed
 records of ``examples/real-llm/domain-writing-records/`` are played again with their answers
-in order through ``learn-domain`` with the record's environment, seeds and episode count, and
-each episode compared as above. A learning run's episodes share one model, so an episode
+in order through ``learn-domain`` with the record's environment, seeds, episode count and
+helps (``--helps``, as its outcome names them: a help that joined the preset later is not
+played), and each episode compared as above. A learning run's episodes share one model, so an episode
 that asks one question more leaves the next without answers: it and those after it differ.
 
 What cannot be replayed is said, not guessed: the whole-file episodes above, and episodes
@@ -171,6 +172,10 @@ def replay_learning(path: Path, work: Path) -> list[Replay]:
     args = ["learn-domain", "--env", first["env"], "--llm", f"scripted:{script}",
             "--episodes", str(len(starts)), "--first-seed", str(first["seed"]),
             "--library", str(work / "learning-library"), "--record", str(record)]
+    named = next((e.get("helps") for events in episodes.values() for e in events
+                  if e["type"] == "outcome" and e.get("helps")), None)
+    if named:   # the helps it was learnt with, not a later preset's
+        args += ["--helps", named]
     for name, value in (first.get("env_options") or {}).items():
         args += [f"--{name.replace('_', '-')}", str(value)]
     ran = _run_cli(*args)

@@ -80,7 +80,8 @@ def attempt(formalizer, context: Context, env, planner: Any, timeout: float,
         return Attempt(files, None, None, repeated_message(refused[answer_key(files)]), 0.0,
                        edits, repeated=True)
     t0 = time.monotonic()
-    given = formalizer.planning_files(files) if isinstance(formalizer, GuardsItsPlans) \
+    given = formalizer.planning_files(files, context) \
+        if isinstance(formalizer, GuardsItsPlans) \
         else files   # a guard of code's for the planner alone (refused_steps)
     planned = pddlkit.plan(given.domain, given.problem, planner=planner, timeout=timeout)
     seconds = time.monotonic() - t0

@@ -96,7 +96,7 @@ class GuardsItsPlans(Protocol):
     formalizer's ``refused_steps``): the loop plans ``planning_files(files)``, and records,
     checks and refuses the files themselves."""
 
-    def planning_files(self, files): ...
+    def planning_files(self, files, context): ...
 
 
 @runtime_checkable

@@ -36,6 +36,9 @@ def register(sub) -> None:
     learn.add_argument("--rooms", type=int, help="coin-collector: rooms")
     learn.add_argument("--receptacles", type=int, help="household: receptacles")
     learn.add_argument("--difficulty", help="household: task difficulty, e.g. basic&use")
+    learn.add_argument("--helps", help="the helps to learn with, as rows print them "
+                                       "(modular+repair+...; default: the --small-model "
+                                       "preset): a replay of an older record names its own")
     learn.add_argument("--json", action="store_true")
     learn.set_defaults(func=learn_command)
 
@@ -53,7 +56,7 @@ def learn_command(args) -> int:
         learned = learn_domain(args.env, args.llm, args.episodes, first_seed=args.first_seed,
                                budget=args.budget, library=args.library,
                                env_options=env_options, constrained=not args.free,
-                               record=args.record)
+                               record=args.record, helps=args.helps)
     except (ValueError, TypeError, LookupError, LLMError) as exc:   # an unknown env; the
         # LLM's: no key, no server, ...
         print(f"pddlkit learn-domain: {exc}", file=sys.stderr)

@@ -83,9 +83,12 @@ class Learned:
 def learn_domain(env_id: str, llm: str, episodes: int, *, first_seed: int = 0,
                  budget: int = 30, library: Optional[str] = None,
                  env_options: Optional[dict] = None, constrained: bool = True,
-                 record: Optional[str] = None, max_tokens: Optional[int] = None) -> Learned:
+                 record: Optional[str] = None, max_tokens: Optional[int] = None,
+                 helps: Optional[str] = None) -> Learned:
     """Play ``episodes`` dev episodes from ``first_seed`` with the domain kept from one to
-    the next, and save the last domain to the library when it explains every transition."""
+    the next, and save the last domain to the library when it explains every transition.
+    ``helps``: the helps to play with, as a row's ``helps`` column writes them
+    (``modular+repair+...``); None, the ``--small-model`` preset (:func:`_with_helps`)."""
     from pddlkit.agents import get_agent, run_job
     from pddlkit.semantics.transitions import check_transitions
 
@@ -100,7 +103,7 @@ def learn_domain(env_id: str, llm: str, episodes: int, *, first_seed: int = 0,
                          f"seed {first_seed} reach seeds {seeds[0]}-{seeds[-1]}: learning on "
                          "a test seed would make its row a training row")
     spec = get_agent("pddlego")
-    options = spec.make_options({"small_model": True, "keep_domain": True,
+    options = spec.make_options({**_with_helps(helps), "keep_domain": True,
                                  "constrained": constrained, "budget": budget})
     with tempfile.TemporaryDirectory() as scratch:
         path = Path(record) if record else Path(scratch) / "learn.jsonl"
@@ -138,6 +141,24 @@ def learn_domain(env_id: str, llm: str, episodes: int, *, first_seed: int = 0,
         return learned
     _save(learned, library, events, evidence)
     return learned
+
+
+def _with_helps(helps: Optional[str]) -> dict:
+    """The options of ``helps`` (``modular+repair+...``, the labels rows print; None: the
+    ``--small-model`` preset). Why a list: the replay of a learning record made before a help
+    joined the preset plays it with the helps its record names
+    (``benchmarks/replay_records.py``). A name that is no help of the table is refused."""
+    if helps is None:
+        return {"small_model": True}
+    from .help_table import HELPS
+
+    names = {h.label: h.name for h in HELPS}
+    asked = [h for h in helps.split("+") if h and h not in ("none", "constrained")]
+    unknown = [h for h in asked if h not in names]
+    if unknown:
+        raise ValueError(f"--helps: {', '.join(unknown)} is no help of PDDLego+'s (they are "
+                         f"{', '.join(sorted(names))})")
+    return {names[h]: True for h in asked}
 
 
 def _won_with(events: list[dict], domain: str) -> int:

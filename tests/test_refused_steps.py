@@ -1,14 +1,17 @@
-"""``refused_steps`` (issue 75): a step the world refused from the very facts a plan starts
-from is not that plan's first step; the planner alone sees the guard.
+"""``refused_steps`` (issue 75): a command the world refused from the very facts a plan
+starts from, or one a complete list of the commands it would take leaves out, is not that
+plan's first step; the planner alone sees the guard.
 
 Built from the household's dev seed 0 at 8336b36 (Qwen2.5-Coder 1.5B learning the domain):
-``use creditcard 2`` was planned four times from the same five facts, each refused."""
+``use creditcard 2`` was planned four times from the same five facts, each refused; and at
+a516ea4, with the ground action kept out, the same command over another receptacle."""
 
 from __future__ import annotations
 
 import pddlkit
 from pddlkit.formalizers.answer import Files
-from pddlkit.formalizers.helps.refused_steps import START, guarded, refused_here
+from pddlkit.formalizers.helps.refused_steps import (START, as_command, guarded,
+                                                     refused_here)
 from pddlkit.semantics.transitions import Transition
 
 DOMAIN = """(define (domain h)
@@ -30,6 +33,9 @@ PROBLEM = """(define (problem p) (:domain h)
   (:goal (holds creditcard_2 countertop_1)))
 """
 TOGGLE = "(toggleobject creditcard_2 countertop_1)"
+#: the household's commands: "use {l}" names no receptacle
+SIGNATURES = {"gotolocation": ([("?from", "receptacle"), ("?to", "receptacle")], "go to {to}"),
+              "toggleobject": ([("?l", "obj"), ("?r", "receptacle")], "use {l}")}
 
 
 def _plan(domain: str, problem: str) -> list[str]:
@@ -53,6 +59,34 @@ def test_a_refused_step_is_kept_out_of_a_plans_first_step_only():
     assert guarded("(define", PROBLEM, [TOGGLE]) is None
 
 
+def test_a_command_is_kept_out_whatever_fills_what_its_words_do_not_name():
+    """"use creditcard 2" names no receptacle: kept out as ``(toggleobject creditcard_2 ?)``,
+    no receptacle opens the plan with it (at a516ea4 the planner chose cabinet_1 once
+    countertop_1 was kept out)."""
+    command = as_command(TOGGLE, SIGNATURES)
+    assert command == "(toggleobject creditcard_2 ?)"
+    assert as_command("(gotolocation countertop_1 cabinet_1)", SIGNATURES) == \
+        "(gotolocation ? cabinet_1)"
+    twice = DOMAIN.replace(":precondition (and (player ?r))", ":precondition (and)")
+    assert _plan(*guarded(twice, PROBLEM, [TOGGLE]))[0] == \
+        "(toggleobject creditcard_2 cabinet_1)"
+    plan = _plan(*guarded(twice, PROBLEM, [command]))
+    assert plan and not plan[0].startswith("(toggleobject creditcard_2"), plan
+
+
+def test_where_the_list_is_complete_a_plan_begins_with_a_listed_command():
+    """A complete list of the commands the game would take now: the plan's first step is
+    one of them ("use middle", "slice textworld with textworld" are not listed, and were 4
+    of seed 1's first 4 commands at a516ea4); an action none of whose commands is listed
+    cannot come first; after the first step the list says nothing."""
+    listed = ["(gotolocation ? cabinet_1)"]
+    plan = _plan(*guarded(DOMAIN, PROBLEM, [], listed))
+    assert plan and plan[0] == "(gotolocation countertop_1 cabinet_1)", plan
+    assert plan[-1] == TOGGLE
+    assert _plan(*guarded(DOMAIN, PROBLEM, [], [])) == []   # nothing listed: no first step
+    assert guarded(DOMAIN, PROBLEM, []) is None              # no list, nothing refused
+
+
 def test_only_a_refusal_from_the_same_facts_is_kept_out():
     before = frozenset({"(player countertop_1)"})
     refused = Transition(TOGGLE, before, False, where="step 8: use creditcard 2")
@@ -66,13 +100,15 @@ def test_only_a_refusal_from_the_same_facts_is_kept_out():
 def test_the_formalizer_gives_the_planner_the_guard_and_keeps_the_models_files():
     """While the model writes the domain, ``planning_files`` guards the files when the facts a
     plan starts from are those a refused command of this episode was tried in, counts the
-    help and says the step (a ``steps-kept-out`` event); the files themselves are untouched,
-    an earlier episode's refusal is not this one's, and a frozen domain is planned as it is."""
+    help and says the command (a ``steps-kept-out`` event); the files themselves are
+    untouched, an earlier episode's refusal is not this one's, a frozen domain is planned as
+    it is, and a request whose list is complete has its first step guarded too."""
     from pddlkit.formalizers.modular import ModularFormalizer
     from pddlkit.llm.scripted import ScriptedLLM
 
     writing = ModularFormalizer(ScriptedLLM(["none"]), "household", schema_check=True,
                                 refused_steps=True)
+    writing._signatures_seen = SIGNATURES
     files = Files(DOMAIN, PROBLEM)
     assert writing.planning_files(files) == files            # nothing refused yet
     writing.evidence.add([Transition(TOGGLE, frozenset({"(player countertop_1)"}), False)])
@@ -81,7 +117,7 @@ def test_the_formalizer_gives_the_planner_the_guard_and_keeps_the_models_files()
     assert files.problem == PROBLEM                           # the model's, as written
     work = dict(writing.work_done())
     assert work["help-acted"]["counts"] == {"refused-steps": 1}
-    assert work["steps-kept-out"]["steps"][0].startswith(TOGGLE)
+    assert work["steps-kept-out"]["steps"][0].startswith("(toggleobject creditcard_2 ?)")
     writing.evidence.new_episode()                            # another game's refusal
     assert writing.planning_files(files) == files
     off = ModularFormalizer(ScriptedLLM(["none"]), "household", schema_check=True)
@@ -92,3 +128,25 @@ def test_the_formalizer_gives_the_planner_the_guard_and_keeps_the_models_files()
     frozen.fixed_domain = DOMAIN
     frozen.evidence.add([Transition(TOGGLE, frozenset({"(player countertop_1)"}), False)])
     assert frozen.planning_files(files) == files
+    from pddlkit.formalizers.base import Context, Memory
+
+    complete = Context("initial", "household", Memory("put a creditcard on countertop"),
+                       ["go to cabinet 1"], "", 2, commands_complete=True)
+    given = writing.planning_files(files, complete)
+    assert "(listed-here-gotolocation cabinet_1)" in given.problem
+    assert dict(writing.work_done())["help-acted"]["counts"] == {"refused-steps": 1}
+
+
+def test_learn_domain_plays_the_helps_it_is_given_and_refuses_a_name_it_has_not():
+    """``--helps`` (a replay of a record made before a help joined the preset names its
+    own): the labels rows print become the options; an unknown one is refused, naming the
+    helps there are; none given is the preset."""
+    import pytest
+
+    from pddlkit.formalizers.learn import _with_helps, learn_domain
+
+    assert _with_helps(None) == {"small_model": True}
+    assert _with_helps("modular+schema-check+constrained") == {"modular": True,
+                                                               "schema_check": True}
+    with pytest.raises(ValueError, match="--helps: schema-chek is no help of PDDLego"):
+        learn_domain("coin-collector", "random:0", 1, helps="modular+schema-chek")

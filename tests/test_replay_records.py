@@ -12,8 +12,9 @@ request's files, when every call gave files (125 of 126 such episodes replay; th
 said, not replayed).
 
 The learn-domain records of ``domain-writing-records/`` (the model writing the domain) are
-played again through ``learn-domain``: 5 of their 25 episodes replay, among them the run that
-wrote the learned rows' CoinCollector domain, which today's code rebuilds byte for byte.
+played again through ``learn-domain``, with the helps each record names: 7 of their 25
+episodes replay, among them the run that wrote the learned rows' CoinCollector domain, which
+today's code rebuilds byte for byte.
 
 Episodes recorded at older commits whose code asked other questions do not replay; they are
 pinned here by name, so a change that breaks one more is caught (and one that makes another
@@ -67,13 +68,12 @@ DIFFERS = {
 #: 1886144's third episode asks one question more today (a type the listed commands close
 #: since adbb068), the others were recorded before the fixes their rows' docs name
 LEARNING_DIFFERS = {
-    # refused_steps: its second plan was the first's refused "close door to north" from the
-    # same facts; kept out of the plan's first step since, "move north" is planned instead
-    "CoinCollector-3-rooms-learn-domain-seed-1-at-6f882ba.record.jsonl": (1,),
     "CoinCollector-3-rooms-learn-domain-seeds-1-3-at-1886144.record.jsonl": (3,),
     "CoinCollector-3-rooms-learn-domain-seeds-1-3-doors-aspect-at-935b8e3.record.jsonl.gz":
         (1, 2, 3),
-    "CoinCollector-3-rooms-learn-domain-seeds-1-3-unlisted-at-1d74daa.record.jsonl.gz": (1, 2, 3),
+    # replayed with the helps it names since learn-domain took --helps (unlisted-refusals
+    # among them): its first episode replays; the other two were recorded before later fixes
+    "CoinCollector-3-rooms-learn-domain-seeds-1-3-unlisted-at-1d74daa.record.jsonl.gz": (2, 3),
     "the-household-8-receptacles-basic-use-learn-domain-seeds-0-1-at-1dacc70.record.jsonl.gz":
         (0, 1),
     "the-household-8-receptacles-basic-use-learn-domain-seeds-0-1-at-4f43d75.record.jsonl.gz":

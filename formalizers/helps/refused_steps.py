@@ -1,43 +1,56 @@
-"""``refused_steps`` (issue 75): while the model writes the domain, a ground action the world
-refused in the very state a plan starts from is not that plan's first step.
+"""``refused_steps`` (issue 75): while the model writes the domain, a plan's first step is
+never a command the world refused from the very facts the plan starts from, nor, where the
+environment lists every command it would take now, one that list leaves out.
 
 Why: measured with Qwen2.5-Coder 1.5B learning the household's domain (dev seed 0 at
 8336b36): its toggleobject added seven atoms (``(holds ?l ?r)``, ``(hot ?l ?r)``, ...) and
 was refused at every use, so no observation refuted its effect; the schema check set it aside
 (no rewrite over the model's predicates explained the refusal), it stayed the one-step way to
 four goals, and ``use creditcard 2`` was planned four times from the same five facts until the
-repeated-answer limit ended the episode. Planning the same step from the same believed state
-can only be refused again: the world already said so.
+repeated-answer limit ended the episode. Planning the same command from the same believed
+state can only be refused again: the world already said so. With the refused step kept out
+(at a516ea4), the planner chose the same command over another receptacle (``use creditcard
+2`` names no receptacle: ``(toggleobject creditcard_2 cabinet_1)``), so a command is kept
+out whatever fills the parameters its words do not name. And each episode began with
+commands over words no game object has (``use middle``, ``use room``, ``slice textworld with
+textworld``: 4 of seed 1's first 4 commands), which a complete list of the commands the game
+would take leaves out: the world has said it would refuse them before they are tried.
 
 How, and what stays the model's: the files the model wrote are what is recorded, checked
 against the transitions, kept and saved; the planner alone is given them with a guard
-(:func:`guarded`), only when the facts a plan starts from are exactly those a refused
-command of this episode was tried in (``SchemaEvidence.transitions``, the facts believed
-before each command):
+(:func:`guarded`):
 
 * a 0-ary predicate ``(plan-start)``, true in ``:init`` and deleted by every action, so it
   holds only before a plan's first step;
-* per action with such a refusal, ``(refused-here-<action> <its parameters>)``, true in
-  ``:init`` for each refused argument list, and ``(or (not (plan-start)) (not
-  (refused-here-<action> ...)))`` joined to its precondition.
+* per action with a refused command, ``(refused-here-<action> <the parameters its command
+  names>)``, true for each refused command, and ``(or (not (plan-start)) (not
+  (refused-here-<action> ...)))`` joined to its precondition;
+* where the list is complete, per action ``(listed-here-<action> <the parameters its
+  command names>)``, true for each listed command, and ``(or (not (plan-start))
+  (listed-here-<action> ...))`` joined to its precondition (an action none of whose commands
+  is listed cannot be the first step).
 
-So the same step may come later in a plan (after other steps the state differs: "open
+So a kept-out command may come later in a plan (after other steps the state differs: "open
 sinkbasin 1" refused where the facts wrongly put the player at the sinkbasin can follow "go
-to sinkbasin 1"), and the guard goes once the facts change. A plan that only the refused step
-reaches is then unsolvable with the guard, and the planner's message says so; the loop asks
-for another goal, as for any unsolvable goal. Acted: counted once per guarded planning call
-(``refused-steps``), with the steps in the record's ``help-acted`` counts.
+to sinkbasin 1"), and a refusal's guard goes once the facts change. A goal only a kept-out
+first step reaches is then unsolvable, and the planner says so; the loop asks for another
+goal, as for any unsolvable goal. Acted: counted once per guarded planning call
+(``refused-steps``), each one a ``steps-kept-out`` event naming the refused commands kept out
+(the listed ones are the game's list, not named).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Optional
+import re
+from typing import Optional, Sequence
 
 #: the 0-ary predicate true only before a plan's first step
 START = "plan-start"
-#: the prefix of the predicate naming an action's refused argument lists
-REFUSED = "refused-here-"
+#: the prefixes of the predicates naming an action's refused and listed commands
+REFUSED, LISTED = "refused-here-", "listed-here-"
+#: a pattern's argument its command does not name (any object fills it)
+ANY = "?"
 
 
 def refused_here(transitions, state: frozenset) -> list[str]:
@@ -51,11 +64,28 @@ def refused_here(transitions, state: frozenset) -> list[str]:
     return out
 
 
-def guarded(domain_text: str, problem_text: str, steps: list[str]
-            ) -> Optional[tuple[str, str]]:
-    """The files with ``steps`` (ground actions) kept out of a plan's first step (see the
-    module), or None when either file cannot be read or no step names an action of the
-    domain with its arity."""
+def as_command(step: str, signatures: dict) -> str:
+    """A ground action as the command it stands for: the arguments its action's command
+    template does not name are :data:`ANY` (``use {l}``: ``(toggleobject creditcard_2
+    countertop_1)`` -> ``(toggleobject creditcard_2 ?)``); unchanged when the action has no
+    template with slots."""
+    name, *args = step.strip("() ").lower().split()
+    params, template = next(((p, t) for a, (p, t) in signatures.items() if a.lower() == name),
+                            ((), ""))
+    shown = set(re.findall(r"\{(\w+)\}", template))
+    if not shown or len(params) != len(args):
+        return step
+    kept = [a if v.lstrip("?") in shown else ANY for (v, _t), a in zip(params, args)]
+    return "(" + " ".join((name, *kept)) + ")"
+
+
+def guarded(domain_text: str, problem_text: str, refused: Sequence[str],
+            listed: Optional[Sequence[str]] = None) -> Optional[tuple[str, str]]:
+    """The files with the ``refused`` commands kept out of a plan's first step, and, when
+    ``listed`` is given (a complete list), every command it leaves out (see the module).
+    A command is a ground action whose arguments may be :data:`ANY`. None when either file
+    cannot be read, or nothing is guarded (no command names an action of the domain with its
+    arity, and no list)."""
     from pddlkit.pddl.model import And, Atom, Literal, Not, Or, Predicate
     from pddlkit.pddl.reader import read_domain, read_problem
     from pddlkit.pddl.writer import write_domain, write_problem
@@ -64,33 +94,59 @@ def guarded(domain_text: str, problem_text: str, steps: list[str]
     problem, _ = read_problem(problem_text)
     if domain is None or problem is None:
         return None
-    by_action: dict[str, list[tuple]] = {}
-    for step in steps:
-        name, *args = step.strip("() ").lower().split()
-        action = next((a for a in domain.actions if a.name.lower() == name), None)
-        if action is not None and len(action.parameters) == len(args):
-            by_action.setdefault(action.name.lower(), []).append(tuple(args))
-    if not by_action:
+    no = _by_action(domain, refused)
+    yes = _by_action(domain, listed or ())
+    if not no and listed is None:
         return None
     start = Atom(START)
-    actions, predicates = [], [Predicate(START)]
+    actions, predicates, init = [], [Predicate(START)], [start]
     for action in domain.actions:
-        effects = action.effects + (Literal(start, positive=False),)
+        name = action.name.lower()
+        guards = []
+        for prefix, given in ((REFUSED, no), (LISTED, yes)):
+            if name not in given:
+                continue
+            mask, values = given[name]
+            params = tuple(p for p, keep in zip(action.parameters, mask) if keep)
+            mark = Atom(prefix + name, tuple(p.name for p in params))
+            predicates.append(Predicate(mark.predicate, params))
+            init += [Atom(mark.predicate, v) for v in values]
+            guards.append(Or((Not(start), Not(mark) if prefix == REFUSED else mark)))
+        if listed is not None and name not in yes:
+            guards.append(Not(start))   # none of its commands is listed: never first
         pre = action.precondition
-        if action.name.lower() in by_action:
-            mark = Atom(REFUSED + action.name.lower(), tuple(p.name for p in action.parameters))
-            predicates.append(Predicate(mark.predicate, action.parameters))
-            pre = And(((pre,) if pre != And(()) else ()) + (Or((Not(start), Not(mark))),))
-        actions.append(dataclasses.replace(action, precondition=pre, effects=effects))
+        if guards:
+            pre = And(((pre,) if pre != And(()) else ()) + tuple(guards))
+        actions.append(dataclasses.replace(action, precondition=pre,
+                                           effects=action.effects + (
+                                               Literal(start, positive=False),)))
     needs = [r for r in (":negative-preconditions", ":disjunctive-preconditions")
              if r not in domain.requirements]
     domain = dataclasses.replace(domain, requirements=domain.requirements + tuple(needs),
                                  predicates=domain.predicates + tuple(predicates),
                                  actions=tuple(actions))
-    init = (start,) + tuple(Atom(REFUSED + name, args) for name, lists in by_action.items()
-                            for args in lists)
-    problem = dataclasses.replace(problem, init=problem.init + init)
+    problem = dataclasses.replace(problem, init=problem.init + tuple(dict.fromkeys(init)))
     return write_domain(domain), write_problem(problem)
+
+
+def _by_action(domain, commands: Sequence[str]) -> dict[str, tuple[tuple, list]]:
+    """action -> (which of its parameters the commands name, each command's values of them):
+    the commands that name an action of ``domain`` with its arity, the first command's
+    pattern deciding which parameters are named (an action's template names the same
+    ones every time)."""
+    out: dict[str, tuple[tuple, list]] = {}
+    for command in commands:
+        name, *args = command.strip("() ").lower().split()
+        action = next((a for a in domain.actions if a.name.lower() == name), None)
+        if action is None or len(action.parameters) != len(args):
+            continue
+        mask = tuple(a != ANY for a in args)
+        if out.setdefault(name, (mask, []))[0] != mask:
+            continue
+        values = tuple(a for a in args if a != ANY)
+        if values not in out[name][1]:
+            out[name][1].append(values)
+    return out
 
 
 class RefusedSteps:
@@ -98,26 +154,43 @@ class RefusedSteps:
     module); the formalizer asks it for the files the planner is given
     (:class:`..modular.roles.GuardsPlans`)."""
 
-    def guard(self, formalizer, domain_text: str, problem_text: str
+    def guard(self, formalizer, domain_text: str, problem_text: str, context
               ) -> tuple[str, str, list[str]]:
-        """(domain, problem, the steps kept out): the files unchanged and no step when the
-        facts the problem starts from (read as the transitions' were: its ``:init`` under its
-        domain, :func:`..evidence.believed_states`) match no refused command's, or the files
-        cannot be read."""
+        """(domain, problem, the refused commands kept out): the files unchanged and no
+        command when nothing is to be guarded, or the files cannot be read. The facts the
+        problem starts from are read as the transitions' were (its ``:init`` under its
+        domain, :func:`..evidence.believed_states`)."""
         from pddlkit.semantics.state import format_atom
 
         from ..evidence import believed_states
+        from ..modular.parts import _bind_command
 
+        signatures = formalizer._signatures_seen or {}
+        listed = None
+        if context is not None and context.commands_complete and signatures:
+            listed = [_command_of(bound, signatures) for bound in
+                      (_bind_command(str(c), signatures) for c in context.valid_actions)
+                      if bound is not None]
         evidence = formalizer.evidence
-        mine = evidence.transitions[evidence.episode_start:]
-        if not any(not t.succeeded for t in mine):
-            return domain_text, problem_text, []
-        beliefs = believed_states(domain_text, problem_text, [])
-        if beliefs is None:
-            return domain_text, problem_text, []
-        state = frozenset(format_atom(a) for a in beliefs.states[0].atoms)
-        steps = refused_here(mine, state)
-        both = guarded(domain_text, problem_text, steps) if steps else None
+        mine = [t for t in evidence.transitions[evidence.episode_start:] if not t.succeeded]
+        refused: list[str] = []
+        if mine:
+            beliefs = believed_states(domain_text, problem_text, [])
+            if beliefs is not None:
+                state = frozenset(format_atom(a) for a in beliefs.states[0].atoms)
+                refused = list(dict.fromkeys(as_command(step, signatures)
+                                             for step in refused_here(mine, state)))
+        both = guarded(domain_text, problem_text, refused, listed) \
+            if refused or listed is not None else None
         if both is None:
             return domain_text, problem_text, []
-        return both[0], both[1], steps
+        return both[0], both[1], refused
+
+
+def _command_of(bound: tuple[str, dict], signatures: dict) -> str:
+    """A listed command read through its template (:func:`..modular.parts._bind_command`'s
+    (action, {?param: name})) as a command pattern: the parameters it does not name
+    :data:`ANY`."""
+    name, binding = bound
+    params = next((p for a, (p, _t) in signatures.items() if a == name), ())
+    return "(" + " ".join((name.lower(), *(binding.get(v, ANY) for v, _t in params))) + ")"

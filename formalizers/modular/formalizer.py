@@ -247,19 +247,22 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
         self.last_parts = []
         return work
 
-    def planning_files(self, files: Files) -> Files:
+    def planning_files(self, files: Files, context: Optional[Context] = None) -> Files:
         """The files the planner is given (the loop's :class:`~.base.GuardsItsPlans`): these,
         guarded in code by the strategies that guard plans (``refused_steps``) while the
-        model writes the domain; the files recorded and kept are the model's."""
+        model writes the domain; the files recorded and kept are the model's. A guard that
+        changed the files counts as its help acting; the refused commands it names are a
+        ``steps-kept-out`` event."""
         if self.fixed_domain is not None:
             return files
         domain, problem = files.domain, files.problem
         for guard in self._roles(GuardsPlans):
-            domain, problem, kept_out = guard.guard(self, domain, problem)
-            if kept_out:
+            given = guard.guard(self, domain, problem, context)
+            if given[:2] != (domain, problem):
                 self.acted["refused-steps"] += 1
-                self.steps_kept_out += [f"{step}: refused in these very facts, not a plan's "
-                                        "first step now" for step in kept_out]
+            domain, problem = given[:2]
+            self.steps_kept_out += [f"{step}: refused from these very facts, not a plan's "
+                                    "first step now" for step in given[2]]
         return Files(domain, problem)
 
     def observe(self, transitions: list) -> None:

@@ -22,8 +22,9 @@ plays that role (``isinstance`` of the ``runtime_checkable`` protocol, as
 * :class:`PinsSentenceFacts`: a sentence's facts pinned to where the agent is
   (``here_facts``); the first strategy with pins reads them.
 * :class:`GuardsPlans`: the files the planner is given, the model's files guarded in code
-  (``refused_steps``: a step the world refused in the state the plan starts from is not its
-  first); each strategy guards what the one before it returned.
+  (``refused_steps``: a command the world refused from the facts the plan starts from, or
+  one a complete list leaves out, is not its first step); each strategy guards what the
+  one before it returned.
 
 So a new strategy that acts at one of these points is one file (its class, with the
 protocol's methods) and one table line; one that needs a new point also needs that point
@@ -117,9 +118,10 @@ class PinsSentenceFacts(Protocol):
 class GuardsPlans(Protocol):
     """The files the planner is given: the model's, guarded in code (never recorded)."""
 
-    def guard(self, formalizer, domain_text: str, problem_text: str
+    def guard(self, formalizer, domain_text: str, problem_text: str, context
               ) -> tuple[str, str, list[str]]:
-        """(domain, problem, what the guard keeps out: empty when it changed nothing)."""
+        """(domain, problem, what the guard names as kept out), ``context`` the request's
+        (its listed commands); the files unchanged when nothing is guarded."""
 
 
 #: every role, for the test that each strategy of the table plays at least one
