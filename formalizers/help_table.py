@@ -147,8 +147,9 @@ HELPS: tuple[Help, ...] = (
              slot="goal_policy", requires=("predicate_slots",),
              conflicts=FROZEN),
     _modular("refused_steps", "with --schema-check, while the model writes the domain: a "
-                              "step the world refused when the facts were exactly those a "
-                              "plan starts from is not that plan's first step (a guard of "
+                              "plan's first step is never a command the world refused from "
+                              "the very facts the plan starts from, nor one a complete list "
+                              "of the commands it would take now leaves out (a guard of "
                               "code's given to the planner alone; the files recorded, "
                               "checked and saved are the model's)",
              strategy="RefusedSteps", requires=("schema_check",), conflicts=FROZEN),
@@ -181,8 +182,8 @@ _WRITES = {"schema_check": "checks the action schemas the model writes",
                           "writes say",
            "unlisted_refusals": "refutes the schemas the model writes with the commands the "
                                 "game leaves out",
-           "refused_steps": "keeps a step the world refused out of the plans the model's "
-                            "domain gives from the same facts"}
+           "refused_steps": "keeps the commands the world refused, or would, out of the "
+                            "first step of the plans the model's domain gives"}
 #: the helps that act only while the model writes the domain (their lines' ``conflicts``: a
 #: frozen one leaves them nothing to do), with what each does
 DOMAIN_WRITING = {h.name: _WRITES.get(h.name, "acts on the domain the model writes")
