@@ -2214,3 +2214,30 @@ def test_a_one_command_plan_whose_answer_names_the_place_it_named_puts_the_playe
     evidence.add([go])
     assert evidence.observe_after(["(player sinkbasin_1)"], ["player"], shown,
                                   ["player"]).observed == frozenset({"(player sinkbasin_1)"})
+
+
+def test_the_facts_carried_through_a_move_that_deletes_nothing_keep_one_place():
+    """The facts are progressed through the model's own schemas: a gotolocation that adds
+    ``(player ?to)`` and deletes nothing left the player believed at two places, then three
+    (the household's dev seed 1 at a516ea4). While the model writes the domain, a step that
+    puts the player somewhere leaves it nowhere else; over a frozen domain, the domain's own
+    effects decide."""
+    from pddlkit.formalizers.answer import Files
+    from pddlkit.formalizers.helps.predicate_slots import PLAYER_ASPECT
+    from pddlkit.llm.scripted import ScriptedLLM
+
+    domain = HOUSE_GO.format(effect="(player ?to)")
+    problem = ("(define (problem p) (:domain h) (:objects sinkbasin_1 cabinet_1 desk_1 - "
+               "receptacle) (:init (player sinkbasin_1)) (:goal (player desk_1)))")
+    steps = ["(gotolocation sinkbasin_1 cabinet_1)", "(gotolocation cabinet_1 desk_1)"]
+
+    def after(fixed: bool) -> list[str]:
+        writing = ModularFormalizer(ScriptedLLM(["none"]), "household", schema_check=True)
+        writing.predicate_aspects = {"player": PLAYER_ASPECT}
+        writing.fixed_domain = domain if fixed else None
+        writing.last_files = Files(domain, problem)
+        writing.ran(steps)
+        return texts(writing.base)
+
+    assert after(False) == ["(player desk_1)"]
+    assert after(True) == ["(player cabinet_1)", "(player desk_1)", "(player sinkbasin_1)"]
