@@ -150,3 +150,40 @@ def test_learn_domain_plays_the_helps_it_is_given_and_refuses_a_name_it_has_not(
                                                                "schema_check": True}
     with pytest.raises(ValueError, match="--helps: schema-chek is no help of PDDLego"):
         learn_domain("coin-collector", "random:0", 1, helps="modular+schema-chek")
+
+
+def test_the_guard_leaves_out_what_the_files_cannot_plan_and_reads_slotless_commands():
+    """Found by a review: a listed command over a name the files never declare ("go to
+    middle of room") is not a guard atom (the planner would refuse the files for it); a
+    listed command of a template without slots ("wait") is listed; step texts with odd
+    spacing or none at all are read or skipped, never a crash; a domain with a predicate of
+    the guard's name, or with errors of its own, is planned as written."""
+    from pddlkit.formalizers.base import Context, Memory
+    from pddlkit.formalizers.modular import ModularFormalizer
+    from pddlkit.llm.scripted import ScriptedLLM
+
+    writing = ModularFormalizer(ScriptedLLM(["none"]), "household", schema_check=True,
+                                refused_steps=True)
+    writing._signatures_seen = SIGNATURES
+    listed = Context("initial", "household", Memory("t"),
+                     ["go to cabinet 1", "go to middle of room"], "", 2,
+                     commands_complete=True)
+    given = writing.planning_files(Files(DOMAIN, PROBLEM), listed)
+    assert "middle_of_room" not in given.problem
+    assert _plan(given.domain, given.problem)[0] == "(gotolocation countertop_1 cabinet_1)"
+    wait = ("(define (domain w) (:requirements :strips) (:predicates (rested)) "
+            "(:action wait :parameters () :precondition (and) :effect (rested)))")
+    rest = "(define (problem r) (:domain w) (:init) (:goal (rested)))"
+    writing._signatures_seen = {"wait": ((), "wait")}
+    waited = writing.planning_files(Files(wait, rest), Context(
+        "initial", "w", Memory("t"), ["wait"], "", 1, commands_complete=True))
+    assert _plan(waited.domain, waited.problem) == ["(wait)"]
+    assert guarded(DOMAIN, PROBLEM, [" (toggleobject\tcreditcard_2 ?)\n"]) is not None
+    assert guarded(DOMAIN, PROBLEM, ["()", ""]) is None and as_command("()", {}) == "()"
+    clash = DOMAIN.replace("(holds ?o - obj ?r - receptacle))",
+                           "(holds ?o - obj ?r - receptacle) (plan-start))")
+    assert guarded(clash, PROBLEM, [TOGGLE]) is None
+    writing._signatures_seen = SIGNATURES
+    writing.evidence.add([Transition(TOGGLE, frozenset({"(player countertop_1)"}), False)])
+    broken = Files(DOMAIN.replace("(player ?from))", "(playr ?from))"), PROBLEM)
+    assert writing.planning_files(broken, listed) == broken

@@ -30,6 +30,12 @@ against the transitions, kept and saved; the planner alone is given them with a 
   (listed-here-<action> ...))`` joined to its precondition (an action none of whose commands
   is listed cannot be the first step).
 
+Not guarded: a command over a name the files do not declare (they could not plan it), files
+with errors of their own (the planner says them at the model's own lines), and a domain that
+names a predicate as the guard does. A limit, written down: where the list is not complete,
+a first step that changes no fact (a move in place) lets a refused command come second from
+the same facts; where it is complete, such a step is not listed.
+
 So a kept-out command may come later in a plan (after other steps the state differs: "open
 sinkbasin 1" refused where the facts wrongly put the player at the sinkbasin can follow "go
 to sinkbasin 1"), and a refusal's guard goes once the facts change. A goal only a kept-out
@@ -69,7 +75,10 @@ def as_command(step: str, signatures: dict) -> str:
     template does not name are :data:`ANY` (``use {l}``: ``(toggleobject creditcard_2
     countertop_1)`` -> ``(toggleobject creditcard_2 ?)``); unchanged when the action has no
     template with slots."""
-    name, *args = step.strip("() ").lower().split()
+    words = step.strip().strip("()").lower().split()
+    if not words:
+        return step
+    name, *args = words
     params, template = next(((p, t) for a, (p, t) in signatures.items() if a.lower() == name),
                             ((), ""))
     shown = set(re.findall(r"\{(\w+)\}", template))
@@ -92,10 +101,13 @@ def guarded(domain_text: str, problem_text: str, refused: Sequence[str],
 
     domain, _ = read_domain(domain_text)
     problem, _ = read_problem(problem_text)
-    if domain is None or problem is None:
+    if domain is None or problem is None or any(
+            p.name.lower() == START or p.name.lower().startswith((REFUSED, LISTED))
+            for p in domain.predicates):   # the model's own name: no guard of that name
         return None
-    no = _by_action(domain, refused)
-    yes = _by_action(domain, listed or ())
+    named = {o.name.lower() for o in (*problem.objects, *domain.constants)}
+    no = _by_action(domain, refused, named)
+    yes = _by_action(domain, listed or (), named)
     if not no and listed is None:
         return None
     start = Atom(START)
@@ -129,16 +141,22 @@ def guarded(domain_text: str, problem_text: str, refused: Sequence[str],
     return write_domain(domain), write_problem(problem)
 
 
-def _by_action(domain, commands: Sequence[str]) -> dict[str, tuple[tuple, list]]:
+def _by_action(domain, commands: Sequence[str], named: set
+               ) -> dict[str, tuple[tuple, list]]:
     """action -> (which of its parameters the commands name, each command's values of them):
-    the commands that name an action of ``domain`` with its arity, the first command's
-    pattern deciding which parameters are named (an action's template names the same
-    ones every time)."""
+    the commands that name an action of ``domain`` with its arity, over objects the files
+    declare (``named``: a listed "go to middle of room" the model never declared is no step
+    its files can plan), the first command's pattern deciding which parameters are named
+    (an action's template names the same ones every time)."""
     out: dict[str, tuple[tuple, list]] = {}
     for command in commands:
-        name, *args = command.strip("() ").lower().split()
+        words = command.strip().strip("()").lower().split()
+        if not words:
+            continue
+        name, *args = words
         action = next((a for a in domain.actions if a.name.lower() == name), None)
-        if action is None or len(action.parameters) != len(args):
+        if action is None or len(action.parameters) != len(args) or \
+                any(a != ANY and a not in named for a in args):
             continue
         mask = tuple(a != ANY for a in args)
         if out.setdefault(name, (mask, []))[0] != mask:
@@ -165,12 +183,16 @@ class RefusedSteps:
         from ..evidence import believed_states
         from ..modular.parts import _bind_command
 
+        from pddlkit.checks import check
+
+        if not check(domain_text, problem_text, planner=None).ok:
+            # the model's own errors are said at its own lines, not the guarded files'
+            return domain_text, problem_text, []
         signatures = formalizer._signatures_seen or {}
         listed = None
         if context is not None and context.commands_complete and signatures:
-            listed = [_command_of(bound, signatures) for bound in
-                      (_bind_command(str(c), signatures) for c in context.valid_actions)
-                      if bound is not None]
+            listed = [c for c in (_listed(str(c), signatures, _bind_command)
+                                  for c in context.valid_actions) if c]
         evidence = formalizer.evidence
         mine = [t for t in evidence.transitions[evidence.episode_start:] if not t.succeeded]
         refused: list[str] = []
@@ -187,10 +209,19 @@ class RefusedSteps:
         return both[0], both[1], refused
 
 
-def _command_of(bound: tuple[str, dict], signatures: dict) -> str:
-    """A listed command read through its template (:func:`..modular.parts._bind_command`'s
-    (action, {?param: name})) as a command pattern: the parameters it does not name
-    :data:`ANY`."""
+def _listed(command: str, signatures: dict, bind) -> str:
+    """A listed command as a command pattern (the parameters it does not name :data:`ANY`),
+    read through its action's template (``bind``: :func:`..modular.parts._bind_command`), or
+    one a template without slots is word for word ("look", "inventory"); "" when no action's
+    template reads it."""
+    bound = bind(command, signatures)
+    if bound is None:
+        said = " ".join(command.lower().split())
+        name = next((a for a, (_p, t) in signatures.items()
+                     if "{" not in t and " ".join(t.lower().split()) == said), None)
+        if name is None:
+            return ""
+        bound = (name, {})
     name, binding = bound
     params = next((p for a, (p, _t) in signatures.items() if a == name), ())
     return "(" + " ".join((name.lower(), *(binding.get(v, ANY) for v, _t in params))) + ")"
