@@ -8,6 +8,8 @@ a516ea4, with the ground action kept out, the same command over another receptac
 
 from __future__ import annotations
 
+import dataclasses
+
 import pddlkit
 from pddlkit.formalizers.answer import Files
 from pddlkit.formalizers.helps.refused_steps import (START, as_command, guarded,
@@ -111,22 +113,23 @@ def test_the_formalizer_gives_the_planner_the_guard_and_keeps_the_models_files()
     writing._signatures_seen = SIGNATURES
     files = Files(DOMAIN, PROBLEM)
     assert writing.planning_files(files) == files            # nothing refused yet
-    writing.evidence.add([Transition(TOGGLE, frozenset({"(player countertop_1)"}), False)])
+    writing.plans_ran.append([Transition(TOGGLE, frozenset({"(player countertop_1)"}), False)])
     given = writing.planning_files(files)
     assert given != files and f"({START})" in given.problem
     assert files.problem == PROBLEM                           # the model's, as written
     work = dict(writing.work_done())
     assert work["help-acted"]["counts"] == {"refused-steps": 1}
     assert work["steps-kept-out"]["steps"][0].startswith("(toggleobject creditcard_2 ?)")
-    writing.evidence.new_episode()                            # another game's refusal
+    writing._reset()                                          # another game's refusal
+    writing._signatures_seen = SIGNATURES
     assert writing.planning_files(files) == files
     off = ModularFormalizer(ScriptedLLM(["none"]), "household", schema_check=True)
-    off.evidence.add([Transition(TOGGLE, frozenset({"(player countertop_1)"}), False)])
+    off.plans_ran.append([Transition(TOGGLE, frozenset({"(player countertop_1)"}), False)])
     assert off.planning_files(files) == files                 # the help off
     frozen = ModularFormalizer(ScriptedLLM(["none"]), "household", schema_check=True,
                                refused_steps=True)
     frozen.fixed_domain = DOMAIN
-    frozen.evidence.add([Transition(TOGGLE, frozenset({"(player countertop_1)"}), False)])
+    frozen.plans_ran.append([Transition(TOGGLE, frozenset({"(player countertop_1)"}), False)])
     assert frozen.planning_files(files) == files
     from pddlkit.formalizers.base import Context, Memory
 
@@ -184,6 +187,43 @@ def test_the_guard_leaves_out_what_the_files_cannot_plan_and_reads_slotless_comm
                            "(holds ?o - obj ?r - receptacle) (plan-start))")
     assert guarded(clash, PROBLEM, [TOGGLE]) is None
     writing._signatures_seen = SIGNATURES
-    writing.evidence.add([Transition(TOGGLE, frozenset({"(player countertop_1)"}), False)])
+    writing.plans_ran.append([Transition(TOGGLE, frozenset({"(player countertop_1)"}), False)])
     broken = Files(DOMAIN.replace("(player ?from))", "(playr ?from))"), PROBLEM)
     assert writing.planning_files(broken, listed) == broken
+
+
+def test_a_plan_that_failed_at_a_later_step_does_not_begin_the_same_way_again():
+    """A plan refused at its second command, from the same facts, is not planned again
+    whole: ``go to cabinet 1`` then ``use creditcard 2`` (the household at 05094fe planned
+    such a pair up to three times from the same facts); the same commands in another order,
+    or after another first step, stay open."""
+    goal = PROBLEM.replace("(holds creditcard_2 countertop_1)", "(holds creditcard_2 cabinet_1)")
+    assert _plan(DOMAIN, goal) == ["(gotolocation countertop_1 cabinet_1)",
+                                   "(toggleobject creditcard_2 cabinet_1)"]
+    prefix = ["(gotolocation ? cabinet_1)", "(toggleobject creditcard_2 ?)"]
+    domain, problem = guarded(DOMAIN, goal, [], prefixes=[prefix])
+    plan = _plan(domain, problem)
+    assert plan and [as_command(s, SIGNATURES) for s in plan[:2]] != prefix, plan
+    assert plan[-1] == "(toggleobject creditcard_2 cabinet_1)"
+    # a one-command "prefix" is the first-step guard's, and one over an unknown action none
+    assert guarded(DOMAIN, goal, [], prefixes=[prefix[:1]]) is None
+    assert guarded(DOMAIN, goal, [], prefixes=[["(fly ?)", prefix[1]]]) is None
+
+
+def test_the_plans_refused_at_a_later_command_from_the_same_facts_are_found():
+    """Read from every plan as it ran (the formalizer's ``plans_ran``: the schema check's
+    evidence drops a plan's later commands when a schema carried the player elsewhere, and so
+    lost the refused command of the household's repeated plans at 05094fe)."""
+    from pddlkit.formalizers.helps.refused_steps import refused_plans
+
+    start = frozenset({"(player countertop_1)"})
+    went = Transition("(gotolocation countertop_1 cabinet_1)", start, True,
+                      where="step 8: go to cabinet 1")
+    used = Transition("(toggleobject creditcard_2 cabinet_1)",
+                      frozenset({"(player cabinet_1)"}), False, where="step 8: use creditcard 2")
+    again = [dataclasses.replace(t, where=t.where.replace("8", "9")) for t in (went, used)]
+    alone = Transition(TOGGLE, start, False, where="step 10: use creditcard 2")
+    plans = refused_plans([[went, used], again, [alone]], start)
+    assert [[t.action for t in p] for p in plans] == [[went.action, used.action]]
+    assert refused_plans([[went, used]], frozenset({"(player cabinet_1)"})) == []
+    assert refused_plans([[went, dataclasses.replace(used, succeeded=True)]], start) == []

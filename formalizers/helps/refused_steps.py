@@ -28,7 +28,13 @@ against the transitions, kept and saved; the planner alone is given them with a 
 * where the list is complete, per action ``(listed-here-<action> <the parameters its
   command names>)``, true for each listed command, and ``(or (not (plan-start))
   (listed-here-<action> ...))`` joined to its precondition (an action none of whose commands
-  is listed cannot be the first step).
+  is listed cannot be the first step);
+* per plan refused at a later command from the same facts (``go to cabinet 1`` then ``slice
+  creditcard 1 with butterknife 1``: the household at 05094fe planned such a pair up to three
+  times from the same facts, and the world, restored, refused it each time), stages
+  ``(prefix-J-I)`` that hold right after a plan's first I steps were that plan's (conditional
+  effects), and its refused command kept out of its last stage: no plan begins that way again
+  (the same commands after another first step stay open).
 
 Not guarded: a command over a name the files do not declare (they could not plan it), files
 with errors of their own (the planner says them at the model's own lines), and a domain that
@@ -70,6 +76,19 @@ def refused_here(transitions, state: frozenset) -> list[str]:
     return out
 
 
+def refused_plans(plans, state: frozenset) -> list[list]:
+    """Of ``plans`` (each plan's transitions as they ran, the refused one last), those that
+    began from exactly ``state`` and were refused at a later command, once each, in
+    order."""
+    out: list[list] = []
+    for plan in plans:
+        if len(plan) >= 2 and not plan[-1].succeeded and \
+                all(t.succeeded for t in plan[:-1]) and frozenset(plan[0].before) == state \
+                and [t.action for t in plan] not in [[t.action for t in p] for p in out]:
+            out.append(plan)
+    return out
+
+
 def as_command(step: str, signatures: dict) -> str:
     """A ground action as the command it stands for: the arguments its action's command
     template does not name are :data:`ANY` (``use {l}``: ``(toggleobject creditcard_2
@@ -89,13 +108,15 @@ def as_command(step: str, signatures: dict) -> str:
 
 
 def guarded(domain_text: str, problem_text: str, refused: Sequence[str],
-            listed: Optional[Sequence[str]] = None) -> Optional[tuple[str, str]]:
+            listed: Optional[Sequence[str]] = None,
+            prefixes: Sequence[Sequence[str]] = ()) -> Optional[tuple[str, str]]:
     """The files with the ``refused`` commands kept out of a plan's first step, and, when
-    ``listed`` is given (a complete list), every command it leaves out (see the module).
-    A command is a ground action whose arguments may be :data:`ANY`. None when either file
-    cannot be read, or nothing is guarded (no command names an action of the domain with its
-    arity, and no list)."""
-    from pddlkit.pddl.model import And, Atom, Literal, Not, Or, Predicate
+    ``listed`` is given (a complete list), every command it leaves out; each of
+    ``prefixes`` (commands ``c1 .. ck``, the last refused after the others ran) is never
+    how a plan begins (see the module). A command is a ground action whose arguments may be
+    :data:`ANY`. None when either file cannot be read, or nothing is guarded (no command
+    names an action of the domain with its arity, and no list)."""
+    from pddlkit.pddl.model import And, Atom, Literal, Predicate
     from pddlkit.pddl.reader import read_domain, read_problem
     from pddlkit.pddl.writer import write_domain, write_problem
 
@@ -108,37 +129,99 @@ def guarded(domain_text: str, problem_text: str, refused: Sequence[str],
     named = {o.name.lower() for o in (*problem.objects, *domain.constants)}
     no = _by_action(domain, refused, named)
     yes = _by_action(domain, listed or (), named)
-    if not no and listed is None:
+    steps = _prefix_steps(domain, prefixes, named)
+    if not no and listed is None and not steps:
         return None
     start = Atom(START)
     actions, predicates, init = [], [Predicate(START)], [start]
+    extra = _prefix_parts(domain, steps, start, predicates, init)
     for action in domain.actions:
         name = action.name.lower()
-        guards = []
-        for prefix, given in ((REFUSED, no), (LISTED, yes)):
-            if name not in given:
-                continue
-            mask, values = given[name]
-            params = tuple(p for p, keep in zip(action.parameters, mask) if keep)
-            mark = Atom(prefix + name, tuple(p.name for p in params))
-            predicates.append(Predicate(mark.predicate, params))
-            init += [Atom(mark.predicate, v) for v in values]
-            guards.append(Or((Not(start), Not(mark) if prefix == REFUSED else mark)))
-        if listed is not None and name not in yes:
-            guards.append(Not(start))   # none of its commands is listed: never first
+        guards = list(extra[name][0]) + _first_step_guards(action, no, yes, listed is not None,
+                                                            start, predicates, init)
+        effects = extra[name][1]
         pre = action.precondition
         if guards:
             pre = And(((pre,) if pre != And(()) else ()) + tuple(guards))
         actions.append(dataclasses.replace(action, precondition=pre,
                                            effects=action.effects + (
-                                               Literal(start, positive=False),)))
+                                               Literal(start, positive=False),
+                                               *effects)))
     needs = [r for r in (":negative-preconditions", ":disjunctive-preconditions")
-             if r not in domain.requirements]
+             + ((":conditional-effects",) if steps else ()) if r not in domain.requirements]
     domain = dataclasses.replace(domain, requirements=domain.requirements + tuple(needs),
                                  predicates=domain.predicates + tuple(predicates),
                                  actions=tuple(actions))
     problem = dataclasses.replace(problem, init=problem.init + tuple(dict.fromkeys(init)))
     return write_domain(domain), write_problem(problem)
+
+
+def _first_step_guards(action, no: dict, yes: dict, complete: bool, start,
+                       predicates: list, init: list) -> list:
+    """``action``'s guards of a plan's first step: its refused commands kept out (``no``),
+    and, where the list is ``complete``, only its listed ones let in (``yes``; an action none
+    of whose commands is listed never comes first). Their predicates join ``predicates``,
+    their commands' values ``init``."""
+    from pddlkit.pddl.model import Atom, Not, Or, Predicate
+
+    name, guards = action.name.lower(), []
+    for prefix, given in ((REFUSED, no), (LISTED, yes)):
+        if name not in given:
+            continue
+        mask, values = given[name]
+        params = tuple(p for p, keep in zip(action.parameters, mask) if keep)
+        mark = Atom(prefix + name, tuple(p.name for p in params))
+        predicates.append(Predicate(mark.predicate, params))
+        init += [Atom(mark.predicate, v) for v in values]
+        guards.append(Or((Not(start), Not(mark) if prefix == REFUSED else mark)))
+    if complete and name not in yes:
+        guards.append(Not(start))
+    return guards
+
+
+def _prefix_steps(domain, prefixes: Sequence[Sequence[str]], named: set) -> list[list]:
+    """Each prefix of two or more commands, every one of them over an action of ``domain``
+    with its arity and over declared names, as [(action, its parameters' mask, values)]."""
+    out = []
+    for prefix in prefixes:
+        steps = []
+        for command in prefix:
+            read = _by_action(domain, [command], named)
+            if not read:
+                break
+            (name, (mask, values)), = read.items()
+            steps.append((name, mask, values[0]))
+        if len(steps) == len(prefix) >= 2 and steps not in out:
+            out.append(steps)
+    return out
+
+
+def _prefix_parts(domain, prefixes: list, start, predicates: list, init: list) -> dict:
+    """action -> (guards joined to its precondition, effects joined to its effect) that keep
+    each of ``prefixes`` from beginning a plan: ``(prefix-J-I)`` holds right after the plan's
+    first I steps were the prefix's (each step's conditional effect adds the next stage, every
+    step deletes the stages), and the prefix's last command is not taken in its last stage.
+    The stage and step predicates join ``predicates``, the steps' values ``init``."""
+    from pddlkit.pddl.model import And, Atom, Literal, Not, Predicate, When
+
+    out: dict = {a.name.lower(): ([], []) for a in domain.actions}
+    for j, steps in enumerate(prefixes):
+        stages = [start] + [Atom(f"prefix-{j}-{i}") for i in range(1, len(steps))]
+        predicates.extend(Predicate(stage.predicate) for stage in stages[1:])
+        for i, (name, mask, values) in enumerate(steps):
+            action = next(a for a in domain.actions if a.name.lower() == name)
+            params = tuple(p for p, keep in zip(action.parameters, mask) if keep)
+            step = Atom(f"prefix-{j}-step-{i}", tuple(p.name for p in params))
+            predicates.append(Predicate(step.predicate, params))
+            init.append(Atom(step.predicate, values))
+            here = And((stages[i], step))
+            if i == len(steps) - 1:
+                out[name][0].append(Not(here))
+            else:
+                out[name][1].append(When(here, (Literal(stages[i + 1]),)))
+        for guards_effects in out.values():
+            guards_effects[1].extend(Literal(stage, positive=False) for stage in stages[1:])
+    return out
 
 
 def _by_action(domain, commands: Sequence[str], named: set
@@ -193,20 +276,23 @@ class RefusedSteps:
         if context is not None and context.commands_complete and signatures:
             listed = [c for c in (_listed(str(c), signatures, _bind_command)
                                   for c in context.valid_actions) if c]
-        evidence = formalizer.evidence
-        mine = [t for t in evidence.transitions[evidence.episode_start:] if not t.succeeded]
+        plans = getattr(formalizer, "plans_ran", [])
+        episode = [t for plan in plans for t in plan]
         refused: list[str] = []
-        if mine:
+        prefixes: list[list[str]] = []
+        if any(not t.succeeded for t in episode):
             beliefs = believed_states(domain_text, problem_text, [])
             if beliefs is not None:
                 state = frozenset(format_atom(a) for a in beliefs.states[0].atoms)
                 refused = list(dict.fromkeys(as_command(step, signatures)
-                                             for step in refused_here(mine, state)))
-        both = guarded(domain_text, problem_text, refused, listed) \
-            if refused or listed is not None else None
+                                             for step in refused_here(episode, state)))
+                prefixes = [[as_command(t.action, signatures) for t in plan]
+                            for plan in refused_plans(plans, state)]
+        both = guarded(domain_text, problem_text, refused, listed, prefixes) \
+            if refused or prefixes or listed is not None else None
         if both is None:
             return domain_text, problem_text, []
-        return both[0], both[1], refused
+        return both[0], both[1], refused + [" then ".join(p) for p in prefixes]
 
 
 def _listed(command: str, signatures: dict, bind) -> str:

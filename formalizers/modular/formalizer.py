@@ -93,6 +93,9 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
         self._observation = 0                      # ... the observation being read
         self.goal = ""
         self.ever: set[Atom] = set()               # every fact true in a state so far
+        #: every plan's transitions this episode, as they ran (``refused_steps``; the
+        #: evidence keeps fewer: see ``SchemaEvidence.place_unstated``)
+        self.plans_ran: list[list] = []
         self._been: set[str] = set()               # goals novel_goals left out: reached
         self.seen = 0                              # history entries the facts parts covered
         self.last_files: Optional[Files] = None
@@ -261,14 +264,15 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
             if given[:2] != (domain, problem):
                 self.acted["refused-steps"] += 1
             domain, problem = given[:2]
-            self.steps_kept_out += [f"{step}: refused from these very facts, not a plan's "
-                                    "first step now" for step in given[2]]
+            self.steps_kept_out += [f"{step}: refused from these very facts, not how a plan "
+                                    "begins now" for step in given[2]]
         return Files(domain, problem)
 
     def observe(self, transitions: list) -> None:
         """The last plan's transitions (the loop's :class:`~.base.LearnsFromTransitions`):
         evidence for ``schema_check`` while the model writes the domain."""
         if self.schema_check and self.fixed_domain is None:
+            self.plans_ran.append(list(transitions))
             self.evidence.add(transitions)
             from ..helps.predicate_slots import named_places
 
