@@ -54,7 +54,6 @@ goal, as for any unsolvable goal. Acted: counted once per guarded planning call
 from __future__ import annotations
 
 import dataclasses
-import re
 from typing import Optional, Sequence
 
 #: the 0-ary predicate true only before a plan's first step
@@ -100,7 +99,9 @@ def as_command(step: str, signatures: dict) -> str:
     name, *args = words
     params, template = next(((p, t) for a, (p, t) in signatures.items() if a.lower() == name),
                             ((), ""))
-    shown = set(re.findall(r"\{(\w+)\}", template))
+    from pddlkit.envs.api import ActionTemplate   # the environment's own reading
+
+    shown = set(ActionTemplate(name, tuple(v for v, _t in params), template).shown)
     if not shown or len(params) != len(args):
         return step
     kept = [a if v.lstrip("?") in shown else ANY for (v, _t), a in zip(params, args)]
@@ -261,16 +262,12 @@ class RefusedSteps:
         command when nothing is to be guarded, or the files cannot be read. The facts the
         problem starts from are read as the transitions' were (its ``:init`` under its
         domain, :func:`..evidence.believed_states`)."""
+        from pddlkit.checks import check
         from pddlkit.semantics.state import format_atom
 
         from ..evidence import believed_states
         from ..modular.parts import _bind_command
 
-        from pddlkit.checks import check
-
-        if not check(domain_text, problem_text, planner=None).ok:
-            # the model's own errors are said at its own lines, not the guarded files'
-            return domain_text, problem_text, []
         signatures = formalizer._signatures_seen or {}
         listed = None
         if context is not None and context.commands_complete and signatures:
@@ -288,8 +285,12 @@ class RefusedSteps:
                                              for step in refused_here(episode, state)))
                 prefixes = [[as_command(t.action, signatures) for t in plan]
                             for plan in refused_plans(plans, state)]
-        both = guarded(domain_text, problem_text, refused, listed, prefixes) \
-            if refused or prefixes or listed is not None else None
+        if not (refused or prefixes or listed is not None) or \
+                not check(domain_text, problem_text, planner=None).ok:
+            # nothing to guard; or the model's own errors, said at its own lines (the
+            # planner checks the files it is given), not at the guarded files'
+            return domain_text, problem_text, []
+        both = guarded(domain_text, problem_text, refused, listed, prefixes)
         if both is None:
             return domain_text, problem_text, []
         return both[0], both[1], refused + [" then ".join(p) for p in prefixes]
