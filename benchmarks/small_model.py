@@ -54,8 +54,11 @@ mean fact precision and recall of the problem files against the environment's tr
 (its own ``helps`` column), and the prompt tokens llama.cpp's server evaluated (read from its
 log; it keeps the evaluation of the previous prompt, so a part whose prompt begins as the
 last one's did costs only the rest; with ``--prompt-cache`` it also keeps earlier prompts'
-evaluations, see :mod:`pddlkit.llm.local_server`) with its prompt speed. Nothing is tuned to the seeds: temperature 0, seeds 0..N-1, the
-responses' cache off (``PDDLKIT_NO_CACHE=1``).
+evaluations, see :mod:`pddlkit.llm.local_server`) with its prompt speed. Temperature 0, the
+responses' cache off (``PDDLKIT_NO_CACHE=1``). The helps were built from failures on dev
+seeds (``--split dev``, 0-99, the default); only ``--split test`` rows (1000 and up, which no
+help's code or test names: ``tests/test_seed_split.py``) are held out, and only they are
+quoted as what a model can do.
 """
 
 from __future__ import annotations

@@ -88,7 +88,10 @@ HELPS: tuple[Help, ...] = (
                             "the agent is, not every place it knows", slot="sentence_facts"),
     _modular("typed_objects", "declare every name the model typed with a domain type as an "
                               "object, even one no fact names (a receptacle seen but not "
-                              "described can be gone to)", strategy="TypedObjects"),
+                              "described can be gone to); one the world says is not there "
+                              "is withdrawn (that part reads pddlkit's own simulators' "
+                              "info['failed']; real TextWorld and ALFWorld never trigger it)",
+             strategy="TypedObjects"),
     _modular("ask_missing", "when the planner finds an action's precondition never true over "
                             "a predicate no known fact holds (where the agent is), ask for "
                             "that predicate's facts alone; also, once no place is left to go, "
@@ -108,7 +111,11 @@ HELPS: tuple[Help, ...] = (
                               "templates: their names get the parameter's type, and the "
                               "precondition atoms of a command the world can run now are "
                               "facts (\"take vase 1 from drawer 2\" -> (inreceptacle vase_1 "
-                              "drawer_2))", events=("facts-from-commands",),
+                              "drawer_2)); a name the world refused as no such thing, "
+                              "typed as what the commands fill, is typed again (that part "
+                              "reads pddlkit's own simulators' info['failed']; real "
+                              "TextWorld and ALFWorld never trigger it)",
+             events=("facts-from-commands",),
              strategy="CommandFacts"),
     _modular("task_focus", "while a goal naming every thing the task names is reachable, "
                            "only such goals are offered, and a thing already so is left "
