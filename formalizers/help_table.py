@@ -156,7 +156,9 @@ HELPS: tuple[Help, ...] = (
     _modular("refused_steps", "with --schema-check, while the model writes the domain: a "
                               "plan's first step is never a command the world refused from "
                               "the very facts the plan starts from, nor one a complete list "
-                              "of the commands it would take now leaves out (a guard of "
+                              "of the commands it would take now leaves out, and an "
+                              "action refused over two different commands from the same "
+                              "facts is no step of a plan from them (a guard of "
                               "code's given to the planner alone; the files recorded, "
                               "checked and saved are the model's)",
              strategy="RefusedSteps", requires=("schema_check",), conflicts=FROZEN),

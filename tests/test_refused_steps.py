@@ -227,3 +227,45 @@ def test_the_plans_refused_at_a_later_command_from_the_same_facts_are_found():
     assert [[t.action for t in p] for p in plans] == [[went.action, used.action]]
     assert refused_plans([[went, used]], frozenset({"(player cabinet_1)"})) == []
     assert refused_plans([[went, dataclasses.replace(used, succeeded=True)]], start) == []
+
+
+def test_an_action_refused_over_different_objects_from_the_same_facts_is_no_step_then():
+    """Two plans from the same facts, each refused at ``use`` over another object (the
+    household at 1734ac0: ``slice ladle 1 with bread 1``, ``with cup 1``, ... after the same
+    ``go to cabinet 1``, 11 refusals a seed): the action is no step of a plan from those
+    facts, first or later; one refusal, or refusals from other facts, keep it open; the
+    formalizer's event names it."""
+    from pddlkit.formalizers.helps.refused_steps import KEPT, refused_actions
+
+    start = frozenset({"(player countertop_1)"})
+    went = Transition("(gotolocation countertop_1 cabinet_1)", start, True)
+    at_cabinet = frozenset({"(player cabinet_1)"})
+    plans = [[went, Transition("(toggleobject creditcard_2 cabinet_1)", at_cabinet, False)],
+             [went, Transition("(toggleobject creditcard_2 countertop_1)", at_cabinet, False)]]
+    assert refused_actions(plans, start) == ["toggleobject"]
+    assert refused_actions(plans[:1], start) == []
+    assert refused_actions([plans[0], plans[0]], start) == []       # the same command twice
+    assert refused_actions(plans, at_cabinet) == []
+    # a plan refused before its end (a later command never ran) is not counted
+    cut = [Transition("(toggleobject creditcard_2 cabinet_1)", start, False), went]
+    assert refused_actions([cut, plans[1]], start) == []
+
+    goal = PROBLEM.replace("(holds creditcard_2 countertop_1)", "(holds creditcard_2 cabinet_1)")
+    assert _plan(DOMAIN, goal)                       # go to the cabinet, use the card there
+    domain, problem = guarded(DOMAIN, goal, [], kept_out=["toggleobject"])
+    assert f"({KEPT}toggleobject)" in problem
+    assert not pddlkit.plan(domain, problem, timeout=20).solved   # only a toggle reaches it
+    # an action the domain does not have guards nothing
+    assert guarded(DOMAIN, goal, [], kept_out=["sliceobject"]) is None
+
+    from pddlkit.formalizers.modular import ModularFormalizer
+    from pddlkit.llm.scripted import ScriptedLLM
+
+    writing = ModularFormalizer(ScriptedLLM(["none"]), "household", schema_check=True,
+                                refused_steps=True)
+    writing._signatures_seen = SIGNATURES
+    writing.plans_ran += plans
+    files = Files(DOMAIN, goal)
+    given = writing.planning_files(files, None)
+    assert given != files and f"({KEPT}toggleobject)" in given.problem
+    assert any(s.startswith("(toggleobject ...) at any step") for s in writing.steps_kept_out)

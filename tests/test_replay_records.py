@@ -104,6 +104,12 @@ LEARNING_DIFFERS = {
     # up to three times); its own commit replays both
     "the-household-8-receptacles-basic-use-learn-domain-seeds-0-1-at-05094fe.record.jsonl.gz":
         (0, 1),
+    # refused_steps since keeps an action out of every step of a plan from facts where the
+    # world refused it over two different commands (built from this record: "slice ladle 1
+    # with bread 1", "with cup 1", ... after the same "go to cabinet 1"); its own commit
+    # replays both
+    "the-household-8-receptacles-basic-use-learn-domain-seeds-0-1-at-1734ac0.record.jsonl.gz":
+        (0, 1),
 }
 SUFFIX = ".record.jsonl.gz"
 

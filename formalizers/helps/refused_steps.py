@@ -34,7 +34,19 @@ against the transitions, kept and saved; the planner alone is given them with a 
   times from the same facts, and the world, restored, refused it each time), stages
   ``(prefix-J-I)`` that hold right after a plan's first I steps were that plan's (conditional
   effects), and its refused command kept out of its last stage: no plan begins that way again
-  (the same commands after another first step stay open).
+  (the same commands after another first step stay open);
+* per action the world refused over :data:`KEPT_OUT_AFTER` or more different commands, each
+  at the end of a plan begun from the same facts, a 0-ary ``(kept-out-<action>)`` in
+  ``:init`` and its negation joined to the action's precondition: no plan from these facts
+  takes that action at any step. Measured at 1734ac0 (the household, dev seed 1): with each
+  refused plan kept from beginning the same way, the planner's next plan was the same
+  command over other objects (``slice ladle 1 with bread 1``, ``with cup 1``, ``with
+  desklamp 1``, ``with ladle 1``: the model's sliceobject holds wherever the player is, and
+  no predicate of the model's says what can be sliced), refused each time, 11 refusals a
+  seed. Two refusals over different objects from the same facts say the schema, as
+  written, does not tell when the action works; planning it again from those facts spends
+  a step on what the world has twice refused. The choice is the facts, not the action: once
+  a step changes the facts believed, the action may be planned again.
 
 Not guarded: a command over a name the files do not declare (they could not plan it), files
 with errors of their own (the planner says them at the model's own lines), and a domain that
@@ -62,6 +74,12 @@ START = "plan-start"
 REFUSED, LISTED = "refused-here-", "listed-here-"
 #: a pattern's argument its command does not name (any object fills it)
 ANY = "?"
+#: the prefix of the 0-ary predicate that keeps an action out of every step of a plan
+KEPT = "kept-out-"
+#: how many different commands of one action the world refused, from the same facts, before
+#: the action is kept out of plans from those facts (one refusal may be the objects'; a
+#: second over other objects is the action's, as the model wrote it)
+KEPT_OUT_AFTER = 2
 
 
 def refused_here(transitions, state: frozenset) -> list[str]:
@@ -88,6 +106,20 @@ def refused_plans(plans, state: frozenset) -> list[list]:
     return out
 
 
+def refused_actions(plans, state: frozenset) -> list[str]:
+    """The actions (``sliceobject``) the world refused over :data:`KEPT_OUT_AFTER` or more
+    different ground actions, each the refused end of one of ``plans`` (every earlier
+    command of it taken) begun from exactly ``state``, in the order first refused."""
+    refused: dict[str, list[str]] = {}
+    for plan in plans:
+        if plan and not plan[-1].succeeded and all(t.succeeded for t in plan[:-1]) \
+                and frozenset(plan[0].before) == state:
+            words = plan[-1].action.strip().strip("()").lower().split()
+            if words and plan[-1].action not in refused.setdefault(words[0], []):
+                refused[words[0]].append(plan[-1].action)
+    return [name for name, ground in refused.items() if len(ground) >= KEPT_OUT_AFTER]
+
+
 def as_command(step: str, signatures: dict) -> str:
     """A ground action as the command it stands for: the arguments its action's command
     template does not name are :data:`ANY` (``use {l}``: ``(toggleobject creditcard_2
@@ -110,28 +142,31 @@ def as_command(step: str, signatures: dict) -> str:
 
 def guarded(domain_text: str, problem_text: str, refused: Sequence[str],
             listed: Optional[Sequence[str]] = None,
-            prefixes: Sequence[Sequence[str]] = ()) -> Optional[tuple[str, str]]:
+            prefixes: Sequence[Sequence[str]] = (), kept_out: Sequence[str] = ()
+            ) -> Optional[tuple[str, str]]:
     """The files with the ``refused`` commands kept out of a plan's first step, and, when
     ``listed`` is given (a complete list), every command it leaves out; each of
     ``prefixes`` (commands ``c1 .. ck``, the last refused after the others ran) is never
-    how a plan begins (see the module). A command is a ground action whose arguments may be
-    :data:`ANY`. None when either file cannot be read, or nothing is guarded (no command
-    names an action of the domain with its arity, and no list)."""
-    from pddlkit.pddl.model import And, Atom, Literal, Predicate
+    how a plan begins; the actions named in ``kept_out`` are no step of a plan at all (see
+    the module). A command is a ground action whose arguments may be :data:`ANY`. None when
+    either file cannot be read, or nothing is guarded (no command names an action of the
+    domain with its arity, no action is kept out, and no list)."""
+    from pddlkit.pddl.model import And, Atom, Literal, Not, Predicate
     from pddlkit.pddl.reader import read_domain, read_problem
     from pddlkit.pddl.writer import write_domain, write_problem
 
     domain, _ = read_domain(domain_text)
     problem, _ = read_problem(problem_text)
     if domain is None or problem is None or any(
-            p.name.lower() == START or p.name.lower().startswith((REFUSED, LISTED))
+            p.name.lower() == START or p.name.lower().startswith((REFUSED, LISTED, KEPT))
             for p in domain.predicates):   # the model's own name: no guard of that name
         return None
     named = {o.name.lower() for o in (*problem.objects, *domain.constants)}
     no = _by_action(domain, refused, named)
     yes = _by_action(domain, listed or (), named)
     steps = _prefix_steps(domain, prefixes, named)
-    if not no and listed is None and not steps:
+    banned = {a.name.lower() for a in domain.actions} & {k.lower() for k in kept_out}
+    if not no and listed is None and not steps and not banned:
         return None
     start = Atom(START)
     actions, predicates, init = [], [Predicate(START)], [start]
@@ -140,6 +175,11 @@ def guarded(domain_text: str, problem_text: str, refused: Sequence[str],
         name = action.name.lower()
         guards = list(extra[name][0]) + _first_step_guards(action, no, yes, listed is not None,
                                                             start, predicates, init)
+        if name in banned:   # no step of any plan from these facts
+            kept = Atom(KEPT + name)
+            predicates.append(Predicate(kept.predicate))
+            init.append(kept)
+            guards.append(Not(kept))
         effects = extra[name][1]
         pre = action.precondition
         if guards:
@@ -258,14 +298,12 @@ class RefusedSteps:
 
     def guard(self, formalizer, domain_text: str, problem_text: str, context
               ) -> tuple[str, str, list[str]]:
-        """(domain, problem, the refused commands kept out): the files unchanged and no
+        """(domain, problem, what is kept out, each with why): the files unchanged and no
         command when nothing is to be guarded, or the files cannot be read. The facts the
         problem starts from are read as the transitions' were (its ``:init`` under its
         domain, :func:`..evidence.believed_states`)."""
         from pddlkit.checks import check
-        from pddlkit.semantics.state import format_atom
 
-        from ..evidence import believed_states
         from ..modular.parts import _bind_command
 
         signatures = formalizer._signatures_seen or {}
@@ -273,27 +311,45 @@ class RefusedSteps:
         if context is not None and context.commands_complete and signatures:
             listed = [c for c in (_listed(str(c), signatures, _bind_command)
                                   for c in context.valid_actions) if c]
-        plans = getattr(formalizer, "plans_ran", [])
-        episode = [t for plan in plans for t in plan]
-        refused: list[str] = []
-        prefixes: list[list[str]] = []
-        if any(not t.succeeded for t in episode):
-            beliefs = believed_states(domain_text, problem_text, [])
-            if beliefs is not None:
-                state = frozenset(format_atom(a) for a in beliefs.states[0].atoms)
-                refused = list(dict.fromkeys(as_command(step, signatures)
-                                             for step in refused_here(episode, state)))
-                prefixes = [[as_command(t.action, signatures) for t in plan]
-                            for plan in refused_plans(plans, state)]
-        if not (refused or prefixes or listed is not None) or \
+        refused, prefixes, kept_out = _refusals(getattr(formalizer, "plans_ran", []),
+                                                domain_text, problem_text, signatures)
+        if not (refused or prefixes or kept_out or listed is not None) or \
                 not check(domain_text, problem_text, planner=None).ok:
             # nothing to guard; or the model's own errors, said at its own lines (the
             # planner checks the files it is given), not at the guarded files'
             return domain_text, problem_text, []
-        both = guarded(domain_text, problem_text, refused, listed, prefixes)
+        both = guarded(domain_text, problem_text, refused, listed, prefixes, kept_out)
         if both is None:
             return domain_text, problem_text, []
-        return both[0], both[1], refused + [" then ".join(p) for p in prefixes]
+        begins = ": refused from these very facts, not how a plan begins now"
+        return both[0], both[1], [step + begins for step in refused] + [
+            " then ".join(p) + begins for p in prefixes] + [
+            f"({name} ...) at any step: refused over {KEPT_OUT_AFTER} or more different "
+            "commands from these very facts, in no plan from them now" for name in kept_out]
+
+
+def _refusals(plans, domain_text: str, problem_text: str, signatures: dict
+              ) -> tuple[list[str], list[list[str]], list[str]]:
+    """What ``plans`` (the episode's, as they ran) say the world refused from the facts the
+    problem starts from (its ``:init`` under its domain, read as the transitions' were:
+    :func:`..evidence.believed_states`): the first-step commands, the refused prefixes, and
+    the actions kept out of every step (see :class:`RefusedSteps`)."""
+    from pddlkit.semantics.state import format_atom
+
+    from ..evidence import believed_states
+
+    episode = [t for plan in plans for t in plan]
+    if all(t.succeeded for t in episode):
+        return [], [], []
+    beliefs = believed_states(domain_text, problem_text, [])
+    if beliefs is None:
+        return [], [], []
+    state = frozenset(format_atom(a) for a in beliefs.states[0].atoms)
+    refused = list(dict.fromkeys(as_command(step, signatures)
+                                 for step in refused_here(episode, state)))
+    prefixes = [[as_command(t.action, signatures) for t in plan]
+                for plan in refused_plans(plans, state)]
+    return refused, prefixes, refused_actions(plans, state)
 
 
 def _listed(command: str, signatures: dict, bind) -> str:

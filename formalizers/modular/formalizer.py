@@ -264,8 +264,7 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
             if given[:2] != (domain, problem):
                 self.acted["refused-steps"] += 1
             domain, problem = given[:2]
-            self.steps_kept_out += [f"{step}: refused from these very facts, not how a plan "
-                                    "begins now" for step in given[2]]
+            self.steps_kept_out += list(given[2])
         return Files(domain, problem)
 
     def observe(self, transitions: list) -> None:
