@@ -573,6 +573,48 @@ def test_the_players_place_is_declared_over_a_type_every_action_has():
     assert place_types(same) == [] and place_types({}) == []
 
 
+def test_what_the_player_holds_and_a_things_state_take_one_argument():
+    """``predicate_slots``: where the player is, what it holds and a thing's other states are
+    declared over one argument (the player implied), as every text game pddlkit plays has
+    them; Qwen at 1734ac0 declared ``(holds ?o - obj ?p1 - receptacle)`` and ``(hot ?o - obj
+    ?r - receptacle)`` on the household. Other aspects keep up to four."""
+    from pddlkit.formalizers.helps.predicate_slots import (HELD_ASPECT, MOST_ARGUMENTS,
+                                                           PREDICATE_SLOTS, STATE_ASPECT)
+    from pddlkit.formalizers.modular.parts import _types
+    from pddlkit.formalizers.prompts import env_signatures
+    from pddlkit.pddl.grammars import predicate_slots_grammar
+
+    env = make("household", receptacles=8, difficulty="basic&use")
+    env.reset(seed=0)
+    signatures = env_signatures(env).by_name()
+    formalizer = ModularFormalizer(_script(careful), "household", predicate_slots=True)
+    grammar = formalizer._grammar("predicates", None, signatures)
+    lines = {label: "none" for label, _n in PREDICATE_SLOTS}
+
+    def answer(**given: str) -> str:
+        return "\n".join(f"{label}: {given.get(label, text)}" for label, text in lines.items())
+
+    assert grammar.accepts(answer(**{HELD_ASPECT: "(holds ?o - obj)",
+                                     STATE_ASPECT: "(hot ?o - obj) (cleaned ?o - obj)"}))
+    assert not grammar.accepts(answer(**{HELD_ASPECT: "(holds ?o - obj ?p1 - receptacle)"}))
+    assert not grammar.accepts(answer(**{STATE_ASPECT: "(hot ?o - obj ?r - receptacle)"}))
+    where = "where each thing is"
+    assert grammar.accepts(answer(**{where: "(in ?o - obj ?r - receptacle)"}))
+    # without the bound (the grammar as it was), the measured answer was allowed
+    loose = predicate_slots_grammar(_types(signatures), PREDICATE_SLOTS)
+    assert loose.accepts(answer(**{HELD_ASPECT: "(holds ?o - obj ?p1 - receptacle)"}))
+    assert set(MOST_ARGUMENTS.values()) == {1}
+    # a free answer (no grammar) is read the same way
+    kept, refused = formalizer._read_predicates(answer(**{
+        HELD_ASPECT: "(holds ?o - obj ?p1 - receptacle)", STATE_ASPECT: "(hot ?o - obj)",
+        where: "(in ?o - obj ?r - receptacle)",
+        PREDICATE_SLOTS[0][0]: "(player ?r - receptacle)"}), signatures)
+    names = [k.name for k in kept or []]
+    assert "hot" in names and "in" in names and "holds" not in names, kept
+    assert any(r.startswith("(holds ?o - obj ?p1 - receptacle): its aspect relates one thing")
+               for r in refused), refused
+
+
 def test_predicate_slots_ask_one_labelled_line_per_aspect_and_read_the_predicates_from_it():
     """Issue 75, ``predicate_slots``: the predicates are asked for under one label per aspect
     of a state, the grammar holds the labels and lets a line be ``none``, and the predicates

@@ -45,6 +45,19 @@ PREDICATE_SLOTS = (
 PLAYER_ASPECT = PREDICATE_SLOTS[0][0]
 #: the aspect of what the player holds: a thing, never a place (see :func:`held_places`)
 HELD_ASPECT = PREDICATE_SLOTS[4][0]
+#: the aspect of the other states of a thing (clean, hot, turned on)
+STATE_ASPECT = PREDICATE_SLOTS[5][0]
+#: ``predicate_slots``: the most arguments a predicate of an aspect has, where the aspect
+#: says it (the others take up to four): where the player is, what it holds and a state of a
+#: thing each relate one thing, the player being implied (every text game pddlkit plays:
+#: CoinCollector's ``(at ?r)``, ``(holding ?i)``; the household's ``(atlocation ?r)``,
+#: ``(holds ?o)``, ``(ishot ?o)``). Why: measured with Qwen2.5-Coder 1.5B learning the
+#: household's domain (dev seeds 0-1 at 1734ac0), it declared ``(holds ?o - obj ?p1 -
+#: receptacle)``, ``(cleaned ?o - obj ?r - receptacle)`` and ``(hot ?o - obj ?r -
+#: receptacle)``: a held thing and a thing's state tied to a receptacle, so its pickupobject
+#: deleted ``holds``, its sliceobject put a thing at the receptacle, and no schema over those
+#: predicates explained what the world did with a held or heated thing elsewhere.
+MOST_ARGUMENTS = {PLAYER_ASPECT: 1, HELD_ASPECT: 1, STATE_ASPECT: 1}
 #: ``predicate_slots``: the words by which a sentence states a fact of an aspect, so the
 #: sentence's facts begin with one of that aspect's predicates (:meth:`PredicateRevision.
 #: _stated_predicates`). Measured with Qwen2.5-Coder 1.5B writing CoinCollector's domain (dev
@@ -113,6 +126,16 @@ def named_places(signatures: dict) -> dict[str, list[int]]:
         if found:
             out[name.lower()] = found
     return out
+
+
+def over_most(answer: str) -> dict[str, int]:
+    """The declarations on an aspect's line with more arguments than
+    :data:`MOST_ARGUMENTS` lets that aspect have, each with that bound: the grammar allows
+    none, and a free answer is read the same way."""
+    lines = _aspect_lines(answer)
+    return {m.group(0): most for label, most in MOST_ARGUMENTS.items()
+            for line in lines.get(label, []) for m in _ATOM.finditer(line)
+            if len(re.findall(r"\?[\w\-]+", m.group(2))) > most}
 
 
 def held_places(answer: str, types: set) -> list[str]:

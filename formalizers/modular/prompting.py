@@ -295,11 +295,12 @@ class Prompting:
         from pddlkit.pddl import grammars
 
         if part == "predicates" and self.predicate_slots:
-            from ..helps.predicate_slots import PLAYER_ASPECT, PREDICATE_SLOTS, place_types
+            from ..helps.predicate_slots import (MOST_ARGUMENTS, PLAYER_ASPECT,
+                                                 PREDICATE_SLOTS, place_types)
 
             return grammars.predicate_slots_grammar(
                 _types(signatures), PREDICATE_SLOTS,
-                slot_types={PLAYER_ASPECT: place_types(signatures)})
+                slot_types={PLAYER_ASPECT: place_types(signatures)}, most=MOST_ARGUMENTS)
         if part == "predicates":   # as many as the actions' parameter types, at least
             return grammars.predicates_grammar(_types(signatures),
                                                at_least=len(_types(signatures)))

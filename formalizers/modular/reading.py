@@ -13,7 +13,7 @@ from typing import Optional
 from ..base import Context
 from .parts import MISSING_FACTS, _balanced, _norm, _types, observed_names
 from ..atoms import _ATOM, Signature, atom_of
-from ..helps.predicate_slots import held_places, misplaced_players, place_types
+from ..helps.predicate_slots import held_places, misplaced_players, over_most, place_types
 from ..helps.schema_slots import read_slots
 
 
@@ -50,9 +50,13 @@ class Reading:
         places = set(held_places(text, types)) if self.predicate_slots else set()
         kinds = place_types(signatures) if self.predicate_slots else []
         elsewhere = set(misplaced_players(text, kinds))
+        too_many = over_most(text) if self.predicate_slots else {}
         for m in _ATOM.finditer(text):
             params = _typed_parameters(m.group(2).split(), types)
-            if m.group(0) in places:
+            if m.group(0) in too_many:
+                refused.append(f"{m.group(0)}: its aspect relates one thing (the player "
+                               f"implied): at most {too_many[m.group(0)]} argument")
+            elif m.group(0) in places:
                 refused.append(f"{m.group(0)}: what the player holds is a thing, not a place "
                                "(where the player is has that type)")
             elif m.group(0) in elsewhere:

@@ -406,7 +406,8 @@ def _declaration_rules(lines: list[str], types: Sequence[str], limits: Limits) -
 
 def predicate_slots_grammar(types: Sequence[str], slots: Sequence[tuple[str, int]], *,
                             limits: Limits = Limits(), per_slot: int = 2,
-                            slot_types: Optional[dict[str, Sequence[str]]] = None) -> Grammar:
+                            slot_types: Optional[dict[str, Sequence[str]]] = None,
+                            most: Optional[dict[str, int]] = None) -> Grammar:
     """Predicate declarations under labels, one line per aspect of a state
     (``where the player is: (at ?r - room)``): ``slots`` are (label, the fewest arguments a
     predicate of that aspect has: a place of a thing relates two), each slot one to
@@ -417,24 +418,26 @@ def predicate_slots_grammar(types: Sequence[str], slots: Sequence[tuple[str, int
     connection), and a label to finish conditions each answer on the aspect it is for; with
     no least number of arguments it wrote ``(none)`` and ``(thing ?o - obj)`` for where a
     thing is. ``slot_types``: label -> the only types that slot's parameters may have (an
-    aspect whose things are of one kind: where the player is, a place)."""
+    aspect whose things are of one kind: where the player is, a place). ``most``: label ->
+    the most arguments that slot's predicates have (four, or its fewest, otherwise)."""
     from pddlkit.llm.lark_subset import literal
 
     if not slots:
         raise ValueError("no slot to fill: name at least one aspect")
     own = {label: list(kinds) for label, kinds in (slot_types or {}).items() if kinds}
-    rule = {label: f"own{i}" if label in own else f"slot{n}"
+    top = {label: max(n, (most or {}).get(label, max(4, n))) for label, n in slots}
+    rule = {label: f"own{i}" if label in own else f"slot{n}_{top[label]}"
             for i, (label, n) in enumerate(slots)}
     lines = ["start: " + " ".join(f"{literal(label + ':')} {rule[label]}"
                                   for label, _n in slots)]
-    for n in sorted({n for label, n in slots if label not in own}):
-        lines += [f'slot{n}: {_rep(f"skeleton{n}", per_slot, 1)} | "none"',
-                  f'skeleton{n}: "(" NAME {_rep("parameter", max(4, n), n)} ")"']
+    for n, m in sorted({(n, top[label]) for label, n in slots if label not in own}):
+        lines += [f'slot{n}_{m}: {_rep(f"skeleton{n}_{m}", per_slot, 1)} | "none"',
+                  f'skeleton{n}_{m}: "(" NAME {_rep("parameter", m, n)} ")"']
     for label, n in slots:
         if label in own:
             name = rule[label]
             lines += [f'{name}: {_rep(f"{name}_skeleton", per_slot, 1)} | "none"',
-                      f'{name}_skeleton: "(" NAME {_rep(f"{name}_parameter", max(4, n), n)} ")"',
+                      f'{name}_skeleton: "(" NAME {_rep(f"{name}_parameter", top[label], n)} ")"',
                       f'{name}_parameter: VARIABLE "-" {name}_type',
                       f"{name}_type: {_choice(own[label])}"]
     _declaration_rules(lines, types, limits)
