@@ -746,6 +746,32 @@ LINES = {
 MOVE_STAYS = LINES["move"].replace("after (at ?to)", "after same")
 
 
+def test_a_predicate_no_command_changes_says_same_after():
+    """``schema_slots`` with ``predicate_slots``: a predicate written for how places connect
+    (no command changes it) says ``same`` after, in the grammar and as a free answer is read
+    (Qwen at 1734ac0: its gotolocation required ``(not (connects ?from ?to))`` and added
+    it); its before is the model's."""
+    from pddlkit.formalizers.helps.schema_slots import read_slots, slot_predicates
+    from pddlkit.pddl.grammars import action_slots_grammar
+
+    kinds = {"at": ["room"], "connected": ["room", "room", "direction"],
+             "closed-door": ["room", "room", "direction"], "in": ["item", "room"],
+             "holding": ["item"], "visited": ["room"]}
+    move = [("?from", "room"), ("?to", "room"), ("?dir", "direction")]
+    changed = LINES["move"].replace("connected: before (connected ?from ?to ?dir) after same",
+                                    "connected: before none after (connected ?from ?to ?dir)")
+    assert changed != LINES["move"]
+    assert action_slots_grammar(kinds, move).accepts(changed)
+    staying = action_slots_grammar(kinds, move, must_stay=["connected"])
+    assert staying.accepts(LINES["move"]) and not staying.accepts(changed)
+    lines = slot_predicates(kinds, move)
+    body, refused = read_slots(changed, lines, move, static=["connected"])
+    assert "(connected" not in body.split(":effect")[1], body
+    assert refused == ["connected: no command changes it (how places connect); its after is "
+                       "read as same"]
+    assert "(connected ?from ?to ?dir)" in read_slots(changed, lines, move)[0]
+
+
 def test_schema_slots_grammar_holds_a_line_per_predicate_and_code_writes_the_schema():
     """Issue 75, ``schema_slots``: the grammar has one labelled line per predicate the
     action's parameters fit, each argument a parameter of its type; code writes the schema

@@ -84,13 +84,16 @@ def form_lines(predicates: "dict[str, Sequence[Optional[str]]]") -> str:
 
 def read_slots(text: str, predicates: "dict[str, Sequence[Optional[str]]]",
                parameters: Sequence[tuple[str, Optional[str]]],
-               positive_before: Sequence[str] = ()) -> tuple[Optional[str], list[str]]:
+               positive_before: Sequence[str] = (), static: Sequence[str] = ()
+               ) -> tuple[Optional[str], list[str]]:
     """(the schema's body, what was refused) from the answer's lines (see the module); the
     body is None when no line changes anything. Read leniently, as a free answer is: a label
     anywhere a line could start, any case, the lines in any order; a literal over another
     predicate than its line's, at another arity, or naming what is not a parameter, is
     refused and said, as is ``(not ...)`` before of a predicate in ``positive_before`` (the
-    player's place: the grammar allows only where the player must be)."""
+    player's place: the grammar allows only where the player must be). A line of a ``static``
+    predicate (how places connect: no command changes it) is read as ``same`` after, and a
+    change it lists is refused and said."""
     variables = {v.lower() for v, _t in parameters}
     lines = _lines(text, predicates)
     if not lines:
@@ -107,6 +110,10 @@ def read_slots(text: str, predicates: "dict[str, Sequence[Optional[str]]]",
         if before is None:   # no before ... after
             continue
         pre += [lit for lit in before if lit not in pre]
+        if after is not None and name in static:
+            refused.append(f"{name}: no command changes it (how places connect); its after "
+                           "is read as same")
+            after = None
         if after is None:   # same
             continue
         required = [lit for lit in before if not lit.startswith("(not ")]

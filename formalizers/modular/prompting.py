@@ -289,7 +289,8 @@ class Prompting:
             self._kinds(), params, not_before=rules.before, not_after=rules.after,
             must_change=rules.change, positive_before=self._player_predicates(),
             must_keep=rules.keep, must_add=sorted(self._must_add.get(action, ())),
-            must_list=rules.add, must_drop=rules.drop)
+            must_list=rules.add, must_drop=rules.drop,
+            must_stay=sorted(self._static_predicates()))
 
     def _grammar(self, part: str, context: Context, signatures: dict):
         from pddlkit.pddl import grammars

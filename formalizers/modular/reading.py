@@ -86,7 +86,8 @@ class Reading:
         from the lines, one per predicate (:func:`.schema_slots.read_slots`)."""
         if self.schema_slots:
             params, lines = self._slot_schema(signatures[action][0])
-            body, refused = read_slots(text, lines, params, self._player_predicates())
+            body, refused = read_slots(text, lines, params, self._player_predicates(),
+                                       self._static_predicates())
             if body is None:
                 return None, refused
             why = self._against_evidence(action, body, signatures)
