@@ -241,14 +241,19 @@ def test_an_action_refused_over_different_objects_from_the_same_facts_is_no_step
     went = Transition("(gotolocation countertop_1 cabinet_1)", start, True)
     at_cabinet = frozenset({"(player cabinet_1)"})
     plans = [[went, Transition("(toggleobject creditcard_2 cabinet_1)", at_cabinet, False)],
-             [went, Transition("(toggleobject creditcard_2 countertop_1)", at_cabinet, False)]]
-    assert refused_actions(plans, start) == ["toggleobject"]
-    assert refused_actions(plans[:1], start) == []
+             [went, Transition("(toggleobject ladle_1 cabinet_1)", at_cabinet, False)]]
+    assert refused_actions(plans, start, SIGNATURES) == ["toggleobject"]
+    assert refused_actions(plans[:1], start, SIGNATURES) == []
     assert refused_actions([plans[0], plans[0]], start) == []       # the same command twice
-    assert refused_actions(plans, at_cabinet) == []
+    # "use creditcard 2" over two receptacles is one command ("use {l}" names no receptacle)
+    over_two = [plans[0], [went, Transition("(toggleobject creditcard_2 countertop_1)",
+                                            at_cabinet, False)]]
+    assert refused_actions(over_two, start, SIGNATURES) == []
+    assert refused_actions(over_two, start) == ["toggleobject"]      # read as ground actions
+    assert refused_actions(plans, at_cabinet, SIGNATURES) == []
     # a plan refused before its end (a later command never ran) is not counted
     cut = [Transition("(toggleobject creditcard_2 cabinet_1)", start, False), went]
-    assert refused_actions([cut, plans[1]], start) == []
+    assert refused_actions([cut, plans[1]], start, SIGNATURES) == []
 
     goal = PROBLEM.replace("(holds creditcard_2 countertop_1)", "(holds creditcard_2 cabinet_1)")
     assert _plan(DOMAIN, goal)                       # go to the cabinet, use the card there

@@ -603,7 +603,9 @@ def test_what_the_player_holds_and_a_things_state_take_one_argument():
     # without the bound (the grammar as it was), the measured answer was allowed
     loose = predicate_slots_grammar(_types(signatures), PREDICATE_SLOTS)
     assert loose.accepts(answer(**{HELD_ASPECT: "(holds ?o - obj ?p1 - receptacle)"}))
-    assert set(MOST_ARGUMENTS.values()) == {1}
+    assert MOST_ARGUMENTS[HELD_ASPECT] == MOST_ARGUMENTS[STATE_ASPECT] == 1
+    with pytest.raises(ValueError, match="most arguments under the fewest"):
+        predicate_slots_grammar(_types(signatures), PREDICATE_SLOTS, most={where: 1})
     # a free answer (no grammar) is read the same way
     kept, refused = formalizer._read_predicates(answer(**{
         HELD_ASPECT: "(holds ?o - obj ?p1 - receptacle)", STATE_ASPECT: "(hot ?o - obj)",
@@ -611,8 +613,15 @@ def test_what_the_player_holds_and_a_things_state_take_one_argument():
         PREDICATE_SLOTS[0][0]: "(player ?r - receptacle)"}), signatures)
     names = [k.name for k in kept or []]
     assert "hot" in names and "in" in names and "holds" not in names, kept
-    assert any(r.startswith("(holds ?o - obj ?p1 - receptacle): its aspect relates one thing")
-               for r in refused), refused
+    assert any(r.startswith("(holds ?o - obj ?p1 - receptacle): a predicate for what the "
+                            "player holds has at most 1 argument") for r in refused), refused
+    # by the line it is on: the same declaration is a place of a thing on that line
+    kept, refused = formalizer._read_predicates(answer(**{
+        where: "(inreceptacle ?o - obj ?r - receptacle)",
+        HELD_ASPECT: "(inreceptacle ?o - obj ?r - receptacle)",
+        PREDICATE_SLOTS[0][0]: "(player ?r - receptacle)"}), signatures)
+    assert "inreceptacle" in [k.name for k in kept or []], refused
+    assert len([r for r in refused if "at most 1 argument" in r]) == 1, refused
 
 
 def test_predicate_slots_ask_one_labelled_line_per_aspect_and_read_the_predicates_from_it():
@@ -770,6 +779,8 @@ def test_a_predicate_no_command_changes_says_same_after():
     assert refused == ["connected: no command changes it (how places connect); its after is "
                        "read as same"]
     assert "(connected ?from ?to ?dir)" in read_slots(changed, lines, move)[0]
+    # a line that changes nothing is read as it is, with nothing said
+    assert read_slots(LINES["move"], lines, move, static=["connected"])[1] == []
 
 
 def test_schema_slots_grammar_holds_a_line_per_predicate_and_code_writes_the_schema():

@@ -128,14 +128,21 @@ def named_places(signatures: dict) -> dict[str, list[int]]:
     return out
 
 
-def over_most(answer: str) -> dict[str, int]:
-    """The declarations on an aspect's line with more arguments than
-    :data:`MOST_ARGUMENTS` lets that aspect have, each with that bound: the grammar allows
-    none, and a free answer is read the same way."""
-    lines = _aspect_lines(answer)
-    return {m.group(0): most for label, most in MOST_ARGUMENTS.items()
-            for line in lines.get(label, []) for m in _ATOM.finditer(line)
-            if len(re.findall(r"\?[\w\-]+", m.group(2))) > most}
+def over_most(answer: str) -> dict[int, tuple[str, int]]:
+    """Where in ``answer`` each declaration begins that has, on its aspect's line, more
+    arguments than :data:`MOST_ARGUMENTS` lets that aspect have -> (the aspect, that bound):
+    the grammar allows none, and a free answer is read the same way. By position, not by
+    text: the same declaration on another aspect's line is that line's."""
+    found = sorted((m.end(), label) for label, _least in PREDICATE_SLOTS
+                   for m in re.finditer(rf"(?im)^[ \t]*{re.escape(label)}[ \t]*:", answer))
+    out: dict[int, tuple[str, int]] = {}
+    for i, (start, label) in enumerate(found):
+        end = found[i + 1][0] if i + 1 < len(found) else len(answer)
+        most = MOST_ARGUMENTS.get(label)
+        for m in _ATOM.finditer(answer, start, end) if most is not None else ():
+            if m.end() <= end and len(re.findall(r"\?[\w\-]+", m.group(2))) > most:
+                out[m.start()] = (label, most)
+    return out
 
 
 def held_places(answer: str, types: set) -> list[str]:

@@ -59,13 +59,15 @@ sinkbasin 1" refused where the facts wrongly put the player at the sinkbasin can
 to sinkbasin 1"), and a refusal's guard goes once the facts change. A goal only a kept-out
 first step reaches is then unsolvable, and the planner says so; the loop asks for another
 goal, as for any unsolvable goal. Acted: counted once per guarded planning call
-(``refused-steps``), each one a ``steps-kept-out`` event naming the refused commands kept out
-(the listed ones are the game's list, not named).
+(``refused-steps``), each one a ``steps-kept-out`` event naming the refused commands, the
+refused plans' beginnings and the actions kept out, each with why (the listed commands are
+the game's list, not named).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Optional, Sequence
 
 #: the 0-ary predicate true only before a plan's first step
@@ -106,18 +108,23 @@ def refused_plans(plans, state: frozenset) -> list[list]:
     return out
 
 
-def refused_actions(plans, state: frozenset) -> list[str]:
+def refused_actions(plans, state: frozenset, signatures: Optional[dict] = None) -> list[str]:
     """The actions (``sliceobject``) the world refused over :data:`KEPT_OUT_AFTER` or more
-    different ground actions, each the refused end of one of ``plans`` (every earlier
-    command of it taken) begun from exactly ``state``, in the order first refused."""
+    different commands, each the refused end of one of ``plans`` (every earlier command of
+    it taken) begun from exactly ``state``, in the order first refused. Commands are read
+    through ``signatures`` (:func:`as_command`: two ground actions of one command, "use
+    creditcard 2" over two receptacles, are one command refused twice, not two)."""
     refused: dict[str, list[str]] = {}
     for plan in plans:
         if plan and not plan[-1].succeeded and all(t.succeeded for t in plan[:-1]) \
                 and frozenset(plan[0].before) == state:
             words = plan[-1].action.strip().strip("()").lower().split()
-            if words and plan[-1].action not in refused.setdefault(words[0], []):
-                refused[words[0]].append(plan[-1].action)
-    return [name for name, ground in refused.items() if len(ground) >= KEPT_OUT_AFTER]
+            if not words:
+                continue
+            command = as_command("(" + " ".join(words) + ")", signatures or {})
+            if command not in refused.setdefault(words[0], []):
+                refused[words[0]].append(command)
+    return [name for name, commands in refused.items() if len(commands) >= KEPT_OUT_AFTER]
 
 
 def as_command(step: str, signatures: dict) -> str:
@@ -349,7 +356,9 @@ def _refusals(plans, domain_text: str, problem_text: str, signatures: dict
                                  for step in refused_here(episode, state)))
     prefixes = [[as_command(t.action, signatures) for t in plan]
                 for plan in refused_plans(plans, state)]
-    return refused, prefixes, refused_actions(plans, state)
+    kept_out = [name for name in refused_actions(plans, state, signatures)
+                if re.search(rf"\(:action\s+{re.escape(name)}\s", domain_text, re.I)]
+    return refused, prefixes, kept_out
 
 
 def _listed(command: str, signatures: dict, bind) -> str:

@@ -110,10 +110,8 @@ def read_slots(text: str, predicates: "dict[str, Sequence[Optional[str]]]",
         if before is None:   # no before ... after
             continue
         pre += [lit for lit in before if lit not in pre]
-        if after is not None and name in static:
-            refused.append(f"{name}: no command changes it (how places connect); its after "
-                           "is read as same")
-            after = None
+        if name in static:
+            after = _static_after(name, before, after, refused)
         if after is None:   # same
             continue
         required = [lit for lit in before if not lit.startswith("(not ")]
@@ -126,6 +124,16 @@ def read_slots(text: str, predicates: "dict[str, Sequence[Optional[str]]]",
     body = (f":precondition (and {' '.join(pre)})\n    " if pre else "") + \
         f":effect (and {' '.join(effect)})"
     return body, refused
+
+
+def _static_after(name: str, before: list, after: Optional[list], refused: list) -> None:
+    """A static predicate's after, read as ``same`` (None): a line that would change it is
+    refused and said in ``refused``; one that lists what held before, or says same, is not."""
+    held = {lit for lit in before if not lit.startswith("(not ")}
+    if after is not None and set(after) != held:
+        refused.append(f"{name}: no command changes it (how places connect); its after is "
+                       "read as same")
+    return None
 
 
 def _lines(text: str, predicates) -> dict[str, str]:

@@ -53,9 +53,10 @@ class Reading:
         too_many = over_most(text) if self.predicate_slots else {}
         for m in _ATOM.finditer(text):
             params = _typed_parameters(m.group(2).split(), types)
-            if m.group(0) in too_many:
-                refused.append(f"{m.group(0)}: its aspect relates one thing (the player "
-                               f"implied): at most {too_many[m.group(0)]} argument")
+            if m.start() in too_many:
+                aspect, most = too_many[m.start()]
+                refused.append(f"{m.group(0)}: a predicate for {aspect} has at most {most} "
+                               "argument (the player is implied)")
             elif m.group(0) in places:
                 refused.append(f"{m.group(0)}: what the player holds is a thing, not a place "
                                "(where the player is has that type)")

@@ -425,7 +425,10 @@ def predicate_slots_grammar(types: Sequence[str], slots: Sequence[tuple[str, int
     if not slots:
         raise ValueError("no slot to fill: name at least one aspect")
     own = {label: list(kinds) for label, kinds in (slot_types or {}).items() if kinds}
-    top = {label: max(n, (most or {}).get(label, max(4, n))) for label, n in slots}
+    top = {label: (most or {}).get(label, max(4, n)) for label, n in slots}
+    low = [label for label, n in slots if top[label] < n]
+    if low:
+        raise ValueError(f"most arguments under the fewest for {', '.join(low)}")
     rule = {label: f"own{i}" if label in own else f"slot{n}_{top[label]}"
             for i, (label, n) in enumerate(slots)}
     lines = ["start: " + " ".join(f"{literal(label + ':')} {rule[label]}"
