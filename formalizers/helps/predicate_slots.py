@@ -133,14 +133,11 @@ def over_most(answer: str) -> dict[int, tuple[str, int]]:
     arguments than :data:`MOST_ARGUMENTS` lets that aspect have -> (the aspect, that bound):
     the grammar allows none, and a free answer is read the same way. By position, not by
     text: the same declaration on another aspect's line is that line's."""
-    found = sorted((m.end(), label) for label, _least in PREDICATE_SLOTS
-                   for m in re.finditer(rf"(?im)^[ \t]*{re.escape(label)}[ \t]*:", answer))
     out: dict[int, tuple[str, int]] = {}
-    for i, (start, label) in enumerate(found):
-        end = found[i + 1][0] if i + 1 < len(found) else len(answer)
+    for label, start, stop in _aspect_spans(answer):
         most = MOST_ARGUMENTS.get(label)
-        for m in _ATOM.finditer(answer, start, end) if most is not None else ():
-            if m.end() <= end and len(re.findall(r"\?[\w\-]+", m.group(2))) > most:
+        for m in _ATOM.finditer(answer, start, stop) if most is not None else ():
+            if len(re.findall(r"\?[\w\-]+", m.group(2))) > most:
                 out[m.start()] = (label, most)
     return out
 
@@ -169,21 +166,27 @@ def held_places(answer: str, types: set) -> list[str]:
 
 
 def _aspect_lines(answer: str, last_only: bool = False) -> dict[str, list[str]]:
-    """Each aspect's label -> the text of its lines in ``answer``, in the order they come: a
-    label counts where a line begins with it (any case), and its text runs to the next such
-    line; with ``last_only``, only each label's last line counts (a model that echoes the
-    template's lines first)."""
+    """Each aspect's label -> the text of its lines in ``answer``, in the order they come
+    (:func:`_aspect_spans`)."""
+    out: dict[str, list[str]] = {}
+    for label, start, stop in _aspect_spans(answer, last_only):
+        out.setdefault(label, []).append(answer[start:stop])
+    return out
+
+
+def _aspect_spans(answer: str, last_only: bool = False) -> list[tuple[str, int, int]]:
+    """(label, where its line's text begins, where it ends) for each aspect's line in
+    ``answer``, in order: a label counts where a line begins with it (any case), and its text
+    runs to the next such line; with ``last_only``, only each label's last line counts (a
+    model that echoes the template's lines first)."""
     found = [(m.start(), m.end(), label) for label, _least in PREDICATE_SLOTS
              for m in re.finditer(rf"(?im)^[ \t]*{re.escape(label)}[ \t]*:", answer)]
     if last_only:
         last = {label: (start, end) for start, end, label in sorted(found)}
         found = [(start, end, label) for label, (start, end) in last.items()]
     found.sort()
-    out: dict[str, list[str]] = {}
-    for i, (_start, end, label) in enumerate(found):
-        stop = found[i + 1][0] if i + 1 < len(found) else len(answer)
-        out.setdefault(label, []).append(answer[end:stop])
-    return out
+    return [(label, end, found[i + 1][0] if i + 1 < len(found) else len(answer))
+            for i, (_start, end, label) in enumerate(found)]
 
 
 def _argument_types(declaration: str) -> list[str]:

@@ -110,8 +110,9 @@ def read_slots(text: str, predicates: "dict[str, Sequence[Optional[str]]]",
         if before is None:   # no before ... after
             continue
         pre += [lit for lit in before if lit not in pre]
-        if name in static:
-            after = _static_after(name, before, after, refused)
+        if name in static:   # no command changes it: read as same
+            _say_static_change(name, before, after, refused)
+            after = None
         if after is None:   # same
             continue
         required = [lit for lit in before if not lit.startswith("(not ")]
@@ -126,14 +127,13 @@ def read_slots(text: str, predicates: "dict[str, Sequence[Optional[str]]]",
     return body, refused
 
 
-def _static_after(name: str, before: list, after: Optional[list], refused: list) -> None:
-    """A static predicate's after, read as ``same`` (None): a line that would change it is
-    refused and said in ``refused``; one that lists what held before, or says same, is not."""
+def _say_static_change(name: str, before: list, after: Optional[list], refused: list) -> None:
+    """A static predicate's line whose after would change it is refused and said in
+    ``refused``; one that lists what held before, or says same, is not."""
     held = {lit for lit in before if not lit.startswith("(not ")}
     if after is not None and set(after) != held:
         refused.append(f"{name}: no command changes it (how places connect); its after is "
                        "read as same")
-    return None
 
 
 def _lines(text: str, predicates) -> dict[str, str]:
