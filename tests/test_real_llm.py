@@ -25,6 +25,8 @@ import os
 import socket
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import pytest
 from conftest import need_module
@@ -285,6 +287,15 @@ def test_a_busy_server_is_waited_for_never_replaced_and_a_stale_record_is_ignore
     held = socket.socket()
     held.bind(("127.0.0.1", 0))
     try:
+        # a child read before it has exec'd shows pytest's command line, not the one given
+        # (seen once in CI: the silent server was read as another program and ignored)
+        for child, shows in ((silent, b"llama_cpp.server"), (other, b"time.sleep(60)")):
+            for _ in range(500):
+                if shows in Path(f"/proc/{child.pid}/cmdline").read_bytes():
+                    break
+                time.sleep(0.01)
+            else:
+                pytest.fail(f"pid {child.pid} never showed its command line")
         local_server.servers_dir().mkdir(parents=True)
 
         def record(pid: int) -> None:
