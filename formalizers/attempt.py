@@ -7,13 +7,13 @@ plan, and map the plan to the environment's commands (:func:`attempt`); split fr
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Optional, Sequence
 
 from pddlkit.planners import PlanStatus
 
 from .answer import AnswerError, Files
-from .base import Context, GuardsItsPlans, Memory
+from .base import Context, GuardsItsPlans, KeepsOneValue, Memory
 
 
 @dataclass
@@ -75,6 +75,8 @@ def attempt(formalizer, context: Context, env, planner: Any, timeout: float,
         return Attempt(None, None, None, f"Your answer could not be read: {exc.problem}")
     if domain is not None:
         files = Files(domain, files.problem)
+    if isinstance(formalizer, KeepsOneValue):   # what the passes must not add a value to
+        context = replace(context, one_value=frozenset(formalizer.one_value()))
     files, edits = run_passes(passes, files, context)
     if refused is not None and answer_key(files) in refused:
         return Attempt(files, None, None, repeated_message(refused[answer_key(files)]), 0.0,

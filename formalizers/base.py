@@ -64,6 +64,10 @@ class Context:
     #: the environment lists every command it would take now (``admissible_complete``), so
     #: one its list leaves out would be refused (evidence for the schema check)
     commands_complete: bool = False
+    #: predicates of which the formalizer keeps one value (where the player is, while the
+    #: model writes the domain: :class:`KeepsOneValue`), so no pass of code's puts a
+    #: remembered value back beside the one it keeps (``fact_memory``)
+    one_value: frozenset = frozenset()
 
     def __post_init__(self) -> None:
         if not isinstance(self.signatures, Signatures):
@@ -97,6 +101,17 @@ class GuardsItsPlans(Protocol):
     checks and refuses the files themselves."""
 
     def planning_files(self, files, context): ...
+
+
+@runtime_checkable
+class KeepsOneValue(Protocol):
+    """A formalizer that keeps one value of some predicates whatever the domain's schemas say
+    (the modular formalizer, while the model writes the domain: the player is at one place,
+    though the model's move may add the new place and delete nothing): ``one_value()`` names
+    them, and the loop tells code's passes (:attr:`Context.one_value`)."""
+
+    def one_value(self) -> set[str]:
+        ...
 
 
 @runtime_checkable

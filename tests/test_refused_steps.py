@@ -168,7 +168,9 @@ def test_the_guard_leaves_out_what_the_files_cannot_plan_and_reads_slotless_comm
     writing = ModularFormalizer(ScriptedLLM(["none"]), "household", schema_check=True,
                                 refused_steps=True)
     writing._signatures_seen = SIGNATURES
-    listed = Context("initial", "household", Memory("t"),
+    seen = Memory("t", [("", "You see a cabinet 1 and a countertop 1. On the countertop 1, "
+                             "you see a creditcard 2.")])
+    listed = Context("initial", "household", seen,
                      ["go to cabinet 1", "go to middle of room"], "", 2,
                      commands_complete=True)
     given = writing.planning_files(Files(DOMAIN, PROBLEM), listed)
@@ -274,3 +276,56 @@ def test_an_action_refused_over_different_objects_from_the_same_facts_is_no_step
     given = writing.planning_files(files, None)
     assert given != files and f"({KEPT}toggleobject)" in given.problem
     assert any(s.startswith("(toggleobject ...) at any step") for s in writing.steps_kept_out)
+
+
+def test_a_name_the_game_never_used_is_in_no_steps_command():
+    """A placeholder (``unknown_connects_of_cabinet_1``: a place joined to itself, read as a
+    connection to a place not seen) named by a command can only be refused ("You don't see
+    any unknown connects of cabinet 1 here."; 5 of the household's 8 refusals, dev seed 0 at
+    9ceef74, each a plan's second step after a listed "go to cabinet 1"): no step's command
+    names it, at any step; an argument the command does not name may still be it (``use
+    {l}`` names no receptacle); a name a listed command uses is seen ("go to middle of
+    room"), and the world's refusal, which echoes the name, does not make it seen."""
+    from pddlkit.formalizers.base import Context, Memory
+    from pddlkit.formalizers.helps.refused_steps import (UNSEEN, shown_parameters,
+                                                         unseen_names)
+    from pddlkit.formalizers.modular import ModularFormalizer
+    from pddlkit.llm.scripted import ScriptedLLM
+
+    placeholder = PROBLEM.replace("cabinet_1 - receptacle",
+                                  "cabinet_1 unknown_connects_of_cabinet_1 middle_of_room "
+                                  "- receptacle")
+    there = placeholder.replace("(:goal (holds creditcard_2 countertop_1))",
+                                "(:goal (player unknown_connects_of_cabinet_1))")
+    assert _plan(DOMAIN, there) == ["(gotolocation countertop_1 unknown_connects_of_cabinet_1)"]
+    shown = shown_parameters(SIGNATURES)
+    assert shown == {"gotolocation": (False, True), "toggleobject": (True, False)}
+    unseen = ["unknown_connects_of_cabinet_1"]
+    assert _plan(*guarded(DOMAIN, there, [], unseen=unseen, shown=shown)) == []
+    # from the placeholder (an argument "go to {to}" does not name) a plan may start
+    away = placeholder.replace("(:init (player countertop_1))",
+                               "(:init (player unknown_connects_of_cabinet_1))") \
+        .replace("(:goal (holds creditcard_2 countertop_1))", "(:goal (player cabinet_1))")
+    assert _plan(*guarded(DOMAIN, away, [], unseen=unseen, shown=shown)) == \
+        ["(gotolocation unknown_connects_of_cabinet_1 cabinet_1)"]
+    assert guarded(DOMAIN, there, [], unseen=unseen, shown={}) is None   # no command names
+
+    memory = Memory("put a creditcard on countertop")
+    memory.history.append(("", "You are in the middle of a room. You see a cabinet 1 and a "
+                               "countertop 1. On the countertop 1, you see a creditcard 2."))
+    memory.failures.append((1, (), "go to unknown connects of cabinet 1",
+                            "You don't see any unknown connects of cabinet 1 here."))
+    context = Context("update", "household", memory, ["go to middle of room"], "", 2)
+    assert unseen_names(placeholder, context) == unseen
+    assert unseen_names(placeholder, None) == []
+
+    writing = ModularFormalizer(ScriptedLLM(["none"]), "household", schema_check=True,
+                                refused_steps=True)
+    writing._signatures_seen = SIGNATURES
+    given = writing.planning_files(Files(DOMAIN, there), context)
+    assert f"({UNSEEN} unknown_connects_of_cabinet_1)" in given.problem
+    assert _plan(given.domain, given.problem) == []
+    work = dict(writing.work_done())
+    assert work["steps-kept-out"]["steps"] == [
+        "unknown_connects_of_cabinet_1: in no step's command, a name the game has not used "
+        "(no observation, no listed command)"]

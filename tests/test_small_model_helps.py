@@ -682,3 +682,60 @@ def test_a_world_literal_the_models_domain_cannot_state_is_not_kept_or_said():
     theirs = RefutedFacts().on_failed(Files(reference, "(define (problem p))"), failure, None)
     assert theirs is not None and theirs.values == ["(atlocation countertop_1)"]
     assert "(atlocation countertop_1) is false in the world" in theirs.said
+
+
+def test_fact_memory_puts_back_no_value_of_a_predicate_the_formalizer_keeps_one_of():
+    """While the model writes the domain, the player is at one place whatever its schemas
+    say; Qwen2.5-Coder 1.5B's gotolocation added ``(player ?to)`` and deleted nothing, so
+    ``player`` read as add-only and fact memory merged every place the player had been back
+    (the household, dev seed 0 at 9ceef74: believed at up to nine places). The formalizer
+    names such predicates (``one_value``), the loop gives them to the passes, and fact
+    memory takes them as fluents; a predicate no one keeps one value of is merged as
+    before."""
+    from pddlkit.formalizers.attempt import attempt
+    from pddlkit.formalizers.base import Context, KeepsOneValue, Memory
+    from pddlkit.formalizers.helps.fact_memory import FactMemory
+    from pddlkit.formalizers.modular import ModularFormalizer
+    from pddlkit.llm.scripted import ScriptedLLM
+
+    domain = ("(define (domain h) (:requirements :strips :typing) (:types receptacle) "
+              "(:predicates (player ?r - receptacle) (seen ?r - receptacle)) "
+              "(:action gotolocation :parameters (?from - receptacle ?to - receptacle) "
+              ":precondition (and) :effect (and (player ?to) (seen ?to))))")
+
+    def problem(here: str) -> str:
+        return (f"(define (problem p) (:domain h) (:objects desk_1 sofa_1 - receptacle) "
+                f"(:init (player {here}) (seen {here})) (:goal (player desk_1)))")
+
+    memory = FactMemory()
+    memory.confirm(Files(domain, problem("sofa_1")))
+    assert "(player sofa_1)" in memory.merge(Files(domain, problem("desk_1"))).added
+    kept = memory.merge(Files(domain, problem("desk_1")), one_value=frozenset({"PLAYER"}))
+    assert kept.added == ["(seen sofa_1)"]
+
+    # the loop's attempt gives the passes the formalizer's one_value
+    writing = ModularFormalizer(ScriptedLLM(["none"]), "household")
+    writing.predicate_aspects = {"player": "where the player is"}
+    assert isinstance(writing, KeepsOneValue)
+
+    class Written:   # the files the model wrote, for the one call
+        name = "written"
+
+        def propose(self, context):
+            return Files(domain, problem("desk_1"))
+
+        def one_value(self):
+            return {"player"}
+
+    seen_by: list = []
+
+    class Spy:   # a pass that keeps the context it was given
+        counter, event, key = None, "spy", "spy"
+
+        def apply(self, files, context):
+            seen_by.append(context.one_value)
+            return files, []
+
+    context = Context("update", "h", Memory("go to the desk"), [], "", 1)
+    attempt(Written(), context, env=None, planner="auto", timeout=10, passes=[Spy(), memory])
+    assert seen_by == [frozenset({"player"})]

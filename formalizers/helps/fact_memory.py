@@ -139,15 +139,23 @@ class FactMemory:
                     del self.facts[fact]
 
     def apply(self, files: Files, context) -> tuple[Files, list[str]]:
-        """The pass: :meth:`merge`, what was seen being every observation of the episode."""
+        """The pass: :meth:`merge`, what was seen being every observation of the episode,
+        the predicates the formalizer keeps one value of (``context.one_value``) fluents."""
         from ..attempt import observed_text
 
-        merged = self.merge(files, seen=observed_text(context.memory))
+        merged = self.merge(files, seen=observed_text(context.memory),
+                            one_value=getattr(context, "one_value", frozenset()))
         return merged.files, merged.added
 
-    def merge(self, files: Files, seen: Optional[str] = None) -> Merge:
+    def merge(self, files: Files, seen: Optional[str] = None,
+              one_value: frozenset = frozenset()) -> Merge:
         """``files`` with the remembered facts its problem lacks (but the placeholders it
-        replaced, given the observations' text ``seen``)."""
+        replaced, given the observations' text ``seen``, and the facts of ``one_value``: the
+        predicates the formalizer keeps one value of, fluents whatever the domain's actions
+        delete; measured with Qwen2.5-Coder 1.5B learning the household's domain, dev seed 0
+        at 9ceef74: its gotolocation added ``(player ?to)`` and deleted nothing, so
+        ``player`` read as add-only, every place the player had been was merged back, and
+        from the 7th command on the player was believed at up to nine places)."""
         if not self.facts:
             return Merge(files)
         dom, _ = read_domain(files.domain)
@@ -155,7 +163,8 @@ class FactMemory:
         if dom is None or prob is None:
             return Merge(files)  # unreadable: the solver's diagnostics go back first
         arity = {p.name: len(p.parameters) for p in dom.predicates}
-        fluent = deleted_predicates(dom)
+        fluent = deleted_predicates(dom) | {p for p in arity
+                                            if p.lower() in {o.lower() for o in one_value}}
         atoms = _atoms(prob)
         present = {Atom(pred, args) for pred, args in atoms}
         declared = {o.name for o in prob.objects} | {c.name for c in dom.constants}

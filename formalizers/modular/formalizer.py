@@ -250,6 +250,13 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
         self.last_parts = []
         return work
 
+    def one_value(self) -> set[str]:
+        """The predicates of which the facts hold one value per slot (the loop's
+        :class:`~.base.KeepsOneValue`: :meth:`_single_valued`, the player's place included
+        while the model writes the domain), so ``fact_memory`` puts no remembered place back
+        beside the one believed now."""
+        return set(self._single_valued())
+
     def planning_files(self, files: Files, context: Optional[Context] = None) -> Files:
         """The files the planner is given (the loop's :class:`~.base.GuardsItsPlans`): these,
         guarded in code by the strategies that guard plans (``refused_steps``) while the
