@@ -718,3 +718,32 @@ def test_a_closed_type_asks_the_model_s_names_of_it_again_and_rereads_the_facts(
     kept, refused = formalizer._read("types", "corridor=DIRECTION", error, {})
     assert kept is None and "the commands name every direction" in refused[-1]
     assert formalizer._read("types", "corridor=ROOM", error, {})[0] == {"corridor": "room"}
+
+
+def test_a_place_joined_to_itself_with_no_way_named_is_not_kept():
+    """The household's ``(connects ?r1 ?r2)`` says no direction: read on arriving,
+    ``(connects cabinet_1 cabinet_1)`` became ``(connects cabinet_1
+    unknown_connects_of_cabinet_1)`` (Qwen2.5-Coder 1.5B learning the household's domain,
+    dev seed 0 at 9ceef74), a place no command can name, which became the novel goals. With
+    no other argument to say which way, such a fact is not kept; a place the known facts
+    join to this one is still read in; CoinCollector's direction still gives a
+    placeholder (above)."""
+    domain = ("(define (domain h) (:requirements :strips :typing) (:types receptacle) "
+              "(:predicates (player ?r - receptacle) (connects ?a - receptacle ?b - "
+              "receptacle)) (:action gotolocation :parameters (?from - receptacle ?to - "
+              "receptacle) :precondition (and (player ?from) (connects ?from ?to)) "
+              ":effect (and (player ?to) (not (player ?from)))))")
+    formalizer = ModularFormalizer(_script(careful), "household", here_facts=True)
+    formalizer.fixed_domain = domain
+    formalizer.base = atoms(["(player cabinet_1)"])
+    here = formalizer._strategy("here_facts")
+    pins = {"connects": {0: "cabinet_1"}}
+    assert here.there_slots(formalizer) == {"connects": 1}
+    formalizer._rewrites = []
+    assert here.away(formalizer, "connects", ["cabinet_1", "cabinet_1"], pins) is None
+    assert formalizer._rewrites == ["(connects cabinet_1 cabinet_1): a place joined to "
+                                    "itself, and nothing says which way another lies; not "
+                                    "kept"]
+    formalizer.base.append(atom_of("(connects cabinet_1 desk_1)"))
+    assert here.away(formalizer, "connects", ["cabinet_1", "cabinet_1"], pins) == \
+        "(connects cabinet_1 desk_1)"

@@ -783,6 +783,46 @@ def test_a_predicate_no_command_changes_says_same_after():
     assert read_slots(LINES["move"], lines, move, static=["connected"])[1] == []
 
 
+def test_an_action_with_one_place_does_not_move_the_player():
+    """With one parameter of a place's type an action is done where the player is: its line
+    of the player's place says ``same`` after, in the grammar and as a free answer is read
+    (Qwen at 9ceef74, the household: pickupobject, sliceobject, closeobject wrote ``player:
+    before none after (player ?r)``, and plans reached places through "take butterknife 1
+    from ..."); the move, with a place to leave and one to reach, is free; no place type
+    known, nothing is forced. Through the formalizer, the grammar of pickupobject refuses the
+    teleport and gotolocation's allows the move."""
+    from pddlkit.formalizers.helps.schema_slots import (in_place_predicates, read_slots,
+                                                        slot_predicates)
+    from pddlkit.formalizers.modular import ModularFormalizer
+    from pddlkit.llm.scripted import ScriptedLLM
+
+    take = [("?o", "obj"), ("?r", "receptacle")]
+    go = [("?from", "receptacle"), ("?to", "receptacle")]
+    assert in_place_predicates(["player"], take, ["receptacle"]) == ["player"]
+    assert in_place_predicates(["player"], go, ["receptacle"]) == []
+    assert in_place_predicates(["player"], take, []) == []
+    kinds = {"player": ["receptacle"], "holds": ["obj"]}
+    teleport = "player: before none after (player ?r)\nholds: before none after (holds ?o)"
+    body, refused = read_slots(teleport, slot_predicates(kinds, take), take,
+                               positive_before=["player"], in_place=["player"])
+    assert "(player" not in body and "(holds ?o)" in body, body
+    assert refused == ["player: this command does not move the player (it has no place to "
+                       "leave and another to reach: it is done where the player is); its "
+                       "after is read as same"]
+    writing = ModularFormalizer(ScriptedLLM(["none"]), "household", schema_slots=True,
+                                predicate_slots=True)
+    writing.predicates = declarations(["(player ?p - receptacle)", "(holds ?o - obj)"])
+    writing.predicate_aspects = {"player": "where the player is", "holds": "what the player holds"}
+    signatures = {"pickupobject": (take, "take {o} from {r}"),
+                  "gotolocation": (go, "go to {to}")}
+    grammar = writing._action_grammar("pickupobject", signatures)
+    assert not grammar.accepts(teleport)
+    assert grammar.accepts("player: before (player ?r) after same\n"
+                           "holds: before none after (holds ?o)")
+    assert writing._action_grammar("gotolocation", signatures).accepts(
+        "player: before (player ?from) after (player ?to)")
+
+
 def test_schema_slots_grammar_holds_a_line_per_predicate_and_code_writes_the_schema():
     """Issue 75, ``schema_slots``: the grammar has one labelled line per predicate the
     action's parameters fit, each argument a parameter of its type; code writes the schema

@@ -114,6 +114,15 @@ class PredicateRevision:
         return frozenset(name for name, aspect in self.predicate_aspects.items()
                          if aspect not in STATIC_ASPECTS)
 
+    def _in_place_predicates(self, params, signatures: dict) -> list[str]:
+        """``predicate_slots`` with ``schema_slots``: the player's place predicates an
+        action of ``params`` leaves as they were (fewer than two parameters of a place's
+        type: :func:`..helps.schema_slots.in_place_predicates`)."""
+        from ..helps.predicate_slots import place_types
+        from ..helps.schema_slots import in_place_predicates
+
+        return in_place_predicates(self._player_predicates(), params, place_types(signatures))
+
     def _static_predicates(self) -> frozenset:
         """``predicate_slots``: the predicates written under :data:`STATIC_ASPECTS`."""
         return frozenset(name for name, aspect in self.predicate_aspects.items()

@@ -290,7 +290,8 @@ class Prompting:
             must_change=rules.change, positive_before=self._player_predicates(),
             must_keep=rules.keep, must_add=sorted(self._must_add.get(action, ())),
             must_list=rules.add, must_drop=rules.drop,
-            must_stay=sorted(self._static_predicates()))
+            must_stay=sorted({*self._static_predicates(),
+                              *self._in_place_predicates(params, signatures)}))
 
     def _grammar(self, part: str, context: Context, signatures: dict):
         from pddlkit.pddl import grammars

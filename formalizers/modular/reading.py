@@ -88,7 +88,8 @@ class Reading:
         if self.schema_slots:
             params, lines = self._slot_schema(signatures[action][0])
             body, refused = read_slots(text, lines, params, self._player_predicates(),
-                                       self._static_predicates())
+                                       self._static_predicates(),
+                                       self._in_place_predicates(params, signatures))
             if body is None:
                 return None, refused
             why = self._against_evidence(action, body, signatures)
@@ -156,7 +157,11 @@ class Reading:
                 refused.append(f"{fact}: {why}")
                 continue
             if pins:   # here_facts: a place joined to itself leads away
-                fact = self._pinned_by.away(self, predicate, args, pins)
+                away = self._pinned_by.away(self, predicate, args, pins)
+                if away is None:
+                    refused.append(f"{fact}: joins where the player is to itself")
+                    continue
+                fact = away
             clash = None if fact in kept else self._type_of(atom_of(fact), kinds, typed)
             if clash:
                 refused.append(f"{fact}: {clash}")

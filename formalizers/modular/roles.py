@@ -110,8 +110,9 @@ class PinsSentenceFacts(Protocol):
     def pins(self, formalizer) -> Optional[dict]:
         """predicate -> {argument: where the agent is}, or None."""
 
-    def away(self, formalizer, predicate: str, args: list, pins: dict) -> str:
-        """The fact a sentence's ``(predicate *args)`` is read as, under ``pins``."""
+    def away(self, formalizer, predicate: str, args: list, pins: dict) -> Optional[str]:
+        """The fact a sentence's ``(predicate *args)`` is read as, under ``pins``; None
+        when it is not kept."""
 
 
 @runtime_checkable
