@@ -158,7 +158,8 @@ HELPS: tuple[Help, ...] = (
                               "the very facts the plan starts from, nor one a complete list "
                               "of the commands it would take now leaves out, and an "
                               "action refused over two different commands from the same "
-                              "facts is no step of a plan from them (a guard of "
+                              "facts is no step of a plan from them, nor is a command "
+                              "naming a name the game never used (a guard of "
                               "code's given to the planner alone; the files recorded, "
                               "checked and saved are the model's)",
              strategy="RefusedSteps", requires=("schema_check",), conflicts=FROZEN),
