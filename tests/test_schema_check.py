@@ -1754,12 +1754,19 @@ def test_a_sentence_that_says_closed_and_was_read_without_it_is_asked_for_that_f
     assert formalizer._stated_predicates() == ([], [])
     # a sentence that does not say "closed" has no closed fact to read (the household at
     # 8336b36: "... you see a cabinet 1, ..., a countertop 1" read as a closed countertop)
-    assert formalizer._unstated_predicates() == {"closed-door"}
+    # ... nor a held thing unless it says one is taken or carried (the household at
+    # 2fcc924: "On the desk 1, you see a butterknife 1, ..." read as four things held)
+    assert formalizer._unstated_predicates() == {"closed-door", "holding"}
     assert not formalizer._grammar("facts", context, signatures).accepts(closed)
     assert formalizer._grammar("facts", context, signatures).accepts(connection)
+    held = "(holding ?i=coin)"
+    assert not formalizer._grammar("facts", context, signatures).accepts(held)
     formalizer._sentence = sentence
-    assert formalizer._unstated_predicates() == set()
+    assert formalizer._unstated_predicates() == {"holding"}
     assert formalizer._grammar("facts", context, signatures).accepts(closed)
+    formalizer._sentence = "You take the coin."
+    assert formalizer._unstated_predicates() == {"closed-door"}
+    assert formalizer._grammar("facts", context, signatures).accepts(held)
     assert frozen._unstated_predicates() == set()
 
 
