@@ -823,6 +823,49 @@ def test_an_action_with_one_place_does_not_move_the_player():
         "player: before (player ?from) after (player ?to)")
 
 
+def test_a_connection_of_a_place_to_itself_is_never_required():
+    """A place joined to itself is never a fact (here_facts keeps none), so a schema that
+    requires it never fires (Qwen at 2fcc924, the household: seven actions required
+    ``(connects ?r ?r)``, each "can never fire", and the episode ended at the solver's retry
+    limit): ruled out of the grammar's before, and left out, said, as a free answer is read;
+    a connection between two parameters stays the model's."""
+    from pddlkit.formalizers.helps.schema_slots import read_slots, self_joined, slot_predicates
+    from pddlkit.formalizers.modular import ModularFormalizer
+    from pddlkit.llm.scripted import ScriptedLLM
+
+    take = [("?o", "obj"), ("?r", "receptacle")]
+    go = [("?from", "receptacle"), ("?to", "receptacle")]
+    kinds = {"player": ["receptacle"], "connects": ["receptacle", "receptacle"],
+             "holds": ["obj"]}
+    assert self_joined(["connects"], kinds, take) == {
+        "connects": {"(connects ?r ?r)", "(not (connects ?r ?r))"}}
+    assert self_joined(["connects"], kinds, go)["connects"] == {
+        "(connects ?from ?from)", "(not (connects ?from ?from))", "(connects ?to ?to)",
+        "(not (connects ?to ?to))"}
+    answer = ("player: before (player ?r) after same\nconnects: before (connects ?r ?r) "
+              "after same\nholds: before none after (holds ?o)")
+    body, refused = read_slots(answer, slot_predicates(kinds, take), take,
+                               positive_before=["player"], static=["connects"])
+    assert "connects" not in body and "(player ?r)" in body, body
+    assert refused == ["(connects ?r ?r): joins a place to itself, never a fact; left out"]
+    writing = ModularFormalizer(ScriptedLLM(["none"]), "household", schema_slots=True,
+                                predicate_slots=True)
+    writing.predicates = declarations(["(player ?p - receptacle)",
+                                       "(connects ?a - receptacle ?b - receptacle)",
+                                       "(holds ?o - obj)"])
+    writing.predicate_aspects = {"player": "where the player is",
+                                 "connects": "which places connect, and in which direction",
+                                 "holds": "what the player holds"}
+    signatures = {"pickupobject": (take, "take {o} from {r}"),
+                  "gotolocation": (go, "go to {to}")}
+    grammar = writing._action_grammar("pickupobject", signatures)
+    assert not grammar.accepts(answer)
+    assert grammar.accepts(answer.replace("before (connects ?r ?r)", "before none"))
+    assert writing._action_grammar("gotolocation", signatures).accepts(
+        "player: before (player ?from) after (player ?to)\n"
+        "connects: before (connects ?from ?to) after same")
+
+
 def test_schema_slots_grammar_holds_a_line_per_predicate_and_code_writes_the_schema():
     """Issue 75, ``schema_slots``: the grammar has one labelled line per predicate the
     action's parameters fit, each argument a parameter of its type; code writes the schema

@@ -13,8 +13,8 @@ from .parts import MISSING_FACTS, _types, observed_names
 from pddlkit.pddl.model import Atom
 
 from ..atoms import Signature, fact_text, facts_text
-from ..helps.schema_slots import (SCHEMA_SLOTS_FORM, form_lines, ruled_out, slot_predicates,
-                           slots_of_body)
+from ..helps.schema_slots import (SCHEMA_SLOTS_FORM, form_lines, ruled_out, self_joined,
+                                  slot_predicates, slots_of_body)
 
 
 class Prompting:
@@ -285,8 +285,11 @@ class Prompting:
         if not self.schema_slots:
             return grammars.action_body_grammar(self._kinds(), params)
         rules = ruled_out(self.evidence.refutations.get(action, ()), params)
+        joined = self_joined(sorted(self._static_predicates()), self._kinds(), params)
+        not_before = {name: rules.before.get(name, set()) | joined.get(name, set())
+                      for name in {*rules.before, *joined}}
         return grammars.action_slots_grammar(
-            self._kinds(), params, not_before=rules.before, not_after=rules.after,
+            self._kinds(), params, not_before=not_before, not_after=rules.after,
             must_change=rules.change, positive_before=self._player_predicates(),
             must_keep=rules.keep, must_add=sorted(self._must_add.get(action, ())),
             must_list=rules.add, must_drop=rules.drop,
