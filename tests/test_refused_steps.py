@@ -329,3 +329,31 @@ def test_a_name_the_game_never_used_is_in_no_steps_command():
     assert work["steps-kept-out"]["steps"] == [
         "unknown_connects_of_cabinet_1: in no step's command, a name the game has not used "
         "(no observation, no listed command)"]
+
+
+def test_the_planner_keeps_the_player_at_one_place():
+    """Qwen's gotolocation added ``(player ?to)`` and deleted nothing (the household, dev seed
+    0 at 24f3556), so the planner's player stayed where it had been, and plans went "go to
+    cabinet 1" then a command at the place just left ("You are not at the desk 1"). Given
+    the player's predicates, the guard makes a step that puts the player somewhere leave it
+    nowhere else: the toggle at the countertop comes before leaving it."""
+    from pddlkit.formalizers.modular import ModularFormalizer
+    from pddlkit.llm.scripted import ScriptedLLM
+
+    stays = DOMAIN.replace("(and (player ?to) (not (player ?from)))", "(and (player ?to))")
+    assert stays != DOMAIN
+    both = PROBLEM.replace("(:goal (holds creditcard_2 countertop_1))",
+                           "(:goal (and (holds creditcard_2 countertop_1) (player cabinet_1)))")
+    assert _plan(stays, both)[0] == "(gotolocation countertop_1 cabinet_1)"
+    domain, problem = guarded(stays, both, [], one_place=["player"])
+    assert "?one-place-other" in domain
+    assert _plan(domain, problem) == [TOGGLE, "(gotolocation countertop_1 cabinet_1)"]
+    assert guarded(stays, both, [], one_place=["holds"]) is None   # two arguments: not one
+    writing = ModularFormalizer(ScriptedLLM(["none"]), "household", schema_check=True,
+                                refused_steps=True)
+    writing._signatures_seen = SIGNATURES
+    writing.predicate_aspects = {"player": "where the player is"}
+    given = writing.planning_files(Files(stays, both))
+    assert _plan(given.domain, given.problem)[0] == TOGGLE
+    assert dict(writing.work_done())["steps-kept-out"]["steps"] == [
+        "the player at one place: a step that puts it somewhere leaves it nowhere else"]
