@@ -798,17 +798,20 @@ def test_an_action_with_one_place_does_not_move_the_player():
 
     take = [("?o", "obj"), ("?r", "receptacle")]
     go = [("?from", "receptacle"), ("?to", "receptacle")]
-    assert in_place_predicates(["player"], take, ["receptacle"]) == ["player"]
-    assert in_place_predicates(["player"], go, ["receptacle"]) == []
-    assert in_place_predicates(["player"], take, []) == []
+    assert in_place_predicates(["player"], take, ["receptacle"]) == {"player": "(player ?r)"}
+    assert in_place_predicates(["player"], go, ["receptacle"]) == {}
+    assert in_place_predicates(["player"], take, []) == {}
+    assert in_place_predicates(["player"], [("?o", "obj")], ["receptacle"]) == {"player": None}
     kinds = {"player": ["receptacle"], "holds": ["obj"]}
     teleport = "player: before none after (player ?r)\nholds: before none after (holds ?o)"
     body, refused = read_slots(teleport, slot_predicates(kinds, take), take,
-                               positive_before=["player"], in_place=["player"])
-    assert "(player" not in body and "(holds ?o)" in body, body
+                               positive_before=["player"], in_place={"player": "(player ?r)"})
+    assert ":precondition (and (player ?r))" in body and ":effect (and (holds ?o))" in body, body
     assert refused == ["player: this command does not move the player (it has no place to "
                        "leave and another to reach: it is done where the player is); its "
-                       "after is read as same"]
+                       "after is read as same",
+                       "player: the command is done where the player is; (player ?r) "
+                       "required before"]
     writing = ModularFormalizer(ScriptedLLM(["none"]), "household", schema_slots=True,
                                 predicate_slots=True)
     writing.predicates = declarations(["(player ?p - receptacle)", "(holds ?o - obj)"])
@@ -819,6 +822,9 @@ def test_an_action_with_one_place_does_not_move_the_player():
     assert not grammar.accepts(teleport)
     assert grammar.accepts("player: before (player ?r) after same\n"
                            "holds: before none after (holds ?o)")
+    # done where the player is (16d5df2: "clean cd 1 with desk 1" planned from the cabinet)
+    assert not grammar.accepts("player: before none after same\n"
+                               "holds: before none after (holds ?o)")
     assert writing._action_grammar("gotolocation", signatures).accepts(
         "player: before (player ?from) after (player ?to)")
 

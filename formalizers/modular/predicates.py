@@ -114,10 +114,10 @@ class PredicateRevision:
         return frozenset(name for name, aspect in self.predicate_aspects.items()
                          if aspect not in STATIC_ASPECTS)
 
-    def _in_place_predicates(self, params, signatures: dict) -> list[str]:
+    def _in_place_predicates(self, params, signatures: dict) -> dict:
         """``predicate_slots`` with ``schema_slots``: the player's place predicates an
-        action of ``params`` leaves as they were (fewer than two parameters of a place's
-        type: :func:`..helps.schema_slots.in_place_predicates`)."""
+        action of ``params`` leaves as they were, each with the atom it requires (fewer than
+        two parameters of a place's type: :func:`..helps.schema_slots.in_place_predicates`)."""
         from ..helps.predicate_slots import place_types
         from ..helps.schema_slots import in_place_predicates
 

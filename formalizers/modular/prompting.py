@@ -288,13 +288,16 @@ class Prompting:
         joined = self_joined(sorted(self._static_predicates()), self._kinds(), params)
         not_before = {name: rules.before.get(name, set()) | joined.get(name, set())
                       for name in {*rules.before, *joined}}
+        here = self._in_place_predicates(params, signatures)
+        must_drop = {name: set(rules.drop.get(name, set())) | ({here[name]} if here.get(name)
+                                                                else set())
+                     for name in {*rules.drop, *here}}
         return grammars.action_slots_grammar(
             self._kinds(), params, not_before=not_before, not_after=rules.after,
             must_change=rules.change, positive_before=self._player_predicates(),
             must_keep=rules.keep, must_add=sorted(self._must_add.get(action, ())),
-            must_list=rules.add, must_drop=rules.drop,
-            must_stay=sorted({*self._static_predicates(),
-                              *self._in_place_predicates(params, signatures)}))
+            must_list=rules.add, must_drop=must_drop,
+            must_stay=sorted({*self._static_predicates(), *here}))
 
     def _grammar(self, part: str, context: Context, signatures: dict):
         from pddlkit.pddl import grammars
