@@ -12,7 +12,7 @@ request's files, when every call gave files (125 of 126 such episodes replay; th
 said, not replayed).
 
 The learn-domain records of ``domain-writing-records/`` (the model writing the domain) are
-played again through ``learn-domain``, with the helps each record names: 9 of their 34
+played again through ``learn-domain``, with the helps each record names: 9 of their 35
 episodes replay, among them the run that wrote the learned rows' CoinCollector domain, which
 today's code rebuilds byte for byte.
 
@@ -122,6 +122,10 @@ LEARNING_DIFFERS = {
     # stopped at the start of seed 1 (its seed 0 whole): built from it, the planner keeps
     # the player at one place (the model's gotolocation deleted nothing)
     "the-household-8-receptacles-basic-use-learn-domain-seeds-0-1-stopped-at-24f3556"
+    ".record.jsonl.gz": (0,),
+    # stopped in seed 1 (its seed 0 whole): built from it, a one-place action requires the
+    # player there
+    "the-household-8-receptacles-basic-use-learn-domain-seeds-0-1-stopped-at-16d5df2"
     ".record.jsonl.gz": (0,),
 }
 SUFFIX = ".record.jsonl.gz"
