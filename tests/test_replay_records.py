@@ -12,7 +12,7 @@ request's files, when every call gave files (125 of 126 such episodes replay; th
 said, not replayed).
 
 The learn-domain records of ``domain-writing-records/`` (the model writing the domain) are
-played again through ``learn-domain``, with the helps each record names: 9 of their 35
+played again through ``learn-domain``, with the helps each record names: 10 of their 36
 episodes replay, among them the run that wrote the learned rows' CoinCollector domain, which
 today's code rebuilds byte for byte.
 
