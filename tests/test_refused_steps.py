@@ -357,3 +357,38 @@ def test_the_planner_keeps_the_player_at_one_place():
     assert _plan(given.domain, given.problem)[0] == TOGGLE
     assert dict(writing.work_done())["steps-kept-out"]["steps"] == [
         "the player at one place: a step that puts it somewhere leaves it nowhere else"]
+
+
+def test_a_command_refused_after_different_first_steps_is_no_step_then():
+    """"use butterknife 1" was refused five times from the same facts, each after another
+    move (the household, dev seed 0 at 759d03f): each refused plan was kept from beginning
+    the same way, and the next plan put the same command after another move. A command
+    refused at the end of two different plans from the same facts is kept out of every
+    step of a plan from them; once refused after one plan only, it is not."""
+    from pddlkit.formalizers.helps.refused_steps import refused_commands
+
+    before = frozenset({"(player countertop_1)"})
+    plans = [[Transition("(gotolocation countertop_1 cabinet_1)", before, True),
+              Transition("(toggleobject creditcard_2 cabinet_1)",
+                         frozenset({"(player cabinet_1)"}), False)],
+             [Transition("(gotolocation countertop_1 countertop_1)", before, True),
+              Transition("(toggleobject creditcard_2 countertop_1)", before, False)]]
+    command = "(toggleobject creditcard_2 ?)"
+    assert refused_commands(plans, before, SIGNATURES) == [command]
+    assert refused_commands(plans[:1], before, SIGNATURES) == []
+    assert refused_commands(plans, frozenset({"(player cabinet_1)"}), SIGNATURES) == []
+    assert _plan(DOMAIN, PROBLEM) == [TOGGLE]
+    guarded_files = guarded(DOMAIN, PROBLEM, [], kept_commands=[command])
+    assert "(kept-out-command-toggleobject creditcard_2)" in guarded_files[1]
+    assert _plan(*guarded_files) == []      # no step of any plan: the goal unreachable
+    from pddlkit.formalizers.modular import ModularFormalizer
+    from pddlkit.llm.scripted import ScriptedLLM
+
+    writing = ModularFormalizer(ScriptedLLM(["none"]), "household", schema_check=True,
+                                refused_steps=True)
+    writing._signatures_seen = SIGNATURES
+    writing.plans_ran.extend(plans)
+    given = writing.planning_files(Files(DOMAIN, PROBLEM))
+    assert _plan(given.domain, given.problem) == []
+    assert f"{command} at any step: refused at the end of 2 or more plans from these very " \
+        "facts, in no plan from them now" in dict(writing.work_done())["steps-kept-out"]["steps"]

@@ -12,7 +12,7 @@ request's files, when every call gave files (125 of 126 such episodes replay; th
 said, not replayed).
 
 The learn-domain records of ``domain-writing-records/`` (the model writing the domain) are
-played again through ``learn-domain``, with the helps each record names: 10 of their 36
+played again through ``learn-domain``, with the helps each record names: 9 of their 36
 episodes replay, among them the run that wrote the learned rows' CoinCollector domain, which
 today's code rebuilds byte for byte.
 
@@ -127,6 +127,10 @@ LEARNING_DIFFERS = {
     # player there
     "the-household-8-receptacles-basic-use-learn-domain-seeds-0-1-stopped-at-16d5df2"
     ".record.jsonl.gz": (0,),
+    # a command refused at the end of two plans from the same facts is since no step of a
+    # plan from them (built from this record: "use butterknife 1" after five different moves)
+    "the-household-8-receptacles-basic-use-learn-domain-seed-0-at-759d03f.record.jsonl.gz":
+        (0,),
 }
 SUFFIX = ".record.jsonl.gz"
 

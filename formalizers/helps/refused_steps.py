@@ -47,6 +47,12 @@ against the transitions, kept and saved; the planner alone is given them with a 
   written, does not tell when the action works; planning it again from those facts spends
   a step on what the world has twice refused. The choice is the facts, not the action: once
   a step changes the facts believed, the action may be planned again.
+* per command the world refused at the end of :data:`KEPT_OUT_AFTER` or more different
+  plans begun from the same facts (``use butterknife 1`` after one move, then after
+  another: the household at 759d03f, five times), ``(kept-out-command-<action> <the
+  parameters its command names>)`` in ``:init`` and its negation joined to the action's
+  precondition: that command is no step of a plan from those facts
+  (:func:`refused_commands`).
 
 Not guarded: a command over a name the files do not declare (they could not plan it), files
 with errors of their own (the planner says them at the model's own lines), and a domain that
@@ -129,6 +135,27 @@ def refused_actions(plans, state: frozenset, signatures: Optional[dict] = None) 
     return [name for name, commands in refused.items() if len(commands) >= KEPT_OUT_AFTER]
 
 
+def refused_commands(plans, state: frozenset, signatures: Optional[dict] = None) -> list[str]:
+    """The commands (as :func:`as_command`: ``(toggleobject butterknife_1 ?)``) the world
+    refused at the end of :data:`KEPT_OUT_AFTER` or more different plans (every earlier
+    command of each taken) begun from exactly ``state``, in the order first refused: the
+    same command after different first steps. Measured with Qwen2.5-Coder 1.5B learning the
+    household's domain (dev seed 0 at 759d03f): "use butterknife 1" was refused five times,
+    each after another move (its toggleobject added what is held, the planner's one way to
+    a held thing); each refused plan was kept from beginning the same way, not the command
+    from following another move, and the kept-out rule of actions counts different
+    commands ("use {l}" names no receptacle: one command)."""
+    seen: dict[str, list] = {}
+    for plan in plans:
+        if plan and not plan[-1].succeeded and all(t.succeeded for t in plan[:-1]) \
+                and frozenset(plan[0].before) == state:
+            command = as_command(plan[-1].action, signatures or {})
+            actions = [t.action for t in plan]
+            if actions not in seen.setdefault(command, []):
+                seen[command].append(actions)
+    return [c for c, ways in seen.items() if len(ways) >= KEPT_OUT_AFTER]
+
+
 def as_command(step: str, signatures: dict) -> str:
     """A ground action as the command it stands for: the arguments its action's command
     template does not name are :data:`ANY` (``use {l}``: ``(toggleobject creditcard_2
@@ -153,7 +180,8 @@ def guarded(domain_text: str, problem_text: str, refused: Sequence[str],
             listed: Optional[Sequence[str]] = None,
             prefixes: Sequence[Sequence[str]] = (), kept_out: Sequence[str] = (),
             unseen: Sequence[str] = (), shown: Optional[dict] = None,
-            one_place: Sequence[str] = ()) -> Optional[tuple[str, str]]:
+            one_place: Sequence[str] = (), kept_commands: Sequence[str] = ()
+            ) -> Optional[tuple[str, str]]:
     """The files with the ``refused`` commands kept out of a plan's first step, and, when
     ``listed`` is given (a complete list), every command it leaves out; each of
     ``prefixes`` (commands ``c1 .. ck``, the last refused after the others ran) is never
@@ -164,7 +192,8 @@ def guarded(domain_text: str, problem_text: str, refused: Sequence[str],
     or nothing is guarded (no command names an action of the domain with its arity, no
     action is kept out, no unseen name is in a command, and no list). An action that adds an
     atom of a predicate of ``one_place`` (where the player is) also deletes its other atoms
-    (:func:`_one_place_effects`)."""
+    (:func:`_one_place_effects`). The commands of ``kept_commands`` are no step of a plan
+    at all (:func:`refused_commands`)."""
     from pddlkit.pddl.model import And, Atom, Literal, Not, Predicate
     from pddlkit.pddl.reader import read_domain, read_problem
     from pddlkit.pddl.writer import write_domain, write_problem
@@ -186,7 +215,9 @@ def guarded(domain_text: str, problem_text: str, refused: Sequence[str],
     if not any(any(mask) for mask in masks.values()):
         hidden = []   # no command names a parameter: no command can name them
     moves = _one_place_effects(domain, one_place)
-    if not no and listed is None and not steps and not banned and not hidden and not moves:
+    never = _by_action(domain, kept_commands, named)
+    if not no and listed is None and not steps and not banned and not hidden and not moves \
+            and not never:
         return None
     start = Atom(START)
     actions, predicates, init = [], [Predicate(START)], [start]
@@ -205,6 +236,13 @@ def guarded(domain_text: str, problem_text: str, refused: Sequence[str],
             predicates.append(Predicate(kept.predicate))
             init.append(kept)
             guards.append(Not(kept))
+        if name in never:   # this command at no step of a plan from these facts
+            mask, values = never[name]
+            params = tuple(p for p, keep in zip(action.parameters, mask) if keep)
+            mark = Atom(KEPT + "command-" + name, tuple(p.name for p in params))
+            predicates.append(Predicate(mark.predicate, params))
+            init += [Atom(mark.predicate, v) for v in values]
+            guards.append(Not(mark))
         if hidden:   # no command names what the game never named
             mask = masks[name]
             guards += [Not(Atom(UNSEEN, (p.name,)))
@@ -372,25 +410,28 @@ class RefusedSteps:
         if context is not None and context.commands_complete and signatures:
             listed = [c for c in (_listed(str(c), signatures, _bind_command)
                                   for c in context.valid_actions) if c]
-        refused, prefixes, kept_out = _refusals(getattr(formalizer, "plans_ran", []),
-                                                domain_text, problem_text, signatures)
+        refused, prefixes, kept_out, again = _refusals(getattr(formalizer, "plans_ran", []),
+                                                       domain_text, problem_text, signatures)
         unseen = unseen_names(problem_text, context) if signatures else []
         moves = formalizer._player_predicates()
-        if not (refused or prefixes or kept_out or unseen or moves or listed is not None) or \
+        if not (refused or prefixes or kept_out or again or unseen or moves
+                or listed is not None) or \
                 not check(domain_text, problem_text, planner=None).ok:
             # nothing to guard; or the model's own errors, said at its own lines (the
             # planner checks the files it is given), not at the guarded files'
             return domain_text, problem_text, []
         shown = shown_parameters(signatures)
         both = guarded(domain_text, problem_text, refused, listed, prefixes, kept_out,
-                       unseen, shown, formalizer._player_predicates())
+                       unseen, shown, formalizer._player_predicates(), again)
         if both is None:
             return domain_text, problem_text, []
         begins = ": refused from these very facts, not how a plan begins now"
         said = [step + begins for step in refused] + [
             " then ".join(p) + begins for p in prefixes] + [
             f"({name} ...) at any step: refused over {KEPT_OUT_AFTER} or more different "
-            "commands from these very facts, in no plan from them now" for name in kept_out]
+            "commands from these very facts, in no plan from them now" for name in kept_out] + [
+            f"{command} at any step: refused at the end of {KEPT_OUT_AFTER} or more plans from "
+            "these very facts, in no plan from them now" for command in again]
         if moves and "?one-place-other" in both[0]:
             said.append("the player at one place: a step that puts it somewhere leaves it "
                         "nowhere else")
@@ -439,21 +480,22 @@ def shown_parameters(signatures: dict) -> dict[str, tuple[bool, ...]]:
 
 
 def _refusals(plans, domain_text: str, problem_text: str, signatures: dict
-              ) -> tuple[list[str], list[list[str]], list[str]]:
+              ) -> tuple[list[str], list[list[str]], list[str], list[str]]:
     """What ``plans`` (the episode's, as they ran) say the world refused from the facts the
     problem starts from (its ``:init`` under its domain, read as the transitions' were:
-    :func:`..evidence.believed_states`): the first-step commands, the refused prefixes, and
-    the actions kept out of every step (see :class:`RefusedSteps`)."""
+    :func:`..evidence.believed_states`): the first-step commands, the refused prefixes, the
+    actions kept out of every step, and the commands kept out of every step (see
+    :class:`RefusedSteps`)."""
     from pddlkit.semantics.state import format_atom
 
     from ..evidence import believed_states
 
     episode = [t for plan in plans for t in plan]
     if all(t.succeeded for t in episode):
-        return [], [], []
+        return [], [], [], []
     beliefs = believed_states(domain_text, problem_text, [])
     if beliefs is None:
-        return [], [], []
+        return [], [], [], []
     state = frozenset(format_atom(a) for a in beliefs.states[0].atoms)
     refused = list(dict.fromkeys(as_command(step, signatures)
                                  for step in refused_here(episode, state)))
@@ -461,7 +503,9 @@ def _refusals(plans, domain_text: str, problem_text: str, signatures: dict
                 for plan in refused_plans(plans, state)]
     kept_out = [name for name in refused_actions(plans, state, signatures)
                 if re.search(rf"\(:action\s+{re.escape(name)}\s", domain_text, re.I)]
-    return refused, prefixes, kept_out
+    again = [c for c in refused_commands(plans, state, signatures)
+             if c.strip("()").split()[0] not in kept_out]
+    return refused, prefixes, kept_out, again
 
 
 def _listed(command: str, signatures: dict, bind) -> str:
