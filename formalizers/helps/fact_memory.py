@@ -162,18 +162,8 @@ class FactMemory:
         prob, _ = read_problem(files.problem)
         if dom is None or prob is None:
             return Merge(files)  # unreadable: the solver's diagnostics go back first
-        arity = {p.name: len(p.parameters) for p in dom.predicates}
-        fluent = deleted_predicates(dom) | {p for p in arity
-                                            if p.lower() in {o.lower() for o in one_value}}
-        atoms = _atoms(prob)
-        present = {Atom(pred, args) for pred, args in atoms}
         declared = {o.name for o in prob.objects} | {c.name for c in dom.constants}
-        squashed_seen = _squashed(seen) if seen is not None else None
-        missing = [f for f in self.facts
-                   if f not in present and arity.get(f.predicate) == len(f.args)
-                   and f.predicate not in fluent
-                   and not (squashed_seen is not None
-                            and replaced(f.predicate, f.args, atoms, squashed_seen))]
+        missing = self._missing(dom, prob, seen, one_value)
         if not missing:
             return Merge(files)
         new_objects = []
@@ -195,3 +185,19 @@ class FactMemory:
                 return Merge(files)
         added = texts + [f"object {o}" for o in new_objects]
         return Merge(Files(files.domain, problem), added)
+
+    def _missing(self, dom, prob, seen: Optional[str], one_value: frozenset) -> list[Atom]:
+        """The remembered facts ``prob`` lacks that :meth:`merge` puts back: of a predicate
+        of ``dom`` at its arity, no action deletes and the formalizer keeps no one value of,
+        and no placeholder ``prob`` replaced (given ``seen``)."""
+        arity = {p.name: len(p.parameters) for p in dom.predicates}
+        kept_one = {o.lower() for o in one_value}
+        fluent = deleted_predicates(dom) | {p for p in arity if p.lower() in kept_one}
+        atoms = _atoms(prob)
+        present = {Atom(pred, args) for pred, args in atoms}
+        squashed_seen = _squashed(seen) if seen is not None else None
+        return [f for f in self.facts
+                if f not in present and arity.get(f.predicate) == len(f.args)
+                and f.predicate not in fluent
+                and not (squashed_seen is not None
+                         and replaced(f.predicate, f.args, atoms, squashed_seen))]

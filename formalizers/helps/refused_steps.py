@@ -194,9 +194,7 @@ def guarded(domain_text: str, problem_text: str, refused: Sequence[str],
     atom of a predicate of ``one_place`` (where the player is) also deletes its other atoms
     (:func:`_one_place_effects`). The commands of ``kept_commands`` are no step of a plan
     at all (:func:`refused_commands`)."""
-    from pddlkit.pddl.model import And, Atom, Literal, Not, Predicate
     from pddlkit.pddl.reader import read_domain, read_problem
-    from pddlkit.pddl.writer import write_domain, write_problem
 
     domain, _ = read_domain(domain_text)
     problem, _ = read_problem(problem_text)
@@ -210,15 +208,29 @@ def guarded(domain_text: str, problem_text: str, refused: Sequence[str],
     yes = _by_action(domain, listed or (), named)
     steps = _prefix_steps(domain, prefixes, named)
     banned = {a.name.lower() for a in domain.actions} & {k.lower() for k in kept_out}
-    hidden = [n for n in dict.fromkeys(u.lower() for u in unseen) if n in named]
     masks = {a.name.lower(): (shown or {}).get(a.name.lower(), ()) for a in domain.actions}
-    if not any(any(mask) for mask in masks.values()):
-        hidden = []   # no command names a parameter: no command can name them
+    hidden = [n for n in dict.fromkeys(u.lower() for u in unseen) if n in named] \
+        if any(any(mask) for mask in masks.values()) else []   # else no command names one
     moves = _one_place_effects(domain, one_place)
     never = _by_action(domain, kept_commands, named)
     if not no and listed is None and not steps and not banned and not hidden and not moves \
             and not never:
         return None
+    return _guarded_files(domain, problem, (no, yes, listed is not None), steps,
+                          (banned, never, hidden, masks), moves)
+
+
+def _guarded_files(domain, problem, first: tuple, steps: list, anywhere: tuple, moves: dict
+                   ) -> tuple[str, str]:
+    """:func:`guarded`'s files: each action with its guards of a plan's first step
+    (``first``: refused, listed, whether the list is complete), of the refused prefixes
+    (``steps``), of any step (``anywhere``: the actions kept out, the commands kept out,
+    the unseen names, each action's shown parameters) and the effects that keep the player
+    at one place (``moves``); the problem with their facts."""
+    from pddlkit.pddl.model import And, Atom, Literal, Predicate
+    from pddlkit.pddl.writer import write_domain, write_problem
+
+    (no, yes, complete), (banned, never, hidden, masks) = first, anywhere
     start = Atom(START)
     actions, predicates, init = [], [Predicate(START)], [start]
     if hidden:
@@ -229,24 +241,10 @@ def guarded(domain_text: str, problem_text: str, refused: Sequence[str],
     extra = _prefix_parts(domain, steps, start, predicates, init)
     for action in domain.actions:
         name = action.name.lower()
-        guards = list(extra[name][0]) + _first_step_guards(action, no, yes, listed is not None,
-                                                            start, predicates, init)
-        if name in banned:   # no step of any plan from these facts
-            kept = Atom(KEPT + name)
-            predicates.append(Predicate(kept.predicate))
-            init.append(kept)
-            guards.append(Not(kept))
-        if name in never:   # this command at no step of a plan from these facts
-            mask, values = never[name]
-            params = tuple(p for p, keep in zip(action.parameters, mask) if keep)
-            mark = Atom(KEPT + "command-" + name, tuple(p.name for p in params))
-            predicates.append(Predicate(mark.predicate, params))
-            init += [Atom(mark.predicate, v) for v in values]
-            guards.append(Not(mark))
-        if hidden:   # no command names what the game never named
-            mask = masks[name]
-            guards += [Not(Atom(UNSEEN, (p.name,)))
-                       for p, says in zip(action.parameters, mask) if says]
+        guards = list(extra[name][0]) + _first_step_guards(action, no, yes, complete,
+                                                            start, predicates, init) \
+            + _any_step_guards(action, name in banned, never.get(name),
+                               masks[name] if hidden else (), predicates, init)
         effects = extra[name][1] + moves.get(name, [])
         pre = action.precondition
         if guards:
@@ -263,6 +261,32 @@ def guarded(domain_text: str, problem_text: str, refused: Sequence[str],
                                  actions=tuple(actions))
     problem = dataclasses.replace(problem, init=problem.init + tuple(dict.fromkeys(init)))
     return write_domain(domain), write_problem(problem)
+
+
+def _any_step_guards(action, banned: bool, never: Optional[tuple], shown: tuple,
+                     predicates: list, init: list) -> list:
+    """``action``'s guards at any step of a plan: out altogether (``banned``: refused over
+    different commands), its commands in ``never`` (mask, values) out, and no parameter its
+    command names (``shown``) an unseen name. Their predicates join ``predicates``, their
+    values ``init``."""
+    from pddlkit.pddl.model import Atom, Not, Predicate
+
+    name, guards = action.name.lower(), []
+    if banned:   # no step of any plan from these facts
+        kept = Atom(KEPT + name)
+        predicates.append(Predicate(kept.predicate))
+        init.append(kept)
+        guards.append(Not(kept))
+    if never:   # these commands at no step of a plan from these facts
+        mask, values = never
+        params = tuple(p for p, keep in zip(action.parameters, mask) if keep)
+        mark = Atom(KEPT + "command-" + name, tuple(p.name for p in params))
+        predicates.append(Predicate(mark.predicate, params))
+        init += [Atom(mark.predicate, v) for v in values]
+        guards.append(Not(mark))
+    guards += [Not(Atom(UNSEEN, (p.name,)))   # no command names what the game never named
+               for p, says in zip(action.parameters, shown) if says]
+    return guards
 
 
 def _one_place_effects(domain, one_place: Sequence[str]) -> dict[str, list]:
@@ -425,13 +449,7 @@ class RefusedSteps:
                        unseen, shown, formalizer._player_predicates(), again)
         if both is None:
             return domain_text, problem_text, []
-        begins = ": refused from these very facts, not how a plan begins now"
-        said = [step + begins for step in refused] + [
-            " then ".join(p) + begins for p in prefixes] + [
-            f"({name} ...) at any step: refused over {KEPT_OUT_AFTER} or more different "
-            "commands from these very facts, in no plan from them now" for name in kept_out] + [
-            f"{command} at any step: refused at the end of {KEPT_OUT_AFTER} or more plans from "
-            "these very facts, in no plan from them now" for command in again]
+        said = _said(refused, prefixes, kept_out, again)
         if moves and "?one-place-other" in both[0]:
             said.append("the player at one place: a step that puts it somewhere leaves it "
                         "nowhere else")
@@ -439,6 +457,18 @@ class RefusedSteps:
             said.append(f"{', '.join(unseen)}: in no step's command, a name the game has "
                         "not used (no observation, no listed command)")
         return both[0], both[1], said
+
+
+def _said(refused: list[str], prefixes: list, kept_out: list[str], again: list[str]
+          ) -> list[str]:
+    """The ``steps-kept-out`` event's lines for what the world refused, each with why."""
+    begins = ": refused from these very facts, not how a plan begins now"
+    return [step + begins for step in refused] + [
+        " then ".join(p) + begins for p in prefixes] + [
+        f"({name} ...) at any step: refused over {KEPT_OUT_AFTER} or more different "
+        "commands from these very facts, in no plan from them now" for name in kept_out] + [
+        f"{command} at any step: refused at the end of {KEPT_OUT_AFTER} or more plans from "
+        "these very facts, in no plan from them now" for command in again]
 
 
 def unseen_names(problem_text: str, context) -> list[str]:

@@ -113,30 +113,18 @@ def read_slots(text: str, predicates: "dict[str, Sequence[Optional[str]]]",
         refused += why
         if before is None:   # no before ... after
             continue
+        if name in static:
+            before = _without_self_joined(before, refused)
         pre += [lit for lit in before if lit not in pre]
-        joined = [lit for lit in before if name in static and _joins_itself(lit)]
-        if joined:
-            refused += [f"{lit}: joins a place to itself, never a fact; left out"
-                        for lit in joined]
-            before = [lit for lit in before if lit not in joined]
-            pre = [lit for lit in pre if lit not in joined]
         if name in static or name in in_place:   # this command leaves it: read as same
-            _say_static_change(name, before, after, refused,
-                               "no command changes it (how places connect)" if name in static
-                               else "this command does not move the player (it has no "
-                               "place to leave and another to reach: it is done where the "
-                               "player is)")
+            _say_static_change(name, before, after, refused, _STAYS[name in static])
             after = None
         if after is None:   # same
             continue
         required = [lit for lit in before if not lit.startswith("(not ")]
         adds += [a for a in after if a not in required and a not in adds]
         deletes += [a for a in required if a not in after and a not in deletes]
-    for name, here in in_place.items():   # done where the player is: required
-        if here and here not in pre:
-            pre.insert(0, here)
-            refused.append(f"{name}: the command is done where the player is; {here} "
-                           "required before")
+    _require_here(in_place, pre, refused)
     effect = [f"(not {a})" for a in deletes] + adds
     if not effect:
         return None, refused + ["the effect is empty: no line's after changes what held "
@@ -144,6 +132,30 @@ def read_slots(text: str, predicates: "dict[str, Sequence[Optional[str]]]",
     body = (f":precondition (and {' '.join(pre)})\n    " if pre else "") + \
         f":effect (and {' '.join(effect)})"
     return body, refused
+
+
+#: why a line is read as ``same`` (:func:`read_slots`): [an in-place line, a static one]
+_STAYS = ("this command does not move the player (it has no place to leave and another to "
+          "reach: it is done where the player is)",
+          "no command changes it (how places connect)")
+
+
+def _without_self_joined(before: list[str], refused: list[str]) -> list[str]:
+    """A static line's ``before`` less the literals that join a place to itself
+    (:func:`self_joined`), each said in ``refused``."""
+    joined = [lit for lit in before if _joins_itself(lit)]
+    refused += [f"{lit}: joins a place to itself, never a fact; left out" for lit in joined]
+    return [lit for lit in before if lit not in joined]
+
+
+def _require_here(in_place: dict, pre: list[str], refused: list[str]) -> None:
+    """Each atom of ``in_place`` (where the command is done) first in ``pre`` when the
+    answer left it out, said in ``refused``."""
+    for name, here in in_place.items():
+        if here and here not in pre:
+            pre.insert(0, here)
+            refused.append(f"{name}: the command is done where the player is; {here} "
+                           "required before")
 
 
 def _joins_itself(literal: str) -> bool:
