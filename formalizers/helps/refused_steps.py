@@ -108,10 +108,9 @@ def refused_plans(plans, state: frozenset) -> list[list]:
     began from exactly ``state`` and were refused at a later command, once each, in
     order."""
     out: list[list] = []
-    for plan in plans:
-        if len(plan) >= 2 and not plan[-1].succeeded and \
-                all(t.succeeded for t in plan[:-1]) and frozenset(plan[0].before) == state \
-                and [t.action for t in plan] not in [[t.action for t in p] for p in out]:
+    for plan in _refused_at_end(plans, state):
+        if len(plan) >= 2 and [t.action for t in plan] not in [[t.action for t in p]
+                                                               for p in out]:
             out.append(plan)
     return out
 
@@ -123,15 +122,13 @@ def refused_actions(plans, state: frozenset, signatures: Optional[dict] = None) 
     through ``signatures`` (:func:`as_command`: two ground actions of one command, "use
     creditcard 2" over two receptacles, are one command refused twice, not two)."""
     refused: dict[str, list[str]] = {}
-    for plan in plans:
-        if plan and not plan[-1].succeeded and all(t.succeeded for t in plan[:-1]) \
-                and frozenset(plan[0].before) == state:
-            words = plan[-1].action.strip().strip("()").lower().split()
-            if not words:
-                continue
-            command = as_command("(" + " ".join(words) + ")", signatures or {})
-            if command not in refused.setdefault(words[0], []):
-                refused[words[0]].append(command)
+    for plan in _refused_at_end(plans, state):
+        words = plan[-1].action.strip().strip("()").lower().split()
+        if not words:
+            continue
+        command = as_command("(" + " ".join(words) + ")", signatures or {})
+        if command not in refused.setdefault(words[0], []):
+            refused[words[0]].append(command)
     return [name for name, commands in refused.items() if len(commands) >= KEPT_OUT_AFTER]
 
 
@@ -146,14 +143,20 @@ def refused_commands(plans, state: frozenset, signatures: Optional[dict] = None)
     from following another move, and the kept-out rule of actions counts different
     commands ("use {l}" names no receptacle: one command)."""
     seen: dict[str, list] = {}
-    for plan in plans:
-        if plan and not plan[-1].succeeded and all(t.succeeded for t in plan[:-1]) \
-                and frozenset(plan[0].before) == state:
-            command = as_command(plan[-1].action, signatures or {})
-            actions = [t.action for t in plan]
-            if actions not in seen.setdefault(command, []):
-                seen[command].append(actions)
+    for plan in _refused_at_end(plans, state):
+        command = as_command(plan[-1].action, signatures or {})
+        actions = [t.action for t in plan]
+        if actions not in seen.setdefault(command, []):
+            seen[command].append(actions)
     return [c for c, ways in seen.items() if len(ways) >= KEPT_OUT_AFTER]
+
+
+def _refused_at_end(plans, state: frozenset) -> list:
+    """The plans begun from exactly ``state`` whose last command the world refused, every
+    earlier one taken."""
+    return [plan for plan in plans
+            if plan and not plan[-1].succeeded and all(t.succeeded for t in plan[:-1])
+            and frozenset(plan[0].before) == state]
 
 
 def as_command(step: str, signatures: dict) -> str:
@@ -446,7 +449,7 @@ class RefusedSteps:
             return domain_text, problem_text, []
         shown = shown_parameters(signatures)
         both = guarded(domain_text, problem_text, refused, listed, prefixes, kept_out,
-                       unseen, shown, formalizer._player_predicates(), again)
+                       unseen, shown, moves, again)
         if both is None:
             return domain_text, problem_text, []
         said = _said(refused, prefixes, kept_out, again)
