@@ -2421,8 +2421,9 @@ def test_the_facts_carried_through_a_move_that_deletes_nothing_keep_one_place():
 
 def test_the_schema_grammar_has_some_line_change_something():
     """Qwen's household schemas at 759d03f: 21 of 46 draws were lines that all said ``same``
-    (or ``before none after none``), each refused as read ("the effect is empty"), and the
-    rewrite of a refuted pickupobject spent two of its three draws on them. The grammar now
+    (or ``before none after none``, or after only what before required), each refused as
+    read ("the effect is empty"), and the rewrite of a refuted pickupobject spent two of its
+    three draws on them, openobject's all four. The grammar now
     has at least one line list atoms after or end a true atom (``some_change``), anywhere
     among the lines, in Lark's reading and llama.cpp's; a one-place action's player line,
     which must say ``same``, is no such line; and a line the evidence forces to change
@@ -2456,7 +2457,11 @@ def test_the_schema_grammar_has_some_line_change_something():
     assert not grammar.accepts(qwen_empty) and not matcher.matches(qwen_empty)
     assert action_slots_grammar(kinds, params, some_change=False, **here).accepts(qwen_empty)
     nothing = answer(holds="before none after none", hot="before (not (hot ?o)) after none")
-    assert not grammar.accepts(nothing)
+    # Qwen's openobject rewrite at 759d03f, four times: after lists what before required
+    relisted = answer(closed="before (closed ?r) after (closed ?r)")
+    assert not grammar.accepts(nothing) and not grammar.accepts(relisted)
+    assert grammar.accepts(answer(closed="before (closed ?r) after none"))
+    assert grammar.accepts(answer(closed="before (not (closed ?r)) after (closed ?r)"))
     for one in (answer(thing="before (thing ?o ?r) after none", holds="before none after "
                        "(holds ?o)"), answer(hot="before none after (hot ?o)"),
                 answer(closed="before (closed ?r) after none")):

@@ -525,15 +525,15 @@ def action_slots_grammar(predicates: "dict[str, Sequence[Optional[str]]]",
     evidence (measured with Qwen2.5-Coder 1.5B on the household at 1734ac0: its gotolocation
     required ``(not (connects ?from ?to))`` and added it).
 
-    ``some_change`` (the default): at least one line changes something, listing atoms
-    after or requiring a true atom before and ``none`` after: a command that works changes
-    something, and a schema of lines that all say ``same`` is refused as it is read
+    ``some_change`` (the default): at least one line changes something (:func:`_changing_line`:
+    it lists atoms after that it did not require, or leaves out after a true atom it
+    required): a command that works changes something, and a schema of lines that all say ``same`` is refused as it is read
     (``formalizers/helps/schema_slots.py``). Why in the grammar: measured with Qwen2.5-Coder
     1.5B on the household (learn-domain, dev seed 0, records of 2026-12-05 and 06), 25-45%
     of every run's schema draws were refused for an empty effect (21 of 46 at 759d03f), and
     a rewrite's three draws were spent on them: pickupobject, refuted at step 2, was drawn
-    three times, twice all ``same``, and kept refuted for the episode. A line that still
-    changes nothing (listing after only what it required before) is refused as before."""
+    three times, twice all ``same``, and kept refuted for the episode; openobject's rewrite
+    four times ``closed: before (closed ?r) after (closed ?r)``."""
     from itertools import product
 
     names = dict(parameters)
@@ -586,9 +586,12 @@ def action_slots_grammar(predicates: "dict[str, Sequence[Optional[str]]]",
         if made or (dropped and name not in must_stay):
             settled = True          # this line always changes something
         elif name not in must_stay and not kept:
+            every = ["(" + " ".join((name, *args)) + ")" for args in product(*fits)]
+            allowed = [x for x in every + ([] if name in positive_before else
+                                           [f"(not {a})" for a in every])
+                       if x not in no_before]
             changes[len(starts) - 1] = _changing_line(
-                i, name, literals if (no_before or no_after) else None, bool(listed),
-                per_slot)
+                lines, i, name, allowed, [a for a in every if a not in no_after], per_slot)
         if name in must_add and listed and literals and name not in positive_before \
                 and name not in must_stay \
                 and not made and not dropped:   # a line listing atoms after adds them
@@ -606,20 +609,36 @@ def action_slots_grammar(predicates: "dict[str, Sequence[Optional[str]]]",
                    Limits().blank)
 
 
-def _changing_line(i: int, name: str, literals: Optional[list[str]], listed: bool,
-                   per_slot: int) -> str:
-    """Line ``i`` of :func:`action_slots_grammar` written so that it changes something: its
-    ``before`` as the line's, then atoms after; or a true atom first before, then ``none``
-    after (the command ended it). ``literals``: those the line may require, one by one
-    (None: any atom of the line's, or its negation)."""
-    label = _lit(name + ":")
-    out = [f'{label} "before" before_{i} "after" {_rep(f"atom_{i}", per_slot, 1)}'] \
+def _changing_line(lines: list[str], i: int, name: str, literals: list[str],
+                   listed: list[str], per_slot: int) -> str:
+    """Line ``i`` of :func:`action_slots_grammar` written so that it changes something, from
+    the ``literals`` it may require and the atoms it may list after: no true atom required
+    and atoms listed after (added); or, a first true atom ``P`` required, then after
+    ``none`` or atoms other than ``P`` (``P`` deleted), or ``P`` and others (they are
+    added). ``before (closed ?r) after (closed ?r)`` is no such line (measured: Qwen's openobject rewrite at 759d03f, four draws of it). Helper
+    rules go to ``lines``; "" when the line cannot change anything."""
+    label, k = _lit(name + ":"), per_slot
+    negated = [x for x in literals if x.startswith("(not ")]
+    positive = [x for x in literals if not x.startswith("(not ")]
+    if negated:
+        lines.append(f"unmet_{i}: " + " | ".join(_tokens(x) for x in negated))
+    unmet = f' | {_rep(f"unmet_{i}", k, 1)}' if negated else ""
+    out = [f'{label} "before" ("none"{unmet}) "after" {_rep(f"listed_{i}", k, 1)}'] \
         if listed else []
-    positive = f"atom_{i}" if literals is None else " | ".join(
-        _tokens(x) for x in literals if not x.startswith("(not "))
-    if positive:
-        more = f' {_rep(f"literal_{i}", per_slot - 1)}' if per_slot > 1 else ""
-        out.append(f'{label} "before" ({positive}){more} "after" "none"')
+    if listed:
+        lines.append(f"listed_{i}: " + " | ".join(_tokens(a) for a in listed))
+    lead = f' {_rep(f"unmet_{i}", k - 1)}' if negated and k > 1 else ""
+    rest = f' {_rep(f"any_{i}", k - 1)}' if k > 1 else ""
+    if positive and k > 1:
+        lines.append(f"any_{i}: " + " | ".join(_tokens(x) for x in literals))
+    for j, atom in enumerate(positive):
+        others = [a for a in listed if a != atom]
+        after = '"none"'
+        if others:
+            lines.append(f"other_{i}_{j}: " + " | ".join(_tokens(a) for a in others))
+            after = f'("none" | {_rep(f"other_{i}_{j}", k, 1)} | {_tokens(atom)} ' \
+                f'{_rep(f"other_{i}_{j}", max(k - 1, 1), 1)})'
+        out.append(f'{label} "before"{lead} {_tokens(atom)}{rest} "after" {after}')
     return " | ".join(out)
 
 
