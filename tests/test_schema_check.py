@@ -2210,13 +2210,13 @@ def test_listed_types_closes_a_type_over_a_frozen_domain_too():
         assert (frozen.acted["listed-types"] > 0) is on
 
 
-def test_only_the_players_place_read_after_a_command_is_evidence_of_what_it_did():
+def test_only_the_players_place_and_what_it_holds_read_after_a_command_are_evidence():
     """A fact read on arriving is seen for the first time, not made by the command: once the
     predicates say which are where the player is (predicate_slots), only theirs of the
     single-valued facts read after a command are the evidence the schema check compares
     with the command's effect (dev seeds 0-1 at 8a4e8e9: gotolocation also added and deleted
     ``closed``, and "The microwave 1 is closed.", read on arriving, refuted it)."""
-    from pddlkit.formalizers.helps.predicate_slots import PLAYER_ASPECT
+    from pddlkit.formalizers.helps.predicate_slots import HELD_ASPECT, PLAYER_ASPECT
     from pddlkit.formalizers.modular import ModularFormalizer
     from pddlkit.llm.scripted import ScriptedLLM
 
@@ -2231,6 +2231,11 @@ def test_only_the_players_place_read_after_a_command_is_evidence_of_what_it_did(
     assert writing._observable(chunk) == chunk   # the aspects unknown: as before
     writing.predicate_aspects = {"player": PLAYER_ASPECT}
     assert writing._observable(chunk) == chunk[:1]
+    # what the player holds is read only from a sentence saying so: made by the command
+    # ("You pick up the ladle 1 from the desk 1.", dev seed 1 at e99f859)
+    writing.predicate_aspects["holds"] = HELD_ASPECT
+    took = atoms(["(player desk_1)", "(holds ladle_1)", "(closed microwave_1)"])
+    assert writing._observable(took) == took[:2]
 
 
 def test_a_schema_with_no_precondition_is_refuted_by_a_command_the_list_leaves_out():
@@ -2477,3 +2482,77 @@ def test_the_schema_grammar_has_some_line_change_something():
                                    positive_before=["player"], static=["connects"],
                                    in_place={"player": "(player ?r)"})
         assert not any(r.startswith("the effect is empty") for r in refused), refused
+
+
+def test_when_no_action_adds_a_goals_predicate_the_model_names_the_one_that_does():
+    """Qwen's household learning at e99f859 (dev seed 0): every receptacle visited and both
+    credit cards seen, then the goal ``(holds creditcard_1)``, which the planner said no
+    action adds (pickupobject added only ``(clean ?o)``); no schema was asked for, and the
+    goal was drawn again until the solver's retries ran out. Now the model is asked which
+    action makes a fact of holds true (a choice among the actions whose parameters fit it),
+    then that schema again, its holds line listing ``(holds ?o)`` after; once a predicate an
+    episode, never for how places connect, never over a frozen domain."""
+    from pddlkit.formalizers.base import SOLVER_ERROR, Context, Memory
+    from pddlkit.formalizers.prompts import env_signatures
+
+    env = make("household", receptacles=8, difficulty="basic&use")
+    env.reset(seed=0)
+    sigs = env_signatures(env)
+    signatures = sigs.by_name()
+    asked = []
+    qwen_pickup = ("player: before (player ?r) after same\nconnects: before none after same\n"
+                   "closed: before none after same\nthing: before none after same\n"
+                   "holds: before none after same\nclean: before none after (clean ?o)")
+    taking = qwen_pickup.replace("thing: before none after same",
+                                 "thing: before (thing ?o ?r) after none").replace(
+        "holds: before none after same", "holds: before none after (holds ?o)")
+
+    def model(prompt: str) -> str:
+        asked.append(prompt)
+        if "Answer with the action's name" in prompt:
+            return "pickupobject"
+        return taking
+
+    formalizer = ModularFormalizer(_script(model), "household", schema_check=True,
+                                   predicate_slots=True, schema_slots=True, constrained=True)
+    formalizer.fixed_domain, formalizer._signatures_seen = None, signatures
+    formalizer.predicates = declarations([
+        "(player ?p1 - receptacle)", "(connects ?from - receptacle ?to - receptacle)",
+        "(closed ?r - receptacle)", "(thing ?o - obj ?r - receptacle)", "(holds ?o - obj)",
+        "(clean ?o - obj)"])
+    formalizer.predicate_aspects = {"player": "where the player is",
+                                    "connects": "which places connect, and in which direction",
+                                    "holds": "what the player holds"}
+    from pddlkit.formalizers.helps.predicate_slots import HELD_ASPECT, PLAYER_ASPECT
+    assert formalizer.predicate_aspects["holds"] == HELD_ASPECT
+    assert formalizer.predicate_aspects["player"] == PLAYER_ASPECT
+    formalizer.bodies = {name: ":effect (and (clean ?o))" for name in signatures
+                         if any(v == "?o" for v, _t in signatures[name][0])}
+    formalizer.bodies["gotolocation"] = ":effect (and (player ?to))"
+    formalizer.base = atoms(["(player sofa_1)", "(thing creditcard_1 fridge_1)"])
+    why = ("fast-downward: unsolvable (translator proved the task unsolvable)\nwhy no plan:\n"
+           "  - goal (holds creditcard_1) can never be reached: no action adds holds and "
+           ":init does not contain it; add an action effect that makes it true\n"
+           "  - (connects ?a ?b): no action adds connects")
+    memory = Memory("put two creditcard on countertop.", [("look", "You are in the room.")])
+    context = Context(SOLVER_ERROR, "household", memory, [], sigs, 4, error=why)
+    formalizer.seen = 1
+    assert formalizer._targets(context, signatures) == ["achiever holds", "goal"]
+    grammar = formalizer._grammar("achiever holds", context, signatures)
+    assert grammar.accepts("pickupobject") and not grammar.accepts("gotolocation")
+
+    formalizer._write_target("achiever holds", context, signatures)
+    choice, rewrite = asked
+    assert "take {o} from {r}" in choice or "take" in choice
+    assert "(holds creditcard_1)" in choice and "gotolocation" not in choice
+    assert "no action makes a fact of holds true" in rewrite
+    assert "(holds ?o)" in formalizer.bodies["pickupobject"].split(":effect")[1]
+    slots = formalizer._grammar("action pickupobject", context, signatures)
+    assert slots.accepts(taking) and not slots.accepts(qwen_pickup)
+    assert formalizer.acted["schema-check"] == 1
+    assert formalizer._targets(context, signatures) == ["goal"]     # once a predicate
+
+    frozen = ModularFormalizer(_script(model), "household", schema_check=True)
+    frozen.fixed_domain, frozen.seen = "(define (domain d))", 1
+    frozen.predicates = formalizer.predicates
+    assert "achiever holds" not in frozen._targets(context, signatures)

@@ -24,6 +24,7 @@ from .corrections import Corrections
 from .roles import (AsksForMissing, CorrectsFromRefusal, DeclaresNames, GuardsPlans,
                     HearsAbsence, ReadsCommands)
 from .goals import Goals
+from .achievers import Achievers
 from .predicates import PredicateRevision
 from .writing import Writing
 from .reading import Reading
@@ -31,7 +32,7 @@ from .prompting import Prompting
 from .facts import Facts
 
 
-class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
+class ModularFormalizer(Corrections, Goals, Achievers, Writing, Reading, Prompting, Facts,
                         PredicateRevision, PromptedLLM):
     """``ModularFormalizer(llm, env_id)``: PDDLego+ with one part of the files per call (see
     the module docstring); a drop-in for :class:`~.llm_formalizer.LLMFormalizer`."""
@@ -134,6 +135,8 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
         self._refused_predicates: list[frozenset] = []   # ... the sets refused
         self.predicate_aspects: dict[str, str] = {}   # predicate_slots: name -> its aspect
         self._must_add: dict[str, set] = {}        # schema_slots: lines to list atoms after
+        self._achiever_asked, self._achieving = set(), {}   # .achievers: asked, and the
+        self._achiever_chosen: Optional[str] = None         # ... lines the answers force
         self._stating: list[str] = []              # ... the predicates a sentence states,
         self._stating_words: list[str] = []        # ... and its words, while asked for
         self.schema_refuted: list[str] = []        # ... findings acted on, since the loop read
@@ -192,6 +195,9 @@ class ModularFormalizer(Corrections, Goals, Writing, Reading, Prompting, Facts,
         if part == "facts":
             self._write_facts(context, signatures)
             self._written_last.append(part)
+            return
+        if part.startswith("achiever "):
+            self._write_achiever(part, context, signatures)
             return
         if part.startswith("missing "):   # a none or unreadable answer: go on without
             if part.split(" ", 1)[1] not in self._held_predicates() \

@@ -72,6 +72,9 @@ class Goals:
             blocked = self._never_fires(signatures)
             if blocked:
                 return [f"action {blocked}", "goal"]
+            unadded = self._unadded_predicate(self._planner_error) if self.schema_check else ""
+            if unadded:   # .achievers: which action makes the goal's fact true
+                return [f"achiever {unadded}", "goal"]
         missing = self._missing_predicate(self._planner_error)
         if missing:
             return [f"missing {missing}", "goal"]

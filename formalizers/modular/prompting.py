@@ -34,18 +34,8 @@ class Prompting:
         revision = _revision(context, last)
         kind = part.split()[0]
         if kind == "action":
-            name = part.split(" ", 1)[1]
-            params, command = signatures[name]
-            if self.schema_check and self.evidence.any:
-                revision = self._schema_revision(name, last, revision, params)
-            values = dict(context=common, action=name, command=command,
-                          signatures=context.signatures, revision=revision,
-                          parameters=" ".join(f"{v} - {t}" if t else v for v, t in params))
-            if self.schema_slots:
-                text = self.templates["action_slots"].substitute(
-                    values, form=SCHEMA_SLOTS_FORM, lines=form_lines(self._slot_schema(params)[1]))
-            else:
-                text = self.templates["action"].substitute(values)
+            text = self._action_prompt(part.split(" ", 1)[1], context, common, last, revision,
+                                       signatures)
         elif kind == "predicates":
             text = self.templates["predicates"].substitute(
                 context=common, types=", ".join(_types(signatures)),
@@ -65,6 +55,8 @@ class Prompting:
                 types=", ".join(t.upper() for t in self._type_names()))
         elif kind == "missing":
             text = self._missing_prompt(part.split(" ", 1)[1], context, common, shown)
+        elif kind == "achiever":
+            text = self._achiever_prompt(part.split(" ", 1)[1], common, signatures)
         elif kind == "facts":
             text = self.templates["facts"].substitute(
                 context=common, revision=self._stating_revision() or revision,
@@ -72,6 +64,22 @@ class Prompting:
         else:
             text = self._goal_prompt(context, common, revision)
         return text.strip() + "\n"
+
+    def _action_prompt(self, name: str, context: Context, common: str, last: Optional[str],
+                       revision: str, signatures: dict) -> str:
+        """An action's request: its schema (``schema_slots``: a line per predicate), with
+        what the evidence says of it (``schema_check``), or why it is asked (the planner's
+        line: it can never fire, or no action makes a goal's fact true)."""
+        params, command = signatures[name]
+        if self.schema_check and (self.evidence.any or name in self.evidence.asking):
+            revision = self._schema_revision(name, last, revision, params)
+        values = dict(context=common, action=name, command=command,
+                      signatures=context.signatures, revision=revision,
+                      parameters=" ".join(f"{v} - {t}" if t else v for v, t in params))
+        if self.schema_slots:
+            return self.templates["action_slots"].substitute(
+                values, form=SCHEMA_SLOTS_FORM, lines=form_lines(self._slot_schema(params)[1]))
+        return self.templates["action"].substitute(values)
 
     def _stating_revision(self) -> str:
         """``predicate_slots``: while a sentence's fact of an aspect it states by a word is
@@ -292,11 +300,13 @@ class Prompting:
         must_drop = {name: set(rules.drop.get(name, set())) | ({here[name]} if here.get(name)
                                                                 else set())
                      for name in {*rules.drop, *here}}
+        listed, changing = self._achiever_rules(action)   # .achievers: the goal's fact
         return grammars.action_slots_grammar(
             self._kinds(), params, not_before=not_before, not_after=rules.after,
-            must_change=rules.change, positive_before=self._player_predicates(),
+            must_change=rules.change | changing, positive_before=self._player_predicates(),
             must_keep=rules.keep, must_add=sorted(self._must_add.get(action, ())),
-            must_list=rules.add, must_drop=must_drop,
+            must_list={n: rules.add.get(n, set()) | listed.get(n, set())
+                       for n in {*rules.add, *listed}}, must_drop=must_drop,
             must_stay=sorted({*self._static_predicates(), *here}))
 
     def _grammar(self, part: str, context: Context, signatures: dict):
@@ -336,6 +346,8 @@ class Prompting:
                            + "WS: /[ \\t\\r\\n]+/\n%ignore WS\n", "word types", 4)
         if part.startswith("missing "):
             return self._missing_grammar(part.split(" ", 1)[1], context)
+        if part.startswith("achiever "):
+            return self._achiever_grammar(part.split(" ", 1)[1], signatures)
         if part == "facts":
             return self._facts_grammar(context)
         candidates = self._goal_candidates()

@@ -32,6 +32,8 @@ class Reading:
             return self._read_correction(text)
         if part == "types":
             return self._read_types(text)
+        if part.startswith("achiever "):
+            return self._read_achiever(part.split(" ", 1)[1], text, signatures)
         arities = self._arities(signatures)
         # labelled parameters: ?from=kitchen; a space in their place, as the grammar lets
         # "(atlocation?r=countertop_1)" through (measured: read as "(atlocationcountertop_1)")
