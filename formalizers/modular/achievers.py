@@ -9,8 +9,11 @@ but nothing asked for a schema: no action "can never fire" (its pickupobject fir
 only ``(clean ?o)``), and no transition refuted a take that was never run. The goal was
 drawn again four times a step until the retries ran out.
 
-So, once per predicate an episode, when the planner's why-no-plan says no action adds a
-predicate of the model's that commands change (not how places connect), the model is asked
+So, once per predicate an episode, when a predicate the model wrote for what the player
+holds (``predicate_slots``) is added by none of its schemas, before the goal is chosen
+(seed 1 there held the ladle, its pickupobject adding only ``(clean ?o)``), or when the planner's
+why-no-plan says no action adds a predicate of the model's that commands change, the model
+is asked
 which action makes it true (a choice among the actions whose parameters fit the predicate's
 arguments, each shown with its command), and then that action's schema is asked again
 with the reason, under a slot grammar whose line of that predicate lists its atom after
@@ -42,6 +45,27 @@ class Achievers:
         for m in re.finditer(r"no action adds ([\w\-]+)", error or ""):
             name = m.group(1).lower()
             if name in names and name not in static \
+                    and name not in self._achiever_asked \
+                    and self._achiever_candidates(name, self._signatures_seen):
+                return name
+        return ""
+
+    def _unadded_fluent(self) -> str:
+        """A predicate the model wrote for what the player holds (``predicate_slots``) that
+        no schema of its adds, fitting some action, not asked about this episode; "" when
+        none. Asked before the goal: a thing is held only once a command made it so. Not
+        other aspects: a thing's place, in CoinCollector, is never made true by a command
+        (taking the coin only ends it), and asked there, the model's take would be made to
+        put the coin back (measured: every CoinCollector learning record replays otherwise)."""
+        from ..helps.predicate_slots import HELD_ASPECT
+
+        if not (self.bodies and self.predicate_aspects):
+            return ""
+        added = set(re.findall(r"\(\s*(?!not\b)([\w\-]+)",
+                               " ".join(b.split(":effect", 1)[-1] for b in self.bodies.values())))
+        for signature in self.predicates:
+            name = signature.name.lower()
+            if self.predicate_aspects.get(name) == HELD_ASPECT and name not in added \
                     and name not in self._achiever_asked \
                     and self._achiever_candidates(name, self._signatures_seen):
                 return name

@@ -182,6 +182,10 @@ class ModularFormalizer(Corrections, Goals, Achievers, Writing, Reading, Prompti
         an action needs a fact none holds."""
         self._list_commands(context, signatures)
         self._recheck_schemas(context, signatures)
+        unadded = self._unadded_fluent() if self.schema_check and self.fixed_domain is None \
+            else ""
+        if unadded:   # .achievers: a fact commands change that no schema makes true
+            self._write_achiever(f"achiever {unadded}", context, signatures)
         if context.kind in (SOLVER_ERROR, SIMULATION_ERROR):
             return
         stalled = next(filter(None, (ask.when_stalled(self)
