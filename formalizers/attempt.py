@@ -13,7 +13,7 @@ from typing import Any, Optional, Sequence
 from pddlkit.planners import PlanStatus
 
 from .answer import AnswerError, Files
-from .base import Context, GuardsItsPlans, KeepsOneValue, Memory
+from .base import Context, GuardsItsPlans, KeepsOneValue, Memory, TriesCommands
 
 
 @dataclass
@@ -78,6 +78,11 @@ def attempt(formalizer, context: Context, env, planner: Any, timeout: float,
     if isinstance(formalizer, KeepsOneValue):   # what the passes must not add a value to
         context = replace(context, one_value=frozenset(formalizer.one_value()))
     files, edits = run_passes(passes, files, context)
+    probe = formalizer.probe() if isinstance(formalizer, TriesCommands) else None
+    if probe is not None:   # a command the formalizer runs itself: its plan, unplanned
+        from pddlkit.pddl.plan import parse_plan
+
+        return Attempt(files, [probe[0]], parse_plan([probe[1]]), None, 0.0, edits)
     if refused is not None and answer_key(files) in refused:
         return Attempt(files, None, None, repeated_message(refused[answer_key(files)]), 0.0,
                        edits, repeated=True)

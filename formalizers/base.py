@@ -104,6 +104,16 @@ class GuardsItsPlans(Protocol):
 
 
 @runtime_checkable
+class TriesCommands(Protocol):
+    """A formalizer that sometimes runs a command of its own choosing instead of a plan (the
+    modular formalizer's ``try_untried``, while the model writes the domain): ``probe()``
+    gives (the command, its action as ``(name arg ...)``) once, and the loop runs it as a
+    one-command plan of the files just proposed; None: plan the files."""
+
+    def probe(self): ...
+
+
+@runtime_checkable
 class KeepsOneValue(Protocol):
     """A formalizer that keeps one value of some predicates whatever the domain's schemas say
     (the modular formalizer, while the model writes the domain: the player is at one place,

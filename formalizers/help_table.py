@@ -171,6 +171,11 @@ HELPS: tuple[Help, ...] = (
                              "exit', are refused); not in the preset: built from test-seed "
                              "records, to be measured on seeds never used",
              requires=("command_facts",), preset=False),
+    _modular("try_untried", "with --schema-check, while the model writes the domain: a "
+                            "command the game lists now, of an action no command has run "
+                            "for yet, is run once as a one-command plan, so the schema check "
+                            "sees what it does (not in the preset)",
+             requires=("schema_check",), preset=False, conflicts=FROZEN),
     _modular("unlisted_refusals", "with --schema-check, where the environment lists every "
                                   "command it would take now (admissible_complete: pddlkit's "
                                   "own simulators), a command of the model's actions over "
@@ -193,7 +198,9 @@ _WRITES = {"schema_check": "checks the action schemas the model writes",
            "unlisted_refusals": "refutes the schemas the model writes with the commands the "
                                 "game leaves out",
            "refused_steps": "keeps the commands the world refused, or would, out of the "
-                            "first step of the plans the model's domain gives"}
+                            "first step of the plans the model's domain gives",
+           "try_untried": "runs a listed command of an action the model's schemas have no "
+                          "evidence for yet"}
 #: the helps that act only while the model writes the domain (their lines' ``conflicts``: a
 #: frozen one leaves them nothing to do), with what each does
 DOMAIN_WRITING = {h.name: _WRITES.get(h.name, "acts on the domain the model writes")

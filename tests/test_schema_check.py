@@ -2586,3 +2586,64 @@ def test_a_fact_commands_change_that_no_schema_makes_true_is_asked_for_before_th
     formalizer._achiever_asked.clear()
     formalizer.bodies["pickupobject"] = ":effect (and (holds ?o) (not (clean ?o)))"
     assert formalizer._unadded_fluent() == ""
+
+
+def test_a_listed_command_of_an_action_with_no_transition_is_run_once_as_its_own_plan():
+    """try_untried: Qwen's household pickupobject added only ``(clean ?o)`` and no plan ever
+    took anything, so nothing refuted it (dev seeds 0-1 at e99f859 and bb67ced). With the
+    help, before the goal, the first listed command of an action that has a schema, no
+    transition, and every parameter named by a known name is run as a one-command plan,
+    once an episode per action; never after an error, never over a frozen domain, never
+    without the help; the loop's attempt hands it over unplanned."""
+    from pddlkit.formalizers.attempt import attempt
+    from pddlkit.formalizers.base import SOLVER_ERROR, UPDATE, Context, Memory
+    from pddlkit.formalizers.answer import Files
+    from pddlkit.formalizers.helps.try_untried import untried_command
+    from pddlkit.formalizers.prompts import env_signatures
+
+    env = make("household", receptacles=8, difficulty="basic&use")
+    env.reset(seed=0)
+    sigs = env_signatures(env)
+    signatures = sigs.by_name()
+    listed = ["go to cabinet 1", "use desklamp 1", "take cd 1 from countertop 1",
+              "take sponge 1 from countertop 1", "examine countertop 1"]
+    memory = Memory("put two creditcard on countertop.", [("go to countertop 1",
+                                                           "You arrive at the countertop 1.")])
+    context = Context(UPDATE, "household", memory, listed, sigs, 4)
+    formalizer = ModularFormalizer(_script(careful), "household", schema_check=True,
+                                   try_untried=True)
+    formalizer.fixed_domain = None
+    formalizer.predicates = declarations(["(player ?r - receptacle)",
+                                          "(thing ?o - obj ?r - receptacle)"])
+    formalizer.bodies = {name: ":effect (and (player ?r))" for name in signatures}
+    formalizer.base = atoms(["(player countertop_1)", "(thing cd_1 countertop_1)",
+                             "(thing sponge_1 countertop_1)"])
+    formalizer.evidence.add([Transition("(gotolocation middle_of_room countertop_1)",
+                                        frozenset(), True, where="step 1: go to countertop 1")])
+    # gotolocation ran; "use desklamp 1" names no receptacle (toggleobject's ?r): the take
+    assert untried_command(formalizer, context, signatures) == (
+        "take cd 1 from countertop 1", "(pickupobject cd_1 countertop_1)")
+    assert formalizer._try_untried(context, signatures) and formalizer.acted["try-untried"] == 1
+    files = Files("(define (domain d))", "(define (problem p))")
+
+    class Proposing:
+        def __init__(self, inner):
+            self.inner = inner
+
+        def propose(self, _context):
+            return files
+
+        def probe(self):
+            return self.inner.probe()
+
+    tried = attempt(Proposing(formalizer), context, env, planner=None, timeout=1.0)
+    assert tried.commands == ["take cd 1 from countertop 1"] and tried.error is None
+    assert [str(s) for s in tried.plan.steps] == ["(pickupobject cd_1 countertop_1)"]
+    assert formalizer.probe() is None                              # handed over once
+    assert not formalizer._try_untried(context, signatures)        # once an action
+    failed = dataclasses.replace(context, kind=SOLVER_ERROR, error="no plan")
+    formalizer.tried_untried.clear()
+    assert untried_command(formalizer, failed, signatures) is None
+    off = ModularFormalizer(_script(careful), "household", schema_check=True)
+    off.fixed_domain, off.bodies = None, formalizer.bodies
+    assert not off._try_untried(context, signatures)

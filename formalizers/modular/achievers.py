@@ -59,7 +59,8 @@ class Achievers:
         put the coin back (measured: every CoinCollector learning record replays otherwise)."""
         from ..helps.predicate_slots import HELD_ASPECT
 
-        if not (self.bodies and self.predicate_aspects):
+        if not (self.schema_check and self.fixed_domain is None and self.bodies
+                and self.predicate_aspects):
             return ""
         added = set(re.findall(r"\(\s*(?!not\b)([\w\-]+)",
                                " ".join(b.split(":effect", 1)[-1] for b in self.bodies.values())))

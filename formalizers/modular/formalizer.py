@@ -135,8 +135,10 @@ class ModularFormalizer(Corrections, Goals, Achievers, Writing, Reading, Prompti
         self._refused_predicates: list[frozenset] = []   # ... the sets refused
         self.predicate_aspects: dict[str, str] = {}   # predicate_slots: name -> its aspect
         self._must_add: dict[str, set] = {}        # schema_slots: lines to list atoms after
-        self._achiever_asked, self._achieving = set(), {}   # .achievers: asked, and the
-        self._achiever_chosen: Optional[str] = None         # ... lines the answers force
+        # try_untried: actions tried, the command to run now; .achievers: asked, the
+        # lines the answers force, the action chosen
+        self.tried_untried, self._probe = set(), None
+        self._achiever_asked, self._achieving, self._achiever_chosen = set(), {}, None
         self._stating: list[str] = []              # ... the predicates a sentence states,
         self._stating_words: list[str] = []        # ... and its words, while asked for
         self.schema_refuted: list[str] = []        # ... findings acted on, since the loop read
@@ -169,6 +171,8 @@ class ModularFormalizer(Corrections, Goals, Achievers, Writing, Reading, Prompti
         for part in targets:
             if part == "goal":
                 self._before_goal(context, signatures)
+                if self._try_untried(context, signatures):
+                    continue   # a listed command is run instead (try_untried)
                 if self.schema_check:
                     self._before_free_goal(context, signatures)
             self._write_target(part, context, signatures)
@@ -182,9 +186,7 @@ class ModularFormalizer(Corrections, Goals, Achievers, Writing, Reading, Prompti
         an action needs a fact none holds."""
         self._list_commands(context, signatures)
         self._recheck_schemas(context, signatures)
-        unadded = self._unadded_fluent() if self.schema_check and self.fixed_domain is None \
-            else ""
-        if unadded:   # .achievers: a fact commands change that no schema makes true
+        if unadded := self._unadded_fluent():   # .achievers: a held fact no schema adds
             self._write_achiever(f"achiever {unadded}", context, signatures)
         if context.kind in (SOLVER_ERROR, SIMULATION_ERROR):
             return

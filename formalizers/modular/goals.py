@@ -7,6 +7,7 @@ A part of :class:`~.formalizer.ModularFormalizer` (issue 74: the 2,102-line modu
 from __future__ import annotations
 
 import re
+from typing import Optional
 
 from ..answer import AnswerError, Files
 from ..base import SIMULATION_ERROR, SOLVER_ERROR, Context
@@ -205,6 +206,28 @@ class Goals:
                           "that is not true now can be reached (or each was refused)"
                           + ("; the planner said: " + "; ".join(why[:3]) if why else "")
                           + "; the next request rewrites what that blames")
+
+    def _try_untried(self, context: Context, signatures: dict) -> bool:
+        """``try_untried`` (:mod:`..helps.try_untried`): whether a listed command of an
+        action with no transition yet is run now instead of a plan; it is then what
+        :meth:`probe` hands the loop."""
+        self._probe = None
+        if not (self.try_untried and self.schema_check and self.fixed_domain is None):
+            return False
+        from ..helps.try_untried import untried_command
+
+        self._probe = untried_command(self, context, signatures)
+        if self._probe is None:
+            return False
+        self.tried_untried.add(self._probe[1].strip("()").split()[0])
+        self.acted["try-untried"] += 1
+        return True
+
+    def probe(self) -> "Optional[tuple[str, str]]":
+        """The loop's :class:`~..base.TriesCommands`: the (command, action) to run as this
+        step's one-command plan, once; None when the files are to be planned."""
+        out, self._probe = self._probe, None
+        return out
 
     def _goal_policy(self, reached: list) -> list:
         """The goal policy slot (:mod:`pddlkit.formalizers.helps`)."""
