@@ -1512,6 +1512,11 @@ def test_an_action_the_planner_says_can_never_fire_is_asked_for_not_the_goal():
     frozen.fixed_domain, frozen.seen = "(define (domain d))", 1
     assert frozen._targets(context, signatures) == ["goal"]
     assert not frozen.evidence.asking
+    # a line that blames refused_steps' guard is code's, not the schema's (bb67ced)
+    guarded = dataclasses.replace(context, error=(
+        "why no plan:\n  - (take ?i ?r) can never fire: it needs (not (kept-out-take)), "
+        "but (kept-out-take) holds initially and no action deletes kept-out-take"))
+    assert formalizer._targets(guarded, signatures) == ["goal"]
 
 
 def test_while_the_model_writes_the_domain_the_commands_own_words_are_not_names():
@@ -2473,6 +2478,9 @@ def test_the_schema_grammar_has_some_line_change_something():
         assert grammar.accepts(one) and matcher.matches(one)
     forced = action_slots_grammar(kinds, params, must_list={"holds": {"(holds ?o)"}}, **here)
     assert forced.accepts(answer(holds="before none after (holds ?o)"))
+    # a line made to list an atom after does not require it before (Qwen's putobject at
+    # bb67ced: "holds: before (holds ?o) after (holds ?o)", refused as read)
+    assert not forced.accepts(answer(holds="before (holds ?o) after (holds ?o)"))
     assert "chg_0" not in forced.lark    # the forced line is the change: no chain added
 
     rng = random.Random(0)

@@ -545,7 +545,9 @@ def action_slots_grammar(predicates: "dict[str, Sequence[Optional[str]]]",
         if any(not f for f in fits):
             continue
         starts.append(f'{_lit(name + ":")} "before" before_{i} "after" after_{i}')
-        no_before = (not_before or {}).get(name, set())
+        # an atom the line must list after (made true) is not also required before
+        no_before = (not_before or {}).get(name, set()) | (
+            (must_list or {}).get(name, set()) - (not_after or {}).get(name, set()))
         dropped = sorted((must_drop or {}).get(name, set()) - no_before)
         no_after = (not_after or {}).get(name, set()) | set(dropped)
         if no_before or no_after:   # the atoms one by one, less those ruled out
