@@ -2594,6 +2594,9 @@ def test_a_fact_commands_change_that_no_schema_makes_true_is_asked_for_before_th
     formalizer._achiever_asked.clear()
     formalizer.bodies["pickupobject"] = ":effect (and (holds ?o) (not (clean ?o)))"
     assert formalizer._unadded_fluent() == ""
+    formalizer.bodies["pickupobject"] = ":effect (and (clean ?o))"
+    formalizer.try_untried = True     # a take run once shows what it does: no guess asked
+    assert formalizer._unadded_fluent() == ""
 
 
 def test_a_listed_command_of_an_action_with_no_transition_is_run_once_as_its_own_plan():

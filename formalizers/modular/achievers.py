@@ -56,12 +56,14 @@ class Achievers:
         none. Asked before the goal: a thing is held only once a command made it so. Not
         other aspects: a thing's place, in CoinCollector, is never made true by a command
         (taking the coin only ends it), and asked there, the model's take would be made to
-        put the coin back (measured: every CoinCollector learning record replays otherwise)."""
+        put the coin back (measured: every CoinCollector learning record replays otherwise).
+        Not with ``try_untried``: a take run once shows what it does, where the model's
+        answer is a guess (at bb67ced Qwen named putobject)."""
         from ..helps.predicate_slots import HELD_ASPECT
 
         if not (self.schema_check and self.fixed_domain is None and self.bodies
-                and self.predicate_aspects):
-            return ""
+                and self.predicate_aspects) or self.try_untried:
+            return ""   # try_untried: the world shows what a take does; no guess asked
         added = set(re.findall(r"\(\s*(?!not\b)([\w\-]+)",
                                " ".join(b.split(":effect", 1)[-1] for b in self.bodies.values())))
         for signature in self.predicates:
