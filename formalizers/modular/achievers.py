@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import re
 from itertools import product
-from typing import Optional
 
 from ..base import Context
 
@@ -59,13 +58,16 @@ class Achievers:
         put the coin back (measured: every CoinCollector learning record replays otherwise).
         Not with ``try_untried``: a take run once shows what it does, where the model's
         answer is a guess (at bb67ced Qwen named putobject)."""
+        from pddlkit.pddl.model import iter_effect_literals
+
         from ..helps.predicate_slots import HELD_ASPECT
 
-        if not (self.schema_check and self.fixed_domain is None and self.bodies
-                and self.predicate_aspects) or self.try_untried:
-            return ""   # try_untried: the world shows what a take does; no guess asked
-        added = set(re.findall(r"\(\s*(?!not\b)([\w\-]+)",
-                               " ".join(b.split(":effect", 1)[-1] for b in self.bodies.values())))
+        dom = self._domain_model() if self.schema_check and self.fixed_domain is None \
+            and self.bodies and self.predicate_aspects and not self.try_untried else None
+        if dom is None:   # (try_untried: the world shows what a take does; no guess asked)
+            return ""
+        added = {literal.atom.predicate.lower() for action in dom.actions
+                 for literal in iter_effect_literals(action.effects) if literal.positive}
         for signature in self.predicates:
             name = signature.name.lower()
             if self.predicate_aspects.get(name) == HELD_ASPECT and name not in added \
@@ -118,11 +120,9 @@ class Achievers:
                        "the action that makes it true", 4)
 
     def _read_achiever(self, predicate: str, text: str, signatures: dict):
-        named = self._achiever_candidates(predicate, signatures)
-        found = re.search(r"[a-z][\w\-]*", text.lower())
-        if found is None or found.group(0) not in named:
-            return None, [f"not one of the actions {', '.join(named)}"]
-        return found.group(0), []
+        from .reading import _one_of
+
+        return _one_of(text, self._achiever_candidates(predicate, signatures), "actions")
 
     def _write_achiever(self, part: str, context: Context, signatures: dict) -> None:
         """Ask which action makes the predicate true, then that action's schema again, its
@@ -133,9 +133,7 @@ class Achievers:
         if not self._write(part, context, signatures):
             return   # no action named: the goal is asked again, as before
         self._written_last.append(part)
-        action: Optional[str] = self._achiever_chosen
-        if action is None:
-            return
+        action = self._achiever_chosen   # the answer just kept (a candidate's name)
         self._achieving[action] = (predicate, self._achieved_atoms(predicate, action,
                                                                    signatures))
         goal = self._achiever_goal()

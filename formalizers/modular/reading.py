@@ -115,11 +115,8 @@ class Reading:
 
     def _read_correction(self, text: str):
         """The predicate a correction names, one of those the world's corrections offer."""
-        named = {self._predicate_of(c) for c in self._corrections()}
-        found = re.search(r"[a-z][\w\-]*", text.lower())
-        if found is None or found.group(0) not in named:
-            return None, [f"not one of the predicates {', '.join(sorted(named))}"]
-        return found.group(0), []
+        return _one_of(text, sorted({self._predicate_of(c) for c in self._corrections()}),
+                       "predicates")
 
     def _read_types(self, text: str):
         """``word=TYPE`` labels of the words asked about; a type the commands name every
@@ -298,3 +295,12 @@ def _typed_parameters(words: list[str], types: set) -> Optional[list[str]]:
             params.append(words[i])
             i += 1
     return params if ok else None
+
+
+def _one_of(text: str, named: list[str], what: str):
+    """(the answer's first name, []) when it is one of ``named``, else (None, [why]): a
+    choice part's answer (a correction's predicate, an achiever's action)."""
+    found = re.search(r"[a-z][\w\-]*", text.lower())
+    if found is None or found.group(0) not in named:
+        return None, [f"not one of the {what} {', '.join(named)}"]
+    return found.group(0), []
