@@ -670,3 +670,37 @@ def test_a_planner_that_cannot_read_a_feature_is_refused_before_it_runs_and_auto
     listed = {i.name: i for i in available_planners()}
     assert "negative" not in listed["up:pyperplan"].supports
     assert listed["fast-downward"].supports >= {"negative", "conditional", "derived"}
+
+
+DOOR_DOMAIN = """(define (domain doors) (:requirements :strips :negative-preconditions)
+  (:predicates (at ?r) (connected ?a ?b) (closed ?a ?b))
+  (:action move :parameters (?a ?b)
+    :precondition (and (at ?a) (connected ?a ?b) (not (closed ?a ?b)))
+    :effect (and (not (at ?a)) (at ?b)))
+  (:action open :parameters (?a ?b) :precondition (and (at ?a) (connected ?a ?b))
+    :effect (and (closed ?a ?a))))"""
+DOOR_PROBLEM = """(define (problem p) (:domain doors) (:objects pantry corridor)
+  (:init (at pantry) (connected pantry corridor) (closed pantry corridor))
+  (:goal (at corridor)))"""
+
+
+def test_why_no_plan_blames_the_negated_fact_nothing_deletes_not_a_true_one():
+    """Qwen's CoinCollector domain at 1e00f75 (dev seed 1): move needed ``(not (closed-door
+    ?from ?to ?dir))``, the door was closed in ``:init``, and open-door deleted nothing. The
+    why-no-plan said move's closest instance "also needs (player pantry), which is never
+    reachable", a fact of ``:init``, and the model was asked to fix move for it. It names
+    the negated fact, that it holds initially and that no action deletes it, in the goal's
+    chain and in the action's line."""
+    result = pddlkit.plan(DOOR_DOMAIN, DOOR_PROBLEM, cache=False)
+    assert result.status is PlanStatus.UNSOLVABLE
+    text = result.explanation.text()
+    needs = ("(not (closed pantry corridor)), but (closed pantry corridor) holds initially "
+             "and no action deletes closed")
+    assert f"(move pantry corridor), which needs {needs}" in text
+    assert f"the closest, (move pantry corridor), also needs {needs}" in text
+    assert "(at pantry)" not in text
+    blocked = {b.action: b.blocker for b in result.explanation.blocked_actions}
+    assert blocked["(move ?a ?b)"] == "(not (closed ?a ?b))"
+    # once open deletes it, the plan is found: the line named what was wrong
+    fixed = DOOR_DOMAIN.replace("(closed ?a ?a)", "(not (closed ?a ?b))")
+    assert pddlkit.plan(fixed, DOOR_PROBLEM, cache=False).status is PlanStatus.SOLVED

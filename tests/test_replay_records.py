@@ -68,6 +68,13 @@ DIFFERS = {
 #: 1886144's third episode asks one question more today (a type the listed commands close
 #: since adbb068), the others were recorded before the fixes their rows' docs name
 LEARNING_DIFFERS = {
+    # since the why-no-plan names a negated fact that holds initially and nothing deletes
+    # (not a fact of :init) and the model is asked which action makes it false (achievers,
+    # built from the 1e00f75 record): seed 1's sixth step asks that where these records
+    # asked move's precondition; the later episodes follow from the domain it leaves
+    "CoinCollector-3-rooms-learn-domain-seeds-1-3-at-adbb068.record.jsonl.gz": (1, 2, 3),
+    "CoinCollector-3-rooms-learn-domain-seeds-1-3-try-untried-stopped-at-1e00f75"
+    ".record.jsonl.gz": (1, 2),
     "CoinCollector-3-rooms-learn-domain-seeds-1-3-at-1886144.record.jsonl": (3,),
     "CoinCollector-3-rooms-learn-domain-seeds-1-3-doors-aspect-at-935b8e3.record.jsonl.gz":
         (1, 2, 3),

@@ -2658,3 +2658,76 @@ def test_a_listed_command_of_an_action_with_no_transition_is_run_once_as_its_own
     off = ModularFormalizer(_script(careful), "household", schema_check=True)
     off.fixed_domain, off.bodies = None, formalizer.bodies
     assert not off._try_untried(context, signatures)
+
+
+def test_when_no_action_deletes_a_fact_a_precondition_needs_false_the_model_names_one():
+    """Qwen's CoinCollector learning at 1e00f75 (dev seed 1): its open-door came to add
+    ``(closed-door ?loc1 ?loc1 ?dir)`` and delete nothing, move needed the door not closed,
+    no place could be reached, and the request went to move's precondition. The why-no-plan
+    now says the fact holds initially and no action deletes it; the model is asked which
+    action makes a fact of closed-door false, then that schema again, its closed-door line
+    requiring the atom before and leaving it out after; once a predicate an episode."""
+    import pddlkit
+    from pddlkit.formalizers.base import SOLVER_ERROR, Context, Memory
+    from pddlkit.formalizers.prompts import env_signatures
+
+    env = make("coin-collector", rooms=3)
+    env.reset(seed=1)
+    sigs = env_signatures(env)
+    signatures = sigs.by_name()
+    asked = []
+    qwen_open = ("player: before (player ?loc1) after same\n"
+                 "connected: before (connected ?loc1 ?loc2 ?dir) after same\n"
+                 "closed-door: before (not (closed-door ?loc1 ?loc1 ?dir)) after "
+                 "(closed-door ?loc1 ?loc1 ?dir)")
+    opening = ("player: before (player ?loc1) after same\n"
+               "connected: before (connected ?loc1 ?loc2 ?dir) after same\n"
+               "closed-door: before (closed-door ?loc1 ?loc2 ?dir) after none")
+
+    def model(prompt: str) -> str:
+        asked.append(prompt)
+        return "open-door" if "Answer with the action's name" in prompt else opening
+
+    formalizer = ModularFormalizer(_script(model), "coin-collector", schema_check=True,
+                                   predicate_slots=True, schema_slots=True, constrained=True)
+    formalizer.fixed_domain, formalizer._signatures_seen = None, signatures
+    formalizer.predicates = declarations([
+        "(player ?p1 - room)", "(connected ?r1 - room ?r2 - room ?dir - direction)",
+        "(closed-door ?loc1 - room ?loc2 - room ?dir - direction)"])
+    formalizer.predicate_aspects = {"player": "where the player is",
+                                    "connected": "which places connect, and in which direction",
+                                    "closed-door": "which doors or containers are closed"}
+    formalizer.bodies = {
+        "move": ":precondition (and (player ?from) (connected ?from ?to ?dir) (not "
+                "(closed-door ?from ?to ?dir))) :effect (and (not (player ?from)) (player ?to))",
+        "open-door": ":precondition (and (player ?loc1) (connected ?loc1 ?loc2 ?dir) (not "
+                     "(closed-door ?loc1 ?loc1 ?dir))) :effect (and (closed-door ?loc1 ?loc1 "
+                     "?dir))"}
+    formalizer.base = atoms(["(player pantry)", "(connected pantry corridor north)",
+                             "(closed-door pantry corridor north)"])
+    files = formalizer._domain_text(None)
+    problem = ("(define (problem p) (:domain coin-collector) (:objects pantry corridor - room "
+               "north - direction) (:init (player pantry) (connected pantry corridor north) "
+               "(closed-door pantry corridor north)) (:goal (player corridor)))")
+    result = pddlkit.plan(files, problem, cache=False)
+    why = result.explanation.text()       # the planner's own words, not a test's
+    assert "no action deletes closed-door" in why
+    memory = Memory("find the coin and take it.", [("look", "You are in the pantry.")])
+    context = Context(SOLVER_ERROR, "coin-collector", memory, [], sigs, 4,
+                      error="fast-downward: unsolvable\n" + why)
+    formalizer.seen = 1
+    assert formalizer._targets(context, signatures) == ["achiever not closed-door", "goal"]
+    grammar = formalizer._grammar("achiever not closed-door", context, signatures)
+    assert grammar.accepts("open-door") and not grammar.accepts("take")
+    formalizer._write_target("achiever not closed-door", context, signatures)
+    choice, rewrite = asked
+    assert "which action makes a fact of closed-door false" in choice
+    assert "open door to {dir}" in choice and "take {i}" not in choice
+    assert "no action makes a fact of closed-door false" in rewrite
+    effect = formalizer.bodies["open-door"].split(":effect")[1]
+    assert "(not (closed-door ?loc1 ?loc2 ?dir))" in effect
+    slots = formalizer._grammar("action open-door", context, signatures)
+    assert slots.accepts(opening) and not slots.accepts(qwen_open)
+    assert formalizer._targets(context, signatures) != ["achiever not closed-door", "goal"]
+    fixed = formalizer._domain_text(None)      # the rewrite makes the corridor reachable
+    assert pddlkit.plan(fixed, problem, cache=False).status.value == "solved"

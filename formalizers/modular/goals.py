@@ -70,6 +70,10 @@ class Goals:
             for name in signatures:
                 if re.search(rf"(action|:action)\s+'?{re.escape(name)}\b", error):
                     return [f"action {name}", "goal"]
+            undeleted = self._undeleted_predicate(self._planner_error) \
+                if self.schema_check else ""
+            if undeleted:   # .achievers: which action makes the needed fact false
+                return [f"achiever not {undeleted}", "goal"]
             blocked = self._never_fires(signatures)
             if blocked:
                 return [f"action {blocked}", "goal"]
@@ -183,7 +187,8 @@ class Goals:
     def _before_free_goal(self, context: Context, signatures: dict) -> None:
         """While the model writes the domain and no goal can be reached
         (:meth:`_no_goal_reachable`): what could make one reachable is written first, the
-        action the planner's why-no-plan says can never fire (not asked with that line
+        action that makes false a fact the why-no-plan says nothing deletes
+        (:mod:`.achievers`), the action it says can never fire (not asked with that line
         before), else the facts read again (when not written in this request); when a goal
         is still out of reach, the goal is not asked for: an AnswerError says why, naming
         the why-no-plan's lines, and the loop counts it as an error (the episode ends at its
@@ -197,6 +202,11 @@ class Goals:
         if not self._no_goal_reachable():
             return
         self.acted["schema-check"] += 1
+        undeleted = self._undeleted_predicate(self._planner_error) if self.schema_check else ""
+        if undeleted:   # .achievers: the action that makes a needed fact false, first
+            self._write_achiever(f"achiever not {undeleted}", context, signatures)
+            if not self._no_goal_reachable():
+                return
         blocked = self._never_fires(signatures)
         if blocked and self._write(f"action {blocked}", context, signatures):
             self._written_last.append(f"action {blocked}")

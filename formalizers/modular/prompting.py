@@ -297,10 +297,10 @@ class Prompting:
         not_before = {name: rules.before.get(name, set()) | joined.get(name, set())
                       for name in {*rules.before, *joined}}
         here = self._in_place_predicates(params, signatures)
-        must_drop = {name: set(rules.drop.get(name, set())) | ({here[name]} if here.get(name)
-                                                                else set())
-                     for name in {*rules.drop, *here}}
-        listed, changing = self._achiever_rules(action)   # .achievers: the goal's fact
+        listed, changing, dropped = self._achiever_rules(action)   # .achievers
+        must_drop = {name: set(rules.drop.get(name, set())) | set(dropped.get(name, set()))
+                     | ({here[name]} if here.get(name) else set())
+                     for name in {*rules.drop, *here, *dropped}}
         return grammars.action_slots_grammar(
             self._kinds(), params, not_before=not_before, not_after=rules.after,
             must_change=rules.change | changing, positive_before=self._player_predicates(),
