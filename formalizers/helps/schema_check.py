@@ -318,8 +318,12 @@ class SchemaEvidence:
         ran = check_transitions(domain_text, self.transitions, fluents=self.fluents,
                                 schemas=schemas, single=self.single)
         listed = [t for step in self.listed for t in step]
-        return ran + (check_listed(domain_text, listed, schemas=schemas, static=self.static)
-                      if listed else [])
+        if not listed:
+            return ran
+        shown = {fact.strip("( ").split()[0] for t in (*self.transitions, *listed)
+                 for fact in (*t.before, *(t.observed or ())) if fact.strip("( ")}
+        return ran + check_listed(domain_text, listed, schemas=schemas, static=self.static,
+                                  shown=shown)
 
     def first_new(self, domain_text: str):
         """The first finding not yet acted on, marked as acted on; None when there is none

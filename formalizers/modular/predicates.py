@@ -123,6 +123,15 @@ class PredicateRevision:
 
         return in_place_predicates(self._player_predicates(), params, place_types(signatures))
 
+    def _place_pairs(self, signatures: dict) -> list[str]:
+        """``predicate_slots``: the predicates over two places or more
+        (:func:`..helps.schema_slots.place_pairs`); [] without it."""
+        from ..helps.predicate_slots import place_types
+        from ..helps.schema_slots import place_pairs
+
+        return place_pairs(self._kinds(), place_types(signatures)) if self.predicate_slots \
+            else []
+
     def _static_predicates(self) -> frozenset:
         """``predicate_slots``: the predicates written under :data:`STATIC_ASPECTS`."""
         return frozenset(name for name, aspect in self.predicate_aspects.items()

@@ -293,7 +293,11 @@ class Prompting:
         if not self.schema_slots:
             return grammars.action_body_grammar(self._kinds(), params)
         rules = ruled_out(self.evidence.refutations.get(action, ()), params)
-        joined = self_joined(sorted(self._static_predicates()), self._kinds(), params)
+        pairs = self._place_pairs(signatures)   # no place joined to itself, before or after
+        joined = self_joined(sorted({*self._static_predicates(), *pairs}), self._kinds(), params)
+        not_after = {name: set(rules.after.get(name, set()))
+                     | {a for a in joined.get(name, set()) if not a.startswith("(not ")}
+                     for name in {*rules.after, *(n for n in pairs if n in joined)}}
         not_before = {name: rules.before.get(name, set()) | joined.get(name, set())
                       for name in {*rules.before, *joined}}
         here = self._in_place_predicates(params, signatures)
@@ -302,7 +306,7 @@ class Prompting:
                      | ({here[name]} if here.get(name) else set())
                      for name in {*rules.drop, *here, *dropped}}
         return grammars.action_slots_grammar(
-            self._kinds(), params, not_before=not_before, not_after=rules.after,
+            self._kinds(), params, not_before=not_before, not_after=not_after,
             must_change=rules.change | changing, positive_before=self._player_predicates(),
             must_keep=rules.keep, must_add=sorted(self._must_add.get(action, ())),
             must_list={n: rules.add.get(n, set()) | listed.get(n, set())

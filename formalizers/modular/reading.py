@@ -91,7 +91,8 @@ class Reading:
             params, lines = self._slot_schema(signatures[action][0])
             body, refused = read_slots(text, lines, params, self._player_predicates(),
                                        self._static_predicates(),
-                                       self._in_place_predicates(params, signatures))
+                                       self._in_place_predicates(params, signatures),
+                                       self._place_pairs(signatures))
             if body is None:
                 return None, refused
             why = self._against_evidence(action, body, signatures)

@@ -252,8 +252,8 @@ def check_transitions(domain_text: str, transitions: Sequence[Transition],
 
 
 def check_listed(domain_text: str, listed: Sequence[Transition],
-                 schemas: Optional[Iterable[str]] = None, static: Iterable[str] = ()
-                 ) -> list[Finding]:
+                 schemas: Optional[Iterable[str]] = None, static: Iterable[str] = (),
+                 shown: Iterable[str] = ()) -> list[Finding]:
     """Findings of commands the environment listed as admissible (it would take them now)
     but the agent did not run: each is a :class:`Transition` that succeeded, whose ``action``
     may leave parameters the command's words do not name as variables (``(move ?from ?to
@@ -270,8 +270,13 @@ def check_listed(domain_text: str, listed: Sequence[Transition],
     (the facts believe X, and the world would take the command), or an atom of a predicate
     no fact before holds at all (the schema needs what nothing in the game has shown:
     measured with Qwen2.5-Coder 1.5B, move needed ``(closed-door ?from ?to ?dir)`` before
-    any door was seen). Any other positive literal false there is not evidence: the facts of
-    an open world may just not know it yet (a coin not yet written down), and a
+    any door was seen; ``shown`` names the predicates some fact of held at any earlier
+    point, which are not "nothing known": measured with Qwen2.5-Coder 1.5B writing
+    CoinCollector's domain, dev seed 1 at dca66d4, the door had been believed closed, its
+    close-door then added nothing, so no closed-door fact was believed when "open door to
+    north" was listed, and open-door's right precondition ``(closed-door ?loc1 ?loc2 ?dir)``
+    was refuted for good). Any other positive literal false there is not evidence: the
+    facts of an open world may just not know it yet (a coin not yet written down), and a
     precondition the fillings disagree on names nothing. The finding's index is ``-1 - i``
     for the ``i``-th listed command, its ``detail`` :data:`LISTED`; only preconditions are
     evidence (nothing ran)."""
@@ -307,7 +312,7 @@ def check_listed(domain_text: str, listed: Sequence[Transition],
         state = world.initial_state
         conjuncts = list(schema.precondition.parts) if isinstance(schema.precondition, And) \
             else [schema.precondition]
-        known = {fact.strip("( ").split()[0].lower() for fact in t.before if fact.strip("( ")}
+        known = _heads(t.before) | {name.lower() for name in shown}
         # the literals that are evidence when false (see above)
         telling = [c for c in conjuncts if isinstance(c, Not) and isinstance(c.formula, Atom)]
         telling += [c for c in conjuncts if isinstance(c, Atom) and c.predicate != "="
@@ -338,6 +343,11 @@ def check_listed(domain_text: str, listed: Sequence[Transition],
                                         ground, literal=false[0].text, detail=LISTED))
                 break
     return findings
+
+
+def _heads(facts: Iterable[str]) -> set[str]:
+    """The predicates of ``facts`` (text atoms), lower case."""
+    return {fact.strip("( ").split()[0].lower() for fact in facts if fact.strip("( ")}
 
 
 def _fillings(world, state, name: str, options: list, fixing: list):
