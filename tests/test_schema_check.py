@@ -1722,6 +1722,16 @@ def test_no_goal_is_asked_for_while_none_can_be_reached_under_the_models_files()
     frozen._before_free_goal(context, signatures)
     assert parts == []
 
+    # no planner has run yet (a new episode over a kept domain: Qwen's seed 2 at 156944c):
+    # the files' own analysis says what can never fire, and move is asked for
+    first, parts = setup(RIGHT)
+    first._planner_error = ""
+    first._before_free_goal(context, signatures)
+    assert first._written_last == ["action move"] and parts == ["precondition"]
+    assert first.evidence.asking["move"].startswith("(move ?from ?to ?dir) can never fire: its "
+                                                   "precondition (visited ?to) is never true")
+    assert not first._no_goal_reachable()
+
 
 def test_what_the_worlds_refusal_said_held_joins_the_refused_transitions_facts():
     """Qwen's facts missed the closed door, "move north" was refused, and the correction part

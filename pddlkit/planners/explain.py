@@ -356,6 +356,12 @@ def _blocked(world: World, reach: Reachability, adders: dict) -> list[BlockedAct
     return out
 
 
+def never_firing(world: World) -> tuple[BlockedAction, ...]:
+    """The actions that can never fire from ``world``'s initial state, each with why (the
+    lines a why-no-plan gives them), whatever the goal: for a caller with no goal yet."""
+    return tuple(_blocked(world, relaxed_reachability(world), _adders(world.domain)))
+
+
 def _conjuncts(f: Formula) -> tuple:
     return f.parts if isinstance(f, And) else (f,)
 
