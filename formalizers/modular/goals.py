@@ -193,7 +193,10 @@ class Goals:
         measured with Qwen2.5-Coder 1.5B learning CoinCollector's domain (dev seed 2 at
         156944c, the domain kept from seed 1): its move required a closed door, seed 2 has
         none, no goal was reachable at the first step, and with no planner run yet nothing
-        said so: the facts were asked again until the retries ran out, no command run."""
+        said so: the facts were asked again until the retries ran out, no command run.
+        Only when nothing at all can be reached: where goals can be reached but each was
+        refused, what can never fire is rarely what is wrong (at 156944c seed 1, only take,
+        the coin not yet seen)."""
         from pddlkit.planners.explain import never_firing
 
         world = getattr(self, "_candidates_world", None)
@@ -218,8 +221,8 @@ class Goals:
         if not self._no_goal_reachable():
             return
         self.acted["schema-check"] += 1
-        if "can never fire" not in self._planner_error:
-            self._planner_error = self._files_why()
+        if "can never fire" not in self._planner_error and not self._reachable_all:
+            self._planner_error = self._files_why()   # nothing reachable, none refused
         undeleted = self._undeleted_predicate(self._planner_error) if self.schema_check else ""
         if undeleted:   # .achievers: the action that makes a needed fact false, first
             self._write_achiever(f"achiever not {undeleted}", context, signatures)
