@@ -87,6 +87,10 @@ LEARNING_DIFFERS = {
     # its Qwen answers wrote (closed-door ?loc1 ?loc1 ?dir), which no schema may since
     # 156944c (place_pairs), and a listed command refuted open-door as it no longer does
     "CoinCollector-3-rooms-learn-domain-seeds-1-3-at-dca66d4.record.jsonl.gz": (1, 2, 3),
+    # built from it: with nothing reachable and no planner run yet (seed 2, move kept from
+    # seed 1 requiring a closed door), the files' own why-no-plan asks move's schema where
+    # the facts were asked; seed 3 follows from the domain that leaves
+    "CoinCollector-3-rooms-learn-domain-seeds-1-3-at-156944c.record.jsonl.gz": (2, 3),
     "the-household-8-receptacles-basic-use-learn-domain-seeds-0-1-at-1dacc70.record.jsonl.gz":
         (0, 1),
     "the-household-8-receptacles-basic-use-learn-domain-seeds-0-1-at-4f43d75.record.jsonl.gz":
