@@ -61,6 +61,10 @@ def test_a_precondition_too_weak_lets_a_refused_step_through():
     findings = check_transitions(domain, [MOVED, REFUSED])
     assert [(f.kind, f.index) for f in findings] == [("precondition-too-weak", 1)]
     assert "the world refused (move kitchen pantry east)" in findings[0].format()
+    # it says what held over the command's arguments (Qwen drew close-door again the same
+    # four times from "its precondition held" alone: CoinCollector at 156944c)
+    assert "but its precondition held (before it: (at kitchen), (visited kitchen)); " \
+        in findings[0].format(), findings[0].format()
 
 
 def test_an_effect_the_world_contradicts_and_a_delete_left_out():

@@ -221,7 +221,8 @@ def check_transitions(domain_text: str, transitions: Sequence[Transition],
             continue
         if not t.succeeded:
             if tried.applicable:
-                findings.append(Finding("precondition-too-weak", name, i, t.where, t.action))
+                findings.append(Finding("precondition-too-weak", name, i, t.where, t.action,
+                                        detail=_held_over(t.before, t.action)))
             continue
         before = state.atoms
         predicted = tried.successor.atoms
@@ -343,6 +344,19 @@ def check_listed(domain_text: str, listed: Sequence[Transition],
                                         ground, literal=false[0].text, detail=LISTED))
                 break
     return findings
+
+
+def _held_over(before: Iterable[str], action: str) -> str:
+    """A refused command's finding's ``detail``: the facts believed before it over its
+    arguments only, so the rewrite request says what held (" (before it: (at kitchen), (closed
+    kitchen corridor east))"); "" when none. Why: measured with Qwen2.5-Coder 1.5B learning
+    CoinCollector's domain (dev seed 1 at 156944c), close-door, refused with the door closed,
+    was drawn again the same four times from "its precondition held" alone."""
+    args = set(action.strip("() ").lower().split()[1:])
+    held = sorted(f for f in before
+                  if set(f.strip("() ").lower().split()[1:]) <= args
+                  and not f.strip("( ").lower().startswith("not"))
+    return f" (before it: {', '.join(held)})" if held else ""
 
 
 def _heads(facts: Iterable[str]) -> set[str]:
