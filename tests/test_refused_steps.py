@@ -392,3 +392,33 @@ def test_a_command_refused_after_different_first_steps_is_no_step_then():
     assert _plan(given.domain, given.problem) == []
     assert f"{command} at any step: refused at the end of 2 or more plans from these very " \
         "facts, in no plan from them now" in dict(writing.work_done())["steps-kept-out"]["steps"]
+
+
+def test_a_goal_whose_plan_the_world_refused_stays_open_while_plans_are_guarded():
+    """Qwen's CoinCollector learning at 156944c and a21cfd5 (dev seed 1): close-door moved
+    the player, "close door to north" was refused on the way to ``(player unknown_north)``,
+    that goal was refused with the files, no other was reachable, and the episode ended at
+    the solver's retry limit. With plans guarded (the refused step is no first step from
+    these facts), the goal is not refused after the world's refusal: the planner plans it
+    another way. A solver's refusal, an unguarded run and a frozen domain refuse it as before."""
+    from pddlkit.formalizers.base import SIMULATION_ERROR, SOLVER_ERROR, Context, Memory
+    from pddlkit.formalizers.modular import ModularFormalizer
+    from pddlkit.llm.scripted import ScriptedLLM
+
+    memory = Memory("find the coin and take it.", [("look", "You are in the pantry.")])
+
+    def refused(kind: str, guarded: bool, frozen: bool = False) -> bool:
+        writing = ModularFormalizer(ScriptedLLM(["none"]), "coin-collector",
+                                    schema_check=True, refused_steps=guarded)
+        writing.fixed_domain = "(define (domain d))" if frozen else None
+        writing.answers = {"goal": "(:goal (player unknown_north))"}
+        writing._written_last = ["goal"]
+        context = Context(kind, "coin-collector", memory, [], "", 4,
+                          error="The door to the north is closed.")
+        writing._refuse_last_answers(context, ["facts", "goal"])
+        return writing._refusal_key("goal", writing.answers["goal"]) in writing._refused
+
+    assert not refused(SIMULATION_ERROR, guarded=True)
+    assert refused(SOLVER_ERROR, guarded=True)
+    assert refused(SIMULATION_ERROR, guarded=False)
+    assert refused(SIMULATION_ERROR, guarded=True, frozen=True)

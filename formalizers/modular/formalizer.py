@@ -159,11 +159,7 @@ class ModularFormalizer(Corrections, Goals, Achievers, Writing, Reading, Prompti
         self._signatures_seen = signatures
         targets = self._targets(context, signatures)
         if context.kind in (SOLVER_ERROR, SIMULATION_ERROR):
-            for part in self._written_last:   # the answers that led to the error
-                if part in targets and part in self.answers \
-                        and part not in ("facts", "correction"):
-                    self._refused[self._refusal_key(part, self.answers[part])] = \
-                        context.error or ""
+            self._refuse_last_answers(context, targets)
         self._written_last = []
         for commands in self._roles(ReadsCommands):
             commands.new_request()
