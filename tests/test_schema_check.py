@@ -872,6 +872,17 @@ def test_a_connection_of_a_place_to_itself_is_never_required():
         "connects: before (connects ?from ?to) after same")
 
 
+#: Qwen's open-door at dca66d4 (CoinCollector, dev seed 1): a door from a room to itself
+QWEN_OPEN_TO_ITSELF = ("player: before (player ?loc1) after same\n"
+                       "connected: before (connected ?loc1 ?loc2 ?dir) after same\n"
+                       "closed-door: before (not (closed-door ?loc1 ?loc1 ?dir)) after "
+                       "(closed-door ?loc1 ?loc1 ?dir)")
+#: the open-door that opens the door between its two places
+OPENING = ("player: before (player ?loc1) after same\n"
+           "connected: before (connected ?loc1 ?loc2 ?dir) after same\n"
+           "closed-door: before (closed-door ?loc1 ?loc2 ?dir) after none")
+
+
 def test_a_door_from_a_place_to_itself_is_never_written():
     """Qwen at dca66d4 (CoinCollector, dev seed 1): open-door rewritten four times over
     ``(closed-door ?loc1 ?loc1 ?dir)``, move over ``(closed-door ?from ?from ?dir)``, and
@@ -895,13 +906,7 @@ def test_a_door_from_a_place_to_itself_is_never_written():
     kinds = writing._kinds()
     assert place_pairs(kinds, ["room"]) == ["connected", "closed-door"]
     assert writing._place_pairs(signatures) == ["connected", "closed-door"]
-    qwen = ("player: before (player ?loc1) after same\n"
-            "connected: before (connected ?loc1 ?loc2 ?dir) after same\n"
-            "closed-door: before (not (closed-door ?loc1 ?loc1 ?dir)) after "
-            "(closed-door ?loc1 ?loc1 ?dir)")
-    opening = ("player: before (player ?loc1) after same\n"
-               "connected: before (connected ?loc1 ?loc2 ?dir) after same\n"
-               "closed-door: before (closed-door ?loc1 ?loc2 ?dir) after none")
+    qwen, opening = QWEN_OPEN_TO_ITSELF, OPENING
     grammar = writing._action_grammar("open-door", signatures)
     assert grammar.accepts(opening) and not grammar.accepts(qwen)
     assert not grammar.accepts(opening.replace("after none", "after (closed-door ?loc2 ?loc2 "
@@ -2565,6 +2570,18 @@ def test_the_schema_grammar_has_some_line_change_something():
         assert not any(r.startswith("the effect is empty") for r in refused), refused
 
 
+def _achiever_asked(formalizer, context, signatures: dict, asked: list, part: str,
+                    chosen: str, other: str) -> tuple[str, str]:
+    """The achiever ``part`` is what the error asks; its grammar offers ``chosen``, not
+    ``other``; written, it asks the choice then the chosen schema: (those two prompts)."""
+    assert formalizer._targets(context, signatures) == [part, "goal"]
+    grammar = formalizer._grammar(part, context, signatures)
+    assert grammar.accepts(chosen) and not grammar.accepts(other)
+    formalizer._write_target(part, context, signatures)
+    choice, rewrite = asked
+    return choice, rewrite
+
+
 def test_when_no_action_adds_a_goals_predicate_the_model_names_the_one_that_does():
     """Qwen's household learning at e99f859 (dev seed 0): every receptacle visited and both
     credit cards seen, then the goal ``(holds creditcard_1)``, which the planner said no
@@ -2618,12 +2635,8 @@ def test_when_no_action_adds_a_goals_predicate_the_model_names_the_one_that_does
     memory = Memory("put two creditcard on countertop.", [("look", "You are in the room.")])
     context = Context(SOLVER_ERROR, "household", memory, [], sigs, 4, error=why)
     formalizer.seen = 1
-    assert formalizer._targets(context, signatures) == ["achiever holds", "goal"]
-    grammar = formalizer._grammar("achiever holds", context, signatures)
-    assert grammar.accepts("pickupobject") and not grammar.accepts("gotolocation")
-
-    formalizer._write_target("achiever holds", context, signatures)
-    choice, rewrite = asked
+    choice, rewrite = _achiever_asked(formalizer, context, signatures, asked,
+                                      "achiever holds", "pickupobject", "gotolocation")
     assert "take {o} from {r}" in choice or "take" in choice
     assert "(holds creditcard_1)" in choice and "gotolocation" not in choice
     assert "no action makes a fact of holds true" in rewrite
@@ -2749,13 +2762,7 @@ def test_when_no_action_deletes_a_fact_a_precondition_needs_false_the_model_name
     sigs = env_signatures(env)
     signatures = sigs.by_name()
     asked = []
-    qwen_open = ("player: before (player ?loc1) after same\n"
-                 "connected: before (connected ?loc1 ?loc2 ?dir) after same\n"
-                 "closed-door: before (not (closed-door ?loc1 ?loc1 ?dir)) after "
-                 "(closed-door ?loc1 ?loc1 ?dir)")
-    opening = ("player: before (player ?loc1) after same\n"
-               "connected: before (connected ?loc1 ?loc2 ?dir) after same\n"
-               "closed-door: before (closed-door ?loc1 ?loc2 ?dir) after none")
+    qwen_open, opening = QWEN_OPEN_TO_ITSELF, OPENING
 
     def model(prompt: str) -> str:
         asked.append(prompt)
@@ -2789,11 +2796,8 @@ def test_when_no_action_deletes_a_fact_a_precondition_needs_false_the_model_name
     context = Context(SOLVER_ERROR, "coin-collector", memory, [], sigs, 4,
                       error="fast-downward: unsolvable\n" + why)
     formalizer.seen = 1
-    assert formalizer._targets(context, signatures) == ["achiever not closed-door", "goal"]
-    grammar = formalizer._grammar("achiever not closed-door", context, signatures)
-    assert grammar.accepts("open-door") and not grammar.accepts("take")
-    formalizer._write_target("achiever not closed-door", context, signatures)
-    choice, rewrite = asked
+    choice, rewrite = _achiever_asked(formalizer, context, signatures, asked,
+                                      "achiever not closed-door", "open-door", "take")
     assert "which action makes a fact of closed-door false" in choice
     assert "open door to {dir}" in choice and "take {i}" not in choice
     assert "no action makes a fact of closed-door false" in rewrite
