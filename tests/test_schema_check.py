@@ -1539,6 +1539,20 @@ def test_a_place_read_from_words_that_state_none_is_dropped():
         assert ("(player front)" in texts(formalizer.chunk)) == kept, said
     assert formalizer.command_derived[-1] == ("(player front): read from words that state "
                                               "no place; the player is where it was")
+    # a place only the model's schema put the player at is no place the sentence names
+    # (Qwen's open-door moved the player to "plain", from "a closed plain door": dev seed 4
+    # at 28f7b5c); the place the facts before the command held still is
+    opened = Transition("(open-door corridor plain west)", frozenset({
+        "(player corridor)", "(connected corridor plain west)"}), True)
+    for before, kept in ((opened, False), (dataclasses.replace(opened, before=frozenset({
+            "(player plain)"})), True), (dataclasses.replace(opened, succeeded=False), True)):
+        formalizer.evidence = SchemaEvidence()
+        formalizer.evidence.add([before])
+        formalizer.base = atoms(["(player plain)", "(connected corridor plain west)"])
+        formalizer.ever = set(formalizer.base)
+        formalizer.chunk = atoms(["(player plain)"])
+        formalizer._keep_unstated_place(["You open the plain door, revealing the pantry."])
+        assert ("(player plain)" in texts(formalizer.chunk)) == kept, before
     formalizer.fixed_domain = "(define (domain d))"              # a frozen domain: as read
     formalizer.base, formalizer.chunk = atoms(["(player pantry)"]), atoms(["(player front)"])
     formalizer._keep_unstated_place(["You close the front door."])
