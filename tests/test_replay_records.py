@@ -91,6 +91,10 @@ LEARNING_DIFFERS = {
     # seed 1 requiring a closed door), the files' own why-no-plan asks move's schema where
     # the facts were asked; seed 3 follows from the domain that leaves
     "CoinCollector-3-rooms-learn-domain-seeds-1-3-at-156944c.record.jsonl.gz": (2, 3),
+    # built from it: "You open the plain door, revealing the pantry." no longer keeps the
+    # player at "plain", where only open-door's schema had put it, so seed 4's second step
+    # asks open-door's schema (it moved the player); the later seeds follow from that domain
+    "CoinCollector-3-rooms-learn-domain-seeds-4-6-at-28f7b5c.record.jsonl.gz": (4, 5, 6),
     "the-household-8-receptacles-basic-use-learn-domain-seeds-0-1-at-1dacc70.record.jsonl.gz":
         (0, 1),
     "the-household-8-receptacles-basic-use-learn-domain-seeds-0-1-at-4f43d75.record.jsonl.gz":
