@@ -222,7 +222,7 @@ class Goals:
             return
         self.acted["schema-check"] += 1
         if "can never fire" not in self._planner_error and not self._reachable_all:
-            self._planner_error = self._files_why()   # nothing reachable, none refused
+            self._planner_error = self._files_why() or self._planner_error   # none reachable
         undeleted = self._undeleted_predicate(self._planner_error) if self.schema_check else ""
         if undeleted:   # .achievers: the action that makes a needed fact false, first
             self._write_achiever(f"achiever not {undeleted}", context, signatures)
