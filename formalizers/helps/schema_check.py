@@ -315,13 +315,15 @@ class SchemaEvidence:
         """Every finding against ``domain_text`` (a domain that does not check: ValueError)."""
         from pddlkit.semantics.transitions import check_listed, check_transitions
 
+        from ..atoms import atom_of
+
         ran = check_transitions(domain_text, self.transitions, fluents=self.fluents,
                                 schemas=schemas, single=self.single)
         listed = [t for step in self.listed for t in step]
         if not listed:
             return ran
-        shown = {fact.strip("( ").split()[0] for t in (*self.transitions, *listed)
-                 for fact in (*t.before, *(t.observed or ())) if fact.strip("( ")}
+        shown = {atom_of(fact).predicate for t in (*self.transitions, *listed)
+                 for fact in (*t.before, *(t.observed or ()))}
         return ran + check_listed(domain_text, listed, schemas=schemas, static=self.static,
                                   shown=shown)
 

@@ -57,28 +57,27 @@ class Achievers:
     """The achiever methods of :class:`~.formalizer.ModularFormalizer`."""
 
     def _unadded_predicate(self, error: str) -> str:
-        """The predicate the planner's why-no-plan ``error`` says no action adds, when it is
-        one of the model's that commands change and not asked about this episode; "" else."""
-        static = self._static_predicates()
-        names = {s.name.lower() for s in self.predicates}
-        for m in re.finditer(r"no action adds ([\w\-]+)", error or ""):
-            name = m.group(1).lower()
-            if name in names and name not in static \
-                    and name not in self._achiever_asked \
-                    and self._achiever_candidates(name, self._signatures_seen):
-                return name
-        return ""
+        """The predicate the planner's why-no-plan ``error`` says no action adds (see
+        :meth:`_blamed_predicate`)."""
+        return self._blamed_predicate(error, "adds", "")
 
     def _undeleted_predicate(self, error: str) -> str:
         """The predicate the planner's why-no-plan ``error`` says holds initially where a
-        precondition needs it false and no action deletes, when it is one of the model's
-        that commands change and not asked about this episode; "" else."""
+        precondition needs it false and no action deletes (see :meth:`_blamed_predicate`)."""
+        return self._blamed_predicate(error, "deletes", NEGATED)
+
+    def _blamed_predicate(self, error: str, verb: str, polarity: str) -> str:
+        """The first predicate ``error`` says "no action {verb}", with ``schema_check``,
+        when it is one of the model's that commands change, some action's parameters fit,
+        and its achiever part (``polarity`` + name) was not asked this episode; "" else."""
+        if not self.schema_check:
+            return ""
         static = self._static_predicates()
         names = {s.name.lower() for s in self.predicates}
-        for m in re.finditer(r"no action deletes ([\w\-]+)", error or ""):
+        for m in re.finditer(rf"no action {verb} ([\w\-]+)", error or ""):
             name = m.group(1).lower()
             if name in names and name not in static \
-                    and NEGATED + name not in self._achiever_asked \
+                    and polarity + name not in self._achiever_asked \
                     and self._achiever_candidates(name, self._signatures_seen):
                 return name
         return ""

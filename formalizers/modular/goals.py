@@ -70,14 +70,13 @@ class Goals:
             for name in signatures:
                 if re.search(rf"(action|:action)\s+'?{re.escape(name)}\b", error):
                     return [f"action {name}", "goal"]
-            undeleted = self._undeleted_predicate(self._planner_error) \
-                if self.schema_check else ""
+            undeleted = self._undeleted_predicate(self._planner_error)
             if undeleted:   # .achievers: which action makes the needed fact false
                 return [f"achiever not {undeleted}", "goal"]
             blocked = self._never_fires(signatures)
             if blocked:
                 return [f"action {blocked}", "goal"]
-            unadded = self._unadded_predicate(self._planner_error) if self.schema_check else ""
+            unadded = self._unadded_predicate(self._planner_error)
             if unadded:   # .achievers: which action makes the goal's fact true
                 return [f"achiever {unadded}", "goal"]
         missing = self._missing_predicate(self._planner_error)
@@ -223,7 +222,7 @@ class Goals:
         self.acted["schema-check"] += 1
         if "can never fire" not in self._planner_error and not self._reachable_all:
             self._planner_error = self._files_why() or self._planner_error   # none reachable
-        undeleted = self._undeleted_predicate(self._planner_error) if self.schema_check else ""
+        undeleted = self._undeleted_predicate(self._planner_error)
         if undeleted:   # .achievers: the action that makes a needed fact false, first
             self._write_achiever(f"achiever not {undeleted}", context, signatures)
             if not self._no_goal_reachable():

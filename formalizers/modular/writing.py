@@ -348,8 +348,8 @@ class Writing:
         last = self.evidence.transitions[-1] if self.evidence.transitions else None
         if last is None or not last.succeeded:
             return set()
-        before = {arg for fact in last.before for arg in fact.strip("() ").split()[1:]
-                  if fact.strip("( ").split()[0] in player}
+        before = {arg for f in map(atom_of, last.before) if f.predicate in player
+                  for arg in f.args}
         return {arg for f in self.base if f.predicate in player for arg in f.args} - before
 
     def _untype_template_words(self, signatures: dict) -> None:

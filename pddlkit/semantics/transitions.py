@@ -353,15 +353,13 @@ def _held_over(before: Iterable[str], action: str) -> str:
     CoinCollector's domain (dev seed 1 at 156944c), close-door, refused with the door closed,
     was drawn again the same four times from "its precondition held" alone."""
     args = set(action.strip("() ").lower().split()[1:])
-    held = sorted(f for f in before
-                  if set(f.strip("() ").lower().split()[1:]) <= args
-                  and not f.strip("( ").lower().startswith("not"))
+    held = sorted(_text(atom) for atom in _atoms(before) if set(atom[1:]) <= args)
     return f" (before it: {', '.join(held)})" if held else ""
 
 
 def _heads(facts: Iterable[str]) -> set[str]:
     """The predicates of ``facts`` (text atoms), lower case."""
-    return {fact.strip("( ").split()[0].lower() for fact in facts if fact.strip("( ")}
+    return {atom[0] for atom in _atoms(facts)}
 
 
 def _fillings(world, state, name: str, options: list, fixing: list):
