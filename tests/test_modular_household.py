@@ -796,3 +796,39 @@ def test_a_subtype_is_not_a_wrong_type():
     facts = texts(read._facts())
     assert "(atlocation drawer_1)" in facts and "(openable drawer_1)" in facts
     assert read.command_dropped == ["(atlocation cabinet_1)"]   # replaced: single-valued
+
+
+def test_a_thing_read_as_held_is_no_longer_believed_where_it_was():
+    """While the model writes the domain (``predicate_slots``): a new fact of what the
+    player holds, or of where a thing is, drops what the older facts said of that thing's
+    whereabouts (a thing held is at no place, and at one place at a time), whatever the
+    model's schemas say. Qwen2.5-Coder 1.5B learning the household's domain, dev seed 0 at
+    3e72055: its pickupobject deleted nothing, the cd taken was believed on the countertop
+    still, and the put that followed seemed to change nothing. Over a frozen domain the
+    schemas alone say it (nothing dropped)."""
+    from pddlkit.formalizers.atoms import Signature
+
+    formalizer = ModularFormalizer(ScriptedLLM(lambda m: "none"), "household",
+                                   predicate_slots=True)
+    formalizer.predicates = [Signature.read("(player ?r - receptacle)"),
+                             Signature.read("(thing ?o - obj ?r - receptacle)"),
+                             Signature.read("(holds ?o - obj)")]
+    formalizer.predicate_aspects = {"player": "where the player is",
+                                    "thing": "where each thing is",
+                                    "holds": "what the player holds"}
+    formalizer._signatures_seen = {
+        "pickupobject": ((("?o", "obj"), ("?r", "receptacle")), "take {o} from {r}"),
+        "gotolocation": ((("?from", "receptacle"), ("?to", "receptacle")), "go to {to}")}
+    assert formalizer._whereabouts() == {"thing": 0, "holds": 0}
+    formalizer.base = atoms(["(player countertop_1)", "(thing cd_1 countertop_1)",
+                             "(thing sponge_1 countertop_1)"])
+    formalizer.chunk = atoms(["(holds cd_1)"])
+    facts = texts(formalizer._facts())
+    assert "(thing cd_1 countertop_1)" not in facts and "(holds cd_1)" in facts
+    assert "(thing sponge_1 countertop_1)" in facts and "(player countertop_1)" in facts
+    formalizer.base = atoms(["(player countertop_1)", "(holds cd_1)"])
+    formalizer.chunk = atoms(["(thing cd_1 countertop_1)"])
+    assert texts(formalizer._facts()) == ["(player countertop_1)", "(thing cd_1 countertop_1)"]
+    formalizer.fixed_domain = DOMAIN
+    formalizer.chunk = atoms(["(thing cd_1 countertop_1)"])
+    assert "(holds cd_1)" in texts(formalizer._facts())

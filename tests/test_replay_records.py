@@ -131,6 +131,11 @@ LEARNING_DIFFERS = {
     # replays both
     "the-household-8-receptacles-basic-use-learn-domain-seeds-0-1-at-1734ac0.record.jsonl.gz":
         (0, 1),
+    # built from it: a thing stated held after a take is at no place (whereabouts), so
+    # seed 0's third step asks pickupobject's schema again (it left the cd on the
+    # countertop); seed 1 follows from the domain that leaves
+    "the-household-8-receptacles-basic-use-learn-domain-seeds-0-1-try-untried-at-3e72055"
+    ".record.jsonl.gz": (0, 1),
     # stopped in seed 1 (its seed 0 whole): built from it, fact memory puts back no second
     # place of the player, no command names a placeholder, no placeholder is made for a
     # place joined to itself with no direction, and a one-place action cannot move the player

@@ -2822,3 +2822,59 @@ def test_when_no_action_deletes_a_fact_a_precondition_needs_false_the_model_name
     assert formalizer._targets(context, signatures) != ["achiever not closed-door", "goal"]
     fixed = formalizer._domain_text(None)      # the rewrite makes the corridor reachable
     assert pddlkit.plan(fixed, problem, cache=False).status.value == "solved"
+
+
+HOUSE_TAKE = (
+    "(define (domain h) (:requirements :strips :typing) (:types obj receptacle)"
+    " (:predicates (player ?r - receptacle) (thing ?o - obj ?r - receptacle) (holds ?o - obj))"
+    " (:action pickupobject :parameters (?o - obj ?r - receptacle)"
+    "  :precondition (and (player ?r) (thing ?o ?r)) :effect (and {take}))"
+    " (:action putobject :parameters (?o - obj ?r - receptacle)"
+    "  :precondition (and (player ?r) (holds ?o)) :effect (and {put})))")
+
+
+def test_a_thing_stated_held_after_a_take_refutes_a_schema_that_leaves_it_where_it_was():
+    """A thing held is at no place, and at one place at a time (``whereabouts``): "take cd 1
+    from countertop 1" stated ``(holds cd_1)``, so a pickupobject that leaves ``(thing cd_1
+    countertop_1)`` true is refuted (effect missing: made false), and a put stated ``(thing
+    cd_1 countertop_1)`` refutes a putobject that keeps the cd held. The household's dev seed
+    0 at 3e72055: Qwen's pickupobject deleted nothing, so the put that followed seemed to
+    change nothing and its schema, putting nothing anywhere, was never refuted. Without
+    ``whereabouts`` nothing is concluded; two whereabouts of one thing stated, nothing."""
+    from pddlkit.semantics.transitions import check_transitions
+
+    objects = {"cd_1": "obj", "countertop_1": "receptacle"}
+    took = Transition("(pickupobject cd_1 countertop_1)",
+                      frozenset({"(player countertop_1)", "(thing cd_1 countertop_1)"}), True,
+                      objects=objects, where="step 2: take cd 1 from countertop 1",
+                      observed=frozenset({"(holds cd_1)"}))
+    where = {"holds": 0, "thing": 0}
+    lazy = HOUSE_TAKE.format(take="(holds ?o)", put="(thing ?o ?r)")
+    found = check_transitions(lazy, [took], whereabouts=where)
+    assert [(f.kind, f.literal) for f in found] == [
+        ("effect-missing", "(not (thing cd_1 countertop_1))")]
+    assert "a thing is held or at one place at a time" in found[0].format()
+    assert "add (not (thing cd_1 countertop_1)) to pickupobject's effect" in found[0].format()
+    assert check_transitions(lazy, [took]) == []
+    right = HOUSE_TAKE.format(take="(holds ?o) (not (thing ?o ?r))",
+                              put="(thing ?o ?r) (not (holds ?o))")
+    assert check_transitions(right, [took], whereabouts=where) == []
+    both = dataclasses.replace(took, observed=frozenset({"(holds cd_1)",
+                                                         "(thing cd_1 countertop_1)"}))
+    assert [f.kind for f in check_transitions(lazy, [both], whereabouts=where)] == []
+    put = Transition("(putobject cd_1 countertop_1)",
+                     frozenset({"(player countertop_1)", "(holds cd_1)"}), True,
+                     objects=objects, where="step 3: move cd 1 to countertop 1",
+                     observed=frozenset({"(thing cd_1 countertop_1)"}))
+    assert [(f.kind, f.literal) for f in check_transitions(lazy, [put], whereabouts=where)] \
+        == [("effect-missing", "(not (holds cd_1))")]
+    assert check_transitions(right, [put], whereabouts=where) == []
+    # the thing's position among the arguments: (in ?r ?o) holds it second
+    swapped = right.replace("(thing ?o - obj ?r - receptacle)", "(thing ?r - receptacle ?o - obj)"
+                            ).replace("(thing ?o ?r)", "(thing ?r ?o)")
+    turned = dataclasses.replace(took, before=frozenset({"(player countertop_1)",
+                                                        "(thing countertop_1 cd_1)"}))
+    assert check_transitions(swapped, [turned], whereabouts={"holds": 0, "thing": 1}) == []
+    assert [f.literal for f in check_transitions(
+        swapped.replace("(not (thing ?r ?o))", ""), [turned],
+        whereabouts={"holds": 0, "thing": 1})] == ["(not (thing countertop_1 cd_1))"]

@@ -43,6 +43,8 @@ PREDICATE_SLOTS = (
 #: ?from)) after (player ?to)`` in move, open-door, close-door and take alike, so no
 #: precondition said where a command is done and no fact could be pinned to it)
 PLAYER_ASPECT = PREDICATE_SLOTS[0][0]
+#: the aspect of where each thing is (a thing and its place)
+THING_ASPECT = PREDICATE_SLOTS[3][0]
 #: the aspect of what the player holds: a thing, never a place (see :func:`held_places`)
 HELD_ASPECT = PREDICATE_SLOTS[4][0]
 #: the aspect of the other states of a thing (clean, hot, turned on)

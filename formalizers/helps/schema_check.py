@@ -104,6 +104,10 @@ class SchemaEvidence:
         #: ``check_transitions``' ``single``: a place stated after a command refutes a schema
         #: that keeps the player at another
         self.single: frozenset = frozenset()
+        #: predicates that say where a thing is (held, or at a place) -> the thing's position
+        #: among their arguments, ``check_transitions``' ``whereabouts``: a thing stated held
+        #: after a command refutes a schema that leaves it where it was
+        self.whereabouts: dict = {}
 
     def add(self, transitions: Iterable) -> None:
         """A plan's transitions, in order (see the module: which get effects checked)."""
@@ -318,7 +322,8 @@ class SchemaEvidence:
         from ..atoms import atom_of
 
         ran = check_transitions(domain_text, self.transitions, fluents=self.fluents,
-                                schemas=schemas, single=self.single)
+                                schemas=schemas, single=self.single,
+                                whereabouts=self.whereabouts)
         listed = [t for step in self.listed for t in step]
         if not listed:
             return ran

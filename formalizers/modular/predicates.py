@@ -107,6 +107,7 @@ class PredicateRevision:
         self.evidence.fluents = self._changing_predicates()
         self.evidence.static = self._static_predicates()
         self.evidence.single = frozenset(self._player_predicates())
+        self.evidence.whereabouts = self._whereabouts()
 
     def _changing_predicates(self) -> frozenset:
         """``predicate_slots``: the predicates written under an aspect of the state that
@@ -186,6 +187,28 @@ class PredicateRevision:
                 self._write("facts", context, signatures)
             finally:
                 self._stating, self._stating_words = [], []
+
+    def _whereabouts(self) -> dict[str, int]:
+        """``predicate_slots``: the predicates written for what the player holds (of one
+        argument) and for where each thing is -> the position of the thing among their
+        arguments (where each thing is: its first argument not of a place's type, the first
+        when no type is a place's), for the schema check (a thing held is at no place, and
+        at one place at a time: :func:`pddlkit.semantics.transitions.check_transitions`) and
+        the facts believed (:meth:`.facts.Facts._facts`). {} without it."""
+        from ..helps.predicate_slots import HELD_ASPECT, THING_ASPECT, place_types
+
+        places = set(place_types(self._signatures_seen or {}))
+        out: dict[str, int] = {}
+        for signature in self.predicates:
+            aspect = self.predicate_aspects.get(signature.name)
+            kinds = [kind for _var, kind in signature.params]
+            if aspect == HELD_ASPECT and len(kinds) == 1:
+                out[signature.name] = 0
+            elif aspect == THING_ASPECT and len(kinds) >= 2:
+                things = [k for k, kind in enumerate(kinds) if kind not in places]
+                if len(things) == 1 or not places:
+                    out[signature.name] = things[0] if places else 0
+        return out
 
     def _player_predicates(self) -> list[str]:
         """``predicate_slots``: the predicates written for where the player is."""
