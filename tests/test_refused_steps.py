@@ -422,3 +422,49 @@ def test_a_goal_whose_plan_the_world_refused_stays_open_while_plans_are_guarded(
     assert refused(SOLVER_ERROR, guarded=True)
     assert refused(SIMULATION_ERROR, guarded=False)
     assert refused(SIMULATION_ERROR, guarded=True, frozen=True)
+
+
+def test_the_goals_offered_are_those_the_guarded_files_can_reach():
+    """While plans are guarded, a goal the guard makes unreachable is not offered: no plan
+    could reach it. The household's dev seed 0 at 3e72055 (Qwen2.5-Coder 1.5B learning the
+    domain): "you see a cabinet 1, a countertop 1, ..." read as things on the countertop
+    under placeholders, and six goals ``(holds unknown_countertop_1)``, ... were drawn, each
+    refused by the planner (no command can name a name the game never used), until the
+    solver's retries ran out. Without a request's context (no guard to ask) the model's
+    files alone say what is offered."""
+    from pddlkit.formalizers.atoms import Signature
+    from pddlkit.formalizers.base import Context, Memory
+    from pddlkit.formalizers.modular import ModularFormalizer
+    from pddlkit.llm.scripted import ScriptedLLM
+
+    from conftest import atoms
+
+    signatures = {"gotolocation": ([("?from", "receptacle"), ("?to", "receptacle")],
+                                   "go to {to}"),
+                  "pickupobject": ([("?o", "obj"), ("?r", "receptacle")],
+                                   "take {o} from {r}")}
+    writing = ModularFormalizer(ScriptedLLM(["none"]), "household", schema_check=True,
+                                refused_steps=True)
+    writing._signatures_seen = signatures
+    writing.predicates = [Signature.read("(player ?r - receptacle)"),
+                          Signature.read("(thing ?o - obj ?r - receptacle)"),
+                          Signature.read("(holds ?o - obj)")]
+    writing.bodies = {
+        "gotolocation": ":precondition (and (player ?from))\n    "
+                        ":effect (and (player ?to) (not (player ?from)))",
+        "pickupobject": ":precondition (and (player ?r) (thing ?o ?r))\n    "
+                        ":effect (and (holds ?o) (not (thing ?o ?r)))"}
+    writing.name_types = {"countertop_1": "receptacle", "cd_1": "obj",
+                          "unknown_desk_1": "obj"}
+    writing.base = atoms(["(player countertop_1)", "(thing cd_1 countertop_1)",
+                          "(thing unknown_desk_1 countertop_1)"])
+    assert {"(holds cd_1)", "(holds unknown_desk_1)"} <= set(writing._goal_candidates())
+    memory = Memory("put a cd on the desk")
+    memory.history.append(("", "You are in the middle of a room. You see a countertop 1 and "
+                               "a desk 1. On the countertop 1, you see a cd 1."))
+    writing._context_now = Context("update", "household", memory,
+                                   ["take cd 1 from countertop 1"], "", 2)
+    offered = writing._goal_candidates()
+    assert "(holds cd_1)" in offered and "(holds unknown_desk_1)" not in offered, offered
+    # the no-goal check still reads the model's files: a goal they reach is reachable
+    assert "(holds unknown_desk_1)" in writing._reachable_all

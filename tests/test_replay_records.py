@@ -131,6 +131,10 @@ LEARNING_DIFFERS = {
     # replays both
     "the-household-8-receptacles-basic-use-learn-domain-seeds-0-1-at-1734ac0.record.jsonl.gz":
         (0, 1),
+    # stopped in seed 1: since the goals offered are those the guarded files reach, seed
+    # 0's eighth step no longer offers (holds plate_2) with the put that adds it kept out
+    "the-household-8-receptacles-basic-use-learn-domain-seeds-0-1-stopped-at-bb67ced"
+    ".record.jsonl.gz": (0,),
     # built from it: a thing stated held after a take is at no place (whereabouts), so
     # seed 0's third step asks pickupobject's schema again (it left the cd on the
     # countertop); seed 1 follows from the domain that leaves

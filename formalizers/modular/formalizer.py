@@ -153,6 +153,7 @@ class ModularFormalizer(Corrections, Goals, Achievers, Writing, Reading, Prompti
         if context.kind == INITIAL and context.previous is None and self.last_files is not None:
             self._reset()
         self.last_parts = []
+        self._context_now = context   # the goals offered are those the guarded files reach
         self._task_words = {w for w in re.findall(r"[a-z][a-z0-9]*", context.memory.task.lower())
                             if w not in STOP_WORDS}
         signatures = context.signatures.by_name()

@@ -12,6 +12,7 @@ from typing import Optional
 from ..answer import AnswerError, Files
 from ..base import SIMULATION_ERROR, SOLVER_ERROR, Context
 from .parts import GOAL_CANDIDATES, _action_of
+from .roles import GuardsPlans
 from ..atoms import facts_text, ground_atom
 
 
@@ -135,8 +136,11 @@ class Goals:
 
     def _reachable_goals(self) -> list[str]:
         """:meth:`_goal_candidates` before the refused ones are taken out (cached per files)."""
+        context = getattr(self, "_context_now", None)
         key = (tuple(self._facts()), self.fixed_domain, tuple(self.predicates),
-               tuple(sorted(self.bodies.items())), tuple(sorted(self._task_words)))
+               tuple(sorted(self.bodies.items())), tuple(sorted(self._task_words)),
+               context and (len(context.memory.history), tuple(map(str, context.valid_actions)),
+                            len(getattr(self, "plans_ran", ()))))
         if getattr(self, "_candidates_key", None) == key:
             return self._candidates
         self._candidates_key, self._candidates, self._reachable_all = key, [], None
@@ -168,9 +172,41 @@ class Goals:
                          for atom, cost in costs.items() if cost > 0 and atom[0] not in static)
         self._reachable_all = [atom for _old, _cost, atom in reached]
         self._been = set()
+        plannable = self._guarded_reach(files, context)
+        if plannable is not None:
+            reached = [r for r in reached if r[2] in plannable]
         reached = self._goal_policy(reached)
         self._candidates = [atom for _old, _cost, atom in reached]
         return self._candidates
+
+    def _guarded_reach(self, files: Files, context) -> "Optional[set[str]]":
+        """The atoms the relaxed problem reaches under the files the planner would be given
+        (the guards of :class:`.roles.GuardsPlans`: ``refused_steps``), as text; None when
+        no guard changes the files (or they cannot be read). A goal out of that set could
+        only be refused: no plan reaches it, whatever the model's files allow. Why: measured
+        with Qwen2.5-Coder 1.5B learning the household's domain (dev seeds 0-1 at 3e72055),
+        the goals offered held placeholders no command can name (``(holds
+        unknown_countertop_1)``, six such goals drawn, each refused by the planner, the
+        solver's retries spent) and things no take could reach once take was kept out
+        (four goals refused so). The files the goal is read against, and the no-goal check
+        (:meth:`_no_goal_reachable`, which asks what blocks every goal), stay the model's."""
+        if self.fixed_domain is not None or context is None:
+            return None
+        try:
+            from pddlkit.pddl.reader import read_domain, read_problem
+            from pddlkit.semantics.heuristic import RelaxedDistance
+            from pddlkit.semantics.state import format_atom
+            from pddlkit.semantics.world import World
+
+            domain, problem = files.domain, files.problem
+            for guard in self._roles(GuardsPlans):
+                domain, problem = guard.guard(self, domain, problem, context)[:2]
+            if (domain, problem) == (files.domain, files.problem):
+                return None
+            world = World(read_domain(domain)[0], read_problem(problem)[0])
+            return {format_atom(a) for a in RelaxedDistance(world).costs(world.initial_state)}
+        except Exception:   # noqa: BLE001 - guarded files that cannot be read: no filter
+            return None
 
     def _no_goal_reachable(self) -> bool:
         """While the model writes the domain: True when its files can be read and no atom
