@@ -832,3 +832,26 @@ def test_a_thing_read_as_held_is_no_longer_believed_where_it_was():
     formalizer.fixed_domain = DOMAIN
     formalizer.chunk = atoms(["(thing cd_1 countertop_1)"])
     assert "(holds cd_1)" in texts(formalizer._facts())
+
+
+def test_a_sentence_that_says_a_thing_was_put_somewhere_asks_where_it_is():
+    """"You move the cd 1 to the countertop 1." states where the cd is: with
+    ``predicate_slots`` its facts of where each thing is are asked for once more when the
+    facts read from it hold none (Qwen2.5-Coder 1.5B learning the household's domain, dev
+    seed 0 at fb180f2, read it as ``(hot cd_1) (player countertop_1)``: the cd was believed
+    held still, and the listed "take cd 1 from countertop 1" then refuted a take that
+    required the hand free of it). Where nothing is put, nothing is asked."""
+    from pddlkit.formalizers.atoms import Signature
+
+    formalizer = ModularFormalizer(ScriptedLLM(lambda m: "none"), "household",
+                                   predicate_slots=True)
+    formalizer.predicates = [Signature.read("(player ?r - receptacle)"),
+                             Signature.read("(thing ?o - obj ?r - receptacle)"),
+                             Signature.read("(holds ?o - obj)")]
+    formalizer.predicate_aspects = {"player": "where the player is",
+                                    "thing": "where each thing is",
+                                    "holds": "what the player holds"}
+    formalizer._sentence = "You move the cd 1 to the countertop 1."
+    assert formalizer._stated_predicates() == (["thing"], ["move"])
+    formalizer._sentence = "You arrive at the countertop 1."
+    assert formalizer._stated_predicates() == ([], [])
