@@ -853,5 +853,15 @@ def test_a_sentence_that_says_a_thing_was_put_somewhere_asks_where_it_is():
                                     "holds": "what the player holds"}
     formalizer._sentence = "You move the cd 1 to the countertop 1."
     assert formalizer._stated_predicates() == (["thing"], ["move"])
+    # what it reads of where the thing went is evidence of the command (a thing seen on
+    # arriving is not: at 12dad66 the put's "(thing cd_1 countertop_1)" was left out, and
+    # a putobject that placed nothing was not refuted)
+    formalizer.chunk = atoms(["(player countertop_1)"])
+    before = list(formalizer.chunk)
+    formalizer.chunk += atoms(["(thing cd_1 countertop_1)", "(holds sponge_1)"])
+    formalizer._put_read = formalizer._placed_by_sentence(before)
+    assert texts(formalizer._observable(formalizer.chunk)) == [
+        "(player countertop_1)", "(thing cd_1 countertop_1)", "(holds sponge_1)"]
     formalizer._sentence = "You arrive at the countertop 1."
     assert formalizer._stated_predicates() == ([], [])
+    assert formalizer._placed_by_sentence(before) == set()

@@ -140,6 +140,7 @@ class Writing:
                     sentences.append((sentence, k))
         self.chunk = []
         self._fact_origin = {}
+        self._put_read = set()   # where things are, read from a sentence that says one was put
         wrote = False
         latest: dict[str, int] = {}   # each sentence once, where it first came, read as of
         for sentence, k in sentences:  # the newest observation that says it
@@ -158,6 +159,7 @@ class Writing:
                 before = list(self.chunk)
                 wrote = self._write("facts", context, signatures) or wrote
                 self._write_stated(context, signatures, before)
+                self._put_read |= self._placed_by_sentence(before)
             except PartUnwritable as exc:   # it names nothing a predicate takes: no call
                 self.last_parts.append(PartCall("facts", context.kind, "", outcome=(
                     f"skipped, no call: {exc.args[0]} (the sentence: {sentence!r})")))
@@ -198,13 +200,29 @@ class Writing:
         (``predicate_slots``' ``STATED_BY``), so one read after a command was made by it.
         Measured with Qwen2.5-Coder 1.5B learning the household's domain (dev seed 1 at
         e99f859): "take ladle 1 from desk 1" ran ("You pick up the ladle 1 from the desk
-        1."), and pickupobject, which added only ``(clean ?o)``, was not refuted."""
+        1."), and pickupobject, which added only ``(clean ?o)``, was not refuted. So is
+        where a thing was put, read from a sentence that says so (:meth:`_placed_by_sentence`)."""
         from ..helps.predicate_slots import HELD_ASPECT
 
         facts = self._single_values(chunk)
         player = set(self._player_predicates())
         held = {n for n, a in self.predicate_aspects.items() if a == HELD_ASPECT}
-        return [f for f in facts if f.predicate in player | held] if player else facts
+        return [f for f in facts if f.predicate in player | held
+                or f in getattr(self, "_put_read", ())] if player else facts
+
+    def _placed_by_sentence(self, before: list) -> set:
+        """The facts of where each thing is that the sentence just read added to the chunk
+        (past ``before``), when it says a thing was moved or put (``predicate_slots``'
+        ``SIGNALLED_BY``: "You move the cd 1 to the countertop 1."): the command's doing, so
+        evidence of it (:meth:`_observable`). Only then: a thing seen on arriving was found,
+        not put there. Measured with Qwen2.5-Coder 1.5B learning the household's domain (dev
+        seed 0 at 12dad66): "move cd 1 to countertop 1" read as ``(thing cd_1
+        countertop_1)``, yet a putobject that placed nothing was not refuted."""
+        from ..helps.predicate_slots import THING_ASPECT
+
+        stated, _words = self._stated_predicates()
+        placed = {n for n in stated if self.predicate_aspects.get(n) == THING_ASPECT}
+        return {f for f in self.chunk if f.predicate in placed and f not in before}
 
     def _from_commands(self, context: Context, signatures: dict) -> None:
         """``command_facts`` (:mod:`pddlkit.formalizers.helps.command_facts`): what the
