@@ -865,3 +865,30 @@ def test_a_sentence_that_says_a_thing_was_put_somewhere_asks_where_it_is():
     formalizer._sentence = "You arrive at the countertop 1."
     assert formalizer._stated_predicates() == ([], [])
     assert formalizer._placed_by_sentence(before) == set()
+
+
+def test_of_the_task_things_goals_its_other_states_come_last_while_the_model_writes():
+    """``task_goals`` with ``predicate_slots``: of goals naming as many of the task's
+    things, one of a thing's other states (hot, clean) comes after where it is or whether it
+    is held (Qwen2.5-Coder 1.5B learning the household's domain, dev seed 0 at 12dad66,
+    chose ``(hot creditcard_2)`` three steps in a row for "put two creditcard on
+    countertop", each plan a refused cleaning). Without the aspects (a frozen domain) the
+    order is as before: by the task's things, then as offered."""
+    from pddlkit.formalizers.helps.task_goals import offer
+
+    formalizer = ModularFormalizer(ScriptedLLM(lambda m: "none"), "household",
+                                   predicate_slots=True, task_goals=True)
+    formalizer._task_words = {"creditcard", "countertop"}
+    reached = [(False, 1.0, "(hot creditcard_2)"), (False, 1.0, "(player desk_1)"),
+               (False, 2.0, "(holds creditcard_2)"),
+               (False, 3.0, "(thing creditcard_2 countertop_1)")]
+    assert [r[2] for r in offer(formalizer, reached)] == [
+        "(thing creditcard_2 countertop_1)", "(hot creditcard_2)", "(holds creditcard_2)",
+        "(player desk_1)"]
+    formalizer.predicate_aspects = {"hot": "other states of a thing, such as clean, hot, "
+                                           "cold or turned on",
+                                    "holds": "what the player holds",
+                                    "thing": "where each thing is"}
+    assert [r[2] for r in offer(formalizer, reached)] == [
+        "(thing creditcard_2 countertop_1)", "(holds creditcard_2)", "(hot creditcard_2)",
+        "(player desk_1)"]
