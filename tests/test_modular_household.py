@@ -865,6 +865,11 @@ def test_a_sentence_that_says_a_thing_was_put_somewhere_asks_where_it_is():
     formalizer._sentence = "You arrive at the countertop 1."
     assert formalizer._stated_predicates() == ([], [])
     assert formalizer._placed_by_sentence(before) == set()
+    # "you see" states where things are (at cc0aa5e "In it, you see a creditcard 2, a
+    # pillow 1, and a plate 2." was read (cleaned creditcard_2)), but found, not put
+    formalizer._sentence = "In it, you see a creditcard 2, a pillow 1, and a plate 2."
+    assert formalizer._stated_predicates() == (["thing"], ["see"])
+    assert formalizer._placed_by_sentence(before) == set()
 
 
 def test_of_the_task_things_goals_its_other_states_come_last_while_the_model_writes():

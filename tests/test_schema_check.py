@@ -1883,8 +1883,13 @@ def test_a_sentence_that_says_closed_and_was_read_without_it_is_asked_for_that_f
     frozen = formalizer_of(connection)
     frozen.fixed_domain, frozen._sentence = "(define (domain d))", sentence
     assert frozen._stated_predicates() == ([], [])
+    # "you see" states where things are (the household's "In it, you see a creditcard
+    # 2"), but not in a sentence that says which way a place lies: an exit is seen
     assert formalizer._stated_predicates() == (["connected", "closed-door"],
                                                ["closed", "north"])
+    formalizer._sentence = "You see a coin."
+    assert formalizer._stated_predicates() == (["in"], ["see"])
+    formalizer._sentence = sentence
     # the word that states it is no name: typed NONE in code (Qwen typed "closed" a room)
     typing = ModularFormalizer(_script(careful), "coin-collector", predicate_slots=True,
                                command_facts=True)

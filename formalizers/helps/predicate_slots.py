@@ -43,6 +43,8 @@ PREDICATE_SLOTS = (
 #: ?from)) after (player ?to)`` in move, open-door, close-door and take alike, so no
 #: precondition said where a command is done and no fact could be pinned to it)
 PLAYER_ASPECT = PREDICATE_SLOTS[0][0]
+#: the aspect of how places connect
+CONNECT_ASPECT = PREDICATE_SLOTS[1][0]
 #: the aspect of where each thing is (a thing and its place)
 THING_ASPECT = PREDICATE_SLOTS[3][0]
 #: the aspect of what the player holds: a thing, never a place (see :func:`held_places`)
@@ -85,10 +87,15 @@ STATED_BY = {"which doors or containers are closed": ("closed",),
 #: put the ..."): measured with Qwen2.5-Coder 1.5B learning the household's domain (dev seed
 #: 0 at fb180f2), that sentence was read as ``(hot cd_1) (player countertop_1)``, so the
 #: cd was believed held still, the put's schema was never refuted, and the listed "take cd
-#: 1 from countertop 1" refuted a take that required the hand free of it.
-SIGNALLED_BY = {**STATED_BY, "which places connect, and in which direction":
+#: 1 from countertop 1" refuted a take that required the hand free of it. And "you see"
+#: (at cc0aa5e, dev seed 0, "In it, you see a creditcard 2, a pillow 1, and a plate 2." was
+#: read ``(cleaned creditcard_2)``: where the task's card was, was never known).
+SIGNALLED_BY = {**STATED_BY, CONNECT_ASPECT:
                 ("north", "south", "east", "west"),
-                "where each thing is": ("move", "put")}
+                THING_ASPECT: ("move", "put", "see")}
+#: the words of :data:`SIGNALLED_BY` by which a sentence says a thing was put somewhere (what
+#: it then reads of where the thing is was the command's doing, not something found)
+PUT_WORDS = ("move", "put")
 #: the aspect whose predicates no command changes (how places connect); a predicate of any
 #: other aspect is one the schema check knows changes (where the player is: measured with
 #: Qwen2.5-Coder 1.5B, no move schema changed it, and with no schema changing it the check

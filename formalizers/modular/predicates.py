@@ -31,7 +31,8 @@ import re
 from ..base import Context
 from ..helps.schema_check import SchemaEvidence
 from ..atoms import Signature
-from ..helps.predicate_slots import (PLAYER_ASPECT, SIGNALLED_BY, STATED_BY, STATIC_ASPECTS,
+from .parts import PartUnwritable
+from ..helps.predicate_slots import (CONNECT_ASPECT, PLAYER_ASPECT, SIGNALLED_BY, STATED_BY, STATIC_ASPECTS,
                                      aspects_of)
 
 #: times in an episode the predicates are asked for again because no schema over them
@@ -141,10 +142,14 @@ class PredicateRevision:
     def _stated_predicates(self) -> tuple[list[str], list[str]]:
         """``predicate_slots``, while the model writes the domain: (the predicates of an
         aspect the sentence being read states by a word of :data:`SIGNALLED_BY` ("a closed
-        front door", "To the North"), those words)."""
+        front door", "To the North"), those words). What a sentence that says which way a
+        place lies "sees" is an exit, not a thing somewhere ("To the North you see a closed
+        front door."): its "see" states no thing's place."""
         if not self.predicate_slots or self.fixed_domain is not None or not self._sentence:
             return [], []
         words = set(re.findall(r"[a-z]+", self._sentence.lower()))
+        if words & set(SIGNALLED_BY[CONNECT_ASPECT]):
+            words.discard("see")
         said = {n: sorted(words & set(SIGNALLED_BY.get(a, ())))
                 for n, a in self.predicate_aspects.items()}
         return ([n for n, w in said.items() if w],
@@ -180,11 +185,13 @@ class PredicateRevision:
             read = {f.predicate for f in self.chunk if f not in before}
             if read & set(group):
                 continue
-            self.acted["predicate-slots"] += 1
             self._stating = group
             self._stating_words = [w for w in words if w in SIGNALLED_BY.get(aspect, ())]
             try:
                 self._write("facts", context, signatures)
+                self.acted["predicate-slots"] += 1
+            except PartUnwritable:   # no name of the sentence fits them ("you see" a door)
+                continue
             finally:
                 self._stating, self._stating_words = [], []
 

@@ -218,9 +218,11 @@ class Writing:
         not put there. Measured with Qwen2.5-Coder 1.5B learning the household's domain (dev
         seed 0 at 12dad66): "move cd 1 to countertop 1" read as ``(thing cd_1
         countertop_1)``, yet a putobject that placed nothing was not refuted."""
-        from ..helps.predicate_slots import THING_ASPECT
+        from ..helps.predicate_slots import PUT_WORDS, THING_ASPECT
 
-        stated, _words = self._stated_predicates()
+        stated, words = self._stated_predicates()
+        if not set(words) & set(PUT_WORDS):
+            return set()
         placed = {n for n in stated if self.predicate_aspects.get(n) == THING_ASPECT}
         return {f for f in self.chunk if f.predicate in placed and f not in before}
 
