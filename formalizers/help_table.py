@@ -176,6 +176,15 @@ HELPS: tuple[Help, ...] = (
                             "for yet, is run once as a one-command plan, so the schema check "
                             "sees what it does (not in the preset)",
              requires=("schema_check",), preset=False, conflicts=FROZEN),
+    _modular("lacked_literals", "with --schema-check and --schema-slots, while the model "
+                                "writes the domain: when the world refused a command its "
+                                "schema allowed, the model chooses the literal the command "
+                                "lacked among those over the action's parameters false "
+                                "before it and true before every command of it the world "
+                                "took, and the rewrite requires it; with none, no draw is "
+                                "spent (not in the preset: built from the household, to be "
+                                "measured on CoinCollector)",
+             requires=("schema_check", "schema_slots"), preset=False, conflicts=FROZEN),
     _modular("unlisted_refusals", "with --schema-check, where the environment lists every "
                                   "command it would take now (admissible_complete: pddlkit's "
                                   "own simulators), a command of the model's actions over "
@@ -199,6 +208,8 @@ _WRITES = {"schema_check": "checks the action schemas the model writes",
                                 "game leaves out",
            "refused_steps": "keeps the commands the world refused, or would, out of the "
                             "first step of the plans the model's domain gives",
+           "lacked_literals": "asks which literal a refused command lacked, for the "
+                              "schemas the model writes",
            "try_untried": "runs a listed command of an action the model's schemas have no "
                           "evidence for yet"}
 #: the helps that act only while the model writes the domain (their lines' ``conflicts``: a

@@ -25,6 +25,7 @@ from .roles import (AsksForMissing, CorrectsFromRefusal, DeclaresNames, GuardsPl
                     HearsAbsence, ReadsCommands)
 from .goals import Goals
 from .achievers import Achievers
+from .lacking import Lacking
 from .predicates import PredicateRevision
 from .writing import Writing
 from .reading import Reading
@@ -32,8 +33,8 @@ from .prompting import Prompting
 from .facts import Facts
 
 
-class ModularFormalizer(Corrections, Goals, Achievers, Writing, Reading, Prompting, Facts,
-                        PredicateRevision, PromptedLLM):
+class ModularFormalizer(Corrections, Goals, Achievers, Lacking, Writing, Reading, Prompting,
+                        Facts, PredicateRevision, PromptedLLM):
     """``ModularFormalizer(llm, env_id)``: PDDLego+ with one part of the files per call (see
     the module docstring); a drop-in for :class:`~.llm_formalizer.LLMFormalizer`."""
 
@@ -135,10 +136,11 @@ class ModularFormalizer(Corrections, Goals, Achievers, Writing, Reading, Prompti
         self._refused_predicates: list[frozenset] = []   # ... the sets refused
         self.predicate_aspects: dict[str, str] = {}   # predicate_slots: name -> its aspect
         self._must_add: dict[str, set] = {}        # schema_slots: lines to list atoms after
-        # try_untried: actions tried, the command to run now; .achievers: asked, the
-        # lines the answers force, the action chosen
+        # try_untried: actions tried, the command to run now; .achievers (and .lacking):
+        # asked, the lines the answers force, the action (literal) chosen
         self.tried_untried, self._probe = set(), None
         self._achiever_asked, self._achieving, self._achiever_chosen = set(), {}, None
+        self._lacked_offer, self._lacking, self._lacked_chosen = {}, {}, None
         self._stating: list[str] = []              # ... the predicates a sentence states,
         self._stating_words: list[str] = []        # ... and its words, while asked for
         self.schema_refuted: list[str] = []        # ... findings acted on, since the loop read
@@ -363,7 +365,8 @@ class ModularFormalizer(Corrections, Goals, Achievers, Writing, Reading, Prompti
         self.acted["schema-check"] += 1
         self.acted["unlisted-refusals"] += finding.detail == UNLISTED and self.unlisted_refusals
         self.schema_refuted.append(finding.format())
-        if not self._write(part, context, signatures):
+        if not self._ask_lacked(finding, context, signatures) \
+                or not self._write(part, context, signatures):   # .lacking: none can
             if self._rewrite_predicates(finding, context, signatures):
                 self._written_last.append("predicates")
                 return

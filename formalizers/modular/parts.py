@@ -17,7 +17,7 @@ from ..base import Context
 
 BUNDLED = Path(__file__).parent.parent / "prompts" / "modular"
 PARTS = ("context", "predicates", "action", "action_slots", "types", "facts", "goal",
-         "correction", "missing", "achiever")
+         "correction", "missing", "achiever", "lacked")
 #: times the ``missing`` part is asked for one predicate in an episode (``ask_missing``)
 MISSING_ASKS = 2
 #: facts one ``missing`` answer may give (one for a single-valued predicate: where one is)
@@ -30,7 +30,7 @@ REDRAWS = 3
 GOAL_CANDIDATES = 24
 #: answer tokens per part when the run sets no ``max_tokens`` (a part is short by design)
 PART_TOKENS = {"predicates": 200, "action": 160, "types": 120, "facts": 200, "goal": 60,
-               "correction": 8, "missing": 40, "achiever": 8}
+               "correction": 8, "missing": 40, "achiever": 8, "lacked": 24}
 #: what the predicates part adds to its answer tokens under ``predicate_slots``: the six
 #: labels the grammar writes (about 60 tokens) and room for two predicates a slot
 SLOT_LABEL_TOKENS = 120

@@ -57,6 +57,8 @@ class Prompting:
             text = self._missing_prompt(part.split(" ", 1)[1], context, common, shown)
         elif kind == "achiever":
             text = self._achiever_prompt(part.split(" ", 1)[1], common, signatures)
+        elif kind == "lacked":
+            text = self._lacked_prompt(part.split(" ", 1)[1], common)
         elif kind == "facts":
             text = self.templates["facts"].substitute(
                 context=common, revision=self._stating_revision() or revision,
@@ -311,7 +313,8 @@ class Prompting:
             must_keep=rules.keep, must_add=sorted(self._must_add.get(action, ())),
             must_list={n: rules.add.get(n, set()) | listed.get(n, set())
                        for n in {*rules.add, *listed}}, must_drop=must_drop,
-            must_stay=sorted({*self._static_predicates(), *here}))
+            must_stay=sorted({*self._static_predicates(), *here}),
+            must_require=self._lacked_rules(action))   # .lacking
 
     def _grammar(self, part: str, context: Context, signatures: dict):
         from pddlkit.pddl import grammars
@@ -352,6 +355,8 @@ class Prompting:
             return self._missing_grammar(part.split(" ", 1)[1], context)
         if part.startswith("achiever "):
             return self._achiever_grammar(part.split(" ", 1)[1], signatures)
+        if part.startswith("lacked "):
+            return self._lacked_grammar(part.split(" ", 1)[1])
         if part == "facts":
             return self._facts_grammar(context)
         candidates = self._goal_candidates()

@@ -34,6 +34,8 @@ class Reading:
             return self._read_types(text)
         if part.startswith("achiever "):
             return self._read_achiever(part.split(" ", 1)[1], text, signatures)
+        if part.startswith("lacked "):
+            return self._read_lacked(part.split(" ", 1)[1], text)
         arities = self._arities(signatures)
         # labelled parameters: ?from=kitchen; a space in their place, as the grammar lets
         # "(atlocation?r=countertop_1)" through (measured: read as "(atlocationcountertop_1)")

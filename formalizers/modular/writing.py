@@ -516,6 +516,8 @@ class Writing:
                 self.name_types.setdefault(word, kind)
         elif part.startswith("achiever "):
             self._achiever_chosen = kept
+        elif part.startswith("lacked "):
+            self._lacked_chosen = kept
         elif part.startswith("missing "):   # facts that hold now: kept with the state
             if counting:
                 facts = [atom_of(f) for f in kept]

@@ -496,6 +496,7 @@ def action_slots_grammar(predicates: "dict[str, Sequence[Optional[str]]]",
                          must_list: "Optional[dict[str, set[str]]]" = None,
                          must_drop: "Optional[dict[str, set[str]]]" = None,
                          must_stay: Sequence[str] = (),
+                         must_require: "Optional[dict[str, set[str]]]" = None,
                          some_change: bool = True) -> Grammar:
     """An action's schema as one labelled line per predicate (``at: before (at ?from) after
     (at ?to)``): after ``before``, the literals over that predicate the command needs (or
@@ -523,7 +524,10 @@ def action_slots_grammar(predicates: "dict[str, Sequence[Optional[str]]]",
     ``same`` (an atom also in ``not_before`` is not forced). A name in ``must_stay`` (a
     predicate no command changes: how places connect) says ``same`` after, whatever the
     evidence (measured with Qwen2.5-Coder 1.5B on the household at 1734ac0: its gotolocation
-    required ``(not (connects ?from ?to))`` and added it).
+    required ``(not (connects ?from ?to))`` and added it). ``must_require`` (name -> literals)
+    is what a refused command lacked, as the model chose it (a precondition too weak): the
+    line requires those literals first before (a literal also in ``not_before``, or an atom
+    ``must_drop`` requires, is not forced).
 
     ``some_change`` (the default): at least one line changes something (:func:`_changing_line`:
     it lists atoms after that it did not require, or leaves out after a true atom it
@@ -578,16 +582,18 @@ def action_slots_grammar(predicates: "dict[str, Sequence[Optional[str]]]",
             after = ('"same" | ' if not dropped else "") + " ".join(_tokens(a) for a in kept) + \
                 (f' {_rep(f"atom_{i}", more)}' if listed and more else "")
         before = '"none"' + (f' | {_rep(f"literal_{i}", per_slot, 1)}' if literals else "")
-        if dropped:   # the atoms the command made false required first (then others)
-            more = max(per_slot - len(dropped), 0)
-            before = " ".join(_tokens(a) for a in dropped) + \
+        required = sorted((must_require or {}).get(name, set()) - no_before - set(dropped))
+        if dropped or required:   # the atoms the command made false (the literals a
+            first = dropped + required   # refused one lacked) required first, then others
+            more = max(per_slot - len(first), 0)
+            before = " ".join(_tokens(a) for a in first) + \
                 (f' {_rep(f"literal_{i}", more)}' if literals and more else "")
         if name in must_stay:
             after = '"same"'
         lines += [f'before_{i}: {before}', f'after_{i}: {after}']
         if made or (dropped and name not in must_stay):
             settled = True          # this line always changes something
-        elif name not in must_stay and not kept:
+        elif name not in must_stay and not kept and not required:
             every = ["(" + " ".join((name, *args)) + ")" for args in product(*fits)]
             allowed = [x for x in every + ([] if name in positive_before else
                                            [f"(not {a})" for a in every])
