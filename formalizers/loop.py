@@ -50,7 +50,7 @@ from pddlkit.llm.usage import usage_since, usage_snapshot
 from .answer import Files
 from .attempt import Attempt, answer_key, attempt, observed_text
 from .base import (INITIAL, SIMULATION_ERROR, SOLVER_ERROR, UPDATE, AsksForTheProblemAlone,
-                   CutsItsFiles, FollowsThePlan, Formalizer, InjectsMistakes,
+                   CutsItsFiles, FollowsThePlan, Formalizer, InjectsMistakes, KeepsOneValue,
                    LearnsFromTransitions, Memory, PlaysAGivenDomain, ReportsWork,
                    TrimsItsHistory, ledger_of)
 from .evidence import as_transition, believed_states
@@ -391,7 +391,9 @@ class _Episode:
         failure = None
         seen: list = []   # the plan's transitions, for a formalizer that learns from them
         steps = result.actions[-1]
-        beliefs = believed_states(tried.files.domain, tried.files.problem, steps) \
+        one = self.formalizer.one_value() \
+            if isinstance(self.formalizer, KeepsOneValue) else ()   # the player's place
+        beliefs = believed_states(tried.files.domain, tried.files.problem, steps, one) \
             if tried.files is not None and len(steps) == len(commands) else None
         if outside is not None:
             if [c for c, _ in outside] != commands[:len(outside)]:

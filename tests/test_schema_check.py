@@ -2508,6 +2508,7 @@ def test_the_facts_carried_through_a_move_that_deletes_nothing_keep_one_place():
     from pddlkit.formalizers.answer import Files
     from pddlkit.formalizers.helps.predicate_slots import PLAYER_ASPECT
     from pddlkit.llm.scripted import ScriptedLLM
+    from pddlkit.semantics.state import format_atom
 
     domain = HOUSE_GO.format(effect="(player ?to)")
     problem = ("(define (problem p) (:domain h) (:objects sinkbasin_1 cabinet_1 desk_1 - "
@@ -2524,6 +2525,16 @@ def test_the_facts_carried_through_a_move_that_deletes_nothing_keep_one_place():
 
     assert after(False) == ["(player desk_1)"]
     assert after(True) == ["(player cabinet_1)", "(player desk_1)", "(player sinkbasin_1)"]
+    # the evidence's facts before each step of a plan too (the loop's believed_states, told
+    # the formalizer's one_value): at 2559e99 every command after a plan's "go to cabinet
+    # 1" was believed done at two places and dropped, four refused takes among them
+    from pddlkit.formalizers.evidence import believed_states
+
+    took = steps + ["(gotolocation desk_1 cabinet_1)"]
+    kept = believed_states(domain, problem, took, ["player"])
+    assert [sorted(format_atom(a) for a in s.atoms) for s in kept.states] == [
+        ["(player sinkbasin_1)"], ["(player cabinet_1)"], ["(player desk_1)"]]
+    assert [len(s.atoms) for s in believed_states(domain, problem, took).states] == [1, 2, 3]
 
 
 def test_the_schema_grammar_has_some_line_change_something():

@@ -296,7 +296,7 @@ def _one_place_effects(domain, one_place: Sequence[str]) -> dict[str, list]:
     """action -> the effects that leave the player at one place: for each atom of a
     predicate of ``one_place`` (one argument) the action adds, ``(forall (?other - T) (when
     (and (P ?other) (not (= ?other ?x))) (not (P ?other))))``. The formalizer believes the
-    player at one place whatever the model's schemas say (``_single_valued``, ``_one_place``);
+    player at one place whatever the model's schemas say (``_single_valued``, ``one_place_kept``);
     the planner is given the same. Why: measured with Qwen2.5-Coder 1.5B learning the
     household's domain (dev seed 0 at 24f3556), its gotolocation added ``(player ?to)`` and
     deleted nothing, so in the planner's model the player stayed where it had been, and

@@ -17,6 +17,7 @@ from pddlkit.semantics.transitions import UNLISTED
 from ..answer import AnswerError, Files
 from ..base import INITIAL, SIMULATION_ERROR, SOLVER_ERROR, Context
 from ..llm_formalizer import PromptedLLM, _drain_acted
+from ..evidence import one_place_kept
 from ..helps.schema_check import SchemaEvidence
 from .parts import PartCall, STOP_WORDS, _bind_command, _templates, _types
 from ..atoms import Signature, _words, facts_text, fact_text, ground_atom, names_of
@@ -400,7 +401,7 @@ class ModularFormalizer(Corrections, Goals, Achievers, Lacking, Writing, Reading
             simulated = simulate(world, state, step)
             if not simulated.applicable:
                 break
-            state = _one_place(state, simulated.successor, player)
+            state = one_place_kept(state, simulated.successor, player)
             self.ever.update(ground_atom(a) for a in state.atoms)
         self.base = sorted((ground_atom(a) for a in state.atoms), key=fact_text)
         self.chunk = []
@@ -560,21 +561,6 @@ class ModularFormalizer(Corrections, Goals, Achievers, Lacking, Writing, Reading
         for declarer in declarers:
             out += [o for o in declarer.objects(self, named, count) if o not in out]
         return out
-
-
-def _one_place(before, after, player: set):
-    """``after`` with the player only where the step put it: a step that adds an atom of the
-    player's place (``player``: its predicates while the model writes the domain) leaves no
-    other atom of it. Why: the facts are progressed through the model's own schemas, and
-    Qwen2.5-Coder 1.5B's gotolocation added ``(player ?to)`` and deleted nothing (the
-    household's dev seed 1 at a516ea4: after two moves the player was believed at the
-    sinkbasin and the cabinet, and at a third place after each next move)."""
-    added = {a for a in after.atoms if a[0] in player and a not in before.atoms}
-    if not added:
-        return after
-    from pddlkit.semantics.state import State
-
-    return State([a for a in after.atoms if a[0] not in player or a in added], after.fluents)
 
 
 def _strategy_classes() -> tuple:
