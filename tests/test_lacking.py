@@ -108,3 +108,26 @@ def test_without_the_help_the_rewrite_is_drawn_as_before():
     refused = Transition("(closeobject desk_1)", frozenset({"(player desk_1)"}), False,
                          objects=OBJECTS, where="step 12: close desk 1")
     assert formalizer._ask_lacked(_finding(formalizer, [took, refused]), None, SIGNATURES)
+
+
+def test_a_refusal_that_states_a_fact_false_corrects_the_evidence_before_it():
+    """"open cabinet 1" refused as "The cabinet 1 is already open." where the facts believed
+    the cabinet closed (the household's dev seed 0 at 3b48e37: Qwen's pickupobject rewrite
+    closed the receptacle taken from): the correction ``(not (closed cabinet_1))`` is the
+    world's word, so the refused transition's facts before say so, and openobject, which
+    needs the cabinet closed, explains it. A ``(not F)`` the refusal does not state stays
+    out of the evidence (the model's guess may be its schema's mistake)."""
+    formalizer = _writing([])
+    refused = Transition("(openobject cabinet_1)",
+                         frozenset({"(player cabinet_1)", "(closed cabinet_1)"}), False,
+                         objects=OBJECTS, where="step 9: open cabinet 1")
+    formalizer.evidence.add([refused])
+    formalizer._refusal_message = "Nothing happens."
+    formalizer._correct_evidence("(not (closed cabinet_1))")
+    assert "(closed cabinet_1)" in formalizer.evidence.transitions[-1].before
+    formalizer._refusal_message = "The cabinet 1 is already open."
+    formalizer._correct_evidence("(not (closed cabinet_1))")
+    assert formalizer.evidence.transitions[-1].before == {"(player cabinet_1)"}
+    assert check_transitions(formalizer._domain_text(SIGNATURES),
+                             formalizer.evidence.transitions) == []
+    assert not formalizer._refusal_says_false("(not (closed desk_1))")

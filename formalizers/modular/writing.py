@@ -408,13 +408,28 @@ class Writing:
         close-door needed the door closed, "close door to north" was refused with "The door
         to the north is closed.", and the correction it picked was ``(not (closed-door
         ...))``: taken as evidence, that would have made the wrong schema explain the
-        refusal)."""
+        refusal). Unless the refusal itself states the fact false, naming it
+        (:meth:`_refusal_says_false`: "The cabinet 1 is already open.")."""
         if not self.schema_check or self.fixed_domain is not None \
-                or correction.startswith("(not "):
+                or correction.startswith("(not ") and not self._refusal_says_false(correction):
             return
         where = self.evidence.held_before_refusal(correction)
         if where:
             self.observed_after.append({"where": where, "held before": correction})
+
+    def _refusal_says_false(self, correction: str) -> bool:
+        """``predicate_slots``: whether the world's refusal states the fact ``correction``
+        takes out false, by a word of its aspect (``STATED_FALSE_BY``: "The cabinet 1 is
+        already open." for ``(not (closed cabinet_1))``) and naming its arguments; then it
+        is the world's word, and evidence (see :meth:`_correct_evidence`)."""
+        from ..helps.predicate_slots import STATED_FALSE_BY
+
+        fact = atom_of(correction[len("(not "):-1])
+        words = set(re.findall(r"[a-z]+", self._refusal_message.lower()))
+        said = " ".join(re.findall(r"[a-z0-9]+", self._refusal_message.lower()))
+        aspect = self.predicate_aspects.get(fact.predicate)
+        return bool(words & set(STATED_FALSE_BY.get(aspect, ()))) and fact.args != () and all(
+            " ".join(a.lower().split("_")) in said for a in fact.args)
 
     def _refuse_last_answers(self, context: Context, targets: list[str]) -> None:
         """The answers that led to the error, refused with the rest of their files (not
