@@ -324,3 +324,21 @@ def test_the_learned_domain_the_rows_use_is_rebuilt_from_the_models_answers(repl
     saved = tmp_path / "learning-library" / "coin-collector" / "7bbe41a16326" / "domain.pddl"
     shipped = REPO / "domains" / "learned" / "coin-collector" / "7bbe41a16326" / "domain.pddl"
     assert saved.read_text() == shipped.read_text()
+
+
+def test_qwens_household_answers_at_3b48e37_now_save_a_domain(replay, tmp_path):
+    """The household's learning at 3b48e37 (Qwen2.5-Coder 1.5B, --lacked-literals; seed 1
+    won, seed 0 put one of its two credit cards) saved nothing: one refused "open cabinet 1"
+    ("The cabinet 1 is already open.") was believed done with the cabinet closed. Since a
+    refusal that states a fact false corrects the evidence before it (STATED_FALSE_BY), the
+    same answers, replayed to the same plans, save a domain that explains every one of the
+    run's 39 transitions: the first household domain a real model wrote to be saved."""
+    record = replay.LEARNING / ("the-household-8-receptacles-basic-use-learn-domain-seeds-0-1-"
+                                "lacked-literals-at-3b48e37.record.jsonl.gz")
+    rows = replay.replay_learning(record, tmp_path)
+    assert [row.same for row in rows] == [True, True], rows
+    (saved,) = (tmp_path / "learning-library" / "household").iterdir()
+    learning = json.loads((saved / "learning.json").read_text())
+    assert learning["transitions_explained"] == 39 and learning["won"] == 1
+    domain = (saved / "domain.pddl").read_text()
+    assert "(:action pickupobject" in domain and "(not (closed ?r))" in domain
