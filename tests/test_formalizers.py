@@ -897,6 +897,14 @@ def test_the_shipped_learned_domains_verify():
     assert qwen.learning()["seeds"] == [1, 2, 3] and qwen.learning()["won"] == 3
     assert qwen.learning()["transitions_explained"] == 14 == len(
         json.loads((qwen.path / "transitions.json").read_text()))
+    # and the household's, in learn-domain at 5201a43 (dev seeds 0-1, seed 1 won): the
+    # first household domain a real model wrote to explain every transition it saw
+    house = {e.models[0].split(":")[0]: e for e in library.entries("household")}
+    assert set(house) == {"noisy", "local"}, house
+    assert house["local"].models == ["local:qwen2.5-coder-1.5b"]
+    assert house["local"].learning()["seeds"] == [0, 1] and house["local"].learning()["won"] == 1
+    assert house["local"].learning()["transitions_explained"] == 39 == len(
+        json.loads((house["local"].path / "transitions.json").read_text()))
 
 
 @pytest.mark.parametrize("task, goal", [
