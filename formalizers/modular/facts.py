@@ -26,27 +26,11 @@ class Facts:
         last = {slot_of(f) for f in new if f.predicate in single}
         if not self._sentence:   # the chunk is whole: where the plan's last step ended
             self._merge_placeholders(single, new)
-        moved = self._moved_things(new)
+        where = self._whereabouts() if self.fixed_domain is None else {}
+        moved = {_thing_of(f, where) for f in new} - {None}   # (see _thing_of)
         kept = [f for f in self.base if (f.predicate not in single or slot_of(f) not in last)
-                and (f in new or self._thing_of(f) not in moved)]
+                and (f in new or _thing_of(f, where) not in moved)]
         return kept + [f for f in dict.fromkeys(new) if f not in kept]
-
-    def _thing_of(self, fact: Atom) -> Optional[str]:
-        """The thing a fact of where a thing is says where is (:meth:`.predicates.
-        Predicates._whereabouts`), None for any other fact."""
-        k = self._where_of.get(fact.predicate)
-        return fact.args[k] if k is not None and k < len(fact.args) else None
-
-    def _moved_things(self, new: list[Atom]) -> set[str]:
-        """While the model writes the domain (``predicate_slots``): the things the new facts
-        say are held or at a place; what the older facts said of them is dropped (a thing
-        held is at no place, and at one place at a time). Why: measured with Qwen2.5-Coder
-        1.5B learning the household's domain, dev seed 0 at 3e72055, the cd taken from the
-        countertop was believed on it still (its pickupobject deleted nothing), so the put
-        that followed seemed to change nothing, and its schema, which put nothing anywhere,
-        was never refuted."""
-        self._where_of = self._whereabouts() if self.fixed_domain is None else {}
-        return {t for t in map(self._thing_of, new) if t is not None}
 
     def _single_values(self, facts: list[Atom]) -> list[Atom]:
         """``facts`` (the chunk's, in order) with one fact per slot of a single-valued
@@ -178,3 +162,16 @@ class Facts:
                      for p in names}
         self._exclusive_of = (dom, exclusive)
         return exclusive
+
+
+def _thing_of(fact: Atom, where: dict) -> Optional[str]:
+    """The thing a fact of where a thing is says where is (``where``: predicate -> the
+    thing's position, :meth:`.predicates.PredicateRevision._whereabouts`), None for any other
+    fact. While the model writes the domain (``predicate_slots``), a new such fact drops
+    what the older facts said of that thing (a thing held is at no place, and at one place at
+    a time). Why: measured with Qwen2.5-Coder 1.5B learning the household's domain, dev seed
+    0 at 3e72055, the cd taken from the countertop was believed on it still (its
+    pickupobject deleted nothing), so the put that followed seemed to change nothing, and
+    its schema, which put nothing anywhere, was never refuted."""
+    k = where.get(fact.predicate)
+    return fact.args[k] if k is not None and k < len(fact.args) else None
