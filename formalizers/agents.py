@@ -31,7 +31,7 @@ from pddlkit.agents.standins import knows
 from pddlkit.flags import non_negative_float, positive_float
 from pddlkit.llm.grammar import describe_modes
 
-from .base import DecodesUnderGrammars, DrawsAtRandom, DrawsSamples
+from .base import DecodesUnderGrammars, DrawsAtRandom, DrawsSamples, PlaysLearnedAspects
 from .help_table import DOMAIN_WRITING, HELPS, MODULAR_HELPS
 from .library import entry_of_file
 from .loop import Limits
@@ -215,6 +215,8 @@ def play_pddlego(job):
             formalizer.rng.seed(episode.rng_seed)
         frozen, reused = (given, None) if not o.reuse_domain else \
             _library_domain(library, env, o, episode)
+        if isinstance(formalizer, PlaysLearnedAspects):
+            formalizer.reused_aspects = reused.aspects() if reused is not None else {}
         result = run_episode(env, formalizer, seed=seed, planner=o.planner, limits=limits(o),
                              on_event=episode.on_event, domain=frozen,
                              problem_only="problem-only" in used, helps=used,
@@ -351,16 +353,21 @@ def frozen_domain_helps(o, used: list[str]) -> list[str]:
     """The helps that act on the domain the model writes (``DOMAIN_WRITING`` of the help
     table) do nothing when ``--domain`` or ``--reuse-domain`` freezes it: asked
     for by name, refused; brought by the preset, taken out of ``used`` (and so of the row's
-    helps column) and returned, for the summary to say."""
+    helps column) and returned, for the summary to say. Those whose ``conflicts`` leave out
+    ``reuse_domain`` (``place_goals``, ``refused_steps``) stay on over a library entry: they
+    play by the aspects its predicates were learnt under (``DomainEntry.aspects``), and act
+    nowhere else (an entry saved without them: 0 in the row's helps column)."""
     if o.domain is None and not o.reuse_domain:
         return []
+    freezing = "domain" if o.domain is not None else "reuse_domain"
+    conflicts = {h.name: h.conflicts for h in HELPS}
     dropped = []
     for name, what in DOMAIN_WRITING.items():
         label = name.replace("_", "-")
-        if label not in used:
-            continue
+        if label not in used or freezing not in conflicts[name]:
+            continue   # a help that plays over a learned entry too (place_goals, ...)
         if getattr(o, name):
-            raise AgentError(f"--{label} {what}; --domain and --reuse-domain freeze the "
+            raise AgentError(f"--{label} {what}; --{freezing.replace('_', '-')} freezes the "
                              "domain, so it would do nothing (leave one of them out)")
         used.remove(label)
         dropped.append(label)

@@ -159,6 +159,16 @@ class PlaysAGivenDomain(Protocol):
 
 
 @runtime_checkable
+class PlaysLearnedAspects(Protocol):
+    """A formalizer that, over a learned domain reused from the library, plays by what each
+    of its predicates was written for (``reused_aspects``: predicate -> aspect, from the
+    entry's ``learning.json``; {} for any other domain): the player at one place, goals of
+    places to look, plans kept from names the game never used (issue 75)."""
+
+    reused_aspects: dict
+
+
+@runtime_checkable
 class AsksForTheProblemAlone(Protocol):
     """A formalizer that, on a given domain, can ask the model for the problem file alone
     (``problem_only``)."""

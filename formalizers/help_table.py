@@ -150,9 +150,11 @@ HELPS: tuple[Help, ...] = (
                             "the player is are "
                             "offered (the next place to look), as the predicates written "
                             "for where the player is say (--predicate-slots), and the "
-                            "opening of a container the facts say is closed",
-             slot="goal_policy", requires=("predicate_slots",),
-             conflicts=FROZEN),
+                            "opening of a container the facts say is closed; over a "
+                            "learned domain reused (--reuse-domain) too, by the aspects "
+                            "its entry was learnt under",
+             slot="goal_policy", requires=("predicate_slots|reuse_domain",),
+             conflicts=("domain",)),
     _modular("refused_steps", "with --schema-check, while the model writes the domain: a "
                               "plan's first step is never a command the world refused from "
                               "the very facts the plan starts from, nor one a complete list "
@@ -161,8 +163,11 @@ HELPS: tuple[Help, ...] = (
                               "facts is no step of a plan from them, nor is a command "
                               "naming a name the game never used (a guard of "
                               "code's given to the planner alone; the files recorded, "
-                              "checked and saved are the model's)",
-             strategy="RefusedSteps", requires=("schema_check",), conflicts=FROZEN),
+                              "checked and saved are the model's); over a learned domain "
+                              "reused (--reuse-domain) too, where its entry says which "
+                              "predicates are the player's place",
+             strategy="RefusedSteps", requires=("schema_check|reuse_domain",),
+             conflicts=("domain",)),
     _modular("listed_types", "with --command-facts, over a frozen domain too: where the "
                              "environment lists every command it would take now "
                              "(admissible_complete), a type the listed commands fill may "
@@ -212,8 +217,10 @@ _WRITES = {"schema_check": "checks the action schemas the model writes",
                               "schemas the model writes",
            "try_untried": "runs a listed command of an action the model's schemas have no "
                           "evidence for yet"}
-#: the helps that act only while the model writes the domain (their lines' ``conflicts``: a
-#: frozen one leaves them nothing to do), with what each does
+#: the helps that act while the model writes the domain (their lines' ``conflicts``: a domain
+#: frozen so leaves them nothing to do; ``place_goals`` and ``refused_steps`` conflict with
+#: ``--domain`` alone: over a learned entry reused they play by the aspects it was learnt
+#: under), with what each does
 DOMAIN_WRITING = {h.name: _WRITES.get(h.name, "acts on the domain the model writes")
                   for h in HELPS if set(FROZEN) & set(h.conflicts)}
 

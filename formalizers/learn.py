@@ -25,7 +25,9 @@ How, and why so:
   stores the transitions (``transitions.json``) and refuses, then and at every
   ``verify``, a domain that contradicts one of them.
 * ``learning.json`` beside it says what the learning cost and how it went: the model, the
-  seeds, the episodes won, the transitions explained, the seconds and tokens spent, and,
+  seeds, the episodes won, the transitions explained, the seconds and tokens spent, the
+  aspect of the state each predicate was written for (``--predicate-slots``: over the
+  entry reused, ``place_goals`` and ``refused_steps`` play by them), and,
   where pddlkit has the environment's reference domain, the agreement by behaviour with it
   (``pddlkit compare``'s sampled transitions on the dev seeds' own problems: a score read
   from the simulator's rules after learning, never shown to the model).
@@ -191,6 +193,9 @@ def _save(learned: Learned, library: Optional[str], events: list[dict],
             "won": learned.won, "transitions_explained": len(evidence),
             "seconds": learned.seconds, "tokens": learned.tokens,
             "agreement_with_reference": learned.agreement}
+    aspects = _aspects(events, learned.domain)
+    if aspects:
+        meta["aspects"] = aspects
     try:
         entry = DomainLibrary(library).save(
             learned.env, learned.domain, problems[-20:], model=learned.model,
@@ -200,6 +205,24 @@ def _save(learned: Learned, library: Optional[str], events: list[dict],
         learned.why_not = str(exc)
         return
     learned.entry = entry.id
+
+
+def _aspects(events: list[dict], domain: str) -> dict[str, str]:
+    """predicate -> the aspect its line named in the last predicates answer the episodes
+    used (``--predicate-slots``: ``where the player is: (player ?p1 - receptacle)``), for
+    the predicates of ``domain``; {} without slotted answers. Saved with the entry, so the
+    helps that play by them act over it reused (:meth:`.library.DomainEntry.aspects`)."""
+    from pddlkit.pddl.reader import read_domain
+
+    from .helps.predicate_slots import aspects_of
+
+    answers = [p.get("answer", "") for e in events if e.get("type") == "parts"
+               for p in e.get("parts", ()) if p.get("part") == "predicates"
+               and p.get("outcome") == "used"]
+    dom, _ = read_domain(domain)
+    if not answers or dom is None:
+        return {}
+    return aspects_of(answers[-1], list(dom.predicates))
 
 
 def _agreement(env_id: str, domain: str, seeds: list[int], env_options: dict

@@ -79,6 +79,21 @@ class DomainEntry:
             return {}
         return data if isinstance(data, dict) else {}
 
+    def aspects(self) -> dict[str, str]:
+        """predicate -> the aspect of the state it was written for (``where the player
+        is``), as learning read them from the model's predicates (``learning.json``'s
+        ``aspects``, with ``--predicate-slots``); only the domain's own predicates, {} when
+        none was saved. Over the entry reused, the helps that play by them act
+        (:class:`..base.PlaysLearnedAspects`)."""
+        from pddlkit.pddl.reader import read_domain
+
+        said = self.learning().get("aspects")
+        if not isinstance(said, dict):
+            return {}
+        dom, _ = read_domain(self.domain_text)
+        names = {p.name.lower() for p in dom.predicates} if dom is not None else set()
+        return {str(k).lower(): str(v) for k, v in said.items() if str(k).lower() in names}
+
     def problems(self) -> list[Path]:
         return sorted((self.path / "problems").glob("*.pddl"))
 

@@ -1287,13 +1287,15 @@ def test_place_goals_offers_where_to_go_while_no_goal_names_the_tasks_thing():
     reached = [(False, 1, "(cleaned front_door)"), (False, 1, "(player unknown_north)"),
                (False, 2, "(closed front corridor north)"), (False, 2, "(player pantry)")]
     writing = SimpleNamespace(fixed_domain=None, _task_words={"coin"},
-                              _player_predicates=lambda: ["player"], predicate_aspects={},
-                              bodies={}, _facts=lambda: [], predicates=[], name_types={})
+                              _player_predicates=lambda: ["player"], _aspects=lambda: {},
+                              bodies={}, _facts=lambda: [], _signatures=lambda: [],
+                              name_types={})
     assert offer(writing, reached) == [reached[1], reached[3]]
     seen = reached + [(False, 3, "(held coin)")]
     assert offer(writing, seen) == seen
+    # a frozen domain with no aspects known (a reference one): no player's predicate
     frozen = SimpleNamespace(fixed_domain="(define ...)", _task_words={"coin"},
-                             _player_predicates=lambda: ["player"])
+                             _player_predicates=lambda: [])
     assert offer(frozen, reached) == reached
     unlabelled = SimpleNamespace(fixed_domain=None, _task_words={"coin"},
                                  _player_predicates=lambda: [])
@@ -1325,9 +1327,9 @@ def test_place_goals_offer_to_open_a_closed_container_where_the_player_is_first(
              "(closed-door pantry corridor north)"]
     reached = [(False, 1, "(player cabinet_1)"), (False, 1, "(closed countertop_1)")]
     writing = SimpleNamespace(fixed_domain=None, _task_words={"ladle"},
-                              _player_predicates=lambda: ["player"], predicate_aspects=aspects,
-                              bodies=bodies, _facts=lambda: atoms(facts), predicates=[],
-                              name_types={}, evidence=SchemaEvidence())
+                              _player_predicates=lambda: ["player"], _aspects=lambda: aspects,
+                              bodies=bodies, _facts=lambda: atoms(facts),
+                              _signatures=lambda: [], name_types={}, evidence=SchemaEvidence())
     assert [g for _o, _c, g in offer(writing, reached)] == [
         "(not (closed drawer_1))", "(player cabinet_1)", "(not (closed cabinet_1))"]
     # an opening the world refused where the player was believed at it is not offered again
@@ -1347,8 +1349,8 @@ def test_place_goals_offer_to_open_a_closed_container_where_the_player_is_first(
     # (dev seed 0 at adbb068: 17 goals of moving a sponge to the countertop)
     writing.bodies = bodies
     writing._task_words = {"creditcard", "countertop"}
-    writing.predicates = declarations(["(player ?p1 - receptacle)",
-                                     "(thing ?o - obj ?r - receptacle)"])
+    declared = declarations(["(player ?p1 - receptacle)", "(thing ?o - obj ?r - receptacle)"])
+    writing._signatures = lambda: declared
     writing.name_types = {"countertop_1": "receptacle", "sponge_1": "obj",
                           "creditcard_1": "obj", "cabinet_1": "receptacle"}
     sponge = reached + [(False, 2, "(thing sponge_1 countertop_1)")]
@@ -2331,11 +2333,12 @@ def test_only_the_players_place_and_what_it_holds_read_after_a_command_are_evide
         "  :effect (and (player ?to) (not (player ?from)) (closed ?to) (not (closed ?from)))))")
     chunk = atoms(["(player microwave_1)", "(closed microwave_1)"])
     assert writing._observable(chunk) == chunk   # the aspects unknown: as before
-    writing.predicate_aspects = {"player": PLAYER_ASPECT}
+    # (the domain given frozen for brevity: its aspects are then the reused ones)
+    writing.reused_aspects = {"player": PLAYER_ASPECT}
     assert writing._observable(chunk) == chunk[:1]
     # what the player holds is read only from a sentence saying so: made by the command
     # ("You pick up the ladle 1 from the desk 1.", dev seed 1 at e99f859)
-    writing.predicate_aspects["holds"] = HELD_ASPECT
+    writing.reused_aspects["holds"] = HELD_ASPECT
     took = atoms(["(player desk_1)", "(holds ladle_1)", "(closed microwave_1)"])
     assert writing._observable(took) == took[:2]
 

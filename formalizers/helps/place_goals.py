@@ -8,8 +8,14 @@ every atom the model's own predicates could reach: it chose ``(closed front corr
 open_door)``, then ``(cleaned front_door)`` (a predicate copied from the prompt's example
 game), then ``(cleaned unknown_corridor)``, and the plans ("take front door", "take unknown
 corridor") were refused until the simulation retries ran out; no move to an unseen room was
-ever a goal. Over a frozen domain nothing changes (the predicates' aspects are known only
-from ``--predicate-slots``), so the frozen-domain rows and their records are as they were.
+ever a goal. Over a frozen domain it acts only where the aspects are known: a learned
+entry reused that was saved with them (``learning.json``'s ``aspects``); over a reference
+domain, or an entry saved without them, nothing changes, so those rows and their records
+are as they were. Why over a learned one: measured with Qwen2.5-Coder 1.5B on the
+household's test seeds 1000-1001 with its learned ``c38cd3aeac63`` frozen (at 72c4222),
+every goal after the first moved a placeholder (``(thing unknown_cabinet_1 desk_1)``: "take
+unknown cabinet 1 from cabinet 1", refused) until the simulation's retries ran out; no
+place to look was offered, though learning had offered them.
 
 The openings: learning the household's domain (dev seeds 0-1 at 4f43d75), 58 of Qwen's 60
 commands were "go to", and neither task's thing was seen: it lay in a closed drawer or
@@ -37,7 +43,7 @@ CLOSED_ASPECT = PREDICATE_SLOTS[2][0]
 
 def offer(formalizer, reached: list) -> list:
     player = set(formalizer._player_predicates())
-    if not player or formalizer.fixed_domain is not None:
+    if not player:
         return reached
     place_kinds = place_types(formalizer, player)
     if any(names_task_thing(formalizer, atom, place_kinds) for _old, _cost, atom in reached):
@@ -50,7 +56,7 @@ def offer(formalizer, reached: list) -> list:
 
 def place_types(formalizer, player: set) -> set:
     """The types of where the player is, as the model declared its place predicates."""
-    return {kind for s in formalizer.predicates if s.name in player for kind in s.types}
+    return {kind for s in formalizer._signatures() if s.name in player for kind in s.types}
 
 
 def names_task_thing(formalizer, atom: str, places: set) -> bool:
@@ -70,11 +76,11 @@ def openings(formalizer, player: set) -> tuple[list, list]:
     """The candidates ``(False, 1, "(not (P x))")`` for each fact ``(P x)`` believed now of a
     closed-aspect predicate that an action of the model's deletes: (those where the player
     is at ``x``, the others)."""
-    closed = {name for name, aspect in formalizer.predicate_aspects.items()
+    closed = {name for name, aspect in formalizer._aspects().items()
               if aspect == CLOSED_ASPECT}
     opening = {action: {name for name in closed if f"(not ({name} " in " ".join(
                    body.lower().split(":effect", 1)[-1].split())}
-               for action, body in formalizer.bodies.items()}
+               for action, body in action_bodies(formalizer).items()}
     deleted = set().union(*opening.values()) if opening else set()
     if not deleted:
         return [], []
@@ -88,6 +94,21 @@ def openings(formalizer, player: set) -> tuple[list, list]:
             goal = (False, 1, f"(not {fact_text(atom)})")
             (here if atom.args[0] in at else elsewhere).append(goal)
     return here, elsewhere
+
+
+def action_bodies(formalizer) -> dict[str, str]:
+    """action -> its text from ``:precondition`` on: the schemas the model wrote, or a
+    frozen domain's (a learned entry reused), as written there."""
+    import re
+
+    if formalizer.fixed_domain is None:
+        return dict(formalizer.bodies)
+    text = formalizer.fixed_domain
+    starts = [(m.start(), m.group(1).lower()) for m in
+              re.finditer(r"\(:action\s+([^\s()]+)", text, re.I)]
+    return {name: text[start:end].partition(":precondition")[1]
+            + text[start:end].partition(":precondition")[2]
+            for (start, name), (end, _n) in zip(starts, starts[1:] + [(len(text), "")])}
 
 
 def refused_openings(formalizer, player: set, actions: set) -> set:

@@ -26,7 +26,7 @@ class Facts:
         last = {slot_of(f) for f in new if f.predicate in single}
         if not self._sentence:   # the chunk is whole: where the plan's last step ended
             self._merge_placeholders(single, new)
-        where = self._whereabouts() if self.fixed_domain is None else {}
+        where = self._whereabouts()
         moved = {_thing_of(f, where) for f in new} - {None}   # (see _thing_of)
         kept = [f for f in self.base if (f.predicate not in single or slot_of(f) not in last)
                 and (f in new or _thing_of(f, where) not in moved)]
@@ -115,7 +115,7 @@ class Facts:
         dom = self._domain_model()
         if dom is None:
             return set()
-        player = set(self._player_predicates()) if self.fixed_domain is None else set()
+        player = set(self._player_predicates())
         known = getattr(self, "_single_of", None)
         if known is not None and known[0] is dom and known[1] == player:   # once a domain
             return set(known[2])

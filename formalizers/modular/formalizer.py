@@ -73,6 +73,9 @@ class ModularFormalizer(Corrections, Goals, Achievers, Lacking, Writing, Reading
         self.guidance = self.prompts.fill(f"goal_{goal_style}").strip()
         self.templates = _templates(prompts)
         self.fixed_domain: Optional[str] = None   # set by the loop (a frozen domain)
+        #: over a learned domain reused, what each predicate is for (set by the agent from
+        #: the library entry: :class:`..base.PlaysLearnedAspects`); {} over any other
+        self.reused_aspects: dict[str, str] = {}
         #: keep the domain written (predicates, schemas, their evidence) from one episode to
         #: the next (``--keep-domain``: learning over episodes, ``pddlkit learn-domain``)
         self.keep_domain = False
@@ -272,11 +275,12 @@ class ModularFormalizer(Corrections, Goals, Achievers, Lacking, Writing, Reading
     def planning_files(self, files: Files, context: Optional[Context] = None) -> Files:
         """The files the planner is given (the loop's :class:`~.base.GuardsItsPlans`): these,
         guarded in code by the strategies that guard plans (``refused_steps``) while the
-        model writes the domain; the files recorded and kept are the model's. A guard that
+        model writes the domain, and over a learned one reused with its aspects
+        (``reused_aspects``); the files recorded and kept are the model's. A guard that
         changed the files counts as its help acting; the refused commands it names are a
         ``steps-kept-out`` event."""
-        if self.fixed_domain is not None:
-            return files
+        if self.fixed_domain is not None and not self.reused_aspects:
+            return files   # a reference domain, or an entry saved without its aspects
         domain, problem = files.domain, files.problem
         for guard in self._roles(GuardsPlans):
             given = guard.guard(self, domain, problem, context)
@@ -288,7 +292,14 @@ class ModularFormalizer(Corrections, Goals, Achievers, Lacking, Writing, Reading
 
     def observe(self, transitions: list) -> None:
         """The last plan's transitions (the loop's :class:`~.base.LearnsFromTransitions`):
-        evidence for ``schema_check`` while the model writes the domain."""
+        evidence for ``schema_check`` while the model writes the domain. Over a learned
+        domain reused with its aspects, what ran is kept too, for the helps that play by
+        them (``refused_steps``' guard, ``place_goals``' refused openings); no schema is
+        checked."""
+        if self.fixed_domain is not None and self.reused_aspects:
+            self.plans_ran.append(list(transitions))
+            self.evidence.add(transitions)
+            return
         if self.schema_check and self.fixed_domain is None:
             self.plans_ran.append(list(transitions))
             self.evidence.add(transitions)
@@ -396,7 +407,7 @@ class ModularFormalizer(Corrections, Goals, Achievers, Lacking, Writing, Reading
         # every state the plan passed through, its first included: a goal true in any of them
         # is one the agent has reached (novel_goals)
         self.ever.update(ground_atom(a) for a in state.atoms)
-        player = set(self._player_predicates()) if self.fixed_domain is None else set()
+        player = set(self._player_predicates())
         for step in steps:
             simulated = simulate(world, state, step)
             if not simulated.applicable:

@@ -206,8 +206,9 @@ class PredicateRevision:
 
         places = set(place_types(self._signatures_seen or {}))
         out: dict[str, int] = {}
-        for signature in self.predicates:
-            aspect = self.predicate_aspects.get(signature.name)
+        aspects = self._aspects()
+        for signature in self._signatures():
+            aspect = aspects.get(signature.name)
             kinds = [kind for _var, kind in signature.params]
             if aspect == HELD_ASPECT and len(kinds) == 1:
                 out[signature.name] = 0
@@ -217,9 +218,16 @@ class PredicateRevision:
                     out[signature.name] = things[0] if places else 0
         return out
 
+    def _aspects(self) -> dict[str, str]:
+        """predicate -> the aspect of the state it is for: the lines the model wrote its
+        predicates under (``predicate_slots``), or, over a frozen domain, those its library
+        entry was learnt under (``reused_aspects``: {} for a reference domain, or an entry
+        saved without them, so the frozen rows measured before play as they did)."""
+        return self.predicate_aspects if self.fixed_domain is None else self.reused_aspects
+
     def _player_predicates(self) -> list[str]:
-        """``predicate_slots``: the predicates written for where the player is."""
-        return [n for n, a in self.predicate_aspects.items() if a == PLAYER_ASPECT]
+        """The predicates written for where the player is (:meth:`_aspects`)."""
+        return [n for n, a in self._aspects().items() if a == PLAYER_ASPECT]
 
     def _same_predicates(self, kept: list[Signature]) -> bool:
         """Whether ``kept`` is a set of predicates refused before (in any order or spacing):

@@ -206,7 +206,7 @@ class Writing:
 
         facts = self._single_values(chunk)
         player = set(self._player_predicates())
-        held = {n for n, a in self.predicate_aspects.items() if a == HELD_ASPECT}
+        held = {n for n, a in self._aspects().items() if a == HELD_ASPECT}
         return [f for f in facts if f.predicate in player | held
                 or f in getattr(self, "_put_read", ())] if player else facts
 

@@ -39,7 +39,9 @@ class Help:
 
     name: str                       # the option's name: flag ``--name-with-dashes``
     help: str                       # the flag's ``--help`` text
-    requires: tuple[str, ...] = ()  # options that must be on with it (``modular``)
+    #: options that must be on with it (``modular``); ``a|b``: either one (a help of the
+    #: domain the model writes that also plays over a learned one: ``schema_check|reuse_domain``)
+    requires: tuple[str, ...] = ()
     #: options it does nothing with (a help of the domain the model writes, and ``domain``
     #: or ``reuse_domain``, which freeze one); the front end that declares it acts on it
     #: (PDDLego+: asked for with one, refused; brought by the preset, left out)
@@ -152,9 +154,10 @@ def unmet_requirement(helps: Sequence[Help], asked: Callable[[str], bool], *,
             continue
         if h.needs_llm and not writes_parts:
             return h, NEEDS_AN_LLM
-        missing = [r for r in h.requires if not (asked(r) or preset_on)]
+        missing = [r for r in h.requires
+                   if not (any(asked(one) for one in r.split("|")) or preset_on)]
         if missing:
-            return h, missing[0]
+            return h, missing[0].split("|")[0]
     return None
 
 

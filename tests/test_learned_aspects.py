@@ -1,0 +1,106 @@
+"""A learned domain carries what each of its predicates was written for, and plays by it when
+reused (issue 75): learning saves the aspects (``learning.json``), the library reads them
+back, and over the entry frozen ``place_goals`` and ``refused_steps`` act; over an entry
+saved without them, nothing changes."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from pddlkit.agents import get_agent, run_job
+from pddlkit.formalizers.library import DomainLibrary
+
+REPO = Path(__file__).resolve().parent.parent
+ENTRY = REPO / "domains" / "learned" / "household" / "c38cd3aeac63"
+SLOTTED = ("where the player is: (player ?p1 - receptacle)\n"
+           "which doors or containers are closed: (closed ?r - receptacle)\n"
+           "what the player holds: (holds ?p1 - receptacle) (holds ?o - obj)\n"
+           "other states of a thing, such as clean, hot, cold or turned on: (gone ?o - obj)")
+
+
+def test_learning_saves_the_aspect_of_each_predicate_of_the_domain_it_keeps():
+    """The last predicates answer used, read for the predicates the kept domain declares
+    (``gone`` is not one of them); no slotted answer, no aspects."""
+    from pddlkit.formalizers.learn import _aspects
+
+    events = [{"type": "parts", "parts": [{"part": "predicates", "outcome": "used",
+                                           "answer": "(at ?r - receptacle)"}]},
+              {"type": "parts", "parts": [{"part": "predicates", "outcome": "used",
+                                           "answer": SLOTTED},
+                                          {"part": "facts", "outcome": "used", "answer": ""}]}]
+    domain = (ENTRY / "domain.pddl").read_text()
+    assert _aspects(events, domain) == {"player": "where the player is",
+                                        "closed": "which doors or containers are closed",
+                                        "holds": "what the player holds"}
+    assert _aspects(events[:1], domain) == {}
+    assert _aspects([], domain) == {}
+
+
+def test_the_library_reads_an_entrys_aspects_for_its_own_predicates(tmp_path):
+    """``DomainEntry.aspects``: the shipped household entry (backfilled from its learning
+    record) says which predicate is the player's place; a name its domain does not declare
+    is dropped, and an entry saved without aspects has none."""
+    entry = DomainLibrary(REPO / "domains" / "learned").get("household/c38cd3aeac63")
+    assert entry.aspects()["player"] == "where the player is"
+    assert entry.aspects()["thing"] == "where each thing is"
+    copy = _library_copy(tmp_path, {"player": "where the player is", "nowhere": "x"})
+    assert copy.get("household/c38cd3aeac63").aspects() == {"player": "where the player is"}
+    bare = _library_copy(tmp_path / "bare", None)
+    assert bare.get("household/c38cd3aeac63").aspects() == {}
+
+
+def test_a_learned_entry_reused_with_its_aspects_plays_by_them(tmp_path):
+    """The same random answers over the same entry, frozen (dev seed 2): with its aspects,
+    place_goals offers places to look and refused_steps guards the plans (both act); with
+    the aspects taken out of ``learning.json``, both are on and act nowhere, and the episode
+    plays as the frozen rows measured before this did."""
+    with_aspects = _played(_library_copy(tmp_path / "with", _shipped_aspects()), tmp_path)
+    without = _played(_library_copy(tmp_path / "without", None), tmp_path)
+    assert with_aspects["place-goals"] > 0 and with_aspects["refused-steps"] > 0
+    assert without["place-goals"] == 0 and without["refused-steps"] == 0
+
+
+def test_place_goals_and_refused_steps_are_refused_with_a_domain_file_alone():
+    """``--domain FILE`` carries no aspects: asked for by name with it, each is refused
+    naming what it does; with ``--reuse-domain`` they need no writing help."""
+    import pytest
+
+    from pddlkit.agents import AgentError
+
+    spec = get_agent("pddlego")
+    domain = str(REPO / "domains" / "household" / "domain.pddl")
+    for name, said in (("place_goals", "offers goals of where the player is"),
+                       ("refused_steps", "keeps the commands the world refused")):
+        with pytest.raises(AgentError, match=f"--{name.replace('_', '-')} {said}.*--domain"):
+            run_job(spec, env="household", llm="local:x", options=spec.make_options(
+                {"small_model": True, name: True, "domain": domain}))
+
+
+def _shipped_aspects() -> dict:
+    return json.loads((ENTRY / "learning.json").read_text())["aspects"]
+
+
+def _library_copy(root: Path, aspects) -> DomainLibrary:
+    """A library holding the shipped household entry, its ``learning.json`` with
+    ``aspects`` (None: without the key)."""
+    folder = root / "household" / ENTRY.name
+    shutil.copytree(ENTRY, folder)
+    learning = json.loads((folder / "learning.json").read_text())
+    learning.pop("aspects", None)
+    if aspects is not None:
+        learning["aspects"] = aspects
+    (folder / "learning.json").write_text(json.dumps(learning, indent=2) + "\n")
+    return DomainLibrary(root)
+
+
+def _played(library: DomainLibrary, tmp_path: Path) -> dict[str, int]:
+    """helps label -> times acted, for one frozen episode of random answers (dev seed 2)."""
+    spec = get_agent("pddlego")
+    options = spec.make_options({"small_model": True, "constrained": True,
+                                 "reuse_domain": True, "library": str(library.root)})
+    rows = run_job(spec, env="household", llm="random:0", seeds=[2], options=options,
+                   env_options={"receptacles": 8, "difficulty": "basic&use"})
+    acted = rows[0].as_dict()["helps_acted"]
+    return {label: int(n) for label, n in (part.rsplit(" ", 1) for part in acted.split(", "))}
