@@ -62,6 +62,27 @@ def test_a_learned_entry_reused_with_its_aspects_plays_by_them(tmp_path):
     assert without["place-goals"] == 0 and without["refused-steps"] == 0
 
 
+def test_the_openings_offered_over_a_frozen_entry_are_read_from_its_own_actions():
+    """``place_goals``' openings over a learned entry reused: the actions whose effect
+    deletes a closed-aspect fact are the frozen domain's (openobject), not the (empty)
+    schemas the model wrote this episode."""
+    from types import SimpleNamespace
+
+    from pddlkit.formalizers.helps.place_goals import action_bodies, openings
+    from pddlkit.formalizers.atoms import atom_of
+
+    domain = (ENTRY / "domain.pddl").read_text()
+    frozen = SimpleNamespace(
+        fixed_domain=domain, bodies={}, _aspects=_shipped_aspects,
+        _facts=lambda: [atom_of("(player drawer_1)"), atom_of("(closed drawer_1)"),
+                        atom_of("(closed cabinet_1)")],
+        evidence=SimpleNamespace(transitions=[], episode_start=0))
+    assert "(not (closed ?r))" in action_bodies(frozen)["openobject"]
+    here, elsewhere = openings(frozen, {"player"})
+    assert [g for _o, _c, g in here] == ["(not (closed drawer_1))"]
+    assert [g for _o, _c, g in elsewhere] == ["(not (closed cabinet_1))"]
+
+
 def test_place_goals_and_refused_steps_are_refused_with_a_domain_file_alone():
     """``--domain FILE`` carries no aspects: asked for by name with it, each is refused
     naming what it does; with ``--reuse-domain`` they need no writing help."""

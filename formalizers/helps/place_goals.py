@@ -97,8 +97,8 @@ def openings(formalizer, player: set) -> tuple[list, list]:
 
 
 def action_bodies(formalizer) -> dict[str, str]:
-    """action -> its text from ``:precondition`` on: the schemas the model wrote, or a
-    frozen domain's (a learned entry reused), as written there."""
+    """action -> its text (what :func:`openings` reads after ``:effect``): the schemas the
+    model wrote, or a frozen domain's actions (a learned entry reused), as written there."""
     import re
 
     if formalizer.fixed_domain is None:
@@ -106,8 +106,7 @@ def action_bodies(formalizer) -> dict[str, str]:
     text = formalizer.fixed_domain
     starts = [(m.start(), m.group(1).lower()) for m in
               re.finditer(r"\(:action\s+([^\s()]+)", text, re.I)]
-    return {name: text[start:end].partition(":precondition")[1]
-            + text[start:end].partition(":precondition")[2]
+    return {name: text[start:end]
             for (start, name), (end, _n) in zip(starts, starts[1:] + [(len(text), "")])}
 
 
