@@ -12,7 +12,8 @@ ever a goal. Over a frozen domain it acts only where the aspects are known: a le
 entry reused that was saved with them (``learning.json``'s ``aspects``); over a reference
 domain, or an entry saved without them, nothing changes, so those rows and their records
 are as they were. Why over a learned one: measured with Qwen2.5-Coder 1.5B on the
-household's test seeds 1000-1001 with its learned ``c38cd3aeac63`` frozen (at 72c4222),
+household's first two test seeds with its learned ``c38cd3aeac63`` frozen (at 72c4222; so
+measured on test seeds never used, ``examples/real-llm/domain-writing.md``),
 every goal after the first moved a placeholder (``(thing unknown_cabinet_1 desk_1)``: "take
 unknown cabinet 1 from cabinet 1", refused) until the simulation's retries ran out; no
 place to look was offered, though learning had offered them.
