@@ -83,6 +83,25 @@ def test_the_openings_offered_over_a_frozen_entry_are_read_from_its_own_actions(
     assert [g for _o, _c, g in elsewhere] == ["(not (closed cabinet_1))"]
 
 
+def test_a_sentence_over_a_frozen_entry_cannot_state_an_aspect_it_does_not_say():
+    """Over the entry reused with its aspects, a sentence that says no "closed" gives no
+    ``closed`` fact (its facts grammar leaves the predicate out), as while learning: Qwen
+    read "The cabinet 1 is open." as ``(closed cabinet_1)`` over it frozen (dev seed 2).
+    Over a frozen domain with no aspects, the grammar is as it was."""
+    from pddlkit.formalizers.modular import ModularFormalizer
+    from pddlkit.llm.scripted import ScriptedLLM
+
+    playing = ModularFormalizer(ScriptedLLM(["none"]), "household")
+    playing.fixed_domain = (ENTRY / "domain.pddl").read_text()
+    playing._sentence = "You open the cabinet 1. The cabinet 1 is open."
+    assert playing._unstated_predicates() == set()
+    playing.reused_aspects = _shipped_aspects()
+    # (nor what the player holds: only a sentence that says a thing was taken states it)
+    assert playing._unstated_predicates() == {"closed", "holds"}
+    playing._sentence = "You arrive at the cabinet 1. The cabinet 1 is closed."
+    assert playing._unstated_predicates() == {"holds"}
+
+
 def test_place_goals_and_refused_steps_are_refused_with_a_domain_file_alone():
     """``--domain FILE`` carries no aspects: asked for by name with it, each is refused
     naming what it does; with ``--reuse-domain`` they need no writing help."""

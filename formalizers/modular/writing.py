@@ -223,7 +223,7 @@ class Writing:
         stated, words = self._stated_predicates()
         if not set(words) & set(PUT_WORDS):
             return set()
-        placed = {n for n in stated if self.predicate_aspects.get(n) == THING_ASPECT}
+        placed = {n for n in stated if self._aspects().get(n) == THING_ASPECT}
         return {f for f in self.chunk if f.predicate in placed and f not in before}
 
     def _from_commands(self, context: Context, signatures: dict) -> None:
