@@ -13,7 +13,8 @@ from typing import Any, Optional, Sequence
 from pddlkit.planners import PlanStatus
 
 from .answer import AnswerError, Files
-from .base import Context, GuardsItsPlans, KeepsOneValue, Memory, TriesCommands
+from .base import (Context, GuardsItsPlans, KeepsOneValue, Memory, ShortensItsPlans,
+                   TriesCommands)
 
 
 @dataclass
@@ -91,6 +92,10 @@ def attempt(formalizer, context: Context, env, planner: Any, timeout: float,
         if isinstance(formalizer, GuardsItsPlans) \
         else files   # a guard of code's for the planner alone (refused_steps)
     planned = pddlkit.plan(given.domain, given.problem, planner=planner, timeout=timeout)
+    if planned.solved and planned.plan is not None and isinstance(formalizer, ShortensItsPlans):
+        short = formalizer.shortened(given, planned.plan)
+        if short is not planned.plan:
+            planned = replace(planned, plan=short, cost=float(len(short.steps)))
     seconds = time.monotonic() - t0
     commands, error = _commands(env, planned)
     return Attempt(files, commands, planned.plan if commands is not None else None, error,

@@ -104,6 +104,15 @@ class GuardsItsPlans(Protocol):
 
 
 @runtime_checkable
+class ShortensItsPlans(Protocol):
+    """A formalizer that may take needless steps out of the plan found for the files it
+    gave the planner (the modular formalizer's ``refused_steps``, over a learned entry
+    reused): the loop runs ``shortened(files, plan)``."""
+
+    def shortened(self, files, plan): ...
+
+
+@runtime_checkable
 class TriesCommands(Protocol):
     """A formalizer that sometimes runs a command of its own choosing instead of a plan (the
     modular formalizer's ``try_untried``, while the model writes the domain): ``probe()``

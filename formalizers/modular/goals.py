@@ -302,6 +302,20 @@ class Goals:
         out, self._probe = self._probe, None
         return out
 
+    def shortened(self, files: Files, plan):
+        """The loop's :class:`~..base.ShortensItsPlans`: ``plan`` (for ``files``, the files
+        the planner was given) less the steps the strategies that shorten plans find
+        needless (:class:`.roles.ShortensPlans`); what each left out is a
+        ``steps-kept-out`` line, counted as its help acting."""
+        from .roles import ShortensPlans
+
+        for strategy in self._roles(ShortensPlans):
+            plan, said = strategy.shorten(self, files.domain, files.problem, plan)
+            if said:
+                self.steps_kept_out.append(said)
+                self.acted["refused-steps"] += 1
+        return plan
+
     def _goal_policy(self, reached: list) -> list:
         """The goal policy slot (:mod:`pddlkit.formalizers.helps`)."""
         return self._slot("goal_policy", reached)

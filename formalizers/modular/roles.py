@@ -25,6 +25,9 @@ plays that role (``isinstance`` of the ``runtime_checkable`` protocol, as
   (``refused_steps``: a command the world refused from the facts the plan starts from, or
   one a complete list leaves out, is not its first step); each strategy guards what the
   one before it returned.
+* :class:`ShortensPlans`: the plan for those files, less the steps it does not need
+  (``refused_steps``, over a learned entry reused); each strategy shortens what the one
+  before it returned.
 
 So a new strategy that acts at one of these points is one file (its class, with the
 protocol's methods) and one table line; one that needs a new point also needs that point
@@ -125,6 +128,15 @@ class GuardsPlans(Protocol):
         (its listed commands); the files unchanged when nothing is guarded."""
 
 
+@runtime_checkable
+class ShortensPlans(Protocol):
+    """The plan the planner gave for the guarded files, with needless steps taken out."""
+
+    def shorten(self, formalizer, domain_text: str, problem_text: str, plan):
+        """(the plan to run, what was left out, as a line): ``plan`` and "" when nothing
+        is."""
+
+
 #: every role, for the test that each strategy of the table plays at least one
 ROLES = (AsksForMissing, CorrectsFromRefusal, HearsAbsence, DeclaresNames, ReadsCommands,
-         PinsSentenceFacts, GuardsPlans)
+         PinsSentenceFacts, GuardsPlans, ShortensPlans)
