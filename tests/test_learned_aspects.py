@@ -102,6 +102,25 @@ def test_a_sentence_over_a_frozen_entry_cannot_state_an_aspect_it_does_not_say()
     assert playing._unstated_predicates() == {"holds"}
 
 
+def test_the_listed_commands_close_their_types_over_an_entry_reused_with_its_aspects():
+    """As while learning, a type the game's complete list of commands fills may name only
+    the names it gives (``alfred`` of the banner is no receptacle): over a learned entry
+    with its aspects without ``--listed-types``; over a frozen domain without aspects, only
+    with it; never where the list is not complete."""
+    from types import SimpleNamespace
+
+    from pddlkit.formalizers.helps.listed_types import closes_listed
+
+    complete, partial = SimpleNamespace(commands_complete=True), \
+        SimpleNamespace(commands_complete=False)
+    learned = SimpleNamespace(fixed_domain="(define ...)", reused_aspects=_shipped_aspects())
+    reference = SimpleNamespace(fixed_domain="(define ...)", reused_aspects={})
+    assert closes_listed(learned, complete) and not closes_listed(learned, partial)
+    assert not closes_listed(reference, complete)
+    reference.listed_types = True
+    assert closes_listed(reference, complete)
+
+
 def test_place_goals_and_refused_steps_are_refused_with_a_domain_file_alone():
     """``--domain FILE`` carries no aspects: asked for by name with it, each is refused
     naming what it does; with ``--reuse-domain`` they need no writing help."""

@@ -69,7 +69,7 @@ class CommandFacts:
                 formalizer.command_derived.append(f"{value} - {kind}")
         if closes_listed(formalizer, context):
             self.close_listed(formalizer, set(command_types.values()),
-                              counting=bool(formalizer.fixed_domain))
+                              counting=bool(getattr(formalizer, "listed_types", False)))
         if not formalizer.fixed_domain:
             return
         derived = self._preconditions(formalizer, read, clash)
