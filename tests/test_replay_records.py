@@ -340,5 +340,10 @@ def test_qwens_household_answers_at_3b48e37_now_save_a_domain(replay, tmp_path):
     (saved,) = (tmp_path / "learning-library" / "household").iterdir()
     learning = json.loads((saved / "learning.json").read_text())
     assert learning["transitions_explained"] == 39 and learning["won"] == 1
+    # what each predicate was written for is saved with it, as the shipped entry has it
+    shipped = json.loads((REPO / "domains" / "learned" / "household" / "c38cd3aeac63"
+                          / "learning.json").read_text())
+    assert learning["aspects"]["player"] == "where the player is"
+    assert learning["aspects"] == shipped["aspects"]
     domain = (saved / "domain.pddl").read_text()
     assert "(:action pickupobject" in domain and "(not (closed ?r))" in domain
