@@ -68,16 +68,18 @@ def test_the_openings_offered_over_a_frozen_entry_are_read_from_its_own_actions(
     schemas the model wrote this episode."""
     from types import SimpleNamespace
 
-    from pddlkit.formalizers.helps.place_goals import action_bodies, openings
+    from pddlkit.formalizers.helps.place_goals import deleted_by, openings
     from pddlkit.formalizers.atoms import atom_of
+    from pddlkit.pddl.reader import read_domain
 
     domain = (ENTRY / "domain.pddl").read_text()
     frozen = SimpleNamespace(
         fixed_domain=domain, bodies={}, _aspects=_shipped_aspects,
+        _domain_model=lambda: read_domain(domain)[0],
         _facts=lambda: [atom_of("(player drawer_1)"), atom_of("(closed drawer_1)"),
                         atom_of("(closed cabinet_1)")],
         evidence=SimpleNamespace(transitions=[], episode_start=0))
-    assert "(not (closed ?r))" in action_bodies(frozen)["openobject"]
+    assert deleted_by(frozen, {"closed"})["openobject"] == {"closed"}
     here, elsewhere = openings(frozen, {"player"})
     assert [g for _o, _c, g in here] == ["(not (closed drawer_1))"]
     assert [g for _o, _c, g in elsewhere] == ["(not (closed cabinet_1))"]

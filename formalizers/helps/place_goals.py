@@ -79,9 +79,7 @@ def openings(formalizer, player: set) -> tuple[list, list]:
     is at ``x``, the others)."""
     closed = {name for name, aspect in formalizer._aspects().items()
               if aspect == CLOSED_ASPECT}
-    opening = {action: {name for name in closed if f"(not ({name} " in " ".join(
-                   body.lower().split(":effect", 1)[-1].split())}
-               for action, body in action_bodies(formalizer).items()}
+    opening = deleted_by(formalizer, closed)
     deleted = set().union(*opening.values()) if opening else set()
     if not deleted:
         return [], []
@@ -97,18 +95,21 @@ def openings(formalizer, player: set) -> tuple[list, list]:
     return here, elsewhere
 
 
-def action_bodies(formalizer) -> dict[str, str]:
-    """action -> its text (what :func:`openings` reads after ``:effect``): the schemas the
-    model wrote, or a frozen domain's actions (a learned entry reused), as written there."""
-    import re
-
+def deleted_by(formalizer, predicates: set) -> dict[str, set]:
+    """action -> those of ``predicates`` its effect deletes: of the schemas the model wrote
+    (their text), or of a frozen domain's actions (a learned entry reused), read from the
+    domain the formalizer has parsed (``_domain_model``)."""
     if formalizer.fixed_domain is None:
-        return dict(formalizer.bodies)
-    text = formalizer.fixed_domain
-    starts = [(m.start(), m.group(1).lower()) for m in
-              re.finditer(r"\(:action\s+([^\s()]+)", text, re.I)]
-    return {name: text[start:end]
-            for (start, name), (end, _n) in zip(starts, starts[1:] + [(len(text), "")])}
+        return {action: {name for name in predicates if f"(not ({name} " in " ".join(
+                    body.lower().split(":effect", 1)[-1].split())}
+                for action, body in formalizer.bodies.items()}
+    from pddlkit.pddl.model import iter_effect_literals
+
+    dom = formalizer._domain_model()
+    return {} if dom is None else {
+        action.name.lower(): {lit.atom.predicate.lower() for lit in
+                              iter_effect_literals(action.effects) if not lit.positive}
+        & predicates for action in dom.actions}
 
 
 def refused_openings(formalizer, player: set, actions: set) -> set:

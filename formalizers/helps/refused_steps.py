@@ -461,7 +461,6 @@ class RefusedSteps:
                         "not used (no observation, no listed command)")
         return both[0], both[1], said
 
-
     def shorten(self, formalizer, domain_text: str, problem_text: str, plan):
         """Over a learned entry reused with its aspects (``reused_aspects``): the plan for
         the guarded files less its needless steps (greedy action elimination,
@@ -471,7 +470,7 @@ class RefusedSteps:
         ``c38cd3aeac63`` frozen (dev seeds 2-3 at ab7874e), 9 of 26 plans began with a walk
         away and back ("go to countertop 1, go to drawer 2", the player at the drawer):
         lama-first's greedy search, not the guard; two actions of a budget of 30 each."""
-        if formalizer.fixed_domain is None or not formalizer.reused_aspects:
+        if not formalizer._plays_learned():
             return plan, ""
         from pddlkit.semantics.shorten import without_needless_steps
 

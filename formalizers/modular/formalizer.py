@@ -279,7 +279,7 @@ class ModularFormalizer(Corrections, Goals, Achievers, Lacking, Writing, Reading
         (``reused_aspects``); the files recorded and kept are the model's. A guard that
         changed the files counts as its help acting; the refused commands it names are a
         ``steps-kept-out`` event."""
-        if self.fixed_domain is not None and not self.reused_aspects:
+        if self.fixed_domain is not None and not self._plays_learned():
             return files   # a reference domain, or an entry saved without its aspects
         domain, problem = files.domain, files.problem
         for guard in self._roles(GuardsPlans):
@@ -296,22 +296,22 @@ class ModularFormalizer(Corrections, Goals, Achievers, Lacking, Writing, Reading
         domain reused with its aspects, what ran is kept too, for the helps that play by
         them (``refused_steps``' guard, ``place_goals``' refused openings); no schema is
         checked."""
-        if self.fixed_domain is not None and self.reused_aspects:
-            self.plans_ran.append(list(transitions))
-            self.evidence.add(transitions)
+        writing = self.schema_check and self.fixed_domain is None
+        if not (writing or self._plays_learned()):
             return
-        if self.schema_check and self.fixed_domain is None:
-            self.plans_ran.append(list(transitions))
-            self.evidence.add(transitions)
-            from ..helps.predicate_slots import named_places
+        self.plans_ran.append(list(transitions))
+        self.evidence.add(transitions)
+        if not writing:
+            return
+        from ..helps.predicate_slots import named_places
 
-            stayed = self.evidence.place_unstated(self._player_predicates(),
-                                                  named_places(self._signatures_seen or {}))
-            if stayed is not None:
-                self.observed_after.append({"where": stayed.where,
-                                            "observed": sorted(stayed.observed)}
-                                           | ({"dropped": self.evidence.dropped}
-                                              if self.evidence.dropped else {}))
+        stayed = self.evidence.place_unstated(self._player_predicates(),
+                                              named_places(self._signatures_seen or {}))
+        if stayed is not None:
+            self.observed_after.append({"where": stayed.where,
+                                        "observed": sorted(stayed.observed)}
+                                       | ({"dropped": self.evidence.dropped}
+                                          if self.evidence.dropped else {}))
 
     def _list_commands(self, context: Context, signatures: dict) -> None:
         """``schema_check``: the commands the environment lists as admissible now, each read

@@ -190,7 +190,7 @@ class Goals:
         solver's retries spent) and things no take could reach once take was kept out
         (four goals refused so). The files the goal is read against, and the no-goal check
         (:meth:`_no_goal_reachable`, which asks what blocks every goal), stay the model's."""
-        if self.fixed_domain is not None and not self.reused_aspects or context is None:
+        if self.fixed_domain is not None and not self._plays_learned() or context is None:
             return None
         try:
             from pddlkit.pddl.reader import read_domain, read_problem

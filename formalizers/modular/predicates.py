@@ -148,7 +148,7 @@ class PredicateRevision:
         1. The cabinet 1 is open." read as ``(closed cabinet_1)``, its opening offered
         again and refused ("already open")."""
         return bool(self._sentence) and (
-            self.predicate_slots if self.fixed_domain is None else bool(self.reused_aspects))
+            self.predicate_slots and self.fixed_domain is None or self._plays_learned())
 
     def _stated_predicates(self) -> tuple[list[str], list[str]]:
         """``predicate_slots``, while the model writes the domain: (the predicates of an
@@ -230,6 +230,11 @@ class PredicateRevision:
                 if len(things) == 1 or not places:
                     out[signature.name] = things[0] if places else 0
         return out
+
+    def _plays_learned(self) -> bool:
+        """Whether the domain is a learned entry reused with its aspects (frozen, with
+        ``reused_aspects``): the helps that play by them act over it."""
+        return self.fixed_domain is not None and bool(self.reused_aspects)
 
     def _aspects(self) -> dict[str, str]:
         """predicate -> the aspect of the state it is for: the lines the model wrote its

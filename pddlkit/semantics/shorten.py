@@ -68,8 +68,8 @@ def _kept_without(world, domain, problem, steps: list, index: int) -> Optional[l
             return None
         ground_action = ground(action, step.args)
         if ground_action.unsatisfied(state, world):
-            if j < index:
-                return None   # (cannot happen: the plan was valid up to here)
+            if j < index:   # the plan as given fails here under these semantics: keep it
+                return None
             continue
         state = ground_action.apply(state, world)
         kept.append(step)
