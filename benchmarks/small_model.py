@@ -20,7 +20,9 @@ to say whether the grammar helps this model with the other helps and without the
 problem file), ``plangen`` (the LLM as planner, for reference), ``written`` (the model writes
 the domain too, issue 75) and ``learned`` (a domain the model wrote in ``pddlkit
 learn-domain``, frozen: ``--library DIR`` names that library; ``learned-listed`` adds
-``--listed-types``). Every row runs on CoinCollector
+``--listed-types``; on TextWorld's coin games both reuse the library's CoinCollector entry,
+whose commands theirs are, with the aspects it was learned under: ``learned_domains_of``,
+:mod:`pddlkit.envs.api`; until 2026-12-06 its file was given, ``--domain``). Every row runs on CoinCollector
 (``--rooms``) with CoinCollector's reference domain frozen (``--domain
 domains/coin-collector/domain.pddl``: the model writes the problem side only), except
 ``preset-library`` (the library's learned domain, whose names ``open``/``door``/``?a ?b ?d``
@@ -394,8 +396,6 @@ def table(args, parser, tables: list[str]) -> bool:
             agent, row_args = ROWS[name]
             if args.library and "--reuse-domain" in row_args:
                 row_args = [*_without_library(row_args), "--library", args.library]
-            if args.env == "textworld" and "--reuse-domain" in row_args:
-                row_args = learned_elsewhere(row_args, args.library, parser)
             label = f"{name}+prompt-cache" if args.prompt_cache else name
             log = server_log(args.model)
             start = log.stat().st_size if log.exists() else 0
@@ -432,21 +432,6 @@ def table(args, parser, tables: list[str]) -> bool:
         write(args.out, tables, title, lines, total)
     tables.append(section(title, lines, total))
     return errored
-
-
-def learned_elsewhere(row_args: list[str], library: str | None, parser) -> list[str]:
-    """TextWorld's coin games have CoinCollector's commands but their own environment id, so
-    the library's CoinCollector entry (the best that verifies) is given as a file; the row's
-    domain column still names the entry and its writer (``domain_source``)."""
-    from pddlkit.formalizers.library import DomainLibrary
-
-    root = library or str(REPO / "domains" / "learned")
-    entry, _ = DomainLibrary(root).choose("coin-collector")
-    if entry is None:
-        parser.error(f"no CoinCollector domain in {root} verifies: learn one first "
-                     "(pddlkit learn-domain --env coin-collector)")
-    kept = [a for a in _without_library(row_args) if a != "--reuse-domain"]
-    return [*kept, "--domain", str(entry.path / "domain.pddl")]
 
 
 def _without_library(row_args: list[str]) -> list[str]:

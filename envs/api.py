@@ -29,6 +29,14 @@ list checked against the game on dev seeds); ALFWorld's adapter and TextWorld's 
 do not (their lists were not checked for completeness), nor should an environment whose
 list is partial: a command wrongly left out would refute a right schema.
 
+**Another environment's learned domains** (optional): an environment whose commands are
+another's, word for word, sets ``learned_domains_of`` to that environment's id, and
+``--reuse-domain`` chooses among the library's entries learned there (with the aspects their
+predicates were learned under: ``formalizers/library.py``). TextWorld's coin games set
+``"coin-collector"``: their ``move {dir}`` and ``take {i}`` are CoinCollector's (no door
+command). Before, such a game's rows were given the entry's file (``--domain``), which
+freezes a domain but plays none of what the entry was learned with.
+
 **The checker** (:func:`check_env`, modelled on gymnasium's): one function that looks for every
 piece an environment needs and runs it once (``reset``, the observation's type,
 ``admissible_commands()``, one ``step``), and raises one :class:`EnvCheckError` whose

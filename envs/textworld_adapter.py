@@ -167,6 +167,9 @@ class TextWorldEnv:
         #: listed ones all taken and the others all refused
         #: (``tests/test_envs_textworld.py``); the other games' lists are not checked
         self.admissible_complete = self.kind == "coin"
+        #: the coin games' commands are CoinCollector's (``move {dir}``, ``take {i}``), so
+        #: ``--reuse-domain`` plays a domain learned there (:mod:`pddlkit.envs.api`)
+        self.learned_domains_of = "coin-collector" if self.kind == "coin" else None
         if self.kind == "coin":
             from pddlkit.envs.coin_collector import ground_truth_domain
 

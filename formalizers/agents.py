@@ -275,10 +275,14 @@ def _formalizer_options(o, job, used: list[str]) -> dict:
 
 def _library_domain(library, env, o, episode):
     """(the domain text, the library's entry) chosen for this task (``--reuse-domain``);
-    entries passed over are said once each."""
-    reused, failed = library.choose(env.id, env.task, planner=o.planner)
+    entries passed over are said once each. An environment with another's commands
+    (``learned_domains_of``: TextWorld's coin games, CoinCollector's) reuses what was learned
+    there."""
+    learned_in = getattr(env, "learned_domains_of", None) or env.id
+    reused, failed = library.choose(learned_in, env.task, planner=o.planner)
     if reused is None:
-        raise AgentError(f"no verified domain for {env.id} in {library.root}"
+        also = f" (its commands are {learned_in}'s)" if learned_in != env.id else ""
+        raise AgentError(f"no verified domain for {env.id}{also} in {library.root}"
                          + "".join(f"\n{check.format()}" for check in failed))
     for check in failed:   # passed over: say why, once per run is enough
         episode.on_event("domain-skipped", {"entry": check.entry,
