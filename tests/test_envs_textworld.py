@@ -139,3 +139,34 @@ def test_a_coin_games_list_of_commands_is_complete():
         env.step(rng.choice(sorted(c for c in listed if c.startswith("go "))))
     assert checked == 30
     assert make("textworld", game="simple", seed=1).admissible_complete is False
+
+
+def test_a_coin_game_reuses_the_library_s_coin_collector_domain_with_its_aspects(tmp_path):
+    """The coin games' commands are CoinCollector's (``learned_domains_of``), so
+    ``--reuse-domain`` plays the library's CoinCollector entry, and the helps that play by
+    the aspects it was learned under act (place goals, the plan guard). A library with no
+    CoinCollector entry is refused naming whose commands the game has."""
+    import shutil
+    from pathlib import Path
+
+    from pddlkit.agents import AgentError, get_agent, run_job
+
+    shipped = Path(__file__).resolve().parent.parent / "domains" / "learned"
+    spec = get_agent("pddlego")
+
+    def played(library):
+        options = spec.make_options({"small_model": True, "constrained": True,
+                                     "reuse_domain": True, "library": str(library)})
+        (row,) = run_job(spec, env="textworld", llm="random:0", seeds=[0], options=options,
+                         env_options={"game": "coin", "level": 5})
+        return row.as_dict()
+
+    row = played(shipped)
+    assert row["domain_source"].startswith("library:7bbe41a16326 written by local:qwen")
+    acted = dict(part.rsplit(" ", 1) for part in row["helps_acted"].split(", "))
+    assert int(acted["place-goals"]) > 0 and int(acted["refused-steps"]) > 0, acted
+    household_only = tmp_path / "household"
+    shutil.copytree(shipped / "household", household_only / "household")
+    with pytest.raises(AgentError, match="no verified domain for textworld \\(its commands "
+                                         "are coin-collector's\\)"):
+        played(household_only)
