@@ -165,3 +165,24 @@ def _played(library: DomainLibrary, tmp_path: Path) -> dict[str, int]:
                    env_options={"receptacles": 8, "difficulty": "basic&use"})
     acted = rows[0].as_dict()["helps_acted"]
     return {label: int(n) for label, n in (part.rsplit(" ", 1) for part in acted.split(", "))}
+
+
+def test_an_exit_walked_is_not_read_again_as_a_place_unvisited():
+    """Over CoinCollector's learned entry reused with its aspects, a connection read to a
+    placeholder where the facts already connect the same place the same way to a named
+    one names that place (TextWorld's "that entranceway is unguarded", read again at each
+    return); another direction, or the entry without aspects, is read as written."""
+    from pddlkit.formalizers.atoms import atom_of
+    from pddlkit.formalizers.modular import ModularFormalizer
+    from pddlkit.llm.scripted import ScriptedLLM
+
+    entry = REPO / "domains" / "learned" / "coin-collector" / "7bbe41a16326"
+    playing = ModularFormalizer(ScriptedLLM(["none"]), "coin-collector")
+    playing.fixed_domain = (entry / "domain.pddl").read_text()
+    playing.base = [atom_of("(player cellar)"), atom_of("(connected cellar shower west)")]
+    read = [atom_of("(connected cellar unknown_entranceway west)"),
+            atom_of("(connected cellar unknown_north north)")]
+    assert playing._known_exits(read) == read
+    playing.reused_aspects = json.loads((entry / "learning.json").read_text())["aspects"]
+    assert playing._known_exits(read) == [atom_of(f) for f in (
+        "(connected cellar shower west)", "(connected cellar unknown_north north)")]
