@@ -228,8 +228,13 @@ def solver_errors(events: list[dict]) -> list[str]:
             for e in events if e["type"] == "solver-error"]
 
 
-def run_arguments(start: dict, outcome: dict) -> list[str]:
-    """``pddlkit run pddlego`` arguments that play the episode as it was played."""
+def run_arguments(start: dict, outcome: dict, work: Path | None = None) -> list[str]:
+    """``pddlkit run pddlego`` arguments that play the episode as it was played. A learned
+    entry the episode reused with its aspects (``--reuse-domain``: its domain column names
+    no file given, and ``place-goals`` was among its helps, which over a frozen domain play
+    only by the aspects) is reused again from a library of that entry alone, in ``work``, so
+    the aspects it was played with are read back; an entry given as its file, or reused
+    before it had aspects (the CoinCollector rows of 2026-12-03), is given as its file."""
     env = start["env"]
     args = ["run", "pddlego", "--env", env, "--seed", str(start["seed"]), "--quiet",
             "--constrained", "--budget", str(BUDGET),
@@ -250,7 +255,16 @@ def run_arguments(start: dict, outcome: dict) -> list[str]:
             entry = DomainLibrary(REPO / "domains" / "learned").get(source.split()[0])
         except LookupError as exc:
             raise ValueError(f"domain {source!r}: the episode cannot be replayed: {exc}")
-        args += ["--domain", str(entry.path / "domain.pddl")]
+        helps = (outcome.get("helps") or "").split("+")
+        if "(its file given)" not in source and "place-goals" in helps and work is not None:
+            import shutil
+
+            alone = work / f"library-{entry.id.replace('/', '-')}"
+            if not alone.exists():
+                shutil.copytree(entry.path, alone / entry.id)
+            args += ["--reuse-domain", "--library", str(alone)]
+        else:
+            args += ["--domain", str(entry.path / "domain.pddl")]
     else:
         raise ValueError(f"domain {source!r}: only the reference domain and the learned "
                          "entries of domains/learned are replayed")
@@ -283,7 +297,7 @@ def replay_file(path: Path, work: Path) -> list[Replay]:
         script.write_text(json.dumps(answers))
         record = work / f"replayed-{episode}.jsonl"
         record.unlink(missing_ok=True)
-        ran = _run_cli(*run_arguments(events[0], outcome), "--llm", f"scripted:{script}",
+        ran = _run_cli(*run_arguments(events[0], outcome, work), "--llm", f"scripted:{script}",
                        "--record", record)
         new = [json.loads(line) for line in record.read_text().splitlines()] \
             if record.exists() else []

@@ -347,3 +347,16 @@ def test_qwens_household_answers_at_3b48e37_now_save_a_domain(replay, tmp_path):
     assert learning["aspects"] == shipped["aspects"]
     domain = (saved / "domain.pddl").read_text()
     assert "(:action pickupobject" in domain and "(not (closed ?r))" in domain
+
+
+@pytest.mark.slow
+def test_the_household_row_over_qwens_learned_entry_with_its_aspects_replays(replay, tmp_path):
+    """The household's learned row on test seeds 1010-1019 (Qwen 9/10 at 8e40c75, over
+    c38cd3aeac63 reused with its aspects) replays from the model's answers to the same plans
+    and outcomes: the entry is reused again from a library of it alone, its aspects read
+    back (given as its file, ``place-goals`` would be refused with ``--domain``)."""
+    record = replay.LEARNING / ("the-household-8-receptacles-basic-use-learned-c38cd3aeac63-"
+                                "aspects-test-1010-1019-qwen-at-8e40c75.record.jsonl.gz")
+    rows = replay.replay_files([record], tmp_path, jobs=2)
+    assert len(rows) == 10 and all(row.same for row in rows), rows
+    assert sum(row.won for row in rows) == 9
