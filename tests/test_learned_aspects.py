@@ -186,3 +186,24 @@ def test_an_exit_walked_is_not_read_again_as_a_place_unvisited():
     playing.reused_aspects = json.loads((entry / "learning.json").read_text())["aspects"]
     assert playing._known_exits(read) == [atom_of(f) for f in (
         "(connected cellar shower west)", "(connected cellar unknown_north north)")]
+
+
+def test_a_thing_seen_in_a_map_of_rooms_is_where_the_player_is():
+    """Over CoinCollector's learned entry with its aspects, a sentence's ``thing`` fact has
+    the player's room as its place (TextWorld's "a coin on the floor"); over the household's
+    entry (a connection of two places: the player at one receptacle may see another), or
+    without aspects, nothing more is pinned."""
+    from pddlkit.formalizers.modular import ModularFormalizer
+    from pddlkit.llm.scripted import ScriptedLLM
+
+    entry = REPO / "domains" / "learned" / "coin-collector" / "7bbe41a16326"
+    pins = {"connected": {0: "studio"}}
+    rooms = ModularFormalizer(ScriptedLLM(["none"]), "coin-collector")
+    rooms.fixed_domain = (entry / "domain.pddl").read_text()
+    assert rooms._things_here(pins) == {}
+    rooms.reused_aspects = json.loads((entry / "learning.json").read_text())["aspects"]
+    assert rooms._things_here(pins) == {"thing": {1: "studio"}}
+    house = ModularFormalizer(ScriptedLLM(["none"]), "household")
+    house.fixed_domain = (ENTRY / "domain.pddl").read_text()
+    house.reused_aspects = _shipped_aspects()
+    assert house._things_here({"connects": {0: "drawer_1"}}) == {}
