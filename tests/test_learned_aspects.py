@@ -207,3 +207,29 @@ def test_a_thing_seen_in_a_map_of_rooms_is_where_the_player_is():
     house.fixed_domain = (ENTRY / "domain.pddl").read_text()
     house.reused_aspects = _shipped_aspects()
     assert house._things_here({"connects": {0: "drawer_1"}}) == {}
+
+
+def test_a_listed_move_is_an_exit_the_facts_have():
+    """Over CoinCollector's learned entry with its aspects, a listed ``go north`` from the
+    cellar, which no known fact connects northwards, gives a connection to a placeholder;
+    ``go west``, already known, gives none; without aspects, or before the player's place
+    has a name, nothing is added."""
+    from pddlkit.formalizers.atoms import atom_of
+    from pddlkit.formalizers.helps.listed_exits import listed_exits
+    from pddlkit.formalizers.modular import ModularFormalizer
+    from pddlkit.llm.scripted import ScriptedLLM
+    from pddlkit.pddl.reader import read_domain
+
+    entry = REPO / "domains" / "learned" / "coin-collector" / "7bbe41a16326"
+    playing = ModularFormalizer(ScriptedLLM(["none"]), "coin-collector")
+    playing.fixed_domain = (entry / "domain.pddl").read_text()
+    move = read_domain(playing.fixed_domain)[0].action("move")
+    read = [(move, {"?dir": "north"}), (move, {"?dir": "west"})]
+    playing.base = [atom_of("(player cellar)"), atom_of("(connected cellar shower west)")]
+    known = set(playing.base)
+    assert listed_exits(playing, read, known) == []
+    playing.reused_aspects = json.loads((entry / "learning.json").read_text())["aspects"]
+    assert listed_exits(playing, read, known) == [
+        atom_of("(connected cellar unknown_north_of_cellar north)")]
+    playing.base = [atom_of("(player unknown_west_of_cellar)")]
+    assert listed_exits(playing, read, set(playing.base)) == []

@@ -75,6 +75,10 @@ class CommandFacts:
         derived = self._preconditions(formalizer, read, clash)
         wrong = self._contradicted(formalizer, derived, command_types, dom.type_parents)
         known = set(formalizer._facts())
+        if context.commands_complete:   # the exits the list names (see .listed_exits)
+            from .listed_exits import listed_exits
+
+            derived += listed_exits(formalizer, read, known | set(derived))
         new = [f for f in derived if f not in known]
         if wrong:
             formalizer.base = [f for f in formalizer.base if f not in wrong]
