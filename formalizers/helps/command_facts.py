@@ -73,12 +73,26 @@ class CommandFacts:
         if not formalizer.fixed_domain:
             return
         derived = self._preconditions(formalizer, read, clash)
+        from .headings import heading_place
+
+        heading = heading_place(formalizer, context)   # the room a heading names
+        if heading is not None:
+            fact, kind = heading
+            name = fact.args[0]
+            # the place a plan reached under a placeholder is this one (its ways kept)
+            formalizer._merge_placeholders(formalizer._single_valued(), [fact])
+            derived.append(fact)
+            command_types[name] = kind
+            if formalizer.name_types.get(name) != kind:
+                formalizer.name_types[name] = kind
+                formalizer.command_derived.append(f"{name} - {kind}")
         wrong = self._contradicted(formalizer, derived, command_types, dom.type_parents)
-        known = set(formalizer._facts())
+        known = set(formalizer._facts()) - wrong
         if context.commands_complete:   # the exits the list names (see .listed_exits)
             from .listed_exits import listed_exits
 
-            derived += listed_exits(formalizer, read, known | set(derived))
+            derived += listed_exits(formalizer, read, known | set(derived),
+                                    here=heading[0].args[0] if heading else None)
         new = [f for f in derived if f not in known]
         if wrong:
             formalizer.base = [f for f in formalizer.base if f not in wrong]

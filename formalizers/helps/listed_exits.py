@@ -22,10 +22,13 @@ without aspects, nothing is added (their records replay as they were).
 
 from __future__ import annotations
 
+from typing import Optional
+
 from pddlkit.pddl.model import Atom
 
 
-def listed_exits(formalizer, read: list, known: set) -> list[Atom]:
+def listed_exits(formalizer, read: list, known: set, here: Optional[str] = None
+                 ) -> list[Atom]:
     """The connections the listed moves in ``read`` ((action, binding) of each listed
     command, :meth:`.command_facts.CommandFacts._commands_read`) need from where the player
     is and ``known`` lacks, each to a placeholder; [] where they do not apply (see the
@@ -35,7 +38,7 @@ def listed_exits(formalizer, read: list, known: set) -> list[Atom]:
 
     if not formalizer._plays_learned():
         return []
-    here = formalizer._here()
+    here = here or formalizer._here()
     kinds = formalizer._kinds()
     connects = {n for n, a in formalizer._aspects().items()
                 if a == CONNECT_ASPECT and len(kinds.get(n, ())) >= 3}

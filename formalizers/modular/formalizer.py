@@ -414,7 +414,9 @@ class ModularFormalizer(Corrections, Goals, Achievers, Lacking, Writing, Reading
                 break
             state = one_place_kept(state, simulated.successor, player)
             self.ever.update(ground_atom(a) for a in state.atoms)
-        self.base = sorted((ground_atom(a) for a in state.atoms), key=fact_text)
+        self.base = self._unsaid_closed_dropped(
+            sorted((ground_atom(a) for a in state.atoms), key=fact_text),
+            {ground_atom(a) for a in world.initial_state.atoms})
         self.chunk = []
         self._goal_rewrites = 0
         self._failed_actions = {}
