@@ -233,3 +233,57 @@ def test_a_listed_move_is_an_exit_the_facts_have():
         atom_of("(connected cellar unknown_north_of_cellar north)")]
     playing.base = [atom_of("(player unknown_west_of_cellar)")]
     assert listed_exits(playing, read, set(playing.base)) == []
+
+
+def _rooms_formalizer(aspects: bool):
+    """A modular formalizer over CoinCollector's learned entry, reused with its aspects
+    (or without them)."""
+    from pddlkit.formalizers.modular import ModularFormalizer
+    from pddlkit.llm.scripted import ScriptedLLM
+
+    entry = REPO / "domains" / "learned" / "coin-collector" / "7bbe41a16326"
+    playing = ModularFormalizer(ScriptedLLM(["none"]), "coin-collector")
+    playing.fixed_domain = (entry / "domain.pddl").read_text()
+    if aspects:
+        playing.reused_aspects = json.loads((entry / "learning.json").read_text())["aspects"]
+    return playing
+
+
+def test_the_heading_names_the_room_the_player_is_in():
+    """In a room map over the entry with its aspects, "-= Dish-Pit =-" puts the player in
+    ``dish-pit`` (of the player's place type); a welcome banner names no room; without
+    aspects, or over the household's entry, nothing is read."""
+    from types import SimpleNamespace
+
+    from pddlkit.formalizers.atoms import atom_of
+    from pddlkit.formalizers.helps.headings import heading_place
+
+    def said(text):
+        return SimpleNamespace(memory=SimpleNamespace(observation=text))
+
+    arrived = said("-= Dish-Pit =-\nYou find yourself in a dish-pit. A typical one.")
+    assert heading_place(_rooms_formalizer(False), arrived) is None
+    rooms = _rooms_formalizer(True)
+    assert heading_place(rooms, arrived) == (atom_of("(player dish-pit)"), "room")
+    assert heading_place(rooms, said("-= Welcome to TextWorld =-\nHi.")) is None
+    assert heading_place(rooms, said("You can't go that way.")) is None
+    from pddlkit.formalizers.modular import ModularFormalizer
+    from pddlkit.llm.scripted import ScriptedLLM
+
+    house = ModularFormalizer(ScriptedLLM(["none"]), "household")
+    house.fixed_domain = (ENTRY / "domain.pddl").read_text()
+    house.reused_aspects = _shipped_aspects()
+    assert heading_place(house, said("-= Kitchen =-\nYou are in the kitchen.")) is None
+
+
+def test_a_doorway_walked_through_is_not_believed_closed_in_a_room_map():
+    """The entry's move adds ``(closed-door ?from ?to ?dir)``; in a room map over it with
+    its aspects, a closed fact a plan's steps added (and no sentence said) is not kept; one
+    believed before the plan is; without aspects, the plan's state is kept whole."""
+    from pddlkit.formalizers.atoms import atom_of
+
+    before = {atom_of("(closed-door hall attic up)")}
+    state = [atom_of("(closed-door cellar shower west)"), atom_of("(closed-door hall attic up)"),
+             atom_of("(player shower)")]
+    assert _rooms_formalizer(False)._unsaid_closed_dropped(state, before) == state
+    assert _rooms_formalizer(True)._unsaid_closed_dropped(state, before) == state[1:]
