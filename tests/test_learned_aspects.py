@@ -287,3 +287,17 @@ def test_a_doorway_walked_through_is_not_believed_closed_in_a_room_map():
              atom_of("(player shower)")]
     assert _rooms_formalizer(False)._unsaid_closed_dropped(state, before) == state
     assert _rooms_formalizer(True)._unsaid_closed_dropped(state, before) == state[1:]
+
+
+def test_a_second_placeholder_of_a_named_exit_is_that_place():
+    """Two placeholders read for one exit, one reached and named: once the chunk is whole,
+    the other, in the known facts, is the named place too (no second place to visit)."""
+    from pddlkit.formalizers.atoms import atom_of
+
+    rooms = _rooms_formalizer(True)
+    rooms.base = [atom_of("(player cellar)"), atom_of("(connected cellar shower west)"),
+                  atom_of("(connected cellar unknown_west west)")]
+    rooms.chunk, rooms._sentence = [], ""
+    facts = rooms._facts()
+    assert atom_of("(connected cellar unknown_west west)") not in facts
+    assert atom_of("(connected cellar shower west)") in facts

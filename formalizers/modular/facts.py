@@ -26,6 +26,8 @@ class Facts:
         last = {slot_of(f) for f in new if f.predicate in single}
         if not self._sentence:   # the chunk is whole: where the plan's last step ended
             self._merge_placeholders(single, new)
+            # a placeholder of an exit now known by its place's name is that place
+            self.base = list(dict.fromkeys(self._known_exits(self.base)))
         new = self._known_exits(new)
         where = self._whereabouts()
         moved = {_thing_of(f, where) for f in new} - {None}   # (see _thing_of)
@@ -98,8 +100,11 @@ class Facts:
         coin games (dev seed 0 at 9189db2), each return to the cellar read "that entranceway
         is unguarded" as a fresh ``unknown_entranceway`` west, a place not yet visited, and
         the novel goal to reach it walked the same doorway back and forth until the 30
-        actions were spent. While the model writes the domain, facts are read as before
-        (its learning records replay as they were)."""
+        actions were spent. The known facts are read so too, once the chunk is whole: two
+        placeholders read for one exit ("going west, that entranceway": ``unknown_west`` and
+        ``unknown_entranceway``), one of them reached and named, leave no other to visit
+        (dev seed 0 at 2c317d9: a step spent going back). While the model writes the
+        domain, facts are read as before (its learning records replay as they were)."""
         if not self._plays_learned():
             return new
         from ..helps.predicate_slots import CONNECT_ASPECT
