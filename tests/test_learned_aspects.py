@@ -301,3 +301,18 @@ def test_a_second_placeholder_of_a_named_exit_is_that_place():
     facts = rooms._facts()
     assert atom_of("(connected cellar unknown_west west)") not in facts
     assert atom_of("(connected cellar shower west)") in facts
+
+
+def test_where_the_player_is_is_not_read_from_a_sentence_once_a_heading_said_it():
+    """In a room map over the entry with its aspects, an observation with a heading leaves
+    the player's predicate out of a sentence's facts ("A typical kind of place." is no
+    room); with no heading, it stays in."""
+    from types import SimpleNamespace
+
+    rooms = _rooms_formalizer(True)
+    rooms._sentence = "A typical kind of place."
+    rooms._context_now = SimpleNamespace(memory=SimpleNamespace(
+        observation="-= Studio =-\nYou are in a studio. A typical kind of place."))
+    assert "player" in rooms._unstated_predicates()
+    rooms._context_now = SimpleNamespace(memory=SimpleNamespace(observation="Nothing."))
+    assert "player" not in rooms._unstated_predicates()

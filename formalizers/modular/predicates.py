@@ -179,8 +179,16 @@ class PredicateRevision:
         if not self._reads_by_aspect():
             return set()
         words = set(re.findall(r"[a-z]+", self._sentence.lower()))
-        return {n for n, a in self._aspects().items()
-                if a in STATED_BY and not words & set(STATED_BY[a])}
+        unstated = {n for n, a in self._aspects().items()
+                    if a in STATED_BY and not words & set(STATED_BY[a])}
+        from ..helps.headings import heading_place
+
+        if heading_place(self, getattr(self, "_context_now", None)) is not None:
+            # the heading said where the player is (code wrote it): no sentence says else
+            # (dev seed 0 at 2c317d9: "A typical kind of place." read as (player place)
+            # after the heading's studio, and the coin seen there was put at "place")
+            unstated |= set(self._player_predicates())
+        return unstated
 
     def _write_stated(self, context: Context, signatures: dict, before: list) -> None:
         """``predicate_slots``: for each aspect the sentence states by a word
