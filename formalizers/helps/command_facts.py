@@ -79,8 +79,12 @@ class CommandFacts:
         if heading is not None:
             fact, kind = heading
             name = fact.args[0]
-            # the place a plan reached under a placeholder is this one (its ways kept)
+            # the place a plan reached under a placeholder is this one (its ways kept); the
+            # fact joins the known ones (the chunk is written anew from the sentences, which
+            # say no other place: Facts._unstated_predicates)
             formalizer._merge_placeholders(formalizer._single_valued(), [fact])
+            formalizer.base = [f for f in formalizer.base
+                               if f.predicate != fact.predicate] + [fact]
             derived.append(fact)
             command_types[name] = kind
             if formalizer.name_types.get(name) != kind:
