@@ -170,3 +170,25 @@ def test_a_coin_game_reuses_the_library_s_coin_collector_domain_with_its_aspects
     with pytest.raises(AgentError, match="no verified domain for textworld \\(its commands "
                                          "are coin-collector's\\)"):
         played(household_only)
+
+
+def test_over_the_learned_entry_the_heading_and_the_listed_moves_write_the_room(tmp_path):
+    """Reused with its aspects on a coin game, the entry's problem says where the player is
+    from the heading ("-= Cellar =-": ``(player cellar)``), the code's facts said in the
+    ``facts-from-commands`` event, whatever the (random) answers typed."""
+    import json
+    from pathlib import Path
+
+    from cli_runner import run_cli
+
+    record = tmp_path / "r.jsonl"
+    run_cli("run", "pddlego", "--env", "textworld", "--game", "coin", "--level", "5",
+            "--seed", "0", "--llm", "random:0", "--small-model", "--constrained",
+            "--reuse-domain", "--library", Path(__file__).resolve().parent.parent / "domains"
+            / "learned", "--budget", "3", "--quiet", "--record", record)
+    events = [json.loads(line) for line in record.read_text().splitlines()]
+    first = next(e for e in events if e["type"] == "files")
+    assert "(player cellar)" in first["problem"], first["problem"]
+    said = [f for e in events if e["type"] == "facts-from-commands"
+            for f in e["facts"]]
+    assert "(player cellar)" in said, said

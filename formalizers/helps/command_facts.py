@@ -86,6 +86,9 @@ class CommandFacts:
             formalizer.base = [f for f in formalizer.base
                                if f.predicate != fact.predicate] + [fact]
             derived.append(fact)
+            if fact not in self.said:   # said in the facts-from-commands event, once
+                formalizer.command_derived.append(fact_text(fact))
+                self.said.add(fact)
             command_types[name] = kind
             if formalizer.name_types.get(name) != kind:
                 formalizer.name_types[name] = kind
