@@ -316,3 +316,16 @@ def test_where_the_player_is_is_not_read_from_a_sentence_once_a_heading_said_it(
     assert "player" in rooms._unstated_predicates()
     rooms._context_now = SimpleNamespace(memory=SimpleNamespace(observation="Nothing."))
     assert "player" not in rooms._unstated_predicates()
+
+
+def test_a_room_reached_under_a_name_no_heading_gave_is_the_heading_s_room():
+    """A plan reached ``exit`` (a room named from the prose); the heading says basement:
+    every fact of ``exit`` is of the basement. A room a heading named before keeps its
+    name (the player is believed elsewhere only by a plan that moved it)."""
+    from pddlkit.formalizers.atoms import atom_of
+    from pddlkit.formalizers.helps.headings import renamed_reached
+
+    base = [atom_of("(player exit)"), atom_of("(connected lounge exit west)")]
+    assert renamed_reached(base, atom_of("(player basement)"), {"lounge"}) == [
+        atom_of("(player basement)"), atom_of("(connected lounge basement west)")]
+    assert renamed_reached(base, atom_of("(player basement)"), {"lounge", "exit"}) == base

@@ -38,6 +38,7 @@ class CommandFacts:
         self.typed: dict[str, str] = {}    # name -> the type a command gave it
         self.closed: set[str] = set()      # types whose names the commands list
         self.said: set[Atom] = set()       # facts said in this request
+        self.headed: set[str] = set()      # the rooms a heading named (.headings)
 
     def new_request(self) -> None:
         """A new request of the loop: a fact read again is said again once."""
@@ -83,8 +84,11 @@ class CommandFacts:
             # fact joins the known ones (the chunk is written anew from the sentences, which
             # say no other place: Facts._unstated_predicates)
             formalizer._merge_placeholders(formalizer._single_valued(), [fact])
-            formalizer.base = [f for f in formalizer.base
+            from .headings import renamed_reached
+
+            formalizer.base = [f for f in renamed_reached(formalizer.base, fact, self.headed)
                                if f.predicate != fact.predicate] + [fact]
+            self.headed.add(name)
             derived.append(fact)
             if fact not in self.said:   # said in the facts-from-commands event, once
                 formalizer.command_derived.append(fact_text(fact))
