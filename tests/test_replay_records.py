@@ -350,7 +350,7 @@ def test_qwens_household_answers_at_3b48e37_now_save_a_domain(replay, tmp_path):
 
 
 @pytest.mark.slow
-def test_the_household_row_over_qwens_learned_entry_with_its_aspects_replays(replay, tmp_path):
+def test_the_rows_over_qwens_learned_entries_with_their_aspects_replay(replay, tmp_path):
     """The household's learned row on test seeds 1010-1019 (Qwen 9/10 at 8e40c75, over
     c38cd3aeac63 reused with its aspects) replays from the model's answers to the same plans
     and outcomes: the entry is reused again from a library of it alone, its aspects read
@@ -360,3 +360,9 @@ def test_the_household_row_over_qwens_learned_entry_with_its_aspects_replays(rep
     rows = replay.replay_files([record], tmp_path, jobs=2)
     assert len(rows) == 10 and all(row.same for row in rows), rows
     assert sum(row.won for row in rows) == 9
+    # TextWorld's coin games over CoinCollector's entry, reused with its aspects there
+    # (learned_domains_of): dev seeds 0-2 at 5d0b45e, all three won
+    record = replay.LEARNING / ("TextWorld-coin-level-5-learned-7bbe41a16326-aspects-dev-0-2-"
+                                "qwen-at-5d0b45e.record.jsonl.gz")
+    rows = replay.replay_files([record], tmp_path, jobs=1)
+    assert [(row.same, row.won) for row in rows] == [(True, True)] * 3, rows
