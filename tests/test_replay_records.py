@@ -351,7 +351,7 @@ def test_qwens_household_answers_at_3b48e37_now_save_a_domain(replay, tmp_path):
 
 @pytest.mark.slow
 def test_the_rows_over_qwens_learned_entries_with_their_aspects_replay(replay, tmp_path):
-    """The household's learned row on test seeds 1010-1019 (Qwen 9/10 at 8e40c75, over
+    """The household's learned row on its ten test games (Qwen 9/10 at 8e40c75, over
     c38cd3aeac63 reused with its aspects) replays from the model's answers to the same plans
     and outcomes: the entry is reused again from a library of it alone, its aspects read
     back (given as its file, ``place-goals`` would be refused with ``--domain``)."""
