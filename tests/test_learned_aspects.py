@@ -215,7 +215,7 @@ def test_a_listed_move_is_an_exit_the_facts_have():
     ``go west``, already known, gives none; without aspects, or before the player's place
     has a name, nothing is added."""
     from pddlkit.formalizers.atoms import atom_of
-    from pddlkit.formalizers.helps.listed_exits import listed_exits
+    from pddlkit.formalizers.modular.rooms import listed_exits
     from pddlkit.formalizers.modular import ModularFormalizer
     from pddlkit.llm.scripted import ScriptedLLM
     from pddlkit.pddl.reader import read_domain
@@ -256,7 +256,7 @@ def test_the_heading_names_the_room_the_player_is_in():
     from types import SimpleNamespace
 
     from pddlkit.formalizers.atoms import atom_of
-    from pddlkit.formalizers.helps.headings import heading_place
+    from pddlkit.formalizers.modular.rooms import heading_place
 
     def said(text):
         return SimpleNamespace(memory=SimpleNamespace(observation=text))
@@ -323,7 +323,7 @@ def test_a_room_reached_under_a_name_no_heading_gave_is_the_heading_s_room():
     every fact of ``exit`` is of the basement. A room a heading named before keeps its
     name (the player is believed elsewhere only by a plan that moved it)."""
     from pddlkit.formalizers.atoms import atom_of
-    from pddlkit.formalizers.helps.headings import renamed_reached
+    from pddlkit.formalizers.modular.rooms import renamed_reached
 
     base = [atom_of("(player exit)"), atom_of("(connected lounge exit west)")]
     assert renamed_reached(base, atom_of("(player basement)"), {"lounge"}) == [

@@ -38,7 +38,7 @@ class CommandFacts:
         self.typed: dict[str, str] = {}    # name -> the type a command gave it
         self.closed: set[str] = set()      # types whose names the commands list
         self.said: set[Atom] = set()       # facts said in this request
-        self.headed: set[str] = set()      # the rooms a heading named (.headings)
+        self.headed: set[str] = set()      # the rooms a heading named (..modular.rooms)
 
     def new_request(self) -> None:
         """A new request of the loop: a fact read again is said again once."""
@@ -74,7 +74,7 @@ class CommandFacts:
         if not formalizer.fixed_domain:
             return
         derived = self._preconditions(formalizer, read, clash)
-        from .headings import heading_place
+        from ..modular.rooms import heading_place
 
         heading = heading_place(formalizer, context)   # the room a heading names
         if heading is not None:
@@ -84,7 +84,7 @@ class CommandFacts:
             # fact joins the known ones (the chunk is written anew from the sentences, which
             # say no other place: Facts._unstated_predicates)
             formalizer._merge_placeholders(formalizer._single_valued(), [fact])
-            from .headings import renamed_reached
+            from ..modular.rooms import renamed_reached
 
             formalizer.base = [f for f in renamed_reached(formalizer.base, fact, self.headed)
                                if f.predicate != fact.predicate] + [fact]
@@ -99,8 +99,8 @@ class CommandFacts:
                 formalizer.command_derived.append(f"{name} - {kind}")
         wrong = self._contradicted(formalizer, derived, command_types, dom.type_parents)
         known = set(formalizer._facts()) - wrong
-        if context.commands_complete:   # the exits the list names (see .listed_exits)
-            from .listed_exits import listed_exits
+        if context.commands_complete:   # the exits the list names (see ..modular.rooms)
+            from ..modular.rooms import listed_exits
 
             derived += listed_exits(formalizer, read, known | set(derived),
                                     here=heading[0].args[0] if heading else None)

@@ -133,7 +133,7 @@ class Facts:
         """Whether the domain is a learned entry reused with its aspects over a map of rooms
         joined by exits (a connection of three or more arguments: the places and a
         direction; the household's connects two places), where a heading names the room
-        (:mod:`..helps.headings`), a listed move is an exit (:mod:`..helps.listed_exits`),
+        (:mod:`.rooms`), a listed move is an exit (:mod:`.rooms`),
         and a sentence shows what is in the room (:meth:`_things_here`)."""
         from ..helps.predicate_slots import CONNECT_ASPECT
 

@@ -181,7 +181,7 @@ class PredicateRevision:
         words = set(re.findall(r"[a-z]+", self._sentence.lower()))
         unstated = {n for n, a in self._aspects().items()
                     if a in STATED_BY and not words & set(STATED_BY[a])}
-        from ..helps.headings import heading_place
+        from .rooms import heading_place
 
         if heading_place(self, getattr(self, "_context_now", None)) is not None:
             # the heading said where the player is (code wrote it): no sentence says else
