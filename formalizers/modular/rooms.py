@@ -1,29 +1,31 @@
-"""Room maps: over a learned entry reused with its aspects whose connection has three or
-more arguments (the places and a direction: CoinCollector's, played on TextWorld's coin
-games; the household's connects two receptacles and none of this acts there), what code
-reads of the game's own structure. Two parts of ``command_facts`` (what the agent is shown
-of the game beside its prose, read in code):
+"""Room maps: over a learned entry reused with its aspects whose connection has three or more
+arguments (the places and a direction: CoinCollector's, played on TextWorld's coin games;
+the household's connects two receptacles and none of this acts there), what code reads of
+the game's own structure. Two parts of ``command_facts`` (what the agent is shown of the
+game beside its prose, read in code):
 
 **The heading names the room.** An observation headed ``-= Shower =-`` (TextWorld's and
-CoinCollector's room heading) says the player is in ``shower``: code writes that fact of the predicate written for where the
-player is (replacing the other value of that single-valued slot), and types the name as the
-player's place, as :mod:`..helps.command_facts` does for what the listed commands say.
+CoinCollector's room heading) says the player is in ``shower``: code writes that fact of the
+predicate written for where the player is (replacing the other value of that single-valued
+slot), and types the name as the player's place, as :mod:`..helps.command_facts` does for
+what the listed commands say.
 
 Why: measured with Qwen2.5-Coder 1.5B over CoinCollector's learned ``7bbe41a16326`` on
 TextWorld's coin games (dev seeds 0-1 at 3bbe1be and fd73d9f), TextWorld words its rooms
 freely ("You arrive in a shower. A standard kind of place."; "You arrive in a typical kind
 of place. That is to say, you're in a chamber."): the model typed ``shower`` a thing and put
-the player at ``place``, ``standard`` or ``typical``, two rooms were one name, the map joined
-rooms that do not touch, and no place was left to look though the game listed exits never
-taken. The heading is what the agent is shown (no hidden state); the fact is counted in the
-row's helps column (``command-facts``) and said in the ``facts-from-commands`` event.
+the player at ``place``, ``standard`` or ``typical``, two rooms were one name, the map
+joined rooms that do not touch, and no place was left to look though the game listed exits
+never taken. The heading is what the agent is shown (no hidden state); the fact is counted
+in the row's helps column (``command-facts``) and said in the ``facts-from-commands`` event.
 
-**Listed exits.** Where the environment lists every command it would take now (``admissible_complete``), a listed move's exit is one the
-facts have: a listed ``go north`` whose action needs a connection from where the player is
-that way, when no known fact connects here that way, gives ``(connected cellar
-unknown_north_of_cellar north)``: a place not yet seen, a goal the place goals offer. The
-placeholder is renamed to the place's name once the player is there
-(``ModularFormalizer._merge_placeholders``), as :mod:`..helps.here_facts`' are.
+**Listed exits.** Where the environment lists every command it would take now
+(``admissible_complete``), a listed move's exit is one the facts have: a listed ``go north``
+whose action needs a connection from where the player is that way, when no known fact
+connects here that way, gives ``(connected cellar unknown_north_of_cellar north)``: a place
+not yet seen, a goal the place goals offer. The placeholder is renamed to the place's name
+once the player is there (``ModularFormalizer._merge_placeholders``), as
+:mod:`..helps.here_facts`' are.
 
 Why: measured with Qwen2.5-Coder 1.5B over CoinCollector's learned ``7bbe41a16326`` on
 TextWorld's coin games (dev seeds 0-1 at 3bbe1be), the exits its prose words freely ("You
