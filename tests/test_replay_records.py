@@ -366,3 +366,12 @@ def test_the_rows_over_qwens_learned_entries_with_their_aspects_replay(replay, t
                                 "qwen-at-5d0b45e.record.jsonl.gz")
     rows = replay.replay_files([record], tmp_path, jobs=1)
     assert [(row.same, row.won) for row in rows] == [(True, True)] * 3, rows
+    # and its ten test games at 5af66b3 (Qwen 7/10): the seven won replay; the three lost
+    # play on otherwise since a room reached under a name no heading gave is the heading's
+    # (rooms.renamed_reached, built from the first of them after the row)
+    record = replay.LEARNING / ("TextWorld-coin-level-5-learned-7bbe41a16326-aspects-test-"
+                                "1015-1024-qwen-at-5af66b3.record.jsonl.gz")
+    rows = replay.replay_files([record], tmp_path, jobs=2)
+    assert sum(row.won for row in rows) == 7 and len(rows) == 10
+    assert all(row.same for row in rows if row.won), rows
+    assert sum(not row.same for row in rows) == 3, rows
