@@ -26,8 +26,8 @@ class Facts:
         last = {slot_of(f) for f in new if f.predicate in single}
         if not self._sentence:   # the chunk is whole: where the plan's last step ended
             self._merge_placeholders(single, new)
-            # a placeholder of an exit now known by its place's name is that place
-            self.base = list(dict.fromkeys(self._known_exits(self.base)))
+            if self._plays_learned():   # an exit's placeholder, its place now named
+                self.base = list(dict.fromkeys(self._known_exits(self.base)))
         new = self._known_exits(new)
         where = self._whereabouts()
         moved = {_thing_of(f, where) for f in new} - {None}   # (see _thing_of)

@@ -90,9 +90,9 @@ def renamed_reached(base: list[Atom], fact: Atom, headed: set) -> list[Atom]:
 def listed_exits(formalizer, read: list, known: set, here: Optional[str] = None
                  ) -> list[Atom]:
     """The connections the listed moves in ``read`` ((action, binding) of each listed
-    command, :meth:`.command_facts.CommandFacts._commands_read`) need from where the player
-    is and ``known`` lacks, each to a placeholder; [] where they do not apply (see the
-    module)."""
+    command, :meth:`..helps.command_facts.CommandFacts._commands_read`) need from where the
+    player is and ``known`` lacks, each to a placeholder; [] where they do not apply (see
+    the module)."""
     from .parts import _conjuncts
     from ..helps.predicate_slots import CONNECT_ASPECT
 
@@ -111,19 +111,26 @@ def listed_exits(formalizer, read: list, known: set, here: Optional[str] = None
         at = {a.args[0].lower() for a in conj if a.predicate.lower() in player
               and len(a.args) == 1}
         for atom in conj:
-            if atom.predicate.lower() not in connects:
-                continue
-            args = [a.lower() for a in atom.args]
-            free = [i for i, a in enumerate(args) if a not in at and a not in binding]
-            if len(free) != 1 or not at & set(args):
-                continue
-            ground = [here if a in at else binding.get(a, a) for a in args]
-            (i,) = free
-            if any(f.predicate == atom.predicate.lower() and len(f.args) == len(ground)
-                   and all(f.args[k] == g for k, g in enumerate(ground) if k != i)
-                   for f in [*known, *out]):
-                continue
-            rest = [g for k, g in enumerate(ground) if k != i and g != here]
-            ground[i] = "unknown_" + "_".join([*rest, "of", here])
-            out.append(Atom(atom.predicate.lower(), tuple(ground)))
+            if atom.predicate.lower() in connects:
+                exit_ = _exit(atom, at, binding, here, [*known, *out])
+                out += [exit_] if exit_ is not None else []
     return out
+
+
+def _exit(atom, at: set, binding: dict, here: str, facts: list) -> Optional[Atom]:
+    """``atom`` (a connection a listed move needs, over the player's place ``at``, the
+    command's ``binding`` and one argument neither fills) from ``here`` to a placeholder,
+    unless ``facts`` already connect here that way; None when it is not such a connection."""
+    args = [a.lower() for a in atom.args]
+    free = [i for i, a in enumerate(args) if a not in at and a not in binding]
+    if len(free) != 1 or not at & set(args):
+        return None
+    ground = [here if a in at else binding.get(a, a) for a in args]
+    (i,) = free
+    name = atom.predicate.lower()
+    if any(f.predicate == name and len(f.args) == len(ground)
+           and all(f.args[k] == g for k, g in enumerate(ground) if k != i) for f in facts):
+        return None
+    rest = [g for k, g in enumerate(ground) if k != i and g != here]
+    ground[i] = "unknown_" + "_".join([*rest, "of", here])
+    return Atom(name, tuple(ground))
