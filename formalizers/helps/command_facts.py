@@ -74,7 +74,7 @@ class CommandFacts:
         if not formalizer.fixed_domain:
             return
         derived = self._preconditions(formalizer, read, clash)
-        from ..modular.rooms import heading_place
+        from ..modular.rooms import heading_place, renamed_reached
 
         heading = heading_place(formalizer, context)   # the room a heading names
         if heading is not None:
@@ -84,8 +84,6 @@ class CommandFacts:
             # fact joins the known ones (the chunk is written anew from the sentences, which
             # say no other place: Facts._unstated_predicates)
             formalizer._merge_placeholders(formalizer._single_valued(), [fact])
-            from ..modular.rooms import renamed_reached
-
             formalizer.base = [f for f in renamed_reached(formalizer.base, fact, self.headed)
                                if f.predicate != fact.predicate] + [fact]
             self.headed.add(name)

@@ -105,21 +105,19 @@ class Facts:
         ``unknown_entranceway``), one of them reached and named, leave no other to visit
         (dev seed 0 at 2c317d9: a step spent going back). While the model writes the
         domain, facts are read as before (its learning records replay as they were)."""
-        if not self._plays_learned():
+        connects = self._exit_predicates()
+        if not connects:
             return new
-        from ..helps.predicate_slots import CONNECT_ASPECT
-
-        connects = {n for n, a in self._aspects().items() if a == CONNECT_ASPECT}
         known: dict[tuple, set] = {}
         for fact in self.base:
-            if fact.predicate in connects and len(fact.args) >= 3:
+            if fact.predicate in connects:
                 for i, name in enumerate(fact.args):
                     if not name.startswith("unknown_"):
                         rest = fact.args[:i] + fact.args[i + 1:]
                         known.setdefault((fact.predicate, i, rest), set()).add(name)
         out = []
         for fact in new:
-            if fact.predicate in connects and len(fact.args) >= 3:
+            if fact.predicate in connects:
                 args = list(fact.args)
                 for i, name in enumerate(fact.args):
                     names = known.get((fact.predicate, i, fact.args[:i] + fact.args[i + 1:]))
@@ -135,13 +133,19 @@ class Facts:
         direction; the household's connects two places), where a heading names the room
         (:mod:`.rooms`), a listed move is an exit (:mod:`.rooms`),
         and a sentence shows what is in the room (:meth:`_things_here`)."""
+        return bool(self._exit_predicates())
+
+    def _exit_predicates(self) -> set[str]:
+        """Over a learned entry reused with its aspects, the predicates written for how
+        places connect that take three or more arguments (the places and a direction: an
+        exit); empty otherwise."""
         from ..helps.predicate_slots import CONNECT_ASPECT
 
         if not self._plays_learned():
-            return False
+            return set()
         kinds = self._kinds()
-        return any(len(kinds.get(n, ())) >= 3 for n, a in self._aspects().items()
-                   if a == CONNECT_ASPECT)
+        return {n for n, a in self._aspects().items()
+                if a == CONNECT_ASPECT and len(kinds.get(n, ())) >= 3}
 
     def _unsaid_closed_dropped(self, facts: list[Atom], before: set) -> list[Atom]:
         """``facts`` (a plan's last state) less the closed-aspect facts its steps added, in

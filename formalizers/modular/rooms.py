@@ -94,16 +94,13 @@ def listed_exits(formalizer, read: list, known: set, here: Optional[str] = None
     player is and ``known`` lacks, each to a placeholder; [] where they do not apply (see
     the module)."""
     from .parts import _conjuncts
-    from ..helps.predicate_slots import CONNECT_ASPECT
 
-    if not formalizer._plays_learned():
+    connects = formalizer._exit_predicates()
+    if not connects:
         return []
     here = here or formalizer._here()
-    kinds = formalizer._kinds()
-    connects = {n for n, a in formalizer._aspects().items()
-                if a == CONNECT_ASPECT and len(kinds.get(n, ())) >= 3}
     player = set(formalizer._player_predicates())
-    if here is None or here.startswith("unknown_") or not connects or not player:
+    if here is None or here.startswith("unknown_") or not player:
         return []   # (a place not yet named: its exits wait for its name)
     out: list[Atom] = []
     for action, binding in read:
