@@ -200,6 +200,13 @@ HELPS: tuple[Help, ...] = (
                                   "every close-door, and learning saved nothing)",
              requires=("schema_check",), preset=False,
              conflicts=FROZEN),
+    _modular("door_slots", "with --predicate-slots, while the model writes the domain: one "
+                           "more line among the predicates asked for, which doors or "
+                           "containers there are, open or closed (two arguments at least: "
+                           "a place and its side), a predicate no schema may change and no "
+                           "sentence without a door, closed or open states (not in the "
+                           "preset: for CoinCollector's doors, to be measured)",
+             requires=("predicate_slots",), preset=False, conflicts=FROZEN),
 )
 
 #: what each help that acts on the domain the model writes does, for the refusal of one
@@ -211,6 +218,7 @@ _WRITES = {"schema_check": "checks the action schemas the model writes",
                           "writes say",
            "unlisted_refusals": "refutes the schemas the model writes with the commands the "
                                 "game leaves out",
+           "door_slots": "asks for the predicates the model writes",
            "refused_steps": "keeps the commands the world refused, or would, out of the "
                             "first step of the plans the model's domain gives",
            "lacked_literals": "asks which literal a refused command lacked, for the "

@@ -2897,3 +2897,63 @@ def test_a_thing_stated_held_after_a_take_refutes_a_schema_that_leaves_it_where_
     assert [f.literal for f in check_transitions(
         swapped.replace("(not (thing ?r ?o))", ""), [turned],
         whereabouts={"holds": 0, "thing": 1})] == ["(not (thing countertop_1 cd_1))"]
+
+
+#: SLOTTED with ``door_slots``' line: where a door is, apart from whether it is open
+SLOTTED_DOORS = SLOTTED.replace(
+    "which doors or containers are closed: (has-door ?from - room ?to - room ?dir - direction) ",
+    "which doors or containers there are, open or closed: (has-door ?from - room ?to - room "
+    "?dir - direction)\nwhich doors or containers are closed: ")
+
+
+def test_door_slots_ask_where_a_door_is_a_fact_no_schema_changes_and_no_doorway_states():
+    """Issue 75, ``door_slots``: one more line, which doors or containers there are, before
+    the closed ones; its predicates take two arguments at least (Qwen wrote a door over a
+    direction alone, 935b8e3), no schema may change them, and a sentence that names no door
+    (an open doorway: "To the East you see the pantry.") states none. The help counts the
+    sets kept with a predicate on its line, and a scripted learner wins with it."""
+    from pddlkit.formalizers.helps.door_slots import DOORS_ASPECT, slots
+    from pddlkit.formalizers.helps.predicate_slots import PREDICATE_SLOTS, aspects_of
+    from pddlkit.pddl.grammars import predicate_slots_grammar
+
+    lines = slots(PREDICATE_SLOTS, True)
+    labels = [label for label, _least in lines]
+    assert labels.index(DOORS_ASPECT) + 1 == labels.index("which doors or containers are closed")
+    assert slots(PREDICATE_SLOTS, False) == PREDICATE_SLOTS
+    grammar = predicate_slots_grammar(["room", "direction", "item"], lines)
+    assert grammar.accepts(SLOTTED_DOORS) and not grammar.accepts(SLOTTED)
+    assert not grammar.accepts(SLOTTED_DOORS.replace(   # a door over a direction alone
+        "(has-door ?from - room ?to - room ?dir - direction)", "(door-to ?d - direction)"))
+
+    prompts: list[str] = []
+
+    def answer(prompt: str) -> str:
+        if _part(prompt) == "domain":
+            prompts.append(prompt)
+            return SLOTTED_DOORS
+        if _part(prompt) == "precondition":
+            action = re.search(r"of the action (\S+)", prompt).group(1)
+            return RIGHT if action == "move" else door_and_take_schema(action)
+        return careful(prompt)
+
+    formalizer = ModularFormalizer(_script(answer), "coin-collector", schema_check=True,
+                                   predicate_slots=True, door_slots=True)
+    events: list[dict] = []
+    result = run_episode(make("coin-collector", rooms=3), formalizer, seed=1,
+                         limits=Limits(action_budget=40),
+                         on_event=lambda kind, data: events.append({"type": kind, **data}))
+    assert result.won, result.metrics.abort_reason
+    assert f"{DOORS_ASPECT}: ..." in prompts[0]
+    assert formalizer.predicate_aspects["has-door"] == DOORS_ASPECT
+    assert aspects_of(SLOTTED_DOORS, formalizer.predicates)["has-door"] == DOORS_ASPECT
+    assert "has-door" in formalizer._static_predicates()   # no schema changes it
+    acted = sum(e["counts"].get("door-slots", 0) for e in events if e["type"] == "help-acted")
+    assert acted >= 1
+    # a doorway's sentence states no door; a closed door's does
+    formalizer._sentence = "To the East you see the pantry."
+    assert "has-door" in formalizer._unstated_predicates()
+    formalizer._sentence = "To the North you see a closed front door."
+    assert "has-door" not in formalizer._unstated_predicates()
+    # off, the line is not asked for
+    plain = ModularFormalizer(_script(answer), "coin-collector", predicate_slots=True)
+    assert DOORS_ASPECT not in plain._predicates_form()

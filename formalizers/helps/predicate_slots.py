@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 from ..atoms import _ATOM
+from .door_slots import DOOR_WORDS, DOORS_ASPECT, DOORS_LEAST
 
 #: ``predicate_slots``: the aspects of a state the predicates are asked for under, one labelled
 #: line each (what the predicates prompt has always listed, in one sentence), with the fewest
@@ -37,6 +38,8 @@ PREDICATE_SLOTS = (
     ("what the player holds", 1),
     ("other states of a thing, such as clean, hot, cold or turned on", 1),
 )
+#: every line an answer may have: :data:`PREDICATE_SLOTS` and ``door_slots``' (see there)
+ALL_SLOTS = (*PREDICATE_SLOTS, (DOORS_ASPECT, DOORS_LEAST))
 #: the aspect of the player's place: with ``schema_slots``, a schema's line for its predicate
 #: requires it only as true (a command is done where the player is; measured with
 #: Qwen2.5-Coder 1.5B on CoinCollector, dev seed 0 at 0a66163: ``player: before (not (player
@@ -75,7 +78,8 @@ MOST_ARGUMENTS = {PLAYER_ASPECT: 1, HELD_ASPECT: 1, STATE_ASPECT: 1}
 #: 1, you see a butterknife 1, a desklamp 1, a keychain 1, ..." was read as ``(holds
 #: butterknife_1)``, ``(holds desklamp_1)``, ...: four things held that were only seen.
 STATED_BY = {"which doors or containers are closed": ("closed",),
-             "what the player holds": ("take", "pick", "carrying", "holding")}
+             "what the player holds": ("take", "pick", "carrying", "holding"),
+             DOORS_ASPECT: DOOR_WORDS}   # ``door_slots`` (its file says why)
 #: ``predicate_slots``: the words by which a sentence states a fact of an aspect, for the
 #: facts asked for once more (:meth:`PredicateRevision._write_stated`): the state words
 #: above, and a compass direction for how places connect (the text games pddlkit plays name
@@ -109,7 +113,7 @@ PUT_WORDS = ("move", "put")
 #: other aspect is one the schema check knows changes (where the player is: measured with
 #: Qwen2.5-Coder 1.5B, no move schema changed it, and with no schema changing it the check
 #: took it for a static fact and never said so)
-STATIC_ASPECTS = frozenset({"which places connect, and in which direction"})
+STATIC_ASPECTS = frozenset({"which places connect, and in which direction", DOORS_ASPECT})
 #: the form the predicates prompt shows, without and with ``predicate_slots``
 PREDICATES_FORM = "Example of the form: (at ?r - room)"
 SLOTS_FORM = ("Write one line for each of these aspects, its label, then the predicate (or "
@@ -210,7 +214,7 @@ def _aspect_spans(answer: str, last_only: bool = False) -> list[tuple[str, int, 
     ``answer``, in order: a label counts where a line begins with it (any case), and its text
     runs to the next such line; with ``last_only``, only each label's last line counts (a
     model that echoes the template's lines first)."""
-    found = [(m.start(), m.end(), label) for label, _least in PREDICATE_SLOTS
+    found = [(m.start(), m.end(), label) for label, _least in ALL_SLOTS
              for m in re.finditer(rf"(?im)^[ \t]*{re.escape(label)}[ \t]*:", answer)]
     if last_only:
         last = {label: (start, end) for start, end, label in sorted(found)}

@@ -32,6 +32,7 @@ from ..base import Context
 from ..helps.schema_check import SchemaEvidence
 from ..atoms import Signature
 from .parts import PartUnwritable
+from ..helps.door_slots import DOORS_ASPECT
 from ..helps.predicate_slots import (CONNECT_ASPECT, PLAYER_ASPECT, SIGNALLED_BY, STATED_BY, STATIC_ASPECTS,
                                      aspects_of)
 
@@ -100,6 +101,9 @@ class PredicateRevision:
             self.predicate_aspects = aspects_of(self.answers.get("predicates", ""), kept)
             if counting:
                 self.acted["predicate-slots"] += 1
+                # door_slots: a set kept with a predicate on its line
+                self.acted["door-slots"] += self.door_slots and DOORS_ASPECT in \
+                    self.predicate_aspects.values()
 
     def _tell_evidence_aspects(self) -> None:
         """Before the evidence is read: which predicates commands change, which they never

@@ -160,11 +160,19 @@ class Prompting:
     def _predicates_form(self) -> str:
         """How the predicates are to be written: an example, or (``predicate_slots``) one
         labelled line per aspect of a state to fill in."""
-        from ..helps.predicate_slots import PREDICATE_SLOTS, PREDICATES_FORM, SLOTS_FORM
+        from ..helps.predicate_slots import PREDICATES_FORM, SLOTS_FORM
 
         if not self.predicate_slots:
             return PREDICATES_FORM
-        return SLOTS_FORM + "\n".join(f"{label}: ..." for label, _least in PREDICATE_SLOTS)
+        return SLOTS_FORM + "\n".join(f"{label}: ..." for label, _least in self._slots())
+
+    def _slots(self) -> tuple:
+        """The labelled lines the predicates are asked for under (``predicate_slots``), with
+        ``door_slots``' line where that help is on."""
+        from ..helps.door_slots import slots
+        from ..helps.predicate_slots import PREDICATE_SLOTS
+
+        return slots(PREDICATE_SLOTS, getattr(self, "door_slots", False))
 
     def _domain_part(self) -> str:
         if self.fixed_domain is None and not self.predicates:
@@ -320,11 +328,10 @@ class Prompting:
         from pddlkit.pddl import grammars
 
         if part == "predicates" and self.predicate_slots:
-            from ..helps.predicate_slots import (MOST_ARGUMENTS, PLAYER_ASPECT,
-                                                 PREDICATE_SLOTS, place_types)
+            from ..helps.predicate_slots import MOST_ARGUMENTS, PLAYER_ASPECT, place_types
 
             return grammars.predicate_slots_grammar(
-                _types(signatures), PREDICATE_SLOTS,
+                _types(signatures), self._slots(),
                 slot_types={PLAYER_ASPECT: place_types(signatures)}, most=MOST_ARGUMENTS)
         if part == "predicates":   # as many as the actions' parameter types, at least
             return grammars.predicates_grammar(_types(signatures),
