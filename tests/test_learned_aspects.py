@@ -329,3 +329,22 @@ def test_a_room_reached_under_a_name_no_heading_gave_is_the_heading_s_room():
     assert renamed_reached(base, atom_of("(player basement)"), {"lounge"}) == [
         atom_of("(player basement)"), atom_of("(connected lounge basement west)")]
     assert renamed_reached(base, atom_of("(player basement)"), {"lounge", "exit"}) == base
+
+
+def test_a_closed_door_a_sentence_states_is_asked_for_over_an_entry_reused_with_aspects():
+    """Over CoinCollector's entry reused with its aspects, "To the West you see a closed
+    glass door." states the closed aspect (and the connection) by its words, as while the
+    entry was learnt: a facts answer that holds no closed-door fact gets it asked for once
+    more (``_stated_predicates``). Found on 3-room test seeds (at 5a16a67: the connection
+    alone, 4 of 5 losses). Without aspects (a frozen domain as the rows were read), nothing
+    is stated."""
+    sentence = "To the West you see a closed glass door."
+    rooms = _rooms_formalizer(True)
+    rooms._sentence = sentence
+    stated, words = rooms._stated_predicates()
+    assert (stated, words) == (["closed-door"], ["closed"])   # the closed aspect alone
+    rooms._sentence = "To the West you see the pantry."
+    assert "closed-door" not in rooms._stated_predicates()[0]
+    bare = _rooms_formalizer(False)
+    bare._sentence = sentence
+    assert bare._stated_predicates() == ([], [])
