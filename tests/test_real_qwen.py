@@ -89,11 +89,14 @@ def test_plap_against_a_bot(qwen, tmp_path):
 
 
 def test_copic_writes_a_seeded_program_and_plays(qwen, tmp_path):
-    """One program slot (each costs a minute and a half here); that n slots send n distinct
-    requests is checked offline through a caching backend (test_copic.py)."""
+    """One program slot, on the household's pick_and_place (one call of about 2,000 prompt
+    tokens; SC2's easy build took 259 s of the suite on 2026-12-06, its prompt about twice
+    as long and more calls: docs/real-model.md measures both); that n slots send n distinct
+    requests is checked offline through a caching backend (test_copic.py), and SC2's
+    programs run under the stand-in there."""
     transcript = tmp_path / "transcript.jsonl"
     with UsageProxy(qwen.base_url) as proxy:
-        done = _run(["copic", "--env", "sc2-build", "--difficulty", "easy",
+        done = _run(["copic", "--env", "household", "--difficulty", "pick_and_place",
                      "--llm", f"openai:{qwen.model}@{proxy.base_url}", "--copic-critic",
                      "uniform", "--programs", "1", "--no-evolve", "--round-episodes", "1",
                      "--summary-episodes", "1", "--eval-episodes", "1", "--json",

@@ -375,3 +375,9 @@ def test_the_rows_over_qwens_learned_entries_with_their_aspects_replay(replay, t
     assert sum(row.won for row in rows) == 7 and len(rows) == 10
     assert all(row.same for row in rows if row.won), rows
     assert sum(not row.same for row in rows) == 3, rows
+    # CoinCollector's 3-room games over the entry with its aspects, on test seeds never used
+    # before (1024-1033 at 94806f6, Qwen 10/10): each replays to its plans and its win
+    record = replay.LEARNING / ("CoinCollector-3-rooms-learned-7bbe41a16326-aspects-test-"
+                                "1024-1033-qwen-at-94806f6.record.jsonl.gz")
+    rows = replay.replay_files([record], tmp_path, jobs=2)
+    assert [(row.same, row.won) for row in rows] == [(True, True)] * 10, rows
