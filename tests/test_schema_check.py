@@ -525,6 +525,22 @@ SLOTTED = ("where the player is: (at ?r - room)\n"
            "other states of a thing, such as clean, hot, cold or turned on: (visited ?r - room)")
 
 
+def _slotted_writer(predicates: str, prompts: list[str], schema_prompts: list[str]):
+    """The scripted model that writes ``predicates`` (its prompts kept in ``prompts``), the
+    right move and the careful writer's other schemas (their prompts in ``schema_prompts``),
+    and reads sentences as the careful writer does."""
+    def answer(prompt: str) -> str:
+        if _part(prompt) == "domain":
+            prompts.append(prompt)
+            return predicates
+        if _part(prompt) == "precondition":
+            action = re.search(r"of the action (\S+)", prompt).group(1)
+            schema_prompts.append(prompt)
+            return RIGHT if action == "move" else door_and_take_schema(action)
+        return careful(prompt)
+    return answer
+
+
 def _slotted_episode(answer):
     """CoinCollector 3 rooms, seed 1, the model ``answer`` writing the domain with
     ``predicate_slots``: (the formalizer, the result, the events)."""
@@ -643,18 +659,8 @@ def test_predicate_slots_ask_one_labelled_line_per_aspect_and_read_the_predicate
         predicate_slots_grammar(["room"], [])
 
     prompts: list[str] = []
-
-    def answer(prompt: str) -> str:
-        if _part(prompt) == "domain":
-            prompts.append(prompt)
-            return SLOTTED
-        if _part(prompt) == "precondition":
-            action = re.search(r"of the action (\S+)", prompt).group(1)
-            schema_prompts.append(prompt)
-            return RIGHT if action == "move" else door_and_take_schema(action)
-        return careful(prompt)
-
     schema_prompts: list[str] = []
+    answer = _slotted_writer(SLOTTED, prompts, schema_prompts)
     formalizer, result, events = _slotted_episode(answer)
     assert result.won, result.metrics.abort_reason
     assert all(f"{label}: ..." in prompts[0] for label, _least in PREDICATE_SLOTS)
@@ -2939,15 +2945,7 @@ def test_door_slots_ask_where_a_door_is_a_fact_no_schema_changes_and_no_doorway_
         "(has-door ?from - room ?to - room ?dir - direction)", "(door-to ?d - direction)"))
 
     prompts: list[str] = []
-
-    def answer(prompt: str) -> str:
-        if _part(prompt) == "domain":
-            prompts.append(prompt)
-            return SLOTTED_DOORS
-        if _part(prompt) == "precondition":
-            action = re.search(r"of the action (\S+)", prompt).group(1)
-            return RIGHT if action == "move" else door_and_take_schema(action)
-        return careful(prompt)
+    answer = _slotted_writer(SLOTTED_DOORS, prompts, [])
 
     formalizer = ModularFormalizer(_script(answer), "coin-collector", schema_check=True,
                                    predicate_slots=True, door_slots=True)
