@@ -2192,6 +2192,10 @@ def test_the_learned_domain_is_read_against_the_transitions_of_its_episodes(monk
                                    "1024-1033-qwen-at-94806f6.record.jsonl.gz")])
     said = capsys.readouterr().out
     assert "10 episodes, 36 transitions: 36 explained" in said and ", 0 not" in said, said
+    script.main([entry, str(rows / "CoinCollector-3-rooms-learned-7bbe41a16326-aspects-test-"
+                                   "1034-1044-qwen-at-94806f6.record.jsonl.gz")])
+    said = capsys.readouterr().out
+    assert "10 episodes, 38 transitions: 38 explained" in said and ", 0 not" in said, said
     with pytest.raises(SystemExit, match="is not a record"):
         script.main([entry, str(Path(entry) / "domain.pddl")])
 
