@@ -205,7 +205,8 @@ HELPS: tuple[Help, ...] = (
                            "containers there are, open or closed (two arguments at least: "
                            "a place and its side), a predicate no schema may change and no "
                            "sentence without a door, closed or open states (not in the "
-                           "preset: for CoinCollector's doors, to be measured)",
+                           "preset: for CoinCollector's doors; measured once with Qwen, "
+                           "dev seed 1, nothing saved)",
              requires=("predicate_slots",), preset=False, conflicts=FROZEN),
 )
 
