@@ -2936,13 +2936,14 @@ def test_door_slots_ask_where_a_door_is_a_fact_no_schema_changes_and_no_doorway_
     (an open doorway: "To the East you see the pantry.") states none. The help counts the
     sets kept with a predicate on its line, and a scripted learner wins with it."""
     from pddlkit.formalizers.helps.door_slots import DOORS_ASPECT, slots
-    from pddlkit.formalizers.helps.predicate_slots import PREDICATE_SLOTS, aspects_of
+    from pddlkit.formalizers.helps.predicate_slots import (CLOSED_ASPECT, PREDICATE_SLOTS,
+                                                         aspects_of)
     from pddlkit.pddl.grammars import predicate_slots_grammar
 
-    lines = slots(PREDICATE_SLOTS, True)
+    lines = slots(PREDICATE_SLOTS, True, CLOSED_ASPECT)
     labels = [label for label, _least in lines]
     assert labels.index(DOORS_ASPECT) + 1 == labels.index("which doors or containers are closed")
-    assert slots(PREDICATE_SLOTS, False) == PREDICATE_SLOTS
+    assert slots(PREDICATE_SLOTS, False, CLOSED_ASPECT) == PREDICATE_SLOTS
     grammar = predicate_slots_grammar(["room", "direction", "item"], lines)
     assert grammar.accepts(SLOTTED_DOORS) and not grammar.accepts(SLOTTED)
     assert not grammar.accepts(SLOTTED_DOORS.replace(   # a door over a direction alone

@@ -35,11 +35,12 @@ DOORS_LEAST = 2
 DOOR_WORDS = ("door", "closed", "open")
 
 
-def slots(predicate_slots: tuple, on: bool) -> tuple:
+def slots(predicate_slots: tuple, on: bool, before: str) -> tuple:
     """The labelled lines the predicates are asked for under: ``predicate_slots``' own, with
-    this help's line before the line of which doors or containers are closed where ``on``."""
+    this help's line before the line labelled ``before`` (which doors or containers are
+    closed; at the end if none is) where ``on``."""
     if not on:
         return tuple(predicate_slots)
     labels = [label for label, _least in predicate_slots]
-    at = next((i for i, label in enumerate(labels) if "closed" in label), len(labels))
+    at = labels.index(before) if before in labels else len(labels)
     return (*predicate_slots[:at], (DOORS_ASPECT, DOORS_LEAST), *predicate_slots[at:])

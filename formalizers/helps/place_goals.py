@@ -35,11 +35,8 @@ from __future__ import annotations
 
 from ..modular.parts import _head, _kind_word
 from ..atoms import atom_of, fact_text
-from .predicate_slots import PREDICATE_SLOTS
+from .predicate_slots import CLOSED_ASPECT   # (its one-argument facts: containers that may hide a thing)
 from .task_focus import task_things
-
-#: the aspect whose one-argument facts are containers that may hide a thing
-CLOSED_ASPECT = PREDICATE_SLOTS[2][0]
 
 
 def offer(formalizer, reached: list) -> list:

@@ -48,6 +48,8 @@ ALL_SLOTS = (*PREDICATE_SLOTS, (DOORS_ASPECT, DOORS_LEAST))
 PLAYER_ASPECT = PREDICATE_SLOTS[0][0]
 #: the aspect of how places connect
 CONNECT_ASPECT = PREDICATE_SLOTS[1][0]
+#: the aspect of which doors or containers are closed
+CLOSED_ASPECT = PREDICATE_SLOTS[2][0]
 #: the aspect of where each thing is (a thing and its place)
 THING_ASPECT = PREDICATE_SLOTS[3][0]
 #: the aspect of what the player holds: a thing, never a place (see :func:`held_places`)
@@ -77,7 +79,7 @@ MOST_ARGUMENTS = {PLAYER_ASPECT: 1, HELD_ASPECT: 1, STATE_ASPECT: 1}
 #: Qwen2.5-Coder 1.5B learning the household's domain (dev seed 0 at 2fcc924), "On the desk
 #: 1, you see a butterknife 1, a desklamp 1, a keychain 1, ..." was read as ``(holds
 #: butterknife_1)``, ``(holds desklamp_1)``, ...: four things held that were only seen.
-STATED_BY = {"which doors or containers are closed": ("closed",),
+STATED_BY = {CLOSED_ASPECT: ("closed",),
              "what the player holds": ("take", "pick", "carrying", "holding"),
              DOORS_ASPECT: DOOR_WORDS}   # ``door_slots`` (its file says why)
 #: ``predicate_slots``: the words by which a sentence states a fact of an aspect, for the
@@ -105,7 +107,7 @@ SIGNALLED_BY = {**STATED_BY, CONNECT_ASPECT:
 #: cabinet 1" was refused as "already open", the correction took ``(closed cabinet_1)`` out
 #: of the facts, yet the refused transition kept it, and the domain, which explained every
 #: other transition, was not saved for that one.
-STATED_FALSE_BY = {"which doors or containers are closed": ("open",)}
+STATED_FALSE_BY = {CLOSED_ASPECT: ("open",)}
 #: the words of :data:`SIGNALLED_BY` by which a sentence says a thing was put somewhere (what
 #: it then reads of where the thing is was the command's doing, not something found)
 PUT_WORDS = ("move", "put")

@@ -158,7 +158,7 @@ class Facts:
         beyond it were refused as unsolvable until the solver's retries ran out."""
         if not self._room_map():
             return facts
-        from ..helps.place_goals import CLOSED_ASPECT
+        from ..helps.predicate_slots import CLOSED_ASPECT
 
         closed = {n for n, a in self._aspects().items() if a == CLOSED_ASPECT}
         return [f for f in facts if f.predicate not in closed or f in before]

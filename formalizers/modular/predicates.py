@@ -171,12 +171,12 @@ class PredicateRevision:
         aspects, were measured reading as before (their records replay so)."""
         if not self._reads_by_aspect():
             return [], []   # (over a frozen domain without aspects: as the rows were read)
-        from ..helps.place_goals import CLOSED_ASPECT
+        from ..helps.predicate_slots import CLOSED_ASPECT
 
         aspects = self._aspects()
         if self.fixed_domain is not None:   # reused: a room map's closed doors alone
-            aspects = {n: a for n, a in aspects.items()
-                       if a == CLOSED_ASPECT and self._room_map()}
+            room_map = self._room_map()
+            aspects = {n: a for n, a in aspects.items() if a == CLOSED_ASPECT and room_map}
         words = set(re.findall(r"[a-z]+", self._sentence.lower()))
         if words & set(SIGNALLED_BY[CONNECT_ASPECT]):
             words.discard("see")

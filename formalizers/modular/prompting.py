@@ -170,9 +170,9 @@ class Prompting:
         """The labelled lines the predicates are asked for under (``predicate_slots``), with
         ``door_slots``' line where that help is on."""
         from ..helps.door_slots import slots
-        from ..helps.predicate_slots import PREDICATE_SLOTS
+        from ..helps.predicate_slots import CLOSED_ASPECT, PREDICATE_SLOTS
 
-        return slots(PREDICATE_SLOTS, getattr(self, "door_slots", False))
+        return slots(PREDICATE_SLOTS, getattr(self, "door_slots", False), CLOSED_ASPECT)
 
     def _domain_part(self) -> str:
         if self.fixed_domain is None and not self.predicates:
