@@ -15,9 +15,18 @@ those beliefs disagreeing with the world together (a door believed where there i
 belief's error; a doorway the domain lets the agent close is the domain's); the findings are
 printed by schema and kind with their first example, to be read, not summed into a verdict.
 
-The second figure is ``pddlkit compare``'s behaviour on the reference domain's own problems of
-the same seeds (the simulator's rules, never shown to the model): sampled states of the
-reference, each action applied in both, under the predicate renaming compare finds.
+The second figure is the test transitions themselves read by the simulator's rules (never
+shown to the model): each episode is played again in the environment from its seed with the
+commands it ran, and at every command the world took, the reference domain's ground action
+from the simulator's state before it is compared with the domain's own (``pddlkit compare``
+with ``states=`` triples: applicable in both, and the same successor on the predicates the
+renaming maps). This is "agrees with the reference on every transition of the test
+episodes" read strictly, successors and all, not only what the observations could say. A
+refused command has no reference successor and is left to the first figure.
+
+The third is ``pddlkit compare``'s behaviour on the reference domain's own problems of the
+same seeds: sampled states of the reference, each action applied in both, under the
+predicate renaming compare finds.
 """
 
 from __future__ import annotations
@@ -55,6 +64,33 @@ def by_episode(events: list[dict], domain: str) -> dict:
             if any(e.get("type") == "files" for e in evs)
             and all(e["domain"].strip() == domain.strip()
                     for e in evs if e.get("type") == "files")}
+
+
+def taken_steps(env, events: list[dict]) -> list[tuple]:
+    """(reference problem, simulator state, reference ground action) for each command of one
+    episode's events the world took, played again in ``env`` from the episode's seed; []
+    when the events have no seed or a replayed command is refused where the record's was
+    taken (the record is not of this environment: nothing is compared rather than a wrong
+    thing)."""
+    from pddlkit.semantics.grounding import GroundAction
+
+    seed = next((e.get("seed") for e in events if e.get("type") == "start"), None)
+    if seed is None:
+        return []
+    env.reset(seed=seed)
+    out = []
+    for e in events:
+        if e.get("type") != "action":
+            continue
+        command = " ".join(str(e.get("command", "")).lower().split())
+        resolved = None if env.meta(command) is not None else env.resolve(command)
+        if isinstance(resolved, GroundAction):
+            out.append((env.problem, env.state,
+                        "(" + " ".join((resolved.name, *resolved.args)) + ")"))
+        elif e.get("error") is None and resolved is not None:
+            return []
+        env.step(command)
+    return out
 
 
 def main(argv=None) -> int:
@@ -97,12 +133,29 @@ def main(argv=None) -> int:
           f"domain with the facts believed before them, {found} not")
     for (schema, kind), n in kinds.most_common():
         print(f"  {n:3d} {schema} {kind}; first: {first[(schema, kind)]}")
-    print("\nagreement by behaviour with the reference (pddlkit compare, the same seeds' "
-          "reference problems):")
     from pddlkit.compare import compare_domains
     from pddlkit.envs import make
 
     env = make(args.env, **({"rooms": args.rooms} if args.env == "coin-collector" else {}))
+    steps = []
+    for record in args.records:
+        for episode, events in sorted(by_episode(read_events(Path(record)), domain).items()):
+            steps += taken_steps(env, events)
+    print(f"\nthe test transitions by the simulator's rules ({len(steps)} commands the world "
+          f"took, each compared with the reference's ground action at the simulator's state "
+          f"before it):")
+    if steps:
+        taken = compare_domains(env.domain, domain, states=steps, transitions=len(steps))
+        b = taken.behaviour
+        disagreeing = ", ".join(f"{name} {sum(kinds.values())} ({', '.join(kinds)})"
+                                for name, kinds in b.by_action.items())
+        print(f"  successors agree on {b.agreeing} of {b.transitions}; disagreeing: "
+              f"{disagreeing or 'none'}")
+        for action, kind, lit, n in b.tally[:8]:
+            print(f"  {n:3d} {action} {kind}: {lit}")
+        print("  renaming: " + "; ".join(m.format() for m in taken.predicate_mapping))
+    print("\nagreement by behaviour with the reference (pddlkit compare, the same seeds' "
+          "reference problems):")
     problems = []
     for seed in sorted(set(seeds))[:10]:
         env.reset(seed=seed)

@@ -515,6 +515,35 @@ def test_an_extra_precondition_is_applicable_only_in_the_reference():
     assert example.lifted == ("(not (visited ?to))",)
 
 
+def test_the_transitions_an_agent_took_are_compared_one_action_each():
+    """``states`` triples (problem, state, the action taken there) compare that action
+    alone, as ``benchmarks/learned_transitions.py`` reads a run's test transitions: a take
+    that leaves the coin where it was disagrees where it was taken, a move taken agrees, and
+    nothing else applicable in those states is compared."""
+    ref = parse_domain(COIN / "domain.pddl")
+    take = ref.action("take")
+    k = next(i for i, e in enumerate(take.effects) if not e.positive)
+    cand = _without(ref, take, effect=k)
+    problem = COIN / "p3.pddl"
+    at_backyard = [("at", "backyard"), ("in", "coin", "backyard"),
+                   ("connected", "backyard", "patio", "east")]
+    at_patio = [("at", "patio"), ("in", "coin", "backyard"),
+                ("connected", "patio", "backyard", "west"),
+                ("connected", "patio", "kitchen", "north")]
+    steps = [(problem, at_patio, "(move patio backyard west)"),
+             (problem, at_backyard, "(take coin backyard)")]
+    b = compare_domains(ref, cand, states=steps, transitions=10).behaviour
+    assert (b.transitions, b.agreeing) == (2, 1)
+    assert b.by_action == {"take": {SUCCESSOR: 1}}
+    assert b.first.action == "(take coin backyard)"
+    assert b.first.literals == ("extra (in coin backyard)",)
+    refused = [(problem, at_patio, "(take coin backyard)")]   # neither allows it: alike
+    b = compare_domains(ref, cand, states=refused, transitions=10).behaviour
+    assert (b.transitions, b.agreeing) == (1, 1)
+    with pytest.raises(CompareInputError, match="empty"):
+        compare_domains(ref, cand, states=[(problem, at_patio, "()")])
+
+
 def test_without_problems_the_verdict_is_by_literals():
     result = compare_domains(COIN / "domain.pddl", COIN / "domain.pddl")
     assert result.behaviour is None and result.equivalent
