@@ -95,6 +95,18 @@ class LearnsFromTransitions(Protocol):
 
 
 @runtime_checkable
+class ReadsTheLastAnswer(Protocol):
+    """A formalizer that reads the world's answer to the command that won the episode (the
+    modular formalizer's ``final_effects``, while the model writes the domain): the loop
+    calls ``read_last`` once, after the win, with an update context; it returns whether it
+    read anything. Why the loop asks: nothing else asks the formalizer after a win, so the
+    last command's effects would never meet an observation."""
+
+    def read_last(self, context: "Context") -> bool:
+        ...
+
+
+@runtime_checkable
 class GuardsItsPlans(Protocol):
     """A formalizer that gives the planner its files with a guard of code's (the modular
     formalizer's ``refused_steps``): the loop plans ``planning_files(files)``, and records,

@@ -208,6 +208,13 @@ HELPS: tuple[Help, ...] = (
                            "preset: for CoinCollector's doors; measured once with Qwen, "
                            "dev seed 1, nothing saved)",
              requires=("predicate_slots",), preset=False, conflicts=FROZEN),
+    _modular("final_effects", "with --schema-check, while the model writes the domain: the "
+                              "world's answer to the command that won the episode is read "
+                              "like any observation, so that command's schema meets what it "
+                              "did (CoinCollector's take was never checked); the finding is "
+                              "asked in the next episode (not in the preset: one more facts "
+                              "call per win)",
+             requires=("schema_check",), preset=False, conflicts=FROZEN),
 )
 
 #: what each help that acts on the domain the model writes does, for the refusal of one
@@ -220,6 +227,7 @@ _WRITES = {"schema_check": "checks the action schemas the model writes",
            "unlisted_refusals": "refutes the schemas the model writes with the commands the "
                                 "game leaves out",
            "door_slots": "asks for the predicates the model writes",
+           "final_effects": "checks the schema of the command that won against its answer",
            "refused_steps": "keeps the commands the world refused, or would, out of the "
                             "first step of the plans the model's domain gives",
            "lacked_literals": "asks which literal a refused command lacked, for the "

@@ -51,8 +51,8 @@ from .answer import Files
 from .attempt import Attempt, answer_key, attempt, observed_text
 from .base import (INITIAL, SIMULATION_ERROR, SOLVER_ERROR, UPDATE, AsksForTheProblemAlone,
                    CutsItsFiles, FollowsThePlan, Formalizer, InjectsMistakes, KeepsOneValue,
-                   LearnsFromTransitions, Memory, PlaysAGivenDomain, ReportsWork,
-                   TrimsItsHistory, ledger_of)
+                   LearnsFromTransitions, Memory, PlaysAGivenDomain, ReadsTheLastAnswer,
+                   ReportsWork, TrimsItsHistory, ledger_of)
 from .evidence import as_transition, believed_states
 from .passes import LearnsWhatFailed, LearnsWhatRan
 from .playable import playable_domain
@@ -276,7 +276,26 @@ class _Episode:
             self.planned(tried)
             done, failure, seen, end = self.run_plan(tried, end)
             self.after_plan(done, failure, seen, snapshot)
+        if end.won and isinstance(self.formalizer, ReadsTheLastAnswer):
+            self.read_last()
         return end
+
+    def read_last(self) -> None:
+        """The world's answer to the winning command, read by a formalizer that asks for it
+        (:class:`.base.ReadsTheLastAnswer`); a model's error here ends nothing (the episode
+        is won), and what it did is recorded."""
+        from pddlkit.llm.errors import LLMError
+
+        from .answer import AnswerError
+
+        context = prompt_context(self.env, UPDATE, self.memory, self.previous, None, None, [])
+        try:
+            read = self.formalizer.read_last(context)
+        except (AnswerError, LLMError) as exc:
+            self.emit("last-answer-unread", step=self.m.steps, message=str(exc))
+            read = True
+        if read:
+            _record_work(self.formalizer, self.m, self.emit)
 
     def planned(self, tried: Attempt) -> None:
         """A plan the inner loop found: kept with its PDDL actions, recorded."""

@@ -81,7 +81,8 @@ def test_pddlego_reads_its_options_preset_and_checks_from_its_table():
 
     assert set(DOMAIN_WRITING) == {h.name for h in HELPS if h.conflicts} == {
         "schema_check", "predicate_slots", "schema_slots", "place_goals", "refused_steps",
-        "unlisted_refusals", "try_untried", "lacked_literals", "door_slots"}
+        "unlisted_refusals", "try_untried", "lacked_literals", "door_slots",
+        "final_effects"}
     # the two that play over a learned entry reused, by its aspects, conflict with --domain
     # alone, and need what learning needs or --reuse-domain
     plays_reused = {h.name: (h.conflicts, h.requires) for h in HELPS

@@ -686,6 +686,53 @@ def test_predicate_slots_ask_one_labelled_line_per_aspect_and_read_the_predicate
     assert unslotted._predicates_form().startswith("Example of the form")
 
 
+def test_the_answer_to_the_winning_command_is_read_and_refutes_a_take_that_leaves_the_coin():
+    """``final_effects``: after the win, "You take the coin." is read (the held line's fact),
+    so the careful writer's take, which leaves the coin where it was, is refuted by that
+    transition (a thing held is at no place); without the help the win's answer is never
+    read and nothing refutes it. Over a frozen domain, or without a one-command plan awaiting
+    its answer, nothing is asked."""
+    def answer(prompt: str) -> str:
+        if "Sentence: You take the coin." in prompt:
+            return "(holding ?i=coin)"
+        return _slotted_writer(SLOTTED, [], [])(prompt)
+
+    def play(**helps):
+        formalizer = ModularFormalizer(_script(answer), "coin-collector", schema_check=True,
+                                       predicate_slots=True, **helps)
+        events: list[dict] = []
+        result = run_episode(make("coin-collector", rooms=3), formalizer, seed=1,
+                             limits=Limits(action_budget=40),
+                             on_event=lambda kind, data: events.append({"type": kind, **data}))
+        assert result.won, result.metrics.abort_reason
+        return formalizer, events
+
+    formalizer, events = play(final_effects=True)
+    took = formalizer.evidence.transitions[-1]
+    assert took.action == "(take coin kitchen)" and "(holding coin)" in took.observed
+    observed = [e for e in events if e["type"] == "transition-observed"]
+    # the place unstated is kept (a text game names the place it moves the player to)
+    assert observed[-1]["observed"] == ["(at kitchen)", "(holding coin)"]
+    acted = sum(e["counts"].get("final-effects", 0) for e in events if e["type"] == "help-acted")
+    assert acted == 1
+    found = formalizer.evidence.findings(formalizer.last_files.domain, schemas=["take"])
+    assert [(f.kind, f.literal) for f in found] == [("effect-missing",
+                                                     "(not (in coin kitchen))")]
+    assert "a thing is held or at one place at a time" in found[0].format()
+    from pddlkit.formalizers.evidence import transitions as read_transitions
+    from pddlkit.semantics.transitions import check_transitions
+
+    # read back from the record, with the rule of where a thing is, the same transition
+    assert check_transitions(formalizer.last_files.domain, read_transitions(events),
+                             schemas=["take"], whereabouts={"in": 0, "holding": 0})
+    plain, events = play()
+    assert plain.evidence.transitions[-1].observed is None
+    assert not [e for e in events if e["type"] == "transition-observed"
+                and "(holding coin)" in e["observed"]]
+    assert plain.evidence.findings(plain.last_files.domain, schemas=["take"]) == []
+    assert not formalizer.read_last(None)   # nothing awaits now: no call, no context needed
+
+
 def test_what_the_player_holds_is_never_declared_over_the_players_place_type():
     """Issue 75, ``predicate_slots``: a declaration on the holds line whose arguments all have
     the type of where the player is (``(holding ?i - room)``) is refused, so a second

@@ -128,6 +128,11 @@ class SchemaEvidence:
         self.episode_start = len(self.transitions)
 
     @property
+    def awaiting(self) -> bool:
+        """Whether a one-command plan's transition awaits the facts read after it."""
+        return self._awaiting is not None
+
+    @property
     def any(self) -> bool:
         """Whether there is evidence: a command ran, or one was listed."""
         return bool(self.transitions or self.listed)

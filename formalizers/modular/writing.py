@@ -122,6 +122,22 @@ class Writing:
                 grammar = self._grammar(part, context, signatures)
         return asked, grammar
 
+    def read_last(self, context: Context) -> bool:
+        """``final_effects``: the world's answer to the command that won the episode, read
+        by the facts part, so its schema's effects meet it (:class:`..base.
+        ReadsTheLastAnswer`; :mod:`..helps.final_effects` says why); False, and no call,
+        when the help does not apply."""
+        from ..helps.final_effects import wanted
+
+        if not wanted(self):
+            return False
+        self.last_parts = []
+        signatures = context.signatures.by_name()
+        self._signatures_seen, self._context_now = signatures, context
+        self._write_facts(context, signatures)
+        self.acted["final-effects"] += 1
+        return True
+
     def _write_facts(self, context: Context, signatures: dict) -> bool:
         """The facts part, one call per sentence of the new observations (the task's sentence
         left out): a small model reads one sentence far better than a paragraph."""
