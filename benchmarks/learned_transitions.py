@@ -150,6 +150,7 @@ def main(argv=None) -> int:
             by_episode(events, None)
         for episode, episode_events in sorted(played.items()):
             steps += taken_steps(env, episode_events)
+            seeds += [e["seed"] for e in episode_events if e.get("type") == "start"][:1]
     print(f"\nthe test transitions by the simulator's rules ({len(steps)} commands the world "
           f"took, each compared with the reference's ground action at the simulator's state "
           f"before it):")

@@ -1,0 +1,11 @@
+(define (problem step)
+  (:domain coin-collector)
+  (:objects corridor - room kitchen - room south - direction pantry - room west - direction east - direction coin - item north - direction)
+  (:init
+    (connected corridor kitchen south)
+    (connected corridor pantry west)
+    (connected pantry corridor east)
+    (player kitchen)
+    (thing coin kitchen)
+    (connected kitchen corridor north))
+  (:goal (held coin) ))

@@ -1,0 +1,10 @@
+(define (problem step)
+  (:domain coin-collector)
+  (:objects sliding - room revealing - room open_sliding - item leading - room pantry - room corridor - room west - direction kitchen - room north - direction sliding_door - item south - direction)
+  (:init
+    (connected pantry corridor west)
+    (connected pantry kitchen north)
+    (thing sliding_door kitchen)
+    (player kitchen)
+    (connected kitchen pantry south))
+  (:goal (player corridor) ))

@@ -1,0 +1,11 @@
+(define (problem step)
+  (:domain coin-collector)
+  (:objects sliding - room revealing - room leading - room open_sliding - room sliding_door - room kitchen - room pantry - room south - direction corridor - room west - direction north - direction coin - item east - direction)
+  (:init
+    (connected kitchen pantry south)
+    (connected pantry corridor west)
+    (connected pantry kitchen north)
+    (player corridor)
+    (thing coin corridor)
+    (connected corridor pantry east))
+  (:goal (held coin) ))
