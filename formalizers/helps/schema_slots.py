@@ -47,8 +47,8 @@ from typing import Optional, Sequence
 #: ...) after same``): in every CoinCollector domain Qwen learnt (1886144, 28f7b5c, and 2e889f5
 #: with ``final_effects``), move read ``closed-door: before (not (closed-door ?from ?to
 #: ?dir)) after (closed-door ?from ?to ?dir)``, the lamp's ``before (not X) after X``
-#: copied, so the door behind the player was believed closed; no observation of the game can
-#: refute it (the next one describes the room entered), and every move of the 3-room test
+#: copied, so the door behind the player was believed closed; the observation after a move
+#: describes the room entered, not that door, so no check refuted it, and every move of the 3-room test
 #: episodes disagreed with the simulator's successor by it
 #: (``benchmarks/learned_transitions.py``). The examples had no ``before (not X) after same``.
 SCHEMA_SLOTS_FORM = (
