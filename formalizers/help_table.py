@@ -212,9 +212,8 @@ HELPS: tuple[Help, ...] = (
                               "world's answer to the command that won the episode is read "
                               "like any observation, so that command's schema meets what it "
                               "did (CoinCollector's take was never checked); the finding is "
-                              "asked in the next episode (not in the preset: one more facts "
-                              "call per win)",
-             requires=("schema_check",), preset=False, conflicts=FROZEN),
+                              "asked in the next episode (one more facts call per win)",
+             requires=("schema_check",), conflicts=FROZEN),
 )
 
 #: what each help that acts on the domain the model writes does, for the refusal of one

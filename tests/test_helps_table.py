@@ -70,7 +70,7 @@ def test_pddlego_reads_its_options_preset_and_checks_from_its_table():
                            "local_facts", "typed_objects", "ask_missing", "world_literals",
                            "task_goals", "command_facts", "task_focus", "here_facts",
                            "schema_check", "predicate_slots", "schema_slots",
-                           "place_goals", "refused_steps")
+                           "place_goals", "refused_steps", "final_effects")
     assert READS_FAILURES == ("refuted-facts", "world-literals")
     assert "novel_goals" in MODULAR_HELPS and "repair" not in MODULAR_HELPS
     small = next(f for f in fields(PDDLegoOptions) if f.name == "small_model")

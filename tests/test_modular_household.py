@@ -238,9 +238,10 @@ def test_the_helps_are_options_named_in_the_row_and_refused_without_modular():
                                          "world-literals"]
     assert {"typed_objects", "ask_missing", "world_literals"} <= set(SMALL_MODEL)
     preset = helps(spec.make_options({"small_model": True}), "local:x")
-    assert preset[-12:] == ["typed-objects", "ask-missing", "world-literals", "task-goals",
+    assert preset[-13:] == ["typed-objects", "ask-missing", "world-literals", "task-goals",
                             "command-facts", "task-focus", "here-facts", "schema-check",
-                            "predicate-slots", "schema-slots", "place-goals", "refused-steps"]
+                            "predicate-slots", "schema-slots", "place-goals", "refused-steps",
+                            "final-effects"]
     assert helps(spec.make_options({"small_model": True, "typed_objects": True}),
                  "local:x") == preset               # named once, not twice
     assert not {"typed-objects", "command-facts"} & set(   # a stand-in writes whole files

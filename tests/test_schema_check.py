@@ -261,7 +261,8 @@ def test_the_check_is_refused_over_a_frozen_domain_and_left_out_of_the_presets_r
             {"modular": True, "schema_check": True, "domain": domain}))
     preset = spec.make_options({"small_model": True, "domain": domain})
     used = helps(preset, "local:x")
-    writing = ["schema-check", "predicate-slots", "schema-slots", "place-goals", "refused-steps"]
+    writing = ["schema-check", "predicate-slots", "schema-slots", "place-goals", "refused-steps",
+               "final-effects"]
     assert set(writing) <= set(used)
     assert frozen_domain_helps(preset, used) == writing
     assert not set(writing) & set(used)

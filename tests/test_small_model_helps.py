@@ -309,12 +309,12 @@ def test_the_benchmark_s_preset_rows_name_the_helps_they_measured(monkeypatch, t
 
     assert used("preset") == used("preset-here")   # --here-facts joined the preset
     # --schema-check joined the preset on 2026-12-02, --predicate-slots and --schema-slots
-    # on 2026-12-03, --place-goals later that day, --refused-steps on 2026-12-06 (they act
-    # only where the model writes the domain, so the frozen-domain rows leave them out of
-    # their helps column)
+    # on 2026-12-03, --place-goals later that day, --refused-steps on 2026-12-06,
+    # --final-effects on 2026-12-07 (they act only where the model writes the domain, so the
+    # frozen-domain rows leave them out of their helps column)
     assert used("preset-focus") == [h for h in used("preset") if h not in (
         "here-facts", "schema-check", "predicate-slots", "schema-slots", "place-goals",
-        "refused-steps")]
+        "refused-steps", "final-effects")]
     assert used("preset-before") == ["modular", "repair", "declare-objects", "fresh-answers",
                                      "fact-memory", "problem-only", "refuted-facts",
                                      "novel-goals", "local-facts", "constrained"]
