@@ -69,10 +69,11 @@ def by_episode(events: list[dict], domain: str) -> dict:
 
 def taken_steps(env, events: list[dict]) -> list[tuple]:
     """(reference problem, simulator state, reference ground action) for each command of one
-    episode's events the world took, played again in ``env`` from the episode's seed; []
-    when the events have no seed or a replayed command is refused where the record's was
-    taken (the record is not of this environment: nothing is compared rather than a wrong
-    thing)."""
+    episode's events the world took, played again in ``env`` from the episode's seed, the
+    world restored to before a plan where the loop restored it (a ``simulation-error``
+    event: ``run_episode`` undoes a plan a step of which failed); [] when the events have no
+    seed or a replayed command is refused where the record's was taken (the record is not of
+    this environment: nothing is compared rather than a wrong thing)."""
     from pddlkit.semantics.grounding import GroundAction
 
     seed = next((e.get("seed") for e in events if e.get("type") == "start"), None)
@@ -80,7 +81,12 @@ def taken_steps(env, events: list[dict]) -> list[tuple]:
         return []
     env.reset(seed=seed)
     out = []
+    before_plan = env.snapshot()
     for e in events:
+        if e.get("type") == "plan":
+            before_plan = env.snapshot()
+        elif e.get("type") == "simulation-error":
+            env.restore(before_plan)
         if e.get("type") != "action":
             continue
         command = " ".join(str(e.get("command", "")).lower().split())
