@@ -37,6 +37,7 @@ import json
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import Optional
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -55,7 +56,7 @@ def read_events(path: Path) -> list[dict]:
     return events
 
 
-def by_episode(events: list[dict], domain: str) -> dict:
+def by_episode(events: list[dict], domain: Optional[str]) -> dict:
     """The events of each episode that planned with ``domain`` (every files event has it;
     None: every episode that planned)."""
     episodes: dict = {}
@@ -92,8 +93,7 @@ def taken_steps(env, events: list[dict]) -> list[tuple]:
         command = " ".join(str(e.get("command", "")).lower().split())
         resolved = None if env.meta(command) is not None else env.resolve(command)
         if isinstance(resolved, GroundAction):
-            out.append((env.problem, env.state,
-                        "(" + " ".join((resolved.name, *resolved.args)) + ")"))
+            out.append((env.problem, env.state, str(resolved)))
         elif e.get("error") is None and resolved is not None:
             return []
         env.step(command)
@@ -129,8 +129,9 @@ def main(argv=None) -> int:
     kinds: Counter = Counter()
     first: dict = {}
     seeds: list[int] = []
-    for record in args.records:
-        for episode, events in sorted(by_episode(read_events(Path(record)), domain).items()):
+    recorded = [read_events(Path(record)) for record in args.records]   # read once
+    for events_of_record in recorded:
+        for episode, events in sorted(by_episode(events_of_record, domain).items()):
             evidence = transitions(events)
             findings = check_transitions(domain, evidence)
             bad = {f.index for f in findings}
@@ -150,10 +151,8 @@ def main(argv=None) -> int:
 
     env = make(args.env, **({"rooms": args.rooms} if args.env == "coin-collector" else {}))
     steps = []
-    for record in args.records:
-        events = read_events(Path(record))
-        played = by_episode(events, domain) if not args.any_episode else \
-            by_episode(events, None)
+    for events_of_record in recorded:
+        played = by_episode(events_of_record, None if args.any_episode else domain)
         for episode, episode_events in sorted(played.items()):
             steps += taken_steps(env, episode_events)
             seeds += [e["seed"] for e in episode_events if e.get("type") == "start"][:1]

@@ -2215,30 +2215,31 @@ def test_the_learned_domain_is_read_against_the_transitions_of_its_episodes(monk
     from conftest import benchmark_script
 
     script = benchmark_script("learned_transitions", monkeypatch)
+
+    def printed(*args: str) -> str:   # what the script printed for these arguments
+        script.main(list(args))
+        return capsys.readouterr().out
+
     repo = Path(__file__).resolve().parent.parent
     entry = str(repo / "domains" / "learned" / "coin-collector" / "7bbe41a16326")
     real = repo / "examples" / "real-llm"
-    script.main([entry, str(real / "domain-writing-records" / "CoinCollector-3-rooms-learn-"
-                                                              "domain-seeds-1-3-at-1886144.record.jsonl")])
-    said = capsys.readouterr().out
+    said = printed(entry, str(real / "domain-writing-records" / "CoinCollector-3-rooms-learn-"
+                                     "domain-seeds-1-3-at-1886144.record.jsonl"))
     assert "2 episodes, 8 transitions: 8 explained" in said and ", 0 not" in said, said
-    script.main([entry, str(real / "small-model-test" / "qwen-CoinCollector-3-rooms-learned-"
-                                                        "1000-1021.record.jsonl.gz")])
-    said = capsys.readouterr().out
+    said = printed(entry, str(real / "small-model-test" / "qwen-CoinCollector-3-rooms-learned-"
+                                     "1000-1021.record.jsonl.gz"))
     assert "20 episodes, 156 transitions: 95 explained" in said, said
     assert "46 close-door precondition-too-weak" in said and "0/200 sampled" in said, said
     # reused with its aspects (the plan guard keeps left-out door commands out of plans): at
     # 5a16a67 6 moves through a closed door read as none; at 94806f6, where a sentence that
     # says closed is asked for its closed door, on test seeds never used before, none
     rows = real / "domain-writing-records"
-    script.main([entry, str(rows / "CoinCollector-3-rooms-learned-7bbe41a16326-aspects-test-"
-                                   "1000-1021-qwen-at-5a16a67.record.jsonl.gz")])
-    said = capsys.readouterr().out
+    said = printed(entry, str(rows / "CoinCollector-3-rooms-learned-7bbe41a16326-aspects-test-"
+                                     "1000-1021-qwen-at-5a16a67.record.jsonl.gz"))
     assert "20 episodes, 64 transitions: 58 explained" in said, said
     assert "6 move precondition-too-weak" in said, said
-    script.main([entry, str(rows / "CoinCollector-3-rooms-learned-7bbe41a16326-aspects-test-"
-                                   "1024-1033-qwen-at-94806f6.record.jsonl.gz")])
-    said = capsys.readouterr().out
+    said = printed(entry, str(rows / "CoinCollector-3-rooms-learned-7bbe41a16326-aspects-test-"
+                                     "1024-1033-qwen-at-94806f6.record.jsonl.gz"))
     assert "10 episodes, 36 transitions: 36 explained" in said and ", 0 not" in said, said
     # by the simulator's rules, successors and all, none of them: its move closes the door
     # behind the player, its take leaves the coin, its open-door opens one side
@@ -2252,22 +2253,19 @@ def test_the_learned_domain_is_read_against_the_transitions_of_its_episodes(monk
     # open-door opens one side of the door, which no schema over the command's parameters
     # can say of the other (its direction is not one of them)
     newer = str(repo / "domains" / "learned" / "coin-collector" / "b55f30776280")
-    script.main([newer, str(rows / "CoinCollector-3-rooms-learned-7bbe41a16326-aspects-test-"
-                                   "1024-1033-qwen-at-94806f6.record.jsonl.gz"),
-                 "--any-episode"])
-    said = capsys.readouterr().out
+    said = printed(newer, str(rows / "CoinCollector-3-rooms-learned-7bbe41a16326-aspects-test-"
+                                     "1024-1033-qwen-at-94806f6.record.jsonl.gz"),
+                   "--any-episode")
     assert "successors agree on 30 of 36; disagreeing: open-door 6 (successor)" in said, said
     assert "open-door successor: extra (closed ?loc2 ?loc1 ?back)" in said, said
     # its own 5-room test row: plans a step of which failed were undone by the loop, and
     # are played again so (89 commands the world took, as its record has)
-    script.main([newer, str(rows / "CoinCollector-5-rooms-learned-b55f30776280-test-1010-1019-"
-                                   "qwen-at-9790032.record.jsonl.gz"), "--rooms", "5"])
-    said = capsys.readouterr().out
+    said = printed(newer, str(rows / "CoinCollector-5-rooms-learned-b55f30776280-test-1010-1019-"
+                                     "qwen-at-9790032.record.jsonl.gz"), "--rooms", "5")
     assert "10 episodes, 108 transitions: 89 explained" in said, said
     assert "successors agree on 72 of 89; disagreeing: open-door 17 (successor)" in said, said
-    script.main([entry, str(rows / "CoinCollector-3-rooms-learned-7bbe41a16326-aspects-test-"
-                                   "1034-1044-qwen-at-94806f6.record.jsonl.gz")])
-    said = capsys.readouterr().out
+    said = printed(entry, str(rows / "CoinCollector-3-rooms-learned-7bbe41a16326-aspects-test-"
+                                     "1034-1044-qwen-at-94806f6.record.jsonl.gz"))
     assert "10 episodes, 38 transitions: 38 explained" in said and ", 0 not" in said, said
     with pytest.raises(SystemExit, match="is not a record"):
         script.main([entry, str(Path(entry) / "domain.pddl")])

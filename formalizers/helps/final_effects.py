@@ -1,6 +1,7 @@
-"""``final_effects`` (issue 75; in the ``--small-model`` preset since 2026-12-07): while the model writes the domain, the
-world's answer to the command that won an episode is read like any other observation (one
-facts call per sentence), so the winning command's schema meets what it did.
+"""``final_effects`` (issue 75; in the ``--small-model`` preset since 2026-12-07): while the
+model writes the domain, the world's answer to the command that won an episode is read like
+any other observation (one facts call per sentence), so the winning command's schema meets
+what it did.
 
 Why: ``schema_check`` checks a schema's effects only against the facts read from the
 observation after a one-command plan, and that reading happens when the formalizer is next

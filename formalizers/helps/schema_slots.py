@@ -48,8 +48,8 @@ from typing import Optional, Sequence
 #: with ``final_effects``), move read ``closed-door: before (not (closed-door ?from ?to
 #: ?dir)) after (closed-door ?from ?to ?dir)``, the lamp's ``before (not X) after X``
 #: copied, so the door behind the player was believed closed; the observation after a move
-#: describes the room entered, not that door, so no check refuted it, and every move of the 3-room test
-#: episodes disagreed with the simulator's successor by it
+#: describes the room entered, not that door, so no check refuted it, and every move of the
+#: 3-room test episodes disagreed with the simulator's successor by it
 #: (``benchmarks/learned_transitions.py``). The examples had no ``before (not X) after same``.
 SCHEMA_SLOTS_FORM = (
     "Write one line for each predicate below: its name, then \"before\" and the facts over it "

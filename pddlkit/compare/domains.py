@@ -923,13 +923,13 @@ def compare_domains(reference: DomainLike, candidate: DomainLike,
     Behaviour: from ``states`` (pairs of a reference problem and a state of it, as a State
     or atoms like ``("at", "kitchen")``; a triple adds the ground action taken there,
     ``"(move kitchen corridor east)"``, and only that action is compared at that state: the
-    transitions an agent took, read back from a run), or else from random walks of up to ``depth`` steps
-    from the initial states of ``problems`` (reference problems, in the reference's
-    vocabulary; ``seed`` fixes the walks), every paired action is grounded in both domains at
-    each state reached until ``transitions`` (state, action) pairs where at least one domain
-    applies the action have been compared: applicable in both or neither, and if both, the
-    same successor on the candidate's mapped predicates (the reference's successor is
-    translated with the renaming; candidate predicates with no definition are false in every
+    transitions an agent took, read back from a run), or else from random walks of up to
+    ``depth`` steps from the initial states of ``problems`` (reference problems, in the
+    reference's vocabulary; ``seed`` fixes the walks), every paired action is grounded in
+    both domains at each state reached until ``transitions`` (state, action) pairs where at
+    least one domain applies the action have been compared: applicable in both or neither,
+    and if both, the same successor on the candidate's mapped predicates (the reference's
+    successor is translated with the renaming; candidate predicates with no definition are false in every
     translated state and not compared after); an action with no counterpart makes a
     transition wherever it applies (the reference's in the reference state, the candidate's in
     the translated one), and it disagrees. Numeric fluents are carried over and not
