@@ -931,9 +931,8 @@ def compare_domains(reference: DomainLike, candidate: DomainLike,
     and if both, the same successor on the candidate's mapped predicates (the reference's
     successor is translated with the renaming; candidate predicates with no definition are
     false in every translated state and not compared after); an action with no counterpart
-    makes a
-    transition wherever it applies (the reference's in the reference state, the candidate's in
-    the translated one), and it disagrees. Numeric fluents are carried over and not
+    makes a transition wherever it applies (the reference's in the reference state, the
+    candidate's in the translated one), and it disagrees. Numeric fluents are carried over and not
     compared. The first disagreement is named (action, state, literal), and every one is
     counted by action, kind and lifted literal.
 
