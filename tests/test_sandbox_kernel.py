@@ -776,6 +776,62 @@ def test_every_worker_process_is_in_its_own_pids_cgroup():
     assert group.shared or not group.path.exists()
 
 
+def test_a_folder_another_process_left_with_our_pid_does_not_stop_a_cgroup(monkeypatch):
+    """A cgroup v1 hierarchy at its root is shared by every container of the machine, whose
+    pids repeat: a folder another container's pddlkit left under this process's pid (CI
+    failed with ``File exists`` on one) makes pddlkit draw another name, and the probe holds."""
+    from pddlkit.sandbox import memory_cgroup, pids_cgroup
+
+    if pids_cgroup.unavailable():
+        _missing(f"no pids cgroup can be made here: {pids_cgroup.unavailable()}")
+    folder = pids_cgroup._parent()[0]
+    draws = iter(["0badc0de", "0badc0de", "feedf00d"])
+    monkeypatch.setattr(memory_cgroup.secrets, "token_hex", lambda n: next(draws))
+    taken = folder / f"pddlkit-{os.getpid()}-probe-pids-0badc0de"
+    taken.mkdir()
+    try:
+        found, version, _ = memory_cgroup.probe_parent("pids", ("pids.max", "pids.max"), "64",
+                                                       tag="probe-pids")
+        assert found == folder and version in (1, 2)
+        assert taken.is_dir()  # another's folder (younger than STALE_AFTER) is left alone
+        assert not (folder / f"pddlkit-{os.getpid()}-probe-pids-feedf00d").exists()
+    finally:
+        taken.rmdir()
+
+
+def test_cgroup_folder_names_are_drawn_again_and_only_old_orphans_are_removed(tmp_path,
+                                                                              monkeypatch):
+    """The naming and the sweep on a plain folder: a name that exists is drawn again, one that
+    exists every time is an error; a folder is swept only when its pid is not a process here
+    and it is older than STALE_AFTER, whichever of pddlkit's names it has."""
+    from pddlkit.sandbox import memory_cgroup
+
+    draws = iter(["aa", "aa", "bb", "cc", "cc", "cc", "cc"])
+    monkeypatch.setattr(memory_cgroup.secrets, "token_hex", lambda n: next(draws))
+    first = memory_cgroup.make_folder(tmp_path, "pids")
+    assert first.name == f"pddlkit-{os.getpid()}-pids-aa"
+    assert memory_cgroup.make_folder(tmp_path, "pids").name.endswith("-pids-bb")
+    memory_cgroup.make_folder(tmp_path, "pids")  # cc
+    with pytest.raises(FileExistsError):
+        memory_cgroup.make_folder(tmp_path, "pids", tries=3)
+
+    gone = 2 ** 22 + 17  # above pid_max's default: no process here has it
+    names = [f"pddlkit-{gone}-memory-1f", f"pddlkit-probe-pids-{gone}", f"pddlkit-probe-{gone}",
+             f"pddlkit-{gone}-3", f"pddlkit-{os.getpid()}-memory-2e", f"pddlkit-{gone}x-1",
+             "other-1"]
+    for name in names:
+        (tmp_path / name).mkdir()
+    young = time.time() + 1
+    memory_cgroup._remove_stale(tmp_path, now=young)
+    assert all((tmp_path / name).is_dir() for name in names)
+    old = time.time() + memory_cgroup.STALE_AFTER + 1
+    memory_cgroup._remove_stale(tmp_path, now=old)
+    left = sorted(p.name for p in tmp_path.iterdir())
+    assert left == sorted([f"pddlkit-{os.getpid()}-pids-aa", f"pddlkit-{os.getpid()}-pids-bb",
+                           f"pddlkit-{os.getpid()}-pids-cc", f"pddlkit-{os.getpid()}-memory-2e",
+                           f"pddlkit-{gone}x-1", "other-1"])
+
+
 # --------------------------------------------------------------------------- memory cgroup
 
 def _need_cgroup():

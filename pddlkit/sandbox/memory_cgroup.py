@@ -24,6 +24,16 @@ first instruction. When the kernel's OOM killer ends a worker there, :meth:`oom_
 and the host reports a ``memory`` error. The folder is removed when the worker is; folders left
 by a pddlkit process that was killed are removed by the next one that makes a cgroup.
 
+Folder names (:func:`make_folder`): ``pddlkit-PID-KIND-RANDOM``. The process id alone does not
+make a name unique: a cgroup v1 hierarchy mounted at its root (``pids:/`` in
+``/proc/self/cgroup``) is shared by every container of the machine, whose processes number
+from 1 in their own pid namespaces, so two containers' pddlkit processes can have the same pid
+at once, and a folder left by one that was killed stood in the way of the other (``File
+exists``: CI failed on it). So each name also carries random hex, and a name that exists all
+the same is drawn again. A left folder is removed only when it is empty, its pid is not a
+process here and it is older than :data:`STALE_AFTER` seconds: a pid that is not ours may be
+another container's live process, whose new folder is empty until its worker joins it.
+
 Anywhere else (no writable cgroup, no ``/bin/sh``), :func:`create` returns ``None`` and says
 why in :func:`unavailable`; the address-space limit and the seccomp filter hold alone, and
 ``SandboxWorker.isolation["memory"]`` says which case this host is in.
@@ -33,17 +43,20 @@ from __future__ import annotations
 
 import os
 import re
+import secrets
 import time
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import count
 from pathlib import Path
 from typing import Optional
 
 MOUNT = Path("/sys/fs/cgroup")
 PREFIX = "pddlkit-"
 SHELL = "/bin/sh"
-_serial = count()
+#: a left folder is removed only after this many seconds (see the module's docstring)
+STALE_AFTER = 600.0
+#: the process id in every name pddlkit gave a cgroup folder, then and now
+_OWNER = re.compile(re.escape(PREFIX) + r"(?:probe-(?:pids-)?)?(\d+)(?:-|$)")
 
 
 @dataclass(frozen=True)
@@ -126,7 +139,7 @@ def _existing(mount: Path, path: str) -> Optional[Path]:
 
 
 def probe_parent(controller: str, limit_files: tuple[str, str], value: str,
-                 tag: str = "probe") -> tuple[Optional[Path], int, str]:
+                 tag: str = "probe-memory") -> tuple[Optional[Path], int, str]:
     """Where workers' ``controller`` cgroups go, probed: a child is made, given ``value`` in
     its limit file (``limit_files``: the v1 name, the v2 name) and removed; ``None`` and why
     not where that fails."""
@@ -138,9 +151,8 @@ def probe_parent(controller: str, limit_files: tuple[str, str], value: str,
     if not os.access(folder, os.W_OK):
         return None, 0, f"this process cannot make a cgroup in {folder} ({kind}; not writable)"
     _remove_stale(folder)
-    probe = folder / f"{PREFIX}{tag}-{os.getpid()}"
     try:
-        probe.mkdir()
+        probe = make_folder(folder, tag)
     except OSError as exc:
         return None, 0, f"this process cannot make a cgroup in {folder} ({exc.strerror})"
     try:
@@ -167,15 +179,36 @@ def _parent() -> tuple[Optional[Path], int, str]:
     return probe_parent("memory", ("memory.limit_in_bytes", "memory.max"), str(1 << 30))
 
 
-def _remove_stale(folder: Path) -> None:
-    """Remove empty ``pddlkit-PID-N`` folders whose process is gone (a killed host's)."""
+def make_folder(parent: Path, kind: str, tries: int = 4) -> Path:
+    """A new cgroup folder ``pddlkit-PID-KIND-RANDOM`` in ``parent``; a name that exists
+    (another container's process with this pid, see the module's docstring) is drawn again.
+    Raises the ``OSError`` of the last ``mkdir``."""
+    for attempt in range(tries):
+        path = parent / f"{PREFIX}{os.getpid()}-{kind}-{secrets.token_hex(4)}"
+        try:
+            path.mkdir()
+            return path
+        except FileExistsError:
+            if attempt == tries - 1:
+                raise
+    raise AssertionError("unreachable")
+
+
+def _remove_stale(folder: Path, now: Optional[float] = None) -> None:
+    """Remove the empty folders pddlkit made whose process is not one of ours and which are
+    older than :data:`STALE_AFTER` (a killed host's); ``rmdir`` refuses a folder that holds
+    processes."""
+    now = time.time() if now is None else now
     for child in folder.glob(PREFIX + "*"):
-        owner = re.match(re.escape(PREFIX) + r"(?:probe-)?(\d+)", child.name)
-        if owner and not Path(f"/proc/{owner.group(1)}").exists():
-            try:
-                child.rmdir()
-            except OSError:
-                pass
+        owner = _OWNER.match(child.name)
+        if owner is None or Path(f"/proc/{owner.group(1)}").exists():
+            continue
+        try:
+            if now - child.stat().st_mtime < STALE_AFTER:
+                continue
+            child.rmdir()
+        except OSError:
+            pass
 
 
 def unavailable() -> str:
@@ -190,9 +223,9 @@ def create(limit_bytes: int) -> Optional[MemoryCgroup]:
     folder, version, _ = _parent()
     if folder is None:
         return None
-    path = folder / f"{PREFIX}{os.getpid()}-{next(_serial)}"
+    path: Optional[Path] = None
     try:
-        path.mkdir()
+        path = make_folder(folder, "memory")
         if version == 2:
             (path / "memory.max").write_text(str(limit_bytes))
             swap = path / "memory.swap.max"
@@ -204,9 +237,10 @@ def create(limit_bytes: int) -> Optional[MemoryCgroup]:
             if swap.exists():
                 swap.write_text(str(limit_bytes))
     except OSError:
-        try:
-            path.rmdir()
-        except OSError:
-            pass
+        if path is not None:
+            try:
+                path.rmdir()
+            except OSError:
+                pass
         return None
     return MemoryCgroup(path, version, limit_bytes)

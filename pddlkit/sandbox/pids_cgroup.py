@@ -29,17 +29,13 @@ guarantees table say which one the worker got.
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import count
 from pathlib import Path
 from typing import Optional
 
-from .memory_cgroup import PREFIX, SHELL, MemoryCgroup, holds, probe_parent
-
-_serial = count()
+from .memory_cgroup import SHELL, MemoryCgroup, holds, make_folder, probe_parent
 
 #: the three mechanisms, in the order they are tried
 CGROUP, RLIMIT, SECCOMP = "cgroup", "rlimit", "seccomp"
@@ -118,15 +114,16 @@ def create(limit: int, memory: Optional[MemoryCgroup] = None) -> Optional[PidsCg
             return PidsCgroup(memory.path, 2, int(limit), shared=True)
         except OSError:
             pass
-    path = folder / f"{PREFIX}{os.getpid()}-pids-{next(_serial)}"
+    path: Optional[Path] = None
     try:
-        path.mkdir()
+        path = make_folder(folder, "pids")
         (path / "pids.max").write_text(str(int(limit)))
     except OSError:
-        try:
-            path.rmdir()
-        except OSError:
-            pass
+        if path is not None:
+            try:
+                path.rmdir()
+            except OSError:
+                pass
         return None
     return PidsCgroup(path, version, int(limit))
 
