@@ -22,9 +22,13 @@ PDDL: a coin game (rooms joined by open exits) is CoinCollector without doors, s
 and ``commands_for_plan`` maps a plan to commands: a formalizer plays it like the native one.
 Other games expose TextWorld's own command templates (``command_templates``) as the schema.
 
-snapshot()/restore(): a snapshot is the seed and the commands since reset; restore resets and
-replays them (TextWorld games are deterministic). Exact, and it needs nothing from the
-interpreter; TextWorld's own ``copy()`` was tried and was slower (about 50 ms a copy).
+snapshot()/restore(): a snapshot is the seed and the commands since reset, and the running
+game's state (:mod:`.textworld_state`: the interpreter's memory through Jericho and what each
+TextWorld wrapper's step changes). Restore puts that state back in place when the same game
+is loaded, and otherwise resets and replays the commands (TextWorld games are deterministic;
+a replayed command costs what a played one does, which made restores most of an explorer's
+time). TextWorld's own ``copy()`` was tried and was slower (about 90 ms a copy: a new
+interpreter each time).
 """
 
 from __future__ import annotations
@@ -32,10 +36,11 @@ from __future__ import annotations
 import os
 import re
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
+from . import textworld_state
 from .api import ActionTemplate, Step, info_dict
 
 GAMES = ("coin", "simple")
@@ -129,6 +134,10 @@ class TextWorldSnapshot:
     seed: Optional[int]
     history: tuple[str, ...]
     won: bool = False
+    #: the game file running when it was taken, and its state there (``None``: replayed)
+    game: Optional[Path] = field(default=None, compare=False)
+    engine: Optional[textworld_state.EngineState] = field(default=None, compare=False,
+                                                          repr=False)
 
 
 class TextWorldEnv:
@@ -245,10 +254,20 @@ class TextWorldEnv:
         return list((self._last or {}).get("admissible_commands") or [])
 
     def snapshot(self) -> "TextWorldSnapshot":
-        return TextWorldSnapshot(self.seed, tuple(self.history), self.won)
+        engine = textworld_state.take(self._env, self._last) if self._env is not None else None
+        return TextWorldSnapshot(self.seed, tuple(self.history), self.won,
+                                 self._loaded if engine is not None else None, engine)
 
     def restore(self, snapshot: "TextWorldSnapshot") -> None:
-        """Reset to the snapshot's seed and replay its commands (games are deterministic)."""
+        """Put the snapshot's game state back when its game is the one loaded; else reset
+        to its seed and replay its commands (games are deterministic)."""
+        if snapshot.engine is not None and self._env is not None \
+                and snapshot.game == self._loaded:
+            self._last = textworld_state.put(self._env, snapshot.engine)
+            self.seed = snapshot.seed
+            self.history = list(snapshot.history)
+            self.won = snapshot.won
+            return
         self.reset(snapshot.seed)
         for command in snapshot.history:
             self._last = self._env.step(command)[0]

@@ -62,6 +62,66 @@ def test_failures_snapshots_and_determinism():
     assert again.reset()[0] == obs
 
 
+@pytest.mark.parametrize("game,options", [("simple", {"seed": 1}),
+                                          ("coin", {"level": 5, "seed": 4})])
+def test_a_restored_game_state_answers_every_command_as_a_replayed_one(game, options):
+    """Restore puts the game's state back in place (envs/textworld_state.py); a restore by
+    reset and replay (the same snapshot without its state) is the reference: along random
+    walks, each snapshot restored both ways, any number of times, answers the same next
+    commands with the same text, scores, ends and admissible commands."""
+    import dataclasses
+    import random
+
+    from pddlkit.envs import make
+
+    placed, replayed = make("textworld", game=game, **options), \
+        make("textworld", game=game, **options)
+    placed.reset()
+    replayed.reset()
+    rng = random.Random(7)
+    snaps, restored_in_place = [], 0
+    for _ in range(60):
+        commands = placed.admissible_commands()
+        if rng.random() < 0.2:
+            snaps.append(placed.snapshot())
+        if snaps and rng.random() < 0.3:
+            snap = rng.choice(snaps)
+            assert snap.engine is not None
+            placed.restore(snap)
+            replayed.restore(dataclasses.replace(snap, engine=None))
+            restored_in_place += 1
+            commands = placed.admissible_commands()
+            assert commands == replayed.admissible_commands()
+            assert placed.history == replayed.history and placed.won == replayed.won
+        command = rng.choice(commands + ["look", "inventory", "dance"])
+        a, b = placed.step(command), replayed.step(command)
+        assert (a.observation, a.reward, a.terminated, a.truncated, a.error) == \
+            (b.observation, b.reward, b.terminated, b.truncated, b.error), command
+        assert placed.admissible_commands() == replayed.admissible_commands()
+        if a.terminated:
+            placed.restore(snaps[0] if snaps else placed.snapshot())
+            replayed.restore(dataclasses.replace(snaps[0], engine=None) if snaps else
+                             replayed.snapshot())
+    assert restored_in_place >= 5
+    # a snapshot of another game is replayed there, never put in place
+    other = make("textworld", game=game, **{**options, "seed": options["seed"] + 1})
+    other.reset()
+    first = snaps[0]
+    other.restore(first)
+    assert other.history == list(first.history) and other.seed == first.seed
+    assert other.admissible_commands() == _replayed(game, options, first)
+
+
+def _replayed(game: str, options: dict, snap) -> list[str]:
+    from pddlkit.envs import make
+
+    env = make("textworld", game=game, **options)
+    env.reset()
+    for command in snap.history:
+        env.step(command)
+    return env.admissible_commands()
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("level", [5, 15])
 def test_coin_games_are_won_through_the_observation_formalizer(level):
