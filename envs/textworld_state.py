@@ -17,7 +17,10 @@ the quest progression, the last action, the move count). The game, the Inform7 g
 the file names are shared, as ``copy()`` shares them. What a later step changes in place
 (the quest progression, lists) is copied when taken and again when put back, so one snapshot
 can be restored any number of times; values that were one object (each wrapper's ``state``
-is the same dict, which holds the progression) stay one object.
+is the same dict, which holds the progression) stay one object. A snapshot holds the
+interpreter's memory (about 41 KB for ``tw-simple``: 39 KB of RAM, a 2 KB stack) and the
+progression's facts, where a replayed one held only its commands: an explorer that keeps a
+snapshot per state it found (613 there) holds some tens of megabytes.
 
 Where the layers are not the ones this was written against (another TextWorld release, an
 interpreter that is not Jericho), :func:`take` returns ``None`` and the adapter replays, as
