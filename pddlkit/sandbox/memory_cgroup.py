@@ -53,8 +53,10 @@ from typing import Optional
 MOUNT = Path("/sys/fs/cgroup")
 PREFIX = "pddlkit-"
 SHELL = "/bin/sh"
-#: a left folder is removed only after this many seconds (see the module's docstring)
-STALE_AFTER = 600.0
+#: a left folder is removed only after this many seconds (see the module's docstring): a
+#: worker joins its folder milliseconds after making it, and a host killed with SIGKILL
+#: (the sandbox tests kill 17) leaves its folders for no longer than this
+STALE_AFTER = 60.0
 #: the process id in every name pddlkit gave a cgroup folder, then and now
 _OWNER = re.compile(re.escape(PREFIX) + r"(?:probe-(?:pids-)?)?(\d+)(?:-|$)")
 
