@@ -48,7 +48,7 @@ import time
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 MOUNT = Path("/sys/fs/cgroup")
 PREFIX = "pddlkit-"
@@ -185,15 +185,34 @@ def make_folder(parent: Path, kind: str, tries: int = 4) -> Path:
     """A new cgroup folder ``pddlkit-PID-KIND-RANDOM`` in ``parent``; a name that exists
     (another container's process with this pid, see the module's docstring) is drawn again.
     Raises the ``OSError`` of the last ``mkdir``."""
-    for attempt in range(tries):
+    attempt = 1
+    while True:
         path = parent / f"{PREFIX}{os.getpid()}-{kind}-{secrets.token_hex(4)}"
         try:
             path.mkdir()
             return path
         except FileExistsError:
-            if attempt == tries - 1:
+            if attempt >= tries:
                 raise
-    raise AssertionError("unreachable")
+            attempt += 1
+
+
+def new_cgroup(parent: Path, kind: str, configure: Callable[[Path], None]) -> Optional[Path]:
+    """A new folder (:func:`make_folder`) given its limits by ``configure``; ``None``, and
+    no folder left, where either fails with an ``OSError``."""
+    try:
+        path = make_folder(parent, kind)
+    except OSError:
+        return None
+    try:
+        configure(path)
+    except OSError:
+        try:
+            path.rmdir()
+        except OSError:
+            pass
+        return None
+    return path
 
 
 def _remove_stale(folder: Path, now: Optional[float] = None) -> None:
@@ -225,9 +244,8 @@ def create(limit_bytes: int) -> Optional[MemoryCgroup]:
     folder, version, _ = _parent()
     if folder is None:
         return None
-    path: Optional[Path] = None
-    try:
-        path = make_folder(folder, "memory")
+
+    def configure(path: Path) -> None:
         if version == 2:
             (path / "memory.max").write_text(str(limit_bytes))
             swap = path / "memory.swap.max"
@@ -238,11 +256,6 @@ def create(limit_bytes: int) -> Optional[MemoryCgroup]:
             swap = path / "memory.memsw.limit_in_bytes"
             if swap.exists():
                 swap.write_text(str(limit_bytes))
-    except OSError:
-        if path is not None:
-            try:
-                path.rmdir()
-            except OSError:
-                pass
-        return None
-    return MemoryCgroup(path, version, limit_bytes)
+
+    path = new_cgroup(folder, "memory", configure)
+    return None if path is None else MemoryCgroup(path, version, limit_bytes)

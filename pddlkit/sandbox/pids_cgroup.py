@@ -35,7 +35,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Optional
 
-from .memory_cgroup import SHELL, MemoryCgroup, holds, make_folder, probe_parent
+from .memory_cgroup import SHELL, MemoryCgroup, holds, new_cgroup, probe_parent
 
 #: the three mechanisms, in the order they are tried
 CGROUP, RLIMIT, SECCOMP = "cgroup", "rlimit", "seccomp"
@@ -114,18 +114,8 @@ def create(limit: int, memory: Optional[MemoryCgroup] = None) -> Optional[PidsCg
             return PidsCgroup(memory.path, 2, int(limit), shared=True)
         except OSError:
             pass
-    path: Optional[Path] = None
-    try:
-        path = make_folder(folder, "pids")
-        (path / "pids.max").write_text(str(int(limit)))
-    except OSError:
-        if path is not None:
-            try:
-                path.rmdir()
-            except OSError:
-                pass
-        return None
-    return PidsCgroup(path, version, int(limit))
+    path = new_cgroup(folder, "pids", lambda made: (made / "pids.max").write_text(str(int(limit))))
+    return None if path is None else PidsCgroup(path, version, int(limit))
 
 
 def plan(in_kernel: bool) -> str:
